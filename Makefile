@@ -78,8 +78,11 @@ experiment: deps
 report: deps
 	$(MAKE) -C testbed report
 
+# The main job: the whole appliance on the emulated testbed once it exists;
+# until then, the scheduling core's simulation.
 demo: deps
-	$(MAKE) -C testbed demo DURATION="$(DURATION)"
+	@if [ -f testbed/Makefile ]; then $(MAKE) -C testbed demo DURATION="$(DURATION)"; \
+	 else $(MAKE) -C dataplane sim; fi
 
 clean:
 	@for d in $(COMPONENTS); do $(MAKE) -C $$d clean || true; done
