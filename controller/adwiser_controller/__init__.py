@@ -1,0 +1,3 @@
+"""ADWISER controller: configuration models, versioned store, API, telemetry (issue 6)."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,186 @@
+"""Command line of the controller.
+
+    validate FILE...           check documents; exit 1 naming each bad field
+    render FILE -o OUT.json    the validated, normalised JSON for the dataplane/ansible
+    schema [-o PATH] [--check] write (or check) configs/schema/adwiser-config.schema.json
+    seed FILE                  store a document as a new version in Redis
+    apply VERSION              make a stored version the desired one of its appliance
+    create-admin               create the first admin (password from a prompt or stdin)
+    serve                      run the API with uvicorn
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from pathlib import Path
+
+from . import configfile, schema
+
+DEFAULT_REDIS = os.environ.get("ADWISER_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    bad = 0
+    for f in args.files:
+        try:
+            cfg = configfile.load(f)
+        except configfile.ConfigInvalid as exc:
+            print(exc, file=sys.stderr)
+            bad += 1
+            continue
+        print(f"{f}: valid (appliance {cfg.appliance_id}, {len(cfg.topology.aps)} APs, "
+              f"{len(cfg.topology.stas)} pairs, {len(cfg.slice_map.slices)} slices, "
+              f"frame {cfg.slice_map.frame_ms()} ms)")
+    return 1 if bad else 0
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    try:
+        cfg = configfile.load(args.file)
+    except configfile.ConfigInvalid as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    text = configfile.render_json(cfg)
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        out = Path(args.output)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)  # whole or nothing
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    path = Path(args.output)
+    if args.check:
+        if schema.is_current(path):
+            print(f"{path}: up to date")
+            return 0
+        print(f"{path}: out of date with the models; run `make -C controller schema`", file=sys.stderr)
+        return 1
+    schema.write(path)
+    print(f"wrote {path}")
+    return 0
+
+
+def _cmd_seed(args: argparse.Namespace) -> int:
+    from .sync_admin import seed
+
+    try:
+        cfg = configfile.load(args.file)
+    except configfile.ConfigInvalid as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    n = seed(args.redis_url, cfg, author=args.author, comment=args.comment or f"seeded from {args.file}")
+    print(f"stored version {n} for appliance {cfg.appliance_id}")
+    if args.apply:
+        from .sync_admin import apply
+
+        apply(args.redis_url, n, author=args.author)
+        print(f"applied version {n}")
+    return 0
+
+
+def _cmd_apply(args: argparse.Namespace) -> int:
+    from .sync_admin import apply
+
+    try:
+        appliance = apply(args.redis_url, args.version, author=args.author)
+    except LookupError as exc:
+        print(f"version: {exc}", file=sys.stderr)
+        return 1
+    print(f"version {args.version} is now desired for appliance {appliance}")
+    return 0
+
+
+def _cmd_create_admin(args: argparse.Namespace) -> int:
+    from .sync_admin import create_admin
+
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass("password: ")
+        if password != getpass.getpass("again: "):
+            print("password: the two entries differ", file=sys.stderr)
+            return 1
+    try:
+        create_admin(args.redis_url, args.username, password)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    print(f"created admin {args.username}")
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .app import create_app
+    from .settings import Settings
+
+    settings = Settings(
+        redis_url=args.redis_url,
+        webui_dist=Path(args.webui_dist) if args.webui_dist else Settings().webui_dist,
+        secure_cookies=args.secure_cookies,
+    )
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
+                access_log=args.access_log)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m adwiser_controller", description="ADWISER controller")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    v = sub.add_parser("validate", help="validate configuration documents (YAML or JSON)")
+    v.add_argument("files", nargs="+")
+    v.set_defaults(fn=_cmd_validate)
+
+    r = sub.add_parser("render", help="write the validated JSON document")
+    r.add_argument("file")
+    r.add_argument("-o", "--output", required=True, help="output file, '-' for stdout")
+    r.set_defaults(fn=_cmd_render)
+
+    s = sub.add_parser("schema", help="write or check the JSON Schema")
+    s.add_argument("-o", "--output", default=str(schema.DEFAULT_PATH))
+    s.add_argument("--check", action="store_true", help="exit 1 if the file differs from the models")
+    s.set_defaults(fn=_cmd_schema)
+
+    for name, fn, hlp in (("seed", _cmd_seed, "store a document as a new version"),
+                          ("apply", _cmd_apply, "apply a stored version")):
+        c = sub.add_parser(name, help=hlp)
+        c.add_argument("--redis-url", default=DEFAULT_REDIS, help="redis://host:port/db or unix:///path.sock")
+        c.add_argument("--author", default=f"cli:{getpass.getuser()}")
+        if name == "seed":
+            c.add_argument("file")
+            c.add_argument("--comment", default="")
+            c.add_argument("--apply", action="store_true", help="apply the new version too")
+        else:
+            c.add_argument("version", type=int)
+        c.set_defaults(fn=fn)
+
+    a = sub.add_parser("create-admin", help="create an admin user (the first one, or another)")
+    a.add_argument("--redis-url", default=DEFAULT_REDIS)
+    a.add_argument("--username", required=True)
+    a.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    a.set_defaults(fn=_cmd_create_admin)
+
+    sv = sub.add_parser("serve", help="run the HTTP API")
+    sv.add_argument("--redis-url", default=DEFAULT_REDIS)
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8080)
+    sv.add_argument("--webui-dist", default="", help="built web UI to serve at / (default: webui/dist if present)")
+    sv.add_argument("--secure-cookies", action="store_true", help="mark the session cookie Secure (behind TLS)")
+    sv.add_argument("--log-level", default="info")
+    sv.add_argument("--no-access-log", dest="access_log", action="store_false")
+    sv.set_defaults(fn=_cmd_serve)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.fn(args))

@@ -1,0 +1,60 @@
+"""Read configuration documents (YAML or JSON files) and validate them whole.
+
+A document is either valid and returned as an `AdwiserConfig`, or refused
+with `ConfigInvalid` listing every problem with the field it is in; nothing
+is ever half-accepted.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from .field_errors import FieldError, flatten
+from .models import AdwiserConfig
+
+
+class ConfigInvalid(Exception):
+    def __init__(self, source: str, errors: list[FieldError]):
+        self.source = source
+        self.errors = errors
+        lines = [f"{source}: {e.field}: {e.message}" for e in errors]
+        super().__init__("\n".join(lines))
+
+
+def parse_text(text: str, source: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        at = f"line {where.line + 1} column {where.column + 1}" if where else "(document)"
+        raise ConfigInvalid(source, [FieldError(field=at, message=f"not valid YAML: {exc}", type="yaml")]) from None
+
+
+def validate_data(data: Any, source: str) -> AdwiserConfig:
+    if not isinstance(data, dict):
+        raise ConfigInvalid(
+            source, [FieldError(field="(document)", message="the document must be a mapping", type="dict_type")]
+        )
+    try:
+        return AdwiserConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigInvalid(source, flatten(exc.errors())) from None
+
+
+def load(path: str | Path) -> AdwiserConfig:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigInvalid(str(p), [FieldError(field="(file)", message=str(exc), type="io")]) from None
+    return validate_data(parse_text(text, str(p)), str(p))
+
+
+def render_json(cfg: AdwiserConfig) -> str:
+    """The validated, normalised document as the dataplane and ansible read it."""
+    return json.dumps(cfg.model_dump(mode="json"), indent=2, sort_keys=False) + "\n"

@@ -1,0 +1,441 @@
+"""The configuration document of an ADWISER appliance, as pydantic v2 models.
+
+One document (the shape of `configs/*.yaml`) describes one appliance: its
+topology (APs, STAs, which AP-STA pairs interfere), its slice map (a frame of
+time-slices, each with the pairs released in it; 004 §2, §5) and its
+policies (TS-ABR-QD 004 §5, dynamic slicing 004 §6.3, real-time traffic
+004 §6.4, A* queue sizing 003 §IV-V, aggregation target 000 §VI).
+
+These models are the single source of the JSON Schema in
+`configs/schema/adwiser-config.schema.json` (see `schema.py`). Field
+descriptions carry units and become the web UI's help text.
+
+Checks that span several parts of the document (references, duplicates,
+conflicts inside a slice, coverage of every pair) cannot be expressed in JSON
+Schema; `AdwiserConfig` runs them after the structural checks and reports
+each one with the path of the field at fault (see `FieldProblem`).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+# Bounds of the frame (004 §3.1 of SPEC: slices are typically 20-100 ms).
+SLICE_MIN_MS = 1
+SLICE_MAX_MS = 500
+FRAME_MAX_MS = 1000
+SLICES_MAX = 64
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+PAIR_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}/[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+MAC_PATTERN = r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$"
+PORT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:,=-]{0,127}$"
+
+Identifier = Annotated[
+    str,
+    Field(pattern=ID_PATTERN, description="Identifier: letters, digits, '_', '.', '-'; at most 64 characters."),
+]
+PairRef = Annotated[
+    str,
+    Field(
+        pattern=PAIR_PATTERN,
+        description="An AP-STA pair written 'ap_id/sta_id'; the STA must be associated with that AP.",
+    ),
+]
+
+
+def _normalise_mac(value: str) -> str:
+    mac = value.lower()
+    if int(mac[0:2], 16) & 0x01:
+        raise PydanticCustomError("mac_multicast", "a station MAC must be unicast (first octet even), got {mac}", {"mac": mac})
+    return mac
+
+
+def _normalise_ip(value: str) -> str:
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        raise PydanticCustomError("ip_address", "not an IPv4 or IPv6 address: {value}", {"value": value}) from None
+
+
+MacAddress = Annotated[
+    str,
+    Field(pattern=MAC_PATTERN, description="Unicast MAC address, six colon-separated hex octets; stored lowercase."),
+    AfterValidator(_normalise_mac),
+]
+IpAddress = Annotated[
+    str,
+    Field(min_length=2, max_length=45, description="IPv4 or IPv6 address of the station."),
+    AfterValidator(_normalise_ip),
+]
+
+
+class Strict(BaseModel):
+    """Unknown fields are refused, so a misspelt key is an error naming it."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+# ---------------------------------------------------------------- topology
+
+
+class AccessPoint(Strict):
+    id: Identifier = Field(description="AP identifier, unique in the document; used in pair names 'ap/sta'.")
+    name: str = Field(default="", max_length=128, description="Human-readable AP name shown in the dashboard.")
+    channel: int = Field(
+        ge=1, le=233, description="802.11 channel number (1-14 at 2.4 GHz, 32-177 at 5 GHz, 1-233 at 6 GHz)."
+    )
+    port: str = Field(
+        pattern=PORT_PATTERN,
+        description="AP-facing port of the appliance: a Linux interface name or a DPDK port/vdev name.",
+    )
+    vlan: int | None = Field(
+        default=None, ge=1, le=4094, description="802.1Q VLAN id towards this AP on its port; null = untagged."
+    )
+
+
+class Station(Strict):
+    id: Identifier = Field(description="STA identifier, unique in the document; used in pair names 'ap/sta'.")
+    mac: MacAddress
+    ips: list[IpAddress] = Field(
+        default_factory=list,
+        max_length=16,
+        description="The station's IP addresses; downlink packets to them are queued for the pair.",
+    )
+    ap: Identifier = Field(description="Id of the AP the station is associated with.")
+
+
+class Topology(Strict):
+    aps: list[AccessPoint] = Field(min_length=1, max_length=4096, description="Access points behind the appliance.")
+    stas: list[Station] = Field(
+        min_length=1,
+        max_length=65536,
+        description="Managed stations; every station makes one managed pair 'ap/sta' with its AP.",
+    )
+    conflicts: list[tuple[PairRef, PairRef]] = Field(
+        default_factory=list,
+        description="Pairs whose links interfere (hidden terminals); two conflicting pairs never share a slice.",
+    )
+
+
+# ---------------------------------------------------------------- slice map
+
+
+class Slice(Strict):
+    duration_ms: int = Field(
+        ge=SLICE_MIN_MS, le=SLICE_MAX_MS, description="Length of the slice S_s in milliseconds (typically 20-100 ms)."
+    )
+    pairs: list[PairRef] = Field(
+        min_length=1,
+        description="Pairs released in this slice; pairs that do not conflict may share it (spatial reuse).",
+    )
+
+
+class SliceMap(Strict):
+    slices: list[Slice] = Field(
+        min_length=1,
+        max_length=SLICES_MAX,
+        description=f"The frame: slices in order; the frame repeats. Total length at most {FRAME_MAX_MS} ms.",
+    )
+
+    @model_validator(mode="after")
+    def _frame_length_bounded(self) -> SliceMap:
+        total = sum(s.duration_ms for s in self.slices)
+        if total > FRAME_MAX_MS:
+            raise PydanticCustomError(
+                "frame_too_long",
+                "frame length is {total} ms, more than the {limit} ms allowed (sum of duration_ms)",
+                {"total": total, "limit": FRAME_MAX_MS},
+            )
+        return self
+
+    def frame_ms(self) -> int:
+        return sum(s.duration_ms for s in self.slices)
+
+
+# ---------------------------------------------------------------- policies
+
+
+class TsAbrQd(Strict):
+    """TS-ABR-QD batch adaptation, 004 §5: r(k+1) = max(0, r(k) + a(S - V(r(k))))."""
+
+    a_pkts_per_ms: float = Field(
+        gt=0,
+        le=20,
+        description="Robbins-Monro gain a in packets per ms; stable for 0 < a < 2*beta (beta = service rate). "
+        "The paper used 1 packet/ms.",
+    )
+    r_init_pkts: int = Field(ge=1, le=65536, description="Batch size r at start and after a reset, in MTU packets.")
+    r_min_pkts: int = Field(ge=1, le=65536, description="Lower bound of the batch size r, in MTU packets.")
+    r_max_pkts: int = Field(ge=1, le=65536, description="Upper bound of the batch size r, in MTU packets.")
+    v_cap_factor: float = Field(
+        gt=1,
+        le=10,
+        description="A drain still open after v_cap_factor x S (lost ACKs) is closed at that value; dimensionless.",
+    )
+    rate_change_reset: float = Field(
+        gt=0,
+        le=10,
+        description="Reset r to r_init when the pair's measured rate changes by more than this fraction (0.5 = 50 %).",
+    )
+
+    @model_validator(mode="after")
+    def _bounds_ordered(self) -> TsAbrQd:
+        if self.r_min_pkts > self.r_max_pkts:
+            raise PydanticCustomError(
+                "range_order",
+                "r_min_pkts ({lo}) is greater than r_max_pkts ({hi})",
+                {"lo": self.r_min_pkts, "hi": self.r_max_pkts, "field": "r_min_pkts"},
+            )
+        if not self.r_min_pkts <= self.r_init_pkts <= self.r_max_pkts:
+            raise PydanticCustomError(
+                "range_order",
+                "r_init_pkts ({v}) must lie within [r_min_pkts, r_max_pkts] = [{lo}, {hi}]",
+                {"v": self.r_init_pkts, "lo": self.r_min_pkts, "hi": self.r_max_pkts, "field": "r_init_pkts"},
+            )
+        return self
+
+
+class DynamicSlicing(Strict):
+    """004 §6.3: a pair with an empty queue at its slice start gives the slice away."""
+
+    enabled: bool = Field(description="Give idle slices to backlogged pairs of other slices.")
+    pairs: list[PairRef] = Field(
+        default_factory=list, description="Pairs that may take an idle slice; empty = every pair."
+    )
+
+
+class Realtime(Strict):
+    """004 §6.4: real-time packets are released first at every slice start, never batched."""
+
+    dscp: list[Annotated[int, Field(ge=0, le=63)]] = Field(
+        default_factory=list, max_length=64, description="DSCP code points classified as real-time (46 = EF)."
+    )
+    udp_ports: list[Annotated[int, Field(ge=1, le=65535)]] = Field(
+        default_factory=list, max_length=256, description="UDP ports (source or destination) classified as real-time."
+    )
+
+    @field_validator("dscp", "udp_ports")
+    @classmethod
+    def _no_repeats(cls, values: list[int]) -> list[int]:
+        if len(set(values)) != len(values):
+            raise PydanticCustomError("duplicate", "values repeat: {values}", {"values": values})
+        return values
+
+
+class QueueSizing(Strict):
+    """A* (003 §IV-V): limit = min(Q_eBDP, q_ALT) per pair queue, drop-tail."""
+
+    t_max_ms: float = Field(gt=0, le=10000, description="Delay target T_max of Q_eBDP = T_max/T_serv + c, in ms.")
+    c_pkts: int = Field(ge=0, le=1024, description="Headroom c added to T_max/T_serv, in packets.")
+    q_max_pkts: int = Field(ge=1, le=1048576, description="Upper clamp Q_max of the queue limit, in packets.")
+    q_min_pkts: int = Field(ge=1, le=1048576, description="Lower clamp of the queue limit, in packets.")
+    a1: float = Field(gt=0, le=10, description="q_ALT growth per unit of idle time, in packets per ms idle.")
+    b1: float = Field(gt=0, le=10, description="q_ALT shrink per unit of busy time, in packets per ms busy.")
+    ewma_alpha: float = Field(gt=0, le=1, description="EWMA weight of the per-packet service time T_serv (0-1].")
+
+    @model_validator(mode="after")
+    def _clamps_ordered(self) -> QueueSizing:
+        if self.q_min_pkts > self.q_max_pkts:
+            raise PydanticCustomError(
+                "range_order",
+                "q_min_pkts ({lo}) is greater than q_max_pkts ({hi})",
+                {"lo": self.q_min_pkts, "hi": self.q_max_pkts, "field": "q_min_pkts"},
+            )
+        return self
+
+
+class AggregationOverride(Strict):
+    """Aggregation-target parameters for a group of pairs (a class of users)."""
+
+    pairs: list[PairRef] = Field(min_length=1, description="Pairs these values apply to.")
+    n_target_max: int | None = Field(
+        default=None, ge=1, le=256, description="N-bar for these pairs: cap of the A-MPDU target, in MPDUs."
+    )
+    t_bar_ms: float | None = Field(
+        default=None, gt=0, le=1000, description="T-bar for these pairs: queueing delay target, in ms."
+    )
+
+
+class AggregationTarget(Strict):
+    """000 §VI inner/outer loops: x = z/(c + w'z), N_target = min(nu W, N-bar)."""
+
+    enabled: bool = Field(description="Pace the listed pairs to an A-MPDU aggregation target instead of slicing.")
+    n_target_max: int = Field(
+        ge=1, le=256, description="N-bar: cap of the aggregation target N_target, in MPDUs per A-MPDU (paper: 48)."
+    )
+    t_bar_ms: float = Field(gt=0, le=1000, description="T-bar: target queueing delay at the AP, in ms.")
+    k1: float = Field(gt=0, le=5, description="Inner-loop gain K1 (z += K1 (N_target - mu_N)); dimensionless, paper 0.5.")
+    k2: float = Field(gt=0, le=1, description="Outer-loop gain K2 (nu += K2 (G(x) - nu)); dimensionless, paper 0.2.")
+    delta_s: float = Field(ge=0.01, le=60, description="Update interval Delta of the loops, in seconds (paper 0.5 s).")
+    pairs: list[PairRef] = Field(
+        default_factory=list, description="Pairs run in paced mode under this policy; empty = none."
+    )
+    overrides: list[AggregationOverride] = Field(
+        default_factory=list, description="Per-pair or per-class values of N-bar and T-bar."
+    )
+
+
+class Policies(Strict):
+    ts_abr_qd: TsAbrQd
+    dynamic_slicing: DynamicSlicing
+    realtime: Realtime
+    queue_sizing: QueueSizing
+    aggregation_target: AggregationTarget
+
+
+# ---------------------------------------------------------------- the document
+
+
+Path = tuple[str | int, ...]
+
+
+class FieldProblem(BaseModel):
+    """One cross-field problem: where (path into the document) and what."""
+
+    loc: list[str | int]
+    message: str
+
+
+def pair_name(sta: Station) -> str:
+    return f"{sta.ap}/{sta.id}"
+
+
+class AdwiserConfig(Strict):
+    """The whole configuration of one appliance: topology, slice map, policies."""
+
+    schema_version: Literal[1] = Field(description="Version of this document format; currently 1.")
+    appliance_id: Identifier = Field(description="The appliance this document configures (one controller, many appliances).")
+    topology: Topology
+    slice_map: SliceMap
+    policies: Policies
+
+    @model_validator(mode="after")
+    def _cross_references(self) -> AdwiserConfig:
+        problems = cross_reference_problems(self)
+        if problems:
+            first = problems[0]
+            raise PydanticCustomError(
+                "config_inconsistent",
+                "{count} problem(s), first at {where}: {first}",
+                {
+                    "count": len(problems),
+                    "where": dotted(first.loc),
+                    "first": first.message,
+                    "problems": [p.model_dump() for p in problems],
+                },
+            )
+        return self
+
+    def managed_pairs(self) -> list[str]:
+        return [pair_name(s) for s in self.topology.stas]
+
+
+def dotted(loc: list[str | int] | Path) -> str:
+    """`['slice_map', 'slices', 1, 'pairs', 0]` -> `slice_map.slices[1].pairs[0]`."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _duplicates(items: list[tuple[str, list[str | int]]], what: str) -> list[FieldProblem]:
+    seen: dict[str, list[str | int]] = {}
+    problems = []
+    for value, loc in items:
+        if value in seen:
+            problems.append(FieldProblem(loc=loc, message=f"duplicate {what} {value!r}, already at {dotted(seen[value])}"))
+        else:
+            seen[value] = loc
+    return problems
+
+
+def cross_reference_problems(cfg: AdwiserConfig) -> list[FieldProblem]:
+    """Every check that relates two parts of the document, each naming its field."""
+    topo = cfg.topology
+    problems: list[FieldProblem] = []
+    problems += _duplicates([(ap.id, ["topology", "aps", i, "id"]) for i, ap in enumerate(topo.aps)], "AP id")
+    problems += _duplicates([(s.id, ["topology", "stas", i, "id"]) for i, s in enumerate(topo.stas)], "STA id")
+    problems += _duplicates([(s.mac, ["topology", "stas", i, "mac"]) for i, s in enumerate(topo.stas)], "MAC")
+    problems += _duplicates(
+        [(ip, ["topology", "stas", i, "ips", j]) for i, s in enumerate(topo.stas) for j, ip in enumerate(s.ips)],
+        "IP address",
+    )
+    ap_ids = {ap.id for ap in topo.aps}
+    for i, sta in enumerate(topo.stas):
+        if sta.ap not in ap_ids:
+            problems.append(FieldProblem(loc=["topology", "stas", i, "ap"], message=f"unknown AP {sta.ap!r}"))
+
+    pairs = set(cfg.managed_pairs())
+
+    def check_ref(ref: str, loc: list[str | int]) -> bool:
+        if ref in pairs:
+            return True
+        ap, _, sta = ref.partition("/")
+        sta_obj = next((s for s in topo.stas if s.id == sta), None)
+        if sta_obj is None:
+            msg = f"unknown STA {sta!r} in pair {ref!r}"
+        elif ap not in ap_ids:
+            msg = f"unknown AP {ap!r} in pair {ref!r}"
+        else:
+            msg = f"STA {sta!r} is associated with AP {sta_obj.ap!r}, not {ap!r} (pair {ref!r})"
+        problems.append(FieldProblem(loc=loc, message=msg))
+        return False
+
+    conflicts: set[frozenset[str]] = set()
+    for i, (a, b) in enumerate(topo.conflicts):
+        ok_a = check_ref(a, ["topology", "conflicts", i, 0])
+        ok_b = check_ref(b, ["topology", "conflicts", i, 1])
+        if a == b:
+            problems.append(FieldProblem(loc=["topology", "conflicts", i], message=f"pair {a!r} conflicts with itself"))
+        elif ok_a and ok_b:
+            conflicts.add(frozenset((a, b)))
+
+    covered: set[str] = set()
+    for si, sl in enumerate(cfg.slice_map.slices):
+        in_slice: dict[str, int] = {}
+        for pi, ref in enumerate(sl.pairs):
+            loc: list[str | int] = ["slice_map", "slices", si, "pairs", pi]
+            if not check_ref(ref, loc):
+                continue
+            if ref in in_slice:
+                problems.append(FieldProblem(loc=loc, message=f"pair {ref!r} listed twice in this slice"))
+                continue
+            for other in in_slice:
+                if frozenset((ref, other)) in conflicts:
+                    problems.append(
+                        FieldProblem(loc=loc, message=f"pair {ref!r} conflicts with {other!r} in the same slice")
+                    )
+            in_slice[ref] = pi
+            covered.add(ref)
+    for i, sta in enumerate(topo.stas):
+        name = pair_name(sta)
+        if sta.ap in ap_ids and name not in covered:
+            problems.append(
+                FieldProblem(loc=["topology", "stas", i], message=f"managed pair {name!r} is in no slice of slice_map")
+            )
+
+    pol = cfg.policies
+    for i, ref in enumerate(pol.dynamic_slicing.pairs):
+        check_ref(ref, ["policies", "dynamic_slicing", "pairs", i])
+    for i, ref in enumerate(pol.aggregation_target.pairs):
+        check_ref(ref, ["policies", "aggregation_target", "pairs", i])
+    for oi, ov in enumerate(pol.aggregation_target.overrides):
+        for i, ref in enumerate(ov.pairs):
+            check_ref(ref, ["policies", "aggregation_target", "overrides", oi, "pairs", i])
+    return problems

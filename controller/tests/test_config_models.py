@@ -1,0 +1,214 @@
+"""The configuration models refuse bad documents whole, naming the field at fault."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from adwiser_controller import configfile, schema
+from adwiser_controller.configfile import ConfigInvalid
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+LAB = CONFIGS / "lab-2ap-2sta.yaml"
+
+
+def lab() -> dict[str, Any]:
+    return yaml.safe_load(LAB.read_text())
+
+
+def problems(doc: dict[str, Any]) -> dict[str, str]:
+    with pytest.raises(ConfigInvalid) as info:
+        configfile.validate_data(doc, "test")
+    return {e.field: e.message for e in info.value.errors}
+
+
+def test_lab_document_is_valid_and_lists_its_pairs():
+    cfg = configfile.load(LAB)
+    assert cfg.managed_pairs() == ["ap1/sta1", "ap2/sta2"]
+    assert cfg.slice_map.frame_ms() == 40
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_committed_config_is_valid_against_models_and_schema(path: Path):
+    configfile.load(path)
+    committed = json.loads(schema.DEFAULT_PATH.read_text())
+    jsonschema.Draft202012Validator(committed).validate(yaml.safe_load(path.read_text()))
+
+
+def test_committed_schema_matches_models():
+    assert schema.is_current(), "run `make -C controller schema`"
+
+
+def test_schema_refuses_a_structural_error_the_models_refuse():
+    doc = lab()
+    doc["slice_map"]["slices"][0]["duration_ms"] = 0
+    validator = jsonschema.Draft202012Validator(json.loads(schema.DEFAULT_PATH.read_text()))
+    assert list(validator.iter_errors(doc))
+    assert "slice_map.slices[0].duration_ms" in problems(doc)
+
+
+def test_unknown_sta_in_slice_is_named():
+    doc = lab()
+    doc["slice_map"]["slices"][1]["pairs"].append("ap2/sta9")
+    assert problems(doc)["slice_map.slices[1].pairs[1]"] == "unknown STA 'sta9' in pair 'ap2/sta9'"
+
+
+def test_pair_naming_the_wrong_ap_is_refused():
+    doc = lab()
+    doc["slice_map"]["slices"][0]["pairs"] = ["ap2/sta1"]
+    found = problems(doc)
+    assert "associated with AP 'ap1'" in found["slice_map.slices[0].pairs[0]"]
+    assert "in no slice" in found["topology.stas[0]"]
+
+
+def test_conflicting_pairs_in_one_slice_are_refused():
+    doc = lab()
+    doc["slice_map"]["slices"] = [{"duration_ms": 20, "pairs": ["ap1/sta1", "ap2/sta2"]}]
+    assert "conflicts with 'ap1/sta1'" in problems(doc)["slice_map.slices[0].pairs[1]"]
+
+
+def test_non_conflicting_pairs_may_share_a_slice():
+    doc = lab()
+    doc["topology"]["conflicts"] = []
+    doc["slice_map"]["slices"] = [{"duration_ms": 20, "pairs": ["ap1/sta1", "ap2/sta2"]}]
+    configfile.validate_data(doc, "test")
+
+
+def test_managed_pair_missing_from_every_slice_is_refused():
+    doc = lab()
+    doc["slice_map"]["slices"].pop()
+    assert problems(doc)["topology.stas[1]"] == "managed pair 'ap2/sta2' is in no slice of slice_map"
+
+
+def test_duplicate_mac_ignores_case_and_duplicate_ip_ignores_spelling():
+    doc = lab()
+    doc["topology"]["stas"][1]["mac"] = "02:AD:00:00:01:01"
+    doc["topology"]["stas"][1]["ips"] = ["198.18.0.011".replace("011", "11")]
+    found = problems(doc)
+    assert "duplicate MAC" in found["topology.stas[1].mac"]
+    assert "duplicate IP" in found["topology.stas[1].ips[0]"]
+
+
+def test_multicast_mac_is_refused():
+    doc = lab()
+    doc["topology"]["stas"][0]["mac"] = "01:00:5e:00:00:01"
+    assert "unicast" in problems(doc)["topology.stas[0].mac"]
+
+
+def test_unknown_ap_of_station_is_named():
+    doc = lab()
+    doc["topology"]["stas"][1]["ap"] = "ap7"
+    assert problems(doc)["topology.stas[1].ap"] == "unknown AP 'ap7'"
+
+
+def test_frame_longer_than_bound_is_refused():
+    doc = lab()
+    for s in doc["slice_map"]["slices"]:
+        s["duration_ms"] = 500
+    doc["slice_map"]["slices"].append({"duration_ms": 20, "pairs": ["ap1/sta1"]})
+    assert "more than the 1000 ms" in problems(doc)["slice_map"]
+
+
+@pytest.mark.parametrize(
+    "section,key,value,field",
+    [
+        ("ts_abr_qd", "a_pkts_per_ms", 0, "policies.ts_abr_qd.a_pkts_per_ms"),
+        ("ts_abr_qd", "r_min_pkts", 4096, "policies.ts_abr_qd.r_min_pkts"),
+        ("ts_abr_qd", "r_init_pkts", 1, "policies.ts_abr_qd.r_init_pkts"),
+        ("ts_abr_qd", "v_cap_factor", 1.0, "policies.ts_abr_qd.v_cap_factor"),
+        ("queue_sizing", "q_min_pkts", 5000, "policies.queue_sizing.q_min_pkts"),
+        ("queue_sizing", "ewma_alpha", 1.5, "policies.queue_sizing.ewma_alpha"),
+        ("aggregation_target", "n_target_max", 0, "policies.aggregation_target.n_target_max"),
+        ("aggregation_target", "t_bar_ms", -1, "policies.aggregation_target.t_bar_ms"),
+        ("aggregation_target", "k1", 9, "policies.aggregation_target.k1"),
+        ("aggregation_target", "k2", 1.5, "policies.aggregation_target.k2"),
+        ("aggregation_target", "delta_s", 0, "policies.aggregation_target.delta_s"),
+        ("realtime", "dscp", [46, 64], "policies.realtime.dscp[1]"),
+        ("realtime", "udp_ports", [5004, 5004], "policies.realtime.udp_ports"),
+    ],
+)
+def test_policy_out_of_range_names_the_field(section, key, value, field):
+    doc = lab()
+    doc["policies"][section][key] = value
+    assert field in problems(doc)
+
+
+def test_unknown_pair_in_policy_is_named():
+    doc = lab()
+    doc["policies"]["dynamic_slicing"]["pairs"] = ["ap1/sta1", "ap1/nobody"]
+    assert "policies.dynamic_slicing.pairs[1]" in problems(doc)
+
+
+def test_misspelt_key_is_refused_by_name():
+    doc = lab()
+    doc["policies"]["ts_abr_qd"]["r_maxpkts"] = 5
+    assert "policies.ts_abr_qd.r_maxpkts" in problems(doc)
+
+
+def test_every_problem_is_reported_not_only_the_first():
+    doc = copy.deepcopy(lab())
+    doc["topology"]["stas"][1]["ap"] = "nope"
+    doc["slice_map"]["slices"][0]["pairs"] = ["ap1/zzz"]
+    assert len(problems(doc)) >= 3
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "adwiser_controller", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_cli_validate_exits_nonzero_naming_the_field(tmp_path: Path):
+    doc = lab()
+    doc["topology"]["stas"][0]["mac"] = "not-a-mac"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(doc))
+    res = run_cli("validate", str(LAB), str(bad))
+    assert res.returncode == 1
+    assert "bad.yaml: topology.stas[0].mac:" in res.stderr
+    assert "lab-2ap-2sta.yaml: valid" in res.stdout
+
+
+def test_cli_validate_reports_yaml_syntax_errors_by_line(tmp_path: Path):
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("schema_version: 1\ntopology: [\n")
+    res = run_cli("validate", str(bad))
+    assert res.returncode == 1 and "line" in res.stderr
+
+
+def test_cli_render_writes_normalised_json_valid_against_schema(tmp_path: Path):
+    doc = lab()
+    doc["topology"]["stas"][0]["mac"] = "02:AD:00:00:01:01"
+    src = tmp_path / "in.yaml"
+    src.write_text(yaml.safe_dump(doc))
+    out = tmp_path / "out.json"
+    res = run_cli("render", str(src), "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    rendered = json.loads(out.read_text())
+    assert rendered["topology"]["stas"][0]["mac"] == "02:ad:00:00:01:01"
+    jsonschema.Draft202012Validator(json.loads(schema.DEFAULT_PATH.read_text())).validate(rendered)
+
+
+def test_cli_render_of_invalid_file_writes_nothing(tmp_path: Path):
+    doc = lab()
+    doc["slice_map"]["slices"] = []
+    src = tmp_path / "in.yaml"
+    src.write_text(yaml.safe_dump(doc))
+    out = tmp_path / "out.json"
+    res = run_cli("render", str(src), "-o", str(out))
+    assert res.returncode == 1 and "slice_map.slices" in res.stderr
+    assert not out.exists()
+
+
+def test_cli_schema_check_detects_a_stale_file(tmp_path: Path):
+    stale = tmp_path / "s.json"
+    stale.write_text("{}\n")
+    assert run_cli("schema", "--check", "-o", str(stale)).returncode == 1
+    assert run_cli("schema", "-o", str(stale)).returncode == 0
+    assert run_cli("schema", "--check", "-o", str(stale)).returncode == 0
