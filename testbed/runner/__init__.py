@@ -1,0 +1,1 @@
+"""ADWISER testbed harness: namespaces topology, processes, experiments, report."""

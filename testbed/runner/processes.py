@@ -1,0 +1,114 @@
+"""Processes the testbed starts: each one by PID, with a pid file in the run
+directory, and stopped by that PID (SIGTERM, then SIGKILL after a grace time).
+
+`ip netns exec` execs the program in place, so the PID we get from Popen is the
+program's own and a pid file left by a crashed run still names it.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .shell import ns_argv
+
+
+@dataclass
+class ManagedProcess:
+    name: str                       # short label, also the pid/log file stem
+    pid: int                        # process id
+    pidfile: Path                   # <run_dir>/<name>.pid
+    log: Path                       # <run_dir>/<name>.log (stdout+stderr)
+    popen: subprocess.Popen[bytes]  # handle, to reap the child
+
+    def running(self) -> bool:
+        return self.popen.poll() is None
+
+    def log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def start(run_dir: Path, name: str, ns: str | None, argv: Sequence[str],
+          env: Mapping[str, str] | None = None) -> ManagedProcess:
+    """Starts argv in namespace ns, stdout/stderr to <run_dir>/<name>.log."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    log = run_dir / f"{name}.log"
+    with open(log, "wb") as out:
+        popen = subprocess.Popen(ns_argv(ns, argv), stdout=out, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, start_new_session=True,
+                                 env=dict(os.environ, **(env or {})))
+    pidfile = run_dir / f"{name}.pid"
+    pidfile.write_text(f"{popen.pid}\n")
+    return ManagedProcess(name, popen.pid, pidfile, log, popen)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def kill_pid(pid: int, grace_s: float = 5.0) -> None:
+    """SIGTERM pid, wait up to grace_s for it to exit, then SIGKILL."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done == pid:
+                return
+        except ChildProcessError:
+            if not _alive(pid):
+                return
+        time.sleep(0.02)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+def stop(proc: ManagedProcess, grace_s: float = 5.0) -> int | None:
+    """Stops proc by its PID; returns its exit status (None if it had to be killed)."""
+    if proc.popen.poll() is None:
+        proc.popen.send_signal(signal.SIGTERM)
+        try:
+            proc.popen.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            proc.popen.kill()
+            proc.popen.wait()
+    proc.pidfile.unlink(missing_ok=True)
+    return proc.popen.returncode
+
+
+def stop_pidfiles(run_dir: Path) -> list[int]:
+    """Stops every process named by a pid file in run_dir (left by an earlier,
+    interrupted run); returns the PIDs signalled."""
+    stopped: list[int] = []
+    if not run_dir.is_dir():
+        return stopped
+    for pidfile in sorted(run_dir.glob("*.pid")):
+        try:
+            pid = int(pidfile.read_text().strip())
+        except (OSError, ValueError):
+            pidfile.unlink(missing_ok=True)
+            continue
+        if pid > 1 and _alive(pid):
+            kill_pid(pid)
+            stopped.append(pid)
+        pidfile.unlink(missing_ok=True)
+    return stopped

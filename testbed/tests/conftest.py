@@ -1,0 +1,41 @@
+"""Fixtures for the namespace tests: every test run uses its own namespace
+prefix (PID + counter) so concurrent runs on this machine never collide, and
+the topology is removed in a finally even when the test fails."""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TESTBED = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTBED))
+
+from runner import topology  # noqa: E402
+
+_counter = itertools.count()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _need_root() -> None:
+    if os.geteuid() != 0:
+        pytest.fail("the testbed tests create network namespaces: run them as root")
+
+
+@pytest.fixture
+def prefix() -> str:
+    return f"t{os.getpid() % 100000}x{next(_counter)}"
+
+
+@pytest.fixture
+def testbed(prefix: str, tmp_path: Path) -> Iterator[topology.Testbed]:
+    os.environ["TESTBED_RUN_ROOT"] = str(tmp_path / "run")
+    tb = topology.Testbed(prefix)
+    try:
+        topology.up(tb)
+        yield tb
+    finally:
+        topology.down(tb)

@@ -1,0 +1,67 @@
+"""wan-emu, the user-space WAN: the configured one-way delay shows in the RTT,
+the rate limit caps a real TCP transfer, bad options are refused, and SIGTERM
+ends it with its counters written."""
+from __future__ import annotations
+
+import re
+import statistics
+import subprocess
+
+from runner import iperf, topology, wan
+from runner.shell import ns_run
+
+
+def _ping_rtts_ms(ns: str, dst: str, count: int) -> list[float]:
+    out = ns_run(ns, ["ping", "-c", str(count), "-i", "0.05", "-W", "3", dst], timeout=30).stdout
+    return [float(m) for m in re.findall(r"time=([0-9.]+) ms", out)]
+
+
+def test_rtt_is_twice_the_configured_delay(testbed: topology.Testbed) -> None:
+    ns_run(testbed.ns("server"), ["ping", "-c", "1", "-W", "2", "198.18.0.11"])  # resolve ARP first
+    w = wan.start(testbed, delay_ms=40, rate_mbit=100)
+    try:
+        rtts = _ping_rtts_ms(testbed.ns("server"), "198.18.0.11", 20)
+    finally:
+        stats = wan.stop(w)
+    assert len(rtts) >= 18
+    # Nothing can come back before 2 x 40 ms; a loaded 2-core VM may add a few ms.
+    assert min(rtts) >= 79.9
+    assert statistics.median(rtts) < 95.0
+    assert stats["a_to_b"]["tx_frames"] >= 18 and stats["b_to_a"]["tx_frames"] >= 18
+
+
+def test_rate_limit_caps_tcp_throughput(testbed: topology.Testbed) -> None:
+    w = wan.start(testbed, delay_ms=2, rate_mbit=40)
+    try:
+        run = iperf.start(testbed.run_dir, iperf.Transfer(
+            label="wan-rate", sender_ns=testbed.ns("server"), receiver_ns=testbed.ns("sta1"),
+            receiver_ip="198.18.0.11", port=5201, duration_s=4))
+        report = iperf.finish(run)
+    finally:
+        stats = wan.stop(w)
+    mbps = iperf.received_mbps(report)
+    # TCP goodput over a 40 Mbit/s Ethernet bottleneck is at most ~38.3 Mbit/s
+    # (1448 payload bytes per 1514-byte frame); the veths alone carry > 1 Gbit/s.
+    assert 25.0 < mbps < 40.0, mbps
+    assert stats["a_to_b"]["tx_bytes"] > 4 * 25e6 / 8
+
+
+def test_without_wan_the_path_is_fast(testbed: topology.Testbed) -> None:
+    rtts = _ping_rtts_ms(testbed.ns("server"), "198.18.0.12", 5)
+    assert statistics.median(rtts) < 5.0
+
+
+def test_invalid_options_are_refused_with_their_name() -> None:
+    bad_delay = subprocess.run([str(wan.WAN_EMU), "--if-a", "x", "--if-b", "y", "--delay-ms", "abc"],
+                               capture_output=True, text=True, timeout=10)
+    assert bad_delay.returncode == 2 and "--delay-ms" in bad_delay.stderr
+    missing = subprocess.run([str(wan.WAN_EMU), "--if-a", "x"], capture_output=True, text=True,
+                             timeout=10)
+    assert missing.returncode == 2 and "--if-b" in missing.stderr
+
+
+def test_unknown_interface_is_named(testbed: topology.Testbed) -> None:
+    proc = subprocess.run(["ip", "netns", "exec", testbed.ns("wan"), str(wan.WAN_EMU),
+                           "--if-a", "wan0", "--if-b", "nosuch0"],
+                          capture_output=True, text=True, timeout=10)
+    assert proc.returncode == 1 and "no such interface: nosuch0" in proc.stderr

@@ -1,0 +1,27 @@
+/* Lateness histogram (see lateness_hist.h). */
+#include "lateness_hist.h"
+
+void lateness_hist_add(struct lateness_hist *h, uint64_t late_ns)
+{
+    uint64_t us = late_ns / 1000u;
+    h->bins[us < LATENESS_HIST_BINS ? us : LATENESS_HIST_BINS - 1]++;
+    h->total++;
+    if (late_ns > h->max_ns)
+        h->max_ns = late_ns;
+}
+
+uint64_t lateness_hist_quantile_us(const struct lateness_hist *h, double q)
+{
+    if (h->total == 0)
+        return 0;
+    uint64_t rank = (uint64_t)(q * (double)h->total);
+    if (rank >= h->total)
+        rank = h->total - 1;
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < LATENESS_HIST_BINS; i++) {
+        seen += h->bins[i];
+        if (seen > rank)
+            return i;
+    }
+    return LATENESS_HIST_BINS - 1;
+}
