@@ -1,0 +1,148 @@
+/*
+ * adwiser/sched.h — the ADWISER scheduling core (modelled on DPDK's rte_sched.h).
+ *
+ * Model. The core sits between the wired uplink (port 0) and the APs
+ * (port k = aps[k-1] of the configuration). It does no I/O and never reads a
+ * clock: every entry point takes the current time now_ns (any monotonic ns
+ * clock, the same for all calls). The backend hands it bursts of received
+ * frames (adw_sched_enqueue_burst) and asks it for the frames that are due
+ * (adw_sched_dequeue_burst), sleeping until adw_sched_next_event_ns.
+ *
+ * Downlink (port 0 -> AP) packets of managed STAs are held per AP-STA pair in
+ * three queues: TCP data, pure TCP ACKs (ACK isolation, SPEC §3.6: the
+ * server's ACKs of an uplink transfer are what is batched) and real-time
+ * (DSCP EF or configured UDP ports). Each queue is drop-tail with the A*
+ * limit min(Q_eBDP, q_ALT) (003 §IV-V). Time is cut into frames of slices
+ * (SPEC §3.1); at each slice start the core releases, in order,
+ *   1. every real-time packet held for any pair (004 §6.4, SPEC §3.4),
+ *   2. for each pair of the slice a batch of r_i(k) packets taken from its
+ *      data and ACK queues (TS-ABR-QD, 004 §5 eq. (1)).
+ * A pair with nothing queued at its slice start may give the slice to a
+ * backlogged pair of another slice (dynamic slicing, 004 §6.3).
+ *
+ * Uplink (AP -> port 0) packets always PASS to port 0; the core observes them
+ * to infer the drain time V_i of the last batch: for downlink TCP the ACKs
+ * covering the last released byte of every flow of the batch, for uplink TCP
+ * the data bytes the released ACKs allowed (SPEC §3.2). r is then updated by
+ * r(k+1) = max(0, r(k) + a(S_i - V_i)), bounded to [r_min, r_max].
+ *
+ * Unmanaged traffic passes straight through: ARP, DHCP, ICMP, non-TCP/UDP,
+ * broadcast/multicast (out_port = ADW_PORT_FLOOD), packets to unknown MACs
+ * from the uplink (ADW_PORT_FLOOD), from an AP to anything (port 0).
+ * Malformed frames are counted and passed.
+ *
+ * Memory: everything is allocated by adw_sched_create/adw_sched_set_config;
+ * the packet path (enqueue, dequeue, poll) never allocates. Not thread-safe:
+ * one lcore/thread owns a struct adw_sched.
+ */
+#ifndef ADWISER_SCHED_H
+#define ADWISER_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adwiser/config.h"
+#include "adwiser/stats.h"
+
+#define ADW_PORT_UPLINK 0
+#define ADW_PORT_FLOOD  0xffff   /* send on every port except in_port */
+#define ADW_PORT_DROP   0xfffe   /* only from dequeue/flush: the backend frees the packet (cause counted in stats) */
+#define ADW_PAIR_NONE   0xffff
+
+struct adw_sched;                /* opaque */
+
+struct adw_sched_params {
+    uint32_t pool_pkts;          /* packets the core can hold in total (all queues); 0 = 65536 */
+    uint32_t report_frames;      /* finished frames kept for adw_sched_poll_frame; 0 = 4; oldest overwritten (counted) */
+    uint16_t mtu_bytes;          /* bytes of one "MTU packet", the unit of r; 0 = 1500 */
+};
+
+/* One packet as the I/O backend hands it over. */
+struct adw_pkt {
+    const uint8_t *data;         /* frame from the Ethernet header; must stay valid while the core holds it */
+    uint32_t len;                /* bytes at data */
+    uint16_t in_port;            /* 0 = uplink (wired side), k = AP k-1 in config order */
+    uint16_t out_port;           /* set by the core: port to send it on, ADW_PORT_FLOOD or ADW_PORT_DROP */
+    void *cookie;                /* backend handle (rte_mbuf *, NFQUEUE packet id); never touched by the core */
+};
+
+enum adw_verdict {
+    ADW_PASS,                    /* forward now to pkts[i].out_port */
+    ADW_QUEUED,                  /* the core holds it; it comes back from dequeue (or flush) */
+    ADW_DROP                     /* queue limit / pool full: the backend frees it */
+};
+
+/* NULL on error (err says why: bad params, invalid config, out of memory). */
+struct adw_sched *adw_sched_create(const struct adw_sched_params *p, const struct adw_config *cfg, uint64_t now_ns,
+                                   char *err, size_t errlen);
+/* Frees the core; packets still held are forgotten (call adw_sched_flush first). */
+void adw_sched_free(struct adw_sched *s);
+
+/* Parses and classifies each of pkts[0..n-1]; verdicts[i] says what happened to it. */
+void adw_sched_enqueue_burst(struct adw_sched *s, struct adw_pkt *pkts, enum adw_verdict *verdicts, unsigned n,
+                             uint64_t now_ns);
+
+/* Advances the slice clock to now_ns (starting every slice that began, swapping in a staged configuration at a
+ * frame boundary) and hands out up to max held packets that are due, in release order, with out_port set.
+ * Returns how many were written to out. Call until it returns less than max. */
+unsigned adw_sched_dequeue_burst(struct adw_sched *s, struct adw_pkt *out, unsigned max, uint64_t now_ns);
+
+/* Time (ns, same clock) at which dequeue next has work: now_ns if packets are due already, else the next slice
+ * start. */
+uint64_t adw_sched_next_event_ns(const struct adw_sched *s, uint64_t now_ns);
+
+/* Stages a new configuration: checked whole first (on error -1, err names the field, nothing changes); it takes
+ * effect at the next frame boundary. Pairs keep their state across versions by name "ap/sta"; held packets of
+ * removed pairs are released to their AP's port if that AP remains, otherwise handed out with ADW_PORT_DROP
+ * (counted as drops_config). A later set_config before the boundary replaces the staged one. */
+int adw_sched_set_config(struct adw_sched *s, const struct adw_config *cfg, uint64_t now_ns, char *err,
+                         size_t errlen);
+/* Version number of the configuration in force (cfg->version). */
+uint32_t adw_sched_active_version(const struct adw_sched *s);
+
+/* Shutdown: hands out everything held (due first, then queued), out_port set as if released now. */
+unsigned adw_sched_flush(struct adw_sched *s, struct adw_pkt *out, unsigned max);
+
+/* ---------------------------------------------------------------- telemetry (SPEC §4) */
+
+enum adw_pair_mode { ADW_MODE_SLICED = 0, ADW_MODE_PACED = 1 };
+
+/* One finished frame. */
+struct adw_frame_report {
+    uint64_t frame;                          /* frame index since create, from 0 */
+    uint64_t ts_ns;                          /* start of the frame, ns */
+    uint32_t version;                        /* configuration version in force during the frame */
+    uint32_t frame_ns;                       /* frame length, ns */
+    uint32_t reassignments;                  /* slices given away by dynamic slicing in this frame */
+    unsigned n_pairs;                        /* pair reports of this frame (all pairs of the configuration) */
+    unsigned n_slices;                       /* valid entries of given_to[] */
+    uint16_t given_to[ADW_MAX_SLICES];       /* pair that received slice s, ADW_PAIR_NONE if not reassigned */
+};
+
+/* One pair in one finished frame. */
+struct adw_pair_report {
+    uint16_t pair;                           /* pair index in the configuration */
+    char name[ADW_PAIR_NAME_LEN];            /* "ap_id/sta_id" */
+    uint8_t mode;                            /* enum adw_pair_mode */
+    uint8_t reassigned;                      /* 1: this pair's slice was given away this frame */
+    uint64_t s_ns;                           /* slice time S_i of the pair in the frame, ns */
+    uint32_t r_pkts;                         /* batch size r_i for the next frame, MTU packets */
+    uint64_t v_ns;                           /* drain time of the last completed batch, ns; 0 if none yet */
+    uint32_t released_pkts;                  /* packets released this frame (batch + real-time) */
+    uint64_t released_bytes;                 /* bytes released this frame */
+    uint32_t queue_pkts;                     /* packets held at frame end (all three queues) */
+    uint32_t limit_pkts;                     /* A* queue limit at frame end, packets */
+    uint64_t drops_tail;                     /* cumulative drops at the queue limit */
+    uint64_t drops_other;                    /* cumulative drops of other causes (pool full, config removal) */
+    uint64_t tput_bps;                       /* EWMA of released downlink throughput, bit/s */
+};
+
+/* 1 if the oldest finished frame not yet polled was written to f and pairs[0..min(n_pairs,max_pairs)-1]; 0 if
+ * none. f->n_pairs is the pair count of the frame (may exceed max_pairs: the rest is skipped). */
+int adw_sched_poll_frame(struct adw_sched *s, struct adw_frame_report *f, struct adw_pair_report *pairs,
+                         unsigned max_pairs);
+
+/* Global counters since create. */
+void adw_sched_stats_read(const struct adw_sched *s, struct adw_stats *st);
+
+#endif

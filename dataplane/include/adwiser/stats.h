@@ -1,0 +1,46 @@
+/*
+ * adwiser/stats.h — global counters of the scheduling core, all cumulative since adw_sched_create
+ * (packets unless the name says bytes). Every packet given to enqueue is counted once in rx_pkts and lands in
+ * exactly one of: a pass_* counter, queued_*, or drops_tail / drops_pool.
+ */
+#ifndef ADWISER_STATS_H
+#define ADWISER_STATS_H
+
+#include <stdint.h>
+
+struct adw_stats {
+    uint64_t rx_pkts;            /* packets given to enqueue */
+    uint64_t rx_bytes;           /* their bytes */
+    uint64_t malformed;          /* frames the parser refused (truncated, bad IHL/offset...); passed */
+    uint64_t pass_uplink;        /* AP -> uplink packets (observed for drain inference) */
+    uint64_t pass_broadcast;     /* broadcast/multicast destination (flooded) */
+    uint64_t pass_unknown;       /* unicast to/from a MAC/IP not in the topology */
+    uint64_t pass_arp;           /* ARP */
+    uint64_t pass_other;         /* managed STA but unmanaged kind: ICMP, DHCP, other UDP, other protocols */
+    uint64_t queued_data;        /* TCP data queued */
+    uint64_t queued_ack;         /* pure TCP ACKs queued (ACK isolation) */
+    uint64_t queued_rt;          /* real-time packets queued */
+    uint64_t released_pkts;      /* handed out by dequeue (incl. flush) */
+    uint64_t released_bytes;
+    uint64_t released_rt;        /* of which real-time */
+    uint64_t drops_tail;         /* refused at the A* queue limit */
+    uint64_t drops_pool;         /* refused because the packet pool was full */
+    uint64_t drops_config;       /* held packets of pairs removed by a new configuration, handed out as DROP */
+    uint64_t frames;             /* frames started */
+    uint64_t frames_skipped;     /* whole frames skipped because dequeue was called too late */
+    uint64_t batches;            /* TS-ABR-QD batches released */
+    uint64_t batches_underfilled;/* batches that held fewer packets than r (no growth of r) */
+    uint64_t drains_completed;   /* drains ended by inferred ACKs / data */
+    uint64_t drains_capped;      /* drains closed at v_cap_factor * S (lost ACKs) */
+    uint64_t drains_overrun;     /* drains longer than the slice S_i */
+    uint64_t drain_flows_untracked; /* TCP flows beyond the per-batch tracking table */
+    uint64_t tsabr_resets;       /* r reset to r_init on a sharp rate change */
+    uint64_t reassignments;      /* slices given away by dynamic slicing */
+    uint64_t config_swaps;       /* configurations swapped in at a frame boundary */
+    uint64_t config_rejected;    /* set_config refused */
+    uint64_t reports_overwritten;/* frame reports lost because nobody polled */
+    uint32_t pool_size;          /* packets the pool can hold */
+    uint32_t pool_in_use;        /* packets held now */
+};
+
+#endif
