@@ -1,0 +1,700 @@
+/*
+ * air_sim.c — the event-driven EDCA engine of the air model (see wlan_air.h).
+ *
+ * State advances from one virtual instant to the next at which something
+ * happens: a transmission ends (receptions are decided, MPDUs handed up),
+ * a BlockAck starts SIFS after a data PPDU, an exchange completes at the
+ * originator (BlockAck decoded or not: retries, rate control, CW), a NAV
+ * expires, or a backoff entity reaches zero on idle medium. At one instant
+ * all entities that expire transmit together (so equal backoffs collide, as
+ * on air), and only then do the others sense the medium busy and freeze
+ * their backoff (802.11-2016 §10.22.2.4).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airtime.h"
+#include "minstrel.h"
+#include "radio.h"
+#include "txq.h"
+#include "wlan_air.h"
+
+#define MAX_AMPDU 256
+#define TX_HISTORY 256
+#define NONE UINT64_MAX
+
+enum tx_kind { TX_DATA, TX_BA };
+
+struct tx {
+    bool used;                   /* slot holds a transmission */
+    enum tx_kind kind;           /* data PPDU or BlockAck */
+    int node, rx;                /* transmitter and addressed receiver */
+    uint8_t ac;                  /* access category (data) */
+    uint64_t start_us, end_us;   /* on-air interval (µs) */
+    uint32_t preamble_us;        /* preamble duration (µs) */
+    uint32_t mcs;                /* MCS (data) */
+    double phy_mbps;             /* PHY rate (Mbit/s) */
+    double rss_dbm[WLAN_MAX_NODES]; /* received power at each node incl. fading (dBm) */
+    double rss_mw[WLAN_MAX_NODES];  /* the same in mW */
+    bool ended;                  /* end processed */
+    bool preamble_lost;          /* receiver was locked elsewhere or transmitting at start */
+    bool collided;               /* overlapped at the receiver */
+    /* data PPDU */
+    uint32_t n;                  /* MPDUs */
+    uint64_t seq[MAX_AMPDU];     /* their sequence numbers */
+    uint64_t ids[MAX_AMPDU];     /* their frame ids */
+    uint32_t sub_bytes[MAX_AMPDU]; /* subframe lengths (bytes) */
+    uint8_t ok[MAX_AMPDU];       /* decoded at the receiver */
+    uint32_t bytes;              /* A-MPDU length (bytes) */
+    uint64_t ba_start_us;        /* when the BlockAck starts, NONE if none */
+    uint64_t resp_us;            /* when the originator learns the outcome */
+    bool resp_done;              /* outcome processed */
+    int ba_tx;                   /* history index of the BlockAck, -1 if none */
+    /* BlockAck */
+    int data_tx;                 /* history index of the data PPDU it answers */
+};
+
+struct entity {
+    int32_t backoff;             /* remaining backoff (slots), -1 = none drawn */
+    uint32_t cw;                 /* current contention window (slots) */
+    uint64_t ready_us;           /* earliest start after a frame arrived at an empty entity (µs) */
+    uint32_t rr;                 /* round-robin pointer over destinations */
+};
+
+struct node {
+    struct entity e[WLAN_AC_COUNT];
+    bool transmitting;           /* radio is sending */
+    bool awaiting;               /* waiting for the outcome of its exchange */
+    bool busy;                   /* medium busy as this node sees it */
+    uint64_t idle_since_us;      /* when the medium last became idle here (µs) */
+    uint64_t nav_until_us;       /* virtual carrier sense (µs) */
+    int lock_tx;                 /* history index of the PPDU the receiver is locked onto, -1 */
+};
+
+struct wlan_air {
+    struct wlan_air_config c;
+    uint64_t now_us;             /* virtual clock (µs) */
+    uint64_t rng;                /* xorshift64* state */
+    struct node nodes[WLAN_MAX_NODES];
+    struct txq q[WLAN_MAX_NODES][WLAN_MAX_NODES][WLAN_AC_COUNT];
+    struct minstrel rc[WLAN_MAX_NODES][WLAN_MAX_NODES];
+    struct wlan_link_counters ctr[WLAN_MAX_NODES][WLAN_MAX_NODES];
+    struct tx hist[TX_HISTORY];
+    uint32_t hist_next;          /* next history slot */
+    uint32_t ba_us;              /* BlockAck duration (µs) */
+    const struct wlan_air_callbacks *cb;
+};
+
+/* ---------------------------------------------------------------- randomness */
+
+static double rnd(struct wlan_air *a)
+{
+    a->rng ^= a->rng >> 12;
+    a->rng ^= a->rng << 25;
+    a->rng ^= a->rng >> 27;
+    return (double)((a->rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+
+static double gauss(struct wlan_air *a)
+{
+    double u1 = rnd(a), u2 = rnd(a);
+    if (u1 < 1e-300)
+        u1 = 1e-300;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static const struct wlan_edca *edca(const struct wlan_air *a, int n, int ac)
+{
+    return a->c.nodes[n].role == WLAN_ROLE_AP ? &a->c.edca_ap[ac] : &a->c.edca_sta[ac];
+}
+
+static uint64_t aifs_us(const struct wlan_air *a, int n, int ac)
+{
+    return a->c.sifs_us + (uint64_t)edca(a, n, ac)->aifsn * a->c.slot_us;
+}
+
+static uint32_t mpdu_bytes(const struct wlan_air *a, uint32_t eth_len)
+{
+    uint32_t payload = eth_len > a->c.eth_header_bytes ? eth_len - a->c.eth_header_bytes : 0;
+    return payload + a->c.mac_overhead_bytes;
+}
+
+static bool active_at(const struct tx *t, uint64_t now)
+{
+    return t->used && t->start_us <= now && now < t->end_us;
+}
+
+static uint32_t node_pending(const struct wlan_air *a, int n, int ac)
+{
+    uint32_t p = 0;
+    for (uint32_t d = 0; d < a->c.n_nodes; d++)
+        p += a->q[n][d][ac].pending;
+    return p;
+}
+
+/* Legacy sensitivity (802.11-2016 §17.3.10.2 Table 17-18) for the BlockAck rate. */
+static double legacy_sensitivity_dbm(uint32_t rate)
+{
+    switch (rate) {
+    case 6: return -82; case 9: return -81; case 12: return -79; case 18: return -77;
+    case 24: return -74; case 36: return -70; case 48: return -66; default: return -65;
+    }
+}
+
+/* ---------------------------------------------------------------- medium state */
+
+static bool senses_busy(const struct wlan_air *a, int n, uint64_t now)
+{
+    const struct node *nd = &a->nodes[n];
+    if (nd->transmitting || nd->awaiting || now < nd->nav_until_us)
+        return true;
+    for (int i = 0; i < TX_HISTORY; i++) {
+        const struct tx *t = &a->hist[i];
+        if (active_at(t, now) && t->node != n && t->rss_dbm[n] >= a->c.cs_threshold_dbm)
+            return true;
+    }
+    return false;
+}
+
+/* Freezes backoff counters of a node whose medium turns busy at now. */
+static void freeze(struct wlan_air *a, int n, uint64_t now)
+{
+    struct node *nd = &a->nodes[n];
+    for (int ac = 0; ac < WLAN_AC_COUNT; ac++) {
+        struct entity *e = &nd->e[ac];
+        uint64_t count_from = nd->idle_since_us + aifs_us(a, n, ac);
+        if (e->backoff > 0 && now > count_from) {
+            int64_t slots = (int64_t)((now - count_from) / a->c.slot_us);
+            e->backoff = slots >= e->backoff ? 0 : e->backoff - (int32_t)slots;
+        }
+    }
+}
+
+static void update_busy(struct wlan_air *a, uint64_t now)
+{
+    for (uint32_t n = 0; n < a->c.n_nodes; n++) {
+        struct node *nd = &a->nodes[n];
+        bool b = senses_busy(a, (int)n, now);
+        if (b && !nd->busy)
+            freeze(a, (int)n, now);
+        else if (!b && nd->busy)
+            nd->idle_since_us = now;
+        nd->busy = b;
+    }
+}
+
+static uint64_t entity_expiry(const struct wlan_air *a, int n, int ac)
+{
+    const struct node *nd = &a->nodes[n];
+    const struct entity *e = &nd->e[ac];
+    if (nd->busy || e->backoff < 0 || node_pending(a, n, ac) == 0)
+        return NONE;
+    uint64_t t = nd->idle_since_us + aifs_us(a, n, ac) + (uint64_t)e->backoff * a->c.slot_us;
+    return t > e->ready_us ? t : e->ready_us;
+}
+
+/* ---------------------------------------------------------------- transmissions */
+
+static struct tx *new_tx(struct wlan_air *a, int *idx)
+{
+    for (int tries = 0; tries < TX_HISTORY; tries++) {
+        int i = (int)(a->hist_next++ % TX_HISTORY);
+        struct tx *t = &a->hist[i];
+        /* Keep slots still on air or awaiting their exchange's outcome. */
+        if (t->used && (!t->ended || (t->kind == TX_DATA && !t->resp_done)))
+            continue;
+        memset(t, 0, sizeof *t);
+        t->used = true;
+        t->ba_tx = t->data_tx = -1;
+        t->ba_start_us = NONE;
+        *idx = i;
+        return t;
+    }
+    abort(); /* more than TX_HISTORY exchanges in flight: impossible with WLAN_MAX_NODES */
+}
+
+/* Draws the received power at every node and applies preamble locking. */
+static void put_on_air(struct wlan_air *a, struct tx *t, int idx)
+{
+    for (uint32_t n = 0; n < a->c.n_nodes; n++) {
+        if ((int)n == t->node)
+            continue;
+        double f = a->c.fading_sigma_db > 0 ? a->c.fading_sigma_db * gauss(a) : 0.0;
+        t->rss_dbm[n] = a->c.rss_dbm[n][t->node] + f;
+        t->rss_mw[n] = radio_dbm_to_mw(t->rss_dbm[n]);
+    }
+    struct node *src = &a->nodes[t->node];
+    src->transmitting = true;
+    src->lock_tx = -1;
+    for (uint32_t n = 0; n < a->c.n_nodes; n++) {
+        struct node *nd = &a->nodes[n];
+        if ((int)n == t->node)
+            continue;
+        bool locked = nd->lock_tx >= 0 && active_at(&a->hist[nd->lock_tx], t->start_us);
+        if ((int)n == t->rx) {
+            if (nd->transmitting)
+                t->preamble_lost = true;
+            else if (locked && t->rss_dbm[n] < a->hist[nd->lock_tx].rss_dbm[n] + a->c.preamble_capture_db)
+                t->preamble_lost = true; /* 004 §4.1: the PLCP header is missed */
+            else if (t->rss_dbm[n] >= a->c.cs_threshold_dbm)
+                nd->lock_tx = idx;
+            continue;
+        }
+        if (nd->transmitting || t->rss_dbm[n] < a->c.cs_threshold_dbm)
+            continue;
+        if (!locked || t->rss_dbm[n] >= a->hist[nd->lock_tx].rss_dbm[n] + a->c.preamble_capture_db) {
+            nd->lock_tx = idx;
+            /* The Duration field protects the whole exchange (NAV, §10.3.2.4). */
+            if (t->kind == TX_DATA) {
+                uint64_t nav = t->end_us + a->c.sifs_us + a->ba_us;
+                if (nav > nd->nav_until_us)
+                    nd->nav_until_us = nav;
+            }
+        }
+    }
+}
+
+/* Chooses the destination (round robin) and builds the A-MPDU for an entity. */
+static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
+{
+    struct entity *e = &a->nodes[n].e[ac];
+    int dst = -1;
+    for (uint32_t k = 0; k < a->c.n_nodes; k++) {
+        uint32_t d = (e->rr + k) % a->c.n_nodes;
+        if (a->q[n][d][ac].pending > 0) {
+            dst = (int)d;
+            e->rr = d + 1;
+            break;
+        }
+    }
+    if (dst < 0)
+        return;
+    struct txq *q = &a->q[n][dst][ac];
+    struct minstrel *rc = &a->rc[n][dst];
+    /* First sendable sequence number: its retries pick the retry-chain rate. */
+    uint64_t first = q->head_seq;
+    while (first < q->head_seq + q->count) {
+        uint8_t s = txq_at(q, first)->state;
+        if (s == MPDU_NEW || s == MPDU_RETX)
+            break;
+        first++;
+    }
+    struct mpdu *fm = txq_at(q, first);
+    uint32_t mcs = minstrel_rate_for_attempt(rc, fm->retries);
+    uint32_t max_n = a->c.max_ampdu_subframes;
+    if (fm->retries == 0) {
+        int s = minstrel_sample_rate(rc, rnd(a));
+        if (s >= 0) {
+            mcs = (uint32_t)s;
+            max_n = 1; /* minstrel_ht sends probes unaggregated */
+        }
+    }
+    uint32_t dur_cap = a->c.max_ppdu_us;
+    uint32_t txop = edca(a, n, ac)->txop_limit_us;
+    if (txop > 0 && txop < dur_cap)
+        dur_cap = txop;
+
+    int idx;
+    struct tx *t = new_tx(a, &idx);
+    t->kind = TX_DATA;
+    t->node = n;
+    t->rx = dst;
+    t->ac = (uint8_t)ac;
+    t->mcs = mcs;
+    t->phy_mbps = airtime_rate_mbps(a->c.phy, a->c.bandwidth_mhz, mcs, a->c.short_gi);
+    uint32_t bytes = 0;
+    uint64_t limit = q->head_seq + a->c.ba_window;
+    for (uint64_t s = first; s < q->head_seq + q->count && s < limit && t->n < max_n; s++) {
+        struct mpdu *m = txq_at(q, s);
+        if (m->state != MPDU_NEW && m->state != MPDU_RETX)
+            continue;
+        uint32_t mb = mpdu_bytes(a, m->len_bytes);
+        /* The previous subframe gets its padding once another follows. */
+        uint32_t padded_prev = t->n ? airtime_subframe_bytes(t->sub_bytes[t->n - 1] - 4, false) : 0;
+        uint32_t nb = bytes - (t->n ? t->sub_bytes[t->n - 1] : 0) + padded_prev + airtime_subframe_bytes(mb, true);
+        if (t->n > 0 && (nb > a->c.max_ampdu_bytes ||
+                         airtime_ppdu_us(a->c.phy, a->c.bandwidth_mhz, mcs, a->c.short_gi, nb) > dur_cap))
+            break;
+        if (t->n)
+            t->sub_bytes[t->n - 1] = padded_prev;
+        t->sub_bytes[t->n] = airtime_subframe_bytes(mb, true);
+        t->seq[t->n] = s;
+        t->ids[t->n] = m->id;
+        bytes = nb;
+        txq_set_state(q, s, MPDU_INFLIGHT);
+        if (m->retries)
+            a->ctr[n][dst].mpdus_retx++;
+        t->n++;
+    }
+    t->bytes = bytes;
+    t->start_us = now;
+    t->preamble_us = airtime_preamble_us(a->c.phy, airtime_nss(a->c.phy, mcs));
+    t->end_us = now + airtime_ppdu_us(a->c.phy, a->c.bandwidth_mhz, mcs, a->c.short_gi, bytes);
+    t->resp_us = t->end_us + a->c.sifs_us + a->ba_us;
+    a->nodes[n].awaiting = true;
+    e->backoff = -1;
+    put_on_air(a, t, idx);
+    struct wlan_link_counters *k = &a->ctr[n][dst];
+    k->ppdus++;
+    k->mpdus_tx += t->n;
+    k->airtime_us += t->end_us - t->start_us;
+    k->sum_ampdu += t->n;
+    k->sum_phy_mbps += t->phy_mbps;
+}
+
+static void start_ba(struct wlan_air *a, int data_idx, uint64_t now)
+{
+    struct tx *d = &a->hist[data_idx];
+    d->ba_start_us = NONE;
+    if (a->nodes[d->rx].transmitting)
+        return;
+    int idx;
+    struct tx *t = new_tx(a, &idx);
+    d = &a->hist[data_idx];
+    t->kind = TX_BA;
+    t->node = d->rx;
+    t->rx = d->node;
+    t->start_us = now;
+    t->end_us = now + a->ba_us;
+    t->preamble_us = 20;
+    t->phy_mbps = a->c.ba_rate_mbps;
+    t->data_tx = data_idx;
+    d->ba_tx = idx;
+    put_on_air(a, t, idx);
+}
+
+/* ---------------------------------------------------------------- reception */
+
+/* Interference (mW) at node rx during [from, to) from transmissions other than self. */
+static double interference_mw(const struct wlan_air *a, int self, int rx, double from, double to, bool *overlap)
+{
+    const struct tx *me = &a->hist[self];
+    double i_mw = 0;
+    for (int i = 0; i < TX_HISTORY; i++) {
+        const struct tx *t = &a->hist[i];
+        if (i == self || !t->used || t->node == rx || t->node == me->node)
+            continue;
+        if ((double)t->start_us < to && (double)t->end_us > from) {
+            i_mw += t->rss_mw[rx];
+            if (overlap && t->rss_dbm[rx] >= a->c.noise_floor_dbm)
+                *overlap = true;
+        }
+    }
+    return i_mw;
+}
+
+static bool rx_transmitted_during(const struct wlan_air *a, int self)
+{
+    const struct tx *me = &a->hist[self];
+    for (int i = 0; i < TX_HISTORY; i++) {
+        const struct tx *t = &a->hist[i];
+        if (i != self && t->used && t->node == me->rx && t->start_us < me->end_us && t->end_us > me->start_us)
+            return true;
+    }
+    return false;
+}
+
+struct release_ctx {
+    struct wlan_air *a;
+    int src, dst, ac;
+};
+
+static void release_cb(void *ctx, const struct mpdu *m)
+{
+    struct release_ctx *r = ctx;
+    struct wlan_air *a = r->a;
+    struct wlan_link_counters *k = &a->ctr[r->src][r->dst];
+    k->delivered++;
+    k->delivered_bytes += m->len_bytes;
+    if (a->cb && a->cb->deliver) {
+        struct wlan_delivery d = {.id = m->id, .len_bytes = m->len_bytes, .src = (uint8_t)r->src,
+                                  .dst = (uint8_t)r->dst, .ac = (uint8_t)r->ac,
+                                  .enqueue_us = m->enqueue_us, .deliver_us = a->now_us};
+        a->cb->deliver(a->cb->ctx, &d);
+    }
+}
+
+static void release(struct wlan_air *a, int src, int dst, int ac)
+{
+    struct release_ctx r = {a, src, dst, ac};
+    txq_release(&a->q[src][dst][ac], release_cb, &r);
+    txq_pop_finished(&a->q[src][dst][ac]);
+}
+
+static void end_data(struct wlan_air *a, int idx)
+{
+    struct tx *t = &a->hist[idx];
+    bool lost_all = t->preamble_lost || rx_transmitted_during(a, idx);
+    double pre_end = (double)(t->start_us + t->preamble_us);
+    double i_pre = interference_mw(a, idx, t->rx, (double)t->start_us, pre_end, &t->collided);
+    double sig = t->rss_dbm[t->rx];
+    double pre_req = a->c.sensitivity_dbm[0] - a->c.noise_floor_dbm;
+    if (radio_sinr_db(sig, a->c.noise_floor_dbm, i_pre) < pre_req || sig < a->c.cs_threshold_dbm)
+        lost_all = true;
+    double us_per_byte = 8.0 / t->phy_mbps;
+    double off = pre_end;
+    struct txq *q = &a->q[t->node][t->rx][t->ac];
+    uint32_t n_ok = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        double s = off, e = off + t->sub_bytes[i] * us_per_byte;
+        off = e;
+        bool ov = false;
+        double i_mw = interference_mw(a, idx, t->rx, s, e, &ov);
+        t->collided |= ov;
+        double p = radio_mpdu_error_prob(&a->c, t->mcs, radio_sinr_db(sig, a->c.noise_floor_dbm, i_mw),
+                                         t->sub_bytes[i]);
+        t->ok[i] = !lost_all && rnd(a) >= p;
+        if (t->ok[i]) {
+            n_ok++;
+            txq_at(q, t->seq[i])->rx_ok = true;
+        }
+    }
+    a->ctr[t->node][t->rx].mpdus_ok += n_ok;
+    if (t->collided)
+        a->ctr[t->node][t->rx].collided++;
+    if (t->preamble_lost)
+        a->ctr[t->node][t->rx].preamble_lost++;
+    release(a, t->node, t->rx, t->ac);
+    /* An A-MPDU with at least one good MPDU is answered by a BlockAck (§10.24.7.5). */
+    if (n_ok > 0)
+        t->ba_start_us = t->end_us + a->c.sifs_us;
+}
+
+static bool ba_received(struct wlan_air *a, int data_idx)
+{
+    struct tx *d = &a->hist[data_idx];
+    if (d->ba_tx < 0)
+        return false;
+    struct tx *b = &a->hist[d->ba_tx];
+    if (b->preamble_lost || rx_transmitted_during(a, d->ba_tx))
+        return false;
+    double i_mw = interference_mw(a, d->ba_tx, b->rx, (double)b->start_us, (double)b->end_us, NULL);
+    double req = legacy_sensitivity_dbm(a->c.ba_rate_mbps) - a->c.noise_floor_dbm;
+    double m = radio_sinr_db(b->rss_dbm[b->rx], a->c.noise_floor_dbm, i_mw) - req;
+    double per = 1.0 / (1.0 + 9.0 * exp(a->c.per_slope_per_db * m > 60 ? 60 : a->c.per_slope_per_db * m));
+    return rnd(a) >= per;
+}
+
+static void complete_exchange(struct wlan_air *a, int idx)
+{
+    struct tx *t = &a->hist[idx];
+    t->resp_done = true;
+    bool ba_ok = ba_received(a, idx);
+    struct txq *q = &a->q[t->node][t->rx][t->ac];
+    struct wlan_link_counters *k = &a->ctr[t->node][t->rx];
+    uint32_t acked = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        struct mpdu *m = txq_at(q, t->seq[i]);
+        if (ba_ok && t->ok[i]) {
+            txq_set_state(q, t->seq[i], MPDU_ACKED);
+            acked++;
+        } else if (++m->retries >= a->c.mpdu_retry_limit) {
+            txq_set_state(q, t->seq[i], MPDU_DROPPED);
+            k->mpdus_dropped++;
+        } else {
+            txq_set_state(q, t->seq[i], MPDU_RETX);
+        }
+    }
+    if (!ba_ok)
+        k->ba_lost++;
+    minstrel_report(&a->rc[t->node][t->rx], t->mcs, t->n, acked, a->now_us);
+    release(a, t->node, t->rx, t->ac);
+    struct node *nd = &a->nodes[t->node];
+    struct entity *e = &nd->e[t->ac];
+    const struct wlan_edca *p = edca(a, t->node, t->ac);
+    e->cw = ba_ok ? p->cw_min : (2 * e->cw + 1 > p->cw_max ? p->cw_max : 2 * e->cw + 1);
+    e->backoff = (int32_t)(rnd(a) * (e->cw + 1));
+    e->ready_us = 0;
+    nd->awaiting = false;
+    if (a->cb && a->cb->ground_truth) {
+        struct wlan_gt_record r = {
+            .tx = (uint8_t)t->node, .rx = (uint8_t)t->rx, .ac = t->ac, .mcs = (uint8_t)t->mcs,
+            .start_us = t->start_us, .duration_us = (uint32_t)(t->end_us - t->start_us),
+            .n_mpdu = t->n, .bytes = t->bytes, .phy_mbps = t->phy_mbps, .collided = t->collided,
+            .preamble_lost = t->preamble_lost, .ba_ok = ba_ok, .ids = t->ids, .ok = t->ok};
+        for (uint32_t i = 0; i < t->n; i++)
+            r.n_ok += t->ok[i];
+        a->cb->ground_truth(a->cb->ctx, &r);
+    }
+}
+
+/* ---------------------------------------------------------------- event loop */
+
+uint64_t wlan_air_next_event_us(const wlan_air_t *a)
+{
+    uint64_t next = NONE;
+#define CONSIDER(x) do { uint64_t _v = (x); if (_v < next) next = _v; } while (0)
+    for (int i = 0; i < TX_HISTORY; i++) {
+        const struct tx *t = &a->hist[i];
+        if (!t->used)
+            continue;
+        if (!t->ended)
+            CONSIDER(t->end_us);
+        if (t->kind == TX_DATA && t->ended && t->ba_start_us != NONE)
+            CONSIDER(t->ba_start_us);
+        if (t->kind == TX_DATA && !t->resp_done)
+            CONSIDER(t->resp_us);
+    }
+    for (uint32_t n = 0; n < a->c.n_nodes; n++) {
+        if (a->nodes[n].nav_until_us > a->now_us)
+            CONSIDER(a->nodes[n].nav_until_us);
+        for (int ac = 0; ac < WLAN_AC_COUNT; ac++)
+            CONSIDER(entity_expiry(a, (int)n, ac));
+    }
+#undef CONSIDER
+    return next < a->now_us ? a->now_us : next;
+}
+
+static void step(struct wlan_air *a, uint64_t t)
+{
+    a->now_us = t;
+    for (int i = 0; i < TX_HISTORY; i++) {
+        struct tx *x = &a->hist[i];
+        if (x->used && !x->ended && x->end_us == t) {
+            x->ended = true;
+            a->nodes[x->node].transmitting = false;
+            if (x->kind == TX_DATA)
+                end_data(a, i);
+        }
+    }
+    for (int i = 0; i < TX_HISTORY; i++) {
+        struct tx *x = &a->hist[i];
+        if (x->used && x->kind == TX_DATA && !x->resp_done && x->resp_us == t)
+            complete_exchange(a, i);
+    }
+    for (int i = 0; i < TX_HISTORY; i++) {
+        struct tx *x = &a->hist[i];
+        if (x->used && x->kind == TX_DATA && x->ended && x->ba_start_us == t)
+            start_ba(a, i, t);
+    }
+    update_busy(a, t);
+    /* Everyone whose backoff ends now transmits now; internal collisions
+     * inside a node go to the higher AC (§10.22.2.3). */
+    int starters[WLAN_MAX_NODES][2], ns = 0;
+    for (uint32_t n = 0; n < a->c.n_nodes; n++)
+        for (int ac = WLAN_AC_COUNT - 1; ac >= 0; ac--)
+            if (entity_expiry(a, (int)n, ac) == t) {
+                starters[ns][0] = (int)n;
+                starters[ns][1] = ac;
+                ns++;
+                break;
+            }
+    for (int s = 0; s < ns; s++)
+        start_data(a, starters[s][0], starters[s][1], t);
+    if (ns)
+        update_busy(a, t);
+}
+
+void wlan_air_advance(wlan_air_t *a, uint64_t now_us, const struct wlan_air_callbacks *cb)
+{
+    a->cb = cb;
+    for (;;) {
+        uint64_t t = wlan_air_next_event_us(a);
+        if (t == NONE || t > now_us)
+            break;
+        step(a, t);
+    }
+    if (now_us > a->now_us)
+        a->now_us = now_us;
+    a->cb = NULL;
+}
+
+/* ---------------------------------------------------------------- API */
+
+wlan_air_t *wlan_air_create(const struct wlan_air_config *cfg, uint64_t seed)
+{
+    wlan_air_t *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->c = *cfg;
+    a->rng = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    if (a->rng == 0)
+        a->rng = 1;
+    a->ba_us = airtime_legacy_us(cfg->ba_rate_mbps, cfg->ba_bytes);
+    for (uint32_t n = 0; n < cfg->n_nodes; n++) {
+        a->nodes[n].lock_tx = -1;
+        for (int ac = 0; ac < WLAN_AC_COUNT; ac++) {
+            a->nodes[n].e[ac].backoff = -1;
+            a->nodes[n].e[ac].cw = edca(a, (int)n, ac)->cw_min;
+        }
+        for (uint32_t d = 0; d < cfg->n_nodes; d++) {
+            minstrel_init(&a->rc[n][d], cfg, 0);
+            for (int ac = 0; ac < WLAN_AC_COUNT; ac++)
+                if (txq_init(&a->q[n][d][ac], cfg->queue_limit_pkts + cfg->ba_window) != 0) {
+                    wlan_air_destroy(a);
+                    return NULL;
+                }
+        }
+    }
+    return a;
+}
+
+void wlan_air_destroy(wlan_air_t *a)
+{
+    if (!a)
+        return;
+    for (int n = 0; n < WLAN_MAX_NODES; n++)
+        for (int d = 0; d < WLAN_MAX_NODES; d++)
+            for (int ac = 0; ac < WLAN_AC_COUNT; ac++)
+                txq_free(&a->q[n][d][ac]);
+    free(a);
+}
+
+int wlan_air_node_index(const wlan_air_t *a, const char *name)
+{
+    for (uint32_t i = 0; i < a->c.n_nodes; i++)
+        if (strcmp(a->c.nodes[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const struct wlan_air_config *wlan_air_config(const wlan_air_t *a) { return &a->c; }
+
+static bool linked(const struct wlan_air_config *c, int s, int d)
+{
+    return (c->nodes[s].role == WLAN_ROLE_STA && c->nodes[s].ap == d) ||
+           (c->nodes[d].role == WLAN_ROLE_STA && c->nodes[d].ap == s);
+}
+
+int wlan_air_enqueue(wlan_air_t *a, const struct wlan_frame *f, uint64_t now_us)
+{
+    if (f->src >= a->c.n_nodes || f->dst >= a->c.n_nodes || f->ac >= WLAN_AC_COUNT || !linked(&a->c, f->src, f->dst))
+        return -1;
+    if (now_us < a->now_us)
+        now_us = a->now_us;
+    struct txq *q = &a->q[f->src][f->dst][f->ac];
+    if (q->count >= a->c.queue_limit_pkts) {
+        a->ctr[f->src][f->dst].queue_drops++;
+        return -1;
+    }
+    struct node *nd = &a->nodes[f->src];
+    struct entity *e = &nd->e[f->ac];
+    bool was_empty = node_pending(a, f->src, f->ac) == 0;
+    txq_push(q, f->id, f->len_bytes, now_us);
+    if (was_empty) {
+        e->ready_us = now_us;
+        if (e->backoff < 0) {
+            /* Immediate access if the medium has been idle for AIFS, else a
+             * fresh backoff (§10.22.2.2). */
+            bool idle_aifs = !nd->busy && nd->idle_since_us + aifs_us(a, f->src, f->ac) <= now_us;
+            e->backoff = idle_aifs ? 0 : (int32_t)(rnd(a) * (e->cw + 1));
+        }
+    }
+    return 0;
+}
+
+void wlan_air_link_counters(const wlan_air_t *a, int tx, int rx, struct wlan_link_counters *out)
+{
+    *out = a->ctr[tx][rx];
+}
+
+uint32_t wlan_air_queued(const wlan_air_t *a, int node, int dst)
+{
+    uint32_t n = 0;
+    for (int ac = 0; ac < WLAN_AC_COUNT; ac++)
+        n += a->q[node][dst][ac].count;
+    return n;
+}

@@ -1,0 +1,38 @@
+/*
+ * airtime.h — PPDU durations from the 802.11 PHY formulas.
+ *
+ * HT-mixed format (IEEE 802.11-2016 §19.4.3, Eq. 19-89/19-90):
+ *   TXTIME = T_L-STF + T_L-LTF + T_L-SIG + T_HT-SIG + T_HT-STF + N_LTF*T_HT-LTF
+ *            + T_SYM * N_SYM                               (long GI, 4 µs)
+ *          = ... + T_SYML * ceil(T_SYMS * N_SYM / T_SYML)  (short GI, 3.6 µs)
+ *   N_SYM  = ceil((8*L + 16 + 6*N_ES) / N_DBPS)            (BCC, Eq. 19-32)
+ * VHT (§21.4.3) has VHT-SIG-A (8 µs), VHT-STF (4), N_LTF*4 and VHT-SIG-B (4).
+ * Non-HT OFDM (§17.4.3, for the BlockAck response):
+ *   TXTIME = 20 + 4 * ceil((16 + 8*L + 6) / N_DBPS).
+ * A-MPDU subframes (§10.13): 4-byte delimiter + MPDU, padded to 4 bytes
+ * except the last.
+ */
+#ifndef AIRTIME_H
+#define AIRTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wlan_air.h"
+
+/* Data bits per OFDM symbol for an MCS (HT: 0..31, VHT: NSS*10+mcs). 0 if invalid. */
+uint32_t airtime_ndbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs);
+/* Spatial streams an MCS uses. */
+uint32_t airtime_nss(enum wlan_phy phy, uint32_t mcs);
+/* PHY data rate (Mbit/s). */
+double airtime_rate_mbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs, bool short_gi);
+/* Preamble (training + signal fields) before the data symbols (µs). */
+uint32_t airtime_preamble_us(enum wlan_phy phy, uint32_t nss);
+/* Full PPDU duration carrying a PSDU of psdu_bytes (µs). */
+uint32_t airtime_ppdu_us(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs, bool short_gi, uint32_t psdu_bytes);
+/* Non-HT OFDM duration of a frame of len_bytes at rate_mbps (6..54) (µs); 0 if invalid rate. */
+uint32_t airtime_legacy_us(uint32_t rate_mbps, uint32_t len_bytes);
+/* Bytes an MPDU of mpdu_bytes occupies inside an A-MPDU (delimiter + padding). */
+uint32_t airtime_subframe_bytes(uint32_t mpdu_bytes, bool last);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * test_airtime.c — PPDU durations against the 802.11 formulas, worked by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "airtime.h"
+
+static void test_ht20_2ss_rates_match_the_mcs_table(void **state)
+{
+    (void)state;
+    /* 802.11-2016 Table 19-28..: MCS15 260 data bits/symbol, 130 / 144.4 Mbit/s. */
+    assert_int_equal(airtime_ndbps(WLAN_PHY_HT, 20, 15), 520);
+    assert_float_equal(airtime_rate_mbps(WLAN_PHY_HT, 20, 15, false), 130.0, 1e-9);
+    assert_float_equal(airtime_rate_mbps(WLAN_PHY_HT, 20, 15, true), 144.444, 1e-3);
+    assert_float_equal(airtime_rate_mbps(WLAN_PHY_HT, 20, 14, false), 117.0, 1e-9);
+    assert_float_equal(airtime_rate_mbps(WLAN_PHY_HT, 20, 9, false), 26.0, 1e-9);
+    assert_float_equal(airtime_rate_mbps(WLAN_PHY_HT, 20, 0, false), 6.5, 1e-9);
+}
+
+static void test_vht80_rates_match_the_mcs_table(void **state)
+{
+    (void)state;
+    /* VHT 80 MHz, 2 SS, MCS9: 1560 bits/symbol per stream, 866.7 Mbit/s with SGI. */
+    assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 80, 19), 3120);
+    assert_float_equal(airtime_rate_mbps(WLAN_PHY_VHT, 80, 19, true), 866.667, 1e-3);
+    assert_int_equal(airtime_preamble_us(WLAN_PHY_VHT, 2), 44);
+}
+
+static void test_ht_mixed_preamble_is_40us_for_two_streams(void **state)
+{
+    (void)state;
+    /* L-STF 8 + L-LTF 8 + L-SIG 4 + HT-SIG 8 + HT-STF 4 + 2 HT-LTF * 4. */
+    assert_int_equal(airtime_preamble_us(WLAN_PHY_HT, 2), 40);
+    assert_int_equal(airtime_preamble_us(WLAN_PHY_HT, 1), 36);
+}
+
+static void test_ampdu_of_19_mtu_mpdus_at_mcs15(void **state)
+{
+    (void)state;
+    /* 1538-byte MPDUs: subframes 1544 (delimiter + pad) x 18 + 1542 = 29334 bytes.
+     * N_SYM = ceil((8*29334 + 16 + 6) / 520) = 452.
+     * Long GI: 40 + 452*4 = 1848 us. Short GI: 40 + 4*ceil(452*3.6/4) = 40 + 1628. */
+    uint32_t psdu = 0;
+    for (int i = 0; i < 19; i++)
+        psdu += airtime_subframe_bytes(1538, i == 18);
+    assert_int_equal(psdu, 29334);
+    assert_int_equal(airtime_ppdu_us(WLAN_PHY_HT, 20, 15, false, psdu), 1848);
+    assert_int_equal(airtime_ppdu_us(WLAN_PHY_HT, 20, 15, true, psdu), 1668);
+}
+
+static void test_single_mpdu_at_mcs0(void **state)
+{
+    (void)state;
+    /* 1542 bytes at 26 bits/symbol: ceil((12336+22)/26) = 476 symbols -> 36 + 1904. */
+    assert_int_equal(airtime_ppdu_us(WLAN_PHY_HT, 20, 0, false, 1542), 1940);
+}
+
+static void test_blockack_at_24mbps_takes_32us(void **state)
+{
+    (void)state;
+    /* Non-HT: 20 us preamble+SIGNAL + 4*ceil((16 + 8*32 + 6)/96) = 20 + 12. */
+    assert_int_equal(airtime_legacy_us(24, 32), 32);
+    /* A 14-byte ACK at 24 Mbit/s: 20 + 4*ceil(134/96) = 28. */
+    assert_int_equal(airtime_legacy_us(24, 14), 28);
+    assert_int_equal(airtime_legacy_us(6, 32), 20 + 4 * 12);
+    assert_int_equal(airtime_legacy_us(25, 32), 0);
+}
+
+static void test_subframe_padding_to_four_bytes(void **state)
+{
+    (void)state;
+    assert_int_equal(airtime_subframe_bytes(104, false), 108);
+    assert_int_equal(airtime_subframe_bytes(105, false), 112);
+    assert_int_equal(airtime_subframe_bytes(105, true), 109);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ht20_2ss_rates_match_the_mcs_table),
+        cmocka_unit_test(test_vht80_rates_match_the_mcs_table),
+        cmocka_unit_test(test_ht_mixed_preamble_is_40us_for_two_streams),
+        cmocka_unit_test(test_ampdu_of_19_mtu_mpdus_at_mcs15),
+        cmocka_unit_test(test_single_mpdu_at_mcs0),
+        cmocka_unit_test(test_blockack_at_24mbps_takes_32us),
+        cmocka_unit_test(test_subframe_padding_to_four_bytes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
