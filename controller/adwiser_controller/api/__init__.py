@@ -1,0 +1,1 @@
+"""HTTP and WebSocket routes under /api/v1/."""

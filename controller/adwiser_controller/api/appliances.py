@@ -1,0 +1,73 @@
+"""Appliance status (desired/active/pending, heartbeat, last frame) and telemetry history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, Field
+
+from ..auth import Principal
+from ..problems import ProblemException, responses
+from ..store import ApplyEvent
+from ..telemetry import ApplianceStatus, appliance_status, history
+from .deps import Services, services, viewer
+
+router = APIRouter(prefix="/api/v1", tags=["appliances"])
+READ = responses(401, 403, 404, 422)
+STREAM_ID = r"^[0-9]{1,20}-[0-9]{1,20}$"
+
+
+async def known(svc: Services, aid: str) -> None:
+    if aid not in await svc.store.appliances():
+        raise ProblemException(404, f"no appliance {aid!r} (store a version for it first)", "appliance")
+
+
+@router.get("/appliances", response_model=list[ApplianceStatus], responses=READ,
+            summary="Every appliance with its versions and liveness")
+async def list_appliances(svc: Services = Depends(services), _: Principal = Depends(viewer)) -> list[ApplianceStatus]:
+    return [await appliance_status(svc.redis, aid, await svc.store.head(aid)) for aid in await svc.store.appliances()]
+
+
+@router.get("/appliances/{appliance}", response_model=ApplianceStatus, responses=READ, summary="One appliance")
+async def get_appliance(appliance: str, svc: Services = Depends(services),
+                        _: Principal = Depends(viewer)) -> ApplianceStatus:
+    await known(svc, appliance)
+    return await appliance_status(svc.redis, appliance, await svc.store.head(appliance))
+
+
+@router.get("/appliances/{appliance}/applied", response_model=list[ApplyEvent], responses=READ,
+            summary="Apply history of an appliance, newest first")
+async def applied(appliance: str, limit: int = Query(default=50, ge=1, le=1000), svc: Services = Depends(services),
+                  _: Principal = Depends(viewer)) -> list[ApplyEvent]:
+    await known(svc, appliance)
+    return await svc.store.apply_history(appliance, limit)
+
+
+class TelemetryPage(BaseModel):
+    appliance_id: str
+    entries: list[dict[str, Any]] = Field(description="Stream entries, oldest first; numbers typed, slices parsed.")
+    last_id: str | None = Field(description="Id of the last entry: pass as `after` to continue.")
+
+
+COUNT = Query(default=100, ge=1, le=2000, description="Most entries to return.")
+AFTER = Query(default=None, pattern=STREAM_ID, description="Only entries after this stream id.")
+
+
+@router.get("/telemetry/{appliance}/frames", response_model=TelemetryPage, responses=READ,
+            summary="Per-frame telemetry history")
+async def frames(appliance: str, count: int = COUNT, after: str | None = AFTER, svc: Services = Depends(services),
+                 _: Principal = Depends(viewer)) -> TelemetryPage:
+    await known(svc, appliance)
+    entries = await history(svc.redis, appliance, "frame", count, after)
+    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=entries[-1]["id"] if entries else after)
+
+
+@router.get("/telemetry/{appliance}/pairs", response_model=TelemetryPage, responses=READ,
+            summary="Per-pair telemetry history")
+async def pairs(appliance: str, count: int = COUNT, after: str | None = AFTER,
+                pair: str | None = Query(default=None, max_length=129, description="Only this pair ('ap/sta')."),
+                svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TelemetryPage:
+    await known(svc, appliance)
+    entries = await history(svc.redis, appliance, "pair", count, after, pair)
+    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=entries[-1]["id"] if entries else after)

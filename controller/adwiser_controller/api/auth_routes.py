@@ -1,0 +1,190 @@
+"""Login/logout, the caller's identity, users (admin) and API tokens."""
+
+from __future__ import annotations
+
+import time
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.security import HTTPAuthorizationCredentials
+from pydantic import BaseModel, Field
+
+from ..auth import PASSWORD_MIN, USERNAME_PATTERN, Principal, Role, TokenInfo, User
+from ..problems import ProblemException, responses
+from .deps import (SESSION_COOKIE, Services, admin, bearer_scheme, client_of, cookie_scheme, current_principal,
+                   services, viewer)
+
+router = APIRouter(prefix="/api/v1/auth", tags=["auth"])
+
+Username = Field(pattern=USERNAME_PATTERN, description="Lowercase user name, 2-32 characters.")
+Password = Field(min_length=PASSWORD_MIN, max_length=256, description=f"At least {PASSWORD_MIN} characters.")
+
+
+class LoginRequest(BaseModel):
+    username: str = Field(max_length=64)
+    password: str = Field(max_length=256)
+
+
+class Me(BaseModel):
+    username: str
+    role: Role
+    via: str
+    csrf_token: str | None = Field(description="Send as X-CSRF-Token on writes made with the session cookie.")
+
+
+class PasswordChange(BaseModel):
+    current_password: str = Field(max_length=256)
+    new_password: str = Password
+
+
+class NewUser(BaseModel):
+    username: str = Username
+    password: str = Password
+    role: Role
+
+
+class UserUpdate(BaseModel):
+    role: Role | None = None
+    disabled: bool | None = None
+    password: str | None = Field(default=None, min_length=PASSWORD_MIN, max_length=256,
+                                 description="New password; revokes the user's sessions and tokens.")
+
+
+class NewToken(BaseModel):
+    name: str = Field(min_length=1, max_length=64, description="What the token is for, e.g. 'ansible'.")
+    role: Role | None = Field(default=None, description="Role the token acts with; at most yours (default yours).")
+    expires_in_s: int | None = Field(default=None, ge=60, le=366 * 86400, description="Lifetime, seconds; null = none.")
+
+
+class CreatedToken(BaseModel):
+    token: str = Field(description="The secret, shown only once: `Authorization: Bearer <token>`.")
+    info: TokenInfo
+
+
+@router.post("/login", response_model=Me, responses=responses(401, 422), summary="Log in; sets the session cookie")
+async def login(body: LoginRequest, request: Request, response: Response,
+                svc: Services = Depends(services)) -> Me:
+    user = await svc.auth.check_password(body.username, body.password)
+    if user is None:
+        await svc.audit.record(body.username, "", client_of(request), "auth.login", f"user:{body.username}", "denied")
+        raise ProblemException(401, "wrong user name or password", "password")
+    secret, csrf = await svc.auth.open_session(user, client_of(request))
+    response.set_cookie(SESSION_COOKIE, secret, max_age=svc.settings.session_ttl_s, httponly=True, samesite="strict",
+                        secure=svc.settings.secure_cookies, path="/")
+    await svc.audit.record(user.username, user.role.value, client_of(request), "auth.login", f"user:{user.username}")
+    return Me(username=user.username, role=user.role, via="session", csrf_token=csrf)
+
+
+@router.post("/logout", status_code=204, responses=responses(401, 403), summary="End the session")
+async def logout(request: Request, response: Response, who: Principal = Depends(current_principal),
+                 cookie: str | None = Depends(cookie_scheme), svc: Services = Depends(services)) -> Response:
+    if who.via == "session" and cookie:
+        await svc.auth.close_session(cookie)
+    await svc.audit.record(who.username, who.role.value, client_of(request), "auth.logout", f"user:{who.username}")
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    response.status_code = 204
+    return response
+
+
+@router.get("/me", response_model=Me, responses=responses(401, 403), summary="Who am I")
+async def me(who: Principal = Depends(viewer)) -> Me:
+    return Me(username=who.username, role=who.role, via=who.via, csrf_token=who.csrf_token)
+
+
+@router.put("/me/password", status_code=204, responses=responses(401, 403, 422), summary="Change my password")
+async def change_password(body: PasswordChange, request: Request, who: Principal = Depends(viewer),
+                          svc: Services = Depends(services)) -> Response:
+    if await svc.auth.check_password(who.username, body.current_password) is None:
+        raise ProblemException(403, "current password is wrong", "current_password")
+    await svc.auth.update_user(who.username, None, None, body.new_password)
+    await svc.audit.record(who.username, who.role.value, client_of(request), "auth.password", f"user:{who.username}")
+    return Response(status_code=204)
+
+
+@router.get("/users", response_model=list[User], responses=responses(401, 403), summary="Users (admin)")
+async def users(svc: Services = Depends(services), _: Principal = Depends(admin)) -> list[User]:
+    return await svc.auth.list_users()
+
+
+@router.post("/users", response_model=User, status_code=201, responses=responses(401, 403, 409, 422),
+             summary="Create a user (admin)")
+async def create_user(body: NewUser, request: Request, svc: Services = Depends(services),
+                      who: Principal = Depends(admin)) -> User:
+    try:
+        user = await svc.auth.create_user(body.username, body.password, body.role)
+    except FileExistsError as exc:
+        raise ProblemException(409, str(exc), "username") from None
+    await svc.audit.record(who.username, who.role.value, client_of(request), "user.create", f"user:{body.username}",
+                           detail={"role": body.role.value})
+    return user
+
+
+async def _user_or_404(svc: Services, username: str) -> User:
+    user = await svc.auth.get_user(username)
+    if user is None:
+        raise ProblemException(404, f"no user {username!r}", "username")
+    return user
+
+
+async def _keep_an_admin(svc: Services, user: User, removing: bool) -> None:
+    if user.role == Role.admin and removing and not user.disabled and await svc.auth.count_admins() <= 1:
+        raise ProblemException(409, "this is the last active admin", "username")
+
+
+@router.patch("/users/{username}", response_model=User, responses=responses(401, 403, 404, 409, 422),
+              summary="Change a user's role, password or disabled flag (admin)")
+async def update_user(username: str, body: UserUpdate, request: Request, svc: Services = Depends(services),
+                      who: Principal = Depends(admin)) -> User:
+    user = await _user_or_404(svc, username)
+    demoting = (body.role is not None and body.role != Role.admin) or bool(body.disabled)
+    await _keep_an_admin(svc, user, demoting)
+    updated = await svc.auth.update_user(username, body.role, body.disabled, body.password)
+    await svc.audit.record(who.username, who.role.value, client_of(request), "user.update", f"user:{username}",
+                           detail={"role": body.role.value if body.role else None, "disabled": body.disabled,
+                                   "password_changed": body.password is not None})
+    return updated
+
+
+@router.delete("/users/{username}", status_code=204, responses=responses(401, 403, 404, 409),
+               summary="Delete a user and revoke their sessions' tokens (admin)")
+async def delete_user(username: str, request: Request, svc: Services = Depends(services),
+                      who: Principal = Depends(admin)) -> Response:
+    user = await _user_or_404(svc, username)
+    if username == who.username:
+        raise ProblemException(409, "you cannot delete yourself", "username")
+    await _keep_an_admin(svc, user, True)
+    await svc.auth.delete_user(username)
+    await svc.audit.record(who.username, who.role.value, client_of(request), "user.delete", f"user:{username}")
+    return Response(status_code=204)
+
+
+@router.get("/tokens", response_model=list[TokenInfo], responses=responses(401, 403), summary="My API tokens")
+async def tokens(svc: Services = Depends(services), who: Principal = Depends(viewer)) -> list[TokenInfo]:
+    return await svc.auth.list_tokens(who.username)
+
+
+@router.post("/tokens", response_model=CreatedToken, status_code=201, responses=responses(401, 403, 422),
+             summary="Create an API token for automation")
+async def create_token(body: NewToken, request: Request, svc: Services = Depends(services),
+                       who: Principal = Depends(viewer)) -> CreatedToken:
+    role = body.role or who.role
+    if role.rank > who.role.rank:
+        raise ProblemException(403, f"a token cannot have more than your role ({who.role.value})", "role")
+    user = await _user_or_404(svc, who.username)
+    expires = time.time() + body.expires_in_s if body.expires_in_s else None
+    secret, info = await svc.auth.create_token(user, body.name, role, expires)
+    await svc.audit.record(who.username, who.role.value, client_of(request), "token.create", f"token:{info.id}",
+                           detail={"name": body.name, "role": role.value, "expires_at": expires})
+    return CreatedToken(token=secret, info=info)
+
+
+@router.delete("/tokens/{token_id}", status_code=204, responses=responses(401, 403, 404),
+               summary="Revoke an API token (yours, or anyone's as admin)")
+async def revoke_token(token_id: str, request: Request, svc: Services = Depends(services),
+                       who: Principal = Depends(viewer),
+                       _b: HTTPAuthorizationCredentials | None = Depends(bearer_scheme)) -> Response:
+    info = await svc.auth.token_info(token_id)
+    if info is None or (info.username != who.username and who.role != Role.admin):
+        raise ProblemException(404, f"no token {token_id!r} of yours", "token_id")
+    await svc.auth.revoke_token(token_id)
+    await svc.audit.record(who.username, who.role.value, client_of(request), "token.revoke", f"token:{token_id}")
+    return Response(status_code=204)

@@ -1,0 +1,81 @@
+"""WebSocket live feed of an appliance's telemetry.
+
+Messages (JSON text frames):
+- `{"type": "status", "status": <ApplianceStatus>}` on connect and about once a second;
+- `{"type": "telemetry", "frames": [...], "pairs": [...]}` with every new stream entry
+  since the previous message (XREAD BLOCK), entries shaped as in the REST history;
+- `{"type": "error", "detail": ...}` before the server closes the socket.
+Authentication as for REST (cookie or bearer header); a cookie-authenticated
+socket must come from the same origin (cross-site WebSocket hijacking).
+"""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from redis.exceptions import RedisError
+
+from .. import keys
+from ..problems import ProblemException
+from ..telemetry import appliance_status, parse_frame, parse_pair
+from .deps import SESSION_COOKIE, Services, authenticate
+
+router = APIRouter(prefix="/api/v1", tags=["telemetry"])
+BATCH = 1000  # most stream entries read per XREAD
+
+
+@router.websocket("/telemetry/{appliance}/live")
+async def live(ws: WebSocket, appliance: str, pairs: bool = True) -> None:
+    svc: Services = ws.app.state.services
+    auth_header = ws.headers.get("authorization", "")
+    bearer = auth_header[7:] if auth_header.lower().startswith("bearer ") else None
+    cookie = ws.cookies.get(SESSION_COOKIE)
+    await ws.accept()
+    try:
+        await authenticate(svc, bearer, cookie)
+    except ProblemException as exc:
+        await ws.send_json({"type": "error", "status": 401, "detail": exc.detail, "field": exc.field})
+        await ws.close(code=4401)
+        return
+    origin = ws.headers.get("origin")
+    if bearer is None and origin and urlsplit(origin).netloc != ws.headers.get("host"):
+        await ws.send_json({"type": "error", "status": 403, "detail": "cross-origin socket refused", "field": "origin"})
+        await ws.close(code=4403)
+        return
+    if appliance not in await svc.store.appliances():
+        await ws.send_json({"type": "error", "status": 404, "detail": f"no appliance {appliance!r}",
+                            "field": "appliance"})
+        await ws.close(code=4404)
+        return
+    streams = {keys.appliance(appliance, "tm:frame"): "$"}
+    if pairs:
+        streams[keys.appliance(appliance, "tm:pair")] = "$"
+    # Start from the current ends so the client gets only new entries; it reads history over REST.
+    for s in streams:
+        last = await svc.redis.xrevrange(s, count=1)
+        streams[s] = last[0][0] if last else "0-0"
+    next_status = 0.0
+    try:
+        while True:
+            if time.monotonic() >= next_status:
+                st = await appliance_status(svc.redis, appliance, await svc.store.head(appliance))
+                await ws.send_json({"type": "status", "status": st.model_dump(mode="json")})
+                next_status = time.monotonic() + 1.0
+            got = await svc.redis.xread(streams, count=BATCH, block=500)
+            if not got:
+                continue
+            msg: dict[str, object] = {"type": "telemetry", "appliance_id": appliance, "frames": [], "pairs": []}
+            for stream, entries in got:
+                streams[stream] = entries[-1][0]
+                if stream.endswith(":frame"):
+                    msg["frames"] = [parse_frame(sid, f) for sid, f in entries]
+                else:
+                    msg["pairs"] = [parse_pair(sid, f) for sid, f in entries]
+            await ws.send_json(msg)
+    except WebSocketDisconnect:
+        return
+    except RedisError as exc:
+        await ws.send_json({"type": "error", "status": 503, "detail": f"store: {exc}", "field": None})
+        await ws.close(code=1011)

@@ -1,0 +1,294 @@
+"""Configuration routes: topology, slice map and policies edits, versions (list/show/diff/apply/rollback).
+
+Every edit is validated as a whole document (the edited part merged into the
+appliance's latest version) and stored as a new immutable version; nothing
+is applied until `apply`. `base_version` makes edits optimistic: if another
+edit landed since the client read `base_version`, the edit is refused (409).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, Field, ValidationError
+
+from .. import diff as config_diff
+from .. import keys
+from ..auth import Principal
+from ..field_errors import flatten
+from ..models import AdwiserConfig, Policies, SliceMap, Topology
+from ..problems import ProblemException, responses
+from ..store import HeadMoved, NotFound, Version, VersionInfo
+from ..telemetry import ApplianceStatus, appliance_status
+from .deps import Services, client_of, operator, services, viewer
+
+router = APIRouter(prefix="/api/v1", tags=["configuration"])
+
+READ = responses(401, 403, 404, 422)
+WRITE = responses(401, 403, 404, 409, 422)
+
+COMMENT = Field(default="", max_length=1000, description="Why this change was made (kept with the version).")
+BASE = Field(default=None, ge=0, description="The version the client edited; 409 if the appliance's latest differs.")
+ApplianceQuery = Query(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Appliance id.")
+
+
+class VersionList(BaseModel):
+    total: int
+    items: list[VersionInfo]
+
+
+class NewVersion(BaseModel):
+    doc: AdwiserConfig
+    comment: str = COMMENT
+    base_version: int | None = BASE
+
+
+class TopologyChange(BaseModel):
+    topology: Topology
+    comment: str = COMMENT
+    base_version: int | None = BASE
+
+
+class SliceMapChange(BaseModel):
+    slice_map: SliceMap
+    comment: str = COMMENT
+    base_version: int | None = BASE
+
+
+class PoliciesChange(BaseModel):
+    policies: Policies
+    comment: str = COMMENT
+    base_version: int | None = BASE
+
+
+class TopologyView(BaseModel):
+    appliance_id: str
+    version: int
+    topology: Topology
+
+
+class SliceMapView(BaseModel):
+    appliance_id: str
+    version: int
+    frame_ms: int = Field(description="Sum of the slices' durations, ms.")
+    slice_map: SliceMap
+
+
+class PoliciesView(BaseModel):
+    appliance_id: str
+    version: int
+    policies: Policies
+
+
+class ApplyRequest(BaseModel):
+    comment: str = COMMENT
+
+
+class ApplyResult(BaseModel):
+    appliance_id: str
+    version: int = Field(description="The version now desired.")
+    previous: int | None = Field(description="The version desired before.")
+    acknowledged: bool = Field(description="The dataplane reported running it within wait_ms.")
+    ack_ms: float | None = Field(description="Time from publishing to the dataplane's acknowledgement, ms.")
+    status: ApplianceStatus
+
+
+class DiffResult(BaseModel):
+    from_version: int
+    to_version: int
+    changes: list[config_diff.Change]
+    unified: str = Field(description="Unified diff of the two documents as YAML.")
+
+
+def not_found(exc: NotFound) -> ProblemException:
+    return ProblemException(404, str(exc), exc.field)
+
+
+async def _version_or_404(svc: Services, n: int) -> Version:
+    try:
+        return await svc.store.get(n)
+    except NotFound as exc:
+        raise not_found(exc) from None
+
+
+async def _head_or_404(svc: Services, appliance: str, version: int | None) -> Version:
+    try:
+        if version is not None:
+            v = await svc.store.get(version)
+            if v.appliance_id != appliance:
+                raise NotFound(f"version {version} belongs to appliance {v.appliance_id!r}", "version")
+            return v
+        return await svc.store.head_version(appliance)
+    except NotFound as exc:
+        raise not_found(exc) from None
+
+
+async def _store(svc: Services, request: Request, who: Principal, doc: dict[str, Any] | AdwiserConfig,
+                 comment: str, base: int | None, action: str) -> VersionInfo:
+    try:
+        cfg = doc if isinstance(doc, AdwiserConfig) else AdwiserConfig.model_validate(doc)
+    except ValidationError as exc:
+        errors = flatten(exc.errors())
+        raise ProblemException(422, "; ".join(f"{e.field}: {e.message}" for e in errors[:5]),
+                               errors=errors) from None
+    try:
+        info = await svc.store.create_version(cfg, who.username, comment, base)
+    except HeadMoved as exc:
+        raise ProblemException(409, f"base_version {base} is stale: the latest version is {exc.head}; "
+                                    "reload and edit again", "base_version") from None
+    await svc.audit.record(who.username, who.role.value, client_of(request), action, f"version:{info.version}",
+                           detail={"appliance_id": info.appliance_id, "comment": comment, "parent": info.parent})
+    return info
+
+
+async def _edit(svc: Services, request: Request, who: Principal, appliance: str, part: str, value: BaseModel,
+                comment: str, base: int | None) -> VersionInfo:
+    head = await _head_or_404(svc, appliance, None)
+    doc = head.doc.model_dump(mode="json")
+    doc[part] = value.model_dump(mode="json")
+    return await _store(svc, request, who, doc, comment, base, f"{part}.update")
+
+
+@router.get("/topology", response_model=TopologyView, responses=READ, summary="Topology of a version")
+async def get_topology(appliance: str = ApplianceQuery, version: int | None = Query(default=None, ge=1),
+                       svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TopologyView:
+    v = await _head_or_404(svc, appliance, version)
+    return TopologyView(appliance_id=appliance, version=v.version, topology=v.doc.topology)
+
+
+@router.put("/topology", response_model=VersionInfo, status_code=201, responses=WRITE,
+            summary="Replace the topology (new version)")
+async def put_topology(body: TopologyChange, request: Request, appliance: str = ApplianceQuery,
+                       svc: Services = Depends(services), who: Principal = Depends(operator)) -> VersionInfo:
+    return await _edit(svc, request, who, appliance, "topology", body.topology, body.comment, body.base_version)
+
+
+@router.get("/slice-maps", response_model=SliceMapView, responses=READ, summary="Slice map of a version")
+async def get_slice_map(appliance: str = ApplianceQuery, version: int | None = Query(default=None, ge=1),
+                        svc: Services = Depends(services), _: Principal = Depends(viewer)) -> SliceMapView:
+    v = await _head_or_404(svc, appliance, version)
+    return SliceMapView(appliance_id=appliance, version=v.version, frame_ms=v.doc.slice_map.frame_ms(),
+                        slice_map=v.doc.slice_map)
+
+
+@router.put("/slice-maps", response_model=VersionInfo, status_code=201, responses=WRITE,
+            summary="Replace the slice map (new version)")
+async def put_slice_map(body: SliceMapChange, request: Request, appliance: str = ApplianceQuery,
+                        svc: Services = Depends(services), who: Principal = Depends(operator)) -> VersionInfo:
+    return await _edit(svc, request, who, appliance, "slice_map", body.slice_map, body.comment, body.base_version)
+
+
+@router.get("/policies", response_model=PoliciesView, responses=READ, summary="Policies of a version")
+async def get_policies(appliance: str = ApplianceQuery, version: int | None = Query(default=None, ge=1),
+                       svc: Services = Depends(services), _: Principal = Depends(viewer)) -> PoliciesView:
+    v = await _head_or_404(svc, appliance, version)
+    return PoliciesView(appliance_id=appliance, version=v.version, policies=v.doc.policies)
+
+
+@router.put("/policies", response_model=VersionInfo, status_code=201, responses=WRITE,
+            summary="Replace the policies (new version)")
+async def put_policies(body: PoliciesChange, request: Request, appliance: str = ApplianceQuery,
+                       svc: Services = Depends(services), who: Principal = Depends(operator)) -> VersionInfo:
+    return await _edit(svc, request, who, appliance, "policies", body.policies, body.comment, body.base_version)
+
+
+@router.get("/versions", response_model=VersionList, responses=READ, summary="List versions, newest first")
+async def list_versions(appliance: str | None = Query(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"),
+                        offset: int = Query(default=0, ge=0, le=1_000_000),
+                        limit: int = Query(default=50, ge=1, le=500),
+                        svc: Services = Depends(services), _: Principal = Depends(viewer)) -> VersionList:
+    total, items = await svc.store.list(appliance, offset, limit)
+    return VersionList(total=total, items=items)
+
+
+@router.post("/versions", response_model=VersionInfo, status_code=201, responses=WRITE,
+             summary="Store a whole document as a new version (creates the appliance if new)")
+async def create_version(body: NewVersion, request: Request, svc: Services = Depends(services),
+                         who: Principal = Depends(operator)) -> VersionInfo:
+    return await _store(svc, request, who, body.doc, body.comment, body.base_version, "version.create")
+
+
+@router.get("/versions/{version}", response_model=Version, responses=READ, summary="One version with its document")
+async def show_version(version: int, svc: Services = Depends(services), _: Principal = Depends(viewer)) -> Version:
+    return await _version_or_404(svc, version)
+
+
+@router.get("/versions/{version}/diff", response_model=DiffResult, responses=READ,
+            summary="Changes from another version (default: its parent) to this one")
+async def diff_version(version: int, against: int | None = Query(default=None, description="Version to compare with."),
+                       svc: Services = Depends(services), _: Principal = Depends(viewer)) -> DiffResult:
+    to = await _version_or_404(svc, version)
+    base_n = against if against is not None else to.parent
+    if base_n is None:
+        raise ProblemException(404, f"version {version} has no parent; give `against`", "against")
+    try:
+        old = await svc.store.get_raw_doc(base_n)
+    except NotFound:
+        raise ProblemException(404, f"version {base_n} does not exist", "against") from None
+    new = to.doc.model_dump(mode="json")
+    return DiffResult(from_version=base_n, to_version=version, changes=config_diff.changes(old, new),
+                      unified=config_diff.unified(old, new, f"v{base_n}", f"v{version}"))
+
+
+async def _apply(svc: Services, request: Request, who: Principal, n: int, wait_ms: int, action: str,
+                 detail: dict[str, Any]) -> ApplyResult:
+    v = await _version_or_404(svc, n)
+    aid = v.appliance_id
+    pubsub = svc.redis.pubsub()
+    acked, ack_ms = False, None
+    try:
+        if wait_ms > 0:
+            await pubsub.subscribe(keys.appliance(aid, "ack"))
+        t0 = time.perf_counter()
+        _, previous = await svc.store.apply(n, who.username)
+        await svc.audit.record(who.username, who.role.value, client_of(request), action, f"version:{n}",
+                               detail={"appliance_id": aid, "previous": previous, **detail})
+        if wait_ms > 0:
+            acked = await _wait_ack(svc, pubsub, aid, n, t0 + wait_ms / 1000)
+            ack_ms = (time.perf_counter() - t0) * 1000 if acked else None
+    finally:
+        await pubsub.aclose()
+    status = await appliance_status(svc.redis, aid, await svc.store.head(aid))
+    return ApplyResult(appliance_id=aid, version=n, previous=previous, acknowledged=acked or status.active == n,
+                       ack_ms=ack_ms, status=status)
+
+
+async def _wait_ack(svc: Services, pubsub: Any, aid: str, n: int, deadline: float) -> bool:
+    while True:
+        if await svc.redis.get(keys.appliance(aid, "active")) == str(n):
+            return True
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return False
+        msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=min(left, 0.5))
+        if msg and msg.get("data") == str(n):
+            return True
+        if msg is None:
+            await asyncio.sleep(0)
+
+
+WAIT = Query(default=0, ge=0, le=10000, description="Wait up to this long for the dataplane's ack, ms.")
+
+
+@router.post("/versions/{version}/apply", response_model=ApplyResult, responses=WRITE,
+             summary="Make a version the one its appliance should run")
+async def apply_version(version: int, request: Request, body: ApplyRequest | None = None, wait_ms: int = WAIT,
+                        svc: Services = Depends(services), who: Principal = Depends(operator)) -> ApplyResult:
+    return await _apply(svc, request, who, version, wait_ms, "version.apply",
+                        {"comment": body.comment if body else ""})
+
+
+@router.post("/versions/{version}/rollback", response_model=ApplyResult, responses=WRITE,
+             summary="Roll back: copy an earlier version as a new version and apply it")
+async def rollback_version(version: int, request: Request, body: ApplyRequest | None = None, wait_ms: int = WAIT,
+                           svc: Services = Depends(services), who: Principal = Depends(operator)) -> ApplyResult:
+    old = await _version_or_404(svc, version)
+    comment = (body.comment if body and body.comment else "") or f"rollback to version {version}"
+    info = await svc.store.create_version(old.doc, who.username, comment)
+    await svc.audit.record(who.username, who.role.value, client_of(request), "version.create",
+                           f"version:{info.version}", detail={"appliance_id": info.appliance_id,
+                                                              "rollback_of": version})
+    return await _apply(svc, request, who, info.version, wait_ms, "version.rollback", {"rollback_to": version})

@@ -1,0 +1,80 @@
+"""The FastAPI application: routes, problem documents, /metrics, the web UI at /."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import redis.asyncio as aioredis
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
+from redis.exceptions import RedisError
+
+from . import __version__, metrics, problems
+from .api import appliances, audit_routes, auth_routes, live, versions
+from .api.deps import Services, services, viewer
+from .audit import Audit
+from .auth import Auth, Principal
+from .settings import Settings
+from .store import Store
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+
+
+def create_app(settings: Settings) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        r = aioredis.from_url(settings.redis_url, decode_responses=True, health_check_interval=30)
+        app.state.services = Services(redis=r, store=Store(r), auth=Auth(r, settings.session_ttl_s), audit=Audit(r),
+                                      settings=settings)
+        try:
+            yield
+        finally:
+            await r.aclose()
+
+    app = FastAPI(
+        title="ADWISER controller",
+        version=__version__,
+        description="Topology, slice maps and policies of ADWISER appliances: versioned, validated, applied "
+                    "through Redis; telemetry; operators. See controller/API.md.",
+        lifespan=lifespan,
+    )
+    problems.install(app)
+
+    @app.exception_handler(RedisError)
+    async def _redis_down(request: Request, exc: RedisError) -> Response:
+        return problems.problem_response(request, 503, f"store unavailable: {exc}", "redis", [])
+
+    @app.middleware("http")
+    async def _timing(request: Request, call_next):  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        response = await call_next(request)
+        route = request.scope.get("route")
+        metrics.REQUEST_SECONDS.labels(request.method, getattr(route, "path", "other"),
+                                       str(response.status_code)).observe(time.perf_counter() - t0)
+        return response
+
+    for r in (versions.router, appliances.router, live.router, audit_routes.router, auth_routes.router):
+        app.include_router(r)
+
+    @app.get("/api/v1/health", response_model=Health, tags=["health"], responses=problems.responses(503),
+             summary="Liveness of the controller and its store (no login needed)")
+    async def health(svc: Services = Depends(services)) -> Health:
+        await svc.redis.ping()
+        return Health(status="ok", version=__version__)
+
+    @app.get("/metrics", tags=["telemetry"], response_class=Response, responses=problems.responses(401, 403),
+             summary="Prometheus metrics of every appliance and of the controller")
+    async def prometheus(svc: Services = Depends(services), _: Principal = Depends(viewer)) -> Response:
+        body = await metrics.exposition(svc.redis, svc.store)
+        return Response(body, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    dist = settings.webui_dist
+    if dist is not None and (dist / "index.html").is_file():
+        app.mount("/", StaticFiles(directory=dist, html=True), name="webui")
+    return app

@@ -1,0 +1,236 @@
+"""Operators: users with roles, web-UI sessions and API tokens, all in Redis.
+
+- Passwords are hashed with Argon2id (argon2-cffi); a login for an unknown
+  user still costs one verification, so timing does not reveal user names.
+- A session is a random cookie value; Redis keeps only its SHA-256, with the
+  user, a CSRF token (to be echoed in `X-CSRF-Token` on writes made with the
+  cookie) and a sliding expiry.
+- An API token is `adw_<id>_<secret>`; Redis keeps the SHA-256 of the secret,
+  the owner, the role it acts with (at most the owner's) and an expiry.
+- Roles are ordered viewer < operator < admin. The first admin is made by the
+  `create-admin` CLI command; there is no default password.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from enum import Enum
+
+import redis.asyncio as aioredis
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from pydantic import BaseModel, Field
+
+from . import keys
+from .store import now_rfc3339
+
+USERNAME_PATTERN = r"^[a-z][a-z0-9_.-]{1,31}$"
+PASSWORD_MIN = 10
+
+
+class Role(str, Enum):
+    viewer = "viewer"
+    operator = "operator"
+    admin = "admin"
+
+    @property
+    def rank(self) -> int:
+        return {"viewer": 0, "operator": 1, "admin": 2}[self.value]
+
+
+class User(BaseModel):
+    username: str
+    role: Role
+    created_at: str
+    disabled: bool = False
+
+
+class Principal(BaseModel):
+    """Who is making a request, and how they proved it."""
+
+    username: str
+    role: Role
+    via: str = Field(description="'session' (cookie) or 'token' (Authorization: Bearer).")
+    csrf_token: str | None = None
+    token_id: str | None = None
+
+
+class TokenInfo(BaseModel):
+    id: str
+    name: str
+    username: str
+    role: Role
+    created_at: str
+    expires_at: float | None = Field(description="Expiry, Unix seconds; null = never.")
+
+
+class AuthError(Exception):
+    """401: credentials missing, unknown or expired; `field` names the credential."""
+
+    def __init__(self, detail: str, field: str):
+        super().__init__(detail)
+        self.field = field
+
+
+_hasher = PasswordHasher()
+_DUMMY_HASH = _hasher.hash("not a password of anyone")
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Auth:
+    def __init__(self, r: aioredis.Redis, session_ttl_s: int, clock=time.time):
+        self.r = r
+        self.session_ttl_s = session_ttl_s
+        self.clock = clock
+
+    # ------------------------------------------------------------ users
+    async def create_user(self, username: str, password: str, role: Role) -> User:
+        if len(password) < PASSWORD_MIN:
+            raise ValueError(f"password: at least {PASSWORD_MIN} characters")
+        user = User(username=username, role=role, created_at=now_rfc3339())
+        created = await self.r.hsetnx(keys.user(username), "password", _hasher.hash(password))
+        if not created:
+            raise FileExistsError(f"user {username!r} exists")
+        await self.r.hset(keys.user(username), mapping={"role": role.value, "created_at": user.created_at,
+                                                         "disabled": "0"})
+        await self.r.sadd(keys.USERS, username)
+        return user
+
+    async def get_user(self, username: str) -> User | None:
+        h = await self.r.hgetall(keys.user(username))
+        if not h or "role" not in h:
+            return None
+        return User(username=username, role=Role(h["role"]), created_at=h.get("created_at", ""),
+                    disabled=h.get("disabled") == "1")
+
+    async def list_users(self) -> list[User]:
+        out = []
+        for name in sorted(await self.r.smembers(keys.USERS)):
+            u = await self.get_user(name)
+            if u:
+                out.append(u)
+        return out
+
+    async def count_admins(self) -> int:
+        return sum(1 for u in await self.list_users() if u.role == Role.admin and not u.disabled)
+
+    async def update_user(self, username: str, role: Role | None, disabled: bool | None,
+                          password: str | None) -> User:
+        mapping: dict[str, str] = {}
+        if role is not None:
+            mapping["role"] = role.value
+        if disabled is not None:
+            mapping["disabled"] = "1" if disabled else "0"
+        if password is not None:
+            if len(password) < PASSWORD_MIN:
+                raise ValueError(f"password: at least {PASSWORD_MIN} characters")
+            mapping["password"] = _hasher.hash(password)
+        if mapping:
+            await self.r.hset(keys.user(username), mapping=mapping)
+        if disabled or password is not None:
+            await self.revoke_all(username)
+        user = await self.get_user(username)
+        assert user is not None
+        return user
+
+    async def delete_user(self, username: str) -> None:
+        await self.revoke_all(username)
+        await self.r.delete(keys.user(username), keys.user_tokens(username))
+        await self.r.srem(keys.USERS, username)
+
+    async def check_password(self, username: str, password: str) -> User | None:
+        stored = await self.r.hget(keys.user(username), "password")
+        try:
+            _hasher.verify(stored or _DUMMY_HASH, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return None
+        if stored is None:
+            return None
+        user = await self.get_user(username)
+        return user if user and not user.disabled else None
+
+    # ------------------------------------------------------------ sessions
+    async def open_session(self, user: User, client: str) -> tuple[str, str]:
+        """Returns (cookie value, CSRF token)."""
+        secret = secrets.token_urlsafe(32)
+        csrf = secrets.token_urlsafe(24)
+        key = keys.session(digest(secret))
+        await self.r.hset(key, mapping={"username": user.username, "csrf": csrf, "created_at": now_rfc3339(),
+                                        "client": client})
+        await self.r.expire(key, self.session_ttl_s)
+        return secret, csrf
+
+    async def session_principal(self, secret: str) -> Principal:
+        key = keys.session(digest(secret))
+        h = await self.r.hgetall(key)
+        if not h:
+            raise AuthError("session unknown or expired: log in again", "cookie.adwiser_session")
+        user = await self.get_user(h["username"])
+        if user is None or user.disabled:
+            await self.r.delete(key)
+            raise AuthError("the session's user no longer exists or is disabled", "cookie.adwiser_session")
+        await self.r.expire(key, self.session_ttl_s)
+        return Principal(username=user.username, role=user.role, via="session", csrf_token=h["csrf"])
+
+    async def close_session(self, secret: str) -> None:
+        await self.r.delete(keys.session(digest(secret)))
+
+    # ------------------------------------------------------------ API tokens
+    async def create_token(self, user: User, name: str, role: Role, expires_at: float | None) -> tuple[str, TokenInfo]:
+        token_id = secrets.token_hex(8)
+        secret = secrets.token_urlsafe(32)
+        info = TokenInfo(id=token_id, name=name, username=user.username, role=role, created_at=now_rfc3339(),
+                         expires_at=expires_at)
+        await self.r.hset(keys.token(token_id), mapping={
+            "digest": digest(secret), "name": name, "username": user.username, "role": role.value,
+            "created_at": info.created_at, "expires_at": "" if expires_at is None else repr(expires_at)})
+        await self.r.sadd(keys.user_tokens(user.username), token_id)
+        return f"adw_{token_id}_{secret}", info
+
+    async def token_info(self, token_id: str) -> TokenInfo | None:
+        h = await self.r.hgetall(keys.token(token_id))
+        if not h:
+            return None
+        return TokenInfo(id=token_id, name=h["name"], username=h["username"], role=Role(h["role"]),
+                         created_at=h["created_at"], expires_at=float(h["expires_at"]) if h["expires_at"] else None)
+
+    async def list_tokens(self, username: str) -> list[TokenInfo]:
+        out = []
+        for tid in sorted(await self.r.smembers(keys.user_tokens(username))):
+            info = await self.token_info(tid)
+            if info:
+                out.append(info)
+        return out
+
+    async def revoke_token(self, token_id: str) -> None:
+        info = await self.token_info(token_id)
+        if info:
+            await self.r.srem(keys.user_tokens(info.username), token_id)
+        await self.r.delete(keys.token(token_id))
+
+    async def revoke_all(self, username: str) -> None:
+        for tid in await self.r.smembers(keys.user_tokens(username)):
+            await self.r.delete(keys.token(tid))
+        await self.r.delete(keys.user_tokens(username))
+
+    async def token_principal(self, bearer: str) -> Principal:
+        field = "header.Authorization"
+        parts = bearer.split("_", 2)
+        if len(parts) != 3 or parts[0] != "adw":
+            raise AuthError("malformed API token (expected adw_<id>_<secret>)", field)
+        h = await self.r.hgetall(keys.token(parts[1]))
+        if not h or not hmac.compare_digest(h["digest"], digest(parts[2])):
+            raise AuthError("unknown or revoked API token", field)
+        if h["expires_at"] and float(h["expires_at"]) <= self.clock():
+            raise AuthError("API token expired", field)
+        user = await self.get_user(h["username"])
+        if user is None or user.disabled:
+            raise AuthError("the token's user no longer exists or is disabled", field)
+        role = Role(h["role"]) if Role(h["role"]).rank <= user.role.rank else user.role
+        return Principal(username=user.username, role=role, via="token", token_id=parts[1])

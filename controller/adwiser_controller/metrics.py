@@ -1,0 +1,80 @@
+"""Prometheus exposition of the appliances' state, read from Redis at scrape time.
+
+Each scrape builds a fresh registry from the current keys and the latest
+stream entries (so there is no stale state in the controller), plus the
+controller's own request metrics from the default registry.
+"""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+from prometheus_client import REGISTRY, CollectorRegistry, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from .store import Store
+from .telemetry import appliance_status, latest_per_pair
+
+REQUEST_SECONDS = Histogram(
+    "adwiser_controller_request_seconds", "API request latency, seconds", ["method", "route", "status"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+
+PAIR_GAUGES = {
+    "tput_mbps": ("adwiser_pair_throughput_mbps", "EWMA downlink throughput of the pair, Mbit/s"),
+    "r_pkts": ("adwiser_pair_batch_pkts", "TS-ABR-QD batch size r of the pair, packets"),
+    "v_ms": ("adwiser_pair_drain_ms", "Drain time V of the last completed batch, ms"),
+    "s_ms": ("adwiser_pair_slice_ms", "Slice length S of the pair in the last frame, ms"),
+    "queue_pkts": ("adwiser_pair_queue_pkts", "Queue length of the pair, packets"),
+    "limit_pkts": ("adwiser_pair_queue_limit_pkts", "Queue limit (A*) of the pair, packets"),
+    "drops_tail": ("adwiser_pair_drops_tail", "Tail drops of the pair as last reported by the dataplane"),
+    "drops_other": ("adwiser_pair_drops_other", "Other drops of the pair as last reported by the dataplane"),
+    "released_pkts": ("adwiser_pair_released_pkts", "Packets released for the pair in the last frame"),
+    "reassigned": ("adwiser_pair_slice_reassigned", "1 if the pair's slice was given away in the last frame"),
+}
+
+
+class _Snapshot(Collector):
+    def __init__(self, families: list[GaugeMetricFamily]):
+        self.families = families
+
+    def collect(self):
+        return iter(self.families)
+
+
+async def exposition(r: aioredis.Redis, store: Store) -> bytes:
+    fams = {
+        "desired": GaugeMetricFamily("adwiser_config_version_desired", "Configuration version applied", labels=["appliance"]),
+        "active": GaugeMetricFamily("adwiser_config_version_active", "Configuration version the dataplane runs", labels=["appliance"]),
+        "head": GaugeMetricFamily("adwiser_config_version_latest", "Latest stored configuration version", labels=["appliance"]),
+        "pending": GaugeMetricFamily("adwiser_config_pending", "1 while desired != active", labels=["appliance"]),
+        "up": GaugeMetricFamily("adwiser_dataplane_up", "1 while the dataplane heartbeat is present", labels=["appliance"]),
+        "utility": GaugeMetricFamily("adwiser_frame_utility", "Network utility sum ln(theta_i) of the last frame", labels=["appliance"]),
+        "bound": GaugeMetricFamily("adwiser_frame_utility_bound", "Utility bound sum ln(beta_i S_i/S)", labels=["appliance"]),
+        "reassign": GaugeMetricFamily("adwiser_frame_reassignments", "Slices given away in the last frame", labels=["appliance"]),
+    }
+    pair_fams = {k: GaugeMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in PAIR_GAUGES.items()}
+    for aid in await store.appliances():
+        head = await store.head(aid)
+        st = await appliance_status(r, aid, head)
+        for key, val in (("desired", st.desired), ("active", st.active), ("head", head)):
+            if val is not None:
+                fams[key].add_metric([aid], val)
+        fams["pending"].add_metric([aid], 1 if st.pending else 0)
+        fams["up"].add_metric([aid], 1 if st.alive else 0)
+        if st.last_frame:
+            for key, field in (("utility", "utility"), ("bound", "utility_bound"), ("reassign", "reassignments")):
+                v = st.last_frame.get(field)
+                if isinstance(v, int | float):
+                    fams[key].add_metric([aid], v)
+        npairs = 0
+        if head is not None:
+            npairs = len((await store.get_raw_doc(head))["topology"]["stas"])
+        for pair, entry in (await latest_per_pair(r, aid, npairs)).items():
+            for key, fam in pair_fams.items():
+                v = entry.get(key)
+                if isinstance(v, int | float):
+                    fam.add_metric([aid, pair], v)
+    reg = CollectorRegistry()
+    reg.register(_Snapshot(list(fams.values()) + list(pair_fams.values())))
+    return generate_latest(REGISTRY) + generate_latest(reg)

@@ -1,0 +1,18 @@
+"""Run-time settings of the API server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Settings:
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    webui_dist: Path | None = field(default_factory=lambda: REPO_ROOT / "webui" / "dist")
+    secure_cookies: bool = False
+    session_ttl_s: int = 12 * 3600          # sliding lifetime of a web-UI session, seconds
+    heartbeat_stale_s: float = 3.0          # heartbeat older than this = dataplane down, seconds
+    telemetry_max_count: int = 2000         # largest page of telemetry history served, entries

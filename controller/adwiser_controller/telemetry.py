@@ -1,0 +1,146 @@
+"""Read what the dataplane writes (controller/REDIS.md): status keys, heartbeat, telemetry streams.
+
+Stream fields arrive as strings; they are converted to numbers here (empty =
+null, e.g. `v_ms` when no batch completed) and the frame's `slices` JSON is
+parsed, so REST, WebSocket and /metrics serve typed values.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+from pydantic import BaseModel, Field
+
+from . import keys
+
+FRAME_INT = {"ts_ns", "frame", "version", "reassignments"}
+FRAME_FLOAT = {"frame_ms", "utility", "utility_bound"}
+PAIR_INT = {"ts_ns", "frame", "r_pkts", "released_pkts", "released_bytes", "queue_pkts", "limit_pkts",
+            "drops_tail", "drops_other", "reassigned"}
+PAIR_FLOAT = {"s_ms", "v_ms", "tput_mbps"}
+
+
+def _num(value: str, kind: type) -> int | float | None:
+    if value == "":
+        return None
+    try:
+        return kind(float(value)) if kind is int else float(value)
+    except ValueError:
+        return None
+
+
+def parse_frame(sid: str, f: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": sid}
+    for k, v in f.items():
+        if k in FRAME_INT:
+            out[k] = _num(v, int)
+        elif k in FRAME_FLOAT:
+            out[k] = _num(v, float)
+        elif k == "slices":
+            try:
+                out[k] = json.loads(v)
+            except ValueError:
+                out[k] = None
+        else:
+            out[k] = v
+    return out
+
+
+def parse_pair(sid: str, f: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": sid}
+    for k, v in f.items():
+        if k in PAIR_INT:
+            out[k] = _num(v, int)
+        elif k in PAIR_FLOAT:
+            out[k] = _num(v, float)
+        else:
+            out[k] = v
+    return out
+
+
+class Heartbeat(BaseModel):
+    ts_ns: int | None = None
+    pid: int | None = None
+    version: int | None = None
+    backend: str | None = None
+
+
+class Rejection(BaseModel):
+    version: int | None = None
+    error: str = ""
+
+
+class ApplianceStatus(BaseModel):
+    id: str
+    head: int | None = Field(description="Latest stored version of this appliance.")
+    desired: int | None = Field(description="Version last applied (what the dataplane should run).")
+    active: int | None = Field(description="Version the dataplane acknowledged running.")
+    pending: bool = Field(description="desired != active: the dataplane has not (yet) acknowledged.")
+    rejected: Rejection | None = Field(description="Last version the dataplane refused, and why.")
+    alive: bool = Field(description="A heartbeat is present (the dataplane writes it every 200 ms, 3 s expiry).")
+    heartbeat: Heartbeat | None
+    heartbeat_age_s: float | None = Field(description="Age of the heartbeat, seconds (from its ts_ns).")
+    last_frame: dict[str, Any] | None = Field(description="Latest per-frame telemetry entry, if any.")
+
+
+def _int_or_none(v: str | None) -> int | None:
+    try:
+        return int(v) if v is not None else None
+    except ValueError:
+        return None
+
+
+async def appliance_status(r: aioredis.Redis, aid: str, head: int | None) -> ApplianceStatus:
+    pipe = r.pipeline(transaction=False)
+    for what in ("desired", "active", "rejected", "heartbeat"):
+        pipe.get(keys.appliance(aid, what))
+    pipe.xrevrange(keys.appliance(aid, "tm:frame"), count=1)
+    desired, active, rejected, hb, last = await pipe.execute()
+    heartbeat = None
+    age = None
+    if hb:
+        try:
+            heartbeat = Heartbeat.model_validate_json(hb)
+            if heartbeat.ts_ns:
+                age = max(0.0, time.time() - heartbeat.ts_ns / 1e9)
+        except ValueError:
+            heartbeat = Heartbeat()
+    rej = None
+    if rejected:
+        try:
+            rej = Rejection.model_validate_json(rejected)
+        except ValueError:
+            rej = Rejection(error=rejected)
+    d, a = _int_or_none(desired), _int_or_none(active)
+    return ApplianceStatus(
+        id=aid, head=head, desired=d, active=a, pending=d is not None and d != a, rejected=rej,
+        alive=hb is not None, heartbeat=heartbeat, heartbeat_age_s=age,
+        last_frame=parse_frame(*last[0]) if last else None,
+    )
+
+
+async def history(r: aioredis.Redis, aid: str, kind: str, count: int, after: str | None,
+                  pair: str | None = None) -> list[dict[str, Any]]:
+    """Most recent entries first-in-time order; `after` = stream id to continue from (exclusive)."""
+    stream = keys.appliance(aid, f"tm:{kind}")
+    parse = parse_frame if kind == "frame" else parse_pair
+    scan = count if pair is None else min(20000, count * 64)
+    if after:
+        raw = await r.xrange(stream, min=f"({after}", max="+", count=scan)
+    else:
+        raw = list(reversed(await r.xrevrange(stream, count=scan)))
+    out = [parse(sid, f) for sid, f in raw if pair is None or f.get("pair") == pair]
+    return out[:count] if after else out[-count:]
+
+
+async def latest_per_pair(r: aioredis.Redis, aid: str, npairs: int) -> dict[str, dict[str, Any]]:
+    raw = await r.xrevrange(keys.appliance(aid, "tm:pair"), count=max(16, 4 * npairs))
+    out: dict[str, dict[str, Any]] = {}
+    for sid, f in raw:
+        p = f.get("pair")
+        if p and p not in out:
+            out[p] = parse_pair(sid, f)
+    return out

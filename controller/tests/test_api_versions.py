@@ -1,0 +1,165 @@
+"""Versions over the API: edits make immutable versions, diff, apply, ack, rollback; problems name fields."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import lab_doc
+from reference_dataplane import ReferenceDataplane
+
+
+def test_slice_map_edit_creates_a_new_version_with_parent_and_author(api, appliance):
+    aid, v1 = appliance
+    sm = api("viewer").get("/api/v1/slice-maps", params={"appliance": aid}).json()
+    assert sm["version"] == v1 and sm["frame_ms"] == 40
+    sm["slice_map"]["slices"][0]["duration_ms"] = 30
+    res = api("operator").put("/api/v1/slice-maps", params={"appliance": aid},
+                              json={"slice_map": sm["slice_map"], "comment": "longer AP1 slice", "base_version": v1})
+    assert res.status_code == 201, res.text
+    info = res.json()
+    assert info["parent"] == v1 and info["author"] == "operator1" and info["comment"] == "longer AP1 slice"
+    shown = api("viewer").get(f"/api/v1/versions/{info['version']}").json()
+    assert shown["doc"]["slice_map"]["slices"][0]["duration_ms"] == 30
+    assert api("viewer").get(f"/api/v1/versions/{v1}").json()["doc"]["slice_map"]["slices"][0]["duration_ms"] == 20
+
+
+def test_stale_base_version_is_refused_with_409_naming_base_version(api, appliance):
+    aid, v1 = appliance
+    pol = api("viewer").get("/api/v1/policies", params={"appliance": aid}).json()["policies"]
+    first = api("operator").put("/api/v1/policies", params={"appliance": aid},
+                                json={"policies": pol, "base_version": v1})
+    assert first.status_code == 201
+    second = api("operator").put("/api/v1/policies", params={"appliance": aid},
+                                 json={"policies": pol, "base_version": v1})
+    assert second.status_code == 409
+    assert second.headers["content-type"].startswith("application/problem+json")
+    assert second.json()["field"] == "base_version"
+
+
+def test_invalid_edit_is_refused_whole_naming_the_field(api, appliance):
+    aid, v1 = appliance
+    topo = api("viewer").get("/api/v1/topology", params={"appliance": aid}).json()["topology"]
+    topo["stas"][1]["mac"] = topo["stas"][0]["mac"]
+    res = api("operator").put("/api/v1/topology", params={"appliance": aid}, json={"topology": topo})
+    assert res.status_code == 422
+    body = res.json()
+    assert body["status"] == 422 and body["field"] == "topology.stas[1].mac"
+    assert "duplicate MAC" in body["errors"][0]["message"]
+    assert api("viewer").get("/api/v1/versions", params={"appliance": aid}).json()["total"] == 1
+
+
+def test_structural_error_in_body_names_the_field_without_body_prefix(api, appliance):
+    aid, _ = appliance
+    doc = lab_doc(aid)
+    doc["policies"]["ts_abr_qd"]["a_pkts_per_ms"] = -1
+    res = api("operator").post("/api/v1/versions", json={"doc": doc})
+    assert res.status_code == 422
+    assert res.json()["field"] == "doc.policies.ts_abr_qd.a_pkts_per_ms"
+
+
+def test_conflicting_pairs_in_one_slice_refused_via_slice_map_endpoint(api, appliance):
+    aid, _ = appliance
+    res = api("operator").put("/api/v1/slice-maps", params={"appliance": aid}, json={
+        "slice_map": {"slices": [{"duration_ms": 20, "pairs": ["ap1/sta1", "ap2/sta2"]}]}})
+    assert res.status_code == 422
+    assert res.json()["field"] == "slice_map.slices[0].pairs[1]"
+
+
+def test_diff_lists_changed_paths_and_a_unified_diff(api, appliance):
+    aid, v1 = appliance
+    doc = lab_doc(aid)
+    doc["policies"]["realtime"]["udp_ports"] = [5004]
+    doc["slice_map"]["slices"][1]["duration_ms"] = 25
+    v2 = api("operator").post("/api/v1/versions", json={"doc": doc, "base_version": v1}).json()["version"]
+    d = api("viewer").get(f"/api/v1/versions/{v2}/diff").json()
+    assert d["from_version"] == v1
+    paths = {c["path"]: c for c in d["changes"]}
+    assert paths["slice_map.slices[1].duration_ms"] == {"path": "slice_map.slices[1].duration_ms", "op": "changed",
+                                                       "old": 20, "new": 25}
+    assert paths["policies.realtime.udp_ports[0]"]["op"] == "added"
+    assert "-  - duration_ms: 20" in d["unified"] and "+  - duration_ms: 25" in d["unified"]
+
+
+def test_unknown_version_is_404_naming_version(api):
+    res = api("viewer").get("/api/v1/versions/987654321")
+    assert res.status_code == 404 and res.json()["field"] == "version"
+
+
+def test_apply_is_acknowledged_by_the_dataplane_and_shown_active(api, appliance, redis_server):
+    aid, v1 = appliance
+    dp = ReferenceDataplane(redis_server.url, aid, telemetry=False).start()
+    try:
+        res = api("operator").post(f"/api/v1/versions/{v1}/apply", params={"wait_ms": 3000})
+        assert res.status_code == 200, res.text
+        body = res.json()
+        assert body["acknowledged"] is True and body["ack_ms"] is not None
+        st = api("viewer").get(f"/api/v1/appliances/{aid}").json()
+        assert st["desired"] == v1 and st["active"] == v1 and st["pending"] is False and st["alive"] is True
+    finally:
+        dp.stop()
+
+
+def test_apply_without_a_dataplane_stays_pending(api, appliance):
+    aid, v1 = appliance
+    body = api("operator").post(f"/api/v1/versions/{v1}/apply", params={"wait_ms": 200}).json()
+    assert body["acknowledged"] is False
+    assert body["status"]["pending"] is True and body["status"]["desired"] == v1 and body["status"]["active"] is None
+    assert body["status"]["alive"] is False
+
+
+def test_refused_version_is_reported_and_the_old_one_keeps_running(api, appliance, redis_server):
+    aid, v1 = appliance
+    doc = lab_doc(aid)
+    doc["slice_map"]["slices"][0]["duration_ms"] = 25
+    v2 = api("operator").post("/api/v1/versions", json={"doc": doc}).json()["version"]
+    dp = ReferenceDataplane(redis_server.url, aid, telemetry=False, refuse_versions={v2}).start()
+    try:
+        assert api("operator").post(f"/api/v1/versions/{v1}/apply", params={"wait_ms": 3000}).json()["acknowledged"]
+        res = api("operator").post(f"/api/v1/versions/{v2}/apply", params={"wait_ms": 300}).json()
+        assert res["acknowledged"] is False
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            st = api("viewer").get(f"/api/v1/appliances/{aid}").json()
+            if st["rejected"]:
+                break
+            time.sleep(0.05)
+        assert st["rejected"]["version"] == v2 and st["active"] == v1 and st["pending"] is True
+    finally:
+        dp.stop()
+
+
+def test_rollback_copies_the_old_version_and_applies_it(api, appliance, redis_server):
+    aid, v1 = appliance
+    doc = lab_doc(aid)
+    doc["slice_map"]["slices"][0]["duration_ms"] = 60
+    v2 = api("operator").post("/api/v1/versions", json={"doc": doc}).json()["version"]
+    dp = ReferenceDataplane(redis_server.url, aid, telemetry=False).start()
+    try:
+        assert api("operator").post(f"/api/v1/versions/{v2}/apply", params={"wait_ms": 3000}).json()["acknowledged"]
+        rb = api("operator").post(f"/api/v1/versions/{v1}/rollback", params={"wait_ms": 3000}).json()
+        v3 = rb["version"]
+        assert v3 > v2 and rb["acknowledged"] and rb["previous"] == v2
+        assert api("viewer").get(f"/api/v1/versions/{v3}").json()["doc"] == \
+            api("viewer").get(f"/api/v1/versions/{v1}").json()["doc"]
+        history = api("viewer").get(f"/api/v1/appliances/{aid}/applied").json()
+        assert [h["version"] for h in history[:2]] == [v3, v2]
+    finally:
+        dp.stop()
+
+
+def test_version_list_is_newest_first_and_pages(api, appliance):
+    aid, v1 = appliance
+    for i in range(3):
+        doc = lab_doc(aid)
+        doc["slice_map"]["slices"][0]["duration_ms"] = 21 + i
+        assert api("operator").post("/api/v1/versions", json={"doc": doc}).status_code == 201
+    page = api("viewer").get("/api/v1/versions", params={"appliance": aid, "limit": 2}).json()
+    assert page["total"] == 4 and len(page["items"]) == 2
+    assert page["items"][0]["version"] > page["items"][1]["version"] > v1
+
+
+@pytest.mark.parametrize("path", ["/api/v1/topology", "/api/v1/slice-maps", "/api/v1/policies"])
+def test_parts_of_an_unknown_appliance_are_404(api, path):
+    res = api("viewer").get(path, params={"appliance": "nowhere"})
+    assert res.status_code == 404 and res.json()["field"] == "appliance"
