@@ -87,5 +87,5 @@ def received_mbps(report: dict[str, Any]) -> float:
 
 def interval_series(report: dict[str, Any]) -> list[tuple[float, float]]:
     """(interval end s, sender Mbit/s) per reporting interval."""
-    return [(float(iv["sum"]["end"]), float(iv["sum"]["bits_per_second"]) / 1e6)
+    return [(round(float(iv["sum"]["end"]), 3), round(float(iv["sum"]["bits_per_second"]) / 1e6, 3))
             for iv in report.get("intervals", [])]

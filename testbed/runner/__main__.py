@@ -1,0 +1,70 @@
+"""Command line of the testbed runner: `python -m runner {list,run,report,demo}`."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import backend, experiment, report, scenarios, topology
+from .shell import CommandError
+
+
+def _cmd_list() -> int:
+    for s in scenarios.REGISTRY.values():
+        slc = f"{s.slice_ms:g} ms" if s.slice_ms else "-"
+        print(f"{s.name:24s} {s.direction:8s} alone={str(s.alone):5s} slice={slc:7s} "
+              f"wan={str(s.wan):5s} backend={s.backend}")
+    return 0
+
+
+def _cmd_run(name: str, duration: float, backend_cmd: str | None, cc: str) -> int:
+    s = scenarios.get(name)
+    try:
+        doc = experiment.run(s, duration, backend_cmd=backend_cmd, cc=cc)
+    except backend.BackendUnavailable as e:
+        print(f"SKIPPED {name}: {e}", file=sys.stderr)
+        return 0
+    print(report.summary_line(doc))
+    return 0
+
+
+def _cmd_demo(duration: float) -> int:
+    tb = topology.Testbed(topology.default_prefix())
+    try:
+        topology.up(tb)
+        docs = [experiment.run(scenarios.get(n), duration) for n in ("isolated", "together")]
+    finally:
+        topology.down(tb)
+    print(report.markdown_table(docs, "downlink"))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="runner", description="ADWISER testbed experiments")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list", help="list the scenarios")
+    p_run = sub.add_parser("run", help="run one scenario -> results/<name>.json")
+    p_run.add_argument("scenario")
+    p_run.add_argument("--duration", type=float, default=20.0, help="seconds per transfer (default 20)")
+    p_run.add_argument("--backend-cmd", default=None,
+                       help="command template for the dataplane (see runner/backend.py)")
+    p_run.add_argument("--cc", choices=topology.CONGESTION_CONTROLS, default="cubic")
+    sub.add_parser("report", help="write results/REPORT.md and plots")
+    p_demo = sub.add_parser("demo", help="up, isolated + together, print the table, down")
+    p_demo.add_argument("--duration", type=float, default=10.0)
+    args = ap.parse_args(argv)
+    try:
+        if args.cmd == "list":
+            return _cmd_list()
+        if args.cmd == "run":
+            return _cmd_run(args.scenario, args.duration, args.backend_cmd, args.cc)
+        if args.cmd == "report":
+            print(report.write_report())
+            return 0
+        return _cmd_demo(args.duration)
+    except (KeyError, ValueError, RuntimeError, CommandError, FileNotFoundError) as e:
+        print(f"runner: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""Starting the appliance's dataplane (adwiser-dp, dataplane/dp) in <P>appl.
+
+The command is a template with {placeholders}; it comes from --backend-cmd /
+$ADWISER_DP_CMD, else the defaults below for the scenario's backend. The
+binary is $ADWISER_DP, default dataplane/build/adwiser-dp; if it is missing
+the scenario is skipped with a message saying so (BackendUnavailable).
+
+Placeholders: {dp} binary, {config} JSON config (the lab config with the
+scenario's slice length), {telemetry} JSON-lines telemetry, {stats} JSON
+counters at exit, {pidfile}, {queue} NFQUEUE number, {run_dir}.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import processes, topology
+from .scenarios import Scenario
+from .shell import ns_run
+
+REPO = Path(__file__).resolve().parents[2]
+LAB_CONFIG = REPO / "configs" / "lab-2ap-2sta.yaml"
+DEFAULT_DP = REPO / "dataplane" / "build" / "adwiser-dp"
+NFQUEUE_NUM = 0
+
+# DPDK over the testbed's veths with net_af_packet, no hugepages (SPEC §7);
+# --in-memory keeps concurrent DPDK processes from sharing runtime files.
+DPDK_TEMPLATE = ("{dp} --no-huge --in-memory -m 1024 --no-pci -l 0 "
+                 "--vdev=net_af_packet0,iface=up0 --vdev=net_af_packet1,iface=ap1 "
+                 "--vdev=net_af_packet2,iface=ap2 -- --config {config} --uplink up0 "
+                 "--telemetry {telemetry} --stats {stats} --pid-file {pidfile}")
+NFQUEUE_TEMPLATE = ("{dp} --backend nfqueue --config {config} --uplink up0 --queue-num {queue} "
+                    "--telemetry {telemetry} --stats {stats} --pid-file {pidfile}")
+
+
+class BackendUnavailable(RuntimeError):
+    """The dataplane binary is not built: the scenario cannot run here."""
+
+
+@dataclass
+class Backend:
+    proc: processes.ManagedProcess
+    stats_path: Path
+    telemetry_path: Path
+    nfqueue_rule: list[str] | None  # iptables rule to delete on stop
+
+
+def dp_binary() -> Path:
+    return Path(os.environ.get("ADWISER_DP", str(DEFAULT_DP)))
+
+
+def check_available(s: Scenario, backend_cmd: str | None) -> None:
+    if s.backend == "none" or backend_cmd or os.environ.get("ADWISER_DP_CMD"):
+        return
+    if not os.access(dp_binary(), os.X_OK):
+        raise BackendUnavailable(
+            f"scenario {s.name} needs the {s.backend} dataplane, but {dp_binary()} is not built "
+            f"(make -C dataplane build, or set ADWISER_DP / BACKEND_CMD)")
+
+
+def write_config(s: Scenario, path: Path) -> Path:
+    """The lab configuration with every slice set to the scenario's length (S1 = S2)."""
+    cfg: dict[str, Any] = yaml.safe_load(LAB_CONFIG.read_text())
+    for sl in cfg["slice_map"]["slices"]:
+        sl["duration_ms"] = s.slice_ms
+    path.write_text(json.dumps(cfg, indent=1) + "\n")
+    return path
+
+
+def start(tb: topology.Testbed, s: Scenario, backend_cmd: str | None = None) -> Backend:
+    check_available(s, backend_cmd)
+    run_dir = tb.run_dir
+    config = write_config(s, run_dir / "adwiser-config.json")
+    stats, telemetry = run_dir / "adwiser-dp.stats.json", run_dir / "adwiser-dp.telemetry.jsonl"
+    template = backend_cmd or os.environ.get("ADWISER_DP_CMD") or (
+        DPDK_TEMPLATE if s.backend == "dpdk" else NFQUEUE_TEMPLATE)
+    argv = shlex.split(template.format(dp=dp_binary(), config=config, telemetry=telemetry,
+                                       stats=stats, pidfile=run_dir / "adwiser-dp.own.pid",
+                                       queue=NFQUEUE_NUM, run_dir=run_dir))
+    rule = None
+    appl = tb.ns("appl")
+    if s.backend == "nfqueue":
+        # Bridged IPv4 goes through iptables FORWARD, where NFQUEUE hands it to
+        # the daemon; --queue-bypass lets traffic flow while no daemon listens.
+        ns_run(appl, ["sysctl", "-qw", "net.bridge.bridge-nf-call-iptables=1"])
+        rule = ["FORWARD", "-j", "NFQUEUE", "--queue-num", str(NFQUEUE_NUM), "--queue-bypass"]
+        ns_run(appl, ["iptables", "-A", *rule])
+    proc = processes.start(run_dir, "adwiser-dp", appl, argv)
+    time.sleep(1.0)  # EAL start-up / queue bind
+    if not proc.running():
+        if rule:
+            ns_run(appl, ["iptables", "-D", *rule], check=False)
+        raise RuntimeError(f"adwiser-dp exited at start ({' '.join(argv)}):\n{proc.log_tail()}")
+    return Backend(proc, stats, telemetry, rule)
+
+
+def stop(tb: topology.Testbed, b: Backend) -> dict[str, Any]:
+    """Stops adwiser-dp by PID (SIGTERM: it releases held packets), removes the
+    NFQUEUE rule, returns its exit statistics ({} if it wrote none)."""
+    processes.stop(b.proc, grace_s=10.0)
+    if b.nfqueue_rule:
+        ns_run(tb.ns("appl"), ["iptables", "-D", *b.nfqueue_rule], check=False)
+    try:
+        return dict(json.loads(b.stats_path.read_text()))
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def mean_drain_ms(telemetry: Path) -> dict[str, float]:
+    """Mean V (drain time, ms) per pair from the dataplane's telemetry lines
+    that carry a pair id and a V in ms ("v_ms"); {} if there are none."""
+    sums: dict[str, list[float]] = {}
+    try:
+        lines = telemetry.read_text().splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(rec, dict):
+            continue
+        pair = rec.get("pair")
+        v = rec.get("v_ms", rec.get("V_ms"))
+        if isinstance(pair, str) and isinstance(v, (int, float)):
+            sums.setdefault(pair, []).append(float(v))
+    return {p: sum(vs) / len(vs) for p, vs in sums.items() if vs}

@@ -1,0 +1,167 @@
+"""Running one scenario end to end and writing results/<name>.json.
+
+Order: topology up (if it is not already), WLAN emulator, WAN, dataplane,
+then bounded iperf3 transfers (each pair alone in turn, or all at once);
+everything started is stopped in a finally, in reverse order, and the
+topology is taken down again if this run brought it up.
+
+Figures of merit (SPEC §6, 004 §4): utility = Σ ln θ_i (θ in Mbit/s);
+bound = Σ ln(β_i S_i / S), β_i the isolated throughputs of the same build
+(results/isolated.json, or isolated-uplink.json for uplink), S_i/S = 1/2
+for the two alternating equal slices of the lab.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import backend as backend_mod
+from . import iperf, topology, wan, wlan
+from .scenarios import PAIRS, Scenario
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+BASE_PORT = 5201
+
+
+@dataclass
+class PairResult:
+    ap: str
+    sta: str
+    direction: str
+    throughput_mbps: float
+    mean_ampdu: float | None = None
+    mean_phy_mbps: float | None = None
+    mean_drain_ms: float | None = None
+    series: list[tuple[float, float]] = field(default_factory=list)  # (s, Mbit/s)
+
+
+def _transfer(tb: topology.Testbed, s: Scenario, index: int, ap: str, sta: str,
+              duration_s: float, cc: str) -> iperf.Transfer:
+    sta_ip = topology.STAS[sta][0]
+    if s.direction == "downlink":
+        return iperf.Transfer(f"{ap}-{sta}", tb.ns("server"), tb.ns(sta), sta_ip,
+                              BASE_PORT + index, duration_s, cc)
+    return iperf.Transfer(f"{ap}-{sta}", tb.ns(sta), tb.ns("server"), topology.SERVER_IP,
+                          BASE_PORT + index, duration_s, cc)
+
+
+def utility(throughputs: list[float]) -> float | None:
+    if not throughputs or any(t <= 0 for t in throughputs):
+        return None
+    return sum(math.log(t) for t in throughputs)
+
+
+def utility_bound(isolated: list[float], n_pairs: int) -> float | None:
+    """Σ ln(β_i S_i/S) with S_i/S = 1/n (equal slices, pairs alternate)."""
+    if len(isolated) != n_pairs or any(b <= 0 for b in isolated):
+        return None
+    return sum(math.log(b / n_pairs) for b in isolated)
+
+
+def isolated_throughputs(results_dir: Path, s: Scenario, own: list[float]) -> list[float] | None:
+    if s.alone:
+        return own
+    ref = results_dir / f"{s.isolated_reference}.json"
+    try:
+        doc = json.loads(ref.read_text())
+        return [float(p["throughput_mbps"]) for p in doc["pairs"]]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _run_transfers(tb: topology.Testbed, s: Scenario, duration_s: float,
+                   cc: str) -> dict[str, dict[str, Any]]:
+    transfers = [_transfer(tb, s, i, ap, sta, duration_s, cc) for i, (ap, sta) in enumerate(PAIRS)]
+    reports: dict[str, dict[str, Any]] = {}
+    if s.alone:
+        for t in transfers:
+            reports[t.label] = iperf.finish(iperf.start(tb.run_dir, t))
+            time.sleep(1.0)  # let queues drain between the isolated runs
+    else:
+        running = [iperf.start(tb.run_dir, t) for t in transfers]
+        for rt in running:
+            reports[rt.transfer.label] = iperf.finish(rt)
+    return reports
+
+
+def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
+        backend_cmd: str | None = None, cc: str = "cubic",
+        results_dir: Path = RESULTS) -> dict[str, Any]:
+    """Runs scenario s and writes <results_dir>/<name>.json; returns the document.
+    Raises backend.BackendUnavailable before touching anything if the
+    dataplane the scenario needs is not built."""
+    if duration_s <= 0 or duration_s > 3600:
+        raise ValueError(f"duration {duration_s!r} s: expected 0 < duration <= 3600")
+    backend_mod.check_available(s, backend_cmd)
+    tb = topology.Testbed(prefix or topology.default_prefix())
+    created = not tb.state_file.exists()
+    run_out = results_dir / "runs" / s.name
+    run_out.mkdir(parents=True, exist_ok=True)
+    emu_stats: dict[str, Any] = {}
+    wan_stats: dict[str, Any] = {}
+    dp_stats: dict[str, Any] = {}
+    drains: dict[str, float] = {}
+    emu = w = be = None
+    started = time.time()
+    try:
+        topology.up(tb, cc=cc, appl="ports" if s.backend == "dpdk" else "bridge")
+        topology.set_congestion_control(tb, cc)
+        emu = wlan.start(tb, run_out)
+        if s.wan:
+            w = wan.start(tb)
+        if s.backend != "none":
+            be = backend_mod.start(tb, s, backend_cmd)
+        reports = _run_transfers(tb, s, duration_s, cc)
+    finally:
+        if be is not None:
+            dp_stats = backend_mod.stop(tb, be)
+            drains = backend_mod.mean_drain_ms(be.telemetry_path)
+            if be.telemetry_path.exists():
+                be.telemetry_path.replace(run_out / "adwiser-dp.telemetry.jsonl")
+        if w is not None:
+            wan_stats = wan.stop(w)
+        if emu is not None:
+            emu_stats = wlan.stop(tb, emu)
+        if created:
+            topology.down(tb)
+        else:
+            topology.set_modes(tb, wan="bridge", wlan="bridge", appl="bridge")
+
+    pairs = []
+    for ap, sta in PAIRS:
+        rep = reports[f"{ap}-{sta}"]
+        ampdu, phy = wlan.link_figures(emu_stats, ap, sta, s.direction)
+        pairs.append(PairResult(ap, sta, s.direction, round(iperf.received_mbps(rep), 3), ampdu, phy,
+                                drains.get(f"{ap}/{sta}"), iperf.interval_series(rep)))
+    thr = [p.throughput_mbps for p in pairs]
+    beta = isolated_throughputs(results_dir, s, thr)
+    u, bound = utility(thr), utility_bound(beta or [], len(pairs))
+    doc: dict[str, Any] = {
+        "scenario": s.name,
+        "duration_s": duration_s,
+        "slice_ms": s.slice_ms,
+        "pairs": [{"ap": p.ap, "sta": p.sta, "direction": p.direction,
+                   "throughput_mbps": p.throughput_mbps, "mean_ampdu": p.mean_ampdu,
+                   "mean_phy_mbps": p.mean_phy_mbps, "mean_drain_ms": p.mean_drain_ms}
+                  for p in pairs],
+        "utility": round(u, 4) if u is not None else None,
+        "utility_bound": round(bound, 4) if bound is not None else None,
+        # Context beyond the issue's fields, for the report.
+        "backend": s.backend,
+        "wan": s.wan,
+        "alone": s.alone,
+        "congestion_control": cc,
+        "emulator": "testbed/emu/wlan-emu" if emu is not None else None,
+        "started_unix": round(started, 3),
+        "timeseries": {f"{p.ap}/{p.sta}": p.series for p in pairs},
+        "wan_emu": wan_stats or None,
+        "wlan_emu": emu_stats or None,
+        "dataplane": dp_stats or None,
+    }
+    results_dir.mkdir(parents=True, exist_ok=True)
+    (results_dir / f"{s.name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    return doc

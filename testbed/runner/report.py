@@ -1,0 +1,219 @@
+"""results/REPORT.md: our measured rows beside the paper's (004 Tables 3 and
+4) and matplotlib figures like its Figs 2, 8, 10 and 11.
+
+Only what is in results/*.json (and the ground-truth logs under
+results/runs/<scenario>/) is reported; missing scenarios are listed as such.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from . import groundtruth  # noqa: E402
+from .experiment import RESULTS  # noqa: E402
+
+# 004 §6, Table 3 (downlink) and Table 4 (uplink): θ1, V1, θ2, V2, utility.
+PAPER: dict[str, dict[str, tuple[float, float | None, float, float | None, float]]] = {
+    "downlink": {
+        "Isolated": (79.6, None, 103.5, None, 7.63),   # utility column: the bound
+        "Together": (21.7, None, 25.7, None, 6.32),
+        "S=100ms": (38.3, 99.64, 50.9, 99.28, 7.59),
+        "S=20ms": (36.6, 19.65, 47.5, 19.51, 7.46),
+        "WAN S=20ms": (34.9, 19.6, 46.7, 19.53, 7.4),
+    },
+    "uplink": {
+        "Isolated": (75.6, None, 103.0, None, 7.56),
+        "Together": (29.7, None, 41.2, None, 7.10),
+        "S=100ms": (36.5, 99.80, 49.1, 99.70, 7.49),
+        "S=20ms": (31.9, 19.9, 44.4, 19.56, 7.25),
+        "WAN S=20ms": (31.8, 19.72, 43.9, 19.83, 7.24),
+    },
+}
+ROWS = {  # table rows in the paper's order: (scenario, paper row)
+    "downlink": [("isolated", "Isolated"), ("together", "Together"),
+                 ("downlink-100ms", "S=100ms"), ("downlink-20ms", "S=20ms"),
+                 ("downlink-wan-20ms", "WAN S=20ms"), ("downlink-20ms-nfqueue", "S=20ms")],
+    "uplink": [("isolated-uplink", "Isolated"), ("together-uplink", "Together"),
+               ("uplink-100ms", "S=100ms"), ("uplink-20ms", "S=20ms"),
+               ("uplink-wan-20ms", "WAN S=20ms")],
+}
+
+
+def _f(v: float | None, digits: int = 1) -> str:
+    return "–" if v is None else f"{v:.{digits}f}"
+
+
+def summary_line(doc: dict[str, Any]) -> str:
+    pairs = ", ".join(f"{p['ap']}-{p['sta']} {p['throughput_mbps']:.1f} Mbit/s" for p in doc["pairs"])
+    return (f"{doc['scenario']}: {pairs}; utility {_f(doc['utility'], 2)} "
+            f"(bound {_f(doc['utility_bound'], 2)})")
+
+
+def load_results(results_dir: Path = RESULTS) -> dict[str, dict[str, Any]]:
+    docs = {}
+    for p in sorted(results_dir.glob("*.json")):
+        try:
+            doc = json.loads(p.read_text())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(doc, dict) and "scenario" in doc and "pairs" in doc:
+            docs[doc["scenario"]] = doc
+    return docs
+
+
+def markdown_table(docs: list[dict[str, Any]] | dict[str, dict[str, Any]], direction: str) -> str:
+    by_name = docs if isinstance(docs, dict) else {d["scenario"]: d for d in docs}
+    head = ("| setting (scenario) | θ1 Mbit/s | paper | A-MPDU1 | PHY1 Mbit/s | V1 ms | paper "
+            "| θ2 Mbit/s | paper | A-MPDU2 | PHY2 Mbit/s | V2 ms | paper | utility | paper "
+            "| bound |\n" + "|---" * 16 + "|\n")
+    rows = []
+    for name, row in ROWS[direction]:
+        paper = PAPER[direction][row]
+        d = by_name.get(name)
+        if d is None:
+            continue
+        p1, p2 = d["pairs"]
+        paper_u = f"bound {paper[4]:.2f}" if row == "Isolated" else _f(paper[4], 2)
+        rows.append(
+            f"| {row} ({name}) | {_f(p1['throughput_mbps'])} | {_f(paper[0])} | {_f(p1['mean_ampdu'])} "
+            f"| {_f(p1['mean_phy_mbps'])} | {_f(p1['mean_drain_ms'], 2)} | {_f(paper[1], 2)} "
+            f"| {_f(p2['throughput_mbps'])} | {_f(paper[2])} | {_f(p2['mean_ampdu'])} "
+            f"| {_f(p2['mean_phy_mbps'])} | {_f(p2['mean_drain_ms'], 2)} | {_f(paper[3], 2)} "
+            f"| {_f(d['utility'], 2)} | {paper_u} | {_f(d['utility_bound'], 2)} |")
+    if not rows:
+        return f"(no {direction} results yet)\n"
+    return head + "\n".join(rows) + "\n"
+
+
+def plot_timeseries(docs: dict[str, dict[str, Any]], out: Path) -> Path | None:
+    names = [n for n, d in docs.items() if any(d.get("timeseries", {}).values())]
+    if not names:
+        return None
+    fig, axes = plt.subplots(len(names), 1, figsize=(8, 2.2 * len(names)), sharex=True, squeeze=False)
+    for ax, name in zip(axes[:, 0], names):
+        for pair, series in docs[name]["timeseries"].items():
+            if series:
+                t, v = zip(*series)
+                ax.plot(t, v, label=pair)
+        ax.set_title(name, fontsize=9)
+        ax.set_ylabel("Mbit/s")
+        ax.legend(fontsize=7, loc="upper right")
+        ax.grid(alpha=0.3)
+    axes[-1, 0].set_xlabel("time since the pair's transfer started (s)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def plot_isolated_vs_together(docs: dict[str, dict[str, Any]], direction: str, out: Path) -> Path | None:
+    """Like 004 Fig 2: per-pair throughput isolated vs together, ours beside the paper's."""
+    iso, tog = ROWS[direction][0][0], ROWS[direction][1][0]
+    if iso not in docs or tog not in docs:
+        return None
+    paper = PAPER[direction]
+    labels = ["AP1-STA1", "AP2-STA2"]
+    x = np.arange(2)
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    bars = [("isolated (ours)", [p["throughput_mbps"] for p in docs[iso]["pairs"]], "tab:blue", ""),
+            ("isolated (paper)", [paper["Isolated"][0], paper["Isolated"][2]], "tab:blue", "//"),
+            ("together (ours)", [p["throughput_mbps"] for p in docs[tog]["pairs"]], "tab:red", ""),
+            ("together (paper)", [paper["Together"][0], paper["Together"][2]], "tab:red", "//")]
+    for i, (label, vals, color, hatch) in enumerate(bars):
+        ax.bar(x + (i - 1.5) * 0.2, vals, 0.2, label=label, color=color, hatch=hatch,
+               alpha=0.55 if hatch else 0.9, edgecolor="black")
+    ax.set_xticks(x, labels)
+    ax.set_ylabel(f"{direction} TCP throughput (Mbit/s)")
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def _groundtruth(results_dir: Path, name: str) -> list[groundtruth.Ppdu]:
+    log = results_dir / "runs" / name / "groundtruth.log"
+    return groundtruth.read(log) if log.exists() else []
+
+
+def plot_cdfs(docs: dict[str, dict[str, Any]], names: list[str], results_dir: Path,
+              out: Path) -> Path | None:
+    """Like 004 Fig 8 / Fig 10: CDFs of the PHY rate and the A-MPDU size of
+    the data PPDUs (AP->STA for downlink, STA->AP for uplink)."""
+    curves = []
+    for name in names:
+        if name not in docs:
+            continue
+        downlink = docs[name]["pairs"][0]["direction"] == "downlink"
+        frames = [p for p in _groundtruth(results_dir, name) if p.src.startswith("ap") == downlink]
+        for ap, sta in (("ap1", "sta1"), ("ap2", "sta2")):
+            src, dst = (ap, sta) if downlink else (sta, ap)
+            sel = [p for p in frames if p.src == src and p.dst == dst]
+            if sel:
+                curves.append((f"{name} {ap}-{sta}", [p.phy_mbps for p in sel], [p.mpdus for p in sel]))
+    if not curves:
+        return None
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.5))
+    for label, phy, ampdu in curves:
+        for ax, vals in ((a1, phy), (a2, ampdu)):
+            v = np.sort(np.asarray(vals, dtype=float))
+            ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", label=label)
+    a1.set_xlabel("PHY rate (Mbit/s)")
+    a2.set_xlabel("MPDUs per A-MPDU")
+    for ax in (a1, a2):
+        ax.set_ylabel("CDF")
+        ax.grid(alpha=0.3)
+    a2.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def write_report(results_dir: Path = RESULTS) -> Path:
+    docs = load_results(results_dir)
+    figs: list[tuple[str, Path | None]] = [
+        ("Throughput over time (iperf3 intervals)", plot_timeseries(docs, results_dir / "throughput_timeseries.png")),
+        ("Isolated vs together, downlink (like Fig 2)",
+         plot_isolated_vs_together(docs, "downlink", results_dir / "isolated_vs_together.png")),
+        ("Isolated vs together, uplink",
+         plot_isolated_vs_together(docs, "uplink", results_dir / "isolated_vs_together_uplink.png")),
+        ("PHY rate and A-MPDU size CDFs, isolated vs together (like Fig 8)",
+         plot_cdfs(docs, ["isolated", "together"], results_dir, results_dir / "cdf_isolated_together.png")),
+        ("PHY rate and A-MPDU size CDFs under time-slicing (like Fig 10)",
+         plot_cdfs(docs, ["downlink-100ms", "downlink-20ms"], results_dir, results_dir / "cdf_slicing.png")),
+    ]
+    lines = ["# ADWISER testbed report", "",
+             "Generated by `make report` from `testbed/results/*.json`. Throughput θ is the iperf3 "
+             "receiver's goodput; utility = Σ ln θ_i (Mbit/s); bound = Σ ln(β_i/2) from the isolated "
+             "throughputs of the same build; A-MPDU and PHY figures come from the WLAN emulator's "
+             "stats (– where the emulator did not run); V is the mean drain time the dataplane "
+             "inferred. The paper's columns are 004 Tables 3 and 4.", ""]
+    for direction, title in (("downlink", "Downlink TCP (like Table 3)"), ("uplink", "Uplink TCP (like Table 4)")):
+        lines += [f"## {title}", "", markdown_table(docs, direction)]
+    lines += ["## Runs", ""]
+    for name, d in docs.items():
+        emu = d.get("emulator") or "none (veth bridges, no air model)"
+        lines.append(f"- `{name}`: {d['duration_s']:g} s per transfer, backend {d.get('backend')}, "
+                     f"WAN {d.get('wan')}, CC {d.get('congestion_control')}, WLAN emulator: {emu}")
+        wan_stats = d.get("wan_emu")
+        if wan_stats:
+            ab = wan_stats["a_to_b"]
+            lines.append(f"  - wan-emu server->appliance: {ab['tx_frames']} frames, drops "
+                         f"{ab['drop_queue']}, departure lateness p50 {ab['late_p50_us']} µs, "
+                         f"p99 {ab['late_p99_us']} µs")
+    lines += ["", "## Figures", ""]
+    for title, path in figs:
+        lines.append(f"### {title}\n\n![{title}]({path.name})\n" if path
+                     else f"### {title}\n\n(not available: the scenarios or ground-truth logs it needs are missing)\n")
+    out = results_dir / "REPORT.md"
+    out.write_text("\n".join(lines) + "\n")
+    return out

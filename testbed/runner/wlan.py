@@ -1,0 +1,85 @@
+"""The WLAN between the appliance's AP ports and the STAs, in <P>wlan.
+
+With testbed/emu/wlan-emu built, the namespace's bridges are removed and the
+emulator forwards every frame at the time the air would deliver it, writing a
+stats file (per-link mean A-MPDU size and PHY rate) and a ground-truth log
+(one line per transmitted PPDU). Without it, wbr1/wbr2 bridge each AP port
+straight to its STA and there is no air: the results then say so
+("emulator": null) and carry no A-MPDU/PHY figures.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import processes, topology
+
+EMU_DIR = Path(__file__).resolve().parents[1] / "emu"
+WLAN_EMU = EMU_DIR / "wlan-emu"
+# --ap AP=IFACE and --sta STA=IFACE bind the emulator's nodes to interfaces;
+# $WLAN_EMU_CMD overrides the whole command ({emu} {config} {stats} {log} {pidfile}).
+DEFAULT_TEMPLATE = ("{emu} --ap ap1=ap1 --ap ap2=ap2 --sta sta1=sta1 --sta sta2=sta2 "
+                    "--stats {stats} --groundtruth {log}")
+
+
+@dataclass
+class WlanEmu:
+    proc: processes.ManagedProcess
+    stats_path: Path
+    groundtruth_path: Path
+
+
+def available() -> bool:
+    return os.access(WLAN_EMU, os.X_OK)
+
+
+def start(tb: topology.Testbed, out_dir: Path) -> WlanEmu | None:
+    """Starts the emulator (None, bridges kept, if it is not built)."""
+    if not available():
+        topology.set_modes(tb, wlan="bridge")
+        return None
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stats, log = out_dir / "wlan-emu.stats.json", out_dir / "groundtruth.log"
+    for f in (stats, log):
+        f.unlink(missing_ok=True)
+    template = os.environ.get("WLAN_EMU_CMD", DEFAULT_TEMPLATE)
+    argv = shlex.split(template.format(emu=WLAN_EMU, stats=stats, log=log,
+                                       pidfile=tb.run_dir / "wlan-emu.own.pid",
+                                       config=EMU_DIR / "lab-2ap-2sta.conf"))
+    topology.set_modes(tb, wlan="emu")
+    proc = processes.start(tb.run_dir, "wlan-emu", tb.ns("wlan"), argv)
+    time.sleep(0.5)
+    if not proc.running():
+        topology.set_modes(tb, wlan="bridge")
+        raise RuntimeError(f"wlan-emu exited at start ({' '.join(argv)}):\n{proc.log_tail()}")
+    return WlanEmu(proc, stats, log)
+
+
+def stop(tb: topology.Testbed, w: WlanEmu | None) -> dict[str, Any]:
+    """Stops the emulator by PID, restores the bridges, returns its stats ({} if none)."""
+    if w is None:
+        return {}
+    processes.stop(w.proc, grace_s=10.0)
+    topology.set_modes(tb, wlan="bridge")
+    try:
+        return dict(json.loads(w.stats_path.read_text()))
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def link_figures(stats: dict[str, Any], ap: str, sta: str, direction: str) -> tuple[float | None, float | None]:
+    """(mean A-MPDU size in MPDUs, mean PHY rate in Mbit/s) of the link that
+    carries the data of pair ap/sta (AP->STA downlink, STA->AP uplink), from
+    the emulator's stats {"links": [{"src","dst","mean_ampdu","mean_phy_mbps"}]}."""
+    src, dst = (ap, sta) if direction == "downlink" else (sta, ap)
+    for link in stats.get("links", []):
+        if link.get("src") == src and link.get("dst") == dst:
+            ampdu, phy = link.get("mean_ampdu"), link.get("mean_phy_mbps")
+            return (float(ampdu) if ampdu is not None else None,
+                    float(phy) if phy is not None else None)
+    return None, None

@@ -1,0 +1,113 @@
+"""The experiment runner: a short `together` run through the real topology
+writes the issue's JSON; the figures of merit; the scenario registry; a
+scenario whose dataplane is not built is skipped before anything starts."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from runner import backend, experiment, groundtruth, report, scenarios, topology
+
+PAIR_KEYS = {"ap", "sta", "direction", "throughput_mbps", "mean_ampdu", "mean_phy_mbps", "mean_drain_ms"}
+
+
+def test_short_together_run_writes_the_result_document(prefix: str, tmp_path: Path) -> None:
+    import os
+    os.environ["TESTBED_RUN_ROOT"] = str(tmp_path / "run")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "isolated.json").write_text(json.dumps(
+        {"scenario": "isolated", "pairs": [{"throughput_mbps": 80.0}, {"throughput_mbps": 100.0}]}))
+    doc = experiment.run(scenarios.get("together"), 3.0, prefix=prefix, results_dir=results)
+
+    written = json.loads((results / "together.json").read_text())
+    assert written == json.loads(json.dumps(doc))
+    assert doc["scenario"] == "together" and doc["duration_s"] == 3.0 and doc["slice_ms"] is None
+    assert [(p["ap"], p["sta"]) for p in doc["pairs"]] == [("ap1", "sta1"), ("ap2", "sta2")]
+    for p in doc["pairs"]:
+        assert set(p) == PAIR_KEYS
+        assert p["direction"] == "downlink"
+        assert p["throughput_mbps"] > 1.0
+        assert p["mean_drain_ms"] is None  # no dataplane ran
+    thr = [p["throughput_mbps"] for p in doc["pairs"]]
+    assert doc["utility"] == pytest.approx(math.log(thr[0]) + math.log(thr[1]), abs=1e-3)
+    assert doc["utility_bound"] == pytest.approx(math.log(40.0) + math.log(50.0), abs=1e-3)
+    assert all(len(s) >= 4 for s in doc["timeseries"].values())
+    # The run brought the topology up itself, so it took it down again.
+    assert not any(n.startswith(prefix) for n in topology.existing_namespaces())
+
+
+def test_utility_is_sum_of_logs_and_bound_uses_half_the_isolated() -> None:
+    assert experiment.utility([79.6 / 2, 103.5 / 2]) == pytest.approx(7.63, abs=0.005)
+    assert experiment.utility_bound([79.6, 103.5], 2) == pytest.approx(7.63, abs=0.005)
+    assert experiment.utility([21.7, 25.7]) == pytest.approx(6.32, abs=0.005)
+    assert experiment.utility([0.0, 10.0]) is None
+    assert experiment.utility_bound([80.0], 2) is None
+
+
+def test_uplink_scenarios_take_their_bound_from_isolated_uplink() -> None:
+    assert scenarios.get("uplink-20ms").isolated_reference == "isolated-uplink"
+    assert scenarios.get("downlink-wan-20ms").isolated_reference == "isolated"
+
+
+def test_registry_refuses_inconsistent_scenarios() -> None:
+    with pytest.raises(ValueError, match="time-slice needs a backend"):
+        scenarios.Scenario("x", "downlink", slice_ms=20)
+    with pytest.raises(ValueError, match="direction 'sideways'"):
+        scenarios.Scenario("y", "sideways")
+    with pytest.raises(KeyError, match="unknown scenario 'nope'"):
+        scenarios.get("nope")
+
+
+def test_missing_dataplane_skips_before_touching_the_testbed(prefix: str, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ADWISER_DP", str(tmp_path / "no-such-adwiser-dp"))
+    monkeypatch.delenv("ADWISER_DP_CMD", raising=False)
+    with pytest.raises(backend.BackendUnavailable, match="no-such-adwiser-dp is not built"):
+        experiment.run(scenarios.get("downlink-20ms"), 3.0, prefix=prefix, results_dir=tmp_path)
+    assert not any(n.startswith(prefix) for n in topology.existing_namespaces())
+    assert not (tmp_path / "downlink-20ms.json").exists()
+
+
+def test_backend_config_sets_every_slice_to_the_scenario_length(tmp_path: Path) -> None:
+    cfg = json.loads(backend.write_config(scenarios.get("downlink-100ms"), tmp_path / "c.json").read_text())
+    assert [s["duration_ms"] for s in cfg["slice_map"]["slices"]] == [100, 100]
+    assert cfg["topology"]["stas"][0]["mac"] == "02:ad:00:00:01:01"
+
+
+def test_mean_drain_reads_per_pair_v_and_ignores_other_lines(tmp_path: Path) -> None:
+    tel = tmp_path / "t.jsonl"
+    tel.write_text('{"pair":"ap1/sta1","v_ms":19.0}\nnot json\n{"pair":"ap1/sta1","v_ms":21.0}\n'
+                   '{"frame":1}\n{"pair":"ap2/sta2","v_ms":18.5}\n')
+    assert backend.mean_drain_ms(tel) == {"ap1/sta1": 20.0, "ap2/sta2": 18.5}
+
+
+def test_groundtruth_reads_json_lines_and_csv_and_maps_mcs_to_rate(tmp_path: Path) -> None:
+    jl = tmp_path / "g.jsonl"
+    jl.write_text('{"src":"ap1","dst":"sta1","mpdus":19,"mcs":14,"start_us":0,"duration_us":2000}\n'
+                  '{"src":"sta1","dst":"ap1","mpdus":0,"mcs":0}\n')
+    frames = groundtruth.read(jl)
+    assert len(frames) == 1 and frames[0].phy_mbps == 117.0 and frames[0].mpdus == 19
+    csvf = tmp_path / "g.csv"
+    csvf.write_text("src,dst,mpdus,phy_mbps,collided\nap2,sta2,7,52.0,1\n")
+    assert groundtruth.read(csvf)[0].collided
+
+
+def test_report_puts_our_rows_beside_the_papers(tmp_path: Path) -> None:
+    for name, thr in (("isolated", (80.0, 100.0)), ("together", (20.0, 25.0))):
+        pairs = [{"ap": f"ap{i}", "sta": f"sta{i}", "direction": "downlink", "throughput_mbps": t,
+                  "mean_ampdu": None, "mean_phy_mbps": None, "mean_drain_ms": None}
+                 for i, t in enumerate(thr, 1)]
+        (tmp_path / f"{name}.json").write_text(json.dumps(
+            {"scenario": name, "duration_s": 1, "slice_ms": None, "pairs": pairs,
+             "utility": experiment.utility(list(thr)), "utility_bound": 7.6,
+             "timeseries": {"ap1/sta1": [[0.5, 10.0], [1.0, 12.0]]}}))
+    out = report.write_report(tmp_path)
+    text = out.read_text()
+    assert "| Together (together) | 20.0 | 21.7 |" in text
+    assert "(no uplink results yet)" in text
+    assert (tmp_path / "isolated_vs_together.png").stat().st_size > 1000
+    assert (tmp_path / "throughput_timeseries.png").exists()
