@@ -65,3 +65,21 @@ def test_unknown_interface_is_named(testbed: topology.Testbed) -> None:
                            "--if-a", "wan0", "--if-b", "nosuch0"],
                           capture_output=True, text=True, timeout=10)
     assert proc.returncode == 1 and "no such interface: nosuch0" in proc.stderr
+
+
+def _cpu_ticks(pid: int) -> int:
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime, clock ticks
+
+
+def test_idle_wan_emu_sleeps_instead_of_spinning(testbed: topology.Testbed) -> None:
+    import time
+    w = wan.start(testbed, delay_ms=75, rate_mbit=200)
+    try:
+        before = _cpu_ticks(w.proc.pid)
+        time.sleep(2.0)
+        used = _cpu_ticks(w.proc.pid) - before
+    finally:
+        wan.stop(w)
+    # A busy loop would burn ~200 ticks in 2 s; blocked in ppoll it uses ~none.
+    assert used <= 5, used
