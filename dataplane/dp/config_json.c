@@ -1,0 +1,550 @@
+/*
+ * JSON configuration document -> struct adw_config; see config_json.h.
+ * The ranges below are the schema's (configs/schema/adwiser-config.schema.json),
+ * narrowed where the core's capacity is smaller (ADW_MAX_*).
+ */
+#include "config_json.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_walk.h"
+
+struct loader {
+    struct jw w;
+    struct adw_config *c;
+    uint16_t *sta_by_id;   /* STA indices sorted by id, for resolving pair names */
+};
+
+static const char *const ROOT_KEYS[] = {"schema_version", "appliance_id", "topology", "slice_map", "policies", NULL};
+static const char *const TOPO_KEYS[] = {"aps", "stas", "conflicts", NULL};
+static const char *const AP_KEYS[] = {"id", "name", "channel", "port", "vlan", NULL};
+static const char *const STA_KEYS[] = {"id", "mac", "ips", "ap", NULL};
+static const char *const SLICEMAP_KEYS[] = {"slices", NULL};
+static const char *const SLICE_KEYS[] = {"duration_ms", "pairs", NULL};
+static const char *const POLICY_KEYS[] = {"ts_abr_qd", "dynamic_slicing", "realtime", "queue_sizing",
+                                          "aggregation_target", NULL};
+static const char *const TSABR_KEYS[] = {"a_pkts_per_ms", "r_init_pkts", "r_min_pkts", "r_max_pkts",
+                                         "v_cap_factor", "rate_change_reset", NULL};
+static const char *const DYN_KEYS[] = {"enabled", "pairs", NULL};
+static const char *const RT_KEYS[] = {"dscp", "udp_ports", NULL};
+static const char *const QS_KEYS[] = {"t_max_ms", "c_pkts", "q_max_pkts", "q_min_pkts", "a1", "b1", "ewma_alpha",
+                                      NULL};
+static const char *const AGG_KEYS[] = {"enabled", "n_target_max", "t_bar_ms", "k1", "k2", "delta_s", "pairs",
+                                       "overrides", NULL};
+static const char *const AGG_OVERRIDE_KEYS[] = {"pairs", "n_target_max", "t_bar_ms", NULL};
+
+/* Smallest double above x: the schema's exclusiveMinimum. */
+#define ABOVE(x) ((x) + 1e-12)
+
+/* The schema's identifier pattern ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$. */
+static int is_identifier(const char *s)
+{
+    if (!isalnum((unsigned char)s[0]))
+        return 0;
+    size_t n = 0;
+    for (const char *p = s; *p; p++, n++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '-')
+            return 0;
+    return n <= 64;
+}
+
+static int read_id(struct loader *l, const json_t *obj, const char *path, const char *key, char *out)
+{
+    if (jw_string(&l->w, obj, path, key, 1, 0, out, ADW_ID_LEN))
+        return -1;
+    if (!is_identifier(out)) {
+        char p[JW_PATH_LEN];
+        jw_path_key(p, path, key);
+        jw_fail(&l->w, p, "'%s' is not an identifier ([A-Za-z0-9][A-Za-z0-9_.-]{0,63})", out);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_mac(const char *s, uint8_t mac[6])
+{
+    if (strlen(s) != 17)
+        return -1;
+    for (int i = 0; i < 6; i++) {
+        const char *o = s + 3 * i;
+        if (!isxdigit((unsigned char)o[0]) || !isxdigit((unsigned char)o[1]) || (i < 5 && o[2] != ':'))
+            return -1;
+        char hex[3] = {o[0], o[1], 0};
+        mac[i] = (uint8_t)strtoul(hex, NULL, 16);
+    }
+    return 0;
+}
+
+static int find_ap(const struct adw_config *c, const char *id)
+{
+    for (unsigned i = 0; i < c->n_aps; i++)
+        if (strcmp(c->aps[i].id, id) == 0)
+            return (int)i;
+    return -1;
+}
+
+static const struct adw_config *sort_cfg;
+static int cmp_sta_id(const void *a, const void *b)
+{
+    return strcmp(sort_cfg->stas[*(const uint16_t *)a].id, sort_cfg->stas[*(const uint16_t *)b].id);
+}
+
+static int find_sta(const struct loader *l, const char *id)
+{
+    size_t lo = 0, hi = l->c->n_stas;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int r = strcmp(l->c->stas[l->sta_by_id[mid]].id, id);
+        if (r == 0)
+            return l->sta_by_id[mid];
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* "ap_id/sta_id" -> pair index (the STA's index); the STA must be on that AP. */
+static int resolve_pair(struct loader *l, const json_t *v, const char *path, uint16_t *out)
+{
+    char name[ADW_PAIR_NAME_LEN];
+    if (jw_elem_string(&l->w, v, path, name, sizeof(name)))
+        return -1;
+    char *slash = strchr(name, '/');
+    if (!slash || strchr(slash + 1, '/')) {
+        jw_fail(&l->w, path, "'%s' is not a pair 'ap_id/sta_id'", name);
+        return -1;
+    }
+    *slash = '\0';
+    int sta = find_sta(l, slash + 1);
+    if (sta < 0) {
+        jw_fail(&l->w, path, "no STA '%s' in topology.stas", slash + 1);
+        return -1;
+    }
+    int ap = find_ap(l->c, name);
+    if (ap < 0 || l->c->stas[sta].ap != ap) {
+        jw_fail(&l->w, path, "STA '%s' is not associated with AP '%s'", slash + 1, name);
+        return -1;
+    }
+    *out = (uint16_t)sta;
+    return 0;
+}
+
+/* An optional array of pair names into idx[], count into *n. */
+static int read_pairs(struct loader *l, const json_t *obj, const char *path, const char *key, int required,
+                      size_t min_len, uint16_t *idx, uint16_t *n)
+{
+    json_t *arr = jw_array(&l->w, obj, path, key, required, ADW_MAX_PAIRS);
+    char p[JW_PATH_LEN], e[JW_PATH_LEN];
+    jw_path_key(p, path, key);
+    if (!arr) {
+        if (!l->w.failed && min_len > 0 && required)
+            jw_fail(&l->w, p, "at least %zu pair(s) needed", min_len);
+        return l->w.failed ? -1 : 0;
+    }
+    if (json_array_size(arr) < min_len) {
+        jw_fail(&l->w, p, "at least %zu pair(s) needed", min_len);
+        return -1;
+    }
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) {
+        jw_path_index(e, p, i);
+        if (resolve_pair(l, v, e, &idx[i]))
+            return -1;
+    }
+    *n = (uint16_t)json_array_size(arr);
+    return 0;
+}
+
+static int read_aps(struct loader *l, const json_t *topo)
+{
+    json_t *arr = jw_array(&l->w, topo, "topology", "aps", 1, ADW_MAX_APS);
+    if (!arr)
+        return -1;
+    if (json_array_size(arr) == 0) {
+        jw_fail(&l->w, "topology.aps", "at least one AP needed");
+        return -1;
+    }
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) {
+        char p[JW_PATH_LEN], name[129];
+        struct adw_ap_cfg *ap = &l->c->aps[i];
+        long long channel = 0, vlan = 0;
+        jw_path_index(p, "topology.aps", i);
+        if (jw_object(&l->w, v, p, AP_KEYS) || read_id(l, v, p, "id", ap->id)
+            || jw_string(&l->w, v, p, "name", 0, 0, name, sizeof(name))
+            || jw_integer(&l->w, v, p, "channel", 1, 1, 233, &channel)
+            || jw_string(&l->w, v, p, "port", 1, 0, ap->port, sizeof(ap->port)))
+            return -1;
+        json_t *jv = json_object_get(v, "vlan");
+        if (jv && !json_is_null(jv) && jw_integer(&l->w, v, p, "vlan", 0, 1, 4094, &vlan))
+            return -1;
+        if (ap->port[0] == '\0') {
+            char pp[JW_PATH_LEN];
+            jw_path_key(pp, p, "port");
+            jw_fail(&l->w, pp, "empty port name");
+            return -1;
+        }
+        ap->channel = (uint16_t)channel;
+        ap->vlan = (uint16_t)vlan;
+        if (find_ap(l->c, ap->id) >= 0) {
+            char pp[JW_PATH_LEN];
+            jw_path_key(pp, p, "id");
+            jw_fail(&l->w, pp, "duplicate AP id '%s'", ap->id);
+            return -1;
+        }
+        l->c->n_aps = (uint16_t)(i + 1);
+    }
+    return 0;
+}
+
+static int read_sta_ips(struct loader *l, const json_t *v, const char *p, struct adw_sta_cfg *sta)
+{
+    char pp[JW_PATH_LEN], e[JW_PATH_LEN];
+    json_t *ips = jw_array(&l->w, v, p, "ips", 0, ADW_MAX_STA_ADDRS);
+    if (!ips)
+        return l->w.failed ? -1 : 0;
+    jw_path_key(pp, p, "ips");
+    size_t j;
+    json_t *ipv;
+    json_array_foreach(ips, j, ipv) {
+        char text[46];
+        jw_path_index(e, pp, j);
+        if (jw_elem_string(&l->w, ipv, e, text, sizeof(text)))
+            return -1;
+        struct adw_ip_addr *a = &sta->addrs[j];
+        memset(a, 0, sizeof(*a));
+        if (inet_pton(AF_INET, text, a->addr) == 1)
+            a->family = 4;
+        else if (inet_pton(AF_INET6, text, a->addr) == 1)
+            a->family = 6;
+        else {
+            jw_fail(&l->w, e, "'%s' is not an IPv4 or IPv6 address", text);
+            return -1;
+        }
+    }
+    sta->n_addrs = (uint8_t)json_array_size(ips);
+    return 0;
+}
+
+static int read_stas(struct loader *l, const json_t *topo)
+{
+    json_t *arr = jw_array(&l->w, topo, "topology", "stas", 1, ADW_MAX_STAS);
+    if (!arr)
+        return -1;
+    if (json_array_size(arr) == 0) {
+        jw_fail(&l->w, "topology.stas", "at least one STA needed");
+        return -1;
+    }
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) {
+        char p[JW_PATH_LEN], pp[JW_PATH_LEN], text[ADW_ID_LEN];
+        struct adw_sta_cfg *sta = &l->c->stas[i];
+        jw_path_index(p, "topology.stas", i);
+        if (jw_object(&l->w, v, p, STA_KEYS) || read_id(l, v, p, "id", sta->id)
+            || jw_string(&l->w, v, p, "mac", 1, 0, text, sizeof(text)))
+            return -1;
+        if (parse_mac(text, sta->mac)) {
+            jw_path_key(pp, p, "mac");
+            jw_fail(&l->w, pp, "'%s' is not a MAC address (six colon-separated hex octets)", text);
+            return -1;
+        }
+        if (sta->mac[0] & 1) {
+            jw_path_key(pp, p, "mac");
+            jw_fail(&l->w, pp, "'%s' is a group address, a STA needs a unicast MAC", text);
+            return -1;
+        }
+        if (read_sta_ips(l, v, p, sta) || read_id(l, v, p, "ap", text))
+            return -1;
+        int ap = find_ap(l->c, text);
+        if (ap < 0) {
+            jw_path_key(pp, p, "ap");
+            jw_fail(&l->w, pp, "no AP '%s' in topology.aps", text);
+            return -1;
+        }
+        sta->ap = (uint16_t)ap;
+    }
+    l->c->n_stas = (uint16_t)json_array_size(arr);
+    for (uint16_t k = 0; k < l->c->n_stas; k++)
+        l->sta_by_id[k] = k;
+    sort_cfg = l->c;
+    qsort(l->sta_by_id, l->c->n_stas, sizeof(uint16_t), cmp_sta_id);
+    for (uint16_t k = 1; k < l->c->n_stas; k++) {
+        if (strcmp(l->c->stas[l->sta_by_id[k - 1]].id, l->c->stas[l->sta_by_id[k]].id) == 0) {
+            char p[JW_PATH_LEN];
+            uint16_t dup = l->sta_by_id[k] > l->sta_by_id[k - 1] ? l->sta_by_id[k] : l->sta_by_id[k - 1];
+            jw_path_index(p, "topology.stas", dup);
+            jw_fail(&l->w, p, "duplicate STA id '%s'", l->c->stas[dup].id);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_conflicts(struct loader *l, const json_t *topo)
+{
+    json_t *arr = jw_array(&l->w, topo, "topology", "conflicts", 0, ADW_MAX_CONFLICTS);
+    if (!arr)
+        return l->w.failed ? -1 : 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) {
+        char p[JW_PATH_LEN], e[JW_PATH_LEN];
+        jw_path_index(p, "topology.conflicts", i);
+        if (!json_is_array(v) || json_array_size(v) != 2) {
+            jw_fail(&l->w, p, "expected a list of exactly two pairs");
+            return -1;
+        }
+        jw_path_index(e, p, 0);
+        if (resolve_pair(l, json_array_get(v, 0), e, &l->c->conflicts[i].a))
+            return -1;
+        jw_path_index(e, p, 1);
+        if (resolve_pair(l, json_array_get(v, 1), e, &l->c->conflicts[i].b))
+            return -1;
+    }
+    l->c->n_conflicts = (uint32_t)json_array_size(arr);
+    return 0;
+}
+
+static int read_slice_map(struct loader *l, const json_t *root)
+{
+    json_t *sm = jw_member(&l->w, root, "", "slice_map", 1);
+    if (!sm || jw_object(&l->w, sm, "slice_map", SLICEMAP_KEYS))
+        return -1;
+    json_t *arr = jw_array(&l->w, sm, "slice_map", "slices", 1, ADW_MAX_SLICES);
+    if (!arr)
+        return -1;
+    if (json_array_size(arr) == 0) {
+        jw_fail(&l->w, "slice_map.slices", "at least one slice needed");
+        return -1;
+    }
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) {
+        char p[JW_PATH_LEN];
+        long long ms = 0;
+        struct adw_slice_cfg *s = &l->c->slices[i];
+        jw_path_index(p, "slice_map.slices", i);
+        if (jw_object(&l->w, v, p, SLICE_KEYS) || jw_integer(&l->w, v, p, "duration_ms", 1, 1, 500, &ms)
+            || read_pairs(l, v, p, "pairs", 1, 1, s->pairs, &s->n_pairs))
+            return -1;
+        s->duration_ns = (uint64_t)ms * 1000000u;
+    }
+    l->c->n_slices = (uint16_t)json_array_size(arr);
+    return 0;
+}
+
+static int read_u32(struct loader *l, const json_t *o, const char *p, const char *k, long long lo, long long hi,
+                    uint32_t *out)
+{
+    long long v = 0;
+    if (jw_integer(&l->w, o, p, k, 1, lo, hi, &v))
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int read_tsabr(struct loader *l, const json_t *pol)
+{
+    const char *p = "policies.ts_abr_qd";
+    struct adw_tsabr_policy *t = &l->c->policies.ts_abr_qd;
+    json_t *o = jw_member(&l->w, pol, "policies", "ts_abr_qd", 1);
+    if (!o || jw_object(&l->w, o, p, TSABR_KEYS))
+        return -1;
+    return jw_number(&l->w, o, p, "a_pkts_per_ms", 1, ABOVE(0.0), 20.0, &t->a_pkts_per_ms)
+        || read_u32(l, o, p, "r_init_pkts", 1, 65536, &t->r_init_pkts)
+        || read_u32(l, o, p, "r_min_pkts", 1, 65536, &t->r_min_pkts)
+        || read_u32(l, o, p, "r_max_pkts", 1, 65536, &t->r_max_pkts)
+        || jw_number(&l->w, o, p, "v_cap_factor", 1, ABOVE(1.0), 10.0, &t->v_cap_factor)
+        || jw_number(&l->w, o, p, "rate_change_reset", 1, ABOVE(0.0), 10.0, &t->rate_change_reset) ? -1 : 0;
+}
+
+static int read_dynamic(struct loader *l, const json_t *pol)
+{
+    const char *p = "policies.dynamic_slicing";
+    struct adw_dynslice_policy *d = &l->c->policies.dynamic_slicing;
+    int en = 0;
+    json_t *o = jw_member(&l->w, pol, "policies", "dynamic_slicing", 1);
+    if (!o || jw_object(&l->w, o, p, DYN_KEYS) || jw_bool(&l->w, o, p, "enabled", 1, &en)
+        || read_pairs(l, o, p, "pairs", 0, 0, d->pairs, &d->n_pairs))
+        return -1;
+    d->enabled = en;
+    return 0;
+}
+
+static int read_realtime(struct loader *l, const json_t *pol)
+{
+    const char *p = "policies.realtime";
+    struct adw_realtime_policy *r = &l->c->policies.realtime;
+    char ap[JW_PATH_LEN], e[JW_PATH_LEN];
+    size_t i;
+    json_t *v;
+    long long x;
+    json_t *o = jw_member(&l->w, pol, "policies", "realtime", 1);
+    if (!o || jw_object(&l->w, o, p, RT_KEYS))
+        return -1;
+    json_t *dscp = jw_array(&l->w, o, p, "dscp", 0, ADW_MAX_RT_DSCP);
+    if (l->w.failed)
+        return -1;
+    jw_path_key(ap, p, "dscp");
+    json_array_foreach(dscp, i, v) {
+        jw_path_index(e, ap, i);
+        if (jw_elem_integer(&l->w, v, e, 0, 63, &x))
+            return -1;
+        r->dscp[i] = (uint8_t)x;
+    }
+    r->n_dscp = (uint8_t)(dscp ? json_array_size(dscp) : 0);
+    json_t *ports = jw_array(&l->w, o, p, "udp_ports", 0, ADW_MAX_RT_PORTS);
+    if (l->w.failed)
+        return -1;
+    jw_path_key(ap, p, "udp_ports");
+    json_array_foreach(ports, i, v) {
+        jw_path_index(e, ap, i);
+        if (jw_elem_integer(&l->w, v, e, 1, 65535, &x))
+            return -1;
+        r->udp_ports[i] = (uint16_t)x;
+    }
+    r->n_udp_ports = (uint8_t)(ports ? json_array_size(ports) : 0);
+    return 0;
+}
+
+static int read_queue_sizing(struct loader *l, const json_t *pol)
+{
+    const char *p = "policies.queue_sizing";
+    struct adw_queue_sizing_policy *q = &l->c->policies.queue_sizing;
+    double t_max_ms = 0;
+    json_t *o = jw_member(&l->w, pol, "policies", "queue_sizing", 1);
+    if (!o || jw_object(&l->w, o, p, QS_KEYS))
+        return -1;
+    if (jw_number(&l->w, o, p, "t_max_ms", 1, ABOVE(0.0), 10000.0, &t_max_ms)
+        || read_u32(l, o, p, "c_pkts", 0, 1024, &q->c_pkts)
+        || read_u32(l, o, p, "q_max_pkts", 1, 1048576, &q->q_max_pkts)
+        || read_u32(l, o, p, "q_min_pkts", 1, 1048576, &q->q_min_pkts)
+        || jw_number(&l->w, o, p, "a1", 1, ABOVE(0.0), 10.0, &q->a1)
+        || jw_number(&l->w, o, p, "b1", 1, ABOVE(0.0), 10.0, &q->b1)
+        || jw_number(&l->w, o, p, "ewma_alpha", 1, ABOVE(0.0), 1.0, &q->ewma_alpha))
+        return -1;
+    q->t_max_ns = (uint64_t)(t_max_ms * 1e6);
+    return 0;
+}
+
+/* Overrides are the controller's (it computes per-class targets); checked here, not stored. */
+static int check_agg_overrides(struct loader *l, const json_t *o, const char *p)
+{
+    static uint16_t scratch[ADW_MAX_PAIRS];
+    char ap[JW_PATH_LEN], e[JW_PATH_LEN];
+    json_t *arr = jw_array(&l->w, o, p, "overrides", 0, ADW_MAX_PAIRS);
+    if (!arr)
+        return l->w.failed ? -1 : 0;
+    jw_path_key(ap, p, "overrides");
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) {
+        uint16_t n;
+        long long nt;
+        double tb;
+        jw_path_index(e, ap, i);
+        if (jw_object(&l->w, v, e, AGG_OVERRIDE_KEYS) || read_pairs(l, v, e, "pairs", 1, 1, scratch, &n))
+            return -1;
+        json_t *x = json_object_get(v, "n_target_max");
+        if (x && !json_is_null(x) && jw_integer(&l->w, v, e, "n_target_max", 0, 1, 256, &nt))
+            return -1;
+        x = json_object_get(v, "t_bar_ms");
+        if (x && !json_is_null(x) && jw_number(&l->w, v, e, "t_bar_ms", 0, ABOVE(0.0), 1000.0, &tb))
+            return -1;
+    }
+    return 0;
+}
+
+static int read_aggregation(struct loader *l, const json_t *pol)
+{
+    const char *p = "policies.aggregation_target";
+    struct adw_aggregation_policy *a = &l->c->policies.aggregation_target;
+    int en = 0;
+    json_t *o = jw_member(&l->w, pol, "policies", "aggregation_target", 1);
+    if (!o || jw_object(&l->w, o, p, AGG_KEYS) || jw_bool(&l->w, o, p, "enabled", 1, &en)
+        || read_u32(l, o, p, "n_target_max", 1, 256, &a->n_target_max)
+        || jw_number(&l->w, o, p, "t_bar_ms", 1, ABOVE(0.0), 1000.0, &a->t_bar_ms)
+        || jw_number(&l->w, o, p, "k1", 1, ABOVE(0.0), 5.0, &a->k1)
+        || jw_number(&l->w, o, p, "k2", 1, ABOVE(0.0), 1.0, &a->k2)
+        || jw_number(&l->w, o, p, "delta_s", 1, 0.01, 60.0, &a->delta_s)
+        || read_pairs(l, o, p, "pairs", 0, 0, a->pairs, &a->n_pairs) || check_agg_overrides(l, o, p))
+        return -1;
+    a->enabled = en;
+    return 0;
+}
+
+static int read_document(struct loader *l, const json_t *root)
+{
+    long long sv = 0;
+    if (jw_object(&l->w, root, "", ROOT_KEYS) || jw_integer(&l->w, root, "", "schema_version", 1, 1, 1, &sv)
+        || read_id(l, root, "", "appliance_id", l->c->appliance_id))
+        return -1;
+    l->c->schema_version = (uint32_t)sv;
+    json_t *topo = jw_member(&l->w, root, "", "topology", 1);
+    if (!topo || jw_object(&l->w, topo, "topology", TOPO_KEYS) || read_aps(l, topo) || read_stas(l, topo)
+        || read_conflicts(l, topo) || read_slice_map(l, root))
+        return -1;
+    json_t *pol = jw_member(&l->w, root, "", "policies", 1);
+    if (!pol || jw_object(&l->w, pol, "policies", POLICY_KEYS) || read_tsabr(l, pol) || read_dynamic(l, pol)
+        || read_realtime(l, pol) || read_queue_sizing(l, pol) || read_aggregation(l, pol))
+        return -1;
+    return 0;
+}
+
+static int load_root(json_t *root, struct adw_config *out, char *err, size_t errlen)
+{
+    struct loader l = {.w = {.err = err, .errlen = errlen}, .c = out};
+    memset(out, 0, sizeof(*out));
+    l.sta_by_id = calloc(ADW_MAX_STAS, sizeof(uint16_t));
+    if (!l.sta_by_id) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = read_document(&l, root);
+    free(l.sta_by_id);
+    if (rc == 0 && !l.w.failed && adw_config_check(out, err, errlen) != 0)
+        rc = -1;
+    if (rc != 0 || l.w.failed)
+        memset(out, 0, sizeof(*out));   /* refused whole: nothing half-filled is left behind */
+    return rc != 0 || l.w.failed ? -1 : 0;
+}
+
+int config_json_parse(const char *text, struct adw_config *out, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        snprintf(err, errlen, "not valid JSON at line %d column %d: %s", je.line, je.column, je.text);
+        return -1;
+    }
+    int rc = load_root(root, out, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+int config_json_load_file(const char *path, struct adw_config *out, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        snprintf(err, errlen, "not valid JSON at line %d column %d: %s", je.line, je.column, je.text);
+        return -1;
+    }
+    int rc = load_root(root, out, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+struct adw_config *config_json_alloc(void)
+{
+    return calloc(1, sizeof(struct adw_config));
+}

@@ -1,0 +1,86 @@
+/*
+ * What both backends share: the configuration in force, the scheduling core,
+ * the telemetry sinks, configuration reloads (SIGHUP re-reads --config;
+ * Redis hands over validated versions), the counters and the slice-start
+ * timing error.  The backends own the packets and the clock; every call here
+ * takes the backend's now_ns (monotonic, ns) and never blocks on I/O except
+ * the telemetry file write.
+ */
+#ifndef ADW_DP_ENGINE_H
+#define ADW_DP_ENGINE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adwiser/sched.h"
+#include "dp_options.h"
+#include "slice_lateness.h"
+
+#define DP_ENGINE_MAX_PORTS (1 + DP_MAX_AP_PORTS)
+
+struct telemetry_jsonl;
+struct redis_link;
+
+struct dp_counters {
+    uint64_t rx_pkts;          /* packets handed to the core */
+    uint64_t passed_pkts;      /* verdict ADW_PASS, forwarded at once */
+    uint64_t queued_pkts;      /* verdict ADW_QUEUED, held by the core */
+    uint64_t dropped_pkts;     /* verdict ADW_DROP (the core counts the cause) */
+    uint64_t released_pkts;    /* returned by adw_sched_dequeue_burst */
+    uint64_t flushed_pkts;     /* returned by adw_sched_flush at shutdown */
+    uint64_t tx_pkts;          /* transmitted (DPDK) or accepted by verdict (nfqueue) */
+    uint64_t tx_drops;         /* could not be transmitted: TX ring full after retries, bad out_port */
+    uint64_t reloads_applied;  /* configurations swapped in */
+    uint64_t reloads_rejected; /* configurations refused (file or Redis) */
+    uint64_t frames_reported;  /* frame reports written to telemetry */
+    uint64_t config_drops;     /* held packets of removed pairs handed out as ADW_PORT_DROP (freed) */
+};
+
+struct dp_engine {
+    const struct dp_options *opt;
+    struct adw_config *cfg;        /* configuration in force (owned) */
+    uint64_t cfg_version;          /* Redis version in force, 0 = the --config file */
+    uint64_t ack_pending;          /* Redis version handed to the core, acknowledged once active; 0 = none */
+    uint64_t start_ns;             /* backend clock when the loop started, ns */
+    uint64_t elapsed_ns;           /* loop run time, ns (set by the backend at exit) */
+    struct adw_sched *sched;
+    unsigned n_ports;              /* scheduler ports: uplink + APs */
+    struct telemetry_jsonl *tm;    /* NULL without --telemetry */
+    struct redis_link *redis;      /* NULL without --redis */
+    struct slice_lateness lateness;
+    uint64_t last_due_ns;          /* event time whose lateness was last recorded */
+    struct dp_counters c;
+    uint64_t port_rx[DP_ENGINE_MAX_PORTS];        /* packets received per scheduler port (driver count) */
+    uint64_t port_tx[DP_ENGINE_MAX_PORTS];        /* packets transmitted per scheduler port (driver count) */
+    uint64_t port_rx_missed[DP_ENGINE_MAX_PORTS]; /* packets the driver could not receive (ring full, no mbuf) */
+    const char *backend_name;      /* "dpdk" or "nfqueue" */
+};
+
+extern volatile sig_atomic_t dp_stop_requested;    /* SIGTERM / SIGINT */
+extern volatile sig_atomic_t dp_reload_requested;  /* SIGHUP */
+
+/* Loads --config (refused whole with the field named) into a fresh config. */
+struct adw_config *dp_engine_load_config(const char *path, char *err, size_t errlen);
+
+/* Creates the core for n_ports ports and opens telemetry/Redis. */
+int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_config *cfg, unsigned n_ports,
+                    const char *backend_name, uint64_t now_ns, char *err, size_t errlen);
+
+/*
+ * Once per loop iteration: records slice-start lateness for the event due at
+ * due_ns if now_ns passed it, writes finished frame reports, and applies a
+ * pending reload at the core's next frame boundary.
+ */
+void dp_engine_tick(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns);
+
+/* Writes --stats and closes everything. */
+void dp_engine_finish(struct dp_engine *e);
+
+/* Writes the process id to path (NULL = nothing), once the backend runs. */
+void dp_write_pid_file(const char *path);
+
+/* Installs SIGTERM/SIGINT/SIGHUP handlers; PR_SET_TIMERSLACK 1 ns. */
+void dp_engine_install_signals(void);
+
+#endif

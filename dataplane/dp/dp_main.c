@@ -1,0 +1,139 @@
+/*
+ * adwiser-dp: the ADWISER appliance's dataplane executable.  Starts the DPDK
+ * EAL (unless --backend nfqueue), loads and validates the configuration,
+ * binds ports by role and runs the chosen backend's loop until SIGTERM,
+ * then releases every held packet and exits.  CLI: see README.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "dp_engine.h"
+#include "dp_topology.h"
+#include "dpdk_loop.h"
+#include "dpdk_ports.h"
+#include "nfq_loop.h"
+
+#define MBUF_CACHE 256u   /* per-lcore mbuf cache, packets */
+
+void dp_write_pid_file(const char *path)
+{
+    if (!path)
+        return;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "adwiser-dp: --pid-file %s: %s\n", path, strerror(errno));
+        return;
+    }
+    fprintf(f, "%ld\n", (long)getpid());
+    fclose(f);
+}
+
+static int run_nfqueue(struct dp_options *o, struct adw_config *cfg)
+{
+    char err[512];
+    struct dp_engine e;
+    const char *roles[1 + DP_MAX_AP_PORTS], *ifnames[1 + DP_MAX_AP_PORTS];
+    unsigned n_ports;
+    if (dp_topology_port_names(o, cfg, roles, ifnames, &n_ports, err, sizeof(err)) != 0) {
+        fprintf(stderr, "adwiser-dp: %s\n", err);
+        return 1;
+    }
+    if (dp_engine_start(&e, o, cfg, n_ports, "nfqueue", nfq_clock_ns(), err, sizeof(err)) != 0) {
+        fprintf(stderr, "adwiser-dp: %s\n", err);
+        return 1;
+    }
+    int rc = nfq_loop_run(&e, roles, ifnames, n_ports, o->pid_path);
+    dp_engine_finish(&e);
+    return rc == 0 ? 0 : 1;
+}
+
+static int run_dpdk(struct dp_options *o, struct adw_config *cfg)
+{
+    char err[512];
+    struct dp_engine e;
+    struct dpdk_port_map m;
+    const char *roles[1 + DP_MAX_AP_PORTS], *names[1 + DP_MAX_AP_PORTS];
+    unsigned n_ports;
+    if (dp_topology_port_names(o, cfg, roles, names, &n_ports, err, sizeof(err)) != 0) {
+        fprintf(stderr, "adwiser-dp: %s\n", err);
+        return 1;
+    }
+    if (dpdk_ports_resolve(roles, names, n_ports, &m, err, sizeof(err)) != 0) {
+        fprintf(stderr, "adwiser-dp: %s\n", err);
+        return 1;
+    }
+    /* What the core may hold: the pool less what the RX/TX rings and one burst per port can take. */
+    unsigned rings = m.n * (DPDK_RX_DESC + DPDK_TX_DESC + o->burst);
+    if (o->total_num_mbufs < rings + 1024) {
+        fprintf(stderr, "adwiser-dp: --total-num-mbufs %u leaves fewer than 1024 packets to hold beside %u in rings;"
+                " give at least %u\n", o->total_num_mbufs, rings, rings + 1024);
+        return 1;
+    }
+    o->hold_pkts = o->total_num_mbufs - rings;
+    struct rte_mempool *pool = rte_pktmbuf_pool_create("adw_mbufs", o->total_num_mbufs, MBUF_CACHE, 0,
+                                                       RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+    if (!pool) {
+        fprintf(stderr, "adwiser-dp: cannot create a pool of %u mbufs: %s (raise -m or lower --total-num-mbufs)\n",
+                o->total_num_mbufs, rte_strerror(rte_errno));
+        return 1;
+    }
+    if (dpdk_ports_start(&m, pool, err, sizeof(err)) != 0) {
+        fprintf(stderr, "adwiser-dp: %s\n", err);
+        return 1;
+    }
+    if (dp_engine_start(&e, o, cfg, m.n, "dpdk", dpdk_clock_ns(), err, sizeof(err)) != 0) {
+        fprintf(stderr, "adwiser-dp: %s\n", err);
+        dpdk_ports_stop(&m);
+        return 1;
+    }
+    for (unsigned i = 0; i < m.n; i++)
+        fprintf(stderr, "adwiser-dp: port %u (%s) = DPDK port %u '%s'\n", i, m.role[i], (unsigned)m.dpdk_port[i],
+                m.name[i]);
+    dp_write_pid_file(o->pid_path);
+    int rc = dpdk_loop_run(&e, &m);
+    dpdk_ports_stats(&m, &e);
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&m);
+    return rc == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    static struct dp_options o;
+    char err[512];
+    int nfq = dp_options_wants_nfqueue(argc, argv);
+
+    if (!nfq) {
+        int used = rte_eal_init(argc, argv);
+        if (used < 0) {
+            fprintf(stderr, "adwiser-dp: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+            return 1;
+        }
+        argc -= used;
+        argv += used;
+    }
+    int prc = dp_options_parse(&o, argc, argv, err, sizeof(err));
+    if (prc == 1)
+        return 0;
+    if (prc != 0) {
+        fprintf(stderr, "adwiser-dp: %s (try --help)\n", err);
+        return 2;
+    }
+    struct adw_config *cfg = dp_engine_load_config(o.config_path, err, sizeof(err));
+    if (!cfg) {
+        fprintf(stderr, "adwiser-dp: %s: %s\n", o.config_path, err);
+        return 2;
+    }
+    dp_engine_install_signals();
+    int rc = o.backend == DP_BACKEND_NFQUEUE ? run_nfqueue(&o, cfg) : run_dpdk(&o, cfg);
+    if (!nfq)
+        rte_eal_cleanup();
+    return rc;
+}

@@ -1,0 +1,177 @@
+/*
+ * Command-line parsing for adwiser-dp with getopt_long.  The DPDK EAL has
+ * already consumed its own arguments (everything before `--`) when this runs.
+ */
+#include "dp_options.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_CONFIG = 256, OPT_BACKEND, OPT_UPLINK, OPT_AP, OPT_TELEMETRY, OPT_REDIS,
+    OPT_STATS, OPT_PIDFILE, OPT_QUEUE, OPT_BURST, OPT_MBUFS, OPT_RUN_MS,
+    OPT_BUSY, OPT_HELP
+};
+
+static const struct option long_opts[] = {
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"uplink", required_argument, NULL, OPT_UPLINK},
+    {"ap", required_argument, NULL, OPT_AP},
+    {"telemetry", required_argument, NULL, OPT_TELEMETRY},
+    {"redis", required_argument, NULL, OPT_REDIS},
+    {"stats", required_argument, NULL, OPT_STATS},
+    {"pid-file", required_argument, NULL, OPT_PIDFILE},
+    {"queue-num", required_argument, NULL, OPT_QUEUE},
+    {"burst", required_argument, NULL, OPT_BURST},
+    {"total-num-mbufs", required_argument, NULL, OPT_MBUFS},
+    {"run-ms", required_argument, NULL, OPT_RUN_MS},
+    {"busy-poll", no_argument, NULL, OPT_BUSY},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+void dp_options_usage(const char *prog)
+{
+    printf("usage: %s [EAL args] -- --config FILE.json --uplink PORT [--ap AP_ID=PORT]...\n"
+           "       %s --backend nfqueue --config FILE.json --uplink IFACE [--ap AP_ID=IFACE]... [--queue-num N]\n"
+           "options:\n"
+           "  --config FILE        configuration document (JSON, configs/schema/adwiser-config.schema.json)\n"
+           "  --backend B          dpdk (default) or nfqueue\n"
+           "  --uplink PORT        wired-side port: DPDK port name, vdev iface name or port id; nfqueue: interface\n"
+           "  --ap ID=PORT         AP-facing port of AP ID (default: the AP's `port` in the configuration)\n"
+           "  --telemetry FILE     per-frame and per-pair telemetry as JSON lines\n"
+           "  --redis ADDR         unix:/path or host:port: config updates, heartbeat, telemetry streams\n"
+           "  --stats FILE         counters and slice-start timing error as JSON, written at exit\n"
+           "  --pid-file FILE      write the process id once running\n"
+           "  --queue-num N        nfqueue: NFQUEUE number (default 0)\n"
+           "  --burst N            packets per RX/TX burst (default 32)\n"
+           "  --total-num-mbufs N  DPDK mbuf pool size (default 16384)\n"
+           "  --run-ms MS          exit by itself after MS milliseconds (benchmarks)\n"
+           "  --busy-poll          never sleep when idle (benchmarks)\n",
+           prog, prog);
+}
+
+int dp_options_wants_nfqueue(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--backend=nfqueue") == 0)
+            return 1;
+        if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc && strcmp(argv[i + 1], "nfqueue") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    if (s[0] == '\0' || s[0] == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0' || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, unsigned errlen)
+{
+    unsigned long long v;
+    memset(o, 0, sizeof(*o));
+    o->backend = DP_BACKEND_DPDK;
+    o->burst = 32;
+    o->total_num_mbufs = 16384;
+    optind = 1;
+    opterr = 0;
+    for (;;) {
+        int c = getopt_long(argc, argv, "", long_opts, NULL);
+        if (c == -1)
+            break;
+        switch (c) {
+        case OPT_CONFIG: o->config_path = optarg; break;
+        case OPT_UPLINK: o->uplink = optarg; break;
+        case OPT_TELEMETRY: o->telemetry_path = optarg; break;
+        case OPT_REDIS: o->redis_addr = optarg; break;
+        case OPT_STATS: o->stats_path = optarg; break;
+        case OPT_PIDFILE: o->pid_path = optarg; break;
+        case OPT_BUSY: o->busy_poll = 1; break;
+        case OPT_BACKEND:
+            if (strcmp(optarg, "dpdk") == 0)
+                o->backend = DP_BACKEND_DPDK;
+            else if (strcmp(optarg, "nfqueue") == 0)
+                o->backend = DP_BACKEND_NFQUEUE;
+            else {
+                snprintf(err, errlen, "--backend: '%s' is neither dpdk nor nfqueue", optarg);
+                return -1;
+            }
+            break;
+        case OPT_AP: {
+            const char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || eq[1] == '\0' || (size_t)(eq - optarg) >= DP_NAME_LEN
+                || strlen(eq + 1) >= DP_NAME_LEN) {
+                snprintf(err, errlen, "--ap: '%s' is not AP_ID=PORT", optarg);
+                return -1;
+            }
+            if (o->n_aps == DP_MAX_AP_PORTS) {
+                snprintf(err, errlen, "--ap: more than %d AP ports", DP_MAX_AP_PORTS);
+                return -1;
+            }
+            struct dp_ap_binding *b = &o->aps[o->n_aps++];
+            memcpy(b->ap_id, optarg, (size_t)(eq - optarg));
+            b->ap_id[eq - optarg] = '\0';
+            snprintf(b->port, sizeof(b->port), "%s", eq + 1);
+            break;
+        }
+        case OPT_QUEUE:
+            if (parse_uint(optarg, 65535, &v)) {
+                snprintf(err, errlen, "--queue-num: '%s' is not 0..65535", optarg);
+                return -1;
+            }
+            o->queue_num = (unsigned)v;
+            break;
+        case OPT_BURST:
+            if (parse_uint(optarg, 512, &v) || v == 0) {
+                snprintf(err, errlen, "--burst: '%s' is not 1..512", optarg);
+                return -1;
+            }
+            o->burst = (unsigned)v;
+            break;
+        case OPT_MBUFS:
+            if (parse_uint(optarg, 1u << 24, &v) || v < 1024) {
+                snprintf(err, errlen, "--total-num-mbufs: '%s' is not 1024..16777216", optarg);
+                return -1;
+            }
+            o->total_num_mbufs = (unsigned)v;
+            break;
+        case OPT_RUN_MS:
+            if (parse_uint(optarg, 86400000ull * 365, &v)) {
+                snprintf(err, errlen, "--run-ms: '%s' is not a number of milliseconds", optarg);
+                return -1;
+            }
+            o->run_ms = v;
+            break;
+        case OPT_HELP:
+            dp_options_usage(argv[0]);
+            return 1;
+        default:
+            snprintf(err, errlen, "unknown or incomplete option '%s'", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    if (!o->config_path) {
+        snprintf(err, errlen, "--config FILE is required");
+        return -1;
+    }
+    if (!o->uplink) {
+        snprintf(err, errlen, "--uplink PORT is required");
+        return -1;
+    }
+    return 0;
+}

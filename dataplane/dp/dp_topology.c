@@ -1,0 +1,68 @@
+/* Port roles and address lookups from the configuration; see dp_topology.h. */
+#include "dp_topology.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int dp_topology_port_names(const struct dp_options *o, const struct adw_config *cfg, const char **roles,
+                           const char **names, unsigned *n_ports, char *err, size_t errlen)
+{
+    if (cfg->n_aps > DP_MAX_AP_PORTS) {
+        snprintf(err, errlen, "topology.aps: %u APs, adwiser-dp drives at most %d AP ports", cfg->n_aps,
+                 DP_MAX_AP_PORTS);
+        return -1;
+    }
+    for (unsigned b = 0; b < o->n_aps; b++) {
+        unsigned i;
+        for (i = 0; i < cfg->n_aps && strcmp(cfg->aps[i].id, o->aps[b].ap_id) != 0; i++)
+            ;
+        if (i == cfg->n_aps) {
+            snprintf(err, errlen, "--ap %s=%s: no AP '%s' in topology.aps", o->aps[b].ap_id, o->aps[b].port,
+                     o->aps[b].ap_id);
+            return -1;
+        }
+    }
+    roles[0] = "uplink";
+    names[0] = o->uplink;
+    for (unsigned i = 0; i < cfg->n_aps; i++) {
+        roles[i + 1] = cfg->aps[i].id;
+        names[i + 1] = cfg->aps[i].port;
+        for (unsigned b = 0; b < o->n_aps; b++)
+            if (strcmp(cfg->aps[i].id, o->aps[b].ap_id) == 0)
+                names[i + 1] = o->aps[b].port;
+    }
+    *n_ports = cfg->n_aps + 1u;
+    return 0;
+}
+
+int dp_topology_mac_of_ipv4(const struct adw_config *cfg, uint32_t ip, uint8_t mac[6])
+{
+    uint8_t want[4] = {(uint8_t)(ip >> 24), (uint8_t)(ip >> 16), (uint8_t)(ip >> 8), (uint8_t)ip};
+    for (unsigned s = 0; s < cfg->n_stas; s++) {
+        const struct adw_sta_cfg *sta = &cfg->stas[s];
+        for (unsigned a = 0; a < sta->n_addrs; a++) {
+            if (sta->addrs[a].family == 4 && memcmp(sta->addrs[a].addr, want, 4) == 0) {
+                memcpy(mac, sta->mac, 6);
+                return 0;
+            }
+        }
+    }
+    return -1;
+}
+
+int dp_topology_same_aps(const struct adw_config *a, const struct adw_config *b, char *err, size_t errlen)
+{
+    if (a->n_aps != b->n_aps) {
+        snprintf(err, errlen, "topology.aps: %u APs where %u ports are bound; restart adwiser-dp to change ports",
+                 b->n_aps, a->n_aps);
+        return -1;
+    }
+    for (unsigned i = 0; i < a->n_aps; i++) {
+        if (strcmp(a->aps[i].id, b->aps[i].id) != 0) {
+            snprintf(err, errlen, "topology.aps[%u].id: '%s' where port %u is bound to '%s'; restart to change ports",
+                     i, b->aps[i].id, i + 1, a->aps[i].id);
+            return -1;
+        }
+    }
+    return 0;
+}

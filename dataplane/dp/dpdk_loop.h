@@ -1,0 +1,19 @@
+/*
+ * The DPDK backend's run-to-completion loop: burst RX from every port, one
+ * adw_sched_enqueue_burst per RX burst, release what the core has due, burst
+ * TX, idle back-off; on SIGTERM every held packet is flushed out (released,
+ * not dropped) before the ports stop.  Time is the TSC converted to ns.
+ */
+#ifndef ADW_DP_DPDK_LOOP_H
+#define ADW_DP_DPDK_LOOP_H
+
+#include "dp_engine.h"
+#include "dpdk_ports.h"
+
+/* Returns 0 after a clean shutdown. */
+int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m);
+
+/* Nanoseconds since the first call, from the TSC. */
+uint64_t dpdk_clock_ns(void);
+
+#endif

@@ -1,0 +1,93 @@
+/* Frame reports -> JSON records for the file and Redis; see frame_telemetry.h. */
+#include "frame_telemetry.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "dp_engine.h"
+#include "redis_link.h"
+#include "telemetry_jsonl.h"
+
+static json_t *pair_record(const struct adw_frame_report *f, const struct adw_pair_report *p)
+{
+    return json_pack("{s:s, s:I, s:I, s:s, s:s, s:f, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:i}",
+                     "type", "pair", "ts_ns", (json_int_t)f->ts_ns, "frame", (json_int_t)f->frame, "pair", p->name,
+                     "mode", p->mode == ADW_MODE_PACED ? "paced" : "sliced", "s_ms", (double)p->s_ns / 1e6,
+                     "r_pkts", (json_int_t)p->r_pkts,
+                     "v_ms", p->v_ns ? json_real((double)p->v_ns / 1e6) : json_null(),
+                     "released_pkts", (json_int_t)p->released_pkts, "released_bytes", (json_int_t)p->released_bytes,
+                     "queue_pkts", (json_int_t)p->queue_pkts, "limit_pkts", (json_int_t)p->limit_pkts,
+                     "drops_tail", (json_int_t)p->drops_tail, "drops_other", (json_int_t)p->drops_other,
+                     "tput_mbps", (double)p->tput_bps / 1e6, "reassigned", (int)p->reassigned);
+}
+
+/* The frame's slices as the UI draws them: durations, pair names, and whom a slice was given to. */
+static json_t *slices_of(const struct adw_config *cfg, const struct adw_frame_report *f)
+{
+    json_t *slices = json_array();
+    char name[ADW_PAIR_NAME_LEN];
+    for (unsigned s = 0; s < cfg->n_slices; s++) {
+        json_t *pairs = json_array(), *given = json_array();
+        for (unsigned k = 0; k < cfg->slices[s].n_pairs; k++) {
+            adw_config_pair_name(cfg, cfg->slices[s].pairs[k], name, sizeof(name));
+            json_array_append_new(pairs, json_string(name));
+        }
+        if (s < f->n_slices && f->given_to[s] != ADW_PAIR_NONE && f->given_to[s] < cfg->n_stas) {
+            adw_config_pair_name(cfg, f->given_to[s], name, sizeof(name));
+            json_array_append_new(given, json_string(name));
+        }
+        json_array_append_new(slices, json_pack("{s:f, s:o, s:o}", "duration_ms",
+                                                (double)cfg->slices[s].duration_ns / 1e6, "pairs", pairs,
+                                                "given_to", given));
+    }
+    return slices;
+}
+
+void frame_telemetry_poll(struct dp_engine *e)
+{
+    static struct adw_pair_report pairs[ADW_MAX_PAIRS];
+    struct adw_frame_report f;
+    if (!e->tm && !e->redis) {
+        /* Nobody reads them: drain anyway so the core's report ring never overwrites. */
+        while (adw_sched_poll_frame(e->sched, &f, pairs, 0) == 1)
+            ;
+        return;
+    }
+    int any = 0;
+    while (adw_sched_poll_frame(e->sched, &f, pairs, ADW_MAX_PAIRS) == 1) {
+        unsigned n = f.n_pairs < ADW_MAX_PAIRS ? f.n_pairs : ADW_MAX_PAIRS;
+        double utility = 0;
+        unsigned with_traffic = 0;
+        json_t *records = json_array();
+        for (unsigned i = 0; i < n; i++) {
+            if (pairs[i].tput_bps > 0) {
+                utility += log((double)pairs[i].tput_bps / 1e6);
+                with_traffic++;
+            }
+            json_array_append_new(records, pair_record(&f, &pairs[i]));
+        }
+        json_t *frame = json_pack("{s:s, s:I, s:I, s:I, s:f, s:o, s:n, s:I, s:o}", "type", "frame", "ts_ns",
+                                  (json_int_t)f.ts_ns, "frame", (json_int_t)f.frame, "version",
+                                  (json_int_t)f.version, "frame_ms", (double)f.frame_ns / 1e6, "utility",
+                                  with_traffic ? json_real(utility) : json_null(), "utility_bound",
+                                  "reassignments", (json_int_t)f.reassignments, "slices", slices_of(e->cfg, &f));
+        if (e->tm) {
+            telemetry_jsonl_write(e->tm, frame);
+            size_t i;
+            json_t *r;
+            json_array_foreach(records, i, r)
+                telemetry_jsonl_write(e->tm, r);
+        }
+        if (e->redis)
+            redis_link_publish_frame(e->redis, frame, records);   /* takes both */
+        else {
+            json_decref(frame);
+            json_decref(records);
+        }
+        e->c.frames_reported++;
+        any = 1;
+    }
+    if (any && e->tm)
+        telemetry_jsonl_flush(e->tm);
+}

@@ -1,0 +1,35 @@
+/*
+ * Idle back-off for the run-to-completion loop.  The appliance shares two
+ * cores with the testbed, so a loop that saw no packets for a while sleeps,
+ * but never past the scheduler's next event: it wakes SPIN_MARGIN early
+ * and polls the last stretch, because clock_nanosleep with 1 ns timer
+ * slack still wakes up to ~15 µs late at p99 (SPEC §7).
+ */
+#ifndef ADW_DP_IDLE_BACKOFF_H
+#define ADW_DP_IDLE_BACKOFF_H
+
+#include <stdint.h>
+
+struct idle_backoff {
+    unsigned idle_polls;     /* consecutive polls that moved no packet */
+    uint64_t sleep_ns;       /* current sleep step, ns; doubles while idle up to max */
+    uint64_t min_sleep_ns;   /* first sleep step, ns */
+    uint64_t max_sleep_ns;   /* longest single sleep, ns (bounds RX latency when traffic resumes) */
+    uint64_t spin_margin_ns; /* poll without sleeping this close to the next event, ns */
+    unsigned polls_before_sleep; /* idle polls tolerated before the first sleep */
+    uint64_t slept_ns;       /* total time asleep, ns (reported in stats) */
+};
+
+void idle_backoff_init(struct idle_backoff *b);
+
+/*
+ * Called once per loop iteration.  `moved` is the packets received or sent
+ * in the iteration; `now_ns`/`next_event_ns` in the scheduler's clock.
+ * Returns how long to sleep now, ns (0 = poll again at once).
+ */
+uint64_t idle_backoff_step(struct idle_backoff *b, unsigned moved, uint64_t now_ns, uint64_t next_event_ns);
+
+/* Sleeps ns with nanosleep (relative) and accounts it. */
+void idle_backoff_sleep(struct idle_backoff *b, uint64_t ns);
+
+#endif

@@ -1,0 +1,257 @@
+/* NFQUEUE backend: held packets are delayed verdicts; see nfq_loop.h. */
+#include "nfq_loop.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/netfilter.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <libnetfilter_queue/libnetfilter_queue.h>
+
+#include "dp_topology.h"
+
+#define NFQ_MAX_BURST 512u        /* packets handed to the core per enqueue_burst */
+#define NFQ_QUEUE_MAXLEN 65536u   /* kernel queue length, packets (beyond it: fail-open accept) */
+#define NFQ_RCVBUF (16u << 20)    /* netlink socket receive buffer, bytes */
+#define ETH_HLEN_SYNTH 14u        /* bytes of the Ethernet header we put in front of the IP packet */
+
+/*
+ * A packet the core holds: the verdict id and our own copy of the frame
+ * (the netlink buffer is reused by the next recv).  The frame is the IP
+ * packet behind a synthesised Ethernet header, because the core parses
+ * Ethernet frames: source MAC from the kernel's hardware address, the
+ * destination MAC the configured STA owning the destination IP (the router
+ * would resolve it the same way), else zero.
+ */
+struct nfq_held {
+    uint32_t id;        /* nfqueue packet id for the verdict */
+    uint32_t len;       /* bytes in frame */
+    uint8_t frame[];    /* Ethernet header + IP packet */
+};
+
+struct nfq_ctx {
+    struct dp_engine *e;
+    struct nfq_q_handle *qh;
+    int ifindex[1 + DP_MAX_AP_PORTS];   /* ifindex of scheduler port i */
+    unsigned n_ports;
+    struct adw_pkt batch[NFQ_MAX_BURST];
+    unsigned n_batch;
+    uint64_t verdict_errors;            /* nfq_set_verdict failures */
+};
+
+uint64_t nfq_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void verdict(struct nfq_ctx *c, uint32_t id, uint32_t v)
+{
+    if (nfq_set_verdict(c->qh, id, v, 0, NULL) < 0)
+        c->verdict_errors++;
+}
+
+static void release(struct nfq_ctx *c, const struct adw_pkt *p)
+{
+    struct nfq_held *h = p->cookie;
+    if (p->out_port == ADW_PORT_DROP) {
+        /* Held for a pair a new configuration removed with its AP (counted by the core as drops_config). */
+        verdict(c, h->id, NF_DROP);
+        c->e->c.config_drops++;
+        free(h);
+        return;
+    }
+    verdict(c, h->id, NF_ACCEPT);
+    c->e->c.tx_pkts++;
+    free(h);
+}
+
+static void process_batch(struct nfq_ctx *c)
+{
+    enum adw_verdict v[NFQ_MAX_BURST];
+    if (c->n_batch == 0)
+        return;
+    adw_sched_enqueue_burst(c->e->sched, c->batch, v, c->n_batch, nfq_clock_ns());
+    c->e->c.rx_pkts += c->n_batch;
+    for (unsigned i = 0; i < c->n_batch; i++) {
+        struct nfq_held *h = c->batch[i].cookie;
+        switch (v[i]) {
+        case ADW_PASS:
+            c->e->c.passed_pkts++;
+            verdict(c, h->id, NF_ACCEPT);
+            c->e->c.tx_pkts++;
+            free(h);
+            break;
+        case ADW_QUEUED:
+            c->e->c.queued_pkts++;
+            break;
+        default:
+            c->e->c.dropped_pkts++;
+            verdict(c, h->id, NF_DROP);
+            free(h);
+            break;
+        }
+    }
+    c->n_batch = 0;
+}
+
+static int port_of_ifindex(const struct nfq_ctx *c, uint32_t ifindex)
+{
+    for (unsigned i = 0; i < c->n_ports; i++)
+        if (c->ifindex[i] == (int)ifindex)
+            return (int)i;
+    return -1;
+}
+
+static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa, void *data)
+{
+    (void)msg;
+    struct nfq_ctx *c = data;
+    struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr(nfa);
+    if (!ph)
+        return 0;
+    uint32_t id = ntohl(ph->packet_id);
+    unsigned char *payload;
+    int len = nfq_get_payload(nfa, &payload);
+    int port = port_of_ifindex(c, nfq_get_indev(nfa));
+    if (len < 0 || port < 0) {
+        /* Not from one of our ports: not ours to schedule. */
+        nfq_set_verdict(qh, id, NF_ACCEPT, 0, NULL);
+        return 0;
+    }
+    struct nfq_held *h = malloc(sizeof(*h) + ETH_HLEN_SYNTH + (size_t)len);
+    if (!h) {
+        nfq_set_verdict(qh, id, NF_ACCEPT, 0, NULL);   /* fail open */
+        return 0;
+    }
+    h->id = id;
+    h->len = ETH_HLEN_SYNTH + (uint32_t)len;
+    memset(h->frame, 0, 12);
+    struct nfqnl_msg_packet_hw *hw = nfq_get_packet_hw(nfa);
+    if (hw && ntohs(hw->hw_addrlen) == 6)
+        memcpy(h->frame + 6, hw->hw_addr, 6);
+    uint16_t proto = ntohs(ph->hw_protocol);
+    if (proto == 0)
+        proto = len > 0 && (payload[0] >> 4) == 6 ? 0x86dd : 0x0800;
+    h->frame[12] = (uint8_t)(proto >> 8);
+    h->frame[13] = (uint8_t)proto;
+    if (proto == 0x0800 && len >= 20) {
+        uint32_t dip;
+        memcpy(&dip, payload + 16, 4);
+        dp_topology_mac_of_ipv4(c->e->cfg, ntohl(dip), h->frame);
+    }
+    memcpy(h->frame + ETH_HLEN_SYNTH, payload, (size_t)len);
+    struct adw_pkt *p = &c->batch[c->n_batch++];
+    memset(p, 0, sizeof(*p));
+    p->data = h->frame;
+    p->len = h->len;
+    p->in_port = (uint16_t)port;
+    p->cookie = h;
+    if (c->n_batch == NFQ_MAX_BURST)
+        process_batch(c);
+    return 0;
+}
+
+int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *const *ifnames, unsigned n_ports,
+                 const char *pid_path)
+{
+    static struct nfq_ctx c;
+    static char buf[65536 + 4096] __attribute__((aligned));
+    struct adw_pkt out[NFQ_MAX_BURST];
+    int rc = -1;
+
+    memset(&c, 0, sizeof(c));
+    c.e = e;
+    c.n_ports = n_ports;
+    for (unsigned i = 0; i < n_ports; i++) {
+        c.ifindex[i] = (int)if_nametoindex(ifnames[i]);
+        if (c.ifindex[i] == 0) {
+            fprintf(stderr, "adwiser-dp: %s: no interface '%s' in this namespace\n", roles[i], ifnames[i]);
+            return -1;
+        }
+        fprintf(stderr, "adwiser-dp: port %u (%s) = interface %s (ifindex %d)\n", i, roles[i], ifnames[i],
+                c.ifindex[i]);
+    }
+    struct nfq_handle *h = nfq_open();
+    if (!h) {
+        fprintf(stderr, "adwiser-dp: nfq_open: %s\n", strerror(errno));
+        return -1;
+    }
+    c.qh = nfq_create_queue(h, (uint16_t)e->opt->queue_num, on_packet, &c);
+    if (!c.qh) {
+        fprintf(stderr, "adwiser-dp: cannot bind NFQUEUE %u: %s (another process on it?)\n", e->opt->queue_num,
+                strerror(errno));
+        goto out_close;
+    }
+    if (nfq_set_mode(c.qh, NFQNL_COPY_PACKET, 0xffff) < 0) {
+        fprintf(stderr, "adwiser-dp: nfq_set_mode: %s\n", strerror(errno));
+        goto out_queue;
+    }
+    nfq_set_queue_maxlen(c.qh, NFQ_QUEUE_MAXLEN);
+    /* A full kernel queue accepts rather than drops (fail-open), like --queue-bypass when we are gone. */
+    nfq_set_queue_flags(c.qh, NFQA_CFG_F_FAIL_OPEN, NFQA_CFG_F_FAIL_OPEN);
+    int fd = nfq_fd(h);
+    int one = 1, rcvbuf = (int)NFQ_RCVBUF;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+    setsockopt(fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof(one));
+    dp_write_pid_file(pid_path);
+
+    uint64_t start = nfq_clock_ns();
+    e->start_ns = start;
+    uint64_t due = adw_sched_next_event_ns(e->sched, start);
+    while (!dp_stop_requested) {
+        uint64_t now = nfq_clock_ns();
+        uint64_t wait_ns = due > now ? due - now : 0;
+        if (wait_ns > 100000000u)
+            wait_ns = 100000000u;   /* housekeeping (telemetry, reloads) at least every 100 ms */
+        struct timespec ts = {.tv_sec = (time_t)(wait_ns / 1000000000u), .tv_nsec = (long)(wait_ns % 1000000000u)};
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int pr = ppoll(&pfd, 1, &ts, NULL);
+        if (pr > 0) {
+            for (unsigned reads = 0; reads < 256; reads++) {
+                ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+                if (n < 0) {
+                    if (errno == ENOBUFS)
+                        continue;   /* the kernel dropped messages (fail-open accepted them) */
+                    break;
+                }
+                nfq_handle_packet(h, buf, (int)n);
+            }
+            process_batch(&c);
+        }
+        now = nfq_clock_ns();
+        dp_engine_tick(e, now, due);
+        unsigned k;
+        while ((k = adw_sched_dequeue_burst(e->sched, out, NFQ_MAX_BURST, now)) > 0) {
+            e->c.released_pkts += k;
+            for (unsigned i = 0; i < k; i++)
+                release(&c, &out[i]);
+        }
+        if (e->opt->run_ms && now - start >= e->opt->run_ms * 1000000u)
+            break;
+        due = adw_sched_next_event_ns(e->sched, now);
+    }
+
+    e->elapsed_ns = nfq_clock_ns() - start;
+    /* Shutdown: a verdict for every held packet. */
+    unsigned k;
+    while ((k = adw_sched_flush(e->sched, out, NFQ_MAX_BURST)) > 0) {
+        e->c.flushed_pkts += k;
+        for (unsigned i = 0; i < k; i++)
+            release(&c, &out[i]);
+    }
+    e->c.tx_drops += c.verdict_errors;
+    rc = 0;
+out_queue:
+    nfq_destroy_queue(c.qh);
+out_close:
+    nfq_close(h);
+    return rc;
+}

@@ -1,0 +1,477 @@
+/* Redis thread of the dataplane; see redis_link.h and controller/REDIS.md. */
+#include "redis_link.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+
+#include "config_json.h"
+
+#define HEARTBEAT_NS 200000000ull     /* heartbeat period, ns */
+#define RECONNECT_NS 1000000000ull    /* retry period while Redis is unreachable, ns */
+#define POLL_MS 20                    /* longest wait for a pub/sub message, ms */
+#define BACKLOG_MAX 256               /* frames of telemetry queued for Redis before dropping the oldest */
+#define KEY_LEN 256                   /* bytes of a Redis key */
+
+struct tm_item {
+    json_t *frame;
+    json_t *pairs;
+    struct tm_item *next;
+};
+
+enum outcome_kind { OUT_NONE, OUT_ACK, OUT_REJECT };
+
+struct redis_link {
+    char addr[256];
+    char id[ADW_ID_LEN];
+    char backend[16];
+    pthread_t thread;
+    pthread_mutex_t mu;
+    int stop;                              /* guarded by mu */
+    /* loop -> thread */
+    struct tm_item *head, *tail;           /* telemetry backlog, guarded by mu */
+    unsigned backlog;                      /* frames in it */
+    uint64_t tm_dropped;                   /* frames dropped because Redis lagged */
+    enum outcome_kind out_kind;            /* pending ack/reject, guarded by mu */
+    uint64_t out_version;
+    char out_error[512];
+    uint64_t active_version;               /* version in force (for the heartbeat), guarded by mu */
+    /* thread -> loop */
+    struct adw_config *ready;              /* validated config waiting for the loop, guarded by mu */
+    uint64_t ready_version;
+    /* thread only */
+    redisContext *cmd, *sub;
+    uint64_t last_fetched;                 /* newest version fetched (and handed over or rejected) */
+};
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static redisContext *connect_addr(const char *addr)
+{
+    struct timeval tv = {1, 0};
+    redisContext *c;
+    if (strncmp(addr, "unix:", 5) == 0)
+        c = redisConnectUnixWithTimeout(addr + 5, tv);
+    else {
+        char host[256];
+        const char *colon = strrchr(addr, ':');
+        size_t hl = (size_t)(colon - addr);
+        memcpy(host, addr, hl);
+        host[hl] = '\0';
+        c = redisConnectWithTimeout(host, atoi(colon + 1), tv);
+    }
+    if (c && c->err) {
+        redisFree(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void disconnect(struct redis_link *l)
+{
+    if (l->cmd)
+        redisFree(l->cmd);
+    if (l->sub)
+        redisFree(l->sub);
+    l->cmd = l->sub = NULL;
+}
+
+/* Runs a command on the command connection; NULL (and disconnects) on a connection error. */
+static redisReply *cmd(struct redis_link *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = redisvCommand(l->cmd, fmt, ap);
+    va_end(ap);
+    if (!r) {
+        fprintf(stderr, "adwiser-dp: redis: %s; reconnecting\n", l->cmd->errstr);
+        disconnect(l);
+    }
+    return r;
+}
+
+static void set_rejected(struct redis_link *l, uint64_t version, const char *error)
+{
+    char key[KEY_LEN];
+    json_t *j = json_pack("{s:I, s:s}", "version", (json_int_t)version, "error", error);
+    char *s = json_dumps(j, JSON_COMPACT);
+    snprintf(key, sizeof(key), "adwiser:appliance:%s:rejected", l->id);
+    redisReply *r = cmd(l, "SET %s %s", key, s);
+    if (r)
+        freeReplyObject(r);
+    free(s);
+    json_decref(j);
+}
+
+/* Fetches, parses and validates version n; a valid one waits in l->ready for the loop. */
+static void fetch_version(struct redis_link *l, uint64_t version)
+{
+    char key[KEY_LEN], err[512];
+    if (version == 0 || version == l->last_fetched)
+        return;
+    pthread_mutex_lock(&l->mu);
+    int same = version == l->active_version;
+    pthread_mutex_unlock(&l->mu);
+    if (same)
+        return;
+    snprintf(key, sizeof(key), "adwiser:version:%llu", (unsigned long long)version);
+    redisReply *r = cmd(l, "HGET %s doc", key);
+    if (!r)
+        return;
+    l->last_fetched = version;
+    if (r->type != REDIS_REPLY_STRING) {
+        snprintf(err, sizeof(err), "%s has no doc", key);
+        set_rejected(l, version, err);
+        freeReplyObject(r);
+        return;
+    }
+    struct adw_config *cfg = config_json_alloc();
+    if (!cfg || config_json_parse(r->str, cfg, err, sizeof(err)) != 0) {
+        if (!cfg)
+            snprintf(err, sizeof(err), "out of memory");
+        fprintf(stderr, "adwiser-dp: redis: version %llu refused: %s\n", (unsigned long long)version, err);
+        set_rejected(l, version, err);
+        free(cfg);
+        freeReplyObject(r);
+        return;
+    }
+    freeReplyObject(r);
+    if (strcmp(cfg->appliance_id, l->id) != 0) {
+        snprintf(err, sizeof(err), "appliance_id: '%s' is not this appliance ('%s')", cfg->appliance_id, l->id);
+        set_rejected(l, version, err);
+        free(cfg);
+        return;
+    }
+    pthread_mutex_lock(&l->mu);
+    free(l->ready);   /* a newer version replaces one the loop has not taken yet */
+    l->ready = cfg;
+    l->ready_version = version;
+    pthread_mutex_unlock(&l->mu);
+}
+
+static void read_desired(struct redis_link *l)
+{
+    char key[KEY_LEN];
+    snprintf(key, sizeof(key), "adwiser:appliance:%s:desired", l->id);
+    redisReply *r = cmd(l, "GET %s", key);
+    if (!r)
+        return;
+    uint64_t v = r->type == REDIS_REPLY_STRING ? strtoull(r->str, NULL, 10) : 0;
+    freeReplyObject(r);
+    fetch_version(l, v);
+}
+
+static int try_connect(struct redis_link *l)
+{
+    char chan[KEY_LEN];
+    l->cmd = connect_addr(l->addr);
+    l->sub = l->cmd ? connect_addr(l->addr) : NULL;
+    if (!l->cmd || !l->sub) {
+        disconnect(l);
+        return -1;
+    }
+    snprintf(chan, sizeof(chan), "adwiser:appliance:%s:config", l->id);
+    redisReply *r = redisCommand(l->sub, "SUBSCRIBE %s", chan);
+    if (!r) {
+        disconnect(l);
+        return -1;
+    }
+    freeReplyObject(r);
+    fprintf(stderr, "adwiser-dp: redis: connected to %s, following %s\n", l->addr, chan);
+    read_desired(l);   /* a message missed while disconnected is never fatal */
+    return 0;
+}
+
+static void heartbeat(struct redis_link *l)
+{
+    char key[KEY_LEN];
+    pthread_mutex_lock(&l->mu);
+    uint64_t v = l->active_version;
+    pthread_mutex_unlock(&l->mu);
+    json_t *j = json_pack("{s:I, s:I, s:I, s:s}", "ts_ns", (json_int_t)wall_ns(), "pid", (json_int_t)getpid(),
+                          "version", (json_int_t)v, "backend", l->backend);
+    char *s = json_dumps(j, JSON_COMPACT);
+    snprintf(key, sizeof(key), "adwiser:appliance:%s:heartbeat", l->id);
+    redisReply *r = cmd(l, "SET %s %s PX 3000", key, s);
+    if (r)
+        freeReplyObject(r);
+    free(s);
+    json_decref(j);
+}
+
+/* XADD key MAXLEN ~ 20000 * f1 v1 f2 v2 ... from a flat JSON object (nested values as JSON text). */
+static void xadd_record(struct redis_link *l, const char *key, json_t *rec)
+{
+    const char *argv[64];
+    size_t argl[64];
+    char *owned[32];
+    int argc = 0, nown = 0;
+    argv[argc++] = "XADD";
+    argv[argc++] = key;
+    argv[argc++] = "MAXLEN";
+    argv[argc++] = "~";
+    argv[argc++] = "20000";
+    argv[argc++] = "*";
+    const char *k;
+    json_t *v;
+    json_object_foreach(rec, k, v) {
+        if (strcmp(k, "type") == 0 || argc + 2 > 64 || nown == 32)
+            continue;
+        argv[argc++] = k;
+        if (json_is_string(v))
+            argv[argc++] = json_string_value(v);
+        else if (json_is_null(v))
+            argv[argc++] = "";
+        else {
+            owned[nown] = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            argv[argc++] = owned[nown++];
+        }
+    }
+    for (int i = 0; i < argc; i++)
+        argl[i] = strlen(argv[i]);
+    redisAppendCommandArgv(l->cmd, argc, argv, argl);
+    for (int i = 0; i < nown; i++)
+        free(owned[i]);
+}
+
+static void flush_telemetry(struct redis_link *l)
+{
+    char fkey[KEY_LEN], pkey[KEY_LEN];
+    snprintf(fkey, sizeof(fkey), "adwiser:appliance:%s:tm:frame", l->id);
+    snprintf(pkey, sizeof(pkey), "adwiser:appliance:%s:tm:pair", l->id);
+    pthread_mutex_lock(&l->mu);
+    struct tm_item *it = l->head;
+    l->head = l->tail = NULL;
+    l->backlog = 0;
+    pthread_mutex_unlock(&l->mu);
+    unsigned pending = 0;
+    while (it) {
+        struct tm_item *next = it->next;
+        if (l->cmd) {
+            xadd_record(l, fkey, it->frame);
+            pending++;
+            size_t i;
+            json_t *p;
+            json_array_foreach(it->pairs, i, p) {
+                xadd_record(l, pkey, p);
+                pending++;
+            }
+        }
+        json_decref(it->frame);
+        json_decref(it->pairs);
+        free(it);
+        it = next;
+    }
+    /* Pipelined: read every reply back. */
+    for (unsigned i = 0; i < pending && l->cmd; i++) {
+        void *reply;
+        if (redisGetReply(l->cmd, &reply) != REDIS_OK) {
+            fprintf(stderr, "adwiser-dp: redis: %s; reconnecting\n", l->cmd->errstr);
+            disconnect(l);
+            break;
+        }
+        freeReplyObject(reply);
+    }
+}
+
+static void send_outcome(struct redis_link *l)
+{
+    char key[KEY_LEN];
+    pthread_mutex_lock(&l->mu);
+    enum outcome_kind kind = l->out_kind;
+    uint64_t v = l->out_version;
+    char error[512];
+    memcpy(error, l->out_error, sizeof(error));
+    l->out_kind = OUT_NONE;
+    pthread_mutex_unlock(&l->mu);
+    if (kind == OUT_ACK) {
+        snprintf(key, sizeof(key), "adwiser:appliance:%s:active", l->id);
+        redisReply *r = cmd(l, "SET %s %llu", key, (unsigned long long)v);
+        if (r)
+            freeReplyObject(r);
+        snprintf(key, sizeof(key), "adwiser:appliance:%s:ack", l->id);
+        r = l->cmd ? cmd(l, "PUBLISH %s %llu", key, (unsigned long long)v) : NULL;
+        if (r)
+            freeReplyObject(r);
+        fprintf(stderr, "adwiser-dp: redis: version %llu active\n", (unsigned long long)v);
+    } else if (kind == OUT_REJECT) {
+        set_rejected(l, v, error);
+    }
+}
+
+/* Reads pub/sub messages for up to POLL_MS. */
+static void poll_subscription(struct redis_link *l)
+{
+    struct pollfd p = {.fd = l->sub->fd, .events = POLLIN};
+    if (poll(&p, 1, POLL_MS) <= 0)
+        return;
+    if (redisBufferRead(l->sub) != REDIS_OK) {
+        fprintf(stderr, "adwiser-dp: redis: subscription lost; reconnecting\n");
+        disconnect(l);
+        return;
+    }
+    void *reply;
+    while (l->sub && redisGetReplyFromReader(l->sub, &reply) == REDIS_OK && reply) {
+        redisReply *r = reply;
+        if (r->type == REDIS_REPLY_ARRAY && r->elements == 3 && r->element[0]->type == REDIS_REPLY_STRING
+            && strcmp(r->element[0]->str, "message") == 0 && r->element[2]->type == REDIS_REPLY_STRING)
+            fetch_version(l, strtoull(r->element[2]->str, NULL, 10));
+        freeReplyObject(r);
+    }
+}
+
+static void *redis_thread(void *arg)
+{
+    struct redis_link *l = arg;
+    uint64_t next_beat = 0, next_connect = 0;
+    for (;;) {
+        pthread_mutex_lock(&l->mu);
+        int stop = l->stop;
+        pthread_mutex_unlock(&l->mu);
+        uint64_t now = mono_ns();
+        if (!l->cmd && now >= next_connect) {
+            if (try_connect(l) != 0)
+                next_connect = now + RECONNECT_NS;
+        }
+        if (l->cmd)
+            send_outcome(l);
+        if (l->cmd && now >= next_beat) {
+            heartbeat(l);
+            next_beat = now + HEARTBEAT_NS;
+        }
+        flush_telemetry(l);   /* without a connection the backlog is dropped */
+        if (stop)
+            break;
+        if (l->sub)
+            poll_subscription(l);
+        else
+            usleep(POLL_MS * 1000);
+    }
+    if (l->cmd) {
+        char key[KEY_LEN];
+        snprintf(key, sizeof(key), "adwiser:appliance:%s:heartbeat", l->id);
+        redisReply *r = cmd(l, "DEL %s", key);   /* stopped cleanly: no longer alive */
+        if (r)
+            freeReplyObject(r);
+    }
+    disconnect(l);
+    return NULL;
+}
+
+struct redis_link *redis_link_start(const char *addr, const char *appliance_id, const char *backend, char *err,
+                                    size_t errlen)
+{
+    int unix_sock = strncmp(addr, "unix:", 5) == 0 && addr[5] != '\0';
+    const char *colon = strrchr(addr, ':');
+    if (!unix_sock && (!colon || colon == addr || atoi(colon + 1) <= 0 || atoi(colon + 1) > 65535
+                       || (size_t)(colon - addr) >= 255)) {
+        snprintf(err, errlen, "--redis %s: expected unix:/path or host:port", addr);
+        return NULL;
+    }
+    struct redis_link *l = calloc(1, sizeof(*l));
+    if (!l) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(l->addr, sizeof(l->addr), "%s", addr);
+    snprintf(l->id, sizeof(l->id), "%s", appliance_id);
+    snprintf(l->backend, sizeof(l->backend), "%s", backend);
+    pthread_mutex_init(&l->mu, NULL);
+    if (pthread_create(&l->thread, NULL, redis_thread, l) != 0) {
+        snprintf(err, errlen, "cannot start the Redis thread: %s", strerror(errno));
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+struct adw_config *redis_link_take_config(struct redis_link *l, uint64_t *version)
+{
+    pthread_mutex_lock(&l->mu);
+    struct adw_config *c = l->ready;
+    *version = l->ready_version;
+    l->ready = NULL;
+    pthread_mutex_unlock(&l->mu);
+    return c;
+}
+
+void redis_link_ack(struct redis_link *l, uint64_t version)
+{
+    pthread_mutex_lock(&l->mu);
+    l->out_kind = OUT_ACK;
+    l->out_version = version;
+    l->active_version = version;
+    pthread_mutex_unlock(&l->mu);
+}
+
+void redis_link_reject(struct redis_link *l, uint64_t version, const char *error)
+{
+    pthread_mutex_lock(&l->mu);
+    l->out_kind = OUT_REJECT;
+    l->out_version = version;
+    snprintf(l->out_error, sizeof(l->out_error), "%s", error);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void redis_link_publish_frame(struct redis_link *l, json_t *frame, json_t *pairs)
+{
+    struct tm_item *it = malloc(sizeof(*it));
+    if (!it) {
+        json_decref(frame);
+        json_decref(pairs);
+        return;
+    }
+    it->frame = frame;
+    it->pairs = pairs;
+    it->next = NULL;
+    pthread_mutex_lock(&l->mu);
+    if (l->backlog == BACKLOG_MAX) {
+        struct tm_item *old = l->head;
+        l->head = old->next;
+        if (!l->head)
+            l->tail = NULL;
+        l->backlog--;
+        l->tm_dropped++;
+        json_decref(old->frame);
+        json_decref(old->pairs);
+        free(old);
+    }
+    if (l->tail)
+        l->tail->next = it;
+    else
+        l->head = it;
+    l->tail = it;
+    l->backlog++;
+    pthread_mutex_unlock(&l->mu);
+}
+
+void redis_link_stop(struct redis_link *l)
+{
+    pthread_mutex_lock(&l->mu);
+    l->stop = 1;
+    pthread_mutex_unlock(&l->mu);
+    pthread_join(l->thread, NULL);
+    free(l->ready);
+    pthread_mutex_destroy(&l->mu);
+    free(l);
+}

@@ -1,0 +1,44 @@
+/*
+ * The dataplane's side of the Redis contract (controller/REDIS.md), run in
+ * its own thread so the packet loop never waits on Redis:
+ *   - subscribes to adwiser:appliance:<id>:config and reads ...:desired at
+ *     start and after every reconnect; fetches HGET adwiser:version:<n> doc,
+ *     parses and validates it (config_json), and hands the result to the
+ *     loop (redis_link_take_config), which swaps it in at a frame boundary
+ *     and then calls redis_link_ack, or redis_link_reject with the error;
+ *   - heartbeat: SET ...:heartbeat {"ts_ns","pid","version","backend"} PX 3000
+ *     every 200 ms;
+ *   - telemetry: XADD ...:tm:frame / ...:tm:pair MAXLEN ~ 20000.
+ * Redis being down never stops the dataplane: it reconnects every second,
+ * and telemetry beyond a bounded backlog is dropped (counted).
+ */
+#ifndef ADW_DP_REDIS_LINK_H
+#define ADW_DP_REDIS_LINK_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adwiser/config.h"
+
+struct redis_link;
+
+/* addr: "unix:/path/to.sock" or "host:port".  Refuses a malformed address; connects in the background. */
+struct redis_link *redis_link_start(const char *addr, const char *appliance_id, const char *backend, char *err,
+                                    size_t errlen);
+
+/* A validated configuration fetched from Redis (caller owns it, free()), or NULL; *version its number. */
+struct adw_config *redis_link_take_config(struct redis_link *l, uint64_t *version);
+
+/* Version n runs now: SET active, PUBLISH ack. */
+void redis_link_ack(struct redis_link *l, uint64_t version);
+
+/* Version n refused: SET rejected {"version","error"}. */
+void redis_link_reject(struct redis_link *l, uint64_t version, const char *error);
+
+/* Queues a frame record and its pair records for the streams; takes ownership of both. */
+void redis_link_publish_frame(struct redis_link *l, json_t *frame, json_t *pairs);
+
+void redis_link_stop(struct redis_link *l);
+
+#endif

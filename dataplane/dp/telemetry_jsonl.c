@@ -1,0 +1,44 @@
+/* JSON-lines telemetry file; see telemetry_jsonl.h. */
+#include "telemetry_jsonl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct telemetry_jsonl {
+    FILE *f;
+};
+
+struct telemetry_jsonl *telemetry_jsonl_open(const char *path, char *err, size_t errlen)
+{
+    struct telemetry_jsonl *t = calloc(1, sizeof(*t));
+    if (!t) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    t->f = fopen(path, "w");
+    if (!t->f) {
+        snprintf(err, errlen, "--telemetry %s: %s", path, strerror(errno));
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void telemetry_jsonl_write(struct telemetry_jsonl *t, const json_t *obj)
+{
+    json_dumpf(obj, t->f, JSON_COMPACT);
+    fputc('\n', t->f);
+}
+
+void telemetry_jsonl_flush(struct telemetry_jsonl *t)
+{
+    fflush(t->f);
+}
+
+void telemetry_jsonl_close(struct telemetry_jsonl *t)
+{
+    fclose(t->f);
+    free(t);
+}

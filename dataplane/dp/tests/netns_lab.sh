@@ -1,0 +1,95 @@
+# Shared by the end-to-end tests: a server namespace, an appliance namespace
+# and two STA namespaces (the 2AP-2STA lab of configs/lab-2ap-2sta.yaml)
+# joined by veth pairs, addresses only in 198.18.0.0/15.  Source it, then
+# call lab_create; lab_destroy runs from the caller's EXIT trap.
+#
+#   server ns  s0 198.18.0.1 ── up0 ┐
+#                                   │ appliance ns (adwiser-dp)
+#   sta1 ns  wlan0 198.18.0.11 ── ap1 ┤
+#   sta2 ns  wlan0 198.18.0.12 ── ap2 ┘
+#
+# The STA MACs are those of the configuration (02:ad:00:00:0N:01).
+
+LAB="adwdp$$"            # namespace prefix unique to this run
+NS_SRV="${LAB}-srv"
+NS_APP="${LAB}-app"
+NS_STA1="${LAB}-sta1"
+NS_STA2="${LAB}-sta2"
+LAB_PIDS=()              # processes this test started, stopped by PID at exit
+
+lab_exec() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+
+lab_link() {   # ns_a if_a ns_b if_b
+    ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
+    lab_exec "$1" ip link set "$2" up
+    lab_exec "$3" ip link set "$4" up
+    # af_packet sees what the veth hands over: no TSO/GSO/GRO super-frames.
+    lab_exec "$1" ethtool -K "$2" tso off gso off gro off tx off rx off >/dev/null 2>&1 || true
+    lab_exec "$3" ethtool -K "$4" tso off gso off gro off tx off rx off >/dev/null 2>&1 || true
+}
+
+lab_create() {
+    for ns in "$NS_SRV" "$NS_APP" "$NS_STA1" "$NS_STA2"; do
+        ip netns add "$ns"
+        lab_exec "$ns" ip link set lo up
+    done
+    lab_link "$NS_SRV" s0 "$NS_APP" up0
+    lab_link "$NS_STA1" wlan0 "$NS_APP" ap1
+    lab_link "$NS_STA2" wlan0 "$NS_APP" ap2
+    lab_exec "$NS_STA1" ip link set wlan0 address 02:ad:00:00:01:01
+    lab_exec "$NS_STA2" ip link set wlan0 address 02:ad:00:00:02:01
+    lab_exec "$NS_SRV" ip link set s0 address 02:ad:00:00:00:01
+    lab_exec "$NS_SRV" ip addr add 198.18.0.1/24 dev s0
+    lab_exec "$NS_STA1" ip addr add 198.18.0.11/24 dev wlan0
+    lab_exec "$NS_STA2" ip addr add 198.18.0.12/24 dev wlan0
+    for ns in "$NS_SRV" "$NS_STA1" "$NS_STA2"; do
+        lab_exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control=cubic
+        lab_exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+    done
+}
+
+# The appliance namespace as a router with proxy ARP (the NFQUEUE backend:
+# this kernel has no br_netfilter, and nftables' bridge family cannot queue,
+# so bridged frames would never reach NFQUEUE).
+lab_make_router() {
+    lab_exec "$NS_APP" sysctl -qw net.ipv4.ip_forward=1
+    lab_exec "$NS_APP" ip addr add 198.18.0.254/32 dev up0
+    for dev in up0 ap1 ap2; do
+        lab_exec "$NS_APP" sysctl -qw "net.ipv4.conf.$dev.proxy_arp=1"
+    done
+    lab_exec "$NS_APP" ip route add 198.18.0.1/32 dev up0
+    lab_exec "$NS_APP" ip route add 198.18.0.11/32 dev ap1
+    lab_exec "$NS_APP" ip route add 198.18.0.12/32 dev ap2
+}
+
+lab_destroy() {
+    for pid in "${LAB_PIDS[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${LAB_PIDS[@]}"; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true
+    done
+    for ns in "$NS_SRV" "$NS_APP" "$NS_STA1" "$NS_STA2"; do
+        ip netns del "$ns" 2>/dev/null || true
+    done
+}
+
+# Converts a configuration YAML to the JSON adwiser-dp reads, with optional
+# Python edits applied to the loaded dict `c` (e.g. "c['slice_map']['slices'][0]['duration_ms']=30").
+lab_config_json() {   # in.yaml out.json [python statements]
+    "$LAB_PY" - "$1" "$2" "${3:-}" <<'PYEOF'
+import json, sys, yaml
+c = yaml.safe_load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PYEOF
+}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Reads one number from the --stats JSON: json_get file key.path
+json_get() { "$LAB_PY" -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v=v[int(k)] if isinstance(v,list) else v[k]
+print(v)' "$1" "$2"; }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# End-to-end test of adwiser-dp's DPDK backend on net_af_packet over veths
+# (see netns_lab.sh for the namespaces).  Pins:
+#   - ICMP (unmanaged) passes straight through in both directions;
+#   - a bounded iperf3 TCP transfer to each STA completes through the scheduler;
+#   - two configuration reloads (SIGHUP) under traffic lose no packet;
+#   - SIGTERM while packets are held releases them: every packet the
+#     appliance sent towards an AP arrived at the STA.
+# Usage: test_e2e_dpdk.sh BUILD_DIR   (root; needs iperf3, ethtool)
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD=$(cd "${1:?build dir}" && pwd)
+LAB_PY=${PY:-python3}; [ -x "$LAB_PY" ] || LAB_PY=python3
+. "$HERE/netns_lab.sh"
+WORK=$(mktemp -d "/tmp/${LAB}.XXXX")
+trap 'lab_destroy; rm -rf "$WORK"' EXIT
+
+lab_create
+CONF="$HERE/../../../configs/lab-2ap-2sta.yaml"
+lab_config_json "$CONF" "$WORK/lab.json"
+# A second version of the same lab with other slice lengths, for the reloads.
+lab_config_json "$CONF" "$WORK/lab-30ms.json" "for s in c['slice_map']['slices']: s['duration_ms'] = 30"
+cp "$WORK/lab.json" "$WORK/active.json"
+
+start_dp() {   # extra args...
+    lab_exec "$NS_APP" "$BUILD/adwiser-dp" --no-huge -m 512 --no-pci --log-level=lib.eal:error \
+        --file-prefix "$LAB" \
+        --vdev=net_af_packet0,iface=up0 --vdev=net_af_packet1,iface=ap1 --vdev=net_af_packet2,iface=ap2 \
+        -- --config "$WORK/active.json" --uplink up0 --total-num-mbufs 16384 \
+        --telemetry "$WORK/telemetry.jsonl" --stats "$WORK/stats.json" --pid-file "$WORK/dp.pid" "$@" \
+        >"$WORK/dp.log" 2>&1 &
+    DP_PID=$!
+    LAB_PIDS+=("$DP_PID")
+    for _ in $(seq 100); do [ -s "$WORK/dp.pid" ] && break; sleep 0.1; done
+    [ -s "$WORK/dp.pid" ] || { cat "$WORK/dp.log"; fail "adwiser-dp did not start"; }
+}
+
+stop_dp() {
+    kill -TERM "$DP_PID"
+    for _ in $(seq 100); do kill -0 "$DP_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$DP_PID" 2>/dev/null && fail "adwiser-dp did not exit on SIGTERM"
+    wait "$DP_PID" || { cat "$WORK/dp.log"; fail "adwiser-dp exited with an error"; }
+    [ -s "$WORK/stats.json" ] || fail "no --stats written"
+}
+
+start_dp
+echo "-- unmanaged ICMP passes"
+lab_exec "$NS_SRV" ping -c 3 -i 0.2 -W 2 198.18.0.11 >/dev/null || { cat "$WORK/dp.log"; fail "ping server->sta1"; }
+lab_exec "$NS_SRV" ping -c 3 -i 0.2 -W 2 198.18.0.12 >/dev/null || fail "ping server->sta2"
+lab_exec "$NS_STA1" ping -c 3 -i 0.2 -W 2 198.18.0.1 >/dev/null || fail "ping sta1->server"
+
+echo "-- bounded TCP transfers to both STAs, two reloads under traffic"
+for ns in "$NS_STA1" "$NS_STA2"; do
+    lab_exec "$ns" iperf3 -s -1 -D -I "$WORK/iperf-$ns.pid" >/dev/null
+done
+sleep 0.3
+for ns in "$NS_STA1" "$NS_STA2"; do LAB_PIDS+=("$(cat "$WORK/iperf-$ns.pid")"); done
+lab_exec "$NS_SRV" timeout 60 iperf3 -c 198.18.0.11 -n 30M -J >"$WORK/iperf1.json" &
+C1=$!
+lab_exec "$NS_SRV" timeout 60 iperf3 -c 198.18.0.12 -n 30M -J >"$WORK/iperf2.json" &
+C2=$!
+sleep 1
+cp "$WORK/lab-30ms.json" "$WORK/active.json"; kill -HUP "$DP_PID"
+sleep 1
+cp "$WORK/lab.json" "$WORK/active.json"; kill -HUP "$DP_PID"
+wait "$C1" || fail "iperf3 to sta1 did not complete"
+wait "$C2" || fail "iperf3 to sta2 did not complete"
+for f in iperf1 iperf2; do
+    got=$(json_get "$WORK/$f.json" end.sum_received.bytes)
+    [ "$got" -ge 31457280 ] || fail "$f received $got bytes of 30 MiB"
+    echo "   $f: $(json_get "$WORK/$f.json" end.sum_received.bits_per_second) bit/s"
+done
+
+echo "-- held packets at SIGTERM are released"
+lab_exec "$NS_STA1" iperf3 -s -1 -D -I "$WORK/iperf-last.pid" >/dev/null
+sleep 0.3; LAB_PIDS+=("$(cat "$WORK/iperf-last.pid")")
+lab_exec "$NS_SRV" timeout 30 iperf3 -c 198.18.0.11 -t 5 -J >/dev/null 2>&1 &
+sleep 1.5
+stop_dp
+wait || true
+
+rel() { json_get "$WORK/stats.json" "$1"; }
+echo "   stats: $(cat "$WORK/stats.json")"
+[ "$(rel counters.reloads_applied)" -eq 2 ] || fail "expected 2 reloads applied"
+[ "$(rel counters.released_pkts)" -gt 0 ] || fail "the scheduler released nothing: traffic was not managed"
+[ "$(rel counters.dropped_pkts)" -eq 0 ] || fail "the core dropped packets"
+[ "$(rel counters.tx_drops)" -eq 0 ] || fail "packets lost at TX"
+[ "$(rel counters.flushed_pkts)" -gt 0 ] || fail "nothing was held at SIGTERM"
+held_in=$(( $(rel counters.queued_pkts) ))
+held_out=$(( $(rel counters.released_pkts) + $(rel counters.flushed_pkts) ))
+[ "$held_in" -eq "$held_out" ] || fail "queued $held_in packets but released $held_out"
+for i in 1 2; do
+    ns_var="NS_STA$i"
+    sent=$(rel "ports.$i.tx_pkts")
+    got=$(lab_exec "${!ns_var}" cat /sys/class/net/wlan0/statistics/rx_packets)
+    [ "$got" -ge "$sent" ] || fail "ap$i: appliance sent $sent packets, sta$i received $got"
+done
+[ -s "$WORK/telemetry.jsonl" ] || fail "no telemetry written"
+echo "PASS: test_e2e_dpdk"
