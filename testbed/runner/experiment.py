@@ -126,6 +126,8 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
             wan_stats = wan.stop(w)
         if emu is not None:
             emu_stats = wlan.stop(tb, emu)
+        for rep in tb.run_dir.glob("iperf3-*.json"):
+            rep.replace(run_out / rep.name)
         if created:
             topology.down(tb)
         else:

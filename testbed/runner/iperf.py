@@ -55,6 +55,7 @@ def start(run_dir: Path, t: Transfer) -> RunningTransfer:
                              ["iperf3", "-s", "-1", "-B", t.receiver_ip, "-p", str(t.port)])
     _wait_listening(t.receiver_ns, t.receiver_ip, t.port)
     report = run_dir / f"iperf3-{t.label}.json"
+    report.unlink(missing_ok=True)  # iperf3 --logfile appends
     client = processes.start(
         run_dir, f"iperf3-cli-{t.label}", t.sender_ns,
         ["iperf3", "-c", t.receiver_ip, "-p", str(t.port), "-t", f"{t.duration_s:g}", "-J",
