@@ -191,7 +191,7 @@ static void print_direction(FILE *f, const struct direction *d)
 {
     const struct delay_line_counters *c = &d->line.ctr;
     fprintf(f,
-            "\"%s\":{\"rx_frames\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"tx_frames\":%" PRIu64
+            "\"%s\":{\"rx_frames\":%" PRIu64 ",\"accepted_bytes\":%" PRIu64 ",\"tx_frames\":%" PRIu64
             ",\"tx_bytes\":%" PRIu64 ",\"drop_queue\":%" PRIu64 ",\"drop_ring\":%" PRIu64
             ",\"drop_oversize\":%" PRIu64 ",\"rx_errors\":%" PRIu64 ",\"tx_errors\":%" PRIu64
             ",\"held_at_exit\":%" PRIu32 ",\"late_p50_us\":%" PRIu64 ",\"late_p99_us\":%" PRIu64
