@@ -143,6 +143,16 @@ static void load_phy(struct loader *L, json_t *phy, struct wlan_air_config *c)
         else
             c->sensitivity_dbm[m] = json_number_value(v);
     }
+    json_t *snr = constant(L, phy, "phy", "snr_required_db");
+    if (snr && (!json_is_array(snr) || json_array_size(snr) != c->n_mcs))
+        fail(L, "phy.snr_required_db: value must be an array of %u numbers (one per MCS)", c->n_mcs);
+    for (uint32_t m = 0; !L->failed && m < c->n_mcs; m++) {
+        json_t *v = json_array_get(snr, m);
+        if (!json_is_number(v))
+            fail(L, "phy.snr_required_db[%u]: must be a number", m);
+        else
+            c->snr_required_db[m] = json_number_value(v);
+    }
     c->noise_floor_dbm = num(L, phy, "phy", "noise_floor_dbm", -120, -60);
     c->cs_threshold_dbm = num(L, phy, "phy", "cs_threshold_dbm", -100, -40);
     c->preamble_capture_db = num(L, phy, "phy", "preamble_capture_db", 0, 100);

@@ -135,12 +135,18 @@ static uint32_t node_pending(const struct wlan_air *a, int n, int ac)
     return p;
 }
 
-/* Legacy sensitivity (802.11-2016 §17.3.10.2 Table 17-18) for the BlockAck rate. */
-static double legacy_sensitivity_dbm(uint32_t rate)
+/* The HT MCS with the modulation and coding of a non-HT rate (same
+ * sensitivity, Table 17-18 vs 19-23, and the same required SNR). */
+static uint32_t legacy_equivalent_mcs(uint32_t rate)
 {
     switch (rate) {
-    case 6: return -82; case 9: return -81; case 12: return -79; case 18: return -77;
-    case 24: return -74; case 36: return -70; case 48: return -66; default: return -65;
+    case 6: case 9: return 0;
+    case 12: return 1;
+    case 18: return 2;
+    case 24: return 3;
+    case 36: return 4;
+    case 48: return 5;
+    default: return 6;
     }
 }
 
@@ -292,6 +298,14 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
             max_n = 1; /* minstrel_ht sends probes unaggregated */
         }
     }
+    /* Like ath9k (ath_lookup_rate), the aggregate must fit the duration
+     * limit at the slowest rate of the retry chain it may be resent at. */
+    uint32_t slow = mcs;
+    for (uint32_t at = 0; at < 6 && max_n > 1; at++) {
+        uint32_t r = minstrel_rate_for_attempt(rc, at);
+        if (rc->r[r].rate_mbps < rc->r[slow].rate_mbps)
+            slow = r;
+    }
     uint32_t dur_cap = a->c.max_ppdu_us;
     uint32_t txop = edca(a, n, ac)->txop_limit_us;
     if (txop > 0 && txop < dur_cap)
@@ -316,7 +330,7 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
         uint32_t padded_prev = t->n ? airtime_subframe_bytes(t->sub_bytes[t->n - 1] - 4, false) : 0;
         uint32_t nb = bytes - (t->n ? t->sub_bytes[t->n - 1] : 0) + padded_prev + airtime_subframe_bytes(mb, true);
         if (t->n > 0 && (nb > a->c.max_ampdu_bytes ||
-                         airtime_ppdu_us(a->c.phy, a->c.bandwidth_mhz, mcs, a->c.short_gi, nb) > dur_cap))
+                         airtime_ppdu_us(a->c.phy, a->c.bandwidth_mhz, slow, a->c.short_gi, nb) > dur_cap))
             break;
         if (t->n)
             t->sub_bytes[t->n - 1] = padded_prev;
@@ -431,8 +445,9 @@ static void end_data(struct wlan_air *a, int idx)
     double pre_end = (double)(t->start_us + t->preamble_us);
     double i_pre = interference_mw(a, idx, t->rx, (double)t->start_us, pre_end, &t->collided);
     double sig = t->rss_dbm[t->rx];
-    double pre_req = a->c.sensitivity_dbm[0] - a->c.noise_floor_dbm;
-    if (radio_sinr_db(sig, a->c.noise_floor_dbm, i_pre) < pre_req || sig < a->c.cs_threshold_dbm)
+    /* The preamble and SIGNAL fields are BPSK 1/2 (MCS0 robustness). */
+    if (radio_margin_db(&a->c, 0, sig, radio_sinr_db(sig, a->c.noise_floor_dbm, i_pre)) < 0 ||
+        sig < a->c.cs_threshold_dbm)
         lost_all = true;
     double us_per_byte = 8.0 / t->phy_mbps;
     double off = pre_end;
@@ -444,8 +459,8 @@ static void end_data(struct wlan_air *a, int idx)
         bool ov = false;
         double i_mw = interference_mw(a, idx, t->rx, s, e, &ov);
         t->collided |= ov;
-        double p = radio_mpdu_error_prob(&a->c, t->mcs, radio_sinr_db(sig, a->c.noise_floor_dbm, i_mw),
-                                         t->sub_bytes[i]);
+        double sinr = radio_sinr_db(sig, a->c.noise_floor_dbm, i_mw);
+        double p = radio_error_prob(&a->c, radio_margin_db(&a->c, t->mcs, sig, sinr), t->sub_bytes[i]);
         t->ok[i] = !lost_all && rnd(a) >= p;
         if (t->ok[i]) {
             n_ok++;
@@ -472,10 +487,10 @@ static bool ba_received(struct wlan_air *a, int data_idx)
     if (b->preamble_lost || rx_transmitted_during(a, d->ba_tx))
         return false;
     double i_mw = interference_mw(a, d->ba_tx, b->rx, (double)b->start_us, (double)b->end_us, NULL);
-    double req = legacy_sensitivity_dbm(a->c.ba_rate_mbps) - a->c.noise_floor_dbm;
-    double m = radio_sinr_db(b->rss_dbm[b->rx], a->c.noise_floor_dbm, i_mw) - req;
-    double per = 1.0 / (1.0 + 9.0 * exp(a->c.per_slope_per_db * m > 60 ? 60 : a->c.per_slope_per_db * m));
-    return rnd(a) >= per;
+    double sig = b->rss_dbm[b->rx];
+    double m = radio_margin_db(&a->c, legacy_equivalent_mcs(a->c.ba_rate_mbps), sig,
+                               radio_sinr_db(sig, a->c.noise_floor_dbm, i_mw));
+    return rnd(a) >= radio_error_prob(&a->c, m, a->c.ba_bytes);
 }
 
 static void complete_exchange(struct wlan_air *a, int idx)

@@ -101,9 +101,12 @@ void minstrel_update(struct minstrel *m, uint64_t now_us)
         } else if (t > t2) {
             tp2 = i; t2 = t;
         }
-        /* max_prob: most reliable, ties broken by throughput (minstrel_ht). */
+        /* max_prob (minstrel_ht_set_best_prob_rate): above 75 % success the
+         * faster rate wins, below it the more reliable one. */
         double p = m->r[i].prob;
-        if (p > pbest + 1e-9 || (p > pbest - 1e-9 && t > minstrel_expected_tp(m, mp))) {
+        bool better = pbest < 0 ||
+                      (p >= 0.75 && pbest >= 0.75 ? t > minstrel_expected_tp(m, mp) : p > pbest);
+        if (better) {
             mp = i; pbest = p;
         }
     }

@@ -26,6 +26,7 @@ struct sat_state {
     uint32_t unacked[SAT_MAX_PAIRS];      /* segments delivered since the last ACK */
     uint64_t payload[SAT_MAX_PAIRS];      /* bytes delivered in the window */
     uint64_t ppdus[SAT_MAX_PAIRS], mpdus[SAT_MAX_PAIRS], ok[SAT_MAX_PAIRS], collided[SAT_MAX_PAIRS];
+    uint64_t pre_lost[SAT_MAX_PAIRS], airtime[SAT_MAX_PAIRS];
     double phy_sum[SAT_MAX_PAIRS];
 };
 
@@ -71,6 +72,8 @@ static void on_ppdu(void *ctx, const struct wlan_gt_record *r)
     s->mpdus[i] += r->n_mpdu;
     s->ok[i] += r->n_ok;
     s->collided[i] += r->collided;
+    s->pre_lost[i] += r->preamble_lost;
+    s->airtime[i] += r->duration_us;
     s->phy_sum[i] += r->phy_mbps;
 }
 
@@ -119,6 +122,8 @@ int sat_run(const struct wlan_air_config *c, const int *ap, const int *sta, int 
             out[i].mean_phy_mbps = s.phy_sum[i] / (double)s.ppdus[i];
             out[i].collided_frac = (double)s.collided[i] / (double)s.ppdus[i];
             out[i].mpdu_loss_frac = 1.0 - (double)s.ok[i] / (double)s.mpdus[i];
+            out[i].preamble_lost_frac = (double)s.pre_lost[i] / (double)s.ppdus[i];
+            out[i].airtime_frac = (double)s.airtime[i] / (double)p->duration_us;
         }
     }
     wlan_air_destroy(s.air);

@@ -23,6 +23,8 @@ struct sat_pair_result {
     double mean_phy_mbps;        /* mean PHY rate of downlink PPDUs (Mbit/s) */
     double collided_frac;        /* downlink PPDUs overlapped at the STA (0..1) */
     double mpdu_loss_frac;       /* downlink MPDU transmissions lost (0..1) */
+    double preamble_lost_frac;   /* downlink PPDUs missed by a STA locked elsewhere (0..1) */
+    double airtime_frac;         /* downlink airtime / measured time (0..1) */
     uint64_t ppdus;              /* downlink PPDUs in the measurement window */
 };
 

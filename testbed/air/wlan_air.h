@@ -16,9 +16,9 @@
  * by the BlockAck window (64), the maximum A-MPDU length (65535 bytes) and a
  * maximum PPDU duration; the receiver answers SIFS later with a compressed
  * BlockAck at a legacy basic rate (§10.24.7). Each MPDU is decoded or lost
- * by its SINR against the per-MCS threshold (receiver minimum sensitivity,
- * §19.3.19.1 Table 19-23, minus the noise floor) through a logistic PER
- * curve; a receiver that is already locked onto another frame's preamble
+ * by its margin over two per-MCS thresholds, the receiver minimum
+ * sensitivity (§19.3.19.1 Table 19-23) for its RSS and the SINR the MCS
+ * needs (004 ref. [12]) for its SINR, through a logistic PER curve; a receiver that is already locked onto another frame's preamble
  * when a frame for it starts misses that whole PPDU (the hidden-AP effect of
  * 004 §4.1). Lost MPDUs are retransmitted until a retry limit; MPDUs are
  * handed up in sequence order (BlockAck reordering). A Minstrel-HT-like rate
@@ -66,6 +66,7 @@ struct wlan_air_config {
     bool short_gi;               /* 400 ns guard interval (3.6 µs symbols) */
     uint32_t n_mcs;              /* number of MCS in the rate set */
     double sensitivity_dbm[WLAN_MAX_MCS]; /* receiver minimum input sensitivity per MCS (dBm) */
+    double snr_required_db[WLAN_MAX_MCS]; /* SINR each MCS needs (dB) */
     double noise_floor_dbm;      /* thermal noise + receiver noise figure (dBm) */
     double cs_threshold_dbm;     /* carrier sense / preamble detection threshold (dBm) */
     double preamble_capture_db;  /* a new frame stronger by this (dB) than the locked one takes the receiver */

@@ -1,0 +1,109 @@
+/*
+ * test_config.c — the air config loads whole or is refused whole with a
+ * message naming the bad key.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "wlan_air.h"
+
+static char *read_lab(void)
+{
+    FILE *f = fopen("../lab-2ap-2sta.json", "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = calloc(1, (size_t)n + 1);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return s;
+}
+
+/* Loads the lab config with the first occurrence of `from` replaced by `to`. */
+static int load_mutated(const char *from, const char *to, char *err, size_t errlen)
+{
+    char *s = read_lab();
+    char *p = strstr(s, from);
+    assert_non_null(p);
+    char path[] = "/tmp/air-config-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fwrite(s, 1, (size_t)(p - s), f);
+    fputs(to, f);
+    fputs(p + strlen(from), f);
+    fclose(f);
+    free(s);
+    struct wlan_air_config c;
+    int rc = wlan_air_config_load(path, &c, err, errlen);
+    remove(path);
+    return rc;
+}
+
+static void test_lab_config_loads_with_table2_rss(void **state)
+{
+    (void)state;
+    struct wlan_air_config c;
+    char err[256];
+    assert_int_equal(wlan_air_config_load("../lab-2ap-2sta.json", &c, err, sizeof err), 0);
+    assert_int_equal(c.n_nodes, 4);
+    assert_int_equal(c.n_mcs, 16);
+    assert_float_equal(c.rss_dbm[2][0], -64.6, 1e-9); /* at STA1 from AP1 */
+    assert_float_equal(c.rss_dbm[1][0], -88.2, 1e-9);
+    assert_int_equal(c.nodes[2].ap, 0);
+    assert_int_equal(c.slot_us, 9);
+    assert_int_equal(c.sifs_us, 16);
+}
+
+static void test_constant_without_source_is_refused(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_mutated("\"slot_us\":      {\"value\": 9, \"source\"", "\"slot_us\":      {\"value\": 9, \"nosource\"",
+                                  err, sizeof err), -1);
+    assert_non_null(strstr(err, "mac.slot_us"));
+    assert_non_null(strstr(err, "source"));
+}
+
+static void test_out_of_range_value_is_refused_naming_the_key(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_mutated("\"sifs_us\":      {\"value\": 16", "\"sifs_us\":      {\"value\": -16", err, sizeof err), -1);
+    assert_non_null(strstr(err, "mac.sifs_us"));
+}
+
+static void test_sta_with_unknown_ap_is_refused(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_mutated("\"ap\": \"ap2\"", "\"ap\": \"ap9\"", err, sizeof err), -1);
+    assert_non_null(strstr(err, "sta2"));
+}
+
+static void test_malformed_json_is_refused_with_line(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_mutated("\"mac\": {", "\"mac\": {{", err, sizeof err), -1);
+    assert_non_null(strstr(err, "/tmp/air-config-"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lab_config_loads_with_table2_rss),
+        cmocka_unit_test(test_constant_without_source_is_refused),
+        cmocka_unit_test(test_out_of_range_value_is_refused_naming_the_key),
+        cmocka_unit_test(test_sta_with_unknown_ap_is_refused),
+        cmocka_unit_test(test_malformed_json_is_refused_with_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
