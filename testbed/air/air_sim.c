@@ -625,9 +625,11 @@ wlan_air_t *wlan_air_create(const struct wlan_air_config *cfg, uint64_t seed)
     if (!a)
         return NULL;
     a->c = *cfg;
-    a->rng = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
-    if (a->rng == 0)
-        a->rng = 1;
+    /* splitmix64 of the seed: well-mixed state even for small seeds. */
+    uint64_t z = seed + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    a->rng = (z ^ (z >> 31)) | 1;
     a->ba_us = airtime_legacy_us(cfg->ba_rate_mbps, cfg->ba_bytes);
     for (uint32_t n = 0; n < cfg->n_nodes; n++) {
         a->nodes[n].lock_tx = -1;
