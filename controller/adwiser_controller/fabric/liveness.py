@@ -1,0 +1,148 @@
+"""Is the dataplane alive and forwarding? The watchdog's verdict, one poll at a time.
+
+The heartbeat key (controller/REDIS.md) expires 3 s after the last write,
+too late for a 1 s fail-open, so the judge reads the heartbeat's own `ts_ns`
+and calls it stale after `stale_ms` (three missed 200 ms beats). On the same
+host it also looks at the process named by the heartbeat's `pid` (gone,
+zombie or stopped by SIGSTOP is seen at the next poll) and at the
+dataplane's veths: a port that is down, or frames going into the dataplane
+with none coming out for `stall_ms`, means it is not forwarding even if
+something still writes the heartbeat.
+
+When Redis itself cannot be read the judge keeps the last heartbeat's pid
+and decides on the local checks alone: a Redis restart must not take the
+traffic off a healthy dataplane.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+SYS_NET = Path("/sys/class/net")
+PROC = Path("/proc")
+STALL_MIN_PENDING_PKTS = 3  # a single dropped frame is not a stall
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    ts_ns: int  # wall-clock time of the beat, Unix epoch ns
+    pid: int | None  # dataplane process id
+    version: int | None  # configuration version it runs
+    backend: str  # "dpdk", "nfqueue", ...
+
+
+class HeartbeatInvalid(ValueError):
+    pass
+
+
+def parse_heartbeat(raw: bytes | str) -> Heartbeat:
+    try:
+        doc = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise HeartbeatInvalid(f"heartbeat is not JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise HeartbeatInvalid("heartbeat is not a JSON object")
+    ts = doc.get("ts_ns")
+    if not isinstance(ts, int) or isinstance(ts, bool) or ts <= 0:
+        raise HeartbeatInvalid(f"heartbeat ts_ns must be a positive integer, got {ts!r}")
+    pid = doc.get("pid")
+    if pid is not None and (not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0):
+        raise HeartbeatInvalid(f"heartbeat pid must be a positive integer, got {pid!r}")
+    version = doc.get("version")
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+        version = None
+    return Heartbeat(ts_ns=ts, pid=pid, version=version, backend=str(doc.get("backend", "")))
+
+
+def process_state(pid: int) -> str | None:
+    """The one-letter state of /proc/<pid>/stat (R, S, D, T, t, Z, ...), None if there is no such process."""
+    try:
+        stat = (PROC / str(pid) / "stat").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    # The command name is in parentheses and may contain spaces.
+    return stat[stat.rindex(")") + 2]
+
+
+@dataclass(frozen=True)
+class PortSample:
+    all_up: bool  # every dataplane veth (bridge side) is operationally up
+    down: tuple[str, ...]  # names of those that are not
+    into_dp: int  # frames the bridge sent into the dataplane (sum of tx_packets), packets
+    out_of_dp: int  # frames the dataplane sent back (sum of rx_packets), packets
+
+
+def sample_ports(fabric_ifs: list[str]) -> PortSample:
+    down: list[str] = []
+    into = out = 0
+    for name in fabric_ifs:
+        d = SYS_NET / name
+        try:
+            oper = (d / "operstate").read_text().strip()
+            into += int((d / "statistics" / "tx_packets").read_text())
+            out += int((d / "statistics" / "rx_packets").read_text())
+        except (FileNotFoundError, ValueError):
+            down.append(name)
+            continue
+        if oper != "up":
+            down.append(name)
+    return PortSample(all_up=not down, down=tuple(down), into_dp=into, out_of_dp=out)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    healthy: bool
+    reason: str  # why not healthy, or "ok"
+    stall: bool = False  # the failure is frames in, nothing out
+
+
+class LivenessJudge:
+    """Keeps what one verdict needs from the previous polls (last pid, stall clock)."""
+
+    def __init__(self, stale_ms: float = 600, stall_ms: float = 600, check_pid: bool = True):
+        self.stale_ns = int(stale_ms * 1e6)
+        self.stall_ns = int(stall_ms * 1e6)
+        self.check_pid = check_pid
+        self.last_pid: int | None = None
+        self._last_out: int | None = None
+        self._into_at_last_out = 0
+        self._pending_since_ns: int | None = None
+
+    def _stalled(self, now_ns: int, ports: PortSample) -> bool:
+        if self._last_out is None or ports.out_of_dp != self._last_out or ports.into_dp < self._into_at_last_out:
+            self._last_out = ports.out_of_dp
+            self._into_at_last_out = ports.into_dp
+            self._pending_since_ns = None
+            return False
+        if ports.into_dp - self._into_at_last_out >= STALL_MIN_PENDING_PKTS:
+            if self._pending_since_ns is None:
+                self._pending_since_ns = now_ns
+            return now_ns - self._pending_since_ns > self.stall_ns
+        return False
+
+    def judge(self, now_ns: int, heartbeat: Heartbeat | None, redis_ok: bool, ports: PortSample) -> Verdict:
+        """`heartbeat` is None when the key is absent (or unreadable: then `redis_ok` is False)."""
+        stalled = self._stalled(now_ns, ports)
+        if redis_ok:
+            if heartbeat is None:
+                return Verdict(False, "no heartbeat in Redis")
+            self.last_pid = heartbeat.pid
+            age_ms = (now_ns - heartbeat.ts_ns) / 1e6
+            if age_ms * 1e6 > self.stale_ns:
+                return Verdict(False, f"heartbeat stale ({age_ms:.0f} ms old)")
+        elif self.last_pid is None or not self.check_pid:
+            return Verdict(False, "Redis unreachable and no dataplane process known")
+        if self.check_pid and self.last_pid is not None:
+            state = process_state(self.last_pid)
+            if state is None or state == "Z" or state == "X":
+                return Verdict(False, f"dataplane process {self.last_pid} is gone")
+            if state in ("T", "t"):
+                return Verdict(False, f"dataplane process {self.last_pid} is stopped")
+        if not ports.all_up:
+            return Verdict(False, f"dataplane port(s) down: {', '.join(ports.down)}")
+        if stalled:
+            return Verdict(False, f"dataplane stalled: frames went in, none came out for {self.stall_ns / 1e6:.0f} ms",
+                           stall=True)
+        return Verdict(True, "ok")

@@ -1,0 +1,252 @@
+"""The fabric manager: builds the bridge, keeps its flows in step with the topology, fails open.
+
+One loop, one poll every `poll_ms` (100 ms): read the dataplane's heartbeat
+and the active configuration version from Redis (one round trip), sample the
+dataplane's ports, ask the liveness judge, and switch the whole flow table
+when the verdict changes:
+
+- steered -> bypass at the first unhealthy verdict, so the interruption is
+  the detection time (at most stale_ms after the last beat; one poll for a
+  killed or stopped process) plus one bundle replace;
+- bypass -> steered after `healthy_polls` healthy verdicts in a row; after a
+  stall (frames in, none out) only once the dataplane restarted (new pid) or
+  `stall_holddown_s` passed, so a broken dataplane is not flapped in and out.
+
+The topology followed is the configuration the dataplane acknowledged
+(`adwiser:appliance:<id>:active`, controller/REDIS.md), since the dataplane
+can only forward STAs it knows; until there is one, the file given at start.
+A document that cannot be built is refused whole and the current table kept.
+
+The manager writes its own state to `adwiser:appliance:<id>:fabric` (JSON,
+PX 3000, refreshed every second) for the controller and dashboard, and logs
+every event as a JSON line on stdout. When it stops, the flows stay as they
+are: OVS and the dataplane keep forwarding without it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from .. import configfile, keys
+from ..models import AdwiserConfig
+from . import links
+from .flows import Mode, compile_flows
+from .liveness import HeartbeatInvalid, LivenessJudge, Verdict, parse_heartbeat, sample_ports
+from .ovs import Ovs
+from .plan import PlanError, PortPlan, build_plan
+
+STATUS_TTL_MS = 3000
+
+
+@dataclass
+class ManagerOptions:
+    poll_ms: float = 100  # watchdog period, ms
+    healthy_polls: int = 3  # healthy verdicts in a row before steering back
+    stall_holddown_s: float = 5.0  # after a stall, wait this long (or for a new pid) before steering back
+    status_every_s: float = 1.0  # refresh period of the fabric status key, s
+
+
+def log_event(event: str, **fields: Any) -> None:
+    line = {"ts_ns": time.time_ns(), "mono_ns": time.monotonic_ns(), "event": event, **fields}
+    print(json.dumps(line), flush=True)
+
+
+def redis_from_address(addr: str, timeout_s: float = 0.25) -> redis.Redis:
+    """`unix:/path`, `host:port` (the dataplane's --redis syntax) or a redis:// URL."""
+    if addr.startswith("unix:") and not addr.startswith("unix://"):
+        return redis.Redis(unix_socket_path=addr[5:], socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+    if "://" in addr:
+        return redis.Redis.from_url(addr, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+    host, sep, port = addr.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"--redis: '{addr}' is neither unix:/path, host:port nor a redis:// URL")
+    return redis.Redis(host=host, port=int(port), socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+
+
+class FabricManager:
+    def __init__(self, ovs: Ovs, cfg: AdwiserConfig, uplink: str, client: redis.Redis, judge: LivenessJudge,
+                 opts: ManagerOptions | None = None, log: Callable[..., None] = log_event):
+        self.ovs = ovs
+        self.cfg = cfg
+        self.uplink = uplink
+        self.redis = client
+        self.judge = judge
+        self.opts = opts or ManagerOptions()
+        self.log = log
+        self.plan: PortPlan = build_plan(cfg, uplink, ovs.bridge)
+        self.appliance_id = cfg.appliance_id
+        self.version_seen: int | None = None  # last `active` version looked at (applied or refused)
+        self.mode: Mode = "bypass"
+        self.mode_since_ns = time.time_ns()
+        self.reason = "starting"
+        self.switches = 0
+        self._healthy_streak = 0
+        self._holddown_until_ns = 0
+        self._holddown_pid: int | None = None
+        self._status_due_ns = 0
+
+    def key(self, what: str) -> str:
+        return keys.appliance(self.appliance_id, what)
+
+    # ------------------------------------------------------------ building the bridge
+
+    def setup(self) -> None:
+        """Create the dataplane veths and the bridge with all its ports, then install the table of the
+        dataplane's present state: steered if it is healthy now (a restarted manager does not bounce traffic
+        that is flowing through a healthy dataplane), bypass otherwise."""
+        self.ovs.ensure_bridge()
+        self._sync_ports()
+        verdict, redis_ok = self._observe()
+        if verdict.healthy:
+            self._install("steered", f"starting: dataplane healthy (pid {self.judge.last_pid})")
+        else:
+            self._install("bypass", f"starting: {verdict.reason}")
+        self._publish_status(time.time_ns(), redis_ok)
+
+    def _sync_ports(self) -> None:
+        for link in self.plan.dp_links():
+            links.ensure_link(link)
+        for name in self.plan.physical_ports():
+            if not links.exists(name):
+                raise PlanError(f"port '{name}' does not exist in this network namespace")
+            links.disable_offloads(name)
+        wanted = self.plan.ofport_requests()
+        present = set(self.ovs.ports())
+        for name in present - set(wanted):
+            self.ovs.del_port(name)
+        for name, ofport in wanted.items():
+            if name not in present:
+                self.ovs.add_port(name, ofport)
+        for link in self.plan.dp_links():
+            self.ovs.set_no_flood(link.fabric_if)
+
+    def _install(self, mode: Mode, reason: str) -> None:
+        t0 = time.monotonic_ns()
+        self.ovs.replace_flows(compile_flows(self.cfg, self.plan, mode))
+        changed = mode != self.mode
+        self.mode = mode
+        self.reason = reason
+        if changed:
+            self.switches += 1
+            self.mode_since_ns = time.time_ns()
+        self.log("flows", mode=mode, reason=reason, version=self.version_seen,
+                 replace_ms=round((time.monotonic_ns() - t0) / 1e6, 2))
+        self._status_due_ns = 0
+
+    # ------------------------------------------------------------ following the topology
+
+    def _follow_topology(self, active_raw: bytes | None) -> None:
+        if active_raw is None:
+            return
+        try:
+            n = int(active_raw)
+        except ValueError:
+            return
+        if n == self.version_seen:
+            return
+        self.version_seen = n
+        try:
+            doc = self.redis.hget(keys.version(n), "doc")
+        except redis.RedisError as exc:
+            self.version_seen = None  # try again at the next poll
+            self.log("topology_read_failed", version=n, error=str(exc))
+            return
+        try:
+            if doc is None:
+                raise ValueError(f"{keys.version(n)} has no doc")
+            cfg = configfile.validate_data(json.loads(doc), keys.version(n))
+            if cfg.appliance_id != self.appliance_id:
+                raise ValueError(f"version {n} is for appliance '{cfg.appliance_id}', not '{self.appliance_id}'")
+            plan = build_plan(cfg, self.uplink, self.ovs.bridge)
+        except (ValueError, configfile.ConfigInvalid, PlanError) as exc:
+            self.log("topology_refused", version=n, error=str(exc))
+            return
+        old_plan = self.plan
+        self.cfg, self.plan = cfg, plan
+        if plan != old_plan:
+            for link in old_plan.dp_links():
+                if link not in plan.dp_links():
+                    self.ovs.del_port(link.fabric_if)
+                    links.delete_link(link)
+            self._sync_ports()
+        self._install(self.mode, f"topology of version {n}")
+
+    # ------------------------------------------------------------ the watchdog
+
+    def poll(self) -> Verdict:
+        verdict, redis_ok = self._observe()
+        now = time.time_ns()
+        self._decide(now, verdict)
+        self._publish_status(now, redis_ok)
+        return verdict
+
+    def _observe(self) -> tuple[Verdict, bool]:
+        hb_raw = active_raw = None
+        redis_ok = True
+        try:
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.get(self.key("heartbeat"))
+            pipe.get(self.key("active"))
+            hb_raw, active_raw = pipe.execute()
+        except redis.RedisError:
+            redis_ok = False
+        if redis_ok:
+            self._follow_topology(active_raw)
+        heartbeat = None
+        invalid: str | None = None
+        if hb_raw is not None:
+            try:
+                heartbeat = parse_heartbeat(hb_raw)
+            except HeartbeatInvalid as exc:
+                invalid = str(exc)
+        ports = sample_ports([link.fabric_if for link in self.plan.dp_links()])
+        now = time.time_ns()
+        verdict = self.judge.judge(now, heartbeat, redis_ok, ports)
+        if invalid is not None:
+            verdict = Verdict(False, invalid)
+        return verdict, redis_ok
+
+    def _decide(self, now: int, verdict: Verdict) -> None:
+        self._healthy_streak = self._healthy_streak + 1 if verdict.healthy else 0
+        if self.mode == "steered" and not verdict.healthy:
+            if verdict.stall:
+                self._holddown_until_ns = now + int(self.opts.stall_holddown_s * 1e9)
+                self._holddown_pid = self.judge.last_pid
+            self._install("bypass", verdict.reason)
+        elif self.mode == "bypass" and self._healthy_streak >= self.opts.healthy_polls:
+            if now < self._holddown_until_ns and self.judge.last_pid == self._holddown_pid:
+                return
+            self._install("steered", f"dataplane healthy (pid {self.judge.last_pid})")
+
+    def _publish_status(self, now: int, redis_ok: bool) -> None:
+        if not redis_ok or now < self._status_due_ns:
+            return
+        status = {"mode": self.mode, "since_ns": self.mode_since_ns, "reason": self.reason,
+                  "version": self.version_seen, "switches": self.switches, "dp_pid": self.judge.last_pid,
+                  "bridge": self.ovs.bridge, "ts_ns": now}
+        try:
+            self.redis.set(self.key("fabric"), json.dumps(status), px=STATUS_TTL_MS)
+            self._status_due_ns = now + int(self.opts.status_every_s * 1e9)
+        except redis.RedisError:
+            pass
+
+    def run(self, should_stop: Callable[[], bool], deadline_s: float | None = None) -> None:
+        period = self.opts.poll_ms / 1000
+        end = time.monotonic() + deadline_s if deadline_s else None
+        next_t = time.monotonic()
+        while not should_stop() and (end is None or time.monotonic() < end):
+            try:
+                self.poll()
+            except Exception as exc:  # one bad poll (OVS busy, odd sysfs read) must not end the watchdog
+                print(f"fabric: poll failed: {exc}", file=sys.stderr, flush=True)
+            next_t += period
+            time.sleep(max(0.0, next_t - time.monotonic()))
+            if time.monotonic() - next_t > period:
+                next_t = time.monotonic()  # fell behind (e.g. the host was busy): do not burst

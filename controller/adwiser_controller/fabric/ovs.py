@@ -1,0 +1,77 @@
+"""ovs-vsctl and ovs-ofctl against a private Open vSwitch run directory.
+
+The OVS daemons run from a project-local directory (testbed/ovs/ovs-start.sh):
+the database socket is `<run_dir>/db.sock` and each bridge's OpenFlow
+management socket `<run_dir>/<bridge>.mgmt`. The bridge uses the userspace
+datapath (`datapath_type=netdev`, SPEC §7: no OVS kernel module here),
+`fail_mode=secure` (no controller means no flows of OVS's own making), and
+OpenFlow 1.4 so a flow table can be replaced in one atomic bundle.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+OFCTL_PROTO = "OpenFlow14"  # bundles need OpenFlow 1.4
+BRIDGE_PROTOCOLS = "OpenFlow10,OpenFlow13,OpenFlow14"
+TIMEOUT_S = 5
+
+
+class OvsError(RuntimeError):
+    pass
+
+
+class Ovs:
+    def __init__(self, run_dir: str | Path, bridge: str):
+        self.run_dir = Path(run_dir).resolve()
+        self.bridge = bridge
+        self.db = f"unix:{self.run_dir / 'db.sock'}"
+        self.mgmt = f"unix:{self.run_dir / (bridge + '.mgmt')}"
+
+    def _run(self, argv: list[str]) -> str:
+        try:
+            res = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise OvsError(f"{argv[0]} timed out after {TIMEOUT_S} s: {' '.join(argv[1:])}") from None
+        if res.returncode != 0:
+            raise OvsError(f"{' '.join(argv)} failed ({res.returncode}): {res.stderr.strip()}")
+        return res.stdout
+
+    def vsctl(self, *args: str) -> str:
+        return self._run(["ovs-vsctl", f"--db={self.db}", f"--timeout={TIMEOUT_S}", *args])
+
+    def ofctl(self, command: str, *args: str) -> str:
+        return self._run(["ovs-ofctl", "-O", OFCTL_PROTO, command, self.mgmt, *args])
+
+    def ensure_bridge(self) -> None:
+        self.vsctl("--may-exist", "add-br", self.bridge, "--", "set", "bridge", self.bridge,
+                   "datapath_type=netdev", "fail_mode=secure", f"protocols={BRIDGE_PROTOCOLS}")
+
+    def ports(self) -> list[str]:
+        return [p for p in self.vsctl("list-ports", self.bridge).split() if p]
+
+    def add_port(self, name: str, ofport: int) -> None:
+        self.vsctl("--may-exist", "add-port", self.bridge, name, "--",
+                   "set", "interface", name, f"ofport_request={ofport}")
+
+    def del_port(self, name: str) -> None:
+        self.vsctl("--if-exists", "del-port", self.bridge, name)
+
+    def set_no_flood(self, name: str) -> None:
+        self._run(["ovs-ofctl", "mod-port", self.mgmt, name, "no-flood"])
+
+    def replace_flows(self, flows: list[str]) -> None:
+        """Make the flow table exactly `flows`, atomically (one OpenFlow bundle)."""
+        fd, path = tempfile.mkstemp(prefix="flows-", suffix=".txt", dir=self.run_dir)
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write("\n".join(flows) + "\n")
+            self._run(["ovs-ofctl", "-O", OFCTL_PROTO, "--bundle", "replace-flows", self.mgmt, path])
+        finally:
+            os.unlink(path)
+
+    def dump_flows(self) -> str:
+        return self.ofctl("dump-flows", "--names")
