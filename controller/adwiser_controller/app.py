@@ -17,6 +17,7 @@ from .api import appliances, audit_routes, auth_routes, live, versions
 from .api.deps import Services, services, viewer
 from .audit import Audit
 from .auth import Auth, Principal
+from .query_check import forbid_unknown_query
 from .settings import Settings
 from .store import Store
 
@@ -43,6 +44,7 @@ def create_app(settings: Settings) -> FastAPI:
         description="Topology, slice maps and policies of ADWISER appliances: versioned, validated, applied "
                     "through Redis; telemetry; operators. See controller/API.md.",
         lifespan=lifespan,
+        dependencies=[Depends(forbid_unknown_query)],
     )
     problems.install(app)
 

@@ -51,23 +51,23 @@ class TelemetryPage(BaseModel):
 
 
 COUNT = Query(default=100, ge=1, le=2000, description="Most entries to return.")
-AFTER = Query(default=None, pattern=STREAM_ID, description="Only entries after this stream id.")
+AFTER = Query(default="", pattern=STREAM_ID, description="Only entries after this stream id.")
 
 
 @router.get("/telemetry/{appliance}/frames", response_model=TelemetryPage, responses=READ,
             summary="Per-frame telemetry history")
-async def frames(appliance: str, count: int = COUNT, after: str | None = AFTER, svc: Services = Depends(services),
+async def frames(appliance: str, count: int = COUNT, after: str = AFTER, svc: Services = Depends(services),
                  _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
-    entries = await history(svc.redis, appliance, "frame", count, after)
-    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=entries[-1]["id"] if entries else after)
+    entries = await history(svc.redis, appliance, "frame", count, after or None)
+    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=entries[-1]["id"] if entries else (after or None))
 
 
 @router.get("/telemetry/{appliance}/pairs", response_model=TelemetryPage, responses=READ,
             summary="Per-pair telemetry history")
-async def pairs(appliance: str, count: int = COUNT, after: str | None = AFTER,
-                pair: str | None = Query(default=None, max_length=129, description="Only this pair ('ap/sta')."),
+async def pairs(appliance: str, count: int = COUNT, after: str = AFTER,
+                pair: str = Query(default="", max_length=129, description="Only this pair ('ap/sta'); default all."),
                 svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
-    entries = await history(svc.redis, appliance, "pair", count, after, pair)
-    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=entries[-1]["id"] if entries else after)
+    entries = await history(svc.redis, appliance, "pair", count, after or None, pair or None)
+    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=entries[-1]["id"] if entries else (after or None))

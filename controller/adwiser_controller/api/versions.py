@@ -196,11 +196,12 @@ async def put_policies(body: PoliciesChange, request: Request, appliance: str = 
 
 
 @router.get("/versions", response_model=VersionList, responses=READ, summary="List versions, newest first")
-async def list_versions(appliance: str | None = Query(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"),
+async def list_versions(appliance: str = Query(default="", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+                                               description="Only this appliance (default: all)."),
                         offset: int = Query(default=0, ge=0, le=1_000_000),
                         limit: int = Query(default=50, ge=1, le=500),
                         svc: Services = Depends(services), _: Principal = Depends(viewer)) -> VersionList:
-    total, items = await svc.store.list(appliance, offset, limit)
+    total, items = await svc.store.list(appliance or None, offset, limit)
     return VersionList(total=total, items=items)
 
 

@@ -11,7 +11,10 @@ something still writes the heartbeat.
 
 When Redis itself cannot be read the judge keeps the last heartbeat's pid
 and decides on the local checks alone: a Redis restart must not take the
-traffic off a healthy dataplane.
+traffic off a healthy dataplane. For `redis_grace_ms` after Redis was last
+seen failing (the dataplane reconnects once a second, REDIS.md's liveness
+horizon is the key's 3 s) a missing or stale heartbeat is put down to Redis,
+not to the dataplane, as long as the local checks pass.
 """
 
 from __future__ import annotations
@@ -101,10 +104,13 @@ class Verdict:
 class LivenessJudge:
     """Keeps what one verdict needs from the previous polls (last pid, stall clock)."""
 
-    def __init__(self, stale_ms: float = 600, stall_ms: float = 600, check_pid: bool = True):
+    def __init__(self, stale_ms: float = 600, stall_ms: float = 600, check_pid: bool = True,
+                 redis_grace_ms: float = 3000):
         self.stale_ns = int(stale_ms * 1e6)
         self.stall_ns = int(stall_ms * 1e6)
+        self.redis_grace_ns = int(redis_grace_ms * 1e6)
         self.check_pid = check_pid
+        self._redis_failed_ns: int | None = None
         self.last_pid: int | None = None
         self._last_out: int | None = None
         self._into_at_last_out = 0
@@ -125,13 +131,22 @@ class LivenessJudge:
     def judge(self, now_ns: int, heartbeat: Heartbeat | None, redis_ok: bool, ports: PortSample) -> Verdict:
         """`heartbeat` is None when the key is absent (or unreadable: then `redis_ok` is False)."""
         stalled = self._stalled(now_ns, ports)
+        if not redis_ok:
+            self._redis_failed_ns = now_ns
+        redis_excuse = (self._redis_failed_ns is not None and now_ns - self._redis_failed_ns < self.redis_grace_ns
+                        and self.check_pid and self.last_pid is not None)
         if redis_ok:
+            beat_problem = None
             if heartbeat is None:
-                return Verdict(False, "no heartbeat in Redis")
-            self.last_pid = heartbeat.pid
-            age_ms = (now_ns - heartbeat.ts_ns) / 1e6
-            if age_ms * 1e6 > self.stale_ns:
-                return Verdict(False, f"heartbeat stale ({age_ms:.0f} ms old)")
+                beat_problem = "no heartbeat in Redis"
+            else:
+                age_ms = (now_ns - heartbeat.ts_ns) / 1e6
+                if age_ms * 1e6 > self.stale_ns:
+                    beat_problem = f"heartbeat stale ({age_ms:.0f} ms old)"
+                if heartbeat.pid is not None:
+                    self.last_pid = heartbeat.pid
+            if beat_problem is not None and not redis_excuse:
+                return Verdict(False, beat_problem)
         elif self.last_pid is None or not self.check_pid:
             return Verdict(False, "Redis unreachable and no dataplane process known")
         if self.check_pid and self.last_pid is not None:

@@ -6,7 +6,8 @@ forwards frames between its uplink port and its AP ports (AF_PACKET; to the
 AP of the destination STA, or to every AP port for an unknown destination)
 and writes the heartbeat of controller/REDIS.md (`SET
 adwiser:appliance:<id>:heartbeat {"ts_ns","pid","version","backend"} PX 3000`
-every 200 ms, reconnecting when Redis comes back). The fault tests run with
+every 200 ms from its own thread, reconnecting when Redis comes back, so a
+Redis restart never stalls forwarding, as in adwiser-dp). The fault tests run with
 it when adwiser-dp is not built, and with adwiser-dp too when it is.
 
     python heartbeat_forwarder.py --config lab.yaml --uplink dp-up --ap ap1=dp-ap1 --ap ap2=dp-ap2 \
@@ -21,6 +22,7 @@ import os
 import select
 import socket
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -40,6 +42,16 @@ def open_port(ifname: str) -> socket.socket:
     s.setblocking(False)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
     return s
+
+
+def beat_forever(client: redis.Redis, key: str) -> None:
+    while True:
+        try:
+            client.set(key, json.dumps({"ts_ns": time.time_ns(), "pid": os.getpid(), "version": None,
+                                        "backend": "test-stand-in"}), px=HEARTBEAT_PX)
+        except redis.RedisError:
+            pass  # Redis restarting: the next beat retries
+        time.sleep(HEARTBEAT_PERIOD_S)
 
 
 def main() -> int:
@@ -69,18 +81,10 @@ def main() -> int:
     if args.pid_file:
         Path(args.pid_file).write_text(f"{os.getpid()}\n")
 
+    threading.Thread(target=beat_forever, args=(client, key), daemon=True).start()
     end = time.monotonic() + args.run_s
-    next_beat = 0.0
     while time.monotonic() < end:
-        now = time.monotonic()
-        if now >= next_beat:
-            try:
-                client.set(key, json.dumps({"ts_ns": time.time_ns(), "pid": os.getpid(), "version": None,
-                                            "backend": "test-stand-in"}), px=HEARTBEAT_PX)
-            except redis.RedisError:
-                pass  # Redis restarting: the next beat retries
-            next_beat = now + HEARTBEAT_PERIOD_S
-        ready, _, _ = select.select(list(by_fd), [], [], max(0.0, next_beat - time.monotonic()))
+        ready, _, _ = select.select(list(by_fd), [], [], 0.5)
         for fd in ready:
             role, sock = by_fd[fd]
             for _ in range(BATCH):

@@ -1,0 +1,140 @@
+"""Telemetry from the dataplane's streams: REST history, WebSocket live feed, Prometheus /metrics."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from reference_dataplane import ReferenceDataplane
+from websockets.sync.client import connect
+
+from adwiser_controller import keys
+
+
+@pytest.fixture
+def running(api, appliance, redis_server):
+    """An appliance whose (reference) dataplane runs its first version and writes telemetry."""
+    aid, v1 = appliance
+    dp = ReferenceDataplane(redis_server.url, aid, telemetry=True).start()
+    assert api("operator").post(f"/api/v1/versions/{v1}/apply", params={"wait_ms": 3000}).json()["acknowledged"]
+    deadline = time.monotonic() + 5
+    while not api("viewer").get(f"/api/v1/telemetry/{aid}/frames", params={"count": 3}).json()["entries"]:
+        assert time.monotonic() < deadline, "no telemetry"
+        time.sleep(0.05)
+    yield aid, v1
+    dp.stop()
+
+
+def test_frame_history_is_typed_and_pages_forward(api, running):
+    aid, v1 = running
+    time.sleep(0.3)
+    page = api("viewer").get(f"/api/v1/telemetry/{aid}/frames", params={"count": 3}).json()
+    entries = page["entries"]
+    assert 1 <= len(entries) <= 3
+    e = entries[-1]
+    assert e["version"] == v1 and isinstance(e["frame"], int) and e["frame_ms"] == 40.0
+    assert e["slices"][0]["pairs"] == ["ap1/sta1"]
+    assert [x["frame"] for x in entries] == sorted(x["frame"] for x in entries)
+    time.sleep(0.2)
+    more = api("viewer").get(f"/api/v1/telemetry/{aid}/frames", params={"after": page["last_id"]}).json()
+    assert more["entries"] and more["entries"][0]["frame"] > e["frame"]
+
+
+def test_pair_history_filters_one_pair(api, running):
+    aid, _ = running
+    res = api("viewer").get(f"/api/v1/telemetry/{aid}/pairs", params={"pair": "ap2/sta2", "count": 5}).json()
+    assert res["entries"] and {x["pair"] for x in res["entries"]} == {"ap2/sta2"}
+    assert res["entries"][0]["s_ms"] == 20.0 and isinstance(res["entries"][0]["r_pkts"], int)
+
+
+def test_telemetry_of_unknown_appliance_is_404(api):
+    res = api("viewer").get("/api/v1/telemetry/ghost/frames")
+    assert res.status_code == 404 and res.json()["field"] == "appliance"
+
+
+def test_bad_stream_id_is_422_naming_after(api, running):
+    aid, _ = running
+    res = api("viewer").get(f"/api/v1/telemetry/{aid}/frames", params={"after": "yesterday"})
+    assert res.status_code == 422 and res.json()["field"] == "query.after"
+
+
+def ws_url(controller, aid: str, pairs: bool = True) -> str:
+    return controller.url.replace("http://", "ws://") + f"/api/v1/telemetry/{aid}/live?pairs={str(pairs).lower()}"
+
+
+def test_websocket_streams_status_then_new_frames_and_pairs(controller, tokens, running):
+    aid, v1 = running
+    with connect(ws_url(controller, aid), additional_headers={"Authorization": f"Bearer {tokens['viewer']}"},
+                 open_timeout=5) as ws:
+        first = json.loads(ws.recv(timeout=5))
+        assert first["type"] == "status" and first["status"]["active"] == v1
+        frames, pairs = [], []
+        deadline = time.monotonic() + 5
+        while (not frames or not pairs) and time.monotonic() < deadline:
+            msg = json.loads(ws.recv(timeout=5))
+            if msg["type"] == "telemetry":
+                frames += msg["frames"]
+                pairs += msg["pairs"]
+        assert frames and frames[0]["version"] == v1
+        assert {p["pair"] for p in pairs} <= {"ap1/sta1", "ap2/sta2"} and pairs
+
+
+def test_websocket_sees_the_version_change_after_apply(controller, tokens, api, running):
+    aid, v1 = running
+    doc = api("viewer").get(f"/api/v1/versions/{v1}").json()["doc"]
+    doc["slice_map"]["slices"][0]["duration_ms"] = 30
+    v2 = api("operator").post("/api/v1/versions", json={"doc": doc}).json()["version"]
+    with connect(ws_url(controller, aid, pairs=False),
+                 additional_headers={"Authorization": f"Bearer {tokens['viewer']}"}, open_timeout=5) as ws:
+        assert api("operator").post(f"/api/v1/versions/{v2}/apply", params={"wait_ms": 3000}).json()["acknowledged"]
+        deadline = time.monotonic() + 5
+        seen = None
+        while time.monotonic() < deadline:
+            msg = json.loads(ws.recv(timeout=5))
+            if msg["type"] == "telemetry" and msg["frames"] and msg["frames"][-1]["version"] == v2:
+                seen = msg["frames"][-1]
+                break
+        assert seen is not None and seen["frame_ms"] == 50.0 and msg["pairs"] == []
+
+
+def test_websocket_without_credentials_is_closed_with_an_error(controller, running):
+    aid, _ = running
+    with connect(ws_url(controller, aid), open_timeout=5) as ws:
+        msg = json.loads(ws.recv(timeout=5))
+        assert msg["type"] == "error" and msg["status"] == 401
+
+
+def test_websocket_with_session_cookie_from_another_origin_is_refused(controller, running):
+    from conftest import PASSWORDS, login
+
+    aid, _ = running
+    client, _csrf = login(controller.url, "viewer1", PASSWORDS["viewer"])
+    cookie = client.cookies["adwiser_session"]
+    client.close()
+    with connect(ws_url(controller, aid), origin="http://evil.example",
+                 additional_headers={"Cookie": f"adwiser_session={cookie}"}, open_timeout=5) as ws:
+        msg = json.loads(ws.recv(timeout=5))
+        assert msg["type"] == "error" and msg["status"] == 403
+
+
+def test_metrics_expose_versions_liveness_and_pair_state(api, running):
+    aid, v1 = running
+    text = api("viewer").get("/metrics").text
+    assert f'adwiser_config_version_active{{appliance="{aid}"}} {float(v1)}' in text
+    assert f'adwiser_dataplane_up{{appliance="{aid}"}} 1.0' in text
+    assert f'adwiser_config_pending{{appliance="{aid}"}} 0.0' in text
+    assert f'adwiser_pair_throughput_mbps{{appliance="{aid}",pair="ap1/sta1"}} 25.0' in text
+    assert f'adwiser_frame_utility{{appliance="{aid}"}}' in text
+    assert "adwiser_controller_request_seconds_bucket" in text
+
+
+def test_heartbeat_loss_shows_the_dataplane_down(api, appliance, redis_server, rdb):
+    aid, v1 = appliance
+    dp = ReferenceDataplane(redis_server.url, aid, telemetry=False).start()
+    assert api("operator").post(f"/api/v1/versions/{v1}/apply", params={"wait_ms": 3000}).json()["acknowledged"]
+    assert api("viewer").get(f"/api/v1/appliances/{aid}").json()["alive"] is True
+    dp.stop()
+    assert rdb.get(keys.appliance(aid, "heartbeat")) is None
+    st = api("viewer").get(f"/api/v1/appliances/{aid}").json()
+    assert st["alive"] is False and st["active"] == v1
