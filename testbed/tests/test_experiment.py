@@ -111,3 +111,17 @@ def test_report_puts_our_rows_beside_the_papers(tmp_path: Path) -> None:
     assert "(no uplink results yet)" in text
     assert (tmp_path / "isolated_vs_together.png").stat().st_size > 1000
     assert (tmp_path / "throughput_timeseries.png").exists()
+
+
+def test_report_draws_fig11_from_dataplane_telemetry(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "downlink-20ms"
+    run.mkdir(parents=True)
+    lines = []
+    for k in range(50):
+        for pair, tput in (("ap1/sta1", 38.0), ("ap2/sta2", 50.0)):
+            lines.append(json.dumps({"type": "pair", "ts_ns": k * 40_000_000, "pair": pair,
+                                     "released_pkts": 60 + k % 3, "tput_mbps": tput, "v_ms": 19.5}))
+    (run / "adwiser-dp.telemetry.jsonl").write_text("\n".join(lines) + "\n")
+    out = report.plot_slicing_timeseries(tmp_path, "downlink-20ms", tmp_path / "fig11.png")
+    assert out is not None and out.stat().st_size > 1000
+    assert report.plot_slicing_timeseries(tmp_path, "uplink-20ms", tmp_path / "none.png") is None
