@@ -22,19 +22,6 @@
 
 #define MBUF_CACHE 256u   /* per-lcore mbuf cache, packets */
 
-void dp_write_pid_file(const char *path)
-{
-    if (!path)
-        return;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "adwiser-dp: --pid-file %s: %s\n", path, strerror(errno));
-        return;
-    }
-    fprintf(f, "%ld\n", (long)getpid());
-    fclose(f);
-}
-
 static int run_nfqueue(struct dp_options *o, struct adw_config *cfg)
 {
     char err[512];
