@@ -40,9 +40,10 @@ def lab(request: pytest.FixtureRequest) -> Iterator[Lab]:
     if reason:
         pytest.skip(reason)
     lab = Lab(request.param)
+    failed_before = request.session.testsfailed
     try:
         lab.create()
         lab.start_dataplane()
         yield lab
     finally:
-        lab.close()
+        lab.close(keep_logs=request.session.testsfailed > failed_before)

@@ -190,7 +190,7 @@ class Lab:
         wait_for(lambda: (self.heartbeat() or {}).get("pid") == pid, 20, f"a heartbeat from dataplane pid {pid}")
         return pid
 
-    def close(self) -> None:
+    def close(self, keep_logs: bool = False) -> None:
         for name in ("dp", "manager", "iperf-s", "iperf-c", "probe-s", "probe-r"):
             if name in self.pids:
                 stop_pid(self.pids.pop(name))
@@ -200,6 +200,10 @@ class Lab:
             self.stop_redis()
         for ns in self.ns.values():
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        if keep_logs:
+            print(f"fabric lab logs kept in {self.dir}", file=sys.stderr)
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     # ------------------------------------------------------------ observing
 

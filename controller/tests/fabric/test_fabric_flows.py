@@ -1,0 +1,114 @@
+"""The fabric's port plan and flow tables, as pure functions of the configuration (no root needed)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from adwiser_controller.configfile import load, validate_data
+from adwiser_controller.fabric.flows import compile_flows
+from adwiser_controller.fabric.plan import PlanError, build_plan
+
+LAB = Path(__file__).resolve().parents[3] / "configs" / "lab-2ap-2sta.yaml"
+STA1, STA2 = "02:ad:00:00:01:01", "02:ad:00:00:02:01"
+
+
+def lab_doc() -> dict:
+    return load(LAB).model_dump(mode="json")
+
+
+def flow_for(flows: list[str], *parts: str) -> str:
+    hits = [f for f in flows if all(p in f for p in parts)]
+    assert len(hits) == 1, f"expected one flow with {parts}, got {hits}"
+    return hits[0]
+
+
+def actions(flow: str) -> str:
+    return flow.split("actions=", 1)[1]
+
+
+def test_steered_table_sends_sta_frames_into_the_dataplane_both_ways() -> None:
+    cfg = load(LAB)
+    flows = compile_flows(cfg, build_plan(cfg, "up0", "adw0"), "steered")
+    assert actions(flow_for(flows, "in_port=up0", f"dl_dst={STA1}")) == "output:fb-up"
+    assert actions(flow_for(flows, "in_port=ap1", f"dl_src={STA1}")) == "output:fb-ap1"
+    assert actions(flow_for(flows, "in_port=ap2", f"dl_src={STA2}")) == "output:fb-ap2"
+    assert actions(flow_for(flows, "in_port=fb-ap1")) == "output:ap1"
+    assert actions(flow_for(flows, "in_port=fb-up")) == "output:up0"
+    assert flows[-1] == "priority=0,actions=NORMAL"
+
+
+def test_bypass_table_carries_sta_frames_straight_across_and_nothing_into_the_dataplane() -> None:
+    cfg = load(LAB)
+    flows = compile_flows(cfg, build_plan(cfg, "up0", "adw0"), "bypass")
+    assert actions(flow_for(flows, "in_port=up0", f"dl_dst={STA1}")) == "output:ap1"
+    assert actions(flow_for(flows, "in_port=up0", f"dl_dst={STA2}")) == "output:ap2"
+    assert actions(flow_for(flows, "in_port=ap1", f"dl_src={STA1}")) == "output:up0"
+    assert not [f for f in flows if re.search(r"actions=.*output:fb-", f)]
+
+
+def test_broadcast_from_a_managed_sta_is_left_to_mac_learning() -> None:
+    cfg = load(LAB)
+    upstream = flow_for(compile_flows(cfg, build_plan(cfg, "up0", "adw0"), "steered"), "in_port=ap1", "dl_src=")
+    assert "dl_dst=00:00:00:00:00:00/01:00:00:00:00:00" in upstream
+
+
+def test_vlan_ap_is_untagged_towards_the_dataplane_and_tagged_back() -> None:
+    doc = lab_doc()
+    doc["topology"]["aps"][0]["vlan"] = 101
+    cfg = validate_data(doc, "vlan")
+    plan = build_plan(cfg, "up0", "adw0")
+    steered = compile_flows(cfg, plan, "steered")
+    assert actions(flow_for(steered, "in_port=up0", "dl_vlan=101", f"dl_dst={STA1}")) == "strip_vlan,output:fb-up"
+    assert actions(flow_for(steered, "in_port=ap1", "dl_vlan=101", f"dl_src={STA1}")) == "strip_vlan,output:fb-ap1"
+    assert actions(flow_for(steered, "in_port=fb-ap1")) == "mod_vlan_vid:101,output:ap1"
+    assert actions(flow_for(steered, "in_port=fb-up", f"dl_src={STA1}")) == "mod_vlan_vid:101,output:up0"
+    # The untagged AP keeps matching untagged frames only.
+    assert "vlan_tci=0x0000/0x1000" in flow_for(steered, "in_port=up0", f"dl_dst={STA2}")
+    bypass = compile_flows(cfg, plan, "bypass")
+    assert actions(flow_for(bypass, "in_port=up0", "dl_vlan=101", f"dl_dst={STA1}")) == "output:ap1"
+
+
+def test_two_aps_on_one_port_get_one_bridge_port_and_a_dataplane_port_each() -> None:
+    doc = lab_doc()
+    doc["topology"]["aps"][0].update(port="trunk0", vlan=10)
+    doc["topology"]["aps"][1].update(port="trunk0", vlan=20)
+    plan = build_plan(validate_data(doc, "trunk"), "up0", "adw0")
+    assert plan.physical_ports() == ["up0", "trunk0"]
+    assert [link.dp_if for link in plan.dp_links()] == ["dp-up", "dp-ap1", "dp-ap2"]
+    assert len(set(plan.ofport_requests().values())) == len(plan.ofport_requests())
+
+
+def test_a_dpdk_port_name_is_refused_naming_the_field() -> None:
+    doc = lab_doc()
+    doc["topology"]["aps"][1]["port"] = "0000:03:00.1"
+    with pytest.raises(PlanError, match=r"topology\.aps\.1\.port: '0000:03:00.1' is not a Linux interface name"):
+        build_plan(validate_data(doc, "dpdk"), "up0", "adw0")
+
+
+def test_two_aps_on_the_same_port_and_vlan_are_refused() -> None:
+    doc = lab_doc()
+    doc["topology"]["aps"][1]["port"] = "ap1"
+    with pytest.raises(PlanError, match=r"topology\.aps\.1\.vlan: AP 'ap2' and AP 'ap1' share port 'ap1'"):
+        build_plan(validate_data(doc, "shared"), "up0", "adw0")
+
+
+def test_an_ap_on_the_uplink_port_is_refused() -> None:
+    with pytest.raises(PlanError, match=r"topology\.aps\.0\.port: 'ap1' is the uplink port"):
+        build_plan(load(LAB), "ap1", "adw0")
+
+
+def test_long_ap_ids_get_indexed_dataplane_port_names_within_linux_limits() -> None:
+    doc = lab_doc()
+    doc["topology"]["aps"][0]["id"] = "building-7-floor-3-ap"
+    for sta in doc["topology"]["stas"]:
+        if sta["ap"] == "ap1":
+            sta["ap"] = "building-7-floor-3-ap"
+    doc["topology"]["conflicts"] = []
+    doc["slice_map"]["slices"][0]["pairs"] = ["building-7-floor-3-ap/sta1"]
+    plan = build_plan(validate_data(doc, "long"), "up0", "adw0")
+    link = plan.dp_aps["building-7-floor-3-ap"]
+    assert (link.fabric_if, link.dp_if) == ("fb-a0", "dp-a0")
+    assert all(len(n) <= 15 for lk in plan.dp_links() for n in (lk.fabric_if, lk.dp_if))
