@@ -1,0 +1,47 @@
+/*
+ * astar.h — A* queue sizing of one pair's queues (003 §IV-V, SPEC §3.5):
+ * drop-tail limit = min(Q_eBDP, q_ALT), clamped to [q_min, q_max].
+ *
+ *  - eBDP (003 §IV, Algorithms 1-2): Q_eBDP = min(T_max / T_serv + c, Q_max)
+ *    with T_serv an EWMA (weight W = ewma_alpha) of the per-packet service
+ *    time. A time-sliced pair is served only in its slices, so its effective
+ *    per-packet service time is V/released scaled by frame/S_i (the frame
+ *    repeats every frame_ns, the pair drains during S_i of it); the caller
+ *    passes that sample.
+ *  - ALT (003 §V-A eq. (1), Algorithm 3): q_ALT += a1 t_idle - b1 t_busy per
+ *    observation interval (here: each frame), clamped. The queue is "busy"
+ *    while it holds more than its threshold: for a batched pair the threshold
+ *    is the next batch r, since only packets beyond one batch wait a whole
+ *    frame more (standing delay); at or below it the next slice could have
+ *    carried more (the link may idle).
+ * Units: times in ns, a1/b1 in packets per ms, limits in packets.
+ */
+#ifndef ADW_CORE_ASTAR_H
+#define ADW_CORE_ASTAR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "adwiser/config.h"
+
+struct adw_astar {
+    double t_serv_ns;            /* EWMA per-packet (effective) service time, ns; 0 = no sample yet */
+    double q_ebdp;               /* current Q_eBDP, packets */
+    double q_alt;                /* current q_ALT, packets */
+    uint64_t idle_ns, busy_ns;   /* accumulated in the current interval */
+    uint64_t last_ns;            /* time of the last observation */
+    bool busy;                   /* state since last_ns */
+    uint32_t limit;              /* min(Q_eBDP, q_ALT) clamped, packets */
+};
+
+void adw_astar_init(struct adw_astar *a, const struct adw_queue_sizing_policy *p, uint64_t now_ns);
+/* Re-clamps after a policy change. */
+void adw_astar_rebound(struct adw_astar *a, const struct adw_queue_sizing_policy *p);
+/* One per-packet service time sample (ns): EWMA update of T_serv and Q_eBDP (003 Algorithm 2). */
+void adw_astar_service_sample(struct adw_astar *a, const struct adw_queue_sizing_policy *p, double t_pkt_ns);
+/* The queue length or its threshold changed at now_ns: account the time since the last observation. */
+void adw_astar_observe(struct adw_astar *a, uint64_t now_ns, uint32_t queue_pkts, uint32_t threshold_pkts);
+/* End of an observation interval at now_ns: the ALT step (003 Algorithm 3). */
+void adw_astar_interval(struct adw_astar *a, const struct adw_queue_sizing_policy *p, uint64_t now_ns);
+
+#endif

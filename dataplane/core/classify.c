@@ -1,0 +1,114 @@
+/*
+ * classify.c — what the core does with a parsed frame (SPEC §2, §3.4, §3.6):
+ * which AP-STA pair it belongs to (by MAC first, then by IP, so routed
+ * deployments where the STA's MAC is hidden behind a gateway work), which
+ * direction it goes (in_port 0 = downlink), and its kind: TCP data, pure TCP
+ * ACK or other control segment (ACK isolation), real-time (DSCP in the
+ * policy or a configured UDP port), or unmanaged (ARP, DHCP, ICMP, other UDP,
+ * fragments, other protocols: passed straight through).
+ */
+#include <string.h>
+
+#include "sched_internal.h"
+
+static bool is_group(const uint8_t mac[6]) { return (mac[0] & 1) != 0; }
+
+void adw_meta_from_desc(const struct adw_desc *d, bool downlink, struct adw_tcp_meta *m)
+{
+    memset(m, 0, sizeof(*m));
+    if (d->l4 != ADW_L4_TCP)
+        return;
+    m->is_tcp = true;
+    m->flags = d->tcp_flags;
+    m->payload_len = d->payload_len;
+    m->seq_end = d->seq + d->payload_len + ((d->tcp_flags & ADW_TCP_SYN) ? 1u : 0u) +
+                 ((d->tcp_flags & ADW_TCP_FIN) ? 1u : 0u);
+    m->ack = d->ack;
+    m->n_sack = d->n_sack;
+    memcpy(m->sack_right, d->sack_right, sizeof(m->sack_right));
+    struct adw_flow_key *k = &m->key;
+    k->family = d->l3 == ADW_L3_IPV4 ? 4 : 6;
+    unsigned n = k->family == 4 ? 4u : 16u;
+    memcpy(k->srv_ip, downlink ? d->src_ip : d->dst_ip, n);
+    memcpy(k->sta_ip, downlink ? d->dst_ip : d->src_ip, n);
+    k->srv_port = downlink ? d->sport : d->dport;
+    k->sta_port = downlink ? d->dport : d->sport;
+}
+
+static bool realtime(const struct adw_plan *p, const struct adw_desc *d)
+{
+    if (p->rt_dscp[d->dscp & 63])
+        return true;
+    if (d->l4 != ADW_L4_UDP)
+        return false;
+    const struct adw_realtime_policy *rt = &p->cfg->policies.realtime;
+    for (unsigned i = 0; i < rt->n_udp_ports; i++)
+        if (rt->udp_ports[i] == d->sport || rt->udp_ports[i] == d->dport)
+            return true;
+    return false;
+}
+
+uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair) { return (uint16_t)(p->cfg->stas[pair].ap + 1); }
+
+void adw_classify(struct adw_sched *s, const struct adw_desc *d, bool parsed, const struct adw_pkt *pkt,
+                  struct adw_class *c)
+{
+    const struct adw_plan *p = s->plan;
+    c->pair = ADW_PAIR_NONE;
+    c->counter = NULL;
+    if (pkt->in_port != ADW_PORT_UPLINK) {
+        /* Uplink: always to the wired side; TCP of a managed STA feeds drain inference. */
+        c->kind = ADW_CLASS_PASS;
+        c->out_port = ADW_PORT_UPLINK;
+        if (pkt->len >= 14 && is_group(pkt->data)) {
+            c->out_port = ADW_PORT_FLOOD;
+            c->counter = &s->st.pass_broadcast;
+            return;
+        }
+        if (!parsed) {
+            c->counter = &s->st.malformed;
+            return;
+        }
+        c->pair = adw_pair_by_mac(&p->table, d->src_mac);
+        if (c->pair == ADW_PAIR_NONE && (d->l3 == ADW_L3_IPV4 || d->l3 == ADW_L3_IPV6))
+            c->pair = adw_pair_by_ip(&p->table, d->l3 == ADW_L3_IPV4 ? 4 : 6, d->src_ip);
+        if (c->pair == ADW_PAIR_NONE)
+            c->counter = &s->st.pass_unknown;
+        else
+            c->kind = ADW_CLASS_UPLINK;
+        return;
+    }
+    /* Downlink. */
+    c->kind = ADW_CLASS_PASS;
+    if (pkt->len < 14 || is_group(pkt->data)) {
+        c->out_port = ADW_PORT_FLOOD;
+        c->counter = parsed ? &s->st.pass_broadcast : &s->st.malformed;
+        return;
+    }
+    c->pair = adw_pair_by_mac(&p->table, pkt->data);
+    if (c->pair == ADW_PAIR_NONE && parsed && (d->l3 == ADW_L3_IPV4 || d->l3 == ADW_L3_IPV6))
+        c->pair = adw_pair_by_ip(&p->table, d->l3 == ADW_L3_IPV4 ? 4 : 6, d->dst_ip);
+    if (c->pair == ADW_PAIR_NONE) {
+        c->out_port = ADW_PORT_FLOOD;
+        c->counter = parsed ? &s->st.pass_unknown : &s->st.malformed;
+        return;
+    }
+    c->out_port = adw_pair_out_port(p, c->pair);
+    if (!parsed) {
+        c->counter = &s->st.malformed;
+        return;
+    }
+    if (d->l3 == ADW_L3_ARP) {
+        c->counter = &s->st.pass_arp;
+        return;
+    }
+    if ((d->l3 == ADW_L3_IPV4 || d->l3 == ADW_L3_IPV6) && !d->fragment && realtime(p, d)) {
+        c->kind = ADW_CLASS_RT;
+        return;
+    }
+    if (d->l4 == ADW_L4_TCP && !d->fragment) {
+        c->kind = d->payload_len > 0 ? ADW_CLASS_DATA : ADW_CLASS_ACK;
+        return;
+    }
+    c->counter = &s->st.pass_other;
+}

@@ -1,0 +1,167 @@
+/* drain.c — drain-time inference, 004 §5; see drain.h for the rules. */
+#include "drain.h"
+
+#include <string.h>
+
+static bool key_eq(const struct adw_flow_key *a, const struct adw_flow_key *b)
+{
+    unsigned n = a->family == 4 ? 4u : 16u;
+    return a->family == b->family && a->srv_port == b->srv_port && a->sta_port == b->sta_port &&
+           memcmp(a->srv_ip, b->srv_ip, n) == 0 && memcmp(a->sta_ip, b->sta_ip, n) == 0;
+}
+
+static bool flow_open(const struct adw_drain_flow *f) { return f->down_open || f->up_open; }
+
+void adw_drain_reset(struct adw_drain *d) { memset(d, 0, sizeof(*d)); }
+
+void adw_drain_begin(struct adw_drain *d, uint64_t now_ns)
+{
+    d->open = true;
+    d->start_ns = now_ns;
+    d->n_open = 0;
+    d->n_tracked = 0;
+    d->untracked = 0;
+    for (unsigned i = 0; i < ADW_DRAIN_MAX_FLOWS; i++) {
+        struct adw_drain_flow *f = &d->flows[i];
+        f->in_batch = f->down_open = f->up_open = false;
+        f->up_expected = f->up_seen = 0;
+    }
+}
+
+static struct adw_drain_flow *find(struct adw_drain *d, const struct adw_flow_key *k)
+{
+    for (unsigned i = 0; i < ADW_DRAIN_MAX_FLOWS; i++)
+        if (d->flows[i].used && key_eq(&d->flows[i].key, k))
+            return &d->flows[i];
+    return NULL;
+}
+
+/* Finds the flow or takes a free entry, else evicts the least recently seen flow not in this batch. */
+static struct adw_drain_flow *find_or_add(struct adw_drain *d, const struct adw_flow_key *k, uint64_t now_ns)
+{
+    struct adw_drain_flow *f = find(d, k), *victim = NULL;
+    if (f != NULL)
+        return f;
+    for (unsigned i = 0; i < ADW_DRAIN_MAX_FLOWS; i++) {
+        struct adw_drain_flow *c = &d->flows[i];
+        if (!c->used) {
+            victim = c;
+            break;
+        }
+        if (!c->in_batch && (victim == NULL || c->last_seen_ns < victim->last_seen_ns))
+            victim = c;
+    }
+    if (victim == NULL)
+        return NULL;
+    memset(victim, 0, sizeof(*victim));
+    victim->used = true;
+    victim->key = *k;
+    victim->last_seen_ns = now_ns;
+    return victim;
+}
+
+/* Applies a change of the flow's open state to the batch's count of open flows. */
+static void settle(struct adw_drain *d, struct adw_drain_flow *f, bool was_open)
+{
+    bool is_open = flow_open(f);
+    if (was_open && !is_open)
+        d->n_open--;
+    else if (!was_open && is_open)
+        d->n_open++;
+}
+
+static void close_flow(struct adw_drain *d, struct adw_drain_flow *f)
+{
+    bool was = flow_open(f);
+    f->down_open = f->up_open = false;
+    f->have_last_ack = false;
+    settle(d, f, was);
+}
+
+void adw_drain_note_released(struct adw_drain *d, const struct adw_tcp_meta *m, uint64_t now_ns)
+{
+    if (!d->open || !m->is_tcp)
+        return;
+    struct adw_drain_flow *f = find_or_add(d, &m->key, now_ns);
+    if (f == NULL) {
+        d->untracked++;
+        return;
+    }
+    f->last_seen_ns = now_ns;
+    if (!f->in_batch) {
+        f->in_batch = true;
+        d->n_tracked++;
+    }
+    bool was = flow_open(f);
+    if (m->flags & ADW_TCP_RST) {
+        close_flow(d, f);
+        return;
+    }
+    bool carries_seq = m->payload_len > 0 || (m->flags & (ADW_TCP_SYN | ADW_TCP_FIN));
+    if (carries_seq) {
+        /* Downlink data: the drain waits for the ACK of the highest end (retransmissions never lower it). */
+        if (!f->down_open || adw_seq_lt(f->end_seq, m->seq_end))
+            f->end_seq = m->seq_end;
+        f->down_open = true;
+    } else if (m->flags & ADW_TCP_ACK) {
+        /* Uplink transfer: this ACK frees the STA to send what it acknowledges beyond the previous one. */
+        if (f->have_last_ack && adw_seq_lt(f->last_ack_released, m->ack)) {
+            f->up_expected += (uint32_t)(m->ack - f->last_ack_released);
+            f->up_open = f->up_seen < f->up_expected;
+        }
+        if (!f->have_last_ack || adw_seq_lt(f->last_ack_released, m->ack)) {
+            f->last_ack_released = m->ack;
+            f->have_last_ack = true;
+        }
+    }
+    settle(d, f, was);
+}
+
+bool adw_drain_end_release(struct adw_drain *d)
+{
+    if (d->open && d->n_open == 0)
+        d->open = false;
+    return d->open;
+}
+
+bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m, uint64_t now_ns)
+{
+    if (!m->is_tcp)
+        return false;
+    struct adw_drain_flow *f = find(d, &m->key);
+    if (f == NULL)
+        return false;
+    f->last_seen_ns = now_ns;
+    if (!d->open || !f->in_batch) {
+        if (m->flags & (ADW_TCP_RST | ADW_TCP_FIN))
+            f->have_last_ack = false;
+        return false;
+    }
+    bool was = flow_open(f);
+    if (!was)
+        return false;
+    if (m->flags & (ADW_TCP_RST | ADW_TCP_FIN)) {
+        close_flow(d, f);
+    } else {
+        if (f->down_open) {
+            bool acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, f->end_seq);
+            for (unsigned b = 0; b < m->n_sack && !acked; b++)
+                acked = adw_seq_geq(m->sack_right[b], f->end_seq);
+            if (acked)
+                f->down_open = false;
+        }
+        if (f->up_open) {
+            f->up_seen += m->payload_len;
+            if (f->up_seen >= f->up_expected)
+                f->up_open = false;
+        }
+        settle(d, f, was);
+    }
+    if (d->n_open == 0) {
+        d->open = false;
+        return true;
+    }
+    return false;
+}
+
+void adw_drain_abandon(struct adw_drain *d) { d->open = false; }

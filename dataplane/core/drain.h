@@ -1,0 +1,73 @@
+/*
+ * drain.h — inference of the drain time V of one pair's batch (004 §5,
+ * "Determining when V_i(r_i(k)) ends"; SPEC §3.2), from packets that cross the
+ * appliance anyway; nothing is probed.
+ *
+ *  - Downlink TCP (data released to the STA): per flow of the batch, the end
+ *    sequence of the last released byte (seq + len, +1 for SYN/FIN). The flow
+ *    is drained when an uplink segment of that flow acknowledges it (ACK >=
+ *    end, serial arithmetic of RFC 1982 so sequence wrap-around is handled) or
+ *    SACKs it (a SACK block whose right edge >= end: the last byte reached the
+ *    STA). Retransmissions never lower the end (max in serial order).
+ *  - Uplink TCP (the server's ACKs released to the STA): each released ACK
+ *    lets the STA send as many new bytes as it acknowledges beyond the last
+ *    ACK released before it on that flow; the flow is drained when that many
+ *    bytes of uplink payload of the flow have come back.
+ *  - A flow closes mid-batch (RST either way, FIN from the STA): drained.
+ *  V ends when every tracked flow of the batch is drained. A drain that never
+ *  ends (lost final ACK) is closed by the caller (sched) and capped.
+ *
+ * The flow table (ADW_DRAIN_MAX_FLOWS per pair) persists across batches, as
+ * the uplink case needs the last ACK released per flow; flows beyond it in
+ * one batch are not tracked (counted).
+ */
+#ifndef ADW_CORE_DRAIN_H
+#define ADW_CORE_DRAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "queue.h"
+
+#define ADW_DRAIN_MAX_FLOWS 32
+
+static inline bool adw_seq_lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
+static inline bool adw_seq_geq(uint32_t a, uint32_t b) { return (int32_t)(a - b) >= 0; }
+
+struct adw_drain_flow {
+    struct adw_flow_key key;
+    bool used;
+    uint64_t last_seen_ns;       /* for eviction */
+    bool have_last_ack;          /* last_ack_released valid (persists across batches) */
+    uint32_t last_ack_released;  /* highest ACK number released to the STA on this flow */
+    /* per batch: */
+    bool in_batch;
+    bool down_open;              /* released data not yet acknowledged */
+    uint32_t end_seq;            /* end sequence of the last released byte */
+    bool up_open;                /* uplink bytes still expected */
+    uint64_t up_expected;        /* uplink payload bytes the released ACKs allowed */
+    uint64_t up_seen;            /* uplink payload bytes seen since the batch */
+};
+
+struct adw_drain {
+    bool open;                   /* a batch is draining */
+    uint64_t start_ns;           /* release time of the batch, ns */
+    uint16_t n_open;             /* flows of the batch not yet drained */
+    uint16_t n_tracked;          /* flows of the batch tracked */
+    uint32_t untracked;          /* flows of this batch beyond the table */
+    struct adw_drain_flow flows[ADW_DRAIN_MAX_FLOWS];
+};
+
+void adw_drain_reset(struct adw_drain *d);
+/* A new batch is being released at now_ns (an open drain must have been closed first). */
+void adw_drain_begin(struct adw_drain *d, uint64_t now_ns);
+/* A packet of the batch is released (downlink). */
+void adw_drain_note_released(struct adw_drain *d, const struct adw_tcp_meta *m, uint64_t now_ns);
+/* All packets of the batch are released: false if nothing is awaited (no drain to measure; d is closed). */
+bool adw_drain_end_release(struct adw_drain *d);
+/* An uplink TCP segment of the pair passed. True if it completed the drain (d closed; V = now_ns - start_ns). */
+bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m, uint64_t now_ns);
+/* Closes an open drain without completion (capped or abandoned). */
+void adw_drain_abandon(struct adw_drain *d);
+
+#endif

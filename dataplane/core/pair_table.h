@@ -1,0 +1,37 @@
+/*
+ * pair_table.h — STA lookup by MAC and by IP address (open-addressing hash
+ * tables built on the control path from a configuration; lookups on the
+ * packet path allocate nothing). A pair index is a STA index (config.h).
+ */
+#ifndef ADW_CORE_PAIR_TABLE_H
+#define ADW_CORE_PAIR_TABLE_H
+
+#include <stdint.h>
+
+#include "adwiser/config.h"
+
+struct adw_mac_slot {
+    uint8_t mac[6];
+    uint16_t pair;               /* ADW_PAIR_NONE (0xffff) = empty slot */
+};
+
+struct adw_ip_slot {
+    uint8_t family;              /* 0 = empty slot, 4 or 6 */
+    uint8_t addr[16];
+    uint16_t pair;
+};
+
+struct adw_pair_table {
+    uint32_t mac_mask;           /* slots - 1 (power of two) */
+    struct adw_mac_slot *mac;
+    uint32_t ip_mask;
+    struct adw_ip_slot *ip;
+};
+
+/* 0, or -1 on allocation failure (table left empty and freeable). The first STA listing an address wins. */
+int adw_pair_table_build(struct adw_pair_table *t, const struct adw_config *c);
+void adw_pair_table_free(struct adw_pair_table *t);
+uint16_t adw_pair_by_mac(const struct adw_pair_table *t, const uint8_t mac[6]);
+uint16_t adw_pair_by_ip(const struct adw_pair_table *t, uint8_t family, const uint8_t addr[16]);
+
+#endif

@@ -1,0 +1,90 @@
+/* queue.c — see queue.h. */
+#include "queue.h"
+
+#include <stdlib.h>
+
+int adw_pool_init(struct adw_pool *p, uint32_t size)
+{
+    p->nodes = calloc(size, sizeof(*p->nodes));
+    if (p->nodes == NULL)
+        return -1;
+    p->size = size;
+    p->in_use = 0;
+    for (uint32_t i = 0; i < size; i++)
+        p->nodes[i].next = i + 1 < size ? i + 1 : ADW_NODE_NONE;
+    p->free_head = size ? 0 : ADW_NODE_NONE;
+    return 0;
+}
+
+void adw_pool_free(struct adw_pool *p)
+{
+    free(p->nodes);
+    p->nodes = NULL;
+    p->size = p->in_use = 0;
+    p->free_head = ADW_NODE_NONE;
+}
+
+uint32_t adw_pool_get(struct adw_pool *p)
+{
+    uint32_t i = p->free_head;
+    if (i == ADW_NODE_NONE)
+        return i;
+    p->free_head = p->nodes[i].next;
+    p->nodes[i].next = ADW_NODE_NONE;
+    p->in_use++;
+    return i;
+}
+
+void adw_pool_put(struct adw_pool *p, uint32_t idx)
+{
+    p->nodes[idx].next = p->free_head;
+    p->free_head = idx;
+    p->in_use--;
+}
+
+void adw_fifo_init(struct adw_fifo *q)
+{
+    q->head = q->tail = ADW_NODE_NONE;
+    q->len = 0;
+    q->bytes = 0;
+}
+
+void adw_fifo_push(struct adw_fifo *q, struct adw_pool *p, uint32_t idx)
+{
+    p->nodes[idx].next = ADW_NODE_NONE;
+    if (q->tail == ADW_NODE_NONE)
+        q->head = idx;
+    else
+        p->nodes[q->tail].next = idx;
+    q->tail = idx;
+    q->len++;
+    q->bytes += p->nodes[idx].pkt.len;
+}
+
+uint32_t adw_fifo_pop(struct adw_fifo *q, struct adw_pool *p)
+{
+    uint32_t i = q->head;
+    if (i == ADW_NODE_NONE)
+        return i;
+    q->head = p->nodes[i].next;
+    if (q->head == ADW_NODE_NONE)
+        q->tail = ADW_NODE_NONE;
+    q->len--;
+    q->bytes -= p->nodes[i].pkt.len;
+    p->nodes[i].next = ADW_NODE_NONE;
+    return i;
+}
+
+void adw_fifo_splice(struct adw_fifo *dst, struct adw_fifo *src, struct adw_pool *p)
+{
+    if (src->head == ADW_NODE_NONE)
+        return;
+    if (dst->tail == ADW_NODE_NONE)
+        dst->head = src->head;
+    else
+        p->nodes[dst->tail].next = src->head;
+    dst->tail = src->tail;
+    dst->len += src->len;
+    dst->bytes += src->bytes;
+    adw_fifo_init(src);
+}

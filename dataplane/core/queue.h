@@ -1,0 +1,74 @@
+/*
+ * queue.h — the packet store of the core: a node pool preallocated at create
+ * (no allocation on the packet path) and FIFO queues threaded through it by
+ * index. A node keeps the backend's struct adw_pkt and the few parsed fields
+ * drain inference needs when the packet is released (drain.h).
+ */
+#ifndef ADW_CORE_QUEUE_H
+#define ADW_CORE_QUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "adwiser/sched.h"
+#include "parse.h"
+
+#define ADW_NODE_NONE 0xffffffffu
+
+/* A TCP connection seen from the appliance, in a fixed orientation whichever way the packet went. */
+struct adw_flow_key {
+    uint8_t family;              /* 4 or 6 */
+    uint8_t srv_ip[16];          /* wired-side (server) address */
+    uint8_t sta_ip[16];          /* STA address */
+    uint16_t srv_port, sta_port; /* host order */
+};
+
+/* What drain inference needs from a released TCP packet. */
+struct adw_tcp_meta {
+    bool is_tcp;
+    uint8_t flags;               /* ADW_TCP_* */
+    uint32_t seq_end;            /* seq + payload + SYN + FIN: next sequence number after this segment */
+    uint32_t ack;                /* acknowledgement number */
+    uint32_t payload_len;        /* bytes */
+    uint8_t n_sack;              /* SACK blocks (uplink segments only) */
+    uint32_t sack_right[ADW_MAX_SACK]; /* right edges of the SACK blocks */
+    struct adw_flow_key key;
+};
+
+struct adw_node {
+    struct adw_pkt pkt;          /* as the backend gave it (cookie untouched) */
+    uint32_t next;               /* next node in its FIFO, ADW_NODE_NONE at the tail */
+    uint16_t slot;               /* pair state slot that queued it */
+    uint8_t rt;                  /* 1: real-time queue */
+    struct adw_tcp_meta meta;
+};
+
+struct adw_pool {
+    struct adw_node *nodes;
+    uint32_t size;               /* nodes */
+    uint32_t in_use;             /* nodes held */
+    uint32_t free_head;          /* free list through next */
+};
+
+struct adw_fifo {
+    uint32_t head, tail;         /* node indices, ADW_NODE_NONE when empty */
+    uint32_t len;                /* packets */
+    uint64_t bytes;              /* bytes (frame lengths) */
+};
+
+int adw_pool_init(struct adw_pool *p, uint32_t size);
+void adw_pool_free(struct adw_pool *p);
+/* ADW_NODE_NONE when the pool is exhausted. */
+uint32_t adw_pool_get(struct adw_pool *p);
+void adw_pool_put(struct adw_pool *p, uint32_t idx);
+
+static inline struct adw_node *adw_node_at(struct adw_pool *p, uint32_t idx) { return &p->nodes[idx]; }
+
+void adw_fifo_init(struct adw_fifo *q);
+void adw_fifo_push(struct adw_fifo *q, struct adw_pool *p, uint32_t idx);
+/* ADW_NODE_NONE when empty. */
+uint32_t adw_fifo_pop(struct adw_fifo *q, struct adw_pool *p);
+/* Moves every node of src to the tail of dst (O(1)). */
+void adw_fifo_splice(struct adw_fifo *dst, struct adw_fifo *src, struct adw_pool *p);
+
+#endif

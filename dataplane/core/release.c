@@ -1,0 +1,174 @@
+/*
+ * release.c — what happens at a slice start (SPEC §3.1-3.4, 004 §5, §6.3, §6.4):
+ *   0. on a frame boundary: the finished frame is reported, a staged
+ *      configuration is swapped in (never mid-frame);
+ *   1. real-time first: every held real-time packet of every pair is released
+ *      (004 §6.4: "releases downlink voice packets ... and then releases the
+ *      batch of TCP packets");
+ *   2. each pair of the slice closes a drain still open from its previous
+ *      batch (capped: its ACKs never came in time) and releases a batch of
+ *      r_i(k) packets, alternating between its ACK and data queues so the ACKs
+ *      of uplink transfers are never stuck behind downlink data (ACK
+ *      isolation, SPEC §3.6); a pair with nothing queued may give the slice
+ *      to a backlogged pair of another slice (dynamic slicing, SPEC §3.3).
+ */
+#include <string.h>
+
+#include "sched_internal.h"
+
+void adw_swap_plan(struct adw_sched *s, uint64_t now_ns);
+
+uint32_t adw_pair_queued(const struct adw_pair_state *ps) { return ps->q_data.len + ps->q_ack.len + ps->q_rt.len; }
+
+void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_t pair, uint64_t now_ns)
+{
+    const struct adw_policies *pol = &s->plan->cfg->policies;
+    memset(ps, 0, sizeof(*ps));
+    ps->active = true;
+    ps->pair = pair;
+    adw_fifo_init(&ps->q_data);
+    adw_fifo_init(&ps->q_ack);
+    adw_fifo_init(&ps->q_rt);
+    adw_tsabr_init(&ps->tsabr, &pol->ts_abr_qd);
+    adw_drain_reset(&ps->drain);
+    adw_astar_init(&ps->astar, &pol->queue_sizing, now_ns);
+}
+
+void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v_ns, bool capped, uint64_t now_ns)
+{
+    (void)now_ns;
+    const struct adw_policies *pol = &s->plan->cfg->policies;
+    uint64_t cap = (uint64_t)(pol->ts_abr_qd.v_cap_factor * (double)ps->batch_s_ns);
+    if (capped) {
+        s->st.drains_capped++;
+        if (v_ns > cap)
+            v_ns = cap;
+    } else {
+        s->st.drains_completed++;
+    }
+    if (v_ns > ps->batch_s_ns)
+        s->st.drains_overrun++;
+    ps->last_v_ns = v_ns;
+    if (adw_tsabr_update(&ps->tsabr, &pol->ts_abr_qd, ps->batch_s_ns, v_ns, ps->batch_pkts, ps->batch_underfilled,
+                         capped) == ADW_TSABR_RESET)
+        s->st.tsabr_resets++;
+    /* eBDP service sample (003 §IV): time per packet of this time-sliced link, scaled to the frame. */
+    if (!capped && !ps->batch_underfilled && ps->batch_pkts > 0 && v_ns > 0 && ps->batch_s_ns > 0)
+        adw_astar_service_sample(&ps->astar, &pol->queue_sizing,
+                                 (double)v_ns / ps->batch_pkts * (double)s->plan->frame_ns / (double)ps->batch_s_ns);
+}
+
+static void release_node(struct adw_sched *s, struct adw_pair_state *ps, uint32_t idx, uint64_t now_ns)
+{
+    struct adw_node *n = adw_node_at(&s->pool, idx);
+    adw_drain_note_released(&ps->drain, &n->meta, now_ns);
+    ps->frame_released_pkts++;
+    ps->frame_released_bytes += n->pkt.len;
+    adw_fifo_push(&s->due, &s->pool, idx);
+}
+
+/* TS-ABR-QD batch (004 §5): r_i(k) packets at the slice start, or what there is. */
+static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t s_ns, uint64_t now_ns)
+{
+    const struct adw_tsabr_policy *tp = &s->plan->cfg->policies.ts_abr_qd;
+    uint32_t r = adw_tsabr_batch(&ps->tsabr, tp);
+    uint32_t avail = ps->q_data.len + ps->q_ack.len;
+    uint32_t n = avail < r ? avail : r;
+    if (n == 0)
+        return;
+    adw_drain_begin(&ps->drain, now_ns);
+    bool ack_turn = true;
+    for (uint32_t i = 0; i < n; i++) {
+        struct adw_fifo *q = ack_turn ? &ps->q_ack : &ps->q_data;
+        if (q->len == 0)
+            q = ack_turn ? &ps->q_data : &ps->q_ack;
+        release_node(s, ps, adw_fifo_pop(q, &s->pool), now_ns);
+        ack_turn = !ack_turn;
+    }
+    ps->batch_s_ns = s_ns;
+    ps->batch_pkts = n;
+    ps->batch_underfilled = avail < r;
+    s->st.batches++;
+    if (ps->batch_underfilled)
+        s->st.batches_underfilled++;
+    adw_drain_end_release(&ps->drain);
+    adw_astar_observe(&ps->astar, now_ns, ps->q_data.len + ps->q_ack.len, adw_tsabr_batch(&ps->tsabr, tp));
+}
+
+/* A drain still open when its pair's next batch is due never completed in time: close it, capped. */
+static void close_stale_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns)
+{
+    if (!ps->drain.open)
+        return;
+    uint64_t v = now_ns - ps->drain.start_ns;
+    adw_drain_abandon(&ps->drain);
+    adw_finish_drain(s, ps, v, true, now_ns);
+}
+
+static void release_realtime(struct adw_sched *s)
+{
+    for (uint32_t i = 0; i < s->n_rt_pending; i++) {
+        struct adw_pair_state *ps = &s->slots[s->rt_pending[i]];
+        ps->frame_released_pkts += ps->q_rt.len;
+        ps->frame_released_bytes += ps->q_rt.bytes;
+        adw_fifo_splice(&s->due, &ps->q_rt, &s->pool);
+        ps->rt_listed = false;
+    }
+    s->n_rt_pending = 0;
+}
+
+static void begin_frame(struct adw_sched *s, const struct adw_slice_event *ev, uint64_t now_ns)
+{
+    if (s->frame_open)
+        adw_report_frame(s, ev->start_ns);
+    if (s->staged != NULL) {
+        adw_swap_plan(s, now_ns);
+        adw_slice_clock_set_map(&s->clock, s->plan->cfg);
+    }
+    s->frame_open = true;
+    s->frame_index = ev->frame;
+    s->frame_start_ns = ev->start_ns;
+    s->frame_version = s->plan->cfg->version;
+    s->frame_reassignments = 0;
+    for (unsigned i = 0; i < ADW_MAX_SLICES; i++)
+        s->given_to[i] = ADW_PAIR_NONE;
+    s->st.frames++;
+    s->st.frames_skipped = s->clock.frames_skipped;
+}
+
+void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint64_t now_ns)
+{
+    if (ev->frame_boundary)
+        begin_frame(s, ev, now_ns);
+    release_realtime(s);
+
+    const struct adw_plan *p = s->plan;
+    const struct adw_slice_cfg *sl = &p->cfg->slices[ev->slice];
+    for (unsigned i = 0; i < sl->n_pairs; i++)
+        s->in_slice[sl->pairs[i]] = 1;
+    for (unsigned i = 0; i < sl->n_pairs; i++) {
+        uint16_t q = sl->pairs[i];
+        struct adw_pair_state *ps = &s->slots[p->slot_of_pair[q]];
+        close_stale_drain(s, ps, now_ns);
+        ps->frame_s_ns += sl->duration_ns;
+        if (ps->q_data.len + ps->q_ack.len == 0 && p->cfg->policies.dynamic_slicing.enabled &&
+            s->given_to[ev->slice] == ADW_PAIR_NONE) {
+            uint16_t taker = adw_dynslice_pick(s, ev->slice);
+            if (taker != ADW_PAIR_NONE) {
+                struct adw_pair_state *ts = &s->slots[p->slot_of_pair[taker]];
+                close_stale_drain(s, ts, now_ns);
+                release_batch(s, ts, sl->duration_ns, now_ns);
+                ts->frame_s_ns += sl->duration_ns;
+                ps->frame_s_ns -= sl->duration_ns;
+                ps->frame_reassigned = true;
+                s->given_to[ev->slice] = taker;
+                s->frame_reassignments++;
+                s->st.reassignments++;
+            }
+            continue;
+        }
+        release_batch(s, ps, sl->duration_ns, now_ns);
+    }
+    for (unsigned i = 0; i < sl->n_pairs; i++)
+        s->in_slice[sl->pairs[i]] = 0;
+}

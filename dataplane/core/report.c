@@ -1,0 +1,80 @@
+/*
+ * report.c — telemetry (SPEC §4): at each frame boundary the finished frame
+ * and one record per pair go into a small ring the backend drains with
+ * adw_sched_poll_frame (oldest first; when full the oldest is overwritten and
+ * counted). The frame boundary is also the A* observation interval (ALT
+ * step, 003 Algorithm 3) and the throughput EWMA's sampling point.
+ */
+#include <string.h>
+
+#include "sched_internal.h"
+
+void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
+{
+    const struct adw_plan *p = s->plan;
+    uint32_t depth = s->params.report_frames;
+    if (s->ring_count == depth) {
+        s->ring_head = (s->ring_head + 1) % depth;
+        s->ring_count--;
+        s->st.reports_overwritten++;
+    }
+    struct adw_report_entry *e = &s->ring[(s->ring_head + s->ring_count) % depth];
+    s->ring_count++;
+    uint64_t frame_ns = end_ns > s->frame_start_ns ? end_ns - s->frame_start_ns : 1;
+    e->f.frame = s->frame_index;
+    e->f.ts_ns = s->frame_start_ns;
+    e->f.version = s->frame_version;
+    e->f.frame_ns = (uint32_t)(frame_ns > UINT32_MAX ? UINT32_MAX : frame_ns);
+    e->f.reassignments = s->frame_reassignments;
+    e->f.n_pairs = p->cfg->n_stas;
+    e->f.n_slices = p->cfg->n_slices;
+    memcpy(e->f.given_to, s->given_to, sizeof(e->f.given_to));
+    const struct adw_policies *pol = &p->cfg->policies;
+    for (uint16_t q = 0; q < p->cfg->n_stas; q++) {
+        struct adw_pair_state *ps = &s->slots[p->slot_of_pair[q]];
+        adw_astar_interval(&ps->astar, &pol->queue_sizing, end_ns);
+        double inst = (double)ps->frame_released_bytes * 8e9 / (double)frame_ns;
+        ps->tput_bps = ps->tput_bps > 0 ? ps->tput_bps + ADW_TPUT_EWMA * (inst - ps->tput_bps) : inst;
+        struct adw_pair_report *r = &e->pairs[q];
+        r->pair = q;
+        adw_config_pair_name(p->cfg, q, r->name, sizeof(r->name));
+        r->mode = ADW_MODE_SLICED;
+        r->reassigned = ps->frame_reassigned;
+        r->s_ns = ps->frame_s_ns;
+        r->r_pkts = adw_tsabr_batch(&ps->tsabr, &pol->ts_abr_qd);
+        r->v_ns = ps->last_v_ns;
+        r->released_pkts = ps->frame_released_pkts;
+        r->released_bytes = ps->frame_released_bytes;
+        r->queue_pkts = adw_pair_queued(ps);
+        r->limit_pkts = ps->astar.limit;
+        r->drops_tail = ps->drops_tail;
+        r->drops_other = ps->drops_other;
+        r->tput_bps = (uint64_t)ps->tput_bps;
+        ps->frame_released_pkts = 0;
+        ps->frame_released_bytes = 0;
+        ps->frame_reassigned = false;
+        ps->frame_s_ns = 0;
+    }
+}
+
+int adw_sched_poll_frame(struct adw_sched *s, struct adw_frame_report *f, struct adw_pair_report *pairs,
+                         unsigned max_pairs)
+{
+    if (s->ring_count == 0)
+        return 0;
+    const struct adw_report_entry *e = &s->ring[s->ring_head];
+    *f = e->f;
+    unsigned n = e->f.n_pairs < max_pairs ? e->f.n_pairs : max_pairs;
+    if (pairs != NULL && n > 0)
+        memcpy(pairs, e->pairs, n * sizeof(*pairs));
+    s->ring_head = (s->ring_head + 1) % s->params.report_frames;
+    s->ring_count--;
+    return 1;
+}
+
+void adw_sched_stats_read(const struct adw_sched *s, struct adw_stats *st)
+{
+    *st = s->st;
+    st->pool_size = s->pool.size;
+    st->pool_in_use = s->pool.in_use;
+}

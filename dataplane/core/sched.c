@@ -1,0 +1,286 @@
+/*
+ * sched.c — the public entry points of the scheduling core (adwiser/sched.h):
+ * create/free, burst enqueue (parse, classify, drop-tail at the A* limit,
+ * drain inference on uplink packets), burst dequeue (advance the slice clock,
+ * hand out what is due), configuration staging and the swap at a frame
+ * boundary, flush. Nothing here allocates after create except set_config
+ * (control path), and nothing reads a clock.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_internal.h"
+
+void adw_swap_plan(struct adw_sched *s, uint64_t now_ns);
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+    if (err != NULL && errlen > 0)
+        snprintf(err, errlen, "%s", msg);
+}
+
+void adw_sched_free(struct adw_sched *s)
+{
+    if (s == NULL)
+        return;
+    adw_plan_free(s->plan);
+    adw_plan_free(s->staged);
+    adw_pool_free(&s->pool);
+    free(s->slots);
+    free(s->rt_pending);
+    free(s->in_slice);
+    if (s->ring != NULL)
+        for (uint32_t i = 0; i < s->params.report_frames; i++)
+            free(s->ring[i].pairs);
+    free(s->ring);
+    free(s);
+}
+
+struct adw_sched *adw_sched_create(const struct adw_sched_params *p, const struct adw_config *cfg, uint64_t now_ns,
+                                   char *err, size_t errlen)
+{
+    struct adw_sched *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        set_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->params = p != NULL ? *p : (struct adw_sched_params){0};
+    if (s->params.pool_pkts == 0)
+        s->params.pool_pkts = 65536;
+    if (s->params.report_frames == 0)
+        s->params.report_frames = 4;
+    if (s->params.mtu_bytes == 0)
+        s->params.mtu_bytes = 1500;
+    s->plan = adw_plan_build(cfg, NULL, err, errlen);
+    if (s->plan == NULL) {
+        adw_sched_free(s);
+        return NULL;
+    }
+    s->slots = calloc(ADW_MAX_PAIRS, sizeof(*s->slots));
+    s->rt_pending = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
+    s->in_slice = calloc(ADW_MAX_PAIRS, 1);
+    s->ring = calloc(s->params.report_frames, sizeof(*s->ring));
+    if (s->slots == NULL || s->rt_pending == NULL || s->in_slice == NULL || s->ring == NULL ||
+        adw_pool_init(&s->pool, s->params.pool_pkts) != 0) {
+        adw_sched_free(s);
+        set_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (uint32_t i = 0; i < s->params.report_frames; i++)
+        if ((s->ring[i].pairs = calloc(ADW_MAX_PAIRS, sizeof(struct adw_pair_report))) == NULL) {
+            adw_sched_free(s);
+            set_err(err, errlen, "out of memory");
+            return NULL;
+        }
+    for (uint32_t i = 0; i < ADW_MAX_PAIRS; i++) {
+        adw_fifo_init(&s->slots[i].q_data);
+        adw_fifo_init(&s->slots[i].q_ack);
+        adw_fifo_init(&s->slots[i].q_rt);
+    }
+    for (uint16_t q = 0; q < s->plan->cfg->n_stas; q++)
+        adw_pair_state_init(s, &s->slots[s->plan->slot_of_pair[q]], q, now_ns);
+    adw_fifo_init(&s->due);
+    adw_slice_clock_init(&s->clock, s->plan->cfg, now_ns);
+    return s;
+}
+
+int adw_sched_set_config(struct adw_sched *s, const struct adw_config *cfg, uint64_t now_ns, char *err,
+                         size_t errlen)
+{
+    (void)now_ns;
+    struct adw_plan *p = adw_plan_build(cfg, s->plan, err, errlen);
+    if (p == NULL) {
+        s->st.config_rejected++;
+        return -1;
+    }
+    adw_plan_free(s->staged);
+    s->staged = p;
+    return 0;
+}
+
+uint32_t adw_sched_active_version(const struct adw_sched *s) { return s->plan->cfg->version; }
+
+/* Port of AP id in cfg (its index + 1), or ADW_PORT_DROP if cfg has no such AP. */
+static uint16_t port_of_ap(const struct adw_config *cfg, const char *ap_id)
+{
+    for (uint16_t a = 0; a < cfg->n_aps; a++)
+        if (strcmp(cfg->aps[a].id, ap_id) == 0)
+            return (uint16_t)(a + 1);
+    return ADW_PORT_DROP;
+}
+
+static void stamp_port(struct adw_sched *s, struct adw_fifo *q, uint16_t port)
+{
+    for (uint32_t i = q->head; i != ADW_NODE_NONE; i = adw_node_at(&s->pool, i)->next)
+        adw_node_at(&s->pool, i)->pkt.out_port = port;
+}
+
+/* Swaps the staged plan in (called at a frame boundary only). */
+void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
+{
+    struct adw_plan *old = s->plan, *neu = s->staged;
+    uint8_t *keep = s->in_slice; /* scratch, all zero between slice starts */
+    for (uint16_t q = 0; q < neu->cfg->n_stas; q++)
+        keep[neu->slot_of_pair[q]] = 1;
+    for (uint16_t q = 0; q < old->cfg->n_stas; q++) {
+        uint16_t slot = old->slot_of_pair[q];
+        if (keep[slot])
+            continue;
+        /* Removed pair: its held packets go to its AP if the AP remains, else are handed out as drops. */
+        struct adw_pair_state *ps = &s->slots[slot];
+        uint16_t port = port_of_ap(neu->cfg, old->cfg->aps[old->cfg->stas[q].ap].id);
+        struct adw_fifo *qs[3] = {&ps->q_rt, &ps->q_ack, &ps->q_data};
+        for (unsigned k = 0; k < 3; k++) {
+            if (port == ADW_PORT_DROP)
+                s->st.drops_config += qs[k]->len;
+            stamp_port(s, qs[k], port);
+            adw_fifo_splice(&s->due, qs[k], &s->pool);
+        }
+        ps->active = false;
+        ps->rt_listed = false;
+    }
+    s->plan = neu;
+    s->staged = NULL;
+    s->n_rt_pending = 0;
+    for (uint16_t q = 0; q < neu->cfg->n_stas; q++) {
+        uint16_t slot = neu->slot_of_pair[q];
+        struct adw_pair_state *ps = &s->slots[slot];
+        keep[slot] = 0;
+        if (!ps->active) {
+            adw_pair_state_init(s, ps, q, now_ns);
+            continue;
+        }
+        ps->pair = q;
+        adw_tsabr_rebound(&ps->tsabr, &neu->cfg->policies.ts_abr_qd);
+        adw_astar_rebound(&ps->astar, &neu->cfg->policies.queue_sizing);
+        uint16_t port = adw_pair_out_port(neu, q);
+        stamp_port(s, &ps->q_rt, port);
+        stamp_port(s, &ps->q_ack, port);
+        stamp_port(s, &ps->q_data, port);
+        if (ps->q_rt.len > 0) {
+            ps->rt_listed = true;
+            s->rt_pending[s->n_rt_pending++] = slot;
+        }
+    }
+    adw_plan_free(old);
+    s->st.config_swaps++;
+}
+
+static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, enum adw_verdict *verdict, uint64_t now_ns)
+{
+    struct adw_desc d;
+    struct adw_class c;
+    s->st.rx_pkts++;
+    s->st.rx_bytes += pkt->len;
+    bool parsed = adw_parse(pkt->data, pkt->len, &d) == ADW_PARSE_OK;
+    adw_classify(s, &d, parsed, pkt, &c);
+    pkt->out_port = c.out_port;
+    *verdict = ADW_PASS;
+    if (c.kind == ADW_CLASS_PASS) {
+        (*c.counter)++;
+        return;
+    }
+    struct adw_pair_state *ps = &s->slots[s->plan->slot_of_pair[c.pair]];
+    struct adw_tcp_meta m;
+    if (c.kind == ADW_CLASS_UPLINK) {
+        s->st.pass_uplink++;
+        adw_meta_from_desc(&d, false, &m);
+        if (m.is_tcp && adw_drain_observe_uplink(&ps->drain, &m, now_ns))
+            adw_finish_drain(s, ps, now_ns - ps->drain.start_ns, false, now_ns);
+        return;
+    }
+    struct adw_fifo *q = c.kind == ADW_CLASS_DATA ? &ps->q_data : c.kind == ADW_CLASS_ACK ? &ps->q_ack : &ps->q_rt;
+    if (q->len >= ps->astar.limit) {
+        *verdict = ADW_DROP;
+        s->st.drops_tail++;
+        ps->drops_tail++;
+        return;
+    }
+    uint32_t idx = adw_pool_get(&s->pool);
+    if (idx == ADW_NODE_NONE) {
+        *verdict = ADW_DROP;
+        s->st.drops_pool++;
+        ps->drops_other++;
+        return;
+    }
+    struct adw_node *n = adw_node_at(&s->pool, idx);
+    n->pkt = *pkt;
+    n->slot = s->plan->slot_of_pair[c.pair];
+    n->rt = c.kind == ADW_CLASS_RT;
+    adw_meta_from_desc(&d, true, &n->meta);
+    adw_fifo_push(q, &s->pool, idx);
+    *verdict = ADW_QUEUED;
+    if (c.kind == ADW_CLASS_RT) {
+        s->st.queued_rt++;
+        if (!ps->rt_listed) {
+            ps->rt_listed = true;
+            s->rt_pending[s->n_rt_pending++] = n->slot;
+        }
+    } else {
+        if (c.kind == ADW_CLASS_DATA)
+            s->st.queued_data++;
+        else
+            s->st.queued_ack++;
+        adw_astar_observe(&ps->astar, now_ns, ps->q_data.len + ps->q_ack.len,
+                          adw_tsabr_batch(&ps->tsabr, &s->plan->cfg->policies.ts_abr_qd));
+    }
+}
+
+void adw_sched_enqueue_burst(struct adw_sched *s, struct adw_pkt *pkts, enum adw_verdict *verdicts, unsigned n,
+                             uint64_t now_ns)
+{
+    for (unsigned i = 0; i < n; i++)
+        enqueue_one(s, &pkts[i], &verdicts[i], now_ns);
+}
+
+static unsigned hand_out(struct adw_sched *s, struct adw_fifo *q, struct adw_pkt *out, unsigned max)
+{
+    unsigned n = 0;
+    while (n < max) {
+        uint32_t idx = adw_fifo_pop(q, &s->pool);
+        if (idx == ADW_NODE_NONE)
+            break;
+        struct adw_node *node = adw_node_at(&s->pool, idx);
+        out[n++] = node->pkt;
+        if (node->pkt.out_port != ADW_PORT_DROP) {
+            s->st.released_pkts++;
+            s->st.released_bytes += node->pkt.len;
+            s->st.released_rt += node->rt;
+        }
+        adw_pool_put(&s->pool, idx);
+    }
+    return n;
+}
+
+unsigned adw_sched_dequeue_burst(struct adw_sched *s, struct adw_pkt *out, unsigned max, uint64_t now_ns)
+{
+    struct adw_slice_event ev;
+    while (adw_slice_clock_step(&s->clock, now_ns, &ev))
+        adw_slice_start(s, &ev, now_ns);
+    return hand_out(s, &s->due, out, max);
+}
+
+uint64_t adw_sched_next_event_ns(const struct adw_sched *s, uint64_t now_ns)
+{
+    if (s->due.len > 0)
+        return now_ns;
+    uint64_t next = adw_slice_clock_next_ns(&s->clock);
+    return next < now_ns ? now_ns : next;
+}
+
+unsigned adw_sched_flush(struct adw_sched *s, struct adw_pkt *out, unsigned max)
+{
+    unsigned n = hand_out(s, &s->due, out, max);
+    for (uint16_t q = 0; q < s->plan->cfg->n_stas && n < max; q++) {
+        struct adw_pair_state *ps = &s->slots[s->plan->slot_of_pair[q]];
+        n += hand_out(s, &ps->q_rt, out + n, max - n);
+        n += hand_out(s, &ps->q_ack, out + n, max - n);
+        n += hand_out(s, &ps->q_data, out + n, max - n);
+        if (ps->q_rt.len == 0)
+            ps->rt_listed = false;
+    }
+    if (n < max)
+        s->n_rt_pending = 0;
+    return n;
+}

@@ -1,0 +1,133 @@
+/*
+ * sched_internal.h — the state behind the opaque struct adw_sched, shared by
+ * the core's files (plan.c, classify.c, sched.c, release.c,
+ * dynamic_slicing.c, report.c).
+ *
+ * A *plan* is a configuration made ready for the packet path: a private copy
+ * of the struct adw_config, the MAC/IP lookup tables, conflict lists and the
+ * mapping of each pair to a *state slot*. Per-pair runtime state (queues,
+ * TS-ABR-QD, drain, A*) lives in slots that persist across configuration
+ * versions, keyed by pair name "ap/sta": a new plan keeps the slot of every
+ * pair it shares with the plan in force. Plans are built on the control path
+ * (create, set_config) and swapped in at a frame boundary without allocating.
+ */
+#ifndef ADW_CORE_SCHED_INTERNAL_H
+#define ADW_CORE_SCHED_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "adwiser/sched.h"
+#include "astar.h"
+#include "drain.h"
+#include "pair_table.h"
+#include "parse.h"
+#include "queue.h"
+#include "slice_clock.h"
+#include "tsabr.h"
+
+#define ADW_SLOT_NONE 0xffff
+#define ADW_TPUT_EWMA 0.2        /* weight of one frame in the per-pair throughput EWMA */
+
+struct adw_plan {
+    struct adw_config *cfg;                  /* private copy */
+    struct adw_pair_table table;
+    uint16_t slot_of_pair[ADW_MAX_PAIRS];    /* pair index -> state slot */
+    uint64_t s_ns[ADW_MAX_PAIRS];            /* slice time of each pair per frame, ns */
+    uint64_t frame_ns;                       /* frame length, ns */
+    uint32_t *conflict_off;                  /* CSR: conflicts of pair p are conflict_list[off[p]..off[p+1]) */
+    uint16_t *conflict_list;
+    bool dyn_taker[ADW_MAX_PAIRS];           /* pair may take idle slices (dynamic slicing) */
+    bool rt_dscp[64];                        /* DSCP values classified real-time */
+};
+
+/* Per-pair runtime state, one per slot. */
+struct adw_pair_state {
+    bool active;                             /* the slot belongs to a pair of the plan in force */
+    uint16_t pair;                           /* its pair index in the plan in force */
+    struct adw_fifo q_data;                  /* downlink TCP data */
+    struct adw_fifo q_ack;                   /* downlink pure ACKs / control segments (ACK isolation) */
+    struct adw_fifo q_rt;                    /* real-time */
+    bool rt_listed;                          /* on the rt_pending list */
+    struct adw_tsabr tsabr;
+    struct adw_drain drain;
+    struct adw_astar astar;
+    /* the batch being drained: */
+    uint64_t batch_s_ns;                     /* slice length it was released into, ns */
+    uint32_t batch_pkts;                     /* packets released in it */
+    bool batch_underfilled;
+    uint64_t last_v_ns;                      /* last completed (or capped) drain time, ns */
+    /* per frame (reset at each frame boundary): */
+    uint32_t frame_released_pkts;
+    uint64_t frame_released_bytes;
+    bool frame_reassigned;                   /* its slice was given away this frame */
+    uint64_t frame_s_ns;                     /* slice time it actually used this frame, ns */
+    /* cumulative: */
+    uint64_t drops_tail, drops_other;
+    double tput_bps;                         /* EWMA of released bytes*8 per frame time */
+};
+
+struct adw_report_entry {
+    struct adw_frame_report f;
+    struct adw_pair_report *pairs;           /* ADW_MAX_PAIRS entries */
+};
+
+struct adw_sched {
+    struct adw_sched_params params;
+    struct adw_plan *plan;                   /* in force */
+    struct adw_plan *staged;                 /* waiting for the next frame boundary, or NULL */
+    struct adw_pool pool;
+    struct adw_pair_state *slots;            /* ADW_MAX_PAIRS */
+    struct adw_fifo due;                     /* released, waiting to be handed out by dequeue */
+    uint16_t *rt_pending;                    /* slots with real-time backlog */
+    uint32_t n_rt_pending;
+    struct adw_slice_clock clock;
+    bool frame_open;                         /* a frame has begun (its report is owed at the next boundary) */
+    uint64_t frame_index, frame_start_ns;    /* the open frame */
+    uint32_t frame_version;
+    uint32_t frame_reassignments;
+    uint16_t given_to[ADW_MAX_SLICES];
+    uint8_t *in_slice;                       /* scratch: marks of pairs active in the current slice */
+    struct adw_report_entry *ring;           /* params.report_frames entries */
+    uint32_t ring_head, ring_count;
+    struct adw_stats st;
+};
+
+/* plan.c */
+struct adw_plan *adw_plan_build(const struct adw_config *cfg, const struct adw_plan *current, char *err,
+                                size_t errlen);
+void adw_plan_free(struct adw_plan *p);
+bool adw_plan_conflict(const struct adw_plan *p, uint16_t a, uint16_t b);
+
+/* classify.c */
+enum adw_class_kind {
+    ADW_CLASS_PASS,              /* forward to out_port now */
+    ADW_CLASS_UPLINK,            /* AP -> uplink: pass to port 0, observe for drain inference */
+    ADW_CLASS_DATA,              /* queue: downlink TCP data */
+    ADW_CLASS_ACK,               /* queue: downlink pure ACK / control segment */
+    ADW_CLASS_RT                 /* queue: real-time */
+};
+struct adw_class {
+    uint8_t kind;                /* enum adw_class_kind */
+    uint16_t pair;               /* pair index, ADW_PAIR_NONE if none */
+    uint16_t out_port;
+    uint64_t *counter;           /* stats counter of a pass, NULL for queued kinds */
+};
+void adw_classify(struct adw_sched *s, const struct adw_desc *d, bool parsed, const struct adw_pkt *pkt,
+                  struct adw_class *c);
+void adw_meta_from_desc(const struct adw_desc *d, bool downlink, struct adw_tcp_meta *m);
+
+/* release.c */
+void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint64_t now_ns);
+void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v_ns, bool capped, uint64_t now_ns);
+uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair);
+uint32_t adw_pair_queued(const struct adw_pair_state *ps);
+void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_t pair, uint64_t now_ns);
+
+/* dynamic_slicing.c */
+uint16_t adw_dynslice_pick(struct adw_sched *s, uint16_t slice);
+
+/* report.c */
+void adw_report_frame(struct adw_sched *s, uint64_t end_ns);
+
+#endif

@@ -1,0 +1,461 @@
+/*
+ * test_sched.c — the scheduling core through its public API (adwiser/sched.h) on the 2AP-2STA lab:
+ * AP1-STA1 in slice 0, AP2-STA2 in slice 1, 20 ms each, frame 40 ms, time starting at 0.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "adwiser/sched.h"
+#include "frame_builder.h"
+#include "lab_config.h"
+#include "parse.h"
+
+#define MS 1000000ull
+#define NBUF 512
+
+static uint8_t bufs[NBUF][1600];
+static unsigned next_buf;
+
+/* A downlink TCP segment server -> STA sta (0/1) of `payload` bytes (0 = pure ACK). */
+static struct adw_pkt down_tcp(unsigned sta, uint32_t seq, uint32_t payload)
+{
+    struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = seq, .ack = 1, .flags = ADW_TCP_ACK,
+                       .payload_len = payload};
+    memcpy(t.src_mac, LAB_SRV_MAC, 6);
+    memcpy(t.dst_mac, LAB_STA_MAC[sta], 6);
+    memcpy(t.src_ip, LAB_SRV_IP, 4);
+    memcpy(t.dst_ip, LAB_STA_IP[sta], 4);
+    uint8_t *b = bufs[next_buf++ % NBUF];
+    return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = 0, .cookie = b};
+}
+
+/* The STA's ACK (uplink, from its AP port). */
+static struct adw_pkt up_ack(unsigned sta, uint32_t ackno)
+{
+    struct fb_tcp t = {.ip_version = 4, .sport = 40000, .dport = 80, .seq = 1, .ack = ackno, .flags = ADW_TCP_ACK};
+    memcpy(t.src_mac, LAB_STA_MAC[sta], 6);
+    memcpy(t.dst_mac, LAB_SRV_MAC, 6);
+    memcpy(t.src_ip, LAB_STA_IP[sta], 4);
+    memcpy(t.dst_ip, LAB_SRV_IP, 4);
+    uint8_t *b = bufs[next_buf++ % NBUF];
+    return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = (uint16_t)(sta + 1), .cookie = b};
+}
+
+/* A voice packet (UDP, DSCP EF) to sta. */
+static struct adw_pkt down_voice(unsigned sta)
+{
+    uint8_t *b = bufs[next_buf++ % NBUF];
+    uint32_t n = fb_udp4(b, 1600, LAB_SRV_MAC, LAB_STA_MAC[sta], LAB_SRV_IP, LAB_STA_IP[sta], 46, 5004, 5004, 20);
+    return (struct adw_pkt){.data = b, .len = n, .in_port = 0, .cookie = b};
+}
+
+static enum adw_verdict enqueue1(struct adw_sched *s, struct adw_pkt *p, uint64_t now)
+{
+    enum adw_verdict v;
+    adw_sched_enqueue_burst(s, p, &v, 1, now);
+    return v;
+}
+
+/* Enqueues n data segments of 1448 bytes to sta starting at seq; returns how many were queued. */
+static unsigned enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
+{
+    unsigned queued = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct adw_pkt p = down_tcp(sta, seq + i * 1448, 1448);
+        queued += enqueue1(s, &p, now) == ADW_QUEUED;
+    }
+    return queued;
+}
+
+static struct adw_pkt out[4096];
+
+static unsigned dequeue_all(struct adw_sched *s, uint64_t now)
+{
+    unsigned n = 0, k;
+    while ((k = adw_sched_dequeue_burst(s, out + n, 64, now)) > 0)
+        n += k;
+    return n;
+}
+
+struct fixture {
+    struct adw_config *cfg;
+    struct adw_sched *s;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    f->cfg = lab_config_2ap_2sta(20);
+    char err[256];
+    f->s = adw_sched_create(NULL, f->cfg, 0, err, sizeof(err));
+    if (f->s == NULL) {
+        fprintf(stderr, "create: %s\n", err);
+        return -1;
+    }
+    next_buf = 0;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    adw_sched_free(f->s);
+    free(f->cfg);
+    free(f);
+    return 0;
+}
+
+static void test_batch_is_released_only_at_its_slice_start(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(enqueue_data(f->s, 1, 1000, 10, 1 * MS), 10);
+    assert_int_equal(dequeue_all(f->s, 1 * MS), 0);
+    assert_int_equal(dequeue_all(f->s, 20 * MS - 1), 0);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS - 1), 20 * MS);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 10);
+    for (unsigned i = 0; i < 10; i++)
+        assert_int_equal(out[i].out_port, 2);
+}
+
+static void test_packets_of_a_pair_outside_the_current_slice_are_held(void **state)
+{
+    struct fixture *f = *state;
+    dequeue_all(f->s, 0);
+    assert_int_equal(enqueue_data(f->s, 0, 1000, 5, 25 * MS), 5); /* STA1's slice is over until 40 ms */
+    assert_int_equal(dequeue_all(f->s, 30 * MS), 0);
+    assert_int_equal(dequeue_all(f->s, 39 * MS), 0);
+    assert_int_equal(dequeue_all(f->s, 40 * MS), 5);
+    assert_int_equal(out[0].out_port, 1);
+}
+
+static void test_batch_holds_r_packets_and_keeps_the_rest(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(enqueue_data(f->s, 0, 1, 100, 0), 100);
+    assert_int_equal(dequeue_all(f->s, 0), 40); /* r_init = 40 */
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.pool_in_use, 60);
+}
+
+static void test_drain_from_returning_ack_updates_r(void **state)
+{
+    struct fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    struct adw_pkt a = up_ack(0, 1 + 39 * 1448);
+    assert_int_equal(enqueue1(f->s, &a, 2 * MS), ADW_PASS);
+    assert_int_equal(a.out_port, 0);
+    a = up_ack(0, 1 + 40 * 1448); /* covers the last released byte: V = 3 ms */
+    enqueue1(f->s, &a, 3 * MS);
+    dequeue_all(f->s, 40 * MS); /* frame 0 ends */
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
+    assert_int_equal(fr.n_pairs, 2);
+    assert_string_equal(pr[0].name, "ap1/sta1");
+    assert_int_equal(pr[0].v_ns, 3 * MS);
+    assert_int_equal(pr[0].r_pkts, 57); /* 40 + 1 pkt/ms * (20 - 3) ms */
+    assert_int_equal(pr[0].released_pkts, 40);
+    assert_int_equal(pr[0].queue_pkts, 60);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drains_completed, 1);
+    assert_int_equal(st.pass_uplink, 2);
+}
+
+static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
+{
+    struct fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    dequeue_all(f->s, 0);
+    struct adw_pkt a = up_ack(0, 1 + 39 * 1448); /* the last ACK never comes */
+    enqueue1(f->s, &a, 2 * MS);
+    dequeue_all(f->s, 40 * MS);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drains_capped, 1);
+    assert_int_equal(st.drains_completed, 0);
+    dequeue_all(f->s, 80 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 0 */
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 1 */
+    assert_int_equal(pr[0].v_ns, 40 * MS);
+    assert_int_equal(pr[0].r_pkts, 20); /* 40 + (20 - 40) */
+}
+
+static void test_realtime_is_released_first_at_every_slice_start(void **state)
+{
+    struct fixture *f = *state;
+    dequeue_all(f->s, 21 * MS);
+    enqueue_data(f->s, 0, 1, 3, 22 * MS);
+    struct adw_pkt v = down_voice(1);
+    assert_int_equal(enqueue1(f->s, &v, 23 * MS), ADW_QUEUED);
+    /* 40 ms is STA1's slice, but STA2's voice goes first, then STA1's batch */
+    assert_int_equal(dequeue_all(f->s, 40 * MS), 4);
+    assert_int_equal(out[0].out_port, 2);
+    assert_ptr_equal(out[0].cookie, v.cookie);
+    for (unsigned i = 1; i < 4; i++)
+        assert_int_equal(out[i].out_port, 1);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.released_rt, 1);
+}
+
+static void test_unmanaged_traffic_passes_straight_through(void **state)
+{
+    struct fixture *f = *state;
+    uint8_t b[4][128];
+    struct adw_pkt p[5];
+    enum adw_verdict v[5];
+    p[0] = (struct adw_pkt){.data = b[0], .len = fb_arp(b[0], 128, LAB_SRV_MAC), .in_port = 0};
+    uint8_t other_mac[6] = {0x02, 0x99, 0, 0, 0, 1}, other_ip[4] = {198, 18, 0, 99};
+    p[1] = (struct adw_pkt){
+        .data = b[1], .len = fb_udp4(b[1], 128, LAB_SRV_MAC, other_mac, LAB_SRV_IP, other_ip, 0, 1, 2, 10)};
+    p[2] = (struct adw_pkt){.data = b[2],
+                            .len = fb_udp4(b[2], 128, LAB_SRV_MAC, LAB_STA_MAC[0], LAB_SRV_IP, LAB_STA_IP[0], 0,
+                                           67, 68, 300 - 28 - 14 > 100 ? 60 : 60)}; /* DHCP-like, non-RT */
+    memset(b[3], 0xab, 10);
+    p[3] = (struct adw_pkt){.data = b[3], .len = 10, .in_port = 0}; /* runt */
+    p[4] = up_ack(1, 5);
+    adw_sched_enqueue_burst(f->s, p, v, 5, 1 * MS);
+    for (unsigned i = 0; i < 5; i++)
+        assert_int_equal(v[i], ADW_PASS);
+    assert_int_equal(p[0].out_port, ADW_PORT_FLOOD);
+    assert_int_equal(p[1].out_port, ADW_PORT_FLOOD);
+    assert_int_equal(p[2].out_port, 1);
+    assert_int_equal(p[3].out_port, ADW_PORT_FLOOD);
+    assert_int_equal(p[4].out_port, 0);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.pass_broadcast, 1);
+    assert_int_equal(st.pass_unknown, 1);
+    assert_int_equal(st.pass_other, 1);
+    assert_int_equal(st.malformed, 1);
+    assert_int_equal(st.pass_uplink, 1);
+    assert_int_equal(st.rx_pkts, 5);
+}
+
+static void test_queue_limit_drops_are_counted(void **state)
+{
+    struct fixture *f = *state;
+    f->cfg->policies.queue_sizing.q_max_pkts = 32;
+    f->cfg->policies.queue_sizing.q_min_pkts = 32;
+    adw_sched_free(f->s);
+    f->s = adw_sched_create(NULL, f->cfg, 0, NULL, 0);
+    assert_non_null(f->s);
+    assert_int_equal(enqueue_data(f->s, 1, 1, 40, 0), 32);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drops_tail, 8);
+    assert_int_equal(st.queued_data, 32);
+    dequeue_all(f->s, 40 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    adw_sched_poll_frame(f->s, &fr, pr, 2);
+    assert_int_equal(pr[1].drops_tail, 8);
+    assert_int_equal(pr[1].limit_pkts, 32);
+}
+
+static void test_pool_exhaustion_drops_are_counted(void **state)
+{
+    struct fixture *f = *state;
+    adw_sched_free(f->s);
+    struct adw_sched_params prm = {.pool_pkts = 16};
+    f->s = adw_sched_create(&prm, f->cfg, 0, NULL, 0);
+    assert_int_equal(enqueue_data(f->s, 1, 1, 20, 0), 16);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drops_pool, 4);
+    assert_int_equal(st.pool_in_use, 16);
+}
+
+static void test_config_swaps_only_at_frame_boundary(void **state)
+{
+    struct fixture *f = *state;
+    dequeue_all(f->s, 0);
+    struct adw_config *c2 = lab_config_2ap_2sta(10);
+    c2->version = 2;
+    char err[256];
+    assert_int_equal(adw_sched_set_config(f->s, c2, 5 * MS, err, sizeof(err)), 0);
+    dequeue_all(f->s, 20 * MS);
+    assert_int_equal(adw_sched_active_version(f->s), 1);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 40 * MS); /* still the 20 ms slices */
+    dequeue_all(f->s, 39 * MS);
+    assert_int_equal(adw_sched_active_version(f->s), 1);
+    dequeue_all(f->s, 40 * MS);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), 50 * MS); /* the new 10 ms slices */
+    struct adw_frame_report fr;
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, NULL, 0), 1);
+    assert_int_equal(fr.version, 1);
+    assert_int_equal(fr.frame_ns, 40 * MS);
+    free(c2);
+}
+
+static void test_invalid_config_is_refused_whole_naming_the_field(void **state)
+{
+    struct fixture *f = *state;
+    struct adw_config *c2 = lab_config_2ap_2sta(20);
+    c2->version = 2;
+    c2->slices[1].pairs[0] = 0; /* ap1/sta1 twice in the frame is fine, but now sta2 is in no slice */
+    char err[256];
+    assert_int_equal(adw_sched_set_config(f->s, c2, 0, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "ap2/sta2"));
+    c2->slices[1].pairs[0] = 7;
+    assert_int_equal(adw_sched_set_config(f->s, c2, 0, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "slice_map.slices[1].pairs[0]"));
+    dequeue_all(f->s, 100 * MS);
+    assert_int_equal(adw_sched_active_version(f->s), 1);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.config_rejected, 2);
+    assert_int_equal(st.config_swaps, 0);
+    free(c2);
+}
+
+static void test_removed_pair_held_packets_are_dropped_with_a_cause(void **state)
+{
+    struct fixture *f = *state;
+    dequeue_all(f->s, 0);
+    enqueue_data(f->s, 1, 1, 5, 1 * MS); /* STA2 held until 20 ms */
+    struct adw_config *c2 = lab_config_2ap_2sta(20);
+    c2->version = 2;
+    c2->n_aps = 1, c2->n_stas = 1, c2->n_slices = 1, c2->n_conflicts = 0; /* AP2 and STA2 leave */
+    char err[256];
+    assert_int_equal(adw_sched_set_config(f->s, c2, 2 * MS, err, sizeof(err)), 0);
+    unsigned n = dequeue_all(f->s, 20 * MS);
+    assert_int_equal(n, 5); /* STA2's own slice still runs in this frame */
+    enqueue_data(f->s, 1, 8000, 3, 25 * MS);
+    n = dequeue_all(f->s, 40 * MS); /* the swap: STA2's 3 held packets come out as drops */
+    assert_int_equal(n, 3);
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(out[i].out_port, ADW_PORT_DROP);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drops_config, 3);
+    assert_int_equal(st.pool_in_use, 0);
+    free(c2);
+}
+
+static void test_kept_pair_keeps_its_batch_size_across_versions(void **state)
+{
+    struct fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    dequeue_all(f->s, 0);
+    struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
+    enqueue1(f->s, &a, 3 * MS); /* r -> 57 */
+    struct adw_config *c2 = lab_config_2ap_2sta(20);
+    c2->version = 2;
+    assert_int_equal(adw_sched_set_config(f->s, c2, 4 * MS, NULL, 0), 0);
+    enqueue_data(f->s, 0, 1 + 100 * 1448, 100, 5 * MS);
+    dequeue_all(f->s, 20 * MS);
+    assert_int_equal(dequeue_all(f->s, 40 * MS), 57);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    free(c2);
+}
+
+static void test_flush_releases_everything_held(void **state)
+{
+    struct fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 50, 0);
+    enqueue_data(f->s, 1, 1, 30, 0);
+    struct adw_pkt v = down_voice(1);
+    enqueue1(f->s, &v, 0);
+    dequeue_all(f->s, 0); /* 1 voice + 40 of STA1 handed out */
+    unsigned n = 0, k;
+    while ((k = adw_sched_flush(f->s, out + n, 7)) > 0)
+        n += k;
+    assert_int_equal(n, 10 + 30);
+    unsigned to1 = 0, to2 = 0;
+    for (unsigned i = 0; i < n; i++)
+        to1 += out[i].out_port == 1, to2 += out[i].out_port == 2;
+    assert_int_equal(to1, 10);
+    assert_int_equal(to2, 30);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.pool_in_use, 0);
+    assert_int_equal(st.released_pkts, 81);
+}
+
+static void test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back(void **state)
+{
+    struct fixture *f = *state;
+    f->cfg->policies.dynamic_slicing.enabled = true;
+    adw_sched_free(f->s);
+    f->s = adw_sched_create(NULL, f->cfg, 0, NULL, 0);
+    enqueue_data(f->s, 0, 1, 300, 0); /* STA1 bulk, STA2 in think time */
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    /* STA2's slice goes to STA1; its first drain (no ACKs here) is closed at 20 ms = S: r stays 40 */
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 40);
+    assert_int_equal(out[0].out_port, 1);
+    enqueue_data(f->s, 1, 1, 10, 30 * MS); /* STA2 wants again */
+    dequeue_all(f->s, 40 * MS);
+    assert_int_equal(dequeue_all(f->s, 60 * MS), 10); /* and gets its own slice back */
+    assert_int_equal(out[0].out_port, 2);
+    dequeue_all(f->s, 80 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
+    assert_int_equal(fr.reassignments, 1);
+    assert_int_equal(fr.given_to[1], 0);
+    assert_int_equal(fr.given_to[0], ADW_PAIR_NONE);
+    assert_int_equal(pr[1].reassigned, 1);
+    assert_int_equal(pr[0].s_ns, 40 * MS);
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
+    assert_int_equal(fr.reassignments, 0);
+    assert_int_equal(fr.given_to[1], ADW_PAIR_NONE);
+    assert_int_equal(pr[1].reassigned, 0);
+}
+
+static void test_idle_slice_is_not_given_away_without_dynamic_slicing(void **state)
+{
+    struct fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 300, 0);
+    dequeue_all(f->s, 0);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
+}
+
+static void test_late_dequeue_skips_whole_frames(void **state)
+{
+    struct fixture *f = *state;
+    dequeue_all(f->s, 0);
+    dequeue_all(f->s, 1000 * MS + 5 * MS);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.frames_skipped, 24); /* frames 1..24 skipped, frame 25 starts at 1000 ms */
+    assert_int_equal(adw_sched_next_event_ns(f->s, 1005 * MS), 1020 * MS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_batch_is_released_only_at_its_slice_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_packets_of_a_pair_outside_the_current_slice_are_held, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_holds_r_packets_and_keeps_the_rest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drain_from_returning_ack_updates_r, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lost_final_ack_caps_the_drain_at_the_next_slice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_realtime_is_released_first_at_every_slice_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unmanaged_traffic_passes_straight_through, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queue_limit_drops_are_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pool_exhaustion_drops_are_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_config_swaps_only_at_frame_boundary, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_config_is_refused_whole_naming_the_field, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_removed_pair_held_packets_are_dropped_with_a_cause, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kept_pair_keeps_its_batch_size_across_versions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_flush_releases_everything_held, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_idle_slice_is_not_given_away_without_dynamic_slicing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_late_dequeue_skips_whole_frames, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
