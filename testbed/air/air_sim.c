@@ -416,19 +416,23 @@ struct release_ctx {
     int src, dst, ac;
 };
 
-static void release_cb(void *ctx, const struct mpdu *m)
+static void release_cb(void *ctx, const struct mpdu *m, bool delivered)
 {
     struct release_ctx *r = ctx;
     struct wlan_air *a = r->a;
+    struct wlan_delivery d = {.id = m->id, .len_bytes = m->len_bytes, .src = (uint8_t)r->src,
+                              .dst = (uint8_t)r->dst, .ac = (uint8_t)r->ac,
+                              .enqueue_us = m->enqueue_us, .deliver_us = a->now_us};
+    if (!delivered) {
+        if (a->cb && a->cb->dropped)
+            a->cb->dropped(a->cb->ctx, &d);
+        return;
+    }
     struct wlan_link_counters *k = &a->ctr[r->src][r->dst];
     k->delivered++;
     k->delivered_bytes += m->len_bytes;
-    if (a->cb && a->cb->deliver) {
-        struct wlan_delivery d = {.id = m->id, .len_bytes = m->len_bytes, .src = (uint8_t)r->src,
-                                  .dst = (uint8_t)r->dst, .ac = (uint8_t)r->ac,
-                                  .enqueue_us = m->enqueue_us, .deliver_us = a->now_us};
+    if (a->cb && a->cb->deliver)
         a->cb->deliver(a->cb->ctx, &d);
-    }
 }
 
 static void release(struct wlan_air *a, int src, int dst, int ac)

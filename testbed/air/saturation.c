@@ -102,7 +102,7 @@ int sat_run(const struct wlan_air_config *c, const int *ap, const int *sta, int 
     s.air = wlan_air_create(c, p->seed);
     if (!s.air)
         return -1;
-    struct wlan_air_callbacks cb = {.deliver = on_deliver, .ground_truth = on_ppdu, .ctx = &s};
+    struct wlan_air_callbacks cb = {.deliver = on_deliver, .ground_truth = on_ppdu, .dropped = NULL, .ctx = &s};
     uint64_t end = p->warmup_us + p->duration_us;
     refill(&s);
     while (s.now_us < end) {

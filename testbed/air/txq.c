@@ -49,15 +49,16 @@ void txq_set_state(struct txq *q, uint64_t seq, enum mpdu_state s)
     m->state = (uint8_t)s;
 }
 
-void txq_release(struct txq *q, void (*up)(void *ctx, const struct mpdu *m), void *ctx)
+void txq_release(struct txq *q, void (*up)(void *ctx, const struct mpdu *m, bool delivered), void *ctx)
 {
     while (q->rx_next_seq < q->head_seq + q->count) {
         struct mpdu *m = txq_at(q, q->rx_next_seq);
         if (m->rx_ok) {
             m->released = true;
-            up(ctx, m);
+            up(ctx, m, true);
         } else if (m->state == MPDU_DROPPED) {
             m->released = true;
+            up(ctx, m, false);
         } else {
             break;
         }

@@ -43,8 +43,9 @@ int txq_push(struct txq *q, uint64_t id, uint32_t len_bytes, uint64_t now_us);
 /* Entry with sequence number seq (must be in [head_seq, head_seq + count)). */
 struct mpdu *txq_at(struct txq *q, uint64_t seq);
 void txq_set_state(struct txq *q, uint64_t seq, enum mpdu_state s);
-/* Hands up, in order, every releasable entry; calls up() for each good one. */
-void txq_release(struct txq *q, void (*up)(void *ctx, const struct mpdu *m), void *ctx);
+/* Hands up, in order, every releasable entry: up(ctx, m, true) for each good
+ * one, up(ctx, m, false) for each the originator dropped. */
+void txq_release(struct txq *q, void (*up)(void *ctx, const struct mpdu *m, bool delivered), void *ctx);
 /* Frees head entries that are finished at both ends. */
 void txq_pop_finished(struct txq *q);
 

@@ -138,7 +138,8 @@ struct wlan_gt_record {
 
 struct wlan_air_callbacks {
     void (*deliver)(void *ctx, const struct wlan_delivery *d);
-    void (*ground_truth)(void *ctx, const struct wlan_gt_record *r); /* at PPDU end; may be NULL */
+    void (*ground_truth)(void *ctx, const struct wlan_gt_record *r); /* at exchange end; may be NULL */
+    void (*dropped)(void *ctx, const struct wlan_delivery *d); /* MPDU given up at the retry limit; may be NULL */
     void *ctx;
 };
 

@@ -75,7 +75,7 @@ static void test_ampdu_of_19_mpdus_is_delivered_at_its_ppdu_end(void **state)
     wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
     memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, &r};
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, NULL, &r};
     wlan_air_advance(a, 1000, &cb);
     enqueue_n(a, AP2, STA2, 100, 19, 1514, 1000);
     /* Medium idle for more than AIFS: immediate access at 1000 us. */
@@ -108,7 +108,7 @@ static void test_hidden_ap_frame_starting_second_loses_its_preamble(void **state
     wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
     memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, &r};
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, NULL, &r};
     wlan_air_advance(a, 1000, &cb);
     enqueue_n(a, AP1, STA1, 1, 19, 1514, 1000);
     wlan_air_advance(a, 1200, &cb);
@@ -141,7 +141,7 @@ static void test_sta_defers_until_the_exchange_it_overhears_ends(void **state)
     wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
     memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, &r};
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, NULL, &r};
     wlan_air_advance(a, 1000, &cb);
     enqueue_n(a, AP2, STA2, 1, 19, 1514, 1000);
     wlan_air_advance(a, 1300, &cb);
@@ -168,7 +168,7 @@ static void test_retransmissions_deliver_every_frame_once_in_order(void **state)
     wlan_air_t *a = wlan_air_create(&c, 3);
     static struct recorder r;
     memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, &r};
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, NULL, &r};
     /* Both hidden APs at once: many collisions and retransmissions. */
     for (int burst = 0; burst < 10; burst++) {
         uint64_t now = 1000 + (uint64_t)burst * 3000;

@@ -1,0 +1,20 @@
+/*
+ * packet_socket.h — one AF_PACKET socket per emulator interface: bound to
+ * the interface, promiscuous, non-blocking, outgoing copies ignored.
+ */
+#ifndef PACKET_SOCKET_H
+#define PACKET_SOCKET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Opens the socket; returns the fd or -1 with a message in err. */
+int packet_socket_open(const char *ifname, char *err, size_t errlen);
+/* Receives one incoming frame; returns its length, 0 if none is waiting
+ * (outgoing copies are skipped), -1 on error. */
+ssize_t packet_socket_recv(int fd, uint8_t *buf, size_t cap);
+/* Sends a frame; returns 0 or -1. */
+int packet_socket_send(int fd, const uint8_t *buf, size_t len);
+
+#endif
