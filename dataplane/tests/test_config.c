@@ -1,0 +1,132 @@
+/* test_config.c — adw_config_check refuses a bad document whole, naming the field. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "adwiser/config.h"
+#include "lab_config.h"
+
+static char err[256];
+
+static int setup(void **state)
+{
+    *state = lab_config_2ap_2sta(20);
+    return *state == NULL;
+}
+
+static int teardown(void **state)
+{
+    free(*state);
+    return 0;
+}
+
+static void expect_error(const struct adw_config *c, const char *fragment)
+{
+    assert_int_equal(adw_config_check(c, err, sizeof(err)), -1);
+    if (strstr(err, fragment) == NULL)
+        fail_msg("error \"%s\" does not name \"%s\"", err, fragment);
+}
+
+static void test_lab_config_is_valid(void **state)
+{
+    assert_int_equal(adw_config_check(*state, err, sizeof(err)), 0);
+    assert_string_equal(err, "");
+}
+
+static void test_conflicting_pairs_in_one_slice_are_refused(void **state)
+{
+    struct adw_config *c = *state;
+    c->slices[0].n_pairs = 2;
+    c->slices[0].pairs[1] = 1;
+    expect_error(c, "slice_map.slices[0]: pairs ap1/sta1 and ap2/sta2 conflict");
+}
+
+static void test_pair_in_no_slice_is_refused(void **state)
+{
+    struct adw_config *c = *state;
+    c->n_slices = 1;
+    expect_error(c, "ap2/sta2 is in no slice");
+}
+
+static void test_unknown_pair_index_is_refused(void **state)
+{
+    struct adw_config *c = *state;
+    c->slices[1].pairs[0] = 9;
+    expect_error(c, "slice_map.slices[1].pairs[0]: pair index 9 out of range");
+}
+
+static void test_slice_duration_bounds_are_checked(void **state)
+{
+    struct adw_config *c = *state;
+    c->slices[1].duration_ns = 600000000ull;
+    expect_error(c, "slice_map.slices[1].duration_ms");
+    c->slices[1].duration_ns = 0;
+    expect_error(c, "slice_map.slices[1].duration_ms");
+}
+
+static void test_frame_longer_than_a_second_is_refused(void **state)
+{
+    struct adw_config *c = *state;
+    c->slices[0].duration_ns = c->slices[1].duration_ns = 500000000ull;
+    c->n_slices = 3;
+    c->slices[2] = c->slices[0];
+    expect_error(c, "exceeds 1000 ms");
+}
+
+static void test_duplicate_mac_is_refused(void **state)
+{
+    struct adw_config *c = *state;
+    memcpy(c->stas[1].mac, c->stas[0].mac, 6);
+    expect_error(c, "topology.stas[1].mac");
+}
+
+static void test_sta_of_unknown_ap_is_refused(void **state)
+{
+    struct adw_config *c = *state;
+    c->stas[1].ap = 5;
+    expect_error(c, "topology.stas[1].ap");
+}
+
+static void test_policy_bounds_are_checked(void **state)
+{
+    struct adw_config *c = *state;
+    c->policies.ts_abr_qd.r_init_pkts = 5000;
+    expect_error(c, "policies.ts_abr_qd.r_init_pkts");
+    c->policies.ts_abr_qd.r_init_pkts = 40;
+    c->policies.ts_abr_qd.a_pkts_per_ms = 0;
+    expect_error(c, "policies.ts_abr_qd.a_pkts_per_ms");
+    c->policies.ts_abr_qd.a_pkts_per_ms = 1;
+    c->policies.queue_sizing.q_min_pkts = 10000;
+    expect_error(c, "policies.queue_sizing.q_min_pkts");
+    c->policies.queue_sizing.q_min_pkts = 32;
+    c->policies.realtime.dscp[0] = 64;
+    expect_error(c, "policies.realtime.dscp[0]");
+}
+
+static void test_wrong_schema_version_is_refused(void **state)
+{
+    struct adw_config *c = *state;
+    c->schema_version = 2;
+    expect_error(c, "schema_version");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_lab_config_is_valid, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_conflicting_pairs_in_one_slice_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pair_in_no_slice_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_pair_index_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slice_duration_bounds_are_checked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_frame_longer_than_a_second_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_duplicate_mac_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sta_of_unknown_ap_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_policy_bounds_are_checked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wrong_schema_version_is_refused, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

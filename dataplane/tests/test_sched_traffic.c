@@ -1,0 +1,268 @@
+/*
+ * test_sched_traffic.c — classification and release through the public API: IPv6 and VLAN-tagged frames,
+ * ACK isolation (SPEC §3.6), uplink-transfer drain inference, and the full scale (4096 STAs, 512 APs,
+ * 64 slices per frame).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "adwiser/sched.h"
+#include "frame_builder.h"
+#include "lab_config.h"
+#include "parse.h"
+
+#define MS 1000000ull
+
+static const uint8_t STA2_IP6[16] = {0x20, 0x01, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x12}; /* RFC 5180 */
+static const uint8_t SRV_IP6[16] = {0x20, 0x01, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01};
+static const uint8_t ROUTER_MAC[6] = {0x02, 0xad, 0, 0, 0, 0x77};
+
+static uint8_t bufs[9000][1600];
+static unsigned nb;
+static struct adw_pkt out[10000];
+
+static struct adw_pkt pkt_of(const struct fb_tcp *t, uint16_t in_port)
+{
+    assert_true(nb < 9000);
+    uint8_t *b = bufs[nb++];
+    return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, t), .in_port = in_port, .cookie = b};
+}
+
+static struct fb_tcp down4(unsigned sta, uint32_t seq, uint32_t payload)
+{
+    struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = seq, .ack = 1, .flags = ADW_TCP_ACK,
+                       .payload_len = payload};
+    memcpy(t.src_mac, LAB_SRV_MAC, 6);
+    memcpy(t.dst_mac, LAB_STA_MAC[sta], 6);
+    memcpy(t.src_ip, LAB_SRV_IP, 4);
+    memcpy(t.dst_ip, LAB_STA_IP[sta], 4);
+    return t;
+}
+
+static unsigned drain_out(struct adw_sched *s, uint64_t now)
+{
+    unsigned n = 0, k;
+    while ((k = adw_sched_dequeue_burst(s, out + n, 100, now)) > 0)
+        n += k;
+    return n;
+}
+
+static enum adw_verdict enq(struct adw_sched *s, struct adw_pkt *p, uint64_t now)
+{
+    enum adw_verdict v;
+    adw_sched_enqueue_burst(s, p, &v, 1, now);
+    return v;
+}
+
+static void test_routed_ipv6_packet_is_classified_by_destination_address(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    c->stas[1].n_addrs = 2;
+    c->stas[1].addrs[1].family = 6;
+    memcpy(c->stas[1].addrs[1].addr, STA2_IP6, 16);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    assert_non_null(s);
+    struct fb_tcp t = {.ip_version = 6, .sport = 443, .dport = 50000, .seq = 7, .flags = ADW_TCP_ACK,
+                       .payload_len = 50};
+    memcpy(t.src_mac, LAB_SRV_MAC, 6);
+    memcpy(t.dst_mac, ROUTER_MAC, 6); /* not the STA's MAC: only the IPv6 address identifies it */
+    memcpy(t.src_ip, SRV_IP6, 16);
+    memcpy(t.dst_ip, STA2_IP6, 16);
+    struct adw_pkt p = pkt_of(&t, 0);
+    assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    assert_int_equal(drain_out(s, 20 * MS), 1);
+    assert_int_equal(out[0].out_port, 2);
+    adw_sched_free(s);
+    free(c);
+}
+
+static void test_vlan_tagged_frame_is_managed(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    struct fb_tcp t = down4(0, 1, 100);
+    t.n_vlans = 2;
+    struct adw_pkt p = pkt_of(&t, 0);
+    assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    adw_sched_free(s);
+    free(c);
+}
+
+static void test_acks_are_isolated_from_data_in_the_batch(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    for (unsigned i = 0; i < 100; i++) {
+        struct fb_tcp t = down4(0, 1 + i * 1000, 1000);
+        struct adw_pkt p = pkt_of(&t, 0);
+        enq(s, &p, 0);
+    }
+    uint8_t *first_ack = NULL;
+    for (unsigned i = 0; i < 30; i++) { /* the server's ACKs of an upload by the same STA */
+        struct fb_tcp t = down4(0, 555, 0);
+        t.sport = 5201, t.dport = 41000, t.ack = 1000 + i * 2896;
+        struct adw_pkt p = pkt_of(&t, 0);
+        if (i == 0)
+            first_ack = (uint8_t *)p.cookie;
+        enq(s, &p, 0);
+    }
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.queued_ack, 30);
+    assert_int_equal(sts.queued_data, 100);
+    assert_int_equal(drain_out(s, 0), 40);
+    /* The ACKs queued behind 100 data packets are not stuck behind them: half the batch is ACKs. */
+    assert_ptr_equal(out[0].cookie, first_ack);
+    unsigned acks = 0;
+    for (unsigned i = 0; i < 40; i++)
+        acks += out[i].len == 54;
+    assert_int_equal(acks, 20);
+    adw_sched_free(s);
+    free(c);
+}
+
+static void test_uplink_transfer_drain_ends_when_data_comes_back(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    /* Frame 0: the first released ACK teaches the flow's position; frame 1 measures. */
+    for (unsigned frame = 0; frame < 2; frame++) {
+        uint64_t t0 = frame * 40 * MS;
+        for (unsigned i = 0; i < 4; i++) {
+            struct fb_tcp t = down4(0, 1, 0);
+            t.sport = 5201, t.dport = 41000, t.ack = 1000 + (frame * 4 + i) * 2896;
+            struct adw_pkt p = pkt_of(&t, 0);
+            assert_int_equal(enq(s, &p, t0), ADW_QUEUED);
+        }
+        assert_int_equal(drain_out(s, t0), 4);
+        /* The STA's data: 2 segments per released ACK. */
+        for (unsigned i = 0; i < 8; i++) {
+            struct fb_tcp t = {.ip_version = 4, .sport = 41000, .dport = 5201, .seq = 1, .flags = ADW_TCP_ACK,
+                               .payload_len = 1448};
+            memcpy(t.src_mac, LAB_STA_MAC[0], 6);
+            memcpy(t.dst_mac, LAB_SRV_MAC, 6);
+            memcpy(t.src_ip, LAB_STA_IP[0], 4);
+            memcpy(t.dst_ip, LAB_SRV_IP, 4);
+            struct adw_pkt p = pkt_of(&t, 1);
+            assert_int_equal(enq(s, &p, t0 + (i + 1) * MS), ADW_PASS);
+            assert_int_equal(p.out_port, 0);
+        }
+    }
+    drain_out(s, 80 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(s, &fr, pr, 2), 1);
+    assert_int_equal(adw_sched_poll_frame(s, &fr, pr, 2), 1);
+    /* frame 0: 3 ACKs advanced 3 x 2896 = 8688 bytes -> 6 segments back after 6 ms; frame 1: 4 x 2896 -> 8 ms */
+    assert_int_equal(pr[0].v_ns, 8 * MS);
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.drains_completed, 2);
+    adw_sched_free(s);
+    free(c);
+}
+
+/* 4096 STAs, 8 per AP on 512 APs, 64 slices of 15 ms each holding the 64 STAs of 8 APs. */
+static struct adw_config *full_scale(void)
+{
+    struct adw_config *c = calloc(1, sizeof(*c));
+    c->schema_version = ADW_SCHEMA_VERSION;
+    c->version = 1;
+    c->n_aps = ADW_MAX_APS;
+    for (unsigned a = 0; a < ADW_MAX_APS; a++) {
+        snprintf(c->aps[a].id, ADW_ID_LEN, "ap%u", a);
+        snprintf(c->aps[a].port, ADW_PORT_NAME_LEN, "port%u", a);
+    }
+    c->n_stas = ADW_MAX_STAS;
+    for (unsigned i = 0; i < ADW_MAX_STAS; i++) {
+        struct adw_sta_cfg *s = &c->stas[i];
+        snprintf(s->id, ADW_ID_LEN, "sta%u", i);
+        uint8_t mac[6] = {0x02, 0, 0, 0, (uint8_t)(i >> 8), (uint8_t)i};
+        memcpy(s->mac, mac, 6);
+        s->n_addrs = 1;
+        s->addrs[0].family = 4;
+        uint8_t ip[4] = {198, 18, (uint8_t)(16 + (i >> 8)), (uint8_t)i};
+        memcpy(s->addrs[0].addr, ip, 4);
+        s->ap = (uint16_t)(i / 8);
+    }
+    c->n_slices = ADW_MAX_SLICES;
+    for (unsigned k = 0; k < ADW_MAX_SLICES; k++) {
+        c->slices[k].duration_ns = 15 * MS;
+        c->slices[k].n_pairs = 64;
+        for (unsigned j = 0; j < 64; j++)
+            c->slices[k].pairs[j] = (uint16_t)(k * 64 + j);
+    }
+    /* neighbouring slices' first pairs conflict (they are never in one slice) */
+    c->n_conflicts = ADW_MAX_SLICES - 1;
+    for (unsigned k = 0; k + 1 < ADW_MAX_SLICES; k++)
+        c->conflicts[k] = (struct adw_conflict_cfg){(uint16_t)(k * 64), (uint16_t)((k + 1) * 64)};
+    adw_config_default_policies(&c->policies);
+    return c;
+}
+
+static void test_full_scale_every_pair_released_in_its_own_slice(void **st)
+{
+    (void)st;
+    struct adw_config *c = full_scale();
+    char err[256];
+    assert_int_equal(adw_config_check(c, err, sizeof(err)), 0);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, err, sizeof(err));
+    assert_non_null(s);
+    nb = 0;
+    for (unsigned i = 0; i < ADW_MAX_STAS; i++)
+        for (unsigned k = 0; k < 2; k++) {
+            struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = 1 + k * 500,
+                               .flags = ADW_TCP_ACK, .payload_len = 500};
+            memcpy(t.src_mac, LAB_SRV_MAC, 6);
+            memcpy(t.dst_mac, c->stas[i].mac, 6);
+            memcpy(t.src_ip, LAB_SRV_IP, 4);
+            memcpy(t.dst_ip, c->stas[i].addrs[0].addr, 4);
+            struct adw_pkt p = pkt_of(&t, 0);
+            assert_int_equal(enq(s, &p, 1), ADW_QUEUED);
+        }
+    unsigned total = 0;
+    for (unsigned k = 0; k < ADW_MAX_SLICES; k++) {
+        unsigned n = drain_out(s, k * 15 * MS);
+        assert_int_equal(n, 128);
+        for (unsigned i = 0; i < n; i++)
+            assert_int_equal((out[i].out_port - 1) / 8, k); /* APs 8k..8k+7 are those of slice k */
+        total += n;
+    }
+    assert_int_equal(total, 2 * ADW_MAX_STAS);
+    assert_int_equal(drain_out(s, 960 * MS), 0); /* frame 1: nothing left */
+    struct adw_frame_report fr;
+    static struct adw_pair_report pr[ADW_MAX_PAIRS];
+    assert_int_equal(adw_sched_poll_frame(s, &fr, pr, ADW_MAX_PAIRS), 1);
+    assert_int_equal(fr.n_pairs, ADW_MAX_PAIRS);
+    assert_int_equal(fr.n_slices, ADW_MAX_SLICES);
+    assert_string_equal(pr[4095].name, "ap511/sta4095");
+    assert_int_equal(adw_sched_flush(s, out, 100), 0);
+    adw_sched_free(s);
+    free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_routed_ipv6_packet_is_classified_by_destination_address),
+        cmocka_unit_test(test_vlan_tagged_frame_is_managed),
+        cmocka_unit_test(test_acks_are_isolated_from_data_in_the_batch),
+        cmocka_unit_test(test_uplink_transfer_drain_ends_when_data_comes_back),
+        cmocka_unit_test(test_full_scale_every_pair_released_in_its_own_slice),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
