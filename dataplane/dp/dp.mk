@@ -18,8 +18,10 @@ DP_BIN      := $(BUILD)/adwiser-dp
 DP_LOADER_SRCS := dp/config_json.c dp/json_walk.c
 DP_TEST_CONFIG := $(BUILD)/san/dp/test_config_json
 
-DP_BUILD += $(DP_TEST_CONFIG)
-DP_TEST  += dp-test-unit
+# The executable needs the core's scheduler (core/sched.c); until it is in the tree only the loader is built.
+DP_CORE_HAS_SCHED := $(wildcard core/sched.c)
+DP_BUILD += $(DP_TEST_CONFIG) $(if $(DP_CORE_HAS_SCHED),$(DP_BIN) $(BUILD)/gen_sta_mix)
+DP_TEST  += dp-test-unit $(if $(DP_CORE_HAS_SCHED),fuzz-replay dp-test-e2e)
 
 .PHONY: dp-test dp-test-unit dp-test-e2e
 
@@ -35,7 +37,7 @@ $(DP_TEST_CONFIG): dp/tests/test_config_json.c $(DP_LOADER_SRCS) $(DP_HEADERS) $
 	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< $(DP_LOADER_SRCS) $(CORE_LIB_SAN) \
 	    $(shell pkg-config --cflags --libs jansson) -lcmocka -lm -o $@
 
-dp-test: dp-test-unit dp-test-e2e
+dp-test: dp-test-unit fuzz-replay dp-test-e2e
 
 # The lab document as JSON (until the controller's `render` is everywhere, PyYAML converts it).
 DP_LAB_JSON := $(BUILD)/dp/lab-2ap-2sta.json
@@ -47,5 +49,38 @@ $(DP_LAB_JSON): ../configs/lab-2ap-2sta.yaml
 dp-test-unit: $(DP_TEST_CONFIG) $(DP_LAB_JSON)
 	ADW_LAB_JSON=$(DP_LAB_JSON) ADW_SCHEMA=../configs/schema/adwiser-config.schema.json $(DP_TEST_CONFIG)
 
+# Root only (network namespaces); each script cleans up after itself.
 dp-test-e2e: $(DP_BIN)
 	PY=$(PY) dp/tests/test_e2e_dpdk.sh $(BUILD)
+	PY=$(PY) dp/tests/test_e2e_nfqueue.sh $(BUILD)
+
+# ---------------------------------------------------------------- bench
+$(BUILD)/gen_sta_mix: bench/gen_sta_mix.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE -O2 $< $(shell pkg-config --cflags --libs jansson libpcap) -o $@
+
+.PHONY: bench
+bench: $(DP_BIN) $(BUILD)/gen_sta_mix
+	PY=$(PY) bench/run_bench.sh $(BUILD) $(BENCH_SECONDS)
+
+# ---------------------------------------------------------------- fuzz
+# libFuzzer over the core's parse + classify, through adw_sched_enqueue_burst.  The core is compiled into the
+# target by clang with coverage (fuzzer) and ASan+UBSan instrumentation.
+FUZZ_CC     := clang
+FUZZ_BIN    := $(BUILD)/fuzz/fuzz_enqueue
+FUZZ_FLAGS  := -std=c17 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_TIME   ?= 60
+
+$(FUZZ_BIN): fuzz/fuzz_enqueue.c $(wildcard core/*.c core/*.h include/adwiser/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Wall -Wextra -Werror $(CORE_INCLUDE) -Icore fuzz/fuzz_enqueue.c $(wildcard core/*.c) \
+	    -lm -o $@
+
+.PHONY: fuzz fuzz-replay
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(BUILD)/fuzz/corpus
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -print_final_stats=1 $(BUILD)/fuzz/corpus fuzz/corpus
+
+# Every frame of the committed corpus once (malformed frames must be counted and passed, never crash).
+fuzz-replay: $(FUZZ_BIN)
+	$(FUZZ_BIN) -runs=0 fuzz/corpus/*

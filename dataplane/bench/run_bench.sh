@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# `make bench`: packets per second through adwiser-dp's full scheduler
+# (parse, classify, enqueue, slice release, ACK tracking) for a recorded mix
+# of 4096 STAs on 16 APs, replayed by net_pcap ports (infinite_rx), and in
+# the same run dpdk-testpmd io-forwarding on the same ports; prints both and
+# their ratio.  Then the slice-start timing error (p50/p99 µs) of adwiser-dp
+# with its idle back-off, after the same mix played once.
+# Both run one forwarding core (-l 0 for adwiser-dp; testpmd needs -l 0,1:
+# its main lcore only prints stats).  Usage: run_bench.sh BUILD_DIR [seconds]
+set -euo pipefail
+BUILD=$(cd "${1:?build dir}" && pwd)
+SECS=${2:-${BENCH_SECONDS:-8}}
+PYTHON=${PY:-python3}; [ -x "$PYTHON" ] || PYTHON=python3
+N_STAS=4096
+N_APS=16
+OUT="$BUILD/bench"
+MIX="$OUT/mix"
+mkdir -p "$MIX"
+"$BUILD/gen_sta_mix" "$MIX" "$N_STAS" "$N_APS" 1
+
+EAL=(--no-huge -m 1024 --no-pci --log-level=lib.eal:error --file-prefix "adwbench$$")
+vdevs() {   # infinite=0|1
+    local v=(--vdev="net_pcap0,rx_pcap=$MIX/uplink.pcap,infinite_rx=$1")
+    for i in $(seq 1 "$N_APS"); do v+=(--vdev="net_pcap$i,rx_pcap=$MIX/ap$i.pcap,infinite_rx=$1"); done
+    printf '%s\n' "${v[@]}"
+}
+mapfile -t VDEVS_LOOP < <(vdevs 1)
+mapfile -t VDEVS_ONCE < <(vdevs 0)
+APS=()
+for i in $(seq 1 "$N_APS"); do APS+=(--ap "ap$i=net_pcap$i"); done
+
+echo "== adwiser-dp: $N_STAS STAs, $N_APS APs, ${SECS}s, busy poll"
+"$BUILD/adwiser-dp" "${EAL[@]}" -l 0 "${VDEVS_LOOP[@]}" -- --config "$MIX/config.json" --uplink net_pcap0 \
+    "${APS[@]}" --total-num-mbufs 131072 --busy-poll --run-ms $((SECS * 1000)) --stats "$OUT/dp-load.json" \
+    >"$OUT/dp-load.log" 2>&1 || { tail -20 "$OUT/dp-load.log"; exit 1; }
+
+echo "== dpdk-testpmd io forwarding, same ports, ${SECS}s"
+timeout -s INT $((SECS + 4)) dpdk-testpmd "${EAL[@]}" -l 0,1 "${VDEVS_LOOP[@]}" -- --forward-mode=io \
+    --port-topology=chained --stats-period 1 --total-num-mbufs 131072 >"$OUT/testpmd.log" 2>&1 || true
+
+echo "== adwiser-dp: the mix played once, idle back-off, slice-start timing"
+"$BUILD/adwiser-dp" "${EAL[@]}" -l 0 "${VDEVS_ONCE[@]}" -- --config "$MIX/config.json" --uplink net_pcap0 \
+    "${APS[@]}" --total-num-mbufs 131072 --run-ms 4000 --stats "$OUT/dp-idle.json" \
+    >"$OUT/dp-idle.log" 2>&1 || { tail -20 "$OUT/dp-idle.log"; exit 1; }
+
+"$PYTHON" - "$OUT" "$((N_APS + 1))" <<'PYEOF'
+import json, re, statistics, sys
+out, n_ports = sys.argv[1], int(sys.argv[2])
+load = json.load(open(f"{out}/dp-load.json"))
+idle = json.load(open(f"{out}/dp-idle.json"))
+c = load["counters"]
+secs = load["elapsed_ns"] / 1e9
+dp_pps = c["rx_pkts"] / secs
+rel_pps = (c["released_pkts"]) / secs
+# testpmd prints one Rx-pps line per port per stats period; sum each period, skip the first (start-up).
+pps = [int(x) for x in re.findall(r"Rx-pps:\s+(\d+)", open(f"{out}/testpmd.log").read())]
+periods = [sum(pps[i:i + n_ports]) for i in range(0, len(pps) - n_ports + 1, n_ports)]
+periods = [p for p in periods[1:] if p > 0]
+if not periods:
+    sys.exit("bench: no testpmd rate in testpmd.log")
+tp_pps = statistics.median(periods)
+core = load["core"]
+print()
+print(f"adwiser-dp full scheduler : {dp_pps / 1e6:8.3f} Mpps received and classified "
+      f"({c['rx_pkts']} packets in {secs:.2f} s; {rel_pps / 1e6:.3f} Mpps released in slices, "
+      f"{core['drops_tail'] / secs / 1e6:.3f} Mpps dropped at the A* limits, "
+      f"{core['drains_completed']} drains closed by ACKs)")
+print(f"dpdk-testpmd io-forwarding: {tp_pps / 1e6:8.3f} Mpps (median of {len(periods)} 1-s periods)")
+print(f"ratio adwiser-dp / testpmd: {dp_pps / tp_pps:8.3f}")
+e_load, e_idle = load["slice_start_error"], idle["slice_start_error"]
+print(f"slice-start timing error, busy poll under load: p50 {e_load['p50_us']:.1f} us, "
+      f"p99 {e_load['p99_us']:.1f} us ({e_load['events']} events)")
+print(f"slice-start timing error, idle back-off       : p50 {e_idle['p50_us']:.1f} us, "
+      f"p99 {e_idle['p99_us']:.1f} us, max {e_idle['max_us']:.1f} us ({e_idle['events']} events)")
+PYEOF
