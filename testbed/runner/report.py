@@ -140,7 +140,7 @@ def plot_isolated_vs_together(docs: dict[str, dict[str, Any]], direction: str, o
 
 
 def _groundtruth(results_dir: Path, name: str) -> list[groundtruth.Ppdu]:
-    log = results_dir / "runs" / name / "groundtruth.log"
+    log = results_dir / "runs" / name / "groundtruth.jsonl"
     return groundtruth.read(log) if log.exists() else []
 
 

@@ -21,10 +21,13 @@ from . import processes, topology
 
 EMU_DIR = Path(__file__).resolve().parents[1] / "emu"
 WLAN_EMU = EMU_DIR / "wlan-emu"
-# --ap AP=IFACE and --sta STA=IFACE bind the emulator's nodes to interfaces;
-# $WLAN_EMU_CMD overrides the whole command ({emu} {config} {stats} {log} {pidfile}).
-DEFAULT_TEMPLATE = ("{emu} --ap ap1=ap1 --ap ap2=ap2 --sta sta1=sta1 --sta sta2=sta2 "
-                    "--stats {stats} --groundtruth {log}")
+# --ap AP=IFACE and --sta STA=IFACE,mac=MAC,ap=AP bind the emulator's nodes to
+# the interfaces of <P>wlan (named after the nodes, topology.py); see
+# emu/README.md. $WLAN_EMU_CMD overrides the whole command ({emu} {stats} {log} {pidfile}).
+DEFAULT_TEMPLATE = " ".join(
+    ["{emu}", *(f"--ap {ap}={ap}" for ap in topology.APS),
+     *(f"--sta {sta}={sta},mac={mac},ap={ap}" for sta, (_, mac, ap) in topology.STAS.items()),
+     "--gt-log {log} --stats {stats} --pidfile {pidfile}"])
 
 
 @dataclass
@@ -44,13 +47,12 @@ def start(tb: topology.Testbed, out_dir: Path) -> WlanEmu | None:
         topology.set_modes(tb, wlan="bridge")
         return None
     out_dir.mkdir(parents=True, exist_ok=True)
-    stats, log = out_dir / "wlan-emu.stats.json", out_dir / "groundtruth.log"
+    stats, log = out_dir / "wlan-emu.stats.json", out_dir / "groundtruth.jsonl"
     for f in (stats, log):
         f.unlink(missing_ok=True)
     template = os.environ.get("WLAN_EMU_CMD", DEFAULT_TEMPLATE)
     argv = shlex.split(template.format(emu=WLAN_EMU, stats=stats, log=log,
-                                       pidfile=tb.run_dir / "wlan-emu.own.pid",
-                                       config=EMU_DIR / "lab-2ap-2sta.conf"))
+                                       pidfile=tb.run_dir / "wlan-emu.own.pid"))
     topology.set_modes(tb, wlan="emu")
     proc = processes.start(tb.run_dir, "wlan-emu", tb.ns("wlan"), argv)
     time.sleep(0.5)
