@@ -1,0 +1,75 @@
+// Fetch wrapper for the controller's REST API: session cookie + CSRF header on
+// writes, RFC 7807 problem documents turned into ApiError (keeping the field
+// names so forms can show each message beside its field), and network failures
+// reported as status 0 so the UI can show a lost connection.
+import type { FieldError, Problem } from './types'
+
+export class ApiError extends Error {
+  readonly status: number
+  readonly field: string | null
+  readonly errors: FieldError[]
+
+  constructor(status: number, detail: string, field: string | null, errors: FieldError[]) {
+    super(detail)
+    this.status = status
+    this.field = field
+    this.errors = errors
+  }
+
+  /** Messages for a field path and everything below it ("slice_map.slices.1" matches "...slices.1.pairs.0"). */
+  messagesFor(prefix: string): string[] {
+    const all = this.errors.length ? this.errors : this.field ? [{ field: this.field, message: this.message, type: '' }] : []
+    return all.filter((e) => e.field === prefix || e.field.startsWith(prefix + '.')).map((e) => e.message)
+  }
+}
+
+let csrfToken: string | null = null
+
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token
+}
+
+export type Query = Record<string, string | number | undefined>
+
+function url(path: string, query?: Query): string {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') q.set(k, String(v))
+  const qs = q.toString()
+  return `/api/v1${path}${qs ? '?' + qs : ''}`
+}
+
+export async function request<T>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' }
+  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken
+  let res: Response
+  try {
+    res = await fetch(url(path, query), {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  } catch (e) {
+    throw new ApiError(0, `cannot reach the controller (${(e as Error).message})`, null, [])
+  }
+  if (res.status === 204) return undefined as T
+  const text = await res.text()
+  let data: unknown = null
+  try {
+    data = text ? JSON.parse(text) : null
+  } catch {
+    data = null
+  }
+  if (!res.ok) {
+    const p = (data ?? {}) as Partial<Problem>
+    throw new ApiError(res.status, p.detail || `${res.status} ${res.statusText}`, p.field ?? null, p.errors ?? [])
+  }
+  return data as T
+}
+
+export const api = {
+  get: <T>(path: string, query?: Query) => request<T>('GET', path, undefined, query),
+  post: <T>(path: string, body?: unknown, query?: Query) => request<T>('POST', path, body, query),
+  put: <T>(path: string, body?: unknown, query?: Query) => request<T>('PUT', path, body, query),
+}

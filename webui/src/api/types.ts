@@ -1,0 +1,159 @@
+// Shapes of the controller's /api/v1 documents (controller/adwiser_controller: models.py,
+// store.py, telemetry.py, api/*.py). Units follow the configuration schema.
+
+export type Role = 'viewer' | 'operator' | 'admin'
+
+export interface Me {
+  username: string
+  role: Role
+  via: string
+  csrf_token: string | null
+}
+
+export interface AccessPoint {
+  id: string
+  name: string
+  channel: number
+  port: string
+  vlan: number | null
+}
+
+export interface Station {
+  id: string
+  mac: string
+  ips: string[]
+  ap: string
+}
+
+export interface Topology {
+  aps: AccessPoint[]
+  stas: Station[]
+  conflicts: [string, string][]
+}
+
+export interface Slice {
+  duration_ms: number // length of the slice, ms
+  pairs: string[] // 'ap/sta'
+}
+
+export interface SliceMap {
+  slices: Slice[]
+}
+
+export type Policies = Record<string, Record<string, unknown>>
+
+export interface ConfigDoc {
+  schema_version: number
+  appliance_id: string
+  topology: Topology
+  slice_map: SliceMap
+  policies: Policies
+}
+
+export interface VersionInfo {
+  version: number
+  appliance_id: string
+  author: string
+  created_at: string
+  comment: string
+  parent: number | null
+}
+
+export interface Version extends VersionInfo {
+  doc: ConfigDoc
+}
+
+export interface DiffChange {
+  path: string
+  op: 'added' | 'removed' | 'changed'
+  old: unknown
+  new: unknown
+}
+
+export interface DiffResult {
+  from_version: number
+  to_version: number
+  changes: DiffChange[]
+  unified: string
+}
+
+export interface FrameEntry {
+  id: string
+  ts_ns: number // dataplane clock, ns since the Unix epoch
+  frame: number
+  version: number
+  frame_ms: number
+  utility: number | null // sum of ln(theta_i), theta in Mbit/s
+  utility_bound: number | null
+  reassignments: number
+  slices: { duration_ms: number; pairs: string[]; given_to: string[] }[] | null
+}
+
+export interface PairEntry {
+  id: string
+  ts_ns: number
+  frame: number
+  pair: string
+  mode: string
+  s_ms: number | null // slice length S, ms
+  r_pkts: number | null // batch r(k), packets
+  v_ms: number | null // drain time V(k) of the last batch, ms
+  released_pkts: number
+  released_bytes: number
+  queue_pkts: number
+  limit_pkts: number
+  drops_tail: number
+  drops_other: number
+  tput_mbps: number | null
+  reassigned: number
+}
+
+export interface ApplianceStatus {
+  id: string
+  head: number | null
+  desired: number | null
+  active: number | null
+  pending: boolean
+  rejected: { version: number | null; error: string } | null
+  alive: boolean
+  heartbeat: { ts_ns: number | null; pid: number | null; version: number | null; backend: string | null } | null
+  heartbeat_age_s: number | null
+  last_frame: FrameEntry | null
+}
+
+export interface ApplyResult {
+  appliance_id: string
+  version: number
+  previous: number | null
+  acknowledged: boolean
+  ack_ms: number | null
+  status: ApplianceStatus
+}
+
+export interface AuditEntry {
+  id: string
+  at: string
+  username: string
+  role: string
+  client: string
+  action: string
+  target: string
+  outcome: string
+  detail: Record<string, unknown>
+}
+
+export interface FieldError {
+  field: string
+  message: string
+  type: string
+}
+
+export interface Problem {
+  type: string
+  title: string
+  status: number
+  detail: string
+  instance: string
+  field: string | null
+  errors: FieldError[]
+}

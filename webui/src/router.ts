@@ -1,0 +1,28 @@
+// Pages and the login guard: every page but /login needs a session.
+import { createRouter, createWebHashHistory } from 'vue-router'
+import { useSession } from './stores/session'
+
+export const routes = [
+  { path: '/', redirect: '/live' },
+  { path: '/login', name: 'login', component: () => import('./views/LoginView.vue'), meta: { title: 'Log in', public: true } },
+  { path: '/live', name: 'live', component: () => import('./views/LiveView.vue'), meta: { title: 'Live' } },
+  { path: '/slice-maps', name: 'slice-maps', component: () => import('./views/SliceMapsView.vue'), meta: { title: 'Slice maps' } },
+  { path: '/topology', name: 'topology', component: () => import('./views/TopologyView.vue'), meta: { title: 'Topology' } },
+  { path: '/policies', name: 'policies', component: () => import('./views/PoliciesView.vue'), meta: { title: 'Policies' } },
+  { path: '/appliances', name: 'appliances', component: () => import('./views/AppliancesView.vue'), meta: { title: 'Appliances' } },
+  { path: '/history', name: 'history', component: () => import('./views/HistoryView.vue'), meta: { title: 'History' } },
+]
+
+export function makeRouter() {
+  const router = createRouter({ history: createWebHashHistory(), routes })
+  router.beforeEach(async (to) => {
+    const session = useSession()
+    if (!session.checked) await session.restore().catch(() => null)
+    if (!to.meta.public && !session.me) return { name: 'login', query: { next: to.fullPath } }
+    return true
+  })
+  router.afterEach((to) => {
+    document.title = `${String(to.meta.title ?? '')} · ADWISER`
+  })
+  return router
+}

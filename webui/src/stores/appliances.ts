@@ -1,0 +1,45 @@
+// The appliances the controller manages, and the one the pages are showing.
+// Polled every few seconds; a failed poll marks the controller unreachable
+// (shown in the banner) and keeps retrying.
+import { defineStore } from 'pinia'
+import { ref } from 'vue'
+import { api, ApiError } from '../api/client'
+import type { ApplianceStatus } from '../api/types'
+
+export const useAppliances = defineStore('appliances', () => {
+  const list = ref<ApplianceStatus[]>([])
+  const selected = ref<string>(localStorage.getItem('adwiser.appliance') ?? '')
+  const reachable = ref(true)
+  const lastError = ref<string>('')
+  let timer: ReturnType<typeof setInterval> | null = null
+
+  function select(id: string): void {
+    selected.value = id
+    localStorage.setItem('adwiser.appliance', id)
+  }
+
+  async function refresh(): Promise<void> {
+    try {
+      list.value = await api.get<ApplianceStatus[]>('/appliances')
+      reachable.value = true
+      lastError.value = ''
+      if (!list.value.some((a) => a.id === selected.value) && list.value.length) select(list.value[0].id)
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 0) reachable.value = false
+      lastError.value = (e as Error).message
+    }
+  }
+
+  function start(periodMs = 3000): void {
+    stop()
+    void refresh()
+    timer = setInterval(() => void refresh(), periodMs)
+  }
+
+  function stop(): void {
+    if (timer) clearInterval(timer)
+    timer = null
+  }
+
+  return { list, selected, reachable, lastError, select, refresh, start, stop }
+})
