@@ -5,7 +5,7 @@ $ADWISER_DP_CMD, else the defaults below for the scenario's backend. The
 binary is $ADWISER_DP, default dataplane/build/adwiser-dp; if it is missing
 the scenario is skipped with a message saying so (BackendUnavailable).
 
-Placeholders: {dp} binary, {config} JSON config (the lab config with the
+Placeholders: {dp} binary, {prefix} testbed prefix, {config} JSON config (the lab config with the
 scenario's slice length), {telemetry} JSON-lines telemetry, {stats} JSON
 counters at exit, {pidfile}, {queue} NFQUEUE number, {run_dir}.
 """
@@ -31,8 +31,9 @@ DEFAULT_DP = REPO / "dataplane" / "build" / "adwiser-dp"
 NFQUEUE_NUM = 0
 
 # DPDK over the testbed's veths with net_af_packet, no hugepages (SPEC §7);
-# --in-memory keeps concurrent DPDK processes from sharing runtime files.
-DPDK_TEMPLATE = ("{dp} --no-huge --in-memory -m 1024 --no-pci -l 0 "
+# --file-prefix keeps concurrent DPDK processes from sharing runtime files
+# (--in-memory is refused together with --no-huge).
+DPDK_TEMPLATE = ("{dp} --no-huge --file-prefix adw-{prefix} -m 1024 --no-pci -l 0 "
                  "--vdev=net_af_packet0,iface=up0 --vdev=net_af_packet1,iface=ap1 "
                  "--vdev=net_af_packet2,iface=ap2 -- --config {config} --uplink up0 "
                  "--telemetry {telemetry} --stats {stats} --pid-file {pidfile}")
@@ -81,7 +82,7 @@ def start(tb: topology.Testbed, s: Scenario, backend_cmd: str | None = None) -> 
     stats, telemetry = run_dir / "adwiser-dp.stats.json", run_dir / "adwiser-dp.telemetry.jsonl"
     template = backend_cmd or os.environ.get("ADWISER_DP_CMD") or (
         DPDK_TEMPLATE if s.backend == "dpdk" else NFQUEUE_TEMPLATE)
-    argv = shlex.split(template.format(dp=dp_binary(), config=config, telemetry=telemetry,
+    argv = shlex.split(template.format(dp=dp_binary(), prefix=tb.prefix, config=config, telemetry=telemetry,
                                        stats=stats, pidfile=run_dir / "adwiser-dp.own.pid",
                                        queue=NFQUEUE_NUM, run_dir=run_dir))
     rule = None
@@ -97,7 +98,9 @@ def start(tb: topology.Testbed, s: Scenario, backend_cmd: str | None = None) -> 
     if not proc.running():
         if rule:
             ns_run(appl, ["iptables", "-D", *rule], check=False)
-        raise RuntimeError(f"adwiser-dp exited at start ({' '.join(argv)}):\n{proc.log_tail()}")
+        log = proc.log.read_text(errors="replace").splitlines()
+        raise RuntimeError(f"adwiser-dp exited at start ({' '.join(argv)}):\n"
+                           + "\n".join(ln for ln in log if not ln.startswith((" ", "\t")))[-3000:])
     return Backend(proc, stats, telemetry, rule)
 
 

@@ -126,8 +126,9 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
             wan_stats = wan.stop(w)
         if emu is not None:
             emu_stats = wlan.stop(tb, emu)
-        for rep in tb.run_dir.glob("iperf3-*.json"):
-            rep.replace(run_out / rep.name)
+        for kept in [*tb.run_dir.glob("iperf3-*.json"), *tb.run_dir.glob("*.log"),
+                     *tb.run_dir.glob("*.stats.json")]:
+            kept.replace(run_out / kept.name)
         if created:
             topology.down(tb)
         else:
