@@ -53,6 +53,7 @@ dp-test-unit: $(DP_TEST_CONFIG) $(DP_LAB_JSON)
 dp-test-e2e: $(DP_BIN)
 	PY=$(PY) dp/tests/test_e2e_dpdk.sh $(BUILD)
 	PY=$(PY) dp/tests/test_e2e_nfqueue.sh $(BUILD)
+	PY=$(PY) dp/tests/test_redis_link.sh $(BUILD)
 
 # ---------------------------------------------------------------- bench
 $(BUILD)/gen_sta_mix: bench/gen_sta_mix.c

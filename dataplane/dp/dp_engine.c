@@ -84,6 +84,9 @@ int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_
     e->cfg = cfg;
     e->n_ports = n_ports;
     e->backend_name = backend_name;
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    e->epoch_offset_ns = (int64_t)((uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec) - (int64_t)now_ns;
     struct adw_sched_params p;
     memset(&p, 0, sizeof(p));
     p.pool_pkts = o->hold_pkts;

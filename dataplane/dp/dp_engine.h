@@ -43,6 +43,7 @@ struct dp_engine {
     uint64_t cfg_version;          /* Redis version in force, 0 = the --config file */
     uint64_t ack_pending;          /* Redis version handed to the core, acknowledged once active; 0 = none */
     uint64_t start_ns;             /* backend clock when the loop started, ns */
+    int64_t epoch_offset_ns;       /* Unix time minus backend clock, ns: telemetry times are Unix epoch (REDIS.md) */
     uint64_t elapsed_ns;           /* loop run time, ns (set by the backend at exit) */
     struct adw_sched *sched;
     unsigned n_ports;              /* scheduler ports: uplink + APs */

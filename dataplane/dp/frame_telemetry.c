@@ -9,10 +9,10 @@
 #include "redis_link.h"
 #include "telemetry_jsonl.h"
 
-static json_t *pair_record(const struct adw_frame_report *f, const struct adw_pair_report *p)
+static json_t *pair_record(const struct adw_frame_report *f, const struct adw_pair_report *p, json_int_t ts)
 {
     return json_pack("{s:s, s:I, s:I, s:s, s:s, s:f, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:i}",
-                     "type", "pair", "ts_ns", (json_int_t)f->ts_ns, "frame", (json_int_t)f->frame, "pair", p->name,
+                     "type", "pair", "ts_ns", ts, "frame", (json_int_t)f->frame, "pair", p->name,
                      "mode", p->mode == ADW_MODE_PACED ? "paced" : "sliced", "s_ms", (double)p->s_ns / 1e6,
                      "r_pkts", (json_int_t)p->r_pkts,
                      "v_ms", p->v_ns ? json_real((double)p->v_ns / 1e6) : json_null(),
@@ -57,6 +57,7 @@ void frame_telemetry_poll(struct dp_engine *e)
     int any = 0;
     while (adw_sched_poll_frame(e->sched, &f, pairs, ADW_MAX_PAIRS) == 1) {
         unsigned n = f.n_pairs < ADW_MAX_PAIRS ? f.n_pairs : ADW_MAX_PAIRS;
+        json_int_t ts = (json_int_t)((int64_t)f.ts_ns + e->epoch_offset_ns);
         double utility = 0;
         unsigned with_traffic = 0;
         json_t *records = json_array();
@@ -65,10 +66,10 @@ void frame_telemetry_poll(struct dp_engine *e)
                 utility += log((double)pairs[i].tput_bps / 1e6);
                 with_traffic++;
             }
-            json_array_append_new(records, pair_record(&f, &pairs[i]));
+            json_array_append_new(records, pair_record(&f, &pairs[i], ts));
         }
         json_t *frame = json_pack("{s:s, s:I, s:I, s:I, s:f, s:o, s:n, s:I, s:o}", "type", "frame", "ts_ns",
-                                  (json_int_t)f.ts_ns, "frame", (json_int_t)f.frame, "version",
+                                  ts, "frame", (json_int_t)f.frame, "version",
                                   (json_int_t)f.version, "frame_ms", (double)f.frame_ns / 1e6, "utility",
                                   with_traffic ? json_real(utility) : json_null(), "utility_bound",
                                   "reassignments", (json_int_t)f.reassignments, "slices", slices_of(e->cfg, &f));
