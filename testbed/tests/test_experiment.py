@@ -130,3 +130,14 @@ def test_report_draws_fig11_from_dataplane_telemetry(tmp_path: Path) -> None:
     out = report.plot_slicing_timeseries(tmp_path, "downlink-20ms", tmp_path / "fig11.png")
     assert out is not None and out.stat().st_size > 1000
     assert report.plot_slicing_timeseries(tmp_path, "uplink-20ms", tmp_path / "none.png") is None
+
+
+def test_backend_that_dies_at_start_fails_the_run_and_leaves_nothing(prefix: str, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TESTBED_RUN_ROOT", str(tmp_path / "run"))
+    with pytest.raises(RuntimeError, match="adwiser-dp exited at start"):
+        experiment.run(scenarios.get("downlink-20ms"), 3.0, prefix=prefix, results_dir=tmp_path,
+                       backend_cmd="sh -c 'echo refusing to start; exit 3'")
+    assert not any(n.startswith(prefix) for n in topology.existing_namespaces())
+    assert "refusing to start" in (tmp_path / "runs" / "downlink-20ms" / "adwiser-dp.log").read_text()
+    assert not (tmp_path / "downlink-20ms.json").exists()
