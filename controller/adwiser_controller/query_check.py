@@ -3,7 +3,7 @@ a misspelt `?apliance=` must not silently fall back to a default."""
 
 from __future__ import annotations
 
-from fastapi import Request
+from starlette.requests import HTTPConnection
 from fastapi.dependencies.utils import get_flat_dependant
 
 from .field_errors import FieldError
@@ -20,7 +20,7 @@ def _declared(route: object) -> set[str]:
     return _allowed[key]
 
 
-async def forbid_unknown_query(request: Request) -> None:
+async def forbid_unknown_query(request: HTTPConnection) -> None:
     route = request.scope.get("route")
     if route is None:
         return

@@ -3,25 +3,21 @@ controller process for the whole run, an admin made by the CLI, and API tokens p
 
 from __future__ import annotations
 
-import copy
 import itertools
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 import redis
-import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from api_accounts import ADMIN, PASSWORDS, login  # noqa: E402
+from lab_document import lab_doc  # noqa: E402
 from servers import ControllerServer, RedisServer, cli  # noqa: E402
 
-LAB = Path(__file__).resolve().parents[2] / "configs" / "lab-2ap-2sta.yaml"
-ADMIN = ("root", "correct horse battery")
-PASSWORDS = {"admin": ADMIN[1], "operator": "operator password 1", "viewer": "viewer password 1"}
 _ids = itertools.count(1)
 
 
@@ -51,12 +47,6 @@ def controller(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFacto
     finally:
         server.stop()
 
-
-def login(base_url: str, username: str, password: str) -> tuple[httpx.Client, str]:
-    client = httpx.Client(base_url=base_url, timeout=10)
-    res = client.post("/api/v1/auth/login", json={"username": username, "password": password})
-    assert res.status_code == 200, res.text
-    return client, res.json()["csrf_token"]
 
 
 @pytest.fixture(scope="session")
@@ -90,11 +80,6 @@ def api(controller: ControllerServer, tokens: dict[str, str]) -> Callable[[str |
 
     return for_role
 
-
-def lab_doc(appliance_id: str) -> dict[str, Any]:
-    doc = copy.deepcopy(yaml.safe_load(LAB.read_text()))
-    doc["appliance_id"] = appliance_id
-    return doc
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import lab_doc
+from lab_document import lab_doc
 from reference_dataplane import ReferenceDataplane
 
 

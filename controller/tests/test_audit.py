@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import lab_doc
+from lab_document import lab_doc
 
 
 def test_version_create_and_apply_are_audited_with_user_and_client(api, appliance):

@@ -7,7 +7,8 @@ from contextlib import closing
 
 import httpx
 import pytest
-from conftest import ADMIN, PASSWORDS, lab_doc, login
+from api_accounts import ADMIN, PASSWORDS, login
+from lab_document import lab_doc
 
 from adwiser_controller import keys
 

@@ -4,7 +4,7 @@ users, tokens, audit."""
 from __future__ import annotations
 
 import httpx
-from conftest import lab_doc
+from lab_document import lab_doc
 from servers import ControllerServer, RedisServer, cli
 
 

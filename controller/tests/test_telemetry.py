@@ -106,7 +106,7 @@ def test_websocket_without_credentials_is_closed_with_an_error(controller, runni
 
 
 def test_websocket_with_session_cookie_from_another_origin_is_refused(controller, running):
-    from conftest import PASSWORDS, login
+    from api_accounts import PASSWORDS, login
 
     aid, _ = running
     client, _csrf = login(controller.url, "viewer1", PASSWORDS["viewer"])

@@ -15,7 +15,7 @@ from .deps import Services, services, viewer
 
 router = APIRouter(prefix="/api/v1", tags=["appliances"])
 READ = responses(401, 403, 404, 422)
-STREAM_ID = r"^[0-9]{1,20}-[0-9]{1,20}$"
+STREAM_ID = r"^([0-9]{1,20}-[0-9]{1,20})?$"  # empty = none
 
 
 async def known(svc: Services, aid: str) -> None:

@@ -15,7 +15,7 @@ router = APIRouter(prefix="/api/v1", tags=["audit"])
 @router.get("/audit", response_model=list[AuditEntry], responses=responses(401, 403, 422),
             summary="Audit log, newest first")
 async def audit(count: int = Query(default=100, ge=1, le=1000),
-                before: str = Query(default="", pattern=r"^[0-9]{1,20}-[0-9]{1,20}$",
+                before: str = Query(default="", pattern=r"^([0-9]{1,20}-[0-9]{1,20})?$",
                                            description="Only entries older than this id (paging)."),
                 svc: Services = Depends(services), _: Principal = Depends(operator)) -> list[AuditEntry]:
     return await svc.audit.list(count, before or None)

@@ -196,7 +196,7 @@ async def put_policies(body: PoliciesChange, request: Request, appliance: str = 
 
 
 @router.get("/versions", response_model=VersionList, responses=READ, summary="List versions, newest first")
-async def list_versions(appliance: str = Query(default="", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+async def list_versions(appliance: str = Query(default="", pattern=r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})?$",
                                                description="Only this appliance (default: all)."),
                         offset: int = Query(default=0, ge=0, le=1_000_000),
                         limit: int = Query(default=50, ge=1, le=500),
