@@ -50,6 +50,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->drops_tail = ps->drops_tail;
         r->drops_other = ps->drops_other;
         r->tput_bps = (uint64_t)ps->tput_bps;
+        r->rate_bps = (uint64_t)(ps->tsabr.rate_ewma * 1000.0 * s->params.mtu_bytes * 8.0);
         ps->frame_released_pkts = 0;
         ps->frame_released_bytes = 0;
         ps->frame_reassigned = false;

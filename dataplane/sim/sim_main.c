@@ -29,8 +29,6 @@
 #define MS 1000000ull
 #define D_SERVER_NS (1 * MS)     /* server <-> appliance, one way */
 #define D_ACK_NS 250000ull       /* STA's ACK to the appliance through its AP (uplink access) */
-#define WINDOW_PKTS 400          /* server window, segments */
-#define RETRY_NS (1 * MS)        /* a dropped segment is resent after this */
 #define MAX_FRAMES 4096
 
 /* Isolated throughputs of 004 Table 3 as MPDU service rates (1448-byte payload): 79.6 and 103.5 Mbit/s. */
@@ -68,10 +66,10 @@ int main(int argc, char **argv)
     const uint64_t warm_ns = end_ns / 4;
     struct rng rng = {.s = 0x9e3779b97f4a7c15ull ^ seed};
     for (unsigned i = 0; i < 2; i++) {
-        tcp_init(&flows[i], i, WINDOW_PKTS);
+        tcp_init(&flows[i], i);
         ap_init(&aps[i], i, BETA[i], i * S, S, F);
-        for (uint32_t k = tcp_sendable(&flows[i]); k > 0; k--)
-            eq_push(&q, D_SERVER_NS, EV_DATA_AT_CORE, i, flows[i].next_seg++);
+        for (int64_t seg; (seg = tcp_next_to_send(&flows[i])) >= 0;)
+            eq_push(&q, D_SERVER_NS, EV_DATA_AT_CORE, i, (uint64_t)seg);
     }
     eq_push(&q, 0, EV_CORE_TICK, 0, 0);
     uint64_t tick_at = 0;
@@ -110,7 +108,7 @@ int main(int argc, char **argv)
             enum adw_verdict v;
             adw_sched_enqueue_burst(s, &p, &v, 1, now);
             if (v == ADW_DROP)
-                eq_push(&q, now + RETRY_NS, EV_DATA_AT_CORE, ev.a, ev.b);
+                tcp_server_dropped(t, ev.b, measure);
             break;
         }
         case EV_AP_DONE: {
@@ -133,8 +131,8 @@ int main(int argc, char **argv)
         case EV_ACK_AT_SERVER: {
             struct tcp_bulk *t = &flows[ev.a];
             tcp_server_ack(t, ev.b);
-            for (uint32_t k = tcp_sendable(t); k > 0; k--)
-                eq_push(&q, now + D_SERVER_NS, EV_DATA_AT_CORE, ev.a, t->next_seg++);
+            for (int64_t seg; (seg = tcp_next_to_send(t)) >= 0;)
+                eq_push(&q, now + D_SERVER_NS, EV_DATA_AT_CORE, ev.a, (uint64_t)seg);
             break;
         }
         }
@@ -150,8 +148,8 @@ int main(int argc, char **argv)
            slice_ms, cfg->policies.ts_abr_qd.a_pkts_per_ms, cfg->policies.ts_abr_qd.r_init_pkts, seconds,
            (unsigned long long)seed);
     printf("AP model: exponential per-packet airtime, beta1 = %.2f pkt/ms (79.6 Mbit/s isolated), "
-           "beta2 = %.2f pkt/ms (103.5 Mbit/s); ACK return %.2f ms; server %.0f ms away, window %u\n\n",
-           BETA[0], BETA[1], D_ACK_NS / 1e6, D_SERVER_NS / 1e6, WINDOW_PKTS);
+           "beta2 = %.2f pkt/ms (103.5 Mbit/s); ACK return %.2f ms; Reno-like server %.0f ms away\n\n",
+           BETA[0], BETA[1], D_ACK_NS / 1e6, D_SERVER_NS / 1e6);
     printf("frame   r1(k)  V1(ms)  rel1  limit1 |  r2(k)  V2(ms)  rel2  limit2\n");
     for (unsigned k = 0; k < n_rows; k++) {
         if (!(k < 12 || k % 25 == 0 || k + 1 == n_rows))

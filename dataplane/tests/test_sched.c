@@ -165,6 +165,7 @@ static void test_drain_from_returning_ack_updates_r(void **state)
     assert_int_equal(pr[0].r_pkts, 57); /* 40 + 1 pkt/ms * (20 - 3) ms */
     assert_int_equal(pr[0].released_pkts, 40);
     assert_int_equal(pr[0].queue_pkts, 60);
+    assert_int_equal(pr[0].rate_bps, (uint64_t)(40 / 3.0 * 1000 * 1500 * 8)); /* 40 packets drained in 3 ms */
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.drains_completed, 1);

@@ -135,6 +135,9 @@ struct adw_pair_report {
     uint64_t drops_tail;                     /* cumulative drops at the queue limit */
     uint64_t drops_other;                    /* cumulative drops of other causes (pool full, config removal) */
     uint64_t tput_bps;                       /* EWMA of released downlink throughput, bit/s */
+    uint64_t rate_bps;                       /* service rate beta_i while draining full batches (EWMA of
+                                                released/V), bit/s in MTU packets; 0 until measured. The
+                                                utility bound of SPEC §6 is sum ln(rate_bps * s_ns / frame_ns) */
 };
 
 /* 1 if the oldest finished frame not yet polled was written to f and pairs[0..min(n_pairs,max_pairs)-1]; 0 if
