@@ -136,7 +136,7 @@ class FabricManager:
         if changed:
             self.switches += 1
             self.mode_since_ns = time.time_ns()
-        self.log("flows", mode=mode, reason=reason, version=self.version_seen,
+        self.log("flows", mode=mode, switch=changed, reason=reason, version=self.version_seen,
                  replace_ms=round((time.monotonic_ns() - t0) / 1e6, 2))
         self._status_due_ns = 0
 
