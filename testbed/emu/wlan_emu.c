@@ -55,7 +55,8 @@ struct link_stats {
     uint64_t frames_out;         /* frames sent at their delivery time */
     uint64_t dropped;            /* frames the model gave up (retry limit) */
     uint64_t refused;            /* frames the model refused (queue full) */
-    struct delivery_timing timing; /* lateness of frames_out */
+    struct delivery_timing timing; /* lateness of frames_out, at send completion */
+    struct delivery_timing wakeup; /* lateness of the loop reaching the delivery event */
 };
 
 struct emu {
@@ -77,6 +78,7 @@ struct emu {
     FILE *gt;                    /* ground-truth log, NULL if none */
     uint64_t gt_records;         /* PPDUs logged */
     uint8_t *rxbuf;              /* receive buffer */
+    uint64_t advance_us;         /* the instant the current wlan_air_advance() runs to (µs) */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -119,6 +121,7 @@ static void on_deliver(void *ctx, const struct wlan_delivery *d)
     struct link_stats *l = link_of(e, d->src, d->dst);
     l->frames_out++;
     delivery_timing_add(&l->timing, t > d->deliver_us ? t - d->deliver_us : 0);
+    delivery_timing_add(&l->wakeup, e->advance_us > d->deliver_us ? e->advance_us - d->deliver_us : 0);
     frame_store_release(&e->store, d->id);
 }
 
@@ -152,6 +155,8 @@ static void on_ground_truth(void *ctx, const struct wlan_gt_record *r)
 
 static const struct wlan_air_callbacks *callbacks(struct emu *e)
 {
+    /* Every caller advances the air to the current instant. */
+    e->advance_us = now_us(e);
     static struct wlan_air_callbacks cb;
     cb = (struct wlan_air_callbacks){on_deliver, on_ground_truth, on_dropped, e};
     return &cb;
@@ -258,9 +263,10 @@ static int drain_port(struct emu *e, struct port *p)
             break;
         }
         size_t len = (size_t)n > RX_BUF_BYTES ? RX_BUF_BYTES : (size_t)n;
-        uint64_t now = now_us(e);
         /* Bring the air up to the arrival instant before queueing into it. */
-        wlan_air_advance(e->air, now, callbacks(e));
+        const struct wlan_air_callbacks *cb = callbacks(e);
+        uint64_t now = e->advance_us;
+        wlan_air_advance(e->air, now, cb);
         if (e->cfg->nodes[p->node].role == WLAN_ROLE_AP)
             from_ap(e, p, e->rxbuf, len, now);
         else
@@ -299,7 +305,7 @@ static int write_stats(struct emu *e, const char *path, double wall_s)
             if (l->timing.max_us > all->max_us)
                 all->max_us = l->timing.max_us;
             json_t *j = json_pack(
-                "{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:I,s:f,s:o,s:f}",
+                "{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:I,s:f,s:o,s:o,s:f}",
                 "src", e->cfg->nodes[s].name, "dst", e->cfg->nodes[d].name,
                 "frames_in", (json_int_t)l->frames_in, "bytes_in", (json_int_t)l->bytes_in,
                 "frames_out", (json_int_t)l->frames_out, "dropped", (json_int_t)l->dropped,
@@ -311,7 +317,7 @@ static int write_stats(struct emu *e, const char *path, double wall_s)
                 "mean_ampdu", k.ppdus ? json_real((double)k.sum_ampdu / (double)k.ppdus) : json_null(),
                 "mean_phy_mbps", k.ppdus ? json_real(k.sum_phy_mbps / (double)k.ppdus) : json_null(),
                 "airtime_us", (json_int_t)k.airtime_us, "airtime_frac", wall_s > 0 ? (double)k.airtime_us / (wall_s * 1e6) : 0.0,
-                "timing_error_us", timing_json(&l->timing),
+                "timing_error_us", timing_json(&l->timing), "wakeup_error_us", timing_json(&l->wakeup),
                 "throughput_mbps", wall_s > 0 ? (double)k.delivered_bytes * 8.0 / (wall_s * 1e6) : 0.0);
             json_array_append_new(links, j);
         }
@@ -534,10 +540,11 @@ int main(int argc, char **argv)
     const struct timespec zero = {0, 0};
     fprintf(stderr, "wlan-emu: %d ports, air %s\n", e.n_ports, air_path);
     while (!stop_requested) {
-        uint64_t now = now_us(&e);
+        const struct wlan_air_callbacks *cb = callbacks(&e);
+        uint64_t now = e.advance_us;
         if (now >= deadline)
             break;
-        wlan_air_advance(e.air, now, callbacks(&e));
+        wlan_air_advance(e.air, now, cb);
         int got = 0;
         for (int i = 0; i < e.n_ports; i++)
             got += drain_port(&e, &e.ports[i]);
