@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -78,6 +79,53 @@ static int check_pair_list(const struct adw_config *c, const uint16_t *pairs, un
     return 0;
 }
 
+struct addr_ref {
+    struct adw_ip_addr a;
+    uint16_t sta, k;
+};
+
+static int addr_cmp(const void *x, const void *y)
+{
+    const struct addr_ref *p = x, *q = y;
+    if (p->a.family != q->a.family)
+        return p->a.family < q->a.family ? -1 : 1;
+    int c = memcmp(p->a.addr, q->a.addr, 16);
+    if (c != 0)
+        return c;
+    return p->sta != q->sta ? (p->sta < q->sta ? -1 : 1) : (p->k < q->k ? -1 : p->k > q->k);
+}
+
+/* An address may identify one STA only (downlink packets are classified by it). Sorted, so 65536 addresses
+ * cost a few ms. */
+static int check_unique_addresses(const struct adw_config *c, char *err, size_t errlen)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < c->n_stas; i++)
+        n += c->stas[i].n_addrs;
+    if (n < 2)
+        return 0;
+    struct addr_ref *v = calloc(n, sizeof(*v));
+    if (v == NULL)
+        return fail(err, errlen, "topology.stas: out of memory checking addresses");
+    size_t m = 0;
+    for (unsigned i = 0; i < c->n_stas; i++)
+        for (unsigned k = 0; k < c->stas[i].n_addrs; k++) {
+            v[m].a.family = c->stas[i].addrs[k].family;
+            memcpy(v[m].a.addr, c->stas[i].addrs[k].addr, c->stas[i].addrs[k].family == 4 ? 4 : 16);
+            v[m].sta = (uint16_t)i;
+            v[m].k = (uint16_t)k;
+            m++;
+        }
+    qsort(v, n, sizeof(*v), addr_cmp);
+    int rc = 0;
+    for (size_t i = 1; i < n && rc == 0; i++)
+        if (v[i].a.family == v[i - 1].a.family && memcmp(v[i].a.addr, v[i - 1].a.addr, 16) == 0)
+            rc = fail(err, errlen, "topology.stas[%u].ips[%u]: address also listed by stas[%u]", (unsigned)v[i].sta,
+                      (unsigned)v[i].k, (unsigned)v[i - 1].sta);
+    free(v);
+    return rc;
+}
+
 static int check_topology(const struct adw_config *c, char *err, size_t errlen)
 {
     if (c->n_aps == 0 || c->n_aps > ADW_MAX_APS)
@@ -121,6 +169,8 @@ static int check_topology(const struct adw_config *c, char *err, size_t errlen)
             if (c->stas[i].id[0] == c->stas[j].id[0] && strcmp(c->stas[i].id, c->stas[j].id) == 0)
                 return fail(err, errlen, "topology.stas[%u].id: duplicate id %s", j, c->stas[j].id);
         }
+    if (check_unique_addresses(c, err, errlen))
+        return -1;
     if (c->n_conflicts > ADW_MAX_CONFLICTS)
         return fail(err, errlen, "topology.conflicts: %u entries, at most %u", (unsigned)c->n_conflicts,
                     ADW_MAX_CONFLICTS);

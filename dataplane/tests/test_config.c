@@ -84,6 +84,14 @@ static void test_duplicate_mac_is_refused(void **state)
     expect_error(c, "topology.stas[1].mac");
 }
 
+static void test_address_of_two_stas_is_refused(void **state)
+{
+    struct adw_config *c = *state;
+    c->stas[1].n_addrs = 2;
+    c->stas[1].addrs[1] = c->stas[0].addrs[0];
+    expect_error(c, "topology.stas[1].ips[1]: address also listed by stas[0]");
+}
+
 static void test_sta_of_unknown_ap_is_refused(void **state)
 {
     struct adw_config *c = *state;
@@ -124,6 +132,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slice_duration_bounds_are_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frame_longer_than_a_second_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_duplicate_mac_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_address_of_two_stas_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sta_of_unknown_ap_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_policy_bounds_are_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_schema_version_is_refused, setup, teardown),
