@@ -156,12 +156,26 @@ static void reload_from_redis(struct dp_engine *e, uint64_t now_ns)
     e->ack_pending = version;   /* acknowledged once the core runs it (next frame boundary) */
 }
 
+void dp_engine_note_due(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns)
+{
+    /* Only events that were in the future when the core named them are slice starts; "due now" is backlog. */
+    if (due_ns > e->due_named_at_ns && due_ns != UINT64_MAX && due_ns != e->last_due_ns)
+        e->timed_due_ns = due_ns;
+    if (e->timed_due_ns && now_ns >= e->timed_due_ns) {
+        slice_lateness_record(&e->lateness, now_ns - e->timed_due_ns);
+        e->last_due_ns = e->timed_due_ns;
+        e->timed_due_ns = 0;
+    }
+}
+
+void dp_engine_expect(struct dp_engine *e, uint64_t now_ns)
+{
+    e->due_named_at_ns = now_ns;
+}
+
 void dp_engine_tick(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns)
 {
-    if (now_ns >= due_ns && due_ns != e->last_due_ns && due_ns != UINT64_MAX) {
-        slice_lateness_record(&e->lateness, now_ns - due_ns);
-        e->last_due_ns = due_ns;
-    }
+    dp_engine_note_due(e, now_ns, due_ns);
     frame_telemetry_poll(e);
     if (dp_reload_requested) {
         dp_reload_requested = 0;

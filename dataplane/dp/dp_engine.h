@@ -50,7 +50,9 @@ struct dp_engine {
     struct telemetry_jsonl *tm;    /* NULL without --telemetry */
     struct redis_link *redis;      /* NULL without --redis */
     struct slice_lateness lateness;
-    uint64_t last_due_ns;          /* event time whose lateness was last recorded */
+    uint64_t last_due_ns;          /* slice start whose lateness was last recorded, ns */
+    uint64_t timed_due_ns;         /* slice start awaited, ns; 0 = none */
+    uint64_t due_named_at_ns;      /* when the backend last asked adw_sched_next_event_ns, ns */
     struct dp_counters c;
     uint64_t port_rx[DP_ENGINE_MAX_PORTS];        /* packets received per scheduler port (driver count) */
     uint64_t port_tx[DP_ENGINE_MAX_PORTS];        /* packets transmitted per scheduler port (driver count) */
@@ -74,6 +76,15 @@ int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_
  * pending reload at the core's next frame boundary.
  */
 void dp_engine_tick(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns);
+
+/*
+ * Slice-start timing error.  The backend calls dp_engine_expect(now) right
+ * before asking adw_sched_next_event_ns(now); dp_engine_note_due(now, due)
+ * then records how late now is past due, once per event, and only for events
+ * that lay in the future when named (slice starts, not "backlog due now").
+ */
+void dp_engine_expect(struct dp_engine *e, uint64_t now_ns);
+void dp_engine_note_due(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns);
 
 /* Writes --stats and closes everything. */
 void dp_engine_finish(struct dp_engine *e);

@@ -205,6 +205,7 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
 
     uint64_t start = nfq_clock_ns();
     e->start_ns = start;
+    dp_engine_expect(e, start);
     uint64_t due = adw_sched_next_event_ns(e->sched, start);
     while (!dp_stop_requested) {
         uint64_t now = nfq_clock_ns();
@@ -236,6 +237,7 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
         }
         if (e->opt->run_ms && now - start >= e->opt->run_ms * 1000000u)
             break;
+        dp_engine_expect(e, now);
         due = adw_sched_next_event_ns(e->sched, now);
     }
 
