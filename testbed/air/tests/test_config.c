@@ -62,6 +62,32 @@ static void test_lab_config_loads_with_table2_rss(void **state)
     assert_int_equal(c.sifs_us, 16);
 }
 
+static void test_vht80_config_loads_with_20_mcs(void **state)
+{
+    (void)state;
+    struct wlan_air_config c;
+    char err[256];
+    assert_int_equal(wlan_air_config_load("../lab-2ap-2sta-vht80.json", &c, err, sizeof err), 0);
+    assert_int_equal(c.phy, WLAN_PHY_VHT);
+    assert_int_equal(c.bandwidth_mhz, 80);
+    assert_int_equal(c.n_mcs, 20);
+    assert_int_equal(c.max_ampdu_bytes, 1048575);
+    /* A VHT config runs: one A-MPDU goes through the air model. */
+    wlan_air_t *a = wlan_air_create(&c, 1);
+    assert_non_null(a);
+    for (uint64_t i = 0; i < 8; i++) {
+        struct wlan_frame f = {.id = i, .len_bytes = 1514, .src = 1, .dst = 3, .ac = WLAN_AC_BE};
+        assert_int_equal(wlan_air_enqueue(a, &f, 1000), 0);
+    }
+    uint64_t t;
+    while ((t = wlan_air_next_event_us(a)) < 100000)
+        wlan_air_advance(a, t, NULL);
+    struct wlan_link_counters k;
+    wlan_air_link_counters(a, 1, 3, &k);
+    assert_int_equal(k.delivered, 8);
+    wlan_air_destroy(a);
+}
+
 static void test_constant_without_source_is_refused(void **state)
 {
     (void)state;
@@ -100,6 +126,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lab_config_loads_with_table2_rss),
+        cmocka_unit_test(test_vht80_config_loads_with_20_mcs),
         cmocka_unit_test(test_constant_without_source_is_refused),
         cmocka_unit_test(test_out_of_range_value_is_refused_naming_the_key),
         cmocka_unit_test(test_sta_with_unknown_ap_is_refused),
