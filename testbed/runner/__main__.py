@@ -16,10 +16,10 @@ def _cmd_list() -> int:
     return 0
 
 
-def _cmd_run(name: str, duration: float, backend_cmd: str | None, cc: str) -> int:
+def _cmd_run(name: str, duration: float, backend_cmd: str | None, cc: str, repeats: int) -> int:
     s = scenarios.get(name)
     try:
-        doc = experiment.run(s, duration, backend_cmd=backend_cmd, cc=cc)
+        doc = experiment.run(s, duration, backend_cmd=backend_cmd, cc=cc, repeats=repeats)
     except backend.BackendUnavailable as e:
         print(f"SKIPPED {name}: {e}", file=sys.stderr)
         return 0
@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--backend-cmd", default=None,
                        help="command template for the dataplane (see runner/backend.py)")
     p_run.add_argument("--cc", choices=topology.CONGESTION_CONTROLS, default="cubic")
+    p_run.add_argument("--repeats", type=int, default=1,
+                       help="run the transfers this many times; mean and 95%% CI (default 1)")
     sub.add_parser("report", help="write results/REPORT.md and plots")
     p_demo = sub.add_parser("demo", help="up, isolated + together, print the table, down")
     p_demo.add_argument("--duration", type=float, default=10.0)
@@ -56,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "list":
             return _cmd_list()
         if args.cmd == "run":
-            return _cmd_run(args.scenario, args.duration, args.backend_cmd, args.cc)
+            return _cmd_run(args.scenario, args.duration, args.backend_cmd, args.cc, args.repeats)
         if args.cmd == "report":
             print(report.write_report())
             return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,25 +89,85 @@ def _run_transfers(tb: topology.Testbed, s: Scenario, duration_s: float,
     return reports
 
 
+# Two-sided 95 % Student t quantiles by degrees of freedom (n - 1), for the
+# confidence interval of a mean over n repeated runs (the paper's "±95% CI").
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+
+
+def ci95(values: list[float]) -> float | None:
+    """Half-width of the 95 % confidence interval of the mean (None for one value)."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    return T95.get(n - 1, 1.96) * sd / math.sqrt(n)
+
+
+def _stop_all(steps: list[tuple[str, Any]]) -> list[str]:
+    """Runs every cleanup step even if an earlier one fails; returns the failures."""
+    errors = []
+    for what, step in steps:
+        try:
+            step()
+        except Exception as e:  # noqa: BLE001 - every step must run; errors are re-raised after
+            errors.append(f"{what}: {e}")
+    return errors
+
+
 def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
-        backend_cmd: str | None = None, cc: str = "cubic",
+        backend_cmd: str | None = None, cc: str = "cubic", repeats: int = 1,
         results_dir: Path = RESULTS) -> dict[str, Any]:
-    """Runs scenario s and writes <results_dir>/<name>.json; returns the document.
-    Raises backend.BackendUnavailable before touching anything if the
-    dataplane the scenario needs is not built."""
+    """Runs scenario s (its transfers `repeats` times under one setup) and
+    writes <results_dir>/<name>.json; returns the document. Raises
+    backend.BackendUnavailable before touching anything if the dataplane the
+    scenario needs is not built."""
     if duration_s <= 0 or duration_s > 3600:
         raise ValueError(f"duration {duration_s!r} s: expected 0 < duration <= 3600")
+    if not 1 <= repeats <= 20:
+        raise ValueError(f"repeats {repeats!r}: expected 1..20")
     backend_mod.check_available(s, backend_cmd)
     tb = topology.Testbed(prefix or topology.default_prefix())
     created = not tb.state_file.exists()
     run_out = results_dir / "runs" / s.name
     run_out.mkdir(parents=True, exist_ok=True)
-    emu_stats: dict[str, Any] = {}
-    wan_stats: dict[str, Any] = {}
-    dp_stats: dict[str, Any] = {}
+    for old in run_out.iterdir():  # nothing from an earlier run may be mistaken for this one's
+        if old.is_file():
+            old.unlink()
+    stats: dict[str, dict[str, Any]] = {"emu": {}, "wan": {}, "dp": {}}
     drains: dict[str, float] = {}
-    emu = w = be = None
+    emu: wlan.WlanEmu | None = None
+    w: wan.WanEmu | None = None
+    be: backend_mod.Backend | None = None
+    rounds: list[dict[str, dict[str, Any]]] = []
     started = time.time()
+
+    def stop_backend() -> None:
+        if be is not None:
+            stats["dp"] = backend_mod.stop(tb, be)
+            drains.update(backend_mod.mean_drain_ms(be.telemetry_path))
+            if be.telemetry_path.exists():
+                be.telemetry_path.replace(run_out / "adwiser-dp.telemetry.jsonl")
+
+    def stop_wan() -> None:
+        if w is not None:
+            stats["wan"] = wan.stop(w)
+
+    def stop_emu() -> None:
+        if emu is not None:
+            stats["emu"] = wlan.stop(tb, emu)
+
+    def keep_logs() -> None:
+        for kept in [*tb.run_dir.glob("iperf3-*.json"), *tb.run_dir.glob("*.log"),
+                     *tb.run_dir.glob("*.stats.json")]:
+            kept.replace(run_out / kept.name)
+
+    def restore_topology() -> None:
+        if created:
+            topology.down(tb)
+        else:
+            topology.set_modes(tb, wan="bridge", wlan="bridge", appl="bridge")
+
     try:
         topology.up(tb, cc=cc, appl="ports" if s.backend == "dpdk" else "bridge")
         topology.set_congestion_control(tb, cc)
@@ -115,31 +176,29 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
             w = wan.start(tb)
         if s.backend != "none":
             be = backend_mod.start(tb, s, backend_cmd)
-        reports = _run_transfers(tb, s, duration_s, cc)
+        for _ in range(repeats):
+            rounds.append(_run_transfers(tb, s, duration_s, cc))
     finally:
-        if be is not None:
-            dp_stats = backend_mod.stop(tb, be)
-            drains = backend_mod.mean_drain_ms(be.telemetry_path)
-            if be.telemetry_path.exists():
-                be.telemetry_path.replace(run_out / "adwiser-dp.telemetry.jsonl")
-        if w is not None:
-            wan_stats = wan.stop(w)
-        if emu is not None:
-            emu_stats = wlan.stop(tb, emu)
-        for kept in [*tb.run_dir.glob("iperf3-*.json"), *tb.run_dir.glob("*.log"),
-                     *tb.run_dir.glob("*.stats.json")]:
-            kept.replace(run_out / kept.name)
-        if created:
-            topology.down(tb)
-        else:
-            topology.set_modes(tb, wan="bridge", wlan="bridge", appl="bridge")
+        errors = _stop_all([("adwiser-dp", stop_backend), ("wan-emu", stop_wan),
+                            ("wlan-emu", stop_emu), ("logs", keep_logs),
+                            ("topology", restore_topology)])
+        for e in errors:
+            print(f"runner: cleanup: {e}", file=sys.stderr)
+    if errors:
+        raise RuntimeError("cleanup failed: " + "; ".join(errors))
 
     pairs = []
+    ci: dict[str, float | None] = {}
+    runs: dict[str, list[float]] = {}
     for ap, sta in PAIRS:
-        rep = reports[f"{ap}-{sta}"]
-        ampdu, phy = wlan.link_figures(emu_stats, ap, sta, s.direction)
-        pairs.append(PairResult(ap, sta, s.direction, round(iperf.received_mbps(rep), 3), ampdu, phy,
-                                drains.get(f"{ap}/{sta}"), iperf.interval_series(rep)))
+        label = f"{ap}-{sta}"
+        per_round = [round(iperf.received_mbps(r[label]), 3) for r in rounds]
+        runs[f"{ap}/{sta}"] = per_round
+        ci[f"{ap}/{sta}"] = ci95(per_round)
+        ampdu, phy = wlan.link_figures(stats["emu"], ap, sta, s.direction)
+        pairs.append(PairResult(ap, sta, s.direction, round(sum(per_round) / len(per_round), 3),
+                                ampdu, phy, drains.get(f"{ap}/{sta}"),
+                                iperf.interval_series(rounds[0][label])))
     thr = [p.throughput_mbps for p in pairs]
     beta = isolated_throughputs(results_dir, s, thr)
     u, bound = utility(thr), utility_bound(beta or [], len(pairs))
@@ -154,6 +213,9 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         "utility": round(u, 4) if u is not None else None,
         "utility_bound": round(bound, 4) if bound is not None else None,
         # Context beyond the issue's fields, for the report.
+        "repeats": repeats,
+        "throughput_runs_mbps": runs,
+        "throughput_ci95_mbps": ci,
         "backend": s.backend,
         "wan": s.wan,
         "alone": s.alone,
@@ -161,9 +223,9 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         "emulator": "testbed/emu/wlan-emu" if emu is not None else None,
         "started_unix": round(started, 3),
         "timeseries": {f"{p.ap}/{p.sta}": p.series for p in pairs},
-        "wan_emu": wan_stats or None,
-        "wlan_emu": emu_stats or None,
-        "dataplane": dp_stats or None,
+        "wan_emu": stats["wan"] or None,
+        "wlan_emu": stats["emu"] or None,
+        "dataplane": stats["dp"] or None,
     }
     results_dir.mkdir(parents=True, exist_ok=True)
     (results_dir / f"{s.name}.json").write_text(json.dumps(doc, indent=1) + "\n")

@@ -74,6 +74,12 @@ def markdown_table(docs: list[dict[str, Any]] | dict[str, dict[str, Any]], direc
             "| θ2 Mbit/s | paper | A-MPDU2 | PHY2 Mbit/s | V2 ms | paper | utility | paper "
             "| bound |\n" + "|---" * 16 + "|\n")
     rows = []
+
+    def thr(d: dict[str, Any], i: int) -> str:
+        p = d["pairs"][i]
+        ci = (d.get("throughput_ci95_mbps") or {}).get(f"{p['ap']}/{p['sta']}")
+        return _f(p["throughput_mbps"]) + (f" ± {ci:.1f}" if ci is not None else "")
+
     for name, row in ROWS[direction]:
         paper = PAPER[direction][row]
         d = by_name.get(name)
@@ -82,9 +88,9 @@ def markdown_table(docs: list[dict[str, Any]] | dict[str, dict[str, Any]], direc
         p1, p2 = d["pairs"]
         paper_u = f"bound {paper[4]:.2f}" if row == "Isolated" else _f(paper[4], 2)
         rows.append(
-            f"| {row} ({name}) | {_f(p1['throughput_mbps'])} | {_f(paper[0])} | {_f(p1['mean_ampdu'])} "
+            f"| {row} ({name}) | {thr(d, 0)} | {_f(paper[0])} | {_f(p1['mean_ampdu'])} "
             f"| {_f(p1['mean_phy_mbps'])} | {_f(p1['mean_drain_ms'], 2)} | {_f(paper[1], 2)} "
-            f"| {_f(p2['throughput_mbps'])} | {_f(paper[2])} | {_f(p2['mean_ampdu'])} "
+            f"| {thr(d, 1)} | {_f(paper[2])} | {_f(p2['mean_ampdu'])} "
             f"| {_f(p2['mean_phy_mbps'])} | {_f(p2['mean_drain_ms'], 2)} | {_f(paper[3], 2)} "
             f"| {_f(d['utility'], 2)} | {paper_u} | {_f(d['utility_bound'], 2)} |")
     if not rows:
@@ -257,6 +263,18 @@ def write_report(results_dir: Path = RESULTS) -> Path:
         emu = d.get("emulator") or "none (veth bridges, no air model)"
         lines.append(f"- `{name}`: {d['duration_s']:g} s per transfer, backend {d.get('backend')}, "
                      f"WAN {d.get('wan')}, CC {d.get('congestion_control')}, WLAN emulator: {emu}")
+        emu_stats = d.get("wlan_emu")
+        if emu_stats:
+            te = emu_stats.get("timing_error_us") or {}
+            lines.append(f"  - wlan-emu: CPU {_f(emu_stats.get('cpu_percent'))} % of one core, delivery "
+                         f"timing error p50 {te.get('p50')} µs, p99 {te.get('p99')} µs, max {te.get('max')} µs")
+        dp = d.get("dataplane")
+        if dp and isinstance(dp.get("slice_start_error"), dict):
+            se = dp["slice_start_error"]
+            lines.append(f"  - adwiser-dp ({dp.get('backend')}): slice-start error p50 {se.get('p50_us')} µs, "
+                         f"p99 {se.get('p99_us')} µs")
+        if d.get("repeats", 1) > 1:
+            lines.append(f"  - {d['repeats']} repeats, per-run throughputs (Mbit/s): {d.get('throughput_runs_mbps')}")
         wan_stats = d.get("wan_emu")
         if wan_stats:
             ab = wan_stats["a_to_b"]

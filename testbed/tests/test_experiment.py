@@ -141,3 +141,21 @@ def test_backend_that_dies_at_start_fails_the_run_and_leaves_nothing(prefix: str
     assert not any(n.startswith(prefix) for n in topology.existing_namespaces())
     assert "refusing to start" in (tmp_path / "runs" / "downlink-20ms" / "adwiser-dp.log").read_text()
     assert not (tmp_path / "downlink-20ms.json").exists()
+
+
+def test_ci95_uses_student_t_for_few_runs() -> None:
+    assert experiment.ci95([10.0]) is None
+    # n = 3, sd = 1: t(2) = 4.303 -> 4.303 / sqrt(3)
+    assert experiment.ci95([9.0, 10.0, 11.0]) == pytest.approx(4.303 / math.sqrt(3), rel=1e-3)
+
+
+def test_cleanup_runs_every_step_even_after_a_failure() -> None:
+    done: list[str] = []
+
+    def fail() -> None:
+        raise RuntimeError("wan-emu exited with 1")
+
+    errors = experiment._stop_all([("a", fail), ("b", lambda: done.append("b")),
+                                   ("c", lambda: done.append("c"))])
+    assert done == ["b", "c"]
+    assert errors == ["a: wan-emu exited with 1"]
