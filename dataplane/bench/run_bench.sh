@@ -38,16 +38,20 @@ echo "== dpdk-testpmd io forwarding, same ports, ${SECS}s"
 timeout -s INT $((SECS + 4)) dpdk-testpmd "${EAL[@]}" -l 0,1 "${VDEVS_LOOP[@]}" -- --forward-mode=io \
     --port-topology=chained --stats-period 1 --total-num-mbufs 131072 >"$OUT/testpmd.log" 2>&1 || true
 
-echo "== adwiser-dp: the mix played once, idle back-off, slice-start timing"
+echo "== adwiser-dp: the mix played once, idle back-off, slice-start timing (normal, then SCHED_FIFO)"
 "$BUILD/adwiser-dp" "${EAL[@]}" -l 0 "${VDEVS_ONCE[@]}" -- --config "$MIX/config.json" --uplink net_pcap0 \
     "${APS[@]}" --total-num-mbufs 131072 --run-ms 4000 --stats "$OUT/dp-idle.json" \
     >"$OUT/dp-idle.log" 2>&1 || { tail -20 "$OUT/dp-idle.log"; exit 1; }
+"$BUILD/adwiser-dp" "${EAL[@]}" -l 0 "${VDEVS_ONCE[@]}" -- --config "$MIX/config.json" --uplink net_pcap0 \
+    "${APS[@]}" --total-num-mbufs 131072 --run-ms 4000 --rt-priority 10 --stats "$OUT/dp-idle-rt.json" \
+    >"$OUT/dp-idle-rt.log" 2>&1 || { tail -20 "$OUT/dp-idle-rt.log"; exit 1; }
 
 "$PYTHON" - "$OUT" "$((N_APS + 1))" <<'PYEOF'
 import json, re, statistics, sys
 out, n_ports = sys.argv[1], int(sys.argv[2])
 load = json.load(open(f"{out}/dp-load.json"))
 idle = json.load(open(f"{out}/dp-idle.json"))
+idle_rt = json.load(open(f"{out}/dp-idle-rt.json"))
 c = load["counters"]
 secs = load["elapsed_ns"] / 1e9
 dp_pps = c["rx_pkts"] / secs
@@ -67,9 +71,13 @@ print(f"adwiser-dp full scheduler : {dp_pps / 1e6:8.3f} Mpps received and classi
       f"{core['drains_completed']} drains closed by ACKs)")
 print(f"dpdk-testpmd io-forwarding: {tp_pps / 1e6:8.3f} Mpps (median of {len(periods)} 1-s periods)")
 print(f"ratio adwiser-dp / testpmd: {dp_pps / tp_pps:8.3f}")
-e_load, e_idle = load["slice_start_error"], idle["slice_start_error"]
+e_load, e_idle, e_rt = load["slice_start_error"], idle["slice_start_error"], idle_rt["slice_start_error"]
 print(f"slice-start timing error, busy poll under load: p50 {e_load['p50_us']:.1f} us, "
       f"p99 {e_load['p99_us']:.1f} us ({e_load['events']} events)")
 print(f"slice-start timing error, idle back-off       : p50 {e_idle['p50_us']:.1f} us, "
       f"p99 {e_idle['p99_us']:.1f} us, max {e_idle['max_us']:.1f} us ({e_idle['events']} events)")
+print(f"slice-start timing error, idle back-off, RT   : p50 {e_rt['p50_us']:.1f} us, "
+      f"p99 {e_rt['p99_us']:.1f} us, max {e_rt['max_us']:.1f} us ({e_rt['events']} events; --rt-priority 10)")
+with open("/proc/loadavg") as f:
+    print(f"host load average during the run: {f.read().split()[0]} (2 cores shared with other work)")
 PYEOF

@@ -5,6 +5,8 @@
  * then releases every held packet and exits.  CLI: see README.md.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +121,16 @@ int main(int argc, char **argv)
         return 2;
     }
     dp_engine_install_signals();
+    if (o.rt_priority) {
+        /* The loop sleeps when idle; what delays a slice start on a busy host is the wake-up behind other
+         * tasks (CFS), which real-time scheduling removes. */
+        struct sched_param sp = {.sched_priority = o.rt_priority};
+        int e = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+        if (e != 0) {
+            fprintf(stderr, "adwiser-dp: --rt-priority %d: %s\n", o.rt_priority, strerror(e));
+            return 1;
+        }
+    }
     int rc = o.backend == DP_BACKEND_NFQUEUE ? run_nfqueue(&o, cfg) : run_dpdk(&o, cfg);
     if (!nfq)
         rte_eal_cleanup();

@@ -12,7 +12,7 @@
 enum {
     OPT_CONFIG = 256, OPT_BACKEND, OPT_UPLINK, OPT_AP, OPT_TELEMETRY, OPT_REDIS,
     OPT_STATS, OPT_PIDFILE, OPT_QUEUE, OPT_BURST, OPT_MBUFS, OPT_RUN_MS,
-    OPT_BUSY, OPT_HELP
+    OPT_BUSY, OPT_RT, OPT_HELP
 };
 
 static const struct option long_opts[] = {
@@ -29,6 +29,7 @@ static const struct option long_opts[] = {
     {"total-num-mbufs", required_argument, NULL, OPT_MBUFS},
     {"run-ms", required_argument, NULL, OPT_RUN_MS},
     {"busy-poll", no_argument, NULL, OPT_BUSY},
+    {"rt-priority", required_argument, NULL, OPT_RT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -50,7 +51,8 @@ void dp_options_usage(const char *prog)
            "  --burst N            packets per RX/TX burst (default 32)\n"
            "  --total-num-mbufs N  DPDK mbuf pool size (default 16384)\n"
            "  --run-ms MS          exit by itself after MS milliseconds (benchmarks)\n"
-           "  --busy-poll          never sleep when idle (benchmarks)\n",
+           "  --busy-poll          never sleep when idle (benchmarks)\n"
+           "  --rt-priority N      run the loop SCHED_FIFO at priority N (1..99): slice starts on time on a loaded host\n",
            prog, prog);
 }
 
@@ -152,6 +154,13 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
                 return -1;
             }
             o->run_ms = v;
+            break;
+        case OPT_RT:
+            if (parse_uint(optarg, 99, &v) || v == 0) {
+                snprintf(err, errlen, "--rt-priority: '%s' is not 1..99", optarg);
+                return -1;
+            }
+            o->rt_priority = (int)v;
             break;
         case OPT_HELP:
             dp_options_usage(argv[0]);

@@ -35,6 +35,7 @@ struct dp_options {
     unsigned hold_pkts;               /* packets the core may hold (set from the backend's buffer space) */
     uint64_t run_ms;                  /* stop by itself after this many ms, 0 = until SIGTERM/SIGINT */
     int busy_poll;                    /* 1 = never sleep when idle (benchmarks only) */
+    int rt_priority;                  /* SCHED_FIFO priority of the loop (1..99), 0 = normal scheduling */
 };
 
 /*
