@@ -16,11 +16,16 @@ export class ApiError extends Error {
     this.errors = errors
   }
 
-  /** Messages for a field path and everything below it ("slice_map.slices.1" matches "...slices.1.pairs.0"). */
+  /** Messages for a field path and everything below it ("slice_map.slices[1]" matches "slice_map.slices[1].pairs[0]"). */
   messagesFor(prefix: string): string[] {
     const all = this.errors.length ? this.errors : this.field ? [{ field: this.field, message: this.message, type: '' }] : []
-    return all.filter((e) => e.field === prefix || e.field.startsWith(prefix + '.')).map((e) => e.message)
+    return all.filter((e) => fieldWithin(e.field, prefix)).map((e) => e.message)
   }
+}
+
+/** True when `field` is `prefix` or lies below it (`a.b`, `a[0]`). */
+export function fieldWithin(field: string, prefix: string): boolean {
+  return field === prefix || field.startsWith(prefix + '.') || field.startsWith(prefix + '[')
 }
 
 let csrfToken: string | null = null

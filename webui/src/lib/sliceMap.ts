@@ -3,7 +3,7 @@
 // named must be a managed pair (STA associated with that AP), conflicting pairs
 // (hidden terminals, 004 §2) must never share a slice, and every managed pair
 // must be in some slice. Field paths are the API's, so the same display code
-// shows local and server errors.
+// shows local and server errors (dotted with [index], as models.dotted writes them).
 import type { SliceMap, Topology } from '../api/types'
 
 export interface Problem {
@@ -47,13 +47,13 @@ export function checkSliceMap(map: SliceMap, topo: Topology): Problem[] {
   const covered = new Set<string>()
   if (map.slices.length === 0) problems.push({ field: 'slice_map.slices', message: 'a frame needs at least one slice' })
   map.slices.forEach((sl, si) => {
-    const base = `slice_map.slices.${si}`
+    const base = `slice_map.slices[${si}]`
     if (!Number.isInteger(sl.duration_ms) || sl.duration_ms < 1 || sl.duration_ms > 500)
       problems.push({ field: `${base}.duration_ms`, message: 'slice duration must be a whole number of ms, 1-500' })
     if (sl.pairs.length === 0) problems.push({ field: `${base}.pairs`, message: 'a slice needs at least one pair' })
     const seen: string[] = []
     sl.pairs.forEach((p, pi) => {
-      const f = `${base}.pairs.${pi}`
+      const f = `${base}.pairs[${pi}]`
       if (!managed.has(p)) problems.push({ field: f, message: `${p} is not a managed pair of the topology` })
       else if (seen.includes(p)) problems.push({ field: f, message: `pair ${p} listed twice in this slice` })
       else {

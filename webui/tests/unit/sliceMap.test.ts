@@ -25,7 +25,7 @@ describe('slice map checks', () => {
     const map = { slices: [{ duration_ms: 20, pairs: ['ap1/sta1', 'ap2/sta2'] }] }
     const problems = checkSliceMap(map, lab)
     expect(problems).toEqual([
-      { field: 'slice_map.slices.0.pairs.1', message: 'pair ap2/sta2 conflicts with ap1/sta1 in the same slice' },
+      { field: 'slice_map.slices[0].pairs[1]', message: 'pair ap2/sta2 conflicts with ap1/sta1 in the same slice' },
     ])
     expect([...conflictingInSlice(map.slices[0].pairs, conflictSet(lab))].sort()).toEqual(['ap1/sta1', 'ap2/sta2'])
   })
@@ -33,12 +33,12 @@ describe('slice map checks', () => {
   it('reports a managed pair missing from every slice and a bad duration', () => {
     const map = { slices: [{ duration_ms: 0, pairs: ['ap1/sta1'] }] }
     const fields = checkSliceMap(map, lab).map((p) => p.field)
-    expect(fields).toContain('slice_map.slices.0.duration_ms')
+    expect(fields).toContain('slice_map.slices[0].duration_ms')
     expect(fields).toContain('slice_map')
   })
 
   it('refuses a pair whose STA is not associated with that AP', () => {
     const map = { slices: [{ duration_ms: 20, pairs: ['ap2/sta1', 'ap1/sta1'] }, { duration_ms: 20, pairs: ['ap2/sta2'] }] }
-    expect(checkSliceMap(map, lab)[0].field).toBe('slice_map.slices.0.pairs.0')
+    expect(checkSliceMap(map, lab)[0].field).toBe('slice_map.slices[0].pairs[0]')
   })
 })

@@ -1,0 +1,235 @@
+// End-to-end test of the dashboard in Debian's chromium (playwright-core, no
+// downloaded browser) against the real controller and a real redis-server, with
+// telemetry written into the Redis streams the way the dataplane writes them
+// (e2e/telemetry_writer.py). Screenshots of every page go to test-results/.
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { chromium } from 'playwright-core'
+import { apiSession, controllerAvailable, Servers, WEBUI } from './servers.mjs'
+
+const SHOTS = path.join(WEBUI, 'test-results')
+const ADMIN = { username: 'admin', password: 'admin-password-e2e' }
+const OPERATOR = { username: 'olivia', password: 'operator-password-e2e' }
+const VIEWER = { username: 'victor', password: 'viewer-password-e2e' }
+const missing = controllerAvailable()
+if (missing) console.log(`# SKIP dashboard e2e: ${missing}`)
+
+describe('dashboard against the real controller', { skip: missing ?? false }, () => {
+  const servers = new Servers()
+  let browser, page, admin
+  let appliedVersion = null
+
+  const shot = (name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
+  const go = async (route) => {
+    await page.goto(`${servers.base}/#${route}`)
+    await page.waitForLoadState('networkidle').catch(() => null)
+  }
+  async function login(who) {
+    await go('/login')
+    await page.fill('#login-username', who.username)
+    await page.fill('#login-password', who.password)
+    await page.click('button[type=submit]')
+    await page.getByTestId('who').waitFor()
+  }
+  async function logout() {
+    await page.getByRole('button', { name: 'Log out' }).click()
+    await page.locator('#login-username').waitFor()
+  }
+
+  before(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true })
+    await servers.startRedis()
+    servers.runPy(['create-admin', '--redis-url', servers.redisUrl, '--username', ADMIN.username, '--password-stdin'], ADMIN.password + '\n')
+    servers.runPy(['seed', 'configs/lab-2ap-2sta.yaml', '--redis-url', servers.redisUrl, '--apply', '--comment', 'lab seed'])
+    await servers.startController()
+    admin = await apiSession(servers.base, ADMIN.username, ADMIN.password)
+    for (const [u, role] of [[OPERATOR, 'operator'], [VIEWER, 'viewer']]) {
+      const r = await admin('POST', '/auth/users', { username: u.username, password: u.password, role })
+      assert.equal(r.status, 201, JSON.stringify(r.body))
+    }
+    servers.startTelemetry('lab', 170)
+    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adwiser-chromium-'))
+    browser = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1400, height: 900 },
+    })
+    page = browser.pages()[0] ?? (await browser.newPage())
+    page.setDefaultTimeout(10000)
+    // Nothing may be loaded from anywhere but the controller.
+    page.on('request', (req) => {
+      const u = new URL(req.url())
+      if (!['127.0.0.1', 'localhost'].includes(u.hostname) && !u.protocol.startsWith('data')) page.offsite = req.url()
+    })
+  })
+
+  after(async () => {
+    await browser?.close().catch(() => null)
+    await servers.stopAll()
+    if (process.exitCode) console.log(servers.logs())
+  })
+
+  test('a wrong password is refused beside the password field, then the operator logs in', async () => {
+    await go('/live')
+    await page.locator('#login-username').waitFor() // the guard sent us to the login page
+    await page.fill('#login-username', OPERATOR.username)
+    await page.fill('#login-password', 'not-the-password')
+    await page.click('button[type=submit]')
+    const err = page.locator('#login-password + .field-errors')
+    await err.waitFor()
+    assert.match(await err.innerText(), /wrong user name or password/)
+    await shot('login')
+    await page.fill('#login-password', OPERATOR.password)
+    await page.click('button[type=submit]')
+    await page.getByTestId('who').waitFor()
+    assert.equal(await page.getByTestId('who').innerText(), 'olivia (operator)')
+  })
+
+  test('the operator builds a slice map by dragging pairs, saves it as a version and applies it', async () => {
+    await go('/slice-maps')
+    await page.getByTestId('base-version').waitFor()
+    assert.equal(await page.getByTestId('frame-ms').innerText(), '40 ms')
+    await page.getByRole('button', { name: 'Add slice' }).click()
+    await page.locator('.slice[data-slice="0"] .chip[data-pair="ap1/sta1"]').dragTo(page.locator('.slice[data-slice="2"]'))
+    assert.equal(await page.locator('.slice[data-slice="2"] .chip[data-pair="ap1/sta1"]').count(), 1)
+    assert.match(await page.locator('.slice[data-slice="0"]').innerText(), /a slice needs at least one pair/)
+    await page.getByRole('button', { name: 'Remove slice 1', exact: true }).click()
+    await page.fill('#dur-1', '30')
+    assert.equal(await page.getByTestId('frame-ms').innerText(), '50 ms')
+    assert.equal(await page.getByTestId('local-problems').count(), 0)
+    await page.fill('#comment', 'give ap1/sta1 a longer slice')
+    await page.getByTestId('save').click()
+    await page.getByTestId('notice').filter({ hasText: 'Saved as version' }).waitFor()
+    const saved = Number((await page.getByTestId('notice').innerText()).match(/version (\d+)/)[1])
+    assert.equal(await page.getByTestId('base-version').innerText(), String(saved))
+    const stored = await admin('GET', `/versions/${saved}`)
+    assert.deepEqual(stored.body.doc.slice_map.slices, [{ duration_ms: 20, pairs: ['ap2/sta2'] }, { duration_ms: 30, pairs: ['ap1/sta1'] }])
+    assert.equal(stored.body.author, OPERATOR.username)
+    assert.equal(stored.body.comment, 'give ap1/sta1 a longer slice')
+    await page.getByTestId('apply').click()
+    await page.getByTestId('notice').filter({ hasText: `Version ${saved} applied` }).waitFor()
+    const st = await admin('GET', '/appliances/lab')
+    assert.equal(st.body.desired, saved)
+    assert.equal(st.body.active, saved, 'the telemetry writer acknowledges applied versions as the dataplane does')
+    appliedVersion = saved
+    await page.getByRole('button', { name: 'Diff against active' }).click()
+    await page.locator('pre.diff').waitFor()
+    await shot('slice-maps')
+  })
+
+  test('a map with conflicting pairs in one slice is flagged before saving and refused with the field shown', async () => {
+    const before = (await admin('GET', '/versions', undefined)).body.total
+    await go('/slice-maps')
+    await page.getByTestId('base-version').waitFor()
+    await page.getByRole('combobox', { name: 'Add a pair to slice 2' }).selectOption('ap2/sta2')
+    await page.getByRole('button', { name: 'Remove slice 1', exact: true }).click()
+    const chip = page.locator('.slice[data-slice="0"] .chip[data-pair="ap2/sta2"]')
+    assert.match(await chip.innerText(), /conflict/)
+    await page.getByTestId('local-problems').waitFor()
+    await page.getByTestId('save').click()
+    await page.getByTestId('server-error').waitFor()
+    assert.match(await page.getByTestId('server-error').innerText(), /422/)
+    const fieldMsg = page.locator('.slice[data-slice="0"] li:has(.chip[data-pair="ap2/sta2"]) .field-errors')
+    assert.match(await fieldMsg.innerText(), /conflicts with 'ap1\/sta1' in the same slice/)
+    await shot('slice-maps-refused')
+    assert.equal((await admin('GET', '/versions')).body.total, before, 'a refused map stores no version')
+    await page.fill('#dur-0', '600')
+    await page.getByTestId('save').click()
+    const durMsg = page.locator('.slice[data-slice="0"] .slice-head + .field-errors')
+    await durMsg.filter({ hasText: /less than or equal to 500/ }).waitFor()
+  })
+
+  test('the Live page shows the applied map and updates from telemetry in Redis', async () => {
+    assert.ok(appliedVersion, 'needs the applied version of the editor test')
+    await go('/live')
+    const caption = page.locator('[data-testid=frame-timeline] figcaption')
+    await caption.filter({ hasText: `version ${appliedVersion}` }).waitFor({ timeout: 10000 })
+    assert.match(await caption.innerText(), /50 ms, 2 slices/)
+    await page.locator('[data-testid=pair-table] tr[data-pair="ap1/sta1"]').waitFor()
+    // Throughput is the writer's service rate times the pair's share of the 50 ms frame (30 and 20 ms).
+    assert.equal(await page.locator('tr[data-pair="ap1/sta1"] [data-testid=tput]').innerText(), '58.1')
+    assert.equal(await page.locator('tr[data-pair="ap2/sta2"] [data-testid=tput]').innerText(), '38.8')
+    assert.equal(await page.getByTestId('feed-state').innerText(), 'live')
+    const frameOf = async () => Number((await caption.innerText()).match(/Frame (\d+)/)[1])
+    const first = await frameOf()
+    const lagMs = await page.evaluate(() => new Promise((resolve) => {
+      const fig = document.querySelector('[data-testid=frame-timeline]')
+      const start = fig.getAttribute('data-frame')
+      const obs = new MutationObserver(() => {
+        if (fig.getAttribute('data-frame') !== start) {
+          obs.disconnect()
+          resolve(Date.now() - Number(fig.getAttribute('data-ts-ns')) / 1e6)
+        }
+      })
+      obs.observe(fig, { attributes: true })
+    }))
+    assert.ok((await frameOf()) > first, 'the frame shown advances')
+    console.log(`# live: frame written to Redis -> drawn in the page after ${lagMs.toFixed(0)} ms`)
+    assert.equal(await page.locator('canvas').count() >= 7, true, 'utility chart and three charts per pair drawn')
+    await page.waitForTimeout(1500) // let the charts gather a few seconds of history for the screenshot
+    await shot('live')
+  })
+
+  test('topology, policies, appliances and history pages show the stored configuration', async () => {
+    await go('/topology')
+    await page.locator('svg[data-testid=conflict-graph]').waitFor()
+    assert.equal(await page.locator('svg[data-testid=conflict-graph] line.conflict').count(), 1)
+    await shot('topology')
+    await go('/policies')
+    const a = page.locator('input[name="ts_abr_qd.a_pkts_per_ms"]')
+    await a.waitFor()
+    assert.equal(await a.inputValue(), '1')
+    assert.equal(await a.getAttribute('max'), '20')
+    await shot('policies')
+    await go('/appliances')
+    await page.locator(`[data-testid=appliance-lab] [data-testid=active]`).filter({ hasText: String(appliedVersion) }).waitFor()
+    await shot('appliances')
+    await go('/history')
+    await page.locator('[data-testid=versions] tr', { hasText: 'give ap1/sta1 a longer slice' }).waitFor()
+    await page.locator('[data-testid=audit] tr', { hasText: 'version.apply' }).first().waitFor()
+    await shot('history')
+  })
+
+  test('a viewer sees everything read-only and a write is refused', async () => {
+    await logout()
+    await login(VIEWER)
+    await go('/slice-maps')
+    await page.getByTestId('readonly').waitFor()
+    assert.equal(await page.getByTestId('save').count(), 0)
+    assert.equal(await page.locator('#dur-0').isDisabled(), true)
+    assert.equal(await page.locator('.chip[draggable=true]').count(), 0)
+    await shot('viewer-slice-maps')
+    await go('/topology')
+    await page.locator('svg[data-testid=conflict-graph]').waitFor()
+    assert.equal(await page.getByRole('button', { name: /Add AP|Save topology/ }).count(), 0)
+    await go('/policies')
+    await page.locator('input[name="ts_abr_qd.a_pkts_per_ms"]').waitFor()
+    assert.equal(await page.locator('input[name="ts_abr_qd.a_pkts_per_ms"]').isDisabled(), true)
+    // Even a hand-made request with the viewer's own CSRF token is refused for its role.
+    const refusal = await page.evaluate(async () => {
+      const me = await (await fetch('/api/v1/auth/me')).json()
+      const r = await fetch('/api/v1/versions/1/apply', { method: 'POST', headers: { 'X-CSRF-Token': me.csrf_token } })
+      return { status: r.status, body: await r.json() }
+    })
+    assert.equal(refusal.status, 403)
+    assert.equal(refusal.body.field, 'role')
+  })
+
+  test('a lost controller connection is shown and the page recovers when it returns', async () => {
+    await go('/live')
+    await page.getByTestId('feed-state').filter({ hasText: 'live' }).waitFor()
+    await servers.stopController()
+    await page.getByTestId('offline').waitFor({ timeout: 10000 })
+    await page.getByTestId('feed-state').filter({ hasText: 'retrying' }).waitFor({ timeout: 10000 })
+    await shot('connection-lost')
+    await servers.startController()
+    await page.getByTestId('feed-state').filter({ hasText: 'live' }).waitFor({ timeout: 15000 })
+    await page.getByTestId('offline').waitFor({ state: 'detached', timeout: 10000 })
+    assert.equal(page.offsite, undefined, `nothing loaded from outside the controller (${page.offsite})`)
+  })
+})

@@ -1,0 +1,42 @@
+// Time series kept for the live charts: columns of numbers (uPlot's aligned-data
+// layout, x = seconds since the epoch) bounded to a time window, so a dashboard
+// left open for hours uses constant memory.
+
+export class WindowedSeries {
+  readonly names: string[]
+  readonly windowS: number // length of history kept, seconds
+  private cols: (number | null)[][]
+
+  constructor(names: string[], windowS: number) {
+    this.names = names
+    this.windowS = windowS
+    this.cols = [[], ...names.map(() => [])]
+  }
+
+  get length(): number {
+    return this.cols[0].length
+  }
+
+  /** Append one sample; samples older than windowS before it are dropped. Out-of-order samples are ignored. */
+  push(t: number, values: (number | null | undefined)[]): void {
+    const xs = this.cols[0] as number[]
+    if (xs.length && t < xs[xs.length - 1]) return
+    xs.push(t)
+    this.names.forEach((_, i) => this.cols[i + 1].push(values[i] ?? null))
+    const cutoff = t - this.windowS
+    let drop = 0
+    while (drop < xs.length && xs[drop] < cutoff) drop++
+    if (drop) for (const c of this.cols) c.splice(0, drop)
+  }
+
+  last(name: string): number | null {
+    const i = this.names.indexOf(name)
+    const c = this.cols[i + 1]
+    return c && c.length ? c[c.length - 1] : null
+  }
+
+  /** Columns for uPlot.setData (copies, so a chart never sees a half-updated array). */
+  data(): (number | null)[][] {
+    return this.cols.map((c) => c.slice())
+  }
+}

@@ -1,0 +1,172 @@
+// Live telemetry of one appliance: the controller's WebSocket feed
+// (/api/v1/telemetry/<id>/live, entries as the dataplane writes them, REDIS.md)
+// folded into per-pair and per-frame windowed series for the Live page. History
+// of the last minutes is read over REST when the feed (re)connects. A dropped
+// socket is shown and retried with a capped back-off.
+import { defineStore } from 'pinia'
+import { ref, shallowRef } from 'vue'
+import { api } from '../api/client'
+import type { ApplianceStatus, FrameEntry, PairEntry } from '../api/types'
+import { WindowedSeries } from '../lib/series'
+
+export const WINDOW_S = 300 // minutes of history on the charts: 5
+export const PAIR_SERIES = ['tput_mbps', 's_ms', 'v_ms', 'r_pkts', 'queue_pkts', 'limit_pkts', 'drops'] as const
+export const FRAME_SERIES = ['utility', 'utility_bound', 'reassignments'] as const
+
+export type FeedState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed'
+
+export interface LiveMessage {
+  type: 'status' | 'telemetry' | 'error'
+  status?: ApplianceStatus
+  frames?: FrameEntry[]
+  pairs?: PairEntry[]
+  detail?: string
+}
+
+export const useLive = defineStore('live', () => {
+  const appliance = ref('')
+  const state = ref<FeedState>('idle')
+  const error = ref('')
+  const status = shallowRef<ApplianceStatus | null>(null)
+  const pairs = shallowRef<Map<string, WindowedSeries>>(new Map())
+  const latestPair = shallowRef<Map<string, PairEntry>>(new Map())
+  const frames = shallowRef(new WindowedSeries([...FRAME_SERIES], WINDOW_S))
+  const lastFrame = shallowRef<FrameEntry | null>(null)
+  const tick = ref(0) // bumped on every change, so charts redraw once per batch
+  const lastUpdate = ref(0) // browser time of the last telemetry message, ms
+  let ws: WebSocket | null = null
+  let retryTimer: ReturnType<typeof setTimeout> | null = null
+  let retries = 0
+  let wanted = false
+
+  function seriesOf(pair: string): WindowedSeries {
+    let s = pairs.value.get(pair)
+    if (!s) {
+      s = new WindowedSeries([...PAIR_SERIES], WINDOW_S)
+      const m = new Map(pairs.value)
+      m.set(pair, s)
+      pairs.value = m
+    }
+    return s
+  }
+
+  function addPairs(entries: PairEntry[]): void {
+    if (!entries.length) return
+    const latest = new Map(latestPair.value)
+    for (const e of entries) {
+      const t = e.ts_ns / 1e9
+      seriesOf(e.pair).push(t, [e.tput_mbps, e.s_ms, e.v_ms, e.r_pkts, e.queue_pkts, e.limit_pkts,
+        (e.drops_tail ?? 0) + (e.drops_other ?? 0)])
+      latest.set(e.pair, e)
+    }
+    latestPair.value = latest
+  }
+
+  function addFrames(entries: FrameEntry[]): void {
+    for (const f of entries) frames.value.push(f.ts_ns / 1e9, [f.utility, f.utility_bound, f.reassignments])
+    if (entries.length) lastFrame.value = entries[entries.length - 1]
+  }
+
+  /** Fold one WebSocket message in (exported for tests). */
+  function ingest(msg: LiveMessage): void {
+    if (msg.type === 'status' && msg.status) {
+      status.value = msg.status
+      if (!lastFrame.value && msg.status.last_frame) lastFrame.value = msg.status.last_frame
+    } else if (msg.type === 'telemetry') {
+      addFrames(msg.frames ?? [])
+      addPairs(msg.pairs ?? [])
+      lastUpdate.value = Date.now()
+    } else if (msg.type === 'error') {
+      error.value = msg.detail ?? 'error from the live feed'
+    }
+    tick.value++
+  }
+
+  async function loadHistory(id: string): Promise<void> {
+    const [f, p] = await Promise.all([
+      api.get<{ entries: FrameEntry[] }>(`/telemetry/${encodeURIComponent(id)}/frames`, { count: 2000 }),
+      api.get<{ entries: PairEntry[] }>(`/telemetry/${encodeURIComponent(id)}/pairs`, { count: 2000 }),
+    ])
+    addFrames(f.entries)
+    addPairs(p.entries)
+    tick.value++
+  }
+
+  function reset(): void {
+    pairs.value = new Map()
+    latestPair.value = new Map()
+    frames.value = new WindowedSeries([...FRAME_SERIES], WINDOW_S)
+    lastFrame.value = null
+    status.value = null
+  }
+
+  function open(): void {
+    if (!wanted) return
+    const proto = location.protocol === 'https:' ? 'wss' : 'ws'
+    state.value = retries ? 'reconnecting' : 'connecting'
+    const sock = new WebSocket(`${proto}://${location.host}/api/v1/telemetry/${encodeURIComponent(appliance.value)}/live`)
+    ws = sock
+    sock.onopen = () => {
+      retries = 0
+      error.value = ''
+      state.value = 'open'
+    }
+    sock.onmessage = (ev) => {
+      try {
+        ingest(JSON.parse(String(ev.data)) as LiveMessage)
+      } catch {
+        error.value = 'unreadable message on the live feed'
+      }
+    }
+    sock.onclose = (ev) => {
+      if (ws !== sock) return
+      ws = null
+      if (!wanted) return
+      if (ev.code === 4401 || ev.code === 4403 || ev.code === 4404) {
+        state.value = 'failed'
+        return
+      }
+      retries++
+      state.value = 'reconnecting'
+      if (!error.value) error.value = 'live feed disconnected'
+      const delay = Math.min(5000, 500 * 2 ** Math.min(retries, 4))
+      retryTimer = setTimeout(() => void reconnect(), delay)
+    }
+  }
+
+  async function reconnect(): Promise<void> {
+    retryTimer = null
+    try {
+      await loadHistory(appliance.value)
+    } catch (e) {
+      error.value = (e as Error).message
+    }
+    open()
+  }
+
+  async function start(id: string): Promise<void> {
+    stop()
+    reset()
+    appliance.value = id
+    wanted = true
+    retries = 0
+    try {
+      await loadHistory(id)
+    } catch (e) {
+      error.value = (e as Error).message
+    }
+    open()
+  }
+
+  function stop(): void {
+    wanted = false
+    if (retryTimer) clearTimeout(retryTimer)
+    retryTimer = null
+    const s = ws
+    ws = null
+    s?.close()
+    state.value = 'idle'
+  }
+
+  return { appliance, state, error, status, pairs, latestPair, frames, lastFrame, tick, lastUpdate, ingest, start, stop }
+})
