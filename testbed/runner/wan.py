@@ -17,6 +17,9 @@ from . import processes, topology
 WAN_EMU = Path(__file__).resolve().parents[1] / "wan" / "wan-emu"
 PAPER_DELAY_MS = 75.0   # 004 §6.1: 75 ms each way
 PAPER_RATE_MBIT = 200.0  # 004 §6.1: 200 Mbit/s each way
+# SCHED_FIFO priority: below wlan-emu's default 10 (the air's timing matters
+# more), above the TCP endpoints that would otherwise delay departures by ms.
+RT_PRIORITY = 5
 
 
 @dataclass
@@ -36,7 +39,7 @@ def start(tb: topology.Testbed, delay_ms: float = PAPER_DELAY_MS,
     proc = processes.start(tb.run_dir, "wan-emu", tb.ns("wan"),
                            [str(WAN_EMU), "--if-a", "wan0", "--if-b", "wan1",
                             "--delay-ms", f"{delay_ms:g}", "--rate-mbit", f"{rate_mbit:g}",
-                            "--stats", str(stats)])
+                            "--rt-priority", str(RT_PRIORITY), "--stats", str(stats)])
     deadline = time.monotonic() + 5
     while "wan-emu:" not in proc.log_tail() and time.monotonic() < deadline:
         if not proc.running():
