@@ -40,9 +40,12 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
     const struct adw_policies *pol = &s->plan->cfg->policies;
     uint64_t cap = (uint64_t)(pol->ts_abr_qd.v_cap_factor * (double)ps->batch_s_ns);
     if (capped) {
-        s->st.drains_capped++;
-        if (v_ns > cap)
+        if (v_ns >= cap) {
+            s->st.drains_capped++;
             v_ns = cap;
+        } else {
+            s->st.drains_superseded++;
+        }
     } else {
         s->st.drains_completed++;
     }

@@ -12,7 +12,12 @@
  * It is a tool for understanding, not evidence: the APs here are a
  * queueing model, the emulated testbed is the real test.
  *
- * usage: adwiser-sim [slice_ms (20)] [seconds (10)] [seed (1)]
+ * Scenario "bulk" (004 §6.1): bulk downlink TCP at both STAs.
+ * Scenario "http" (004 §6.3, Table 5): bulk TCP at STA1; STA2 downloads a
+ * 22.64 Mbit page (one connection here, ten in the paper) then thinks for
+ * 100-500 ms, with dynamic slicing on so its idle slices go to STA1.
+ *
+ * usage: adwiser-sim [slice_ms (20)] [seconds (10)] [seed (1)] [bulk|http]
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +35,8 @@
 #define D_SERVER_NS (1 * MS)     /* server <-> appliance, one way */
 #define D_ACK_NS 250000ull       /* STA's ACK to the appliance through its AP (uplink access) */
 #define MAX_FRAMES 4096
+#define PAGE_SEGS ((uint64_t)(22.64e6 / 8 / TCP_MSS + 1)) /* 004 §6.3: 22.640 Mb per page */
+#define FIRST_PAGE_NS (500 * MS)
 
 /* Isolated throughputs of 004 Table 3 as MPDU service rates (1448-byte payload): 79.6 and 103.5 Mbit/s. */
 static const double BETA[2] = {79.6e6 / (TCP_MSS * 8) / 1000, 103.5e6 / (TCP_MSS * 8) / 1000};
@@ -45,16 +52,35 @@ static struct tcp_bulk flows[2];
 static struct ap_model aps[2];
 static struct frame_row rows[MAX_FRAMES];
 
+/* The HTTP user at STA2 (scenario http). */
+struct http_user {
+    bool on;
+    bool loading;                /* a page is being downloaded */
+    uint64_t page_start_ns;
+    unsigned pages;              /* pages completed in the measured window */
+    double resp_sum_ms;
+};
+
+static void push_sendable(struct event_queue *q, struct tcp_bulk *t, uint32_t sta, uint64_t at)
+{
+    for (int64_t seg; (seg = tcp_next_to_send(t)) >= 0;)
+        eq_push(q, at, EV_DATA_AT_CORE, sta, (uint64_t)seg);
+}
+
 int main(int argc, char **argv)
 {
     unsigned slice_ms = argc > 1 ? (unsigned)atoi(argv[1]) : 20;
     unsigned seconds = argc > 2 ? (unsigned)atoi(argv[2]) : 10;
     uint64_t seed = argc > 3 ? (uint64_t)atoll(argv[3]) : 1;
-    if (slice_ms < 1 || slice_ms > 500 || seconds < 2 || seconds > 60) {
-        fprintf(stderr, "usage: %s [slice_ms 1..500] [seconds 2..60] [seed]\n", argv[0]);
+    const char *scenario = argc > 4 ? argv[4] : "bulk";
+    struct http_user http = {.on = strcmp(scenario, "http") == 0};
+    if (slice_ms < 1 || slice_ms > 500 || seconds < 2 || seconds > 60 || (!http.on && strcmp(scenario, "bulk"))) {
+        fprintf(stderr, "usage: %s [slice_ms 1..500] [seconds 2..60] [seed] [bulk|http]\n", argv[0]);
         return 2;
     }
     struct adw_config *cfg = lab_config_2ap_2sta(slice_ms);
+    if (cfg != NULL && http.on)
+        cfg->policies.dynamic_slicing.enabled = true;
     char err[256];
     struct adw_sched *s = cfg ? adw_sched_create(NULL, cfg, 0, err, sizeof(err)) : NULL;
     struct event_queue q;
@@ -68,9 +94,13 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < 2; i++) {
         tcp_init(&flows[i], i);
         ap_init(&aps[i], i, BETA[i], i * S, S, F);
-        for (int64_t seg; (seg = tcp_next_to_send(&flows[i])) >= 0;)
-            eq_push(&q, D_SERVER_NS, EV_DATA_AT_CORE, i, (uint64_t)seg);
     }
+    if (http.on) {
+        flows[1].app_limit = 0;
+        eq_push(&q, FIRST_PAGE_NS, EV_PAGE_START, 1, 0);
+    }
+    for (unsigned i = 0; i < 2; i++)
+        push_sendable(&q, &flows[i], i, D_SERVER_NS);
     eq_push(&q, 0, EV_CORE_TICK, 0, 0);
     uint64_t tick_at = 0;
     unsigned n_rows = 0;
@@ -117,6 +147,14 @@ int main(int argc, char **argv)
             uint64_t ack_count;
             if (tcp_sta_receive(&flows[ev.a], seg, ap->n == 0, measure, &ack_count))
                 eq_push(&q, now + D_ACK_NS, EV_ACK_AT_CORE, ev.a, ack_count);
+            if (http.on && ev.a == 1 && http.loading && flows[1].rcv_next >= flows[1].app_limit) {
+                http.loading = false;
+                if (measure) {
+                    http.pages++;
+                    http.resp_sum_ms += (double)(now - http.page_start_ns) / 1e6;
+                }
+                eq_push(&q, now + (uint64_t)((100 + 400 * rng_uniform(&rng)) * MS), EV_PAGE_START, 1, 0);
+            }
             break;
         }
         case EV_ACK_AT_CORE: {
@@ -131,10 +169,15 @@ int main(int argc, char **argv)
         case EV_ACK_AT_SERVER: {
             struct tcp_bulk *t = &flows[ev.a];
             tcp_server_ack(t, ev.b);
-            for (int64_t seg; (seg = tcp_next_to_send(t)) >= 0;)
-                eq_push(&q, now + D_SERVER_NS, EV_DATA_AT_CORE, ev.a, (uint64_t)seg);
+            push_sendable(&q, t, ev.a, now + D_SERVER_NS);
             break;
         }
+        case EV_PAGE_START: /* the request takes one server delay to arrive; the page then flows */
+            http.loading = true;
+            http.page_start_ns = now;
+            flows[ev.a].app_limit = flows[ev.a].rcv_next + PAGE_SEGS;
+            push_sendable(&q, &flows[ev.a], ev.a, now + 2 * D_SERVER_NS);
+            break;
         }
         uint64_t nxt = adw_sched_next_event_ns(s, now);
         if (nxt < tick_at) {
@@ -143,8 +186,9 @@ int main(int argc, char **argv)
         }
     }
 
-    printf("ADWISER core simulation: 2AP-2STA lab (004 §4-6.1), downlink bulk TCP, S1 = S2 = %u ms, "
+    printf("ADWISER core simulation: 2AP-2STA lab (004 §4-6), %s, S1 = S2 = %u ms, "
            "a = %.1f pkt/ms, r_init = %u, %u s, seed %llu\n",
+           http.on ? "bulk TCP at STA1 + HTTP at STA2 with dynamic slicing" : "downlink bulk TCP at both STAs",
            slice_ms, cfg->policies.ts_abr_qd.a_pkts_per_ms, cfg->policies.ts_abr_qd.r_init_pkts, seconds,
            (unsigned long long)seed);
     printf("AP model: exponential per-packet airtime, beta1 = %.2f pkt/ms (79.6 Mbit/s isolated), "
@@ -162,7 +206,7 @@ int main(int argc, char **argv)
     unsigned first = (unsigned)(warm_ns / F);
     printf("\nsteady state (after %.1f s):\n", warm_ns / 1e9);
     printf("pair       beta*S(pkts)  mean r  sd r   mean V(ms)  S(ms)  tput(Mbit/s)  bound(Mbit/s)  ratio  "
-           "overflow(%% air)\n");
+           "outside own slice(%% air)\n");
     for (unsigned i = 0; i < 2; i++) {
         double sum = 0, sum2 = 0, vsum = 0;
         unsigned n = 0;
@@ -182,12 +226,19 @@ int main(int argc, char **argv)
     }
     struct adw_stats st;
     adw_sched_stats_read(s, &st);
-    printf("utility sum ln(theta) = %.2f, bound sum ln(beta_i S_i / S) = %.2f\n", utility, bound);
+    if (http.on)
+        printf("HTTP at STA2: %u pages, mean response %.0f ms (page %.2f Mbit, think 100-500 ms); STA1's airtime "
+               "outside its own slice is the idle slices it was given\n",
+               http.pages, http.pages ? http.resp_sum_ms / http.pages : 0.0, PAGE_SEGS * TCP_MSS * 8 / 1e6);
+    else
+        printf("utility sum ln(theta) = %.2f, bound sum ln(beta_i S_i / S) = %.2f\n", utility, bound);
     printf("core: frames %llu, batches %llu (under-filled %llu), drains completed %llu, capped %llu, "
-           "overrun %llu, drops %llu (resent by the server)\n",
+           "superseded %llu, overrun %llu, drops %llu (resent by the server), slices reassigned %llu\n",
            (unsigned long long)st.frames, (unsigned long long)st.batches, (unsigned long long)st.batches_underfilled,
            (unsigned long long)st.drains_completed, (unsigned long long)st.drains_capped,
-           (unsigned long long)st.drains_overrun, (unsigned long long)(st.drops_tail + st.drops_pool));
+           (unsigned long long)st.drains_superseded,
+           (unsigned long long)st.drains_overrun, (unsigned long long)(st.drops_tail + st.drops_pool),
+           (unsigned long long)st.reassignments);
     adw_sched_free(s);
     eq_free(&q);
     free(cfg);

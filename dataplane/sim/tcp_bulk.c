@@ -52,6 +52,7 @@ void tcp_init(struct tcp_bulk *t, uint32_t sta)
     t->isn = 0xffffffffu - 5000000u * (sta + 1);
     t->cwnd = 10;
     t->ssthresh = TCP_CWND_MAX;
+    t->app_limit = UINT64_MAX;
 }
 
 int64_t tcp_next_to_send(struct tcp_bulk *t)
@@ -65,7 +66,7 @@ int64_t tcp_next_to_send(struct tcp_bulk *t)
             return tcp_next_to_send(t);
         return (int64_t)seg;
     }
-    if ((double)outstanding >= t->cwnd || outstanding >= TCP_RING / 2)
+    if ((double)outstanding >= t->cwnd || outstanding >= TCP_RING / 2 || t->next_seg >= t->app_limit)
         return -1;
     return (int64_t)t->next_seg++;
 }

@@ -1,7 +1,8 @@
 /*
  * tcp_bulk.h — the two ends of a bulk downlink TCP transfer in the
  * simulation, reduced to what the appliance sees and reacts to:
- *  - a server with a Reno-like window: slow start, then +1 segment per
+ *  - a server (bulk: always data to send; or an HTTP server handing over one
+ *    page at a time through app_limit) with a Reno-like window: slow start, then +1 segment per
  *    window of ACKs; a segment the appliance dropped is resent ahead of new
  *    data and halves the window (once per window of data), as a SACK TCP
  *    would after its duplicate ACKs;
@@ -30,7 +31,7 @@ struct tcp_bulk {
     uint64_t recover_seg;        /* no new window reduction before this is acknowledged */
     uint64_t retx[TCP_RING];     /* dropped segments waiting to be resent (ring) */
     uint32_t retx_head, retx_n;
-    uint64_t in_flight_retx;     /* resent segments not yet covered by acked_seg (approximate) */
+    uint64_t app_limit;          /* the application has handed over this many segments (UINT64_MAX: bulk) */
     /* STA side */
     uint64_t rcv_next;           /* next in-order segment expected */
     uint64_t rcv_max;            /* highest segment received + 1 */

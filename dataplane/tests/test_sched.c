@@ -182,7 +182,7 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
     dequeue_all(f->s, 40 * MS);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
-    assert_int_equal(st.drains_capped, 1);
+    assert_int_equal(st.drains_superseded, 1); /* open 40 ms at the next batch, under the 60 ms cap */
     assert_int_equal(st.drains_completed, 0);
     dequeue_all(f->s, 80 * MS);
     struct adw_frame_report fr;
@@ -191,6 +191,28 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 1 */
     assert_int_equal(pr[0].v_ns, 40 * MS);
     assert_int_equal(pr[0].r_pkts, 20); /* 40 + (20 - 40) */
+}
+
+static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
+{
+    struct fixture *f = *state;
+    f->cfg->policies.ts_abr_qd.v_cap_factor = 1.5; /* cap 30 ms, shorter than the 40 ms frame */
+    adw_sched_free(f->s);
+    f->s = adw_sched_create(NULL, f->cfg, 0, NULL, 0);
+    enqueue_data(f->s, 0, 1, 100, 0);
+    dequeue_all(f->s, 0);
+    dequeue_all(f->s, 40 * MS);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drains_capped, 1);
+    assert_int_equal(st.drains_superseded, 0);
+    dequeue_all(f->s, 80 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    adw_sched_poll_frame(f->s, &fr, pr, 2);
+    adw_sched_poll_frame(f->s, &fr, pr, 2);
+    assert_int_equal(pr[0].v_ns, 30 * MS);
+    assert_int_equal(pr[0].r_pkts, 30); /* 40 + (20 - 30) */
 }
 
 static void test_realtime_is_released_first_at_every_slice_start(void **state)
@@ -444,6 +466,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_batch_holds_r_packets_and_keeps_the_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drain_from_returning_ack_updates_r, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_final_ack_caps_the_drain_at_the_next_slice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drain_open_past_the_cap_is_closed_at_the_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_realtime_is_released_first_at_every_slice_start, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unmanaged_traffic_passes_straight_through, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue_limit_drops_are_counted, setup, teardown),

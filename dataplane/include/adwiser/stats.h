@@ -31,7 +31,9 @@ struct adw_stats {
     uint64_t batches;            /* TS-ABR-QD batches released */
     uint64_t batches_underfilled;/* batches that held fewer packets than r (no growth of r) */
     uint64_t drains_completed;   /* drains ended by inferred ACKs / data */
-    uint64_t drains_capped;      /* drains closed at v_cap_factor * S (lost ACKs) */
+    uint64_t drains_capped;      /* drains still open after v_cap_factor * S (lost ACKs), closed at that value */
+    uint64_t drains_superseded;  /* drains still open (under the cap) when the pair's next batch was released,
+                                    closed at that time; like capped ones they give no rate sample */
     uint64_t drains_overrun;     /* drains longer than the slice S_i */
     uint64_t drain_flows_untracked; /* TCP flows beyond the per-batch tracking table */
     uint64_t tsabr_resets;       /* r reset to r_init on a sharp rate change */
