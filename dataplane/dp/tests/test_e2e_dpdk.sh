@@ -3,7 +3,8 @@
 # (see netns_lab.sh for the namespaces).  Pins:
 #   - ICMP (unmanaged) passes straight through in both directions;
 #   - a bounded iperf3 TCP transfer to each STA completes through the scheduler;
-#   - two configuration reloads (SIGHUP) under traffic lose no packet;
+#   - three configuration reloads (SIGHUP) under traffic lose no packet, one of
+#     them removing STA2 while its packets are held (they go to its AP);
 #   - SIGTERM while packets are held releases them: every packet the
 #     appliance sent towards an AP arrived at the STA.
 # Usage: test_e2e_dpdk.sh BUILD_DIR   (root; needs iperf3, ethtool)
@@ -20,6 +21,11 @@ CONF="$HERE/../../../configs/lab-2ap-2sta.yaml"
 lab_config_json "$CONF" "$WORK/lab.json"
 # A second version of the same lab with other slice lengths, for the reloads.
 lab_config_json "$CONF" "$WORK/lab-30ms.json" "for s in c['slice_map']['slices']: s['duration_ms'] = 30"
+# ... and one without STA2 (its traffic becomes unmanaged; what is held for it is released to AP2).
+lab_config_json "$CONF" "$WORK/lab-no-sta2.json" "
+c['topology']['stas'] = c['topology']['stas'][:1]
+c['topology']['conflicts'] = []
+c['slice_map']['slices'] = c['slice_map']['slices'][:1]"
 cp "$WORK/lab.json" "$WORK/active.json"
 
 start_dp() {   # extra args...
@@ -50,7 +56,7 @@ lab_exec "$NS_SRV" ping -c 3 -i 0.2 -W 2 198.18.0.11 >/dev/null || { cat "$WORK/
 lab_exec "$NS_SRV" ping -c 3 -i 0.2 -W 2 198.18.0.12 >/dev/null || fail "ping server->sta2"
 lab_exec "$NS_STA1" ping -c 3 -i 0.2 -W 2 198.18.0.1 >/dev/null || fail "ping sta1->server"
 
-echo "-- bounded TCP transfers to both STAs, two reloads under traffic"
+echo "-- bounded TCP transfers to both STAs, three reloads under traffic"
 for ns in "$NS_STA1" "$NS_STA2"; do
     lab_exec "$ns" iperf3 -s -1 -D -I "$WORK/iperf-$ns.pid" >/dev/null
 done
@@ -60,9 +66,11 @@ lab_exec "$NS_SRV" timeout 60 iperf3 -c 198.18.0.11 -n 30M -J >"$WORK/iperf1.jso
 C1=$!
 lab_exec "$NS_SRV" timeout 60 iperf3 -c 198.18.0.12 -n 30M -J >"$WORK/iperf2.json" &
 C2=$!
-sleep 1
+sleep 0.7
 cp "$WORK/lab-30ms.json" "$WORK/active.json"; kill -HUP "$DP_PID"
-sleep 1
+sleep 0.7
+cp "$WORK/lab-no-sta2.json" "$WORK/active.json"; kill -HUP "$DP_PID"
+sleep 0.7
 cp "$WORK/lab.json" "$WORK/active.json"; kill -HUP "$DP_PID"
 wait "$C1" || fail "iperf3 to sta1 did not complete"
 wait "$C2" || fail "iperf3 to sta2 did not complete"
@@ -71,6 +79,14 @@ for f in iperf1 iperf2; do
     [ "$sent" -ge 31457280 ] || fail "$f sent $sent bytes of 30 MiB"
     echo "   $f: $(json_get "$WORK/$f.json" end.sum_received.bits_per_second) bit/s"
 done
+
+echo "-- an invalid file on SIGHUP is refused with the field named; the running configuration stays"
+lab_config_json "$CONF" "$WORK/active.json" "c['policies']['ts_abr_qd']['r_init_pkts'] = 'forty'"
+kill -HUP "$DP_PID"
+for _ in $(seq 50); do grep -q 'refused' "$WORK/dp.log" && break; sleep 0.1; done
+grep -q "reload of .* refused.*policies.ts_abr_qd.r_init_pkts: expected an integer" "$WORK/dp.log" \
+    || { cat "$WORK/dp.log"; fail "the refused reload does not name policies.ts_abr_qd.r_init_pkts"; }
+lab_exec "$NS_SRV" ping -c 2 -i 0.2 -W 2 198.18.0.12 >/dev/null || fail "no traffic after a refused reload"
 
 echo "-- held packets at SIGTERM are released"
 lab_exec "$NS_STA1" iperf3 -s -1 -D -I "$WORK/iperf-last.pid" >/dev/null
@@ -82,11 +98,12 @@ wait || true
 
 rel() { json_get "$WORK/stats.json" "$1"; }
 echo "   stats: $(cat "$WORK/stats.json")"
-[ "$(rel counters.reloads_applied)" -eq 2 ] || fail "expected 2 reloads applied"
+[ "$(rel counters.reloads_applied)" -eq 3 ] || fail "expected 3 reloads applied"
+[ "$(rel counters.reloads_rejected)" -eq 1 ] || fail "expected 1 reload refused"
 [ "$(rel counters.released_pkts)" -gt 0 ] || fail "the scheduler released nothing: traffic was not managed"
 # Drops at the A* queue limit are the queue discipline at work (reported); the reloads must drop nothing.
 echo "   A* tail drops: $(rel core.drops_tail)"
-[ "$(rel core.config_swaps)" -eq 2 ] || fail "the core did not swap both configurations in"
+[ "$(rel core.config_swaps)" -eq 3 ] || fail "the core did not swap the 3 configurations in"
 [ "$(rel core.drops_config)" -eq 0 ] || fail "the reloads dropped held packets"
 [ "$(rel core.drops_pool)" -eq 0 ] || fail "the packet pool overflowed"
 [ "$(rel counters.tx_drops)" -eq 0 ] || fail "packets lost at TX"
