@@ -7,6 +7,9 @@
 # service is never touched. Everything OVS writes (database, sockets, logs,
 # pid files) stays in RUN_DIR, so several copies can run side by side.
 #
+# Either daemon that is already running (by its pid file) is left alone, so
+# after a crash or a stop of ovs-vswitchd alone the same command brings it back.
+#
 #   usage: ovs-start.sh RUN_DIR [NETNS]
 #   then:  ovs-vsctl  --db=unix:RUN_DIR/db.sock ...
 #          ovs-ofctl  ... unix:RUN_DIR/<bridge>.mgmt
@@ -23,29 +26,28 @@ if [ ${#RUN_DIR} -gt 80 ]; then
     echo "ovs-start.sh: RUN_DIR '$RUN_DIR' is too long for unix sockets (max 80 characters)" >&2
     exit 2
 fi
-for f in ovsdb-server.pid ovs-vswitchd.pid; do
-    if [ -s "$RUN_DIR/$f" ] && kill -0 "$(cat "$RUN_DIR/$f")" 2>/dev/null; then
-        echo "ovs-start.sh: $f in $RUN_DIR names a running process; run ovs-stop.sh first" >&2
-        exit 2
-    fi
-done
+running() { [ -s "$RUN_DIR/$1.pid" ] && kill -0 "$(cat "$RUN_DIR/$1.pid")" 2>/dev/null; }
 
 export OVS_RUNDIR=$RUN_DIR OVS_LOGDIR=$RUN_DIR OVS_DBDIR=$RUN_DIR OVS_SYSCONFDIR=$RUN_DIR
 [ -f "$RUN_DIR/conf.db" ] || ovsdb-tool create "$RUN_DIR/conf.db" "$SCHEMA"
 
-in_ns ovsdb-server "$RUN_DIR/conf.db" \
-    --remote="punix:$RUN_DIR/db.sock" \
-    --pidfile="$RUN_DIR/ovsdb-server.pid" \
-    --unixctl="$RUN_DIR/ovsdb-server.ctl" \
-    --log-file="$RUN_DIR/ovsdb-server.log" \
-    --detach --no-chdir
-ovs-vsctl --db="unix:$RUN_DIR/db.sock" --no-wait init
+if ! running ovsdb-server; then
+    in_ns ovsdb-server "$RUN_DIR/conf.db" \
+        --remote="punix:$RUN_DIR/db.sock" \
+        --pidfile="$RUN_DIR/ovsdb-server.pid" \
+        --unixctl="$RUN_DIR/ovsdb-server.ctl" \
+        --log-file="$RUN_DIR/ovsdb-server.log" \
+        --detach --no-chdir
+    ovs-vsctl --db="unix:$RUN_DIR/db.sock" --no-wait init
+fi
 
-in_ns ovs-vswitchd "unix:$RUN_DIR/db.sock" \
-    --pidfile="$RUN_DIR/ovs-vswitchd.pid" \
-    --unixctl="$RUN_DIR/ovs-vswitchd.ctl" \
-    --log-file="$RUN_DIR/ovs-vswitchd.log" \
-    --detach --no-chdir
+if ! running ovs-vswitchd; then
+    in_ns ovs-vswitchd "unix:$RUN_DIR/db.sock" \
+        --pidfile="$RUN_DIR/ovs-vswitchd.pid" \
+        --unixctl="$RUN_DIR/ovs-vswitchd.ctl" \
+        --log-file="$RUN_DIR/ovs-vswitchd.log" \
+        --detach --no-chdir
+fi
 
 # Ready when vswitchd has read the database and answers on its control socket.
 for _ in $(seq 100); do

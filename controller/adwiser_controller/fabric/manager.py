@@ -17,6 +17,12 @@ The topology followed is the configuration the dataplane acknowledged
 can only forward STAs it knows; until there is one, the file given at start.
 A document that cannot be built is refused whole and the current table kept.
 
+OVS keeps no flows across a restart of ovs-vswitchd (and with
+fail_mode=secure an empty table drops everything), so the manager watches
+vswitchd's pid file at every poll and reinstalls ports and table at once
+when it changes; it also rewrites the table every `resync_s` (a no-op for
+OVS when nothing differs) in case anything else touched it.
+
 The manager writes its own state to `adwiser:appliance:<id>:fabric` (JSON,
 PX 3000, refreshed every second) for the controller and dashboard, and logs
 every event as a JSON line on stdout. When it stops, the flows stay as they
@@ -39,7 +45,7 @@ from ..models import AdwiserConfig
 from . import links
 from .flows import Mode, compile_flows
 from .liveness import HeartbeatInvalid, LivenessJudge, Verdict, parse_heartbeat, sample_ports
-from .ovs import Ovs
+from .ovs import Ovs, OvsError
 from .plan import PlanError, PortPlan, build_plan
 
 STATUS_TTL_MS = 3000
@@ -51,6 +57,7 @@ class ManagerOptions:
     healthy_polls: int = 3  # healthy verdicts in a row before steering back
     stall_holddown_s: float = 5.0  # after a stall, wait this long (or for a new pid) before steering back
     status_every_s: float = 1.0  # refresh period of the fabric status key, s
+    resync_s: float = 5.0  # period of the idempotent rewrite of the flow table, s
 
 
 def log_event(event: str, **fields: Any) -> None:
@@ -91,6 +98,8 @@ class FabricManager:
         self._holddown_until_ns = 0
         self._holddown_pid: int | None = None
         self._status_due_ns = 0
+        self._resync_due_ns = 0
+        self._vswitchd_pid: int | None = None
 
     def key(self, what: str) -> str:
         return keys.appliance(self.appliance_id, what)
@@ -101,6 +110,7 @@ class FabricManager:
         """Create the dataplane veths and the bridge with all its ports, then install the table of the
         dataplane's present state: steered if it is healthy now (a restarted manager does not bounce traffic
         that is flowing through a healthy dataplane), bypass otherwise."""
+        self._vswitchd_pid = self.ovs.vswitchd_pid()
         self.ovs.ensure_bridge()
         self._sync_ports()
         verdict, redis_ok = self._observe()
@@ -130,6 +140,7 @@ class FabricManager:
     def _install(self, mode: Mode, reason: str) -> None:
         t0 = time.monotonic_ns()
         self.ovs.replace_flows(compile_flows(self.cfg, self.plan, mode))
+        self._resync_due_ns = time.time_ns() + int(self.opts.resync_s * 1e9)
         changed = mode != self.mode
         self.mode = mode
         self.reason = reason
@@ -180,9 +191,27 @@ class FabricManager:
 
     # ------------------------------------------------------------ the watchdog
 
+    def _keep_ovs_in_step(self, now: int) -> None:
+        pid = self.ovs.vswitchd_pid()
+        if pid is not None and pid != self._vswitchd_pid:
+            self.log("vswitchd_restarted", pid=pid, previous=self._vswitchd_pid)
+            # The bridge and its ports come back from the database; the flows and the ports' no-flood bits do
+            # not. Flows first: until they are in, the bridge drops everything.
+            self._install(self.mode, f"ovs-vswitchd restarted (pid {pid})")
+            self.ovs.ensure_bridge()
+            self._sync_ports()
+            self._vswitchd_pid = pid  # only once the table is back: a failed attempt is retried next poll
+        elif now >= self._resync_due_ns:
+            self.ovs.replace_flows(compile_flows(self.cfg, self.plan, self.mode))
+            self._resync_due_ns = now + int(self.opts.resync_s * 1e9)
+
     def poll(self) -> Verdict:
         verdict, redis_ok = self._observe()
         now = time.time_ns()
+        try:
+            self._keep_ovs_in_step(now)
+        except (OvsError, links.LinkError) as exc:  # vswitchd still coming up: retried at the next poll
+            self.log("ovs_unavailable", error=str(exc))
         self._decide(now, verdict)
         self._publish_status(now, redis_ok)
         return verdict

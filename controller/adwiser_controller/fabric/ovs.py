@@ -73,5 +73,12 @@ class Ovs:
         finally:
             os.unlink(path)
 
+    def vswitchd_pid(self) -> int | None:
+        """The pid in ovs-vswitchd's pid file: a new one means a restarted vswitchd with an empty flow table."""
+        try:
+            return int((self.run_dir / "ovs-vswitchd.pid").read_text().strip())
+        except (OSError, ValueError):
+            return None
+
     def dump_flows(self) -> str:
         return self.ofctl("dump-flows", "--names")

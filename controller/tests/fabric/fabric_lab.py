@@ -190,6 +190,13 @@ class Lab:
         wait_for(lambda: (self.heartbeat() or {}).get("pid") == pid, 20, f"a heartbeat from dataplane pid {pid}")
         return pid
 
+    def restart_vswitchd(self) -> None:
+        """Stop ovs-vswitchd alone (by its pid file) and start it again: the bridge comes back without flows."""
+        pid = int((self.ovs_dir / "ovs-vswitchd.pid").read_text())
+        stop_pid(pid)
+        subprocess.run([str(OVS_SCRIPTS / "ovs-start.sh"), str(self.ovs_dir), self.ns["app"]], check=True,
+                       capture_output=True)
+
     def close(self, keep_logs: bool = False) -> None:
         for name in ("dp", "manager", "iperf-s", "iperf-c", "probe-s", "probe-r"):
             if name in self.pids:

@@ -178,6 +178,17 @@ def test_killed_fabric_manager_leaves_the_dataplane_forwarding(lab: Lab) -> None
     assert through_dataplane(lab)
 
 
+def test_restarted_ovs_vswitchd_gets_its_flow_table_back(lab: Lab) -> None:
+    wait_for(lambda: lab.mode() == "steered", 5, "steered mode")
+    res = run_with_fault(lab, "vswitchd-restart", lab.restart_vswitchd, seconds=8)
+    fig = res["figures"]
+    record(lab.dataplane, "ovs_vswitchd_restart", fig)
+    assert any(e["event"] == "vswitchd_restarted" and e["mono_ns"] > res["t_fault"] for e in lab.manager_events())
+    assert fig["tcp_completed"], fig
+    assert res["after_fault"] > 2 * PROBE_RATE_HZ, "traffic did not come back after the vswitchd restart"
+    assert lab.mode() == "steered" and through_dataplane(lab)
+
+
 def test_redis_restart_loses_no_configuration_and_heartbeat_resumes(lab: Lab) -> None:
     wait_for(lambda: lab.mode() == "steered", 5, "steered mode")
     r = lab.r
