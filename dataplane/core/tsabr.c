@@ -11,6 +11,7 @@ void adw_tsabr_init(struct adw_tsabr *t, const struct adw_tsabr_policy *p)
     t->rate_ewma = 0;
     t->outlier_side = 0;
     t->outlier_run = 0;
+    t->rate_samples = 0;
 }
 
 uint32_t adw_tsabr_batch(const struct adw_tsabr *t, const struct adw_tsabr_policy *p)
@@ -29,15 +30,17 @@ static bool rate_changed(struct adw_tsabr *t, const struct adw_tsabr_policy *p, 
 {
     if (t->rate_ewma <= 0) {
         t->rate_ewma = rate;
+        t->rate_samples = 1;
         return false;
     }
     double dev = (rate - t->rate_ewma) / t->rate_ewma;
-    if (fabs(dev) > p->rate_change_reset) {
+    if (fabs(dev) > p->rate_change_reset && t->rate_samples >= ADW_TSABR_RESET_WARMUP) {
         int8_t side = dev > 0 ? 1 : -1;
         t->outlier_run = side == t->outlier_side ? (uint8_t)(t->outlier_run + 1) : 1;
         t->outlier_side = side;
         if (t->outlier_run >= ADW_TSABR_RESET_RUN) {
             t->rate_ewma = rate;
+            t->rate_samples = 1;
             t->outlier_run = 0;
             t->outlier_side = 0;
             return true;
@@ -47,6 +50,8 @@ static bool rate_changed(struct adw_tsabr *t, const struct adw_tsabr_policy *p, 
     t->outlier_run = 0;
     t->outlier_side = 0;
     t->rate_ewma += ADW_TSABR_RATE_EWMA * (rate - t->rate_ewma);
+    if (t->rate_samples < UINT16_MAX)
+        t->rate_samples++;
     return false;
 }
 

@@ -20,9 +20,9 @@
  *  - a drain that overruns the slice: V > S simply shrinks r (counted);
  *  - bounds: r stays in [r_min, r_max];
  *  - a sharp rate change: the drain rate released/V of full batches is
- *    tracked by an EWMA; three consecutive samples off by more than
- *    rate_change_reset (relative) on the same side reset r to r_init and
- *    restart the EWMA at the new rate.
+ *    tracked by an EWMA; once it holds ADW_TSABR_RESET_WARMUP samples, three
+ *    consecutive samples off by more than rate_change_reset (relative) on
+ *    the same side reset r to r_init and restart the EWMA at the new rate.
  */
 #ifndef ADW_CORE_TSABR_H
 #define ADW_CORE_TSABR_H
@@ -34,12 +34,14 @@
 
 #define ADW_TSABR_RATE_EWMA 0.2   /* weight of a new drain-rate sample */
 #define ADW_TSABR_RESET_RUN 3     /* consecutive outliers that trigger a reset */
+#define ADW_TSABR_RESET_WARMUP 8  /* rate samples before a reset may happen (r is still ramping up) */
 
 struct adw_tsabr {
     double r;                    /* current batch size, MTU packets (real-valued) */
     double rate_ewma;            /* EWMA drain rate of full batches, packets per ms; 0 = none yet */
     int8_t outlier_side;         /* +1 / -1: side of the current run of outliers, 0 none */
     uint8_t outlier_run;         /* length of that run */
+    uint16_t rate_samples;       /* samples in rate_ewma (saturates) */
 };
 
 enum adw_tsabr_outcome {

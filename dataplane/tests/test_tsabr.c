@@ -180,6 +180,22 @@ static void test_sharp_rate_change_resets_r(void **st)
     assert_int_equal(adw_tsabr_batch(&t, &p), 40);
 }
 
+static void test_no_reset_while_the_rate_average_warms_up(void **st)
+{
+    (void)st;
+    struct adw_tsabr_policy p = open_policy(1);
+    p.rate_change_reset = 0.5;
+    struct adw_tsabr t;
+    adw_tsabr_init(&t, &p);
+    /* the first drains of a new pair move a lot (TCP still ramping up): no reset before the average settles */
+    for (int k = 0; k < 6; k++) {
+        uint32_t n = adw_tsabr_batch(&t, &p);
+        double rate = k == 0 ? 7.0 : 2.0;
+        assert_int_equal(adw_tsabr_update(&t, &p, 20000000, (uint64_t)(n / rate * 1e6), n, false, false),
+                         ADW_TSABR_UPDATED);
+    }
+}
+
 static void test_single_outlier_does_not_reset(void **st)
 {
     (void)st;
@@ -207,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_capped_drain_limits_the_step),
         cmocka_unit_test(test_r_stays_within_bounds),
         cmocka_unit_test(test_sharp_rate_change_resets_r),
+        cmocka_unit_test(test_no_reset_while_the_rate_average_warms_up),
         cmocka_unit_test(test_single_outlier_does_not_reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
