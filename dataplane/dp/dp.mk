@@ -17,10 +17,13 @@ DP_BIN      := $(BUILD)/adwiser-dp
 # The configuration loader alone (no DPDK), for its unit tests under ASan+UBSan.
 DP_LOADER_SRCS := dp/config_json.c dp/json_walk.c
 DP_TEST_CONFIG := $(BUILD)/san/dp/test_config_json
+# The loop's pure parts (options, idle back-off, lateness histogram).
+DP_PARTS_SRCS := dp/dp_options.c dp/idle_backoff.c dp/slice_lateness.c
+DP_TEST_PARTS := $(BUILD)/san/dp/test_dp_parts
 
 # The executable needs the core's scheduler (core/sched.c); until it is in the tree only the loader is built.
 DP_CORE_HAS_SCHED := $(wildcard core/sched.c)
-DP_BUILD += $(DP_TEST_CONFIG) $(if $(DP_CORE_HAS_SCHED),$(DP_BIN) $(BUILD)/gen_sta_mix)
+DP_BUILD += $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(if $(DP_CORE_HAS_SCHED),$(DP_BIN) $(BUILD)/gen_sta_mix)
 DP_TEST  += dp-test-unit $(if $(DP_CORE_HAS_SCHED),fuzz-replay dp-test-e2e)
 
 .PHONY: dp-test dp-test-unit dp-test-e2e
@@ -46,8 +49,13 @@ $(DP_LAB_JSON): ../configs/lab-2ap-2sta.yaml
 	py=$(PY); [ -x "$$py" ] || py=python3; \
 	$$py -c 'import json,sys,yaml; json.dump(yaml.safe_load(open(sys.argv[1])), open(sys.argv[2],"w"), indent=1)' $< $@
 
-dp-test-unit: $(DP_TEST_CONFIG) $(DP_LAB_JSON)
+$(DP_TEST_PARTS): dp/tests/test_dp_parts.c $(DP_PARTS_SRCS) $(DP_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) -Idp $< $(DP_PARTS_SRCS) -lcmocka -o $@
+
+dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_LAB_JSON)
 	ADW_LAB_JSON=$(DP_LAB_JSON) ADW_SCHEMA=../configs/schema/adwiser-config.schema.json $(DP_TEST_CONFIG)
+	$(DP_TEST_PARTS)
 
 # Root only (network namespaces); each script cleans up after itself.
 dp-test-e2e: $(DP_BIN)

@@ -1,0 +1,151 @@
+/*
+ * The pure parts of adwiser-dp's loop, without DPDK: the command line, the
+ * idle back-off (never sleeps past a slice start, backs off while idle,
+ * wakes to full speed on traffic) and the slice-start lateness histogram.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dp_options.h"
+#include "idle_backoff.h"
+#include "slice_lateness.h"
+
+static int parse(struct dp_options *o, char *err, const char **args, int n)
+{
+    char *argv[32];
+    argv[0] = (char *)"adwiser-dp";
+    for (int i = 0; i < n; i++)
+        argv[i + 1] = (char *)args[i];
+    return dp_options_parse(o, n + 1, argv, err, 256);
+}
+
+static void test_options_bind_aps_and_defaults(void **state)
+{
+    (void)state;
+    static struct dp_options o;
+    char err[256];
+    const char *a[] = {"--config", "x.json", "--uplink", "up0", "--ap", "ap1=net_af_packet1", "--ap", "ap2=ap2",
+                       "--telemetry", "t.jsonl", "--redis", "unix:/tmp/r.sock"};
+    assert_int_equal(parse(&o, err, a, 12), 0);
+    assert_int_equal(o.backend, DP_BACKEND_DPDK);
+    assert_int_equal(o.n_aps, 2);
+    assert_string_equal(o.aps[0].ap_id, "ap1");
+    assert_string_equal(o.aps[0].port, "net_af_packet1");
+    assert_string_equal(o.aps[1].port, "ap2");
+    assert_int_equal(o.burst, 32);
+    assert_int_equal(o.total_num_mbufs, 16384);
+    assert_string_equal(o.redis_addr, "unix:/tmp/r.sock");
+}
+
+static void test_options_refuse_with_the_option_named(void **state)
+{
+    (void)state;
+    static struct dp_options o;
+    char err[256];
+    const char *no_config[] = {"--uplink", "up0"};
+    assert_int_equal(parse(&o, err, no_config, 2), -1);
+    assert_non_null(strstr(err, "--config"));
+    const char *bad_ap[] = {"--config", "x", "--uplink", "u", "--ap", "ap1"};
+    assert_int_equal(parse(&o, err, bad_ap, 6), -1);
+    assert_non_null(strstr(err, "--ap: 'ap1' is not AP_ID=PORT"));
+    const char *bad_backend[] = {"--config", "x", "--uplink", "u", "--backend", "xdp"};
+    assert_int_equal(parse(&o, err, bad_backend, 6), -1);
+    assert_non_null(strstr(err, "--backend"));
+    const char *bad_burst[] = {"--config", "x", "--uplink", "u", "--burst", "0"};
+    assert_int_equal(parse(&o, err, bad_burst, 6), -1);
+    assert_non_null(strstr(err, "--burst"));
+    const char *bad_rt[] = {"--config", "x", "--uplink", "u", "--rt-priority", "100"};
+    assert_int_equal(parse(&o, err, bad_rt, 6), -1);
+    assert_non_null(strstr(err, "--rt-priority"));
+    const char *unknown[] = {"--config", "x", "--uplink", "u", "--colour", "blue"};
+    assert_int_equal(parse(&o, err, unknown, 6), -1);
+    assert_non_null(strstr(err, "--colour"));
+}
+
+static void test_nfqueue_backend_is_found_before_the_eal_starts(void **state)
+{
+    (void)state;
+    char *a[] = {(char *)"adwiser-dp", (char *)"--config", (char *)"x", (char *)"--backend", (char *)"nfqueue"};
+    assert_true(dp_options_wants_nfqueue(5, a));
+    char *b[] = {(char *)"adwiser-dp", (char *)"--no-huge", (char *)"--", (char *)"--backend=dpdk"};
+    assert_false(dp_options_wants_nfqueue(4, b));
+}
+
+static void test_backoff_never_sleeps_past_the_next_slice_start(void **state)
+{
+    (void)state;
+    struct idle_backoff b;
+    idle_backoff_init(&b);
+    uint64_t now = 1000000000ull, next = now + 5000000ull;   /* slice start in 5 ms */
+    uint64_t slept = 0;
+    for (int i = 0; i < 100000 && now < next; i++) {
+        uint64_t s = idle_backoff_step(&b, 0, now, next);
+        assert_true(s <= b.max_sleep_ns);
+        if (s) {
+            assert_true(now + s + b.spin_margin_ns <= next);
+            slept += s;
+            now += s;
+        } else {
+            now += 100;   /* a poll */
+        }
+    }
+    assert_true(slept > 4000000ull);   /* most of the idle 5 ms asleep */
+}
+
+static void test_backoff_grows_while_idle_and_resets_on_traffic(void **state)
+{
+    (void)state;
+    struct idle_backoff b;
+    idle_backoff_init(&b);
+    uint64_t now = 0, next = UINT64_MAX / 2, s = 0;
+    for (unsigned i = 0; i < b.polls_before_sleep - 1; i++)
+        assert_int_equal(idle_backoff_step(&b, 0, now, next), 0);   /* a few idle polls before any sleep */
+    s = idle_backoff_step(&b, 0, now, next);
+    assert_int_equal(s, b.min_sleep_ns);
+    uint64_t prev = s;
+    for (int i = 0; i < 20; i++) {
+        s = idle_backoff_step(&b, 0, now, next);
+        assert_true(s >= prev && s <= b.max_sleep_ns);
+        prev = s;
+    }
+    assert_int_equal(s, b.max_sleep_ns);
+    assert_int_equal(idle_backoff_step(&b, 5, now, next), 0);          /* traffic: poll at full speed */
+    for (unsigned i = 0; i < b.polls_before_sleep - 1; i++)
+        idle_backoff_step(&b, 0, now, next);
+    assert_int_equal(idle_backoff_step(&b, 0, now, next), b.min_sleep_ns);
+}
+
+static void test_lateness_quantiles_from_the_histogram(void **state)
+{
+    (void)state;
+    static struct slice_lateness h;
+    memset(&h, 0, sizeof(h));
+    assert_true(slice_lateness_quantile_us(&h, 0.5) == 0.0);
+    for (int i = 0; i < 98; i++)
+        slice_lateness_record(&h, 3200);        /* 3.2 µs */
+    slice_lateness_record(&h, 250000);          /* 250 µs */
+    slice_lateness_record(&h, 50000000);        /* 50 ms: overflow bin */
+    assert_true(slice_lateness_quantile_us(&h, 0.5) == 3.5);
+    assert_true(slice_lateness_quantile_us(&h, 0.985) == 250.5);
+    assert_true(slice_lateness_quantile_us(&h, 0.999) == 10000.0 + 0.5);
+    assert_int_equal(h.max_ns, 50000000);
+    assert_int_equal(h.count, 100);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_options_bind_aps_and_defaults),
+        cmocka_unit_test(test_options_refuse_with_the_option_named),
+        cmocka_unit_test(test_nfqueue_backend_is_found_before_the_eal_starts),
+        cmocka_unit_test(test_backoff_never_sleeps_past_the_next_slice_start),
+        cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
+        cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
