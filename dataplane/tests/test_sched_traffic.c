@@ -176,6 +176,65 @@ static void test_uplink_transfer_drain_ends_when_data_comes_back(void **st)
     free(c);
 }
 
+static void test_every_packet_is_counted_exactly_once(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    c->policies.realtime.n_udp_ports = 1;
+    c->policies.realtime.udp_ports[0] = 5004;
+    struct adw_sched_params prm = {.pool_pkts = 3000};
+    struct adw_sched *s = adw_sched_create(&prm, c, 0, NULL, 0);
+    nb = 0;
+    uint32_t x = 99;
+    unsigned queued = 0, handed = 0;
+    for (unsigned i = 0; i < 8000; i++) {
+        x = x * 1664525u + 1013904223u;
+        unsigned sta = (x >> 8) & 1, kind = (x >> 9) % 6;
+        struct fb_tcp t = down4(sta, i * 100, (x >> 12) % 3 ? 100 : 0);
+        uint8_t *b = bufs[nb++];
+        uint32_t len;
+        uint16_t in_port = 0;
+        if (kind == 0)
+            len = fb_arp(b, 1600, LAB_SRV_MAC);
+        else if (kind == 1)
+            len = fb_udp4(b, 1600, LAB_SRV_MAC, LAB_STA_MAC[sta], LAB_SRV_IP, LAB_STA_IP[sta], 0, 5004, 5004, 20);
+        if (kind == 2) { /* uplink: the STA's segment from its AP */
+            struct fb_tcp u = t;
+            memcpy(u.src_mac, t.dst_mac, 6), memcpy(u.dst_mac, t.src_mac, 6);
+            memcpy(u.src_ip, t.dst_ip, 4), memcpy(u.dst_ip, t.src_ip, 4);
+            u.sport = t.dport, u.dport = t.sport;
+            t = u;
+            in_port = (uint16_t)(sta + 1);
+        }
+        if (kind > 1)
+            len = fb_tcp(b, 1600, &t);
+        if (kind == 3) /* damaged in flight: one random byte flipped, length cut at random */
+            b[(x >> 16) % len] ^= 0xff, len = (x >> 3) % (len + 1);
+        struct adw_pkt p = {.data = b, .len = len, .in_port = in_port, .cookie = b};
+        queued += enq(s, &p, i * 10000ull) == ADW_QUEUED;
+        if (nb == 8999) {
+            while (adw_sched_flush(s, out, 100) > 0)
+                ;
+            nb = 0;
+        }
+    }
+    unsigned k;
+    while ((k = adw_sched_flush(s, out + handed, 100)) > 0)
+        handed += k;
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.rx_pkts, 8000);
+    assert_int_equal(sts.rx_pkts, sts.malformed + sts.pass_uplink + sts.pass_broadcast + sts.pass_unknown +
+                                      sts.pass_arp + sts.pass_other + sts.queued_data + sts.queued_ack +
+                                      sts.queued_rt + sts.drops_tail + sts.drops_pool);
+    assert_int_equal(sts.queued_data + sts.queued_ack + sts.queued_rt, queued);
+    assert_int_equal(sts.released_pkts + sts.drops_config, queued);
+    assert_true(sts.malformed > 0 && sts.queued_rt > 0 && sts.queued_ack > 0 && sts.pass_uplink > 0);
+    assert_int_equal(sts.pool_in_use, 0);
+    adw_sched_free(s);
+    free(c);
+}
+
 /* 4096 STAs, 8 per AP on 512 APs, 64 slices of 15 ms each holding the 64 STAs of 8 APs. */
 static struct adw_config *full_scale(void)
 {
@@ -262,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_vlan_tagged_frame_is_managed),
         cmocka_unit_test(test_acks_are_isolated_from_data_in_the_batch),
         cmocka_unit_test(test_uplink_transfer_drain_ends_when_data_comes_back),
+        cmocka_unit_test(test_every_packet_is_counted_exactly_once),
         cmocka_unit_test(test_full_scale_every_pair_released_in_its_own_slice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
