@@ -88,9 +88,9 @@ def start(tb: topology.Testbed, s: Scenario, backend_cmd: str | None = None) -> 
     rule = None
     appl = tb.ns("appl")
     if s.backend == "nfqueue":
-        # Bridged IPv4 goes through iptables FORWARD, where NFQUEUE hands it to
-        # the daemon; --queue-bypass lets traffic flow while no daemon listens.
-        ns_run(appl, ["sysctl", "-qw", "net.bridge.bridge-nf-call-iptables=1"])
+        # The appliance routes (topology "router" mode), so every forwarded
+        # packet passes iptables FORWARD, where NFQUEUE hands it to the daemon;
+        # --queue-bypass lets traffic flow while no daemon listens.
         rule = ["FORWARD", "-j", "NFQUEUE", "--queue-num", str(NFQUEUE_NUM), "--queue-bypass"]
         ns_run(appl, ["iptables", "-A", *rule])
     proc = processes.start(run_dir, "adwiser-dp", appl, argv)

@@ -169,7 +169,7 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
             topology.set_modes(tb, wan="bridge", wlan="bridge", appl="bridge")
 
     try:
-        topology.up(tb, cc=cc, appl="ports" if s.backend == "dpdk" else "bridge")
+        topology.up(tb, cc=cc, appl=topology.APPL_FOR_BACKEND[s.backend])
         topology.set_congestion_control(tb, cc)
         emu = wlan.start(tb, run_out)
         if s.wan:

@@ -7,8 +7,10 @@
 One L2 subnet, 198.18.0.0/24 (configs/lab-2ap-2sta.yaml). Three places change
 with the experiment, each set by `set_modes`:
   wan  : "bridge" (a Linux bridge forwards) or "emu" (unbridged, wan-emu runs)
-  appl : "bridge" (br0 over up0/ap1/ap2, straight forwarding, or the NFQUEUE
-         backend) or "ports" (unbridged, for adwiser-dp over net_af_packet)
+  appl : "bridge" (br0 over up0/ap1/ap2, straight forwarding), "ports"
+         (unbridged, for adwiser-dp over net_af_packet) or "router" (IPv4
+         routing with proxy ARP, same subnet on both sides, for the NFQUEUE
+         backend: iptables FORWARD sees every packet)
   wlan : "bridge" (wbr1 = ap1+sta1, wbr2 = ap2+sta2, no air model) or "emu"
          (unbridged, testbed/emu/wlan-emu takes the interfaces)
 Offloads (TSO/GSO/GRO and TX checksum) are off on every veth so frames on the
@@ -40,7 +42,12 @@ STAS = {  # sta id -> (address, MAC, AP it is associated with), from configs/lab
 APS = ("ap1", "ap2")
 CONGESTION_CONTROLS = ("cubic", "bbr")
 WAN_MODES = ("bridge", "emu")
-APPL_MODES = ("bridge", "ports")
+APPL_FOR_BACKEND = {"none": "bridge", "dpdk": "ports", "nfqueue": "router"}
+APPL_MODES = ("bridge", "ports", "router")
+# Router mode (dataplane/dp/README.md, NFQUEUE backend): the appliance routes
+# between up0 and the AP ports, invisible to the hosts thanks to proxy ARP;
+# this address only gives the router's own ARP requests a source.
+ROUTER_IP = "198.18.0.254"
 WLAN_MODES = ("bridge", "emu")
 
 
@@ -121,6 +128,29 @@ def _allow_congestion_control(cc: str) -> None:
         run(["sysctl", "-qw", f"{key}={' '.join([*allowed, cc])}"])
 
 
+def _route(ns: str) -> None:
+    """Route each host by its interface, answer ARP for the others (proxy ARP)."""
+    _sysctl(ns, "net.ipv4.ip_forward", "1")
+    ns_run(ns, ["ip", "addr", "replace", f"{ROUTER_IP}/32", "dev", "up0"])
+    for dev in ("all", "up0", *APS):
+        _sysctl(ns, f"net.ipv4.conf.{dev}.send_redirects", "0")
+    for dev in ("up0", *APS):
+        _sysctl(ns, f"net.ipv4.conf.{dev}.proxy_arp", "1")
+    ns_run(ns, ["ip", "route", "replace", f"{SERVER_IP}/32", "dev", "up0"])
+    for ip, _, ap in STAS.values():
+        ns_run(ns, ["ip", "route", "replace", f"{ip}/32", "dev", ap])
+
+
+def _unroute(ns: str) -> None:
+    _sysctl(ns, "net.ipv4.ip_forward", "0")
+    for dev in ("up0", *APS):
+        _sysctl(ns, f"net.ipv4.conf.{dev}.proxy_arp", "0")
+        ns_run(ns, ["ip", "addr", "flush", "dev", dev])
+        ns_run(ns, ["ip", "neigh", "flush", "dev", dev])
+    # Removing the address also removes the routes through up0; the AP routes remain.
+    ns_run(ns, ["ip", "route", "flush", "table", "main"])
+
+
 def set_congestion_control(tb: Testbed, cc: str) -> None:
     """TCP congestion control of the traffic endpoints (SPEC §5: CUBIC as in
     the paper, BBR as a second case)."""
@@ -145,10 +175,14 @@ def set_modes(tb: Testbed, *, wan: str | None = None, appl: str | None = None,
     if appl is not None:
         if appl not in APPL_MODES:
             raise ValueError(f"appl mode {appl!r}: expected one of {APPL_MODES}")
+        appl_ns = tb.ns("appl")
+        _unroute(appl_ns)
         if appl == "bridge":
-            _bridge(tb.ns("appl"), "br0", ["up0", *APS])
+            _bridge(appl_ns, "br0", ["up0", *APS])
         else:
-            _unbridge(tb.ns("appl"), "br0")
+            _unbridge(appl_ns, "br0")
+        if appl == "router":
+            _route(appl_ns)
     if wlan is not None:
         if wlan not in WLAN_MODES:
             raise ValueError(f"wlan mode {wlan!r}: expected one of {WLAN_MODES}")
@@ -245,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     p_up = sub.add_parser("up", help="create the namespaces and links (idempotent)")
     p_up.add_argument("--cc", choices=CONGESTION_CONTROLS, default="cubic")
     p_up.add_argument("--backend", choices=("none", "dpdk", "nfqueue"), default="none",
-                      help="dpdk leaves up0/ap1/ap2 unbridged for adwiser-dp; none and nfqueue keep br0")
+                      help="dpdk leaves up0/ap1/ap2 unbridged for adwiser-dp; nfqueue makes the "
+                           "appliance a proxy-ARP router; none keeps br0")
     sub.add_parser("down", help="remove everything (idempotent)")
     sub.add_parser("status", help="print the state as JSON")
     p_mode = sub.add_parser("mode", help="switch bridge/program forwarding")
@@ -256,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         tb = Testbed(args.prefix or default_prefix())
         if args.cmd == "up":
-            state = up(tb, cc=args.cc, appl="ports" if args.backend == "dpdk" else "bridge")
+            state = up(tb, cc=args.cc, appl=APPL_FOR_BACKEND[args.backend])
             print(json.dumps(state))
         elif args.cmd == "down":
             print("removed:", " ".join(down(tb)) or "(nothing)")

@@ -126,3 +126,20 @@ def test_prefix_from_environment_is_validated(monkeypatch: pytest.MonkeyPatch) -
         topology.default_prefix()
     monkeypatch.setenv("TESTBED_PREFIX", "ok42")
     assert topology.default_prefix() == "ok42"
+
+
+def test_router_mode_forwards_every_packet_through_iptables(testbed: topology.Testbed) -> None:
+    appl = testbed.ns("appl")
+    topology.set_modes(testbed, appl="router")
+    ns_run(appl, ["iptables", "-A", "FORWARD", "-j", "ACCEPT"])
+    assert _ping_ok(testbed.ns("server"), "198.18.0.11")
+    assert _ping_ok(testbed.ns("sta2"), "198.18.0.1")
+    counters = ns_run(appl, ["iptables", "-L", "FORWARD", "-v", "-n", "-x"]).stdout.splitlines()[-1].split()
+    assert int(counters[0]) >= 4  # both pings' requests and replies were routed
+    # The hosts still see one subnet: the server resolves the STA to the appliance's up0.
+    up0_mac = json.loads(ns_run(appl, ["ip", "-json", "link", "show", "up0"]).stdout)[0]["address"]
+    neigh = ns_run(testbed.ns("server"), ["ip", "neigh", "show", "198.18.0.11"]).stdout
+    assert up0_mac in neigh
+    topology.set_modes(testbed, appl="bridge")
+    assert ns_run(appl, ["ip", "-4", "addr", "show", "dev", "up0"]).stdout.strip() == ""
+    assert ns_run(appl, ["sysctl", "-n", "net.ipv4.ip_forward"]).stdout.strip() == "0"
