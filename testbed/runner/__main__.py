@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from . import backend, experiment, report, scenarios, topology
@@ -38,7 +39,13 @@ def _cmd_demo(duration: float) -> int:
     return 0
 
 
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    # Raise in the main thread so every `finally` stops what it started.
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     ap = argparse.ArgumentParser(prog="runner", description="ADWISER testbed experiments")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list the scenarios")

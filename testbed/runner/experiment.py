@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import backend as backend_mod
-from . import iperf, topology, wan, wlan
+from . import iperf, processes, topology, wan, wlan
 from .scenarios import PAIRS, Scenario
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -180,7 +180,9 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
             rounds.append(_run_transfers(tb, s, duration_s, cc))
     finally:
         errors = _stop_all([("adwiser-dp", stop_backend), ("wan-emu", stop_wan),
-                            ("wlan-emu", stop_emu), ("logs", keep_logs),
+                            ("wlan-emu", stop_emu),
+                            ("leftover processes", lambda: processes.stop_pidfiles(tb.run_dir)),
+                            ("logs", keep_logs),
                             ("topology", restore_topology)])
         for e in errors:
             print(f"runner: cleanup: {e}", file=sys.stderr)

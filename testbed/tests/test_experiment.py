@@ -159,3 +159,32 @@ def test_cleanup_runs_every_step_even_after_a_failure() -> None:
                                    ("c", lambda: done.append("c"))])
     assert done == ["b", "c"]
     assert errors == ["a: wan-emu exited with 1"]
+
+
+def test_sigterm_to_the_runner_mid_transfer_leaves_nothing(prefix: str, tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    env = dict(os.environ, TESTBED_PREFIX=prefix, TESTBED_RUN_ROOT=str(tmp_path / "run"))
+    runner = subprocess.Popen([sys.executable, "-m", "runner", "run", "together", "--duration", "30"],
+                              cwd=Path(__file__).resolve().parents[1], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not list((tmp_path / "run" / prefix).glob("iperf3-cli-*.pid")):
+            time.sleep(0.1)
+        assert list((tmp_path / "run" / prefix).glob("iperf3-cli-*.pid")), "transfers never started"
+        time.sleep(0.5)
+        pids = [int(p.read_text()) for p in (tmp_path / "run" / prefix).glob("*.pid")]
+        runner.send_signal(signal.SIGTERM)
+        assert runner.wait(timeout=30) == 128 + signal.SIGTERM
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
+    assert not any(n.startswith(prefix) for n in topology.existing_namespaces())
+    assert len(pids) >= 3  # iperf3 servers and clients (and wlan-emu when built)
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
