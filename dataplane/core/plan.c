@@ -152,8 +152,12 @@ struct adw_plan *adw_plan_build(const struct adw_config *cfg, const struct adw_p
     const struct adw_config *c = p->cfg;
     for (unsigned sl = 0; sl < c->n_slices; sl++) {
         p->frame_ns += c->slices[sl].duration_ns;
-        for (unsigned i = 0; i < c->slices[sl].n_pairs; i++)
-            p->s_ns[c->slices[sl].pairs[i]] += c->slices[sl].duration_ns;
+        for (unsigned i = 0; i < c->slices[sl].n_pairs; i++) {
+            uint16_t q = c->slices[sl].pairs[i];
+            if (p->s_ns[q] == 0)
+                p->s_ref_ns[q] = c->slices[sl].duration_ns;
+            p->s_ns[q] += c->slices[sl].duration_ns;
+        }
     }
     const struct adw_dynslice_policy *ds = &c->policies.dynamic_slicing;
     if (ds->enabled) {

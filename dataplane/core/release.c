@@ -52,13 +52,20 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
     if (v_ns > ps->batch_s_ns)
         s->st.drains_overrun++;
     ps->last_v_ns = v_ns;
-    if (adw_tsabr_update(&ps->tsabr, &pol->ts_abr_qd, ps->batch_s_ns, v_ns, ps->batch_pkts, ps->batch_underfilled,
+    /* r is the batch for the pair's reference slice S_ref; a batch released into a slice of another length was
+     * scaled by S/S_ref, so the sample is scaled back before eq. (1): same drain rate, same equilibrium. */
+    uint64_t s_ref = s->plan->s_ref_ns[ps->pair];
+    double back = ps->batch_s_ns > 0 && s_ref > 0 ? (double)s_ref / (double)ps->batch_s_ns : 1.0;
+    if (adw_tsabr_update(&ps->tsabr, &pol->ts_abr_qd, s_ref, (uint64_t)((double)v_ns * back),
+                         (uint32_t)((double)ps->batch_pkts * back + 0.5), ps->batch_underfilled,
                          capped) == ADW_TSABR_RESET)
         s->st.tsabr_resets++;
-    /* eBDP service sample (003 §IV): time per packet of this time-sliced link, scaled to the frame. */
-    if (!capped && !ps->batch_underfilled && ps->batch_pkts > 0 && v_ns > 0 && ps->batch_s_ns > 0)
+    /* eBDP service sample (003 §IV): time per packet of this time-sliced link, stretched by frame / (the pair's
+     * slice time per frame), since packets wait through the slices of the others. */
+    uint64_t s_frame = s->plan->s_ns[ps->pair];
+    if (!capped && !ps->batch_underfilled && ps->batch_pkts > 0 && v_ns > 0 && s_frame > 0)
         adw_astar_service_sample(&ps->astar, &pol->queue_sizing,
-                                 (double)v_ns / ps->batch_pkts * (double)s->plan->frame_ns / (double)ps->batch_s_ns);
+                                 (double)v_ns / ps->batch_pkts * (double)s->plan->frame_ns / (double)s_frame);
 }
 
 static void release_node(struct adw_sched *s, struct adw_pair_state *ps, uint32_t idx, uint64_t now_ns)
@@ -75,6 +82,11 @@ static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64
 {
     const struct adw_tsabr_policy *tp = &s->plan->cfg->policies.ts_abr_qd;
     uint32_t r = adw_tsabr_batch(&ps->tsabr, tp);
+    uint64_t s_ref = s->plan->s_ref_ns[ps->pair];
+    if (s_ref > 0 && s_ns != s_ref) { /* a slice of another length than the one r is tuned for */
+        double scaled = (double)r * (double)s_ns / (double)s_ref + 0.5;
+        r = scaled < 1 ? 1u : scaled > 4294967295.0 ? UINT32_MAX : (uint32_t)scaled;
+    }
     uint32_t avail = ps->q_data.len + ps->q_ack.len;
     uint32_t n = avail < r ? avail : r;
     if (n == 0)

@@ -34,6 +34,8 @@ struct adw_plan {
     struct adw_pair_table table;
     uint16_t slot_of_pair[ADW_MAX_PAIRS];    /* pair index -> state slot */
     uint64_t s_ns[ADW_MAX_PAIRS];            /* slice time of each pair per frame, ns */
+    uint64_t s_ref_ns[ADW_MAX_PAIRS];        /* length of the pair's first slice, ns: r is the batch for it and
+                                                scales with the length of any other slice it is released into */
     uint64_t frame_ns;                       /* frame length, ns */
     uint32_t *conflict_off;                  /* CSR: conflicts of pair p are conflict_list[off[p]..off[p+1]) */
     uint16_t *conflict_list;

@@ -215,6 +215,28 @@ static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
     assert_int_equal(pr[0].r_pkts, 30); /* 40 + (20 - 30) */
 }
 
+static void test_batch_scales_with_the_length_of_the_slice(void **state)
+{
+    struct fixture *f = *state;
+    /* STA1 in slice 0 (20 ms) and slice 2 (40 ms); STA2 in slice 1 (20 ms): an 80 ms frame. */
+    f->cfg->n_slices = 3;
+    f->cfg->slices[2] = f->cfg->slices[0];
+    f->cfg->slices[2].duration_ns = 40 * MS;
+    adw_sched_free(f->s);
+    f->s = adw_sched_create(NULL, f->cfg, 0, NULL, 0);
+    enqueue_data(f->s, 0, 1, 400, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
+    enqueue1(f->s, &a, 10 * MS); /* V = 10 ms in a 20 ms slice: r = 40 + 10 = 50 */
+    assert_int_equal(dequeue_all(f->s, 40 * MS), 100); /* twice the slice, twice the batch */
+    a = up_ack(0, 1 + 140 * 1448);
+    enqueue1(f->s, &a, 60 * MS); /* 100 packets in 20 ms of a 40 ms slice: as 50 in 10 ms of 20: r = 60 */
+    assert_int_equal(dequeue_all(f->s, 80 * MS), 60);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drains_completed, 2);
+}
+
 static void test_realtime_is_released_first_at_every_slice_start(void **state)
 {
     struct fixture *f = *state;
@@ -467,6 +489,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_drain_from_returning_ack_updates_r, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_final_ack_caps_the_drain_at_the_next_slice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drain_open_past_the_cap_is_closed_at_the_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_scales_with_the_length_of_the_slice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_realtime_is_released_first_at_every_slice_start, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unmanaged_traffic_passes_straight_through, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue_limit_drops_are_counted, setup, teardown),
