@@ -205,7 +205,8 @@ int main(int argc, char **argv)
     double window_s = (double)(end_ns - warm_ns) / 1e9, utility = 0, bound = 0;
     unsigned first = (unsigned)(warm_ns / F);
     printf("\nsteady state (after %.1f s):\n", warm_ns / 1e9);
-    printf("pair       beta*S(pkts)  mean r  sd r   mean V(ms)  S(ms)  tput(Mbit/s)  bound(Mbit/s)  ratio  "
+    printf("(sd theory: sqrt(a sigma^2 beta^2 S / (2 - a/beta)), 004 §5, with exponential airtime: sigma^2 beta^2 = 1)\n");
+    printf("pair       beta*S(pkts)  mean r  sd r  sd theory  mean V(ms)  S(ms)  tput(Mbit/s)  bound(Mbit/s)  ratio  "
            "outside own slice(%% air)\n");
     for (unsigned i = 0; i < 2; i++) {
         double sum = 0, sum2 = 0, vsum = 0;
@@ -220,8 +221,10 @@ int main(int argc, char **argv)
         double bnd = BETA[i] * 1000 * TCP_MSS * 8 * ((double)S / F) / 1e6;
         utility += log(tput);
         bound += log(bnd);
-        printf("ap%u/sta%u  %12.1f  %6.1f  %4.1f  %10.2f  %5u  %12.1f  %13.1f  %5.3f  %14.1f\n", i + 1, i + 1,
-               BETA[i] * slice_ms, mean, sd, n ? vsum / n : 0, slice_ms, tput, bnd, tput / bnd,
+        double a = cfg->policies.ts_abr_qd.a_pkts_per_ms;
+        double sd_theory = sqrt(a * slice_ms / (2 - a / BETA[i]));
+        printf("ap%u/sta%u  %12.1f  %6.1f  %4.1f  %9.1f  %10.2f  %5u  %12.1f  %13.1f  %5.3f  %14.1f\n", i + 1, i + 1,
+               BETA[i] * slice_ms, mean, sd, sd_theory, n ? vsum / n : 0, slice_ms, tput, bnd, tput / bnd,
                aps[i].air_ns ? 100.0 * aps[i].air_outside_ns / aps[i].air_ns : 0);
     }
     struct adw_stats st;
