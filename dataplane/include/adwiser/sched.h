@@ -16,7 +16,9 @@
  * (SPEC §3.1); at each slice start the core releases, in order,
  *   1. every real-time packet held for any pair (004 §6.4, SPEC §3.4),
  *   2. for each pair of the slice a batch of r_i(k) packets taken from its
- *      data and ACK queues (TS-ABR-QD, 004 §5 eq. (1)).
+ *      data and ACK queues (TS-ABR-QD, 004 §5 eq. (1)); r_i is the batch for
+ *      the pair's first slice and is scaled by S/S_first in a slice of
+ *      another length.
  * A pair with nothing queued at its slice start may give the slice to a
  * backlogged pair of another slice (dynamic slicing, 004 §6.3).
  *
@@ -54,7 +56,8 @@ struct adw_sched;                /* opaque */
 struct adw_sched_params {
     uint32_t pool_pkts;          /* packets the core can hold in total (all queues); 0 = 65536 */
     uint32_t report_frames;      /* finished frames kept for adw_sched_poll_frame; 0 = 4; oldest overwritten (counted) */
-    uint16_t mtu_bytes;          /* bytes of one "MTU packet", the unit of r; 0 = 1500 */
+    uint16_t mtu_bytes;          /* bytes of one "MTU packet" (r counts packets): converts drain rates to
+                                    rate_bps; 0 = 1500 */
 };
 
 /* One packet as the I/O backend hands it over. */
