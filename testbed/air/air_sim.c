@@ -46,6 +46,9 @@ struct tx {
     uint64_t ids[MAX_AMPDU];     /* their frame ids */
     uint32_t sub_bytes[MAX_AMPDU]; /* subframe lengths (bytes) */
     uint8_t ok[MAX_AMPDU];       /* decoded at the receiver */
+    uint64_t mpdu_end_us[MAX_AMPDU]; /* end of the OFDM symbol carrying each MPDU's last bit (µs) */
+    uint32_t decided;            /* MPDUs whose reception is decided (in order) */
+    bool lost_all;               /* preamble missed: no MPDU can be decoded */
     uint32_t bytes;              /* A-MPDU length (bytes) */
     uint64_t ba_start_us;        /* when the BlockAck starts, NONE if none */
     uint64_t resp_us;            /* when the originator learns the outcome */
@@ -348,6 +351,17 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
     t->preamble_us = airtime_preamble_us(a->c.phy, airtime_nss(a->c.phy, mcs));
     t->end_us = now + airtime_ppdu_us(a->c.phy, a->c.bandwidth_mhz, mcs, a->c.short_gi, bytes);
     t->resp_us = t->end_us + a->c.sifs_us + a->ba_us;
+    /* Each MPDU is decoded once the symbol holding its last bit is in
+     * (SERVICE field first, §19.3.11.2), so receptions are decided, and
+     * MPDUs handed up, along the PPDU as a receiver does. */
+    uint64_t cum = 0, ndbps = airtime_ndbps(a->c.phy, a->c.bandwidth_mhz, mcs);
+    double tsym = a->c.short_gi ? 3.6 : 4.0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        cum += t->sub_bytes[i];
+        uint64_t nsym = (16 + 8 * cum + ndbps - 1) / ndbps;
+        uint64_t e_us = now + t->preamble_us + (uint64_t)ceil((double)nsym * tsym - 1e-9);
+        t->mpdu_end_us[i] = i + 1 == t->n || e_us > t->end_us ? t->end_us : e_us;
+    }
     a->nodes[n].awaiting = true;
     e->backoff = -1;
     put_on_air(a, t, idx);
@@ -442,41 +456,63 @@ static void release(struct wlan_air *a, int src, int dst, int ac)
     txq_pop_finished(&a->q[src][dst][ac]);
 }
 
-static void end_data(struct wlan_air *a, int idx)
+/* Whether node rx transmitted during [from, to) (half duplex: it cannot receive). */
+static bool rx_busy_during(const struct wlan_air *a, int self, int rx, double from, double to)
+{
+    for (int i = 0; i < TX_HISTORY; i++) {
+        const struct tx *t = &a->hist[i];
+        if (i != self && t->used && t->node == rx && (double)t->start_us < to && (double)t->end_us > from)
+            return true;
+    }
+    return false;
+}
+
+/* Decides, in order, the reception of every MPDU of data PPDU idx whose last
+ * symbol has arrived by now; all interference overlapping an MPDU has
+ * started by its end, so each decision uses complete information. */
+static void decide_mpdus(struct wlan_air *a, int idx, uint64_t now)
 {
     struct tx *t = &a->hist[idx];
-    bool lost_all = t->preamble_lost || rx_transmitted_during(a, idx);
-    double pre_end = (double)(t->start_us + t->preamble_us);
-    double i_pre = interference_mw(a, idx, t->rx, (double)t->start_us, pre_end, &t->collided);
     double sig = t->rss_dbm[t->rx];
-    /* The preamble and SIGNAL fields are BPSK 1/2 (MCS0 robustness). */
-    if (radio_margin_db(&a->c, 0, sig, radio_sinr_db(sig, a->c.noise_floor_dbm, i_pre)) < 0 ||
-        sig < a->c.cs_threshold_dbm)
-        lost_all = true;
-    double us_per_byte = 8.0 / t->phy_mbps;
-    double off = pre_end;
+    double pre_end = (double)(t->start_us + t->preamble_us);
+    if (t->decided == 0 && t->n > 0 && t->mpdu_end_us[0] <= now) {
+        double i_pre = interference_mw(a, idx, t->rx, (double)t->start_us, pre_end, &t->collided);
+        /* The preamble and SIGNAL fields are BPSK 1/2 (MCS0 robustness). */
+        t->lost_all = t->preamble_lost || sig < a->c.cs_threshold_dbm ||
+                      rx_busy_during(a, idx, t->rx, (double)t->start_us, pre_end) ||
+                      radio_margin_db(&a->c, 0, sig, radio_sinr_db(sig, a->c.noise_floor_dbm, i_pre)) < 0;
+    }
     struct txq *q = &a->q[t->node][t->rx][t->ac];
-    uint32_t n_ok = 0;
-    for (uint32_t i = 0; i < t->n; i++) {
-        double s = off, e = off + t->sub_bytes[i] * us_per_byte;
-        off = e;
+    uint32_t before = t->decided;
+    while (t->decided < t->n && t->mpdu_end_us[t->decided] <= now) {
+        uint32_t i = t->decided++;
+        double s = i ? (double)t->mpdu_end_us[i - 1] : pre_end, e = (double)t->mpdu_end_us[i];
         bool ov = false;
         double i_mw = interference_mw(a, idx, t->rx, s, e, &ov);
         t->collided |= ov;
         double sinr = radio_sinr_db(sig, a->c.noise_floor_dbm, i_mw);
         double p = radio_error_prob(&a->c, radio_margin_db(&a->c, t->mcs, sig, sinr), t->sub_bytes[i]);
-        t->ok[i] = !lost_all && rnd(a) >= p;
+        t->ok[i] = !t->lost_all && !rx_busy_during(a, idx, t->rx, s, e) && rnd(a) >= p;
         if (t->ok[i]) {
-            n_ok++;
+            a->ctr[t->node][t->rx].mpdus_ok++;
             txq_at(q, t->seq[i])->rx_ok = true;
         }
     }
-    a->ctr[t->node][t->rx].mpdus_ok += n_ok;
+    if (t->decided > before)
+        release(a, t->node, t->rx, t->ac);
+}
+
+static void end_data(struct wlan_air *a, int idx)
+{
+    decide_mpdus(a, idx, a->hist[idx].end_us);
+    struct tx *t = &a->hist[idx];
+    uint32_t n_ok = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        n_ok += t->ok[i];
     if (t->collided)
         a->ctr[t->node][t->rx].collided++;
     if (t->preamble_lost)
         a->ctr[t->node][t->rx].preamble_lost++;
-    release(a, t->node, t->rx, t->ac);
     /* An A-MPDU with at least one good MPDU is answered by a BlockAck (§10.24.7.5). */
     if (n_ok > 0)
         t->ba_start_us = t->end_us + a->c.sifs_us;
@@ -552,6 +588,8 @@ uint64_t wlan_air_next_event_us(const wlan_air_t *a)
             continue;
         if (!t->ended)
             CONSIDER(t->end_us);
+        if (t->kind == TX_DATA && !t->ended && t->decided < t->n)
+            CONSIDER(t->mpdu_end_us[t->decided]);
         if (t->kind == TX_DATA && t->ended && t->ba_start_us != NONE)
             CONSIDER(t->ba_start_us);
         if (t->kind == TX_DATA && !t->resp_done)
@@ -570,6 +608,11 @@ uint64_t wlan_air_next_event_us(const wlan_air_t *a)
 static void step(struct wlan_air *a, uint64_t t)
 {
     a->now_us = t;
+    for (int i = 0; i < TX_HISTORY; i++) {
+        struct tx *x = &a->hist[i];
+        if (x->used && x->kind == TX_DATA && !x->ended && x->decided < x->n && x->mpdu_end_us[x->decided] == t)
+            decide_mpdus(a, i, t);
+    }
     for (int i = 0; i < TX_HISTORY; i++) {
         struct tx *x = &a->hist[i];
         if (x->used && !x->ended && x->end_us == t) {

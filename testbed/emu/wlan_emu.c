@@ -353,7 +353,7 @@ static void usage(FILE *f)
           "  --stats     JSON stats written at exit\n"
           "  --duration  stop after S seconds (default: until SIGTERM/SIGINT)\n"
           "  --seed      air model random seed (default 1)\n"
-          "  --spin-us   busy-wait this long before an event instead of sleeping (default 30)\n"
+          "  --spin-us   busy-wait this long before an event instead of sleeping (default 10)\n"
           "  --rt-priority  SCHED_FIFO priority, 0 = normal scheduling (default 10)\n"
           "  --pidfile   write the process id here\n",
           f);
@@ -437,7 +437,7 @@ int main(int argc, char **argv)
     char *aps[WLAN_MAX_NODES], *stas[WLAN_MAX_NODES];
     int n_aps = 0, n_stas = 0;
     double duration = 0;
-    uint64_t seed = 1, spin_us = 30;
+    uint64_t seed = 1, spin_us = 10;
     int rt_priority = 10;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {

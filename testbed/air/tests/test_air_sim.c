@@ -76,7 +76,7 @@ static void run_until_idle(wlan_air_t *a, const struct wlan_air_callbacks *cb, u
         wlan_air_advance(a, t, cb);
 }
 
-static void test_ampdu_of_19_mpdus_is_delivered_at_its_ppdu_end(void **state)
+static void test_ampdu_of_19_mpdus_is_delivered_along_its_ppdu(void **state)
 {
     (void)state;
     struct wlan_air_config c = deterministic_lab();
@@ -98,10 +98,16 @@ static void test_ampdu_of_19_mpdus_is_delivered_at_its_ppdu_end(void **state)
     assert_int_equal(r.g[0].n_ok, 19);
     assert_true(r.g[0].ba_ok);
     assert_int_equal(r.nd, 19);
+    /* MPDU i is handed up when the short-GI symbol holding its last bit ends:
+     * 1000 + 40 + ceil(3.6 * ceil((16 + 8 * 1544 * (i+1)) / 520)); the last one
+     * at the PPDU end. */
     for (int i = 0; i < 19; i++) {
         assert_int_equal(r.d[i].id, 100 + i);
-        assert_int_equal(r.d[i].deliver_us, 2668);
+        uint64_t nsym = (16 + 8 * 1544 * (uint64_t)(i + 1) + 519) / 520;
+        uint64_t expect = i == 18 ? 2668 : 1040 + (nsym * 36 + 9) / 10;
+        assert_int_equal(r.d[i].deliver_us, expect);
     }
+    assert_int_equal(r.d[0].deliver_us, 1127);
     struct wlan_link_counters k;
     wlan_air_link_counters(a, AP2, STA2, &k);
     assert_int_equal(k.airtime_us, 1668);
@@ -229,7 +235,7 @@ static void test_full_queue_refuses_and_counts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ampdu_of_19_mpdus_is_delivered_at_its_ppdu_end),
+        cmocka_unit_test(test_ampdu_of_19_mpdus_is_delivered_along_its_ppdu),
         cmocka_unit_test(test_hidden_ap_frame_starting_second_loses_its_preamble),
         cmocka_unit_test(test_sta_defers_until_the_exchange_it_overhears_ends),
         cmocka_unit_test(test_retransmissions_deliver_every_frame_at_most_once_in_order),

@@ -61,7 +61,7 @@ in_ns "$S2" ip neigh replace 198.18.202.1 lladdr 02:ad:ca:00:00:01 dev eth0 nud 
 
 run() { # run <name> <pairs...>
     local name=$1; shift
-    ip netns exec "$EMU" "$EMU_DIR/wlan-emu" --ap ap1=ap1 --ap ap2=ap2 \
+    ip netns exec "$EMU" "$EMU_DIR/wlan-emu" --ap ap1=ap1 --ap ap2=ap2 ${EMU_ARGS:-} \
         --sta sta1=sta1,mac=02:ad:00:00:01:01 --sta sta2=sta2,mac=02:ad:00:00:02:01 \
         --stats "$WORK/$name.stats.json" --gt-log "$WORK/$name.gt.jsonl" --duration $((SECS + 20)) \
         2>"$WORK/$name.emu.err" &
