@@ -5,11 +5,13 @@
 # the same run dpdk-testpmd io-forwarding on the same ports; prints both and
 # their ratio.  Then the slice-start timing error (p50/p99 µs) of adwiser-dp
 # with its idle back-off, after the same mix played once.
+# ROUNDS alternating runs of each (BENCH_ROUNDS, default 3), the median ratio printed.
 # Both run one forwarding core (-l 0 for adwiser-dp; testpmd needs -l 0,1:
 # its main lcore only prints stats).  Usage: run_bench.sh BUILD_DIR [seconds]
 set -euo pipefail
 BUILD=$(cd "${1:?build dir}" && pwd)
-SECS=${2:-${BENCH_SECONDS:-8}}
+SECS=${2:-${BENCH_SECONDS:-5}}
+ROUNDS=${BENCH_ROUNDS:-3}
 PYTHON=${PY:-python3}; [ -x "$PYTHON" ] || PYTHON=python3
 N_STAS=4096
 N_APS=16
@@ -29,14 +31,15 @@ mapfile -t VDEVS_ONCE < <(vdevs 0)
 APS=()
 for i in $(seq 1 "$N_APS"); do APS+=(--ap "ap$i=net_pcap$i"); done
 
-echo "== adwiser-dp: $N_STAS STAs, $N_APS APs, ${SECS}s, busy poll"
-"$BUILD/adwiser-dp" "${EAL[@]}" -l 0 "${VDEVS_LOOP[@]}" -- --config "$MIX/config.json" --uplink net_pcap0 \
-    "${APS[@]}" --total-num-mbufs 131072 --busy-poll --run-ms $((SECS * 1000)) --stats "$OUT/dp-load.json" \
-    >"$OUT/dp-load.log" 2>&1 || { tail -20 "$OUT/dp-load.log"; exit 1; }
-
-echo "== dpdk-testpmd io forwarding, same ports, ${SECS}s"
-timeout -s INT $((SECS + 4)) dpdk-testpmd "${EAL[@]}" -l 0,1 "${VDEVS_LOOP[@]}" -- --forward-mode=io \
-    --port-topology=chained --stats-period 1 --total-num-mbufs 131072 >"$OUT/testpmd.log" 2>&1 || true
+# Alternating rounds: the host is shared, so each ratio compares runs minutes apart at most.
+for r in $(seq 1 "$ROUNDS"); do
+    echo "== round $r/$ROUNDS: adwiser-dp ($N_STAS STAs, $N_APS APs, ${SECS}s, busy poll), then dpdk-testpmd io-fwd"
+    "$BUILD/adwiser-dp" "${EAL[@]}" -l 0 "${VDEVS_LOOP[@]}" -- --config "$MIX/config.json" --uplink net_pcap0 \
+        "${APS[@]}" --total-num-mbufs 131072 --busy-poll --run-ms $((SECS * 1000)) --stats "$OUT/dp-load-$r.json" \
+        >"$OUT/dp-load-$r.log" 2>&1 || { tail -20 "$OUT/dp-load-$r.log"; exit 1; }
+    timeout -s INT $((SECS + 8)) dpdk-testpmd "${EAL[@]}" -l 0,1 "${VDEVS_LOOP[@]}" -- --forward-mode=io \
+        --port-topology=chained --stats-period 1 --total-num-mbufs 131072 >"$OUT/testpmd-$r.log" 2>&1 || true
+done
 
 echo "== adwiser-dp: the mix played once, idle back-off, slice-start timing (normal, then SCHED_FIFO)"
 "$BUILD/adwiser-dp" "${EAL[@]}" -l 0 "${VDEVS_ONCE[@]}" -- --config "$MIX/config.json" --uplink net_pcap0 \
@@ -46,32 +49,37 @@ echo "== adwiser-dp: the mix played once, idle back-off, slice-start timing (nor
     "${APS[@]}" --total-num-mbufs 131072 --run-ms 4000 --rt-priority 10 --stats "$OUT/dp-idle-rt.json" \
     >"$OUT/dp-idle-rt.log" 2>&1 || { tail -20 "$OUT/dp-idle-rt.log"; exit 1; }
 
-"$PYTHON" - "$OUT" "$((N_APS + 1))" <<'PYEOF'
+"$PYTHON" - "$OUT" "$((N_APS + 1))" "$ROUNDS" <<'PYEOF'
 import json, re, statistics, sys
-out, n_ports = sys.argv[1], int(sys.argv[2])
-load = json.load(open(f"{out}/dp-load.json"))
+out, n_ports, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ratios, dps, tps = [], [], []
+for r in range(1, rounds + 1):
+    load = json.load(open(f"{out}/dp-load-{r}.json"))
+    c, core = load["counters"], load["core"]
+    secs = load["elapsed_ns"] / 1e9
+    dp_pps = c["rx_pkts"] / secs
+    # testpmd prints one Rx-pps line per port per stats period; sum each period, skip the first (start-up).
+    pps = [int(x) for x in re.findall(r"Rx-pps:\s+(\d+)", open(f"{out}/testpmd-{r}.log").read())]
+    periods = [sum(pps[i:i + n_ports]) for i in range(0, len(pps) - n_ports + 1, n_ports)]
+    periods = [p for p in periods[1:] if p > 0]
+    if not periods:
+        sys.exit(f"bench: no testpmd rate in testpmd-{r}.log")
+    tp_pps = statistics.median(periods)
+    dps.append(dp_pps); tps.append(tp_pps); ratios.append(dp_pps / tp_pps)
+    print(f"round {r}: adwiser-dp {dp_pps / 1e6:.3f} Mpps ({c['released_pkts'] / secs / 1e6:.3f} Mpps released in "
+          f"slices, {core['drains_completed']} drains closed by ACKs, {core['drops_tail']} A* drops); "
+          f"testpmd {tp_pps / 1e6:.3f} Mpps (median of {len(periods)} 1-s periods); ratio {dp_pps / tp_pps:.3f}")
+i = ratios.index(statistics.median(ratios))
+print()
+print(f"adwiser-dp full scheduler : {dps[i] / 1e6:8.3f} Mpps (packets received, parsed, classified and queued, "
+      f"released or passed, one core)")
+print(f"dpdk-testpmd io-forwarding: {tps[i] / 1e6:8.3f} Mpps (same net_pcap ports, same mix)")
+print(f"ratio adwiser-dp / testpmd: {ratios[i]:8.3f} (median of {rounds} rounds; all: "
+      + ", ".join(f"{x:.3f}" for x in ratios) + ")")
 idle = json.load(open(f"{out}/dp-idle.json"))
 idle_rt = json.load(open(f"{out}/dp-idle-rt.json"))
-c = load["counters"]
-secs = load["elapsed_ns"] / 1e9
-dp_pps = c["rx_pkts"] / secs
-rel_pps = (c["released_pkts"]) / secs
-# testpmd prints one Rx-pps line per port per stats period; sum each period, skip the first (start-up).
-pps = [int(x) for x in re.findall(r"Rx-pps:\s+(\d+)", open(f"{out}/testpmd.log").read())]
-periods = [sum(pps[i:i + n_ports]) for i in range(0, len(pps) - n_ports + 1, n_ports)]
-periods = [p for p in periods[1:] if p > 0]
-if not periods:
-    sys.exit("bench: no testpmd rate in testpmd.log")
-tp_pps = statistics.median(periods)
-core = load["core"]
-print()
-print(f"adwiser-dp full scheduler : {dp_pps / 1e6:8.3f} Mpps received and classified "
-      f"({c['rx_pkts']} packets in {secs:.2f} s; {rel_pps / 1e6:.3f} Mpps released in slices, "
-      f"{core['drops_tail'] / secs / 1e6:.3f} Mpps dropped at the A* limits, "
-      f"{core['drains_completed']} drains closed by ACKs)")
-print(f"dpdk-testpmd io-forwarding: {tp_pps / 1e6:8.3f} Mpps (median of {len(periods)} 1-s periods)")
-print(f"ratio adwiser-dp / testpmd: {dp_pps / tp_pps:8.3f}")
-e_load, e_idle, e_rt = load["slice_start_error"], idle["slice_start_error"], idle_rt["slice_start_error"]
+e_load = json.load(open(f"{out}/dp-load-{i + 1}.json"))["slice_start_error"]
+e_idle, e_rt = idle["slice_start_error"], idle_rt["slice_start_error"]
 print(f"slice-start timing error, busy poll under load: p50 {e_load['p50_us']:.1f} us, "
       f"p99 {e_load['p99_us']:.1f} us ({e_load['events']} events)")
 print(f"slice-start timing error, idle back-off       : p50 {e_idle['p50_us']:.1f} us, "
@@ -79,5 +87,5 @@ print(f"slice-start timing error, idle back-off       : p50 {e_idle['p50_us']:.1
 print(f"slice-start timing error, idle back-off, RT   : p50 {e_rt['p50_us']:.1f} us, "
       f"p99 {e_rt['p99_us']:.1f} us, max {e_rt['max_us']:.1f} us ({e_rt['events']} events; --rt-priority 10)")
 with open("/proc/loadavg") as f:
-    print(f"host load average during the run: {f.read().split()[0]} (2 cores shared with other work)")
+    print(f"host load average at the end: {f.read().split()[0]} (2 cores shared with other work)")
 PYEOF
