@@ -188,3 +188,20 @@ def test_sigterm_to_the_runner_mid_transfer_leaves_nothing(prefix: str, tmp_path
     assert len(pids) >= 3  # iperf3 servers and clients (and wlan-emu when built)
     for pid in pids:
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+
+def test_calibration_table_says_which_targets_are_met() -> None:
+    def doc(name: str, rows: list[tuple[float, float | None, float | None]]) -> dict[str, object]:
+        return {"scenario": name, "pairs": [
+            {"ap": f"ap{i}", "sta": f"sta{i}", "throughput_mbps": t, "mean_ampdu": a, "mean_phy_mbps": p}
+            for i, (t, a, p) in enumerate(rows, 1)]}
+    lines = report.calibration_lines({
+        "isolated": doc("isolated", [(79.0, 19.5, 125.0), (90.0, 19.0, 140.0)]),
+        "together": doc("together", [(21.0, None, None), (25.0, 12.0, 55.0)]),
+    })
+    text = "\n".join(lines)
+    assert "| isolated | ap1-sta1 | θ 79.0 Mbit/s (-0.8 %) | 79.6 ± 5 % | yes |" in text
+    assert "| isolated | ap2-sta2 | θ 90.0 Mbit/s (-13.0 %) | 103.5 ± 5 % | no |" in text
+    assert "| together | ap1-sta1 | A-MPDU – | under 9 | no emulator |" in text
+    assert "| together | ap2-sta2 | A-MPDU 12.0 | under 9 | no |" in text
+    assert "| together | ap2-sta2 | PHY Mbit/s 55.0 | under 60 | yes |" in text
