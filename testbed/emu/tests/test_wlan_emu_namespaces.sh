@@ -29,6 +29,10 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+wait_ready() { # wait_ready <file>: up to 10 s for a receiver to bind
+    for _ in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.1; done
+    fail "receiver did not start ($1)"
+}
 in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 
 for ns in "$SRV" "$EMU" "$STA"; do
@@ -60,17 +64,17 @@ kill -0 "$EMU_PID" 2>/dev/null || { cat "$WORK/emu.err"; fail "wlan-emu did not 
 
 # 1. UDP burst: 3000 datagrams paced at about 45 Mbit/s, downlink.
 N=3000
-in_ns "$STA" timeout 30 "$PY" "$HERE/udp_burst.py" recv 9000 "$N" 15 "$WORK/udp.json" &
+in_ns "$STA" timeout 30 "$PY" "$HERE/udp_burst.py" recv 9000 "$N" 15 "$WORK/udp.json" "$WORK/udp.ready" &
 RECV_PID=$!
-sleep 0.3
+wait_ready "$WORK/udp.ready"
 in_ns "$SRV" timeout 30 "$PY" "$HERE/udp_burst.py" send 198.18.200.11 9000 "$N" 20 5
 wait "$RECV_PID"
 
 # 2. TCP: 4 MB downlink, data through the air one way and ACKs the other.
 BYTES=4000000
-in_ns "$STA" timeout 40 "$PY" "$HERE/udp_burst.py" tcp-recv 9001 "$WORK/tcp.json" &
+in_ns "$STA" timeout 40 "$PY" "$HERE/udp_burst.py" tcp-recv 9001 "$WORK/tcp.json" "$WORK/tcp.ready" &
 RECV_PID=$!
-sleep 0.3
+wait_ready "$WORK/tcp.ready"
 in_ns "$SRV" timeout 40 "$PY" "$HERE/udp_burst.py" tcp-send 198.18.200.11 9001 "$BYTES"
 wait "$RECV_PID"
 sleep 0.2

@@ -2,10 +2,12 @@
 
 send <dst_ip> <port> <count> <per_burst> <gap_ms>: numbered 1400-byte datagrams,
     paced in bursts so the AP queue never overflows.
-recv <port> <count> <timeout_s> <out.json>: receives until count datagrams or
-    timeout, writes {"received": n, "in_order": bool, "duplicates": n}.
-tcp-send <dst_ip> <port> <bytes> / tcp-recv <port> <out.json>: a bounded TCP
-    transfer of a deterministic byte pattern, checked at the receiver.
+recv <port> <count> <timeout_s> <out.json> <ready>: receives until count
+    datagrams or timeout, writes {"received": n, "in_order": bool, "duplicates": n}.
+tcp-send <dst_ip> <port> <bytes> / tcp-recv <port> <out.json> <ready>: a bounded
+    TCP transfer of a deterministic byte pattern, checked at the receiver.
+Receivers create the file <ready> once their socket is bound, so the sender
+starts only then.
 """
 from __future__ import annotations
 
@@ -35,10 +37,16 @@ def send(dst: str, port: int, count: int, per_burst: int, gap_ms: float) -> None
             time.sleep(gap_ms / 1000.0)
 
 
-def recv(port: int, count: int, timeout_s: float, out: str) -> None:
+def mark_ready(path: str) -> None:
+    with open(path, "w") as f:
+        f.write("ready\n")
+
+
+def recv(port: int, count: int, timeout_s: float, out: str, ready: str) -> None:
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
     s.bind(("0.0.0.0", port))
+    mark_ready(ready)
     s.settimeout(0.5)
     seen: list[int] = []
     deadline = time.monotonic() + timeout_s
@@ -59,11 +67,12 @@ def tcp_send(dst: str, port: int, nbytes: int) -> None:
         c.sendall(data)
 
 
-def tcp_recv(port: int, out: str) -> None:
+def tcp_recv(port: int, out: str, ready: str) -> None:
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("0.0.0.0", port))
     srv.listen(1)
+    mark_ready(ready)
     srv.settimeout(20)
     conn, _ = srv.accept()
     conn.settimeout(20)
@@ -82,11 +91,11 @@ def main(argv: list[str]) -> None:
     if cmd == "send":
         send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), float(argv[6]))
     elif cmd == "recv":
-        recv(int(argv[2]), int(argv[3]), float(argv[4]), argv[5])
+        recv(int(argv[2]), int(argv[3]), float(argv[4]), argv[5], argv[6])
     elif cmd == "tcp-send":
         tcp_send(argv[2], int(argv[3]), int(argv[4]))
     elif cmd == "tcp-recv":
-        tcp_recv(int(argv[2]), argv[3])
+        tcp_recv(int(argv[2]), argv[3], argv[4])
     elif cmd == "pattern-sha":
         print(hashlib.sha256(pattern(int(argv[2]))).hexdigest())
     else:
