@@ -38,22 +38,22 @@ struct dp_counters {
 };
 
 struct dp_engine {
-    const struct dp_options *opt;
+    const struct dp_options *opt;  /* command line (not owned) */
     struct adw_config *cfg;        /* configuration in force (owned) */
     uint64_t cfg_version;          /* Redis version in force, 0 = the --config file */
     uint64_t ack_pending;          /* Redis version handed to the core, acknowledged once active; 0 = none */
     uint64_t start_ns;             /* backend clock when the loop started, ns */
     int64_t epoch_offset_ns;       /* Unix time minus backend clock, ns: telemetry times are Unix epoch (REDIS.md) */
     uint64_t elapsed_ns;           /* loop run time, ns (set by the backend at exit) */
-    struct adw_sched *sched;
+    struct adw_sched *sched;       /* the scheduling core (owned) */
     unsigned n_ports;              /* scheduler ports: uplink + APs */
     struct telemetry_jsonl *tm;    /* NULL without --telemetry */
     struct redis_link *redis;      /* NULL without --redis */
-    struct slice_lateness lateness;
+    struct slice_lateness lateness; /* slice-start timing error histogram */
     uint64_t last_due_ns;          /* slice start whose lateness was last recorded, ns */
     uint64_t timed_due_ns;         /* slice start awaited, ns; 0 = none */
     uint64_t due_named_at_ns;      /* when the backend last asked adw_sched_next_event_ns, ns */
-    struct dp_counters c;
+    struct dp_counters c;          /* packet counters of the backend loop */
     uint64_t port_rx[DP_ENGINE_MAX_PORTS];        /* packets received per scheduler port (driver count) */
     uint64_t port_tx[DP_ENGINE_MAX_PORTS];        /* packets transmitted per scheduler port (driver count) */
     uint64_t port_rx_missed[DP_ENGINE_MAX_PORTS]; /* packets the driver could not receive (ring full, no mbuf) */

@@ -1,0 +1,66 @@
+/*
+ * The --stats document written at exit: the backend's counters, per-port
+ * driver counts, the core's adw_stats and the slice-start timing error.
+ * The end-to-end tests and `make bench` read it; the testbed keeps it with
+ * each experiment's results.
+ */
+#include "run_stats.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+static json_t *core_stats_json(const struct adw_stats *s)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+                     " s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                     "rx_pkts", (json_int_t)s->rx_pkts, "rx_bytes", (json_int_t)s->rx_bytes,
+                     "malformed", (json_int_t)s->malformed, "pass_uplink", (json_int_t)s->pass_uplink,
+                     "pass_broadcast", (json_int_t)s->pass_broadcast, "pass_unknown", (json_int_t)s->pass_unknown,
+                     "pass_arp", (json_int_t)s->pass_arp, "pass_other", (json_int_t)s->pass_other,
+                     "queued_data", (json_int_t)s->queued_data, "queued_ack", (json_int_t)s->queued_ack,
+                     "queued_rt", (json_int_t)s->queued_rt, "released_pkts", (json_int_t)s->released_pkts,
+                     "released_bytes", (json_int_t)s->released_bytes, "released_rt", (json_int_t)s->released_rt,
+                     "drops_tail", (json_int_t)s->drops_tail, "drops_pool", (json_int_t)s->drops_pool,
+                     "drops_config", (json_int_t)s->drops_config, "frames", (json_int_t)s->frames,
+                     "frames_skipped", (json_int_t)s->frames_skipped, "batches", (json_int_t)s->batches,
+                     "batches_underfilled", (json_int_t)s->batches_underfilled,
+                     "drains_completed", (json_int_t)s->drains_completed, "drains_capped", (json_int_t)s->drains_capped,
+                     "drains_overrun", (json_int_t)s->drains_overrun, "tsabr_resets", (json_int_t)s->tsabr_resets,
+                     "reassignments", (json_int_t)s->reassignments, "config_swaps", (json_int_t)s->config_swaps,
+                     "config_rejected", (json_int_t)s->config_rejected,
+                     "reports_overwritten", (json_int_t)s->reports_overwritten, "pool_size", (json_int_t)s->pool_size,
+                     "pool_in_use", (json_int_t)s->pool_in_use);
+}
+
+void run_stats_write(const struct dp_engine *e, const char *path)
+{
+    json_t *ports = json_array();
+    for (unsigned i = 0; i < e->n_ports; i++)
+        json_array_append_new(ports, json_pack("{s:I, s:I, s:I}", "rx_pkts", (json_int_t)e->port_rx[i], "tx_pkts",
+                                               (json_int_t)e->port_tx[i], "rx_missed", (json_int_t)e->port_rx_missed[i]));
+    struct adw_stats st;
+    memset(&st, 0, sizeof(st));
+    adw_sched_stats_read(e->sched, &st);
+    json_t *doc = json_pack(
+        "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o,"
+        " s:{s:I, s:f, s:f, s:f, s:f}}",
+        "backend", e->backend_name, "elapsed_ns", (json_int_t)e->elapsed_ns,
+        "counters", "rx_pkts", (json_int_t)e->c.rx_pkts, "passed_pkts", (json_int_t)e->c.passed_pkts,
+        "queued_pkts", (json_int_t)e->c.queued_pkts, "dropped_pkts", (json_int_t)e->c.dropped_pkts,
+        "released_pkts", (json_int_t)e->c.released_pkts, "flushed_pkts", (json_int_t)e->c.flushed_pkts,
+        "tx_pkts", (json_int_t)e->c.tx_pkts, "tx_drops", (json_int_t)e->c.tx_drops,
+        "reloads_applied", (json_int_t)e->c.reloads_applied, "reloads_rejected", (json_int_t)e->c.reloads_rejected,
+        "frames_reported", (json_int_t)e->c.frames_reported,
+        "ports", ports, "core", core_stats_json(&st),
+        "slice_start_error", "events", (json_int_t)e->lateness.count,
+        "p50_us", slice_lateness_quantile_us(&e->lateness, 0.5),
+        "p99_us", slice_lateness_quantile_us(&e->lateness, 0.99),
+        "p999_us", slice_lateness_quantile_us(&e->lateness, 0.999),
+        "max_us", (double)e->lateness.max_ns / 1000.0);
+    if (!doc || json_dump_file(doc, path, JSON_INDENT(1)) != 0)
+        fprintf(stderr, "adwiser-dp: cannot write --stats %s\n", path);
+    json_decref(doc);
+}
+
