@@ -136,7 +136,7 @@ struct adw_pair_report {
     uint32_t queue_pkts;                     /* packets held at frame end (all three queues) */
     uint32_t limit_pkts;                     /* A* queue limit at frame end, packets */
     uint64_t drops_tail;                     /* cumulative drops at the queue limit */
-    uint64_t drops_other;                    /* cumulative drops of other causes (pool full, config removal) */
+    uint64_t drops_other;                    /* cumulative drops of other causes (packet pool full) */
     uint64_t tput_bps;                       /* EWMA of released downlink throughput, bit/s */
     uint64_t rate_bps;                       /* service rate beta_i while draining full batches (EWMA of
                                                 released/V), bit/s in MTU packets; 0 until measured. The
