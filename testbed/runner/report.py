@@ -74,7 +74,7 @@ def calibration_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
                                              ("mean_phy_mbps", "PHY Mbit/s", c["phy"])):
                 v = p[key]
                 if v is None:
-                    out.append(f"| {name} | {pair} | {label} – | {rel} {bound} | no emulator |")
+                    out.append(f"| {name} | {pair} | {label} – | {rel} {bound:g} | no emulator |")
                     continue
                 met = {"above": v > bound, "under": v < bound, "near": abs(v - bound) <= 0.15 * bound}[rel]
                 out.append(f"| {name} | {pair} | {label} {v:.1f} | {rel} {bound:g} | {'yes' if met else 'no'} |")
