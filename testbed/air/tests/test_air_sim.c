@@ -214,6 +214,33 @@ static void test_retransmissions_deliver_every_frame_at_most_once_in_order(void 
     wlan_air_destroy(a);
 }
 
+static void test_voice_frame_overtakes_a_best_effort_backlog(void **state)
+{
+    (void)state;
+    struct wlan_air_config c = deterministic_lab();
+    wlan_air_t *a = wlan_air_create(&c, 1);
+    static struct recorder r;
+    memset(&r, 0, sizeof r);
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    wlan_air_advance(a, 1000, &cb);
+    enqueue_n(a, AP2, STA2, 1, 500, 1514, 1000); /* about 60 ms of BE airtime */
+    wlan_air_advance(a, 3000, &cb);
+    struct wlan_frame v = {.id = 9999, .len_bytes = 214, .src = AP2, .dst = STA2, .ac = WLAN_AC_VO};
+    assert_int_equal(wlan_air_enqueue(a, &v, 3000), 0);
+    run_until_idle(a, &cb, 200000);
+    int vo = -1;
+    for (int i = 0; i < r.nd; i++)
+        if (r.d[i].id == 9999)
+            vo = i;
+    assert_true(vo >= 0);
+    /* AIFSN 1 / CW 3 against AIFSN 3 / CW 15: the voice frame goes within
+     * the next couple of exchanges, not behind the 500-frame backlog. */
+    assert_true(r.d[vo].deliver_us < 3000 + 2 * 2200);
+    assert_int_equal(r.d[vo].ac, WLAN_AC_VO);
+    assert_true(vo < 100);
+    wlan_air_destroy(a);
+}
+
 static void test_full_queue_refuses_and_counts(void **state)
 {
     (void)state;
@@ -239,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_hidden_ap_frame_starting_second_loses_its_preamble),
         cmocka_unit_test(test_sta_defers_until_the_exchange_it_overhears_ends),
         cmocka_unit_test(test_retransmissions_deliver_every_frame_at_most_once_in_order),
+        cmocka_unit_test(test_voice_frame_overtakes_a_best_effort_backlog),
         cmocka_unit_test(test_full_queue_refuses_and_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
