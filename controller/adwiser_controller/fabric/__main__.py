@@ -39,7 +39,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    judge = LivenessJudge(stale_ms=args.stale_ms, stall_ms=args.stall_ms, check_pid=not args.no_pid_check)
+    judge = LivenessJudge(stale_ms=args.stale_ms, stall_ms=args.stall_ms, check_pid=not args.no_pid_check,
+                          stale_ms_local=args.stale_ms_local)
     opts = ManagerOptions(poll_ms=args.poll_ms, healthy_polls=args.healthy_polls)
     mgr = FabricManager(Ovs(args.run_dir, args.bridge), cfg, args.uplink, redis_from_address(args.redis), judge, opts)
     mgr.setup()
@@ -70,7 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--run-dir", required=True, help="private OVS run directory (db.sock, <bridge>.mgmt)")
     run.add_argument("--redis", default="127.0.0.1:6379", help="unix:/path, host:port or redis:// URL")
     run.add_argument("--poll-ms", type=float, default=100, help="watchdog period (default 100)")
-    run.add_argument("--stale-ms", type=float, default=600, help="heartbeat age that counts as dead (default 600)")
+    run.add_argument("--stale-ms", type=float, default=600,
+                     help="heartbeat age that counts as dead without the pid check (default 600)")
+    run.add_argument("--stale-ms-local", type=float, default=2000,
+                     help="heartbeat age that counts as dead when the process and ports are checked too (default 2000)")
     run.add_argument("--stall-ms", type=float, default=600,
                      help="frames in and none out for this long counts as hung (default 600)")
     run.add_argument("--healthy-polls", type=int, default=3, help="healthy polls before steering back (default 3)")

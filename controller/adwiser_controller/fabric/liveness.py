@@ -9,6 +9,13 @@ dataplane's veths: a port that is down, or frames going into the dataplane
 with none coming out for `stall_ms`, means it is not forwarding even if
 something still writes the heartbeat.
 
+With those local checks on, every way the dataplane can stop forwarding is
+seen within a poll or `stall_ms`, and a late heartbeat mostly means a busy
+host or a slow Redis thread, so the heartbeat is then allowed
+`stale_ms_local` (2 s) before it counts: a loaded 2-core machine must not
+flap the traffic between steered and bypass. Without the pid check (the
+dataplane in another pid namespace) `stale_ms` applies.
+
 When Redis itself cannot be read the judge keeps the last heartbeat's pid
 and decides on the local checks alone: a Redis restart must not take the
 traffic off a healthy dataplane. For `redis_grace_ms` after Redis was last
@@ -105,8 +112,8 @@ class LivenessJudge:
     """Keeps what one verdict needs from the previous polls (last pid, stall clock)."""
 
     def __init__(self, stale_ms: float = 600, stall_ms: float = 600, check_pid: bool = True,
-                 redis_grace_ms: float = 3000):
-        self.stale_ns = int(stale_ms * 1e6)
+                 redis_grace_ms: float = 3000, stale_ms_local: float = 2000):
+        self.stale_ns = int((stale_ms_local if check_pid else stale_ms) * 1e6)
         self.stall_ns = int(stall_ms * 1e6)
         self.redis_grace_ns = int(redis_grace_ms * 1e6)
         self.check_pid = check_pid

@@ -6,8 +6,9 @@ dataplane's ports, ask the liveness judge, and switch the whole flow table
 when the verdict changes:
 
 - steered -> bypass at the first unhealthy verdict, so the interruption is
-  the detection time (at most stale_ms after the last beat; one poll for a
-  killed or stopped process) plus one bundle replace;
+  the detection time (one poll for a killed or stopped process, stall_ms
+  for a hung one, stale_ms after the last beat where the process cannot be
+  seen) plus one bundle replace;
 - bypass -> steered after `healthy_polls` healthy verdicts in a row; after a
   stall (frames in, none out) only once the dataplane restarted (new pid) or
   `stall_holddown_s` passed, so a broken dataplane is not flapped in and out.

@@ -10,6 +10,10 @@ every 200 ms from its own thread, reconnecting when Redis comes back, so a
 Redis restart never stalls forwarding, as in adwiser-dp). The fault tests run with
 it when adwiser-dp is not built, and with adwiser-dp too when it is.
 
+SIGUSR1 wedges its forwarding loop (frames are left unread) while the
+heartbeat thread goes on beating, and a second SIGUSR1 unwedges it: the
+hung-but-beating dataplane that only the fabric's stall check can see.
+
     python heartbeat_forwarder.py --config lab.yaml --uplink dp-up --ap ap1=dp-ap1 --ap ap2=dp-ap2 \
         --redis unix:/path/redis.sock [--pid-file F] [--run-s 600]
 """
@@ -20,6 +24,7 @@ import argparse
 import json
 import os
 import select
+import signal
 import socket
 import sys
 import threading
@@ -82,8 +87,13 @@ def main() -> int:
         Path(args.pid_file).write_text(f"{os.getpid()}\n")
 
     threading.Thread(target=beat_forever, args=(client, key), daemon=True).start()
+    wedged = threading.Event()
+    signal.signal(signal.SIGUSR1, lambda *_: wedged.clear() if wedged.is_set() else wedged.set())
     end = time.monotonic() + args.run_s
     while time.monotonic() < end:
+        if wedged.is_set():
+            time.sleep(0.05)
+            continue
         ready, _, _ = select.select(list(by_fd), [], [], 0.5)
         for fd in ready:
             role, sock = by_fd[fd]

@@ -42,9 +42,16 @@ def test_fresh_heartbeat_of_a_running_process_is_healthy(child: int) -> None:
     assert v.healthy, v.reason
 
 
-def test_heartbeat_older_than_stale_ms_is_dead_long_before_the_key_expires(child: int) -> None:
-    v = LivenessJudge(stale_ms=600).judge(T0, beat(child, T0 - 700 * MS), True, ports())
+def test_without_the_pid_check_a_heartbeat_older_than_stale_ms_is_dead_long_before_the_key_expires() -> None:
+    v = LivenessJudge(stale_ms=600, check_pid=False).judge(T0, beat(12345, T0 - 700 * MS), True, ports())
     assert not v.healthy and "stale (700 ms old)" in v.reason
+
+
+def test_a_late_heartbeat_of_a_visibly_running_process_is_put_down_to_a_busy_host(child: int) -> None:
+    j = LivenessJudge(stale_ms=600, stale_ms_local=2000)
+    assert j.judge(T0, beat(child, T0 - 1500 * MS), True, ports()).healthy
+    v = j.judge(T0, beat(child, T0 - 2100 * MS), True, ports())
+    assert not v.healthy and "stale (2100 ms old)" in v.reason
 
 
 def test_missing_heartbeat_is_dead(child: int) -> None:
