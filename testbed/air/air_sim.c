@@ -85,6 +85,8 @@ struct wlan_air {
     struct wlan_link_counters ctr[WLAN_MAX_NODES][WLAN_MAX_NODES];
     struct tx hist[TX_HISTORY];
     uint32_t hist_next;          /* next history slot */
+    int live[TX_HISTORY];        /* history indices of transmissions with events still to come */
+    int n_live;                  /* entries in live */
     uint32_t ba_us;              /* BlockAck duration (µs) */
     const struct wlan_air_callbacks *cb;
 };
@@ -160,8 +162,8 @@ static bool senses_busy(const struct wlan_air *a, int n, uint64_t now)
     const struct node *nd = &a->nodes[n];
     if (nd->transmitting || nd->awaiting || now < nd->nav_until_us)
         return true;
-    for (int i = 0; i < TX_HISTORY; i++) {
-        const struct tx *t = &a->hist[i];
+    for (int k = 0; k < a->n_live; k++) {
+        const struct tx *t = &a->hist[a->live[k]];
         if (active_at(t, now) && t->node != n && t->rss_dbm[n] >= a->c.cs_threshold_dbm)
             return true;
     }
@@ -219,6 +221,7 @@ static struct tx *new_tx(struct wlan_air *a, int *idx)
         t->used = true;
         t->ba_tx = t->data_tx = -1;
         t->ba_start_us = NONE;
+        a->live[a->n_live++] = i;
         *idx = i;
         return t;
     }
@@ -582,10 +585,8 @@ uint64_t wlan_air_next_event_us(const wlan_air_t *a)
 {
     uint64_t next = NONE;
 #define CONSIDER(x) do { uint64_t _v = (x); if (_v < next) next = _v; } while (0)
-    for (int i = 0; i < TX_HISTORY; i++) {
-        const struct tx *t = &a->hist[i];
-        if (!t->used)
-            continue;
+    for (int k = 0; k < a->n_live; k++) {
+        const struct tx *t = &a->hist[a->live[k]];
         if (!t->ended)
             CONSIDER(t->end_us);
         if (t->kind == TX_DATA && !t->ended && t->decided < t->n)
@@ -605,32 +606,54 @@ uint64_t wlan_air_next_event_us(const wlan_air_t *a)
     return next < a->now_us ? a->now_us : next;
 }
 
+/* Whether a transmission still has an event to come. */
+static bool is_live(const struct tx *x)
+{
+    if (!x->ended)
+        return true;
+    return x->kind == TX_DATA && (!x->resp_done || x->ba_start_us != NONE);
+}
+
+static void prune_live(struct wlan_air *a)
+{
+    int n = 0;
+    for (int k = 0; k < a->n_live; k++)
+        if (is_live(&a->hist[a->live[k]]))
+            a->live[n++] = a->live[k];
+    a->n_live = n;
+}
+
 static void step(struct wlan_air *a, uint64_t t)
 {
     a->now_us = t;
-    for (int i = 0; i < TX_HISTORY; i++) {
-        struct tx *x = &a->hist[i];
-        if (x->used && x->kind == TX_DATA && !x->ended && x->decided < x->n && x->mpdu_end_us[x->decided] == t)
-            decide_mpdus(a, i, t);
+    /* Snapshot: the handlers below may add transmissions (BlockAcks). */
+    int ids[TX_HISTORY], nl = a->n_live;
+    memcpy(ids, a->live, (size_t)nl * sizeof ids[0]);
+    for (int k = 0; k < nl; k++) {
+        struct tx *x = &a->hist[ids[k]];
+        if (x->kind == TX_DATA && !x->ended && x->decided < x->n && x->mpdu_end_us[x->decided] == t)
+            decide_mpdus(a, ids[k], t);
     }
-    for (int i = 0; i < TX_HISTORY; i++) {
-        struct tx *x = &a->hist[i];
-        if (x->used && !x->ended && x->end_us == t) {
+    for (int k = 0; k < nl; k++) {
+        struct tx *x = &a->hist[ids[k]];
+        if (!x->ended && x->end_us == t) {
             x->ended = true;
             a->nodes[x->node].transmitting = false;
             if (x->kind == TX_DATA)
-                end_data(a, i);
+                end_data(a, ids[k]);
         }
     }
-    for (int i = 0; i < TX_HISTORY; i++) {
-        struct tx *x = &a->hist[i];
-        if (x->used && x->kind == TX_DATA && !x->resp_done && x->resp_us == t)
-            complete_exchange(a, i);
+    for (int k = 0; k < nl; k++) {
+        struct tx *x = &a->hist[ids[k]];
+        if (x->kind == TX_DATA && !x->resp_done && x->resp_us == t)
+            complete_exchange(a, ids[k]);
     }
-    for (int i = 0; i < TX_HISTORY; i++) {
-        struct tx *x = &a->hist[i];
-        if (x->used && x->kind == TX_DATA && x->ended && x->ba_start_us == t)
-            start_ba(a, i, t);
+    /* Drop finished transmissions before any new one can reuse their slot. */
+    prune_live(a);
+    for (int k = 0; k < nl; k++) {
+        struct tx *x = &a->hist[ids[k]];
+        if (x->kind == TX_DATA && x->ended && x->ba_start_us == t)
+            start_ba(a, ids[k], t);
     }
     update_busy(a, t);
     /* Everyone whose backoff ends now transmits now; internal collisions

@@ -2,7 +2,7 @@
  * test_calibration.c — the calibration of CALIBRATION.md as a test: the lab
  * config under a saturated downlink TCP-like load (saturation.c), seeded,
  * in virtual time, against 004 Table 3 (Isolated and Together rows) and
- * Fig. 8. Figures are means over three seeds of 5 s each.
+ * Fig. 8. Figures are means over three seeds of 10 s each.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,7 +37,7 @@ static int run_lab(void **state)
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
         struct sat_params p;
         sat_default_params(&p);
-        p.duration_us = 5000000;
+        p.duration_us = 10000000;
         p.seed = seed;
         struct sat_pair_result r[2];
         for (int i = 0; i < 2; i++) {
