@@ -101,6 +101,11 @@ echo "   stats: $(cat "$WORK/stats.json")"
 [ "$(rel counters.reloads_applied)" -eq 3 ] || fail "expected 3 reloads applied"
 [ "$(rel counters.reloads_rejected)" -eq 1 ] || fail "expected 1 reload refused"
 [ "$(rel counters.released_pkts)" -gt 0 ] || fail "the scheduler released nothing: traffic was not managed"
+# Unmanaged traffic passed straight through: broadcast (ARP requests), ICMP/ARP of managed STAs, and
+# STA2's transfer while STA2 was out of the topology.
+[ "$(rel core.pass_broadcast)" -gt 0 ] || fail "no broadcast passed"
+[ "$(rel core.pass_other)" -gt 0 ] || fail "no unmanaged kind (ICMP) passed"
+[ "$(rel core.pass_unknown)" -gt 0 ] || fail "traffic of a STA outside the topology did not pass"
 # Drops at the A* queue limit are the queue discipline at work (reported); the reloads must drop nothing.
 echo "   A* tail drops: $(rel core.drops_tail)"
 [ "$(rel core.config_swaps)" -eq 3 ] || fail "the core did not swap the 3 configurations in"
