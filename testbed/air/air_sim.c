@@ -349,6 +349,15 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
             a->ctr[n][dst].mpdus_retx++;
         t->n++;
     }
+    if (t->n == 0) {
+        /* Nothing inside the BlockAck window can go (cannot happen while the
+         * node waits for no exchange; kept as a guard): send nothing. */
+        t->used = false;
+        t->ended = t->resp_done = true;
+        e->backoff = (int32_t)(rnd(a) * (e->cw + 1));
+        e->ready_us = now + a->c.slot_us;
+        return;
+    }
     t->bytes = bytes;
     t->start_us = now;
     t->preamble_us = airtime_preamble_us(a->c.phy, airtime_nss(a->c.phy, mcs));
