@@ -6,7 +6,8 @@
 #
 # A bounded UDP burst and a bounded TCP transfer cross the emulated air;
 # asserts delivery, ordering, and that the ground-truth log shows a decoded
-# MPDU for every frame the emulator delivered. Namespaces are named with this
+# MPDU for every frame the emulator delivered. A last run without mac= checks
+# that the STA's MAC is learned from its first (uplink) frame. Namespaces are named with this
 # run's PID and removed on any exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -120,4 +121,36 @@ print(f"delivery timing error ap1->sta1: p50 {t['p50']} us, p99 {t['p99']} us, m
       f"mean A-MPDU {down['mean_ampdu']:.1f}, mean PHY {down['mean_phy_mbps']:.1f} Mbit/s")
 sys.exit(1 if errors else 0)
 PYEOF
+# 3. Without mac=: the STA's MAC is learned from its first frame (uplink, through the air).
+ip netns exec "$EMU" "$EMU_DIR/wlan-emu" --ap ap1=ap1 --sta sta1=sta1 \
+    --stats "$WORK/learn.json" --duration 30 2>"$WORK/learn.err" &
+EMU_PID=$!
+sleep 0.3
+in_ns "$SRV" timeout 20 "$PY" "$HERE/udp_burst.py" recv 9002 1 10 "$WORK/up.json" "$WORK/up.ready" &
+RECV_PID=$!
+wait_ready "$WORK/up.ready"
+in_ns "$STA" timeout 20 "$PY" "$HERE/udp_burst.py" send 198.18.200.1 9002 1 1 0
+wait "$RECV_PID"
+in_ns "$STA" timeout 30 "$PY" "$HERE/udp_burst.py" recv 9003 200 10 "$WORK/down.json" "$WORK/down.ready" &
+RECV_PID=$!
+wait_ready "$WORK/down.ready"
+in_ns "$SRV" timeout 20 "$PY" "$HERE/udp_burst.py" send 198.18.200.11 9003 200 20 5
+wait "$RECV_PID"
+kill -TERM "$EMU_PID"
+wait "$EMU_PID" || fail "wlan-emu (learning) exited with an error: $(cat "$WORK/learn.err")"
+EMU_PID=""
+"$PY" - "$WORK" <<'PYEOF'
+import json, sys
+work = sys.argv[1]
+st = json.load(open(f"{work}/learn.json"))
+links = {(l["src"], l["dst"]): l for l in st["links"]}
+up, down = json.load(open(f"{work}/up.json")), json.load(open(f"{work}/down.json"))
+ok = (up["received"] == 1 and down["received"] == 200 and down["in_order"]
+      and links[("sta1", "ap1")]["frames_out"] == 1 and links[("ap1", "sta1")]["frames_out"] == 200
+      and st["bypass"]["unknown_destination"] == 0)
+print(("ok   " if ok else "FAIL ") + f"learned STA MAC: uplink {up['received']}/1 and downlink {down['received']}/200 "
+      f"through the air, unknown-destination bypass {st['bypass']['unknown_destination']}")
+sys.exit(0 if ok else 1)
+PYEOF
+
 echo "PASS: wlan-emu namespace test"
