@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import backend as backend_mod
-from . import iperf, processes, topology, wan, wlan
+from . import groundtruth, iperf, processes, slice_overflow, topology, wan, wlan
 from .scenarios import PAIRS, Scenario
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -102,6 +102,17 @@ def ci95(values: list[float]) -> float | None:
     mean = sum(values) / n
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     return T95.get(n - 1, 1.96) * sd / math.sqrt(n)
+
+
+def _slice_overflow(run_out: Path, emu_stats: dict[str, Any]) -> dict[str, float | None] | None:
+    """Per pair, airtime outside its slices / slice time (slice_overflow.py);
+    None when the emulator's stats do not say when its clock started."""
+    t0 = emu_stats.get("t0_unix_ns")
+    tel, gt = run_out / "adwiser-dp.telemetry.jsonl", run_out / "groundtruth.jsonl"
+    if not isinstance(t0, int) or not tel.exists() or not gt.exists():
+        return None
+    frac = slice_overflow.overflow_fraction(slice_overflow.read_frames(tel), groundtruth.read(gt), t0)
+    return {k: round(v, 5) if v is not None else None for k, v in frac.items()}
 
 
 def _stop_all(steps: list[tuple[str, Any]]) -> list[str]:
@@ -201,6 +212,7 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         pairs.append(PairResult(ap, sta, s.direction, round(sum(per_round) / len(per_round), 3),
                                 ampdu, phy, drains.get(f"{ap}/{sta}"),
                                 iperf.interval_series(rounds[0][label])))
+    overflow = _slice_overflow(run_out, stats["emu"]) if be is not None else None
     thr = [p.throughput_mbps for p in pairs]
     beta = isolated_throughputs(results_dir, s, thr)
     u, bound = utility(thr), utility_bound(beta or [], len(pairs))
@@ -215,6 +227,7 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         "utility": round(u, 4) if u is not None else None,
         "utility_bound": round(bound, 4) if bound is not None else None,
         # Context beyond the issue's fields, for the report.
+        "slice_overflow": overflow,
         "repeats": repeats,
         "throughput_runs_mbps": runs,
         "throughput_ci95_mbps": ci,

@@ -311,6 +311,11 @@ def write_report(results_dir: Path = RESULTS) -> Path:
             se = dp["slice_start_error"]
             lines.append(f"  - adwiser-dp ({dp.get('backend')}): slice-start error p50 {se.get('p50_us')} µs, "
                          f"p99 {se.get('p99_us')} µs")
+        if d.get("backend") not in (None, "none"):
+            ov = d.get("slice_overflow")
+            lines.append("  - slice overflow (airtime outside the pair's slices / its slice time): " + (
+                ", ".join(f"{k} {v * 100:.2f} %" for k, v in ov.items() if v is not None) if ov
+                else "not computed (the wlan-emu stats carry no t0_unix_ns to align its clock)"))
         if d.get("repeats", 1) > 1:
             lines.append(f"  - {d['repeats']} repeats, per-run throughputs (Mbit/s): {d.get('throughput_runs_mbps')}")
         wan_stats = d.get("wan_emu")

@@ -205,3 +205,34 @@ def test_calibration_table_says_which_targets_are_met() -> None:
     assert "| together | ap1-sta1 | A-MPDU – | under 9 | no emulator |" in text
     assert "| together | ap2-sta2 | A-MPDU 12.0 | under 9 | no |" in text
     assert "| together | ap2-sta2 | PHY Mbit/s 55.0 | under 60 | yes |" in text
+
+
+def test_slice_overflow_counts_airtime_outside_the_pairs_own_slices() -> None:
+    from runner import slice_overflow
+    from runner.groundtruth import Ppdu
+    t0 = 1_000_000_000_000  # emulator start, epoch ns
+    # Two 40 ms frames from epoch t0 + 10 ms: ap1/sta1 owns [0, 20) ms, ap2/sta2 [20, 40) ms.
+    frames = [{"type": "frame", "ts_ns": t0 + 10_000_000 + k * 40_000_000, "frame_ms": 40.0,
+               "slices": [{"duration_ms": 20.0, "pairs": ["ap1/sta1"], "given_to": []},
+                          {"duration_ms": 20.0, "pairs": ["ap2/sta2"], "given_to": []}]}
+              for k in range(2)]
+
+    def ppdu(src: str, dst: str, start_ms: float, dur_ms: float) -> Ppdu:
+        return Ppdu(src, dst, 10, 130.0, start_ms * 1000 + 10_000, dur_ms * 1000, False)
+
+    ppdus = [ppdu("ap1", "sta1", 1.0, 2.0),    # inside
+             ppdu("ap1", "sta1", 19.0, 2.0),   # 1 ms past its slice end
+             ppdu("sta1", "ap1", 25.0, 0.4),   # its ACK in the other pair's slice
+             ppdu("ap2", "sta2", 21.0, 2.0),   # inside
+             ppdu("ap2", "sta2", 200.0, 2.0)]  # after the telemetry span: ignored
+    frac = slice_overflow.overflow_fraction(frames, ppdus, t0)
+    assert frac["ap1/sta1"] == pytest.approx((1.0 + 0.4) / 40.0)
+    assert frac["ap2/sta2"] == pytest.approx(0.0)
+
+
+def test_slice_given_away_belongs_to_the_pair_it_was_given_to() -> None:
+    from runner import slice_overflow
+    frames = [{"ts_ns": 0, "slices": [{"duration_ms": 20.0, "pairs": ["ap1/sta1"], "given_to": ["ap2/sta2"]},
+                                      {"duration_ms": 20.0, "pairs": ["ap2/sta2"], "given_to": []}]}]
+    iv = slice_overflow.slice_intervals(frames)
+    assert iv == {"ap2/sta2": [(0.0, 20000.0), (20000.0, 40000.0)]}

@@ -1,0 +1,89 @@
+"""Slice overflow (SPEC §6, issue 4): the airtime of a pair outside its own
+time-slices, as a fraction of its slice time, from the emulator's ground
+truth (what the air really did) and the dataplane's frame telemetry (when
+each slice was).
+
+Both logs must be on one clock: the dataplane's `ts_ns` is Unix epoch ns
+(start of each frame); the ground truth's `start_us` is µs since wlan-emu
+started, so the emulator's stats must say when that was in epoch ns
+(`t0_unix_ns`). Without it the overflow is not computed (None), rather than
+guessed by aligning the logs (which would fit the answer).
+
+A pair's airtime is every PPDU between its AP and its STA, either direction
+(data and TCP ACKs): the slice gives the pair the medium.
+"""
+from __future__ import annotations
+
+import bisect
+import json
+from pathlib import Path
+from typing import Any
+
+from .groundtruth import Ppdu
+
+
+def slice_intervals(frames: list[dict[str, Any]]) -> dict[str, list[tuple[float, float]]]:
+    """Per pair, the [start, end) µs (epoch) of each of its slices. A slice
+    given to another pair (`given_to`, dynamic slicing) belongs to that pair."""
+    out: dict[str, list[tuple[float, float]]] = {}
+    for fr in sorted(frames, key=lambda f: f["ts_ns"]):
+        t = fr["ts_ns"] / 1000.0
+        for sl in fr.get("slices", []):
+            dur = float(sl["duration_ms"]) * 1000.0
+            owners = sl.get("given_to") or sl.get("pairs") or []
+            for pair in owners:
+                out.setdefault(str(pair), []).append((t, t + dur))
+            t += dur
+    return out
+
+
+def _overlap(iv: list[tuple[float, float]], starts: list[float], s: float, e: float) -> float:
+    """Length of [s, e) covered by the sorted, disjoint intervals iv."""
+    i = max(bisect.bisect_right(starts, s) - 1, 0)
+    covered = 0.0
+    while i < len(iv) and iv[i][0] < e:
+        lo, hi = max(iv[i][0], s), min(iv[i][1], e)
+        if hi > lo:
+            covered += hi - lo
+        i += 1
+    return covered
+
+
+def overflow_fraction(frames: list[dict[str, Any]], ppdus: list[Ppdu],
+                      t0_unix_ns: int) -> dict[str, float | None]:
+    """Per pair "ap/sta": airtime outside its slices / its total slice time,
+    over the span the telemetry covers."""
+    intervals = slice_intervals(frames)
+    if not intervals:
+        return {}
+    span_lo = min(iv[0][0] for iv in intervals.values())
+    span_hi = max(iv[-1][1] for iv in intervals.values())
+    t0_us = t0_unix_ns / 1000.0
+    result: dict[str, float | None] = {}
+    for pair, iv in intervals.items():
+        ap, _, sta = pair.partition("/")
+        starts = [a for a, _ in iv]
+        slice_time = sum(b - a for a, b in iv)
+        outside = 0.0
+        for p in ppdus:
+            if {p.src, p.dst} != {ap, sta}:
+                continue
+            s = t0_us + p.start_us
+            e = s + p.duration_us
+            if e <= span_lo or s >= span_hi:
+                continue
+            outside += (e - s) - _overlap(iv, starts, s, e)
+        result[pair] = outside / slice_time if slice_time > 0 else None
+    return result
+
+
+def read_frames(telemetry: Path) -> list[dict[str, Any]]:
+    frames = []
+    for line in telemetry.read_text(errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict) and rec.get("type") == "frame" and isinstance(rec.get("ts_ns"), int):
+            frames.append(rec)
+    return frames
