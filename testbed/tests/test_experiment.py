@@ -14,22 +14,25 @@ from runner import backend, experiment, groundtruth, report, scenarios, topology
 PAIR_KEYS = {"ap", "sta", "direction", "throughput_mbps", "mean_ampdu", "mean_phy_mbps", "mean_drain_ms"}
 
 
-def test_short_together_run_writes_the_result_document(prefix: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name,direction,reference", [("together", "downlink", "isolated"),
+                                                      ("together-uplink", "uplink", "isolated-uplink")])
+def test_short_together_run_writes_the_result_document(prefix: str, tmp_path: Path, name: str,
+                                                       direction: str, reference: str) -> None:
     import os
     os.environ["TESTBED_RUN_ROOT"] = str(tmp_path / "run")
     results = tmp_path / "results"
     results.mkdir()
-    (results / "isolated.json").write_text(json.dumps(
-        {"scenario": "isolated", "pairs": [{"throughput_mbps": 80.0}, {"throughput_mbps": 100.0}]}))
-    doc = experiment.run(scenarios.get("together"), 3.0, prefix=prefix, results_dir=results)
+    (results / f"{reference}.json").write_text(json.dumps(
+        {"scenario": reference, "pairs": [{"throughput_mbps": 80.0}, {"throughput_mbps": 100.0}]}))
+    doc = experiment.run(scenarios.get(name), 3.0, prefix=prefix, results_dir=results)
 
-    written = json.loads((results / "together.json").read_text())
+    written = json.loads((results / f"{name}.json").read_text())
     assert written == json.loads(json.dumps(doc))
-    assert doc["scenario"] == "together" and doc["duration_s"] == 3.0 and doc["slice_ms"] is None
+    assert doc["scenario"] == name and doc["duration_s"] == 3.0 and doc["slice_ms"] is None
     assert [(p["ap"], p["sta"]) for p in doc["pairs"]] == [("ap1", "sta1"), ("ap2", "sta2")]
     for p in doc["pairs"]:
         assert set(p) == PAIR_KEYS
-        assert p["direction"] == "downlink"
+        assert p["direction"] == direction
         assert p["throughput_mbps"] > 0.0
         assert p["mean_drain_ms"] is None  # no dataplane ran
         if wlan.available():  # the air model's figures come from the emulator's stats
