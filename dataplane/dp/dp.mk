@@ -61,6 +61,7 @@ dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_LAB_JSON)
 dp-test-e2e: $(DP_BIN)
 	PY=$(PY) dp/tests/test_e2e_dpdk.sh $(BUILD)
 	PY=$(PY) dp/tests/test_e2e_nfqueue.sh $(BUILD)
+	PY=$(PY) dp/tests/test_e2e_vlan_trunk.sh $(BUILD)
 	PY=$(PY) dp/tests/test_redis_link.sh $(BUILD)
 
 # ---------------------------------------------------------------- bench

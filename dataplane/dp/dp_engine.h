@@ -35,6 +35,8 @@ struct dp_counters {
     uint64_t reloads_rejected; /* configurations refused (file or Redis) */
     uint64_t frames_reported;  /* frame reports written to telemetry */
     uint64_t config_drops;     /* held packets of removed pairs handed out as ADW_PORT_DROP (freed) */
+    uint64_t rx_missed;        /* packets the drivers could not receive (ring full, no mbuf) */
+    uint64_t vlan_unknown;     /* frames on a VLAN trunk with a VLAN id of no AP (taken as its first AP's) */
 };
 
 struct dp_engine {
@@ -54,9 +56,8 @@ struct dp_engine {
     uint64_t timed_due_ns;         /* slice start awaited, ns; 0 = none */
     uint64_t due_named_at_ns;      /* when the backend last asked adw_sched_next_event_ns, ns */
     struct dp_counters c;          /* packet counters of the backend loop */
-    uint64_t port_rx[DP_ENGINE_MAX_PORTS];        /* packets received per scheduler port (driver count) */
-    uint64_t port_tx[DP_ENGINE_MAX_PORTS];        /* packets transmitted per scheduler port (driver count) */
-    uint64_t port_rx_missed[DP_ENGINE_MAX_PORTS]; /* packets the driver could not receive (ring full, no mbuf) */
+    uint64_t port_rx[DP_ENGINE_MAX_PORTS];        /* packets received per scheduler port */
+    uint64_t port_tx[DP_ENGINE_MAX_PORTS];        /* packets handed to TX per scheduler port (losses in c.tx_drops) */
     const char *backend_name;      /* "dpdk" or "nfqueue" */
 };
 

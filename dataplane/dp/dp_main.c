@@ -29,10 +29,19 @@ static int run_nfqueue(struct dp_options *o, struct adw_config *cfg)
     char err[512];
     struct dp_engine e;
     const char *roles[1 + DP_MAX_AP_PORTS], *ifnames[1 + DP_MAX_AP_PORTS];
+    uint16_t vlans[1 + DP_MAX_AP_PORTS];
     unsigned n_ports;
-    if (dp_topology_port_names(o, cfg, roles, ifnames, &n_ports, err, sizeof(err)) != 0) {
+    if (dp_topology_port_names(o, cfg, roles, ifnames, vlans, &n_ports, err, sizeof(err)) != 0) {
         fprintf(stderr, "adwiser-dp: %s\n", err);
         return 1;
+    }
+    /* An AP behind a VLAN is the Linux VLAN interface <port>.<vlan> (the kernel tags and untags). */
+    static char vlan_if[1 + DP_MAX_AP_PORTS][DP_NAME_LEN + 8];
+    for (unsigned i = 1; i < n_ports; i++) {
+        if (vlans[i]) {
+            snprintf(vlan_if[i], sizeof(vlan_if[i]), "%s.%u", ifnames[i], (unsigned)vlans[i]);
+            ifnames[i] = vlan_if[i];
+        }
     }
     if (dp_engine_start(&e, o, cfg, n_ports, "nfqueue", nfq_clock_ns(), err, sizeof(err)) != 0) {
         fprintf(stderr, "adwiser-dp: %s\n", err);
@@ -49,17 +58,18 @@ static int run_dpdk(struct dp_options *o, struct adw_config *cfg)
     struct dp_engine e;
     struct dpdk_port_map m;
     const char *roles[1 + DP_MAX_AP_PORTS], *names[1 + DP_MAX_AP_PORTS];
+    uint16_t vlans[1 + DP_MAX_AP_PORTS];
     unsigned n_ports;
-    if (dp_topology_port_names(o, cfg, roles, names, &n_ports, err, sizeof(err)) != 0) {
+    if (dp_topology_port_names(o, cfg, roles, names, vlans, &n_ports, err, sizeof(err)) != 0) {
         fprintf(stderr, "adwiser-dp: %s\n", err);
         return 1;
     }
-    if (dpdk_ports_resolve(roles, names, n_ports, &m, err, sizeof(err)) != 0) {
+    if (dpdk_ports_resolve(roles, names, vlans, n_ports, &m, err, sizeof(err)) != 0) {
         fprintf(stderr, "adwiser-dp: %s\n", err);
         return 1;
     }
     /* What the core may hold: the pool less what the RX/TX rings and one burst per port can take. */
-    unsigned rings = m.n * (DPDK_RX_DESC + DPDK_TX_DESC + o->burst);
+    unsigned rings = m.n_dev * (DPDK_RX_DESC + DPDK_TX_DESC + o->burst);
     if (o->total_num_mbufs < rings + 1024) {
         fprintf(stderr, "adwiser-dp: --total-num-mbufs %u leaves fewer than 1024 packets to hold beside %u in rings;"
                 " give at least %u\n", o->total_num_mbufs, rings, rings + 1024);
@@ -83,10 +93,10 @@ static int run_dpdk(struct dp_options *o, struct adw_config *cfg)
         return 1;
     }
     for (unsigned i = 0; i < m.n; i++)
-        fprintf(stderr, "adwiser-dp: port %u (%s) = DPDK port %u '%s'\n", i, m.role[i], (unsigned)m.dpdk_port[i],
-                m.name[i]);
+        fprintf(stderr, "adwiser-dp: port %u (%s) = DPDK port %u '%s'%s%.0u\n", i, m.role[i],
+                (unsigned)m.dpdk_port[i], m.name[i], m.vlan[i] ? " vlan " : "", (unsigned)m.vlan[i]);
     dp_write_pid_file(o->pid_path);
-    int rc = dpdk_loop_run(&e, &m);
+    int rc = dpdk_loop_run(&e, &m, pool);
     dpdk_ports_stats(&m, &e);
     dp_engine_finish(&e);
     dpdk_ports_stop(&m);

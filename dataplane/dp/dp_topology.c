@@ -5,7 +5,7 @@
 #include <string.h>
 
 int dp_topology_port_names(const struct dp_options *o, const struct adw_config *cfg, const char **roles,
-                           const char **names, unsigned *n_ports, char *err, size_t errlen)
+                           const char **names, uint16_t *vlans, unsigned *n_ports, char *err, size_t errlen)
 {
     if (cfg->n_aps > DP_MAX_AP_PORTS) {
         snprintf(err, errlen, "topology.aps: %u APs, adwiser-dp drives at most %d AP ports", cfg->n_aps,
@@ -24,9 +24,11 @@ int dp_topology_port_names(const struct dp_options *o, const struct adw_config *
     }
     roles[0] = "uplink";
     names[0] = o->uplink;
+    vlans[0] = 0;
     for (unsigned i = 0; i < cfg->n_aps; i++) {
         roles[i + 1] = cfg->aps[i].id;
         names[i + 1] = cfg->aps[i].port;
+        vlans[i + 1] = cfg->aps[i].vlan;
         for (unsigned b = 0; b < o->n_aps; b++)
             if (strcmp(cfg->aps[i].id, o->aps[b].ap_id) == 0)
                 names[i + 1] = o->aps[b].port;
@@ -58,6 +60,11 @@ int dp_topology_same_aps(const struct adw_config *a, const struct adw_config *b,
         return -1;
     }
     for (unsigned i = 0; i < a->n_aps; i++) {
+        if (a->aps[i].vlan != b->aps[i].vlan || strcmp(a->aps[i].port, b->aps[i].port) != 0) {
+            snprintf(err, errlen, "topology.aps[%u]: port or vlan changed from the one bound at start; restart to change ports",
+                     i);
+            return -1;
+        }
         if (strcmp(a->aps[i].id, b->aps[i].id) != 0) {
             snprintf(err, errlen, "topology.aps[%u].id: '%s' where port %u is bound to '%s'; restart to change ports",
                      i, b->aps[i].id, i + 1, a->aps[i].id);

@@ -15,11 +15,12 @@
 
 /*
  * roles[0] = "uplink", names[0] = --uplink; roles[k] = AP k-1's id,
- * names[k] = its --ap binding or else its `port`.  Pointers into o and cfg.
- * Refuses --ap bindings that name no AP of the configuration.
+ * names[k] = its --ap binding or else its `port`, vlans[k] its `vlan`
+ * (0 = untagged; vlans[0] = 0).  Pointers into o and cfg.  Refuses --ap
+ * bindings that name no AP of the configuration.
  */
 int dp_topology_port_names(const struct dp_options *o, const struct adw_config *cfg, const char **roles,
-                           const char **names, unsigned *n_ports, char *err, size_t errlen);
+                           const char **names, uint16_t *vlans, unsigned *n_ports, char *err, size_t errlen);
 
 /* Copies the MAC of the STA with IPv4 address ip (host byte order) into mac; 0 if found, else mac untouched. */
 int dp_topology_mac_of_ipv4(const struct adw_config *cfg, uint32_t ip, uint8_t mac[6]);

@@ -21,6 +21,18 @@ struct tx_port {
     uint64_t *drops;                  /* the engine's tx_drops */
 };
 
+/* What the loop needs, per DPDK port (dev) and per scheduler port. */
+struct loop_ctx {
+    struct dp_engine *e;
+    const struct dpdk_port_map *m;
+    struct rte_mempool *pool;         /* for tagged copies of flooded frames */
+    struct tx_port tx[1 + DP_MAX_AP_PORTS];   /* per dev */
+    uint16_t untagged[1 + DP_MAX_AP_PORTS];   /* per dev: scheduler port of its untagged role, or NONE */
+    int trunk[1 + DP_MAX_AP_PORTS];           /* per dev: 1 if some role on it is tagged */
+};
+
+#define SCHED_NONE 0xffffu
+
 uint64_t dpdk_clock_ns(void)
 {
     static uint64_t tsc0, hz;
@@ -47,54 +59,132 @@ static void tx_unsent(struct rte_mbuf **pkts, uint16_t count, void *userdata)
     *tp->drops += (uint64_t)(count - sent);
 }
 
+/* Queues m for scheduler port q: tagged with q's VLAN if it has one (m must not be shared then). */
+static void tx_to(struct loop_ctx *x, uint16_t q, struct rte_mbuf *m)
+{
+    const struct dpdk_port_map *pm = x->m;
+    if (pm->vlan[q]) {
+        m->vlan_tci = pm->vlan[q];
+        if (rte_vlan_insert(&m) != 0) {
+            rte_pktmbuf_free(m);
+            x->e->c.tx_drops++;
+            return;
+        }
+    }
+    struct tx_port *t = &x->tx[pm->dev_of[q]];
+    rte_eth_tx_buffer(t->dpdk_port, 0, t->buf, m);
+    x->e->c.tx_pkts++;
+    x->e->port_tx[q]++;
+}
+
+/*
+ * ADW_PORT_FLOOD: every scheduler port but in_port.  Untagged ports share
+ * the one mbuf (each PMD's free drops one reference); tagged ports get
+ * copies, made before the original can be freed by a TX.
+ */
+static void flood(struct loop_ctx *x, uint16_t in_port, struct rte_mbuf *m)
+{
+    unsigned n = x->e->n_ports, untagged = 0;
+    for (uint16_t q = 0; q < n; q++) {
+        if (q == in_port)
+            continue;
+        if (!x->m->vlan[q]) {
+            untagged++;
+            continue;
+        }
+        struct rte_mbuf *c = rte_pktmbuf_copy(m, x->pool, 0, UINT32_MAX);
+        if (!c) {
+            x->e->c.tx_drops++;
+            continue;
+        }
+        tx_to(x, q, c);
+    }
+    if (untagged == 0) {
+        rte_pktmbuf_free(m);
+        return;
+    }
+    rte_mbuf_refcnt_update(m, (int16_t)(untagged - 1));
+    for (uint16_t q = 0; q < n; q++)
+        if (q != in_port && !x->m->vlan[q])
+            tx_to(x, q, m);
+}
+
 /* Sends one packet the core decided on: to out_port, or every port but in_port on ADW_PORT_FLOOD. */
-static void send_pkt(struct dp_engine *e, struct tx_port *tx, const struct adw_pkt *p)
+static void send_pkt(struct loop_ctx *x, const struct adw_pkt *p)
 {
     struct rte_mbuf *m = p->cookie;
     if (p->out_port == ADW_PORT_FLOOD) {
-        unsigned copies = e->n_ports - (p->in_port < e->n_ports ? 1u : 0u);
-        if (copies == 0) {
-            rte_pktmbuf_free(m);
-            return;
-        }
-        /* One mbuf, several TX rings: each PMD's free drops one reference. */
-        rte_mbuf_refcnt_update(m, (int16_t)(copies - 1));
-        for (unsigned q = 0; q < e->n_ports; q++) {
-            if (q == p->in_port)
-                continue;
-            rte_eth_tx_buffer(tx[q].dpdk_port, 0, tx[q].buf, m);
-            e->c.tx_pkts++;
-        }
+        flood(x, p->in_port, m);
         return;
     }
     if (p->out_port == ADW_PORT_DROP) {
         /* Held for a pair a new configuration removed with its AP: the core counted it (drops_config). */
         rte_pktmbuf_free(m);
-        e->c.config_drops++;
+        x->e->c.config_drops++;
         return;
     }
-    if (p->out_port >= e->n_ports) {
+    if (p->out_port >= x->e->n_ports) {
         rte_pktmbuf_free(m);
-        e->c.tx_drops++;
+        x->e->c.tx_drops++;
         return;
     }
-    rte_eth_tx_buffer(tx[p->out_port].dpdk_port, 0, tx[p->out_port].buf, m);
-    e->c.tx_pkts++;
+    tx_to(x, p->out_port, m);
 }
 
-static void flush_tx(struct dp_engine *e, struct tx_port *tx)
+static void flush_tx(struct loop_ctx *x)
 {
-    for (unsigned q = 0; q < e->n_ports; q++)
-        rte_eth_tx_buffer_flush(tx[q].dpdk_port, 0, tx[q].buf);
+    for (unsigned d = 0; d < x->m->n_dev; d++)
+        rte_eth_tx_buffer_flush(x->tx[d].dpdk_port, 0, x->tx[d].buf);
 }
 
-static unsigned rx_port(struct dp_engine *e, struct tx_port *tx, uint16_t sched_port, uint16_t dpdk_port,
-                        unsigned burst)
+/*
+ * The scheduler port a frame from dev d belongs to.  On a trunk, a frame
+ * tagged with an AP's VLAN is untagged (the core and the uplink see plain
+ * frames) and taken as that AP's; the tag may be in the frame or, if the
+ * driver stripped it, in the mbuf.
+ */
+static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
+{
+    const struct dpdk_port_map *pm = x->m;
+    if (x->trunk[d]) {
+        uint16_t vid = 0;
+        int in_frame = 0;
+        if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {
+            vid = m->vlan_tci & 0xfff;
+        } else if (rte_pktmbuf_data_len(m) >= sizeof(struct rte_ether_hdr) + sizeof(struct rte_vlan_hdr)
+                   && rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
+            const struct rte_vlan_hdr *vh = rte_pktmbuf_mtod_offset(m, struct rte_vlan_hdr *, sizeof(struct rte_ether_hdr));
+            vid = rte_be_to_cpu_16(vh->vlan_tci) & 0xfff;
+            in_frame = 1;
+        }
+        if (vid) {
+            for (uint16_t q = 1; q < pm->n; q++) {
+                if (pm->dev_of[q] == d && pm->vlan[q] == vid) {
+                    if (in_frame)
+                        rte_vlan_strip(m);
+                    m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+                    return q;
+                }
+            }
+        }
+    }
+    if (x->untagged[d] != SCHED_NONE)
+        return x->untagged[d];
+    /* A VLAN of no AP on a trunk: handed over as the first AP's, unchanged (the core passes it uplink). */
+    x->e->c.vlan_unknown++;
+    for (uint16_t q = 1; q < pm->n; q++)
+        if (pm->dev_of[q] == d)
+            return q;
+    return 0;
+}
+
+static unsigned rx_dev(struct loop_ctx *x, unsigned d, unsigned burst)
 {
     struct rte_mbuf *mb[MAX_BURST];
     struct adw_pkt pk[MAX_BURST];
     enum adw_verdict v[MAX_BURST];
-    uint16_t n = rte_eth_rx_burst(dpdk_port, 0, mb, (uint16_t)burst);
+    struct dp_engine *e = x->e;
+    uint16_t n = rte_eth_rx_burst(x->tx[d].dpdk_port, 0, mb, (uint16_t)burst);
     if (n == 0)
         return 0;
     for (uint16_t i = 0; i < n; i++) {
@@ -102,10 +192,11 @@ static unsigned rx_port(struct dp_engine *e, struct tx_port *tx, uint16_t sched_
         if (mb[i]->nb_segs > 1)
             rte_pktmbuf_linearize(mb[i]);
         memset(&pk[i], 0, sizeof(pk[i]));
+        pk[i].in_port = rx_role(x, d, mb[i]);
         pk[i].data = rte_pktmbuf_mtod(mb[i], const uint8_t *);
         pk[i].len = rte_pktmbuf_data_len(mb[i]);
-        pk[i].in_port = sched_port;
         pk[i].cookie = mb[i];
+        e->port_rx[pk[i].in_port]++;
     }
     uint64_t now = dpdk_clock_ns();
     adw_sched_enqueue_burst(e->sched, pk, v, n, now);
@@ -114,7 +205,7 @@ static unsigned rx_port(struct dp_engine *e, struct tx_port *tx, uint16_t sched_
         switch (v[i]) {
         case ADW_PASS:
             e->c.passed_pkts++;
-            send_pkt(e, tx, &pk[i]);
+            send_pkt(x, &pk[i]);
             break;
         case ADW_QUEUED:
             e->c.queued_pkts++;
@@ -129,35 +220,47 @@ static unsigned rx_port(struct dp_engine *e, struct tx_port *tx, uint16_t sched_
 }
 
 /* Hands every packet the core has due at now to its port; returns how many. */
-static unsigned release_due(struct dp_engine *e, struct tx_port *tx, struct adw_pkt *out, unsigned burst, uint64_t now)
+static unsigned release_due(struct loop_ctx *x, struct adw_pkt *out, unsigned burst, uint64_t now)
 {
     unsigned k, total = 0;
-    while ((k = adw_sched_dequeue_burst(e->sched, out, burst, now)) > 0) {
-        e->c.released_pkts += k;
+    while ((k = adw_sched_dequeue_burst(x->e->sched, out, burst, now)) > 0) {
+        x->e->c.released_pkts += k;
         total += k;
         for (unsigned i = 0; i < k; i++)
-            send_pkt(e, tx, &out[i]);
+            send_pkt(x, &out[i]);
         if (k < burst)
             break;
     }
     return total;
 }
 
-int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m)
+int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte_mempool *pool)
 {
-    struct tx_port tx[1 + DP_MAX_AP_PORTS];
+    static struct loop_ctx x;
+    struct tx_port *tx = x.tx;
     struct adw_pkt out[MAX_BURST];
     struct idle_backoff ib;
     unsigned burst = e->opt->burst;
     int rc = 0;
 
     idle_backoff_init(&ib);
-    memset(tx, 0, sizeof(tx));
-    for (unsigned q = 0; q < m->n; q++) {
-        tx[q].dpdk_port = m->dpdk_port[q];
+    memset(&x, 0, sizeof(x));
+    x.e = e;
+    x.m = m;
+    x.pool = pool;
+    for (unsigned d = 0; d < m->n_dev; d++)
+        x.untagged[d] = SCHED_NONE;
+    for (uint16_t q = 0; q < m->n; q++) {
+        if (m->vlan[q])
+            x.trunk[m->dev_of[q]] = 1;
+        else
+            x.untagged[m->dev_of[q]] = q;
+    }
+    for (unsigned q = 0; q < m->n_dev; q++) {
+        tx[q].dpdk_port = m->dev[q];
         tx[q].drops = &e->c.tx_drops;
         tx[q].buf = rte_zmalloc_socket("adw_txbuf", RTE_ETH_TX_BUFFER_SIZE(MAX_BURST), 0,
-                                       rte_eth_dev_socket_id(m->dpdk_port[q]));
+                                       rte_eth_dev_socket_id(m->dev[q]));
         if (!tx[q].buf) {
             fprintf(stderr, "adwiser-dp: out of memory for TX buffers\n");
             rc = -1;
@@ -174,20 +277,20 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m)
     while (!dp_stop_requested) {
         unsigned moved = 0;
         uint64_t now;
-        for (unsigned q = 0; q < m->n; q++) {
-            moved += rx_port(e, tx, (uint16_t)q, m->dpdk_port[q], burst);
+        for (unsigned d = 0; d < m->n_dev; d++) {
+            moved += rx_dev(&x, d, burst);
             /* A slice start falling due while many ports are busy is served between their bursts, not after all. */
-            if (q + 1 < m->n && (now = dpdk_clock_ns()) >= due) {
+            if (d + 1 < m->n_dev && (now = dpdk_clock_ns()) >= due) {
                 dp_engine_note_due(e, now, due);
-                moved += release_due(e, tx, out, burst, now);
+                moved += release_due(&x, out, burst, now);
                 dp_engine_expect(e, now);
                 due = adw_sched_next_event_ns(e->sched, now);
             }
         }
         now = dpdk_clock_ns();
         dp_engine_tick(e, now, due);
-        moved += release_due(e, tx, out, burst, now);
-        flush_tx(e, tx);
+        moved += release_due(&x, out, burst, now);
+        flush_tx(&x);
         if (e->opt->run_ms && now - start >= e->opt->run_ms * 1000000u)
             break;
         dp_engine_expect(e, now);
@@ -205,12 +308,12 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m)
     while ((k = adw_sched_flush(e->sched, out, burst)) > 0) {
         e->c.flushed_pkts += k;
         for (unsigned i = 0; i < k; i++)
-            send_pkt(e, tx, &out[i]);
-        flush_tx(e, tx);
+            send_pkt(&x, &out[i]);
+        flush_tx(&x);
     }
-    flush_tx(e, tx);
+    flush_tx(&x);
 out:
-    for (unsigned q = 0; q < m->n; q++)
+    for (unsigned q = 0; q < m->n_dev; q++)
         rte_free(tx[q].buf);
     return rc;
 }

@@ -10,8 +10,10 @@
 #include "dp_engine.h"
 #include "dpdk_ports.h"
 
-/* Returns 0 after a clean shutdown. */
-int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m);
+struct rte_mempool;
+
+/* Returns 0 after a clean shutdown.  pool: where copies of flooded frames for tagged ports come from. */
+int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte_mempool *pool);
 
 /* Nanoseconds since the first call, from the TSC. */
 uint64_t dpdk_clock_ns(void);

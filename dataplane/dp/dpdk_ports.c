@@ -52,8 +52,8 @@ static int find_port(const char *name, uint16_t *out)
     return -1;
 }
 
-static int bind_role(struct dpdk_port_map *m, unsigned idx, const char *role, const char *name, char *err,
-                     size_t errlen)
+static int bind_role(struct dpdk_port_map *m, unsigned idx, const char *role, const char *name, uint16_t vlan,
+                     char *err, size_t errlen)
 {
     uint16_t pid;
     if (find_port(name, &pid) != 0) {
@@ -61,20 +61,31 @@ static int bind_role(struct dpdk_port_map *m, unsigned idx, const char *role, co
                  role, name, (unsigned)rte_eth_dev_count_avail());
         return -1;
     }
+    int shared = 0;
     for (unsigned i = 0; i < idx; i++) {
-        if (m->dpdk_port[i] == pid) {
-            snprintf(err, errlen, "%s: port '%s' is already bound to %s", role, name, m->role[i]);
+        if (m->dpdk_port[i] != pid)
+            continue;
+        if (i == 0 || m->vlan[i] == vlan) {
+            snprintf(err, errlen, "%s: port '%s' is already bound to %s%s", role, name, m->role[i],
+                     i == 0 ? " (the uplink is never shared)" : " with the same VLAN (give each AP its own vlan)");
             return -1;
         }
+        m->dev_of[idx] = m->dev_of[i];
+        shared = 1;
+    }
+    if (!shared) {
+        m->dev_of[idx] = m->n_dev;
+        m->dev[m->n_dev++] = pid;
     }
     m->dpdk_port[idx] = pid;
+    m->vlan[idx] = vlan;
     snprintf(m->role[idx], DP_NAME_LEN, "%s", role);
     snprintf(m->name[idx], DP_NAME_LEN, "%s", name);
     return 0;
 }
 
-int dpdk_ports_resolve(const char *const *roles, const char *const *names, unsigned n, struct dpdk_port_map *m,
-                       char *err, size_t errlen)
+int dpdk_ports_resolve(const char *const *roles, const char *const *names, const uint16_t *vlans, unsigned n,
+                       struct dpdk_port_map *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof(*m));
     if (n > 1 + DP_MAX_AP_PORTS) {
@@ -82,7 +93,7 @@ int dpdk_ports_resolve(const char *const *roles, const char *const *names, unsig
         return -1;
     }
     for (unsigned i = 0; i < n; i++)
-        if (bind_role(m, i, roles[i], names[i], err, errlen))
+        if (bind_role(m, i, roles[i], names[i], i == 0 ? 0 : vlans[i], err, errlen))
             return -1;
     m->n = (uint16_t)n;
     return 0;
@@ -92,8 +103,11 @@ int dpdk_ports_start(const struct dpdk_port_map *m, struct rte_mempool *pool, ch
 {
     struct rte_eth_conf conf;
     memset(&conf, 0, sizeof(conf));
-    for (unsigned i = 0; i < m->n; i++) {
-        uint16_t pid = m->dpdk_port[i];
+    for (unsigned d = 0; d < m->n_dev; d++) {
+        uint16_t pid = m->dev[d];
+        unsigned i;
+        for (i = 0; m->dpdk_port[i] != pid; i++)
+            ;
         uint16_t nrx = DPDK_RX_DESC, ntx = DPDK_TX_DESC;
         int rc = rte_eth_dev_configure(pid, 1, 1, &conf);
         if (rc == 0)
@@ -117,20 +131,17 @@ int dpdk_ports_start(const struct dpdk_port_map *m, struct rte_mempool *pool, ch
 
 void dpdk_ports_stop(const struct dpdk_port_map *m)
 {
-    for (unsigned i = 0; i < m->n; i++) {
-        rte_eth_dev_stop(m->dpdk_port[i]);
-        rte_eth_dev_close(m->dpdk_port[i]);
+    for (unsigned d = 0; d < m->n_dev; d++) {
+        rte_eth_dev_stop(m->dev[d]);
+        rte_eth_dev_close(m->dev[d]);
     }
 }
 
 void dpdk_ports_stats(const struct dpdk_port_map *m, struct dp_engine *e)
 {
-    for (unsigned i = 0; i < m->n && i < DP_ENGINE_MAX_PORTS; i++) {
+    for (unsigned d = 0; d < m->n_dev; d++) {
         struct rte_eth_stats st;
-        if (rte_eth_stats_get(m->dpdk_port[i], &st) != 0)
-            continue;
-        e->port_rx[i] = st.ipackets;
-        e->port_tx[i] = st.opackets;
-        e->port_rx_missed[i] = st.imissed + st.rx_nombuf;
+        if (rte_eth_stats_get(m->dev[d], &st) == 0)
+            e->c.rx_missed += st.imissed + st.rx_nombuf;
     }
 }

@@ -38,13 +38,13 @@ void run_stats_write(const struct dp_engine *e, const char *path)
 {
     json_t *ports = json_array();
     for (unsigned i = 0; i < e->n_ports; i++)
-        json_array_append_new(ports, json_pack("{s:I, s:I, s:I}", "rx_pkts", (json_int_t)e->port_rx[i], "tx_pkts",
-                                               (json_int_t)e->port_tx[i], "rx_missed", (json_int_t)e->port_rx_missed[i]));
+        json_array_append_new(ports, json_pack("{s:I, s:I}", "rx_pkts", (json_int_t)e->port_rx[i], "tx_pkts",
+                                               (json_int_t)e->port_tx[i]));
     struct adw_stats st;
     memset(&st, 0, sizeof(st));
     adw_sched_stats_read(e->sched, &st);
     json_t *doc = json_pack(
-        "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o,"
+        "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o,"
         " s:{s:I, s:f, s:f, s:f, s:f}}",
         "backend", e->backend_name, "elapsed_ns", (json_int_t)e->elapsed_ns,
         "counters", "rx_pkts", (json_int_t)e->c.rx_pkts, "passed_pkts", (json_int_t)e->c.passed_pkts,
@@ -52,7 +52,8 @@ void run_stats_write(const struct dp_engine *e, const char *path)
         "released_pkts", (json_int_t)e->c.released_pkts, "flushed_pkts", (json_int_t)e->c.flushed_pkts,
         "tx_pkts", (json_int_t)e->c.tx_pkts, "tx_drops", (json_int_t)e->c.tx_drops,
         "reloads_applied", (json_int_t)e->c.reloads_applied, "reloads_rejected", (json_int_t)e->c.reloads_rejected,
-        "frames_reported", (json_int_t)e->c.frames_reported,
+        "frames_reported", (json_int_t)e->c.frames_reported, "config_drops", (json_int_t)e->c.config_drops,
+        "rx_missed", (json_int_t)e->c.rx_missed, "vlan_unknown", (json_int_t)e->c.vlan_unknown,
         "ports", ports, "core", core_stats_json(&st),
         "slice_start_error", "events", (json_int_t)e->lateness.count,
         "p50_us", slice_lateness_quantile_us(&e->lateness, 0.5),
