@@ -37,7 +37,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import redis
 
@@ -165,7 +165,7 @@ class FabricManager:
             return
         self.version_seen = n
         try:
-            doc = self.redis.hget(keys.version(n), "doc")
+            doc = cast(bytes | None, self.redis.hget(keys.version(n), "doc"))
         except redis.RedisError as exc:
             self.version_seen = None  # try again at the next poll
             self.log("topology_read_failed", version=n, error=str(exc))
@@ -221,10 +221,8 @@ class FabricManager:
         hb_raw = active_raw = None
         redis_ok = True
         try:
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.get(self.key("heartbeat"))
-            pipe.get(self.key("active"))
-            hb_raw, active_raw = pipe.execute()
+            hb_raw, active_raw = cast(list[bytes | None],
+                                      self.redis.mget([self.key("heartbeat"), self.key("active")]))
         except redis.RedisError:
             redis_ok = False
         if redis_ok:

@@ -89,7 +89,7 @@ class Lab:
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.dp_starts = 0
         self.ovs_started = False
-        self.r: redis.Redis | None = None
+        self._r: redis.Redis | None = None
 
     # ------------------------------------------------------------ building
 
@@ -145,12 +145,18 @@ class Lab:
                              stdout=open(self.dir / "redis.log", "ab"), stderr=subprocess.STDOUT)
         self.procs["redis"] = p
         self.pids["redis"] = p.pid
-        self.r = redis.Redis(unix_socket_path=str(self.redis_sock), socket_timeout=2)
+        self._r = redis.Redis(unix_socket_path=str(self.redis_sock), socket_timeout=2)
         wait_for(self._redis_up, 10, "redis-server")
+
+    @property
+    def r(self) -> redis.Redis:
+        """A client of the lab's Redis (whichever redis-server is running now)."""
+        assert self._r is not None, "Redis was never started"
+        return self._r
 
     def _redis_up(self) -> bool:
         try:
-            return bool(self.r and self.r.ping())
+            return bool(self.r.ping())
         except redis.RedisError:
             return False
 
@@ -216,14 +222,14 @@ class Lab:
 
     def heartbeat(self) -> dict[str, Any] | None:
         try:
-            raw = self.r.get(f"adwiser:appliance:{APPLIANCE}:heartbeat") if self.r else None
+            raw = self.r.get(f"adwiser:appliance:{APPLIANCE}:heartbeat") if self._r else None
         except redis.RedisError:
             return None
         return json.loads(raw) if raw else None
 
     def fabric_status(self) -> dict[str, Any] | None:
         try:
-            raw = self.r.get(f"adwiser:appliance:{APPLIANCE}:fabric") if self.r else None
+            raw = self.r.get(f"adwiser:appliance:{APPLIANCE}:fabric") if self._r else None
         except redis.RedisError:
             return None
         return json.loads(raw) if raw else None
