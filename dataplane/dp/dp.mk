@@ -62,6 +62,7 @@ dp-test-e2e: $(DP_BIN)
 	PY=$(PY) dp/tests/test_e2e_dpdk.sh $(BUILD)
 	PY=$(PY) dp/tests/test_e2e_nfqueue.sh $(BUILD)
 	PY=$(PY) dp/tests/test_e2e_vlan_trunk.sh $(BUILD)
+	PY=$(PY) dp/tests/test_campus_ports.sh $(BUILD)
 	PY=$(PY) dp/tests/test_redis_link.sh $(BUILD)
 
 # ---------------------------------------------------------------- bench

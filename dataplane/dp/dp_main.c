@@ -56,7 +56,7 @@ static int run_dpdk(struct dp_options *o, struct adw_config *cfg)
 {
     char err[512];
     struct dp_engine e;
-    struct dpdk_port_map m;
+    static struct dpdk_port_map m;
     const char *roles[1 + DP_MAX_AP_PORTS], *names[1 + DP_MAX_AP_PORTS];
     uint16_t vlans[1 + DP_MAX_AP_PORTS];
     unsigned n_ports;

@@ -12,7 +12,7 @@
 enum {
     OPT_CONFIG = 256, OPT_BACKEND, OPT_UPLINK, OPT_AP, OPT_TELEMETRY, OPT_REDIS,
     OPT_STATS, OPT_PIDFILE, OPT_QUEUE, OPT_BURST, OPT_MBUFS, OPT_RUN_MS,
-    OPT_BUSY, OPT_RT, OPT_HELP
+    OPT_BUSY, OPT_RT, OPT_PORT, OPT_HELP
 };
 
 static const struct option long_opts[] = {
@@ -20,6 +20,7 @@ static const struct option long_opts[] = {
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"uplink", required_argument, NULL, OPT_UPLINK},
     {"ap", required_argument, NULL, OPT_AP},
+    {"port", required_argument, NULL, OPT_PORT},
     {"telemetry", required_argument, NULL, OPT_TELEMETRY},
     {"redis", required_argument, NULL, OPT_REDIS},
     {"stats", required_argument, NULL, OPT_STATS},
@@ -43,6 +44,7 @@ void dp_options_usage(const char *prog)
            "  --backend B          dpdk (default) or nfqueue\n"
            "  --uplink PORT        wired-side port: DPDK port name, vdev iface name or port id; nfqueue: interface\n"
            "  --ap ID=PORT         AP-facing port of AP ID (default: the AP's `port` in the configuration)\n"
+           "  --port NAME=PORT     the configuration's port NAME (e.g. a VLAN trunk shared by APs) is PORT\n"
            "  --telemetry FILE     per-frame and per-pair telemetry as JSON lines\n"
            "  --redis ADDR         unix:/path or host:port: config updates, heartbeat, telemetry streams\n"
            "  --stats FILE         counters and slice-start timing error as JSON, written at exit\n"
@@ -125,6 +127,23 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
             memcpy(b->ap_id, optarg, (size_t)(eq - optarg));
             b->ap_id[eq - optarg] = '\0';
             snprintf(b->port, sizeof(b->port), "%s", eq + 1);
+            break;
+        }
+        case OPT_PORT: {
+            const char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || eq[1] == '\0' || (size_t)(eq - optarg) >= DP_NAME_LEN
+                || strlen(eq + 1) >= DP_NAME_LEN) {
+                snprintf(err, errlen, "--port: '%s' is not NAME=PORT", optarg);
+                return -1;
+            }
+            if (o->n_aliases == DP_MAX_PORT_ALIASES) {
+                snprintf(err, errlen, "--port: more than %d renamings", DP_MAX_PORT_ALIASES);
+                return -1;
+            }
+            struct dp_port_alias *a = &o->aliases[o->n_aliases++];
+            memcpy(a->name, optarg, (size_t)(eq - optarg));
+            a->name[eq - optarg] = '\0';
+            snprintf(a->port, sizeof(a->port), "%s", eq + 1);
             break;
         }
         case OPT_QUEUE:

@@ -8,7 +8,8 @@
 
 #include <stdint.h>
 
-#define DP_MAX_AP_PORTS 64      /* AP-facing ports one appliance drives */
+#define DP_MAX_AP_PORTS 512     /* APs one appliance drives (scheduler ports 1..): the core's ADW_MAX_APS */
+#define DP_MAX_PORT_ALIASES 64  /* --port NAME=PORT renamings */
 #define DP_NAME_LEN     64      /* bytes, AP ids and port/interface names */
 
 enum dp_backend { DP_BACKEND_DPDK, DP_BACKEND_NFQUEUE };
@@ -19,12 +20,20 @@ struct dp_ap_binding {
     char port[DP_NAME_LEN];    /* DPDK port name, vdev iface name or port number; nfqueue: interface name */
 };
 
+/* `--port NAME=PORT`: the configuration's port NAME is this DPDK port (or interface). */
+struct dp_port_alias {
+    char name[DP_NAME_LEN];    /* a `port` of topology.aps */
+    char port[DP_NAME_LEN];    /* DPDK port name, vdev iface name or port number; nfqueue: interface name */
+};
+
 struct dp_options {
     enum dp_backend backend;
     const char *config_path;          /* JSON configuration document (required) */
     const char *uplink;               /* wired-side port (DPDK) or interface (nfqueue) */
     struct dp_ap_binding aps[DP_MAX_AP_PORTS];
     unsigned n_aps;                   /* count of explicit --ap bindings */
+    struct dp_port_alias aliases[DP_MAX_PORT_ALIASES];
+    unsigned n_aliases;               /* count of --port renamings */
     const char *telemetry_path;       /* JSON-lines telemetry file, NULL = none */
     const char *redis_addr;           /* "unix:/path" or "host:port", NULL = no Redis */
     const char *stats_path;           /* counters + timing error as JSON at exit, NULL = none */

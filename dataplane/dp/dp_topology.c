@@ -12,6 +12,16 @@ int dp_topology_port_names(const struct dp_options *o, const struct adw_config *
                  DP_MAX_AP_PORTS);
         return -1;
     }
+    for (unsigned a = 0; a < o->n_aliases; a++) {
+        unsigned i;
+        for (i = 0; i < cfg->n_aps && strcmp(cfg->aps[i].port, o->aliases[a].name) != 0; i++)
+            ;
+        if (i == cfg->n_aps) {
+            snprintf(err, errlen, "--port %s=%s: no AP has port '%s' in topology.aps", o->aliases[a].name,
+                     o->aliases[a].port, o->aliases[a].name);
+            return -1;
+        }
+    }
     for (unsigned b = 0; b < o->n_aps; b++) {
         unsigned i;
         for (i = 0; i < cfg->n_aps && strcmp(cfg->aps[i].id, o->aps[b].ap_id) != 0; i++)
@@ -29,6 +39,9 @@ int dp_topology_port_names(const struct dp_options *o, const struct adw_config *
         roles[i + 1] = cfg->aps[i].id;
         names[i + 1] = cfg->aps[i].port;
         vlans[i + 1] = cfg->aps[i].vlan;
+        for (unsigned a = 0; a < o->n_aliases; a++)
+            if (strcmp(cfg->aps[i].port, o->aliases[a].name) == 0)
+                names[i + 1] = o->aliases[a].port;
         for (unsigned b = 0; b < o->n_aps; b++)
             if (strcmp(cfg->aps[i].id, o->aps[b].ap_id) == 0)
                 names[i + 1] = o->aps[b].port;

@@ -29,6 +29,8 @@ struct loop_ctx {
     struct tx_port tx[1 + DP_MAX_AP_PORTS];   /* per dev */
     uint16_t untagged[1 + DP_MAX_AP_PORTS];   /* per dev: scheduler port of its untagged role, or NONE */
     int trunk[1 + DP_MAX_AP_PORTS];           /* per dev: 1 if some role on it is tagged */
+    uint16_t (*by_vid)[4096];                 /* per dev: scheduler port of each VLAN id, or NONE */
+    uint16_t first_ap[1 + DP_MAX_AP_PORTS];   /* per dev: its first AP's scheduler port (unknown VLANs) */
 };
 
 #define SCHED_NONE 0xffffu
@@ -145,7 +147,6 @@ static void flush_tx(struct loop_ctx *x)
  */
 static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
 {
-    const struct dpdk_port_map *pm = x->m;
     if (x->trunk[d]) {
         uint16_t vid = 0;
         int in_frame = 0;
@@ -157,25 +158,18 @@ static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
             vid = rte_be_to_cpu_16(vh->vlan_tci) & 0xfff;
             in_frame = 1;
         }
-        if (vid) {
-            for (uint16_t q = 1; q < pm->n; q++) {
-                if (pm->dev_of[q] == d && pm->vlan[q] == vid) {
-                    if (in_frame)
-                        rte_vlan_strip(m);
-                    m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
-                    return q;
-                }
-            }
+        if (vid && x->by_vid[d][vid] != SCHED_NONE) {
+            if (in_frame)
+                rte_vlan_strip(m);
+            m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+            return x->by_vid[d][vid];
         }
     }
     if (x->untagged[d] != SCHED_NONE)
         return x->untagged[d];
     /* A VLAN of no AP on a trunk: handed over as the first AP's, unchanged (the core passes it uplink). */
     x->e->c.vlan_unknown++;
-    for (uint16_t q = 1; q < pm->n; q++)
-        if (pm->dev_of[q] == d)
-            return q;
-    return 0;
+    return x->first_ap[d];
 }
 
 static unsigned rx_dev(struct loop_ctx *x, unsigned d, unsigned burst)
@@ -248,13 +242,27 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
     x.e = e;
     x.m = m;
     x.pool = pool;
-    for (unsigned d = 0; d < m->n_dev; d++)
+    x.by_vid = malloc(sizeof(*x.by_vid) * m->n_dev);
+    if (!x.by_vid) {
+        fprintf(stderr, "adwiser-dp: out of memory for the VLAN map\n");
+        return -1;
+    }
+    for (unsigned d = 0; d < m->n_dev; d++) {
         x.untagged[d] = SCHED_NONE;
-    for (uint16_t q = 0; q < m->n; q++) {
-        if (m->vlan[q])
-            x.trunk[m->dev_of[q]] = 1;
-        else
-            x.untagged[m->dev_of[q]] = q;
+        x.first_ap[d] = 0;
+        for (unsigned v = 0; v < 4096; v++)
+            x.by_vid[d][v] = SCHED_NONE;
+    }
+    for (uint16_t q = m->n; q-- > 0;) {
+        uint16_t d = m->dev_of[q];
+        if (m->vlan[q]) {
+            x.trunk[d] = 1;
+            x.by_vid[d][m->vlan[q]] = q;
+        } else {
+            x.untagged[d] = q;
+        }
+        if (q > 0)
+            x.first_ap[d] = q;
     }
     for (unsigned q = 0; q < m->n_dev; q++) {
         tx[q].dpdk_port = m->dev[q];
@@ -315,5 +323,6 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
 out:
     for (unsigned q = 0; q < m->n_dev; q++)
         rte_free(tx[q].buf);
+    free(x.by_vid);
     return rc;
 }

@@ -40,6 +40,11 @@ static void test_options_bind_aps_and_defaults(void **state)
     assert_int_equal(o.burst, 32);
     assert_int_equal(o.total_num_mbufs, 16384);
     assert_string_equal(o.redis_addr, "unix:/tmp/r.sock");
+    const char *b[] = {"--config", "x.json", "--uplink", "up0", "--port", "trunk0=net_null1"};
+    assert_int_equal(parse(&o, err, b, 6), 0);
+    assert_int_equal(o.n_aliases, 1);
+    assert_string_equal(o.aliases[0].name, "trunk0");
+    assert_string_equal(o.aliases[0].port, "net_null1");
 }
 
 static void test_options_refuse_with_the_option_named(void **state)
@@ -62,6 +67,9 @@ static void test_options_refuse_with_the_option_named(void **state)
     const char *bad_rt[] = {"--config", "x", "--uplink", "u", "--rt-priority", "100"};
     assert_int_equal(parse(&o, err, bad_rt, 6), -1);
     assert_non_null(strstr(err, "--rt-priority"));
+    const char *bad_port[] = {"--config", "x", "--uplink", "u", "--port", "=net_null1"};
+    assert_int_equal(parse(&o, err, bad_port, 6), -1);
+    assert_non_null(strstr(err, "--port: '=net_null1' is not NAME=PORT"));
     const char *unknown[] = {"--config", "x", "--uplink", "u", "--colour", "blue"};
     assert_int_equal(parse(&o, err, unknown, 6), -1);
     assert_non_null(strstr(err, "--colour"));
