@@ -7,6 +7,7 @@ results/runs/<scenario>/) is reported; missing scenarios are listed as such.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,11 +49,17 @@ ROWS = {  # table rows in the paper's order: (scenario, paper row)
 
 # Issue 3's calibration targets (004 Table 3 and §4.1/Fig 8): per pair, the
 # throughput target and its tolerance, and the A-MPDU / PHY-rate conditions.
+@dataclass(frozen=True)
+class CalibrationTarget:
+    throughput: tuple[float, float]  # θ1, θ2 (Mbit/s)
+    tolerance: float                 # allowed relative deviation of θ
+    ampdu: tuple[str, float]         # ("near" | "under" | "above", MPDUs)
+    phy: tuple[str, float]           # ("near" | "under" | "above", Mbit/s)
+
+
 CALIBRATION = {
-    "isolated": {"throughput": (79.6, 103.5), "tolerance": 0.05,
-                 "ampdu": ("near", 19.0), "phy": ("above", 100.0)},
-    "together": {"throughput": (21.7, 25.7), "tolerance": 0.20,
-                 "ampdu": ("under", 9.0), "phy": ("under", 60.0)},
+    "isolated": CalibrationTarget((79.6, 103.5), 0.05, ("near", 19.0), ("above", 100.0)),
+    "together": CalibrationTarget((21.7, 25.7), 0.20, ("under", 9.0), ("under", 60.0)),
 }
 
 
@@ -64,14 +71,14 @@ def calibration_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
         if d is None:
             out.append(f"| {name} | – | not run | – | – |")
             continue
-        for p, target in zip(d["pairs"], c["throughput"]):
+        for p, target in zip(d["pairs"], c.throughput):
             pair = f"{p['ap']}-{p['sta']}"
-            t, tol = p["throughput_mbps"], float(c["tolerance"])
+            t, tol = p["throughput_mbps"], c.tolerance
             ok = abs(t - target) <= tol * target
             out.append(f"| {name} | {pair} | θ {t:.1f} Mbit/s ({(t / target - 1) * 100:+.1f} %) "
                        f"| {target} ± {tol * 100:.0f} % | {'yes' if ok else 'no'} |")
-            for key, label, (rel, bound) in (("mean_ampdu", "A-MPDU", c["ampdu"]),
-                                             ("mean_phy_mbps", "PHY Mbit/s", c["phy"])):
+            for key, label, (rel, bound) in (("mean_ampdu", "A-MPDU", c.ampdu),
+                                             ("mean_phy_mbps", "PHY Mbit/s", c.phy)):
                 v = p[key]
                 if v is None:
                     out.append(f"| {name} | {pair} | {label} – | {rel} {bound:g} | no emulator |")

@@ -28,6 +28,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from . import processes
 from .shell import CommandError, ns_run, run
@@ -221,18 +222,18 @@ def _build(tb: Testbed, cc: str) -> None:
     set_congestion_control(tb, cc)
 
 
-def up(tb: Testbed, *, cc: str = "cubic", appl: str = "bridge") -> dict[str, object]:
+def up(tb: Testbed, *, cc: str = "cubic", appl: str = "bridge") -> dict[str, Any]:
     """Brings the testbed up (no-op if it is already up); straight forwarding
     everywhere unless `appl` says otherwise."""
     if tb.state_file.exists() and set(tb.namespaces) <= existing_namespaces():
         set_modes(tb, appl=appl)
         set_congestion_control(tb, cc)
-        return json.loads(tb.state_file.read_text())
+        return dict(json.loads(tb.state_file.read_text()))
     down(tb)
     try:
         tb.run_dir.mkdir(parents=True, exist_ok=True)
         _build(tb, cc)
-        state = {"prefix": tb.prefix, "namespaces": tb.namespaces, "server": SERVER_IP,
+        state: dict[str, Any] = {"prefix": tb.prefix, "namespaces": tb.namespaces, "server": SERVER_IP,
                  "stas": {s: {"ip": ip, "mac": mac, "ap": ap} for s, (ip, mac, ap) in STAS.items()},
                  "modes": {}}
         tb.state_file.write_text(json.dumps(state, indent=1) + "\n")

@@ -55,4 +55,4 @@ def stop(w: WanEmu) -> dict[str, Any]:
     topology.set_modes(w.tb, wan="bridge")
     if status != 0:
         raise RuntimeError(f"wan-emu exited with {status}: {w.proc.log_tail()}")
-    return json.loads(w.stats_path.read_text())
+    return dict(json.loads(w.stats_path.read_text()))
