@@ -100,10 +100,13 @@ def test_managed_traffic_crosses_the_dataplane_and_the_rest_goes_straight_across
     lab.run("sta1", "ip", "link", "set", "um0", "up")
     lab.run("sta1", "ip", "rule", "add", "from", "198.18.0.21", "table", "100")
     lab.run("sta1", "ip", "route", "add", "198.18.0.0/24", "dev", "um0", "table", "100")
+    lab.run("srv", "ping", "-c", "2", "-i", "0.1", "-W", "1", "198.18.0.21")  # resolves um0's MAC
     into = lab.counter("fb-up", "tx_packets") + lab.counter("fb-ap1", "tx_packets")
-    lab.run("srv", "ping", "-c", "10", "-i", "0.05", "-W", "1", "198.18.0.21")
+    # 200 datagrams to the unmanaged station; the few frames allowed in are the managed STAs' own
+    # housekeeping (ARP refreshes between the server and sta1), which is steered as it should be.
+    lab.run("srv", PY, str(PROBE), "send", "--dst", "198.18.0.21", "--port", "9", "--rate", "1000", "--count", "200")
     into = lab.counter("fb-up", "tx_packets") + lab.counter("fb-ap1", "tx_packets") - into
-    assert into < 5, f"{into} unmanaged frames were sent into the dataplane"
+    assert into < 20, f"{into} frames went into the dataplane while 200 went to an unmanaged station"
     lab.run("sta1", "ip", "rule", "del", "from", "198.18.0.21", "table", "100")
     lab.run("sta1", "ip", "link", "del", "um0")
     show = lab.run("app", "ovs-ofctl", "show", f"unix:{lab.ovs_dir}/adw0.mgmt").stdout
