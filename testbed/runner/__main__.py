@@ -36,6 +36,7 @@ def _cmd_demo(duration: float) -> int:
     finally:
         topology.down(tb)
     print(report.markdown_table(docs, "downlink"))
+    print("\n".join(report.calibration_lines({d["scenario"]: d for d in docs})))
     return 0
 
 
