@@ -42,7 +42,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     judge = LivenessJudge(stale_ms=args.stale_ms, stall_ms=args.stall_ms, check_pid=not args.no_pid_check,
                           stale_ms_local=args.stale_ms_local)
     opts = ManagerOptions(poll_ms=args.poll_ms, healthy_polls=args.healthy_polls)
-    mgr = FabricManager(Ovs(args.run_dir, args.bridge), cfg, args.uplink, redis_from_address(args.redis), judge, opts)
+    mgr = FabricManager(Ovs(args.run_dir, args.bridge, args.datapath_type), cfg, args.uplink, redis_from_address(args.redis), judge, opts)
     mgr.setup()
     log_event("running", bridge=args.bridge, appliance=cfg.appliance_id,
               dp_ports={link.role: link.dp_if for link in mgr.plan.dp_links()})
@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     run = sub.add_parser("run", help="build the bridge and run the fail-open watchdog")
     common(run)
     run.add_argument("--run-dir", required=True, help="private OVS run directory (db.sock, <bridge>.mgmt)")
+    run.add_argument("--datapath-type", choices=("netdev", "system"), default="netdev",
+                     help="OVS datapath: netdev = userspace (default; no OVS kernel module needed), system = kernel")
     run.add_argument("--redis", default="127.0.0.1:6379", help="unix:/path, host:port or redis:// URL")
     run.add_argument("--poll-ms", type=float, default=100, help="watchdog period (default 100)")
     run.add_argument("--stale-ms", type=float, default=600,

@@ -25,9 +25,10 @@ class OvsError(RuntimeError):
 
 
 class Ovs:
-    def __init__(self, run_dir: str | Path, bridge: str):
+    def __init__(self, run_dir: str | Path, bridge: str, datapath_type: str = "netdev"):
         self.run_dir = Path(run_dir).resolve()
         self.bridge = bridge
+        self.datapath_type = datapath_type  # "netdev" (userspace, here) or "system" (kernel module)
         self.db = f"unix:{self.run_dir / 'db.sock'}"
         self.mgmt = f"unix:{self.run_dir / (bridge + '.mgmt')}"
 
@@ -48,7 +49,7 @@ class Ovs:
 
     def ensure_bridge(self) -> None:
         self.vsctl("--may-exist", "add-br", self.bridge, "--", "set", "bridge", self.bridge,
-                   "datapath_type=netdev", "fail_mode=secure", f"protocols={BRIDGE_PROTOCOLS}")
+                   f"datapath_type={self.datapath_type}", "fail_mode=secure", f"protocols={BRIDGE_PROTOCOLS}")
 
     def ports(self) -> list[str]:
         return [p for p in self.vsctl("list-ports", self.bridge).split() if p]
