@@ -31,6 +31,16 @@ def exists(ifname: str) -> bool:
     return Path("/sys/class/net", ifname).exists()
 
 
+def make_layer2_only(ifname: str) -> None:
+    """No IPv6 on a bridge member: the kernel's own router solicitations and MLD reports on the dataplane's
+    veths would otherwise count as frames out of the dataplane and hide a stall from the watchdog."""
+    knob = Path("/proc/sys/net/ipv6/conf", ifname, "disable_ipv6")
+    try:
+        knob.write_text("1\n")
+    except OSError:
+        pass  # IPv6 not compiled in, or the interface just vanished: nothing to silence
+
+
 def disable_offloads(ifname: str) -> None:
     if shutil.which("ethtool"):
         subprocess.run(["ethtool", "-K", ifname, *OFFLOADS], capture_output=True, timeout=5)
@@ -44,6 +54,7 @@ def ensure_link(link: DpLink) -> None:
         _ip("link", "add", link.fabric_if, "type", "veth", "peer", "name", link.dp_if)
     for name in (link.fabric_if, link.dp_if):
         disable_offloads(name)
+        make_layer2_only(name)
         _ip("link", "set", name, "up")
 
 

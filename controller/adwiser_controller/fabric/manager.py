@@ -128,6 +128,7 @@ class FabricManager:
             if not links.exists(name):
                 raise PlanError(f"port '{name}' does not exist in this network namespace")
             links.disable_offloads(name)
+            links.make_layer2_only(name)
         wanted = self.plan.ofport_requests()
         present = set(self.ovs.ports())
         for name in present - set(wanted):
