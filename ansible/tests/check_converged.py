@@ -1,0 +1,233 @@
+#!/usr/bin/python3
+"""Inspect a root that site.yml converged into (tests/converge.sh).
+
+No daemon can run in a chroot, so this checks what a booted appliance would
+use: the users, the configuration files (owner, mode, content), the rendered
+dataplane document (valid against the schema, equal to the inventory's lab
+document, accepted by the controller's own validator), the systemd units
+(`systemd-analyze verify` inside the root, enabled links, restart policy,
+fail-open rules), nginx's configuration (`nginx -t`), the TLS certificate,
+and that the installed programs find their libraries.  Prints one line per
+check and closes with "N passed, N failed"; exits 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+
+@dataclass
+class Report:
+    passed: int = 0
+    failed: list[str] = field(default_factory=list)
+
+    def check(self, name: str, ok: bool, detail: str = "") -> None:
+        if ok:
+            self.passed += 1
+            print(f"PASS {name}")
+        else:
+            self.failed.append(name)
+            print(f"FAIL {name}{': ' + detail if detail else ''}")
+
+
+class Root:
+    """The converged tree, with its own user and group databases."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.users = self._db("etc/passwd")
+        self.groups = self._db("etc/group")
+
+    def _db(self, rel: str) -> dict[str, list[str]]:
+        rows = (line.split(":") for line in (self.path / rel).read_text().splitlines() if line)
+        return {r[0]: r for r in rows}
+
+    def p(self, rel: str) -> Path:
+        return self.path / rel.lstrip("/")
+
+    def owner(self, rel: str) -> tuple[str, str, int]:
+        st = self.p(rel).lstat()
+        user = next((n for n, r in self.users.items() if int(r[2]) == st.st_uid), str(st.st_uid))
+        group = next((n for n, r in self.groups.items() if int(r[2]) == st.st_gid), str(st.st_gid))
+        return user, group, stat.S_IMODE(st.st_mode)
+
+    def run(self, *argv: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
+        return subprocess.run(["chroot", str(self.path), *argv], input=stdin, text=True,
+                              capture_output=True, env=env, timeout=120)
+
+
+def file_is(root: Root, rel: str, user: str, group: str, mode: int) -> tuple[bool, str]:
+    if not root.p(rel).exists():
+        return False, "missing"
+    got = root.owner(rel)
+    return got == (user, group, mode), f"{got[0]}:{got[1]} {got[2]:04o}, want {user}:{group} {mode:04o}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", required=True, type=Path)
+    ap.add_argument("--repo", required=True, type=Path, help="the project tree the converge used")
+    ap.add_argument("--redis-password", required=True)
+    ap.add_argument("--admin-password", required=True)
+    ap.add_argument("--dp-method", choices=["release", "source"], required=True)
+    args = ap.parse_args()
+    root = Root(args.root)
+    r = Report()
+
+    # Users and groups.
+    adw = root.users.get("adwiser")
+    r.check("user adwiser is a system account without login",
+            adw is not None and int(adw[2]) < 1000 and adw[6] == "/usr/sbin/nologin" and adw[5] == "/var/lib/adwiser",
+            str(adw))
+    netops = root.users.get("netops")
+    sudo_members = root.groups.get("sudo", ["", "", "", ""])[3].split(",")
+    r.check("operator netops exists, in group sudo", netops is not None and "netops" in sudo_members, str(netops))
+    keys = root.p("home/netops/.ssh/authorized_keys")
+    r.check("operator netops has its SSH key", keys.exists() and "netops@converge-test" in keys.read_text())
+    ok, d = file_is(root, "var/lib/adwiser", "adwiser", "adwiser", 0o750)
+    r.check("/var/lib/adwiser adwiser:adwiser 0750", ok, d)
+    ok, d = file_is(root, "etc/adwiser", "root", "adwiser", 0o750)
+    r.check("/etc/adwiser root:adwiser 0750", ok, d)
+
+    # Kernel settings.
+    sysctl = root.p("etc/sysctl.d/60-adwiser.conf")
+    r.check("sysctl file enables forwarding", sysctl.exists() and "net.ipv4.ip_forward = 1" in sysctl.read_text())
+
+    # The dataplane document: where it belongs, valid, equal to the inventory's lab document.
+    doc_path = "etc/adwiser/dataplane.json"
+    ok, d = file_is(root, doc_path, "root", "adwiser", 0o640)
+    r.check("dataplane.json root:adwiser 0640", ok, d)
+    schema = json.loads((args.repo / "configs/schema/adwiser-config.schema.json").read_text())
+    doc = json.loads(root.p(doc_path).read_text())
+    errors = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}"
+              for e in jsonschema.validators.validator_for(schema)(schema).iter_errors(doc)]
+    r.check("dataplane.json validates against the schema", not errors, "; ".join(errors))
+    lab = yaml.safe_load((args.repo / "configs/lab-2ap-2sta.yaml").read_text())
+    r.check("dataplane.json is the lab document of the inventory", doc == json.loads(json.dumps(lab)),
+            f"keys {sorted(doc)} vs {sorted(lab)}")
+    res = root.run("/usr/local/sbin/adwiser-validate-config", "/usr/share/adwiser/adwiser-config.schema.json",
+                   "/" + doc_path)
+    r.check("the appliance's own validator accepts it", res.returncode == 0, res.stderr.strip())
+    bad = dict(doc, slice_map={"slices": [{"duration_ms": -5, "pairs": ["ap1/sta1"]}]})
+    root.p("tmp/bad.json").write_text(json.dumps(bad))
+    res = root.run("/usr/local/sbin/adwiser-validate-config", "/usr/share/adwiser/adwiser-config.schema.json",
+                   "/tmp/bad.json")
+    r.check("the appliance's validator refuses a negative slice, naming the field",
+            res.returncode == 1 and "slice_map.slices.0.duration_ms" in res.stderr, res.stderr.strip())
+    root.p("tmp/bad.json").unlink()
+    res = root.run("sh", "-c", "cd /opt/adwiser/controller/app && "
+                   "../venv/bin/python -m adwiser_controller validate /etc/adwiser/dataplane.json")
+    r.check("the installed controller validates it (cross-field rules)", res.returncode == 0,
+            (res.stdout + res.stderr).strip()[-400:])
+    env = root.p("etc/adwiser/dataplane.env")
+    ok, d = file_is(root, "etc/adwiser/dataplane.env", "root", "root", 0o600)
+    r.check("dataplane.env root:root 0600 with the vaulted Redis password",
+            ok and f"ADWISER_REDIS_PASSWORD={args.redis_password}\n" in env.read_text(), d)
+
+    # The dataplane program.
+    dp = "usr/local/sbin/adwiser-dp"
+    if args.dp_method == "release":
+        r.check("adwiser-dp installed 0755", file_is(root, dp, "root", "root", 0o755)[0])
+        res = root.run("ldd", "/" + dp)
+        missing = [line.strip() for line in res.stdout.splitlines() if "not found" in line]
+        r.check("adwiser-dp finds all its libraries in the root", res.returncode == 0 and not missing,
+                "; ".join(missing) or res.stderr)
+    else:
+        r.check("dataplane sources copied (build skipped by dataplane_build: false)",
+                root.p("opt/adwiser/src/dataplane/Makefile").exists() and not root.p(dp).exists())
+
+    # Units: verified by systemd itself, enabled, with the restart policy and fail-open.
+    units = ["adwiser-dataplane.service", "adwiser-nfqueue-rules.service", "adwiser-ovs-bridge.service",
+             "adwiser-controller.service", "adwiser-first-admin.service"]
+    for u in units:
+        r.check(f"{u} enabled", root.p(f"etc/systemd/system/multi-user.target.wants/{u}").is_symlink())
+    verify = [f"/etc/systemd/system/{u}" for u in units]
+    if args.dp_method == "source":
+        verify.remove("/etc/systemd/system/adwiser-dataplane.service")  # its ExecStart is not installed
+    res = root.run("systemd-analyze", "verify", "--man=no", *verify)
+    r.check("systemd-analyze verify of the ADWISER units is clean", res.returncode == 0 and not res.stderr.strip(),
+            res.stderr.strip()[-600:])
+    res = root.run("systemd-analyze", "verify", "--man=no", "/lib/systemd/system/redis-server.service",
+                   "/lib/systemd/system/nginx.service", "/lib/systemd/system/openvswitch-switch.service")
+    r.check("systemd-analyze verify of redis, nginx, openvswitch", res.returncode == 0, res.stderr.strip()[-600:])
+    for u in ["redis-server.service", "nginx.service", "openvswitch-switch.service"]:
+        r.check(f"{u} enabled", root.p(f"etc/systemd/system/multi-user.target.wants/{u}").exists())
+    unit = root.p("etc/systemd/system/adwiser-dataplane.service").read_text()
+    r.check("dataplane unit restarts always", "Restart=always" in unit and "StartLimitBurst=" in unit)
+    r.check("dataplane unit runs the nfqueue backend on queue 7 with the lab config",
+            "--backend nfqueue --config /etc/adwiser/dataplane.json --uplink uplink0 --queue-num 7" in unit)
+    r.check("dataplane unit validates its config before start", "ExecStartPre=/usr/local/sbin/adwiser-validate-config" in unit)
+    rules = root.p("usr/local/sbin/adwiser-nfqueue-rules").read_text()
+    r.check("NFQUEUE rules fail open (--queue-bypass) on both AP interfaces",
+            "--queue-bypass" in rules and all(f"-o {i} " in rules and f"-i {i} " in rules for i in ("ap1", "ap2")))
+    for script in ["usr/local/sbin/adwiser-nfqueue-rules", "usr/local/sbin/adwiser-ovs-bridge"]:
+        res = root.run("sh", "-n", "/" + script)
+        r.check(f"{script} is valid sh", res.returncode == 0, res.stderr)
+    bridge = root.p("usr/local/sbin/adwiser-ovs-bridge").read_text()
+    r.check("bridge script: br-adwiser, standalone (fail-open), uplink and AP ports",
+            "add-br br-adwiser" in bridge and "set-fail-mode br-adwiser standalone" in bridge
+            and all(f"add-port br-adwiser {p}" in bridge for p in ("uplink0", "ap1", "ap2")))
+
+    # Redis.
+    ok, d = file_is(root, "etc/redis/redis.conf", "redis", "redis", 0o640)
+    conf = root.p("etc/redis/redis.conf").read_text().splitlines()
+    r.check("redis.conf redis:redis 0640", ok, d)
+    r.check("redis: AOF on, bound to loopback, vaulted password",
+            "appendonly yes" in conf and "bind 127.0.0.1" in conf and f"requirepass {args.redis_password}" in conf)
+
+    # Controller.
+    venv_ok = root.run("/opt/adwiser/controller/venv/bin/python", "-c", "import fastapi, redis, pydantic, uvicorn")
+    r.check("controller virtualenv has its requirements", venv_ok.returncode == 0, venv_ok.stderr[-300:])
+    r.check("controller package installed",
+            root.p("opt/adwiser/controller/app/adwiser_controller/__main__.py").exists())
+    ok, d = file_is(root, "etc/adwiser/credentials/first-admin-password", "root", "adwiser", 0o640)
+    pw = root.p("etc/adwiser/credentials/first-admin-password")
+    r.check("first admin password from the vault, root:adwiser 0640",
+            ok and pw.read_text() == args.admin_password + "\n", d)
+    fa = root.p("etc/systemd/system/adwiser-first-admin.service").read_text()
+    r.check("first-admin unit creates netops once",
+            "create-admin" in fa and "--username netops" in fa and "ConditionPathExists=!" in fa)
+    cenv = root.p("etc/adwiser/controller.env")
+    ok, d = file_is(root, "etc/adwiser/controller.env", "root", "adwiser", 0o640)
+    r.check("controller.env root:adwiser 0640 with the Redis URL",
+            ok and f"redis://:{args.redis_password}@127.0.0.1:6379/0" in cenv.read_text(), d)
+
+    # Web UI behind nginx with TLS.
+    res = root.run("nginx", "-t")
+    r.check("nginx -t accepts the configuration", res.returncode == 0, res.stderr.strip())
+    site = root.p("etc/nginx/sites-enabled/adwiser")
+    r.check("nginx site enabled, default site gone",
+            site.is_symlink() and not root.p("etc/nginx/sites-enabled/default").exists())
+    ok, d = file_is(root, "etc/adwiser/tls/webui.key", "root", "root", 0o600)
+    r.check("TLS key root 0600", ok, d)
+    res = root.run("openssl", "x509", "-in", "/etc/adwiser/tls/webui.crt", "-noout", "-subject", "-ext", "subjectAltName")
+    r.check("self-signed certificate for the server name",
+            res.returncode == 0 and "adwiser-test.invalid" in res.stdout, res.stdout + res.stderr)
+    dist = args.repo / "webui/dist/index.html"
+    if dist.exists():
+        r.check("web UI assets installed", root.p("opt/adwiser/webui/dist/index.html").read_bytes() == dist.read_bytes())
+
+    # Nothing secret outside the files meant for it.
+    leaks = []
+    for rel in ["etc/adwiser/dataplane.json", "etc/systemd/system/adwiser-dataplane.service",
+                "etc/systemd/system/adwiser-controller.service", "etc/systemd/system/adwiser-first-admin.service"]:
+        if args.redis_password in root.p(rel).read_text() or args.admin_password in root.p(rel).read_text():
+            leaks.append(rel)
+    r.check("no secret in the document or the units", not leaks, ", ".join(leaks))
+
+    print(f"{r.passed} passed, {len(r.failed)} failed")
+    return 1 if r.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

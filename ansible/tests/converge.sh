@@ -1,0 +1,174 @@
+#!/bin/bash
+# Converge test: site.yml applied for real to a throwaway Debian 12 root
+# (debootstrap, chroot connection), applied again with zero changes, an
+# invalid document refused whole, then the result inspected by
+# check_converged.py.
+#
+# Caches (ansible/.cache, reused between runs, `make clean-cache` drops them):
+#   bookworm-minbase-<hash>.tar  pristine debootstrap root
+#   apt-archives/                 .deb files the roles installed
+#   wheels/                       the controller's wheels (pip wheel on the host)
+# Each run extracts a fresh copy into ansible/.run/root.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+ansible_dir=$(dirname "$here")
+repo=$(dirname "$ansible_dir")
+cache="$ansible_dir/.cache"
+run="$ansible_dir/.run"
+root="$run/root"
+# Debian's Python: the one ansible and the target root run (the host PATH may
+# put another python3 first).
+SYSPY=/usr/bin/python3
+suite=bookworm
+include=python3-minimal,python3-apt
+
+t0=$(date +%s)
+stamp() { echo "converge: [$(( $(date +%s) - t0 ))s] $*"; }
+
+# The Debian mirror this machine's apt uses (one-line or deb822 sources).
+find_mirror() {
+    local m
+    m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
+        | awk '$1=="deb" && $3 ~ /^bookworm$/ {print $2; exit}')
+    if [ -z "$m" ]; then
+        m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '
+            /^URIs:/ {u=$2} /^Suites:/ {for (i=2;i<=NF;i++) if ($i=="bookworm") s=1}
+            /^$/ {if (u!="" && s) {print u; exit} u=""; s=0}
+            END {if (u!="" && s) print u}' | head -n1)
+    fi
+    echo "${m:-http://deb.debian.org/debian}"
+}
+
+cleanup() {
+    local rc=$?
+    if [ "${KEEP_ROOT:-0}" != 1 ] && [ -d "$root" ]; then
+        # Keep what apt downloaded for the next run before dropping the root.
+        if [ -d "$root/var/cache/apt/archives" ]; then
+            cp -n "$root"/var/cache/apt/archives/*.deb "$cache/apt-archives/" 2>/dev/null || true
+        fi
+        rm -rf "$root"
+    fi
+    rm -f "$run/vault-password" "$run/vault-plain.yml"
+    exit $rc
+}
+trap cleanup EXIT
+
+mkdir -p "$cache/apt-archives" "$cache/wheels"
+rm -rf "$run"
+mkdir -p "$run"
+
+# 1. Pristine root (cached).
+mirror=$(find_mirror)
+key=$(echo "$suite $include $mirror" | sha1sum | cut -c1-10)
+tarball="$cache/$suite-minbase-$key.tar"
+if [ ! -f "$tarball" ]; then
+    stamp "debootstrap --variant=minbase --include=$include $suite from $mirror"
+    tmp="$cache/debootstrap.$$"
+    rm -rf "$tmp"
+    debootstrap --variant=minbase --include="$include" "$suite" "$tmp" "$mirror" > "$run/debootstrap.log" 2>&1 \
+        || { tail -20 "$run/debootstrap.log"; rm -rf "$tmp"; exit 1; }
+    tar -C "$tmp" -cf "$tarball.part" .
+    mv "$tarball.part" "$tarball"
+    rm -rf "$tmp"
+fi
+stamp "fresh root from $(basename "$tarball")"
+mkdir -p "$root"
+tar -C "$root" -xf "$tarball"
+# Debian's way to keep maintainer scripts from starting daemons in a chroot.
+printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
+chmod 0755 "$root/usr/sbin/policy-rc.d"
+cp -l "$cache"/apt-archives/*.deb "$root/var/cache/apt/archives/" 2>/dev/null || true
+
+# 2. Controller wheels, built on the host once per requirements change, by
+#    a pip running on the same Python version as the root's (markers match).
+reqs="$repo/controller/requirements.txt"
+if [ ! -f "$cache/wheels/.stamp" ] || [ "$reqs" -nt "$cache/wheels/.stamp" ]; then
+    stamp "pip wheel -r controller/requirements.txt"
+    [ -x "$cache/wheel-venv/bin/pip" ] || "$SYSPY" -m venv "$cache/wheel-venv"
+    "$cache/wheel-venv/bin/pip" wheel -q -r "$reqs" -w "$cache/wheels" > "$run/pip-wheel.log" 2>&1 \
+        || { tail -20 "$run/pip-wheel.log"; exit 1; }
+    touch "$cache/wheels/.stamp"
+fi
+mkdir -p "$root/var/cache/adwiser-wheels"
+cp -l "$cache"/wheels/*.whl "$root/var/cache/adwiser-wheels/"
+
+# 3. A snapshot of the project's inputs (sources, schema, configs, built
+#    artifacts), so that both converges see the same tree even while the
+#    work tree changes under them.
+snap="$run/repo"
+mkdir -p "$snap"
+for d in configs controller dataplane webui/dist; do
+    [ -e "$repo/$d" ] || continue
+    mkdir -p "$snap/$(dirname "$d")"
+    tar -C "$repo" --exclude=.venv --exclude=node_modules --exclude=__pycache__ -cf - "$d" | tar -C "$snap" -xf -
+done
+export ADWISER_REPO_DIR="$snap"
+# Dataplane: the host's build when there is one (heavy DPDK builds never run in the chroot).
+if [ -x "$snap/dataplane/build/adwiser-dp" ]; then
+    export ADWISER_DP_METHOD=release
+else
+    export ADWISER_DP_METHOD=source
+fi
+stamp "dataplane install method: $ADWISER_DP_METHOD"
+
+# 4. Throwaway secrets, encrypted with a throwaway vault password.
+umask 077
+head -c 32 /dev/urandom | base64 | tr -d '/+=\n' > "$run/vault-password"
+redis_pw=$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')
+admin_pw=$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')
+printf 'vault_adwiser_redis_password: "%s"\nvault_controller_first_admin_password: "%s"\n' \
+    "$redis_pw" "$admin_pw" > "$run/vault-plain.yml"
+ansible-vault encrypt --vault-password-file "$run/vault-password" \
+    --output "$run/vault.yml" "$run/vault-plain.yml" > /dev/null
+rm -f "$run/vault-plain.yml"
+head -n1 "$run/vault.yml" | grep -q '^\$ANSIBLE_VAULT' || { echo "converge: vault file not encrypted" >&2; exit 1; }
+umask 022
+
+export ADWISER_CONVERGE_ROOT="$root"
+# The chroot connection passes the environment on: keep the host's pip settings out.
+for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+export ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks
+play() {
+    ansible-playbook -i "$here/inventory/hosts.yml" -e "@$run/vault.yml" \
+        --vault-password-file "$run/vault-password" "$@"
+}
+# PLAY RECAP line of the host: "converge-root : ok=N changed=N unreachable=N failed=N ..."
+recap() { grep -E '^converge-root +: ok=' "$1" | tail -n1; }
+field() { recap "$1" | sed -E "s/.* $2=([0-9]+).*/\1/"; }
+
+# 5. First converge.
+stamp "converge 1: site.yml"
+cd "$ansible_dir"
+play site.yml > "$run/converge1.log" 2>&1 || { tail -40 "$run/converge1.log"; echo "converge: first run failed" >&2; exit 1; }
+stamp "converge 1: $(recap "$run/converge1.log")"
+
+# 6. Idempotence: the second run changes nothing.
+stamp "converge 2: site.yml again"
+play site.yml > "$run/converge2.log" 2>&1 || { tail -40 "$run/converge2.log"; echo "converge: second run failed" >&2; exit 1; }
+stamp "converge 2: $(recap "$run/converge2.log")"
+if [ "$(field "$run/converge2.log" changed)" != 0 ] || [ "$(field "$run/converge2.log" failed)" != 0 ]; then
+    grep -E '^changed:' "$run/converge2.log" -B2 | head -40
+    echo "converge: second run is not idempotent: $(recap "$run/converge2.log")" >&2
+    exit 1
+fi
+
+# 7. An invalid document is refused on the control node, the installed one untouched.
+stamp "converge 3: invalid slice map must be refused"
+before=$(sha256sum "$root/etc/adwiser/dataplane.json")
+if play "$here/dataplane-only.yml" -e '{"adwiser_slice_map": {"slices": [{"duration_ms": "twenty", "pairs": ["ap1/sta1"]}]}}' \
+        > "$run/converge3.log" 2>&1; then
+    echo "converge: an invalid slice map was accepted" >&2; exit 1
+fi
+grep -q "slice_map.slices.0.duration_ms" "$run/converge3.log" \
+    || { tail -30 "$run/converge3.log"; echo "converge: the refusal does not name the field" >&2; exit 1; }
+[ "$before" = "$(sha256sum "$root/etc/adwiser/dataplane.json")" ] \
+    || { echo "converge: the refused document changed the installed one" >&2; exit 1; }
+
+# 8. What the converge left in the root.
+stamp "slowest tasks of converge 1:"
+sed -n '/^PLAY RECAP/,$p' "$run/converge1.log" | grep -E -- '-{3,} +[0-9.]+s$' | head -n 8
+stamp "checks"
+"$SYSPY" "$here/check_converged.py" --root "$root" --repo "$snap" \
+    --redis-password "$redis_pw" --admin-password "$admin_pw" --dp-method "$ADWISER_DP_METHOD"
+stamp "done"
