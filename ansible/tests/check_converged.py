@@ -73,9 +73,50 @@ def file_is(root: Root, rel: str, user: str, group: str, mode: int) -> tuple[boo
     return got == (user, group, mode), f"{got[0]}:{got[1]} {got[2]:04o}, want {user}:{group} {mode:04o}"
 
 
+def check_dpdk_appliance(root: Root, args: argparse.Namespace, schema: dict, r: Report) -> None:
+    """The second root: an appliance with the dpdk backend (no controller there)."""
+    doc = json.loads(root.p("etc/adwiser/dataplane.json").read_text())
+    errors = [e.message for e in jsonschema.validators.validator_for(schema)(schema).iter_errors(doc)]
+    r.check("dpdk: dataplane.json validates against the schema", not errors, "; ".join(errors))
+    r.check("dpdk: document carries its appliance id and PCI ports",
+            doc["appliance_id"] == "lab-dpdk" and {a["port"] for a in doc["topology"]["aps"]} == {"0000:00:05.0"})
+    unit = root.p("etc/systemd/system/adwiser-dataplane.service").read_text()
+    r.check("dpdk: unit runs EAL on core 1 with 512 MB and both NICs",
+            "-l 1 -m 512 --file-prefix adwiser -a 0000:00:04.0 -a 0000:00:05.0 -- --config /etc/adwiser/dataplane.json"
+            " --uplink 0000:00:04.0" in unit)
+    r.check("dpdk: unit needs the NIC binding, restarts always",
+            "Requires=adwiser-dpdk-bind.service" in unit and "Restart=always" in unit)
+    bind = root.p("etc/systemd/system/adwiser-dpdk-bind.service").read_text()
+    r.check("dpdk: binding unit binds both NICs to uio_pci_generic",
+            "dpdk-devbind.py --bind=uio_pci_generic 0000:00:04.0 0000:00:05.0" in bind)
+    huge = root.p("etc/sysctl.d/61-adwiser-hugepages.conf").read_text()
+    r.check("dpdk: 256 hugepages of 2 MB reserved at boot", "vm.nr_hugepages = 256" in huge, huge)
+    r.check("dpdk: driver loaded at boot",
+            root.p("etc/modules-load.d/adwiser-dpdk.conf").read_text() == "uio_pci_generic\n")
+    units = ["adwiser-dpdk-bind.service", "adwiser-ovs-bridge.service"]
+    if args.dp_method == "release":
+        units.append("adwiser-dataplane.service")
+    res = root.run("systemd-analyze", "verify", "--man=no", *[f"/etc/systemd/system/{u}" for u in units])
+    r.check("dpdk: systemd-analyze verify of the units is clean", res.returncode == 0 and not res.stderr.strip(),
+            res.stderr.strip()[-600:])
+    for u in units:
+        r.check(f"dpdk: {u} enabled", root.p(f"etc/systemd/system/multi-user.target.wants/{u}").is_symlink())
+    r.check("dpdk: no NFQUEUE rules unit", not root.p("etc/systemd/system/adwiser-nfqueue-rules.service").exists())
+    bridge = root.p("usr/local/sbin/adwiser-ovs-bridge").read_text()
+    r.check("dpdk: the bridge takes no DPDK-owned port", "add-br br-adwiser" in bridge and "add-port" not in bridge)
+    r.check("dpdk: no controller, Redis or nginx on an appliance",
+            not root.p("opt/adwiser/controller").exists() and not root.p("etc/redis").exists()
+            and not root.p("etc/nginx").exists())
+    if args.dp_method == "release":
+        res = root.run("ldd", "/usr/local/sbin/adwiser-dp")
+        r.check("dpdk: adwiser-dp finds all its libraries", res.returncode == 0 and "not found" not in res.stdout,
+                res.stdout[-300:])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", required=True, type=Path)
+    ap.add_argument("--dpdk-root", required=True, type=Path, help="the DPDK appliance's root")
     ap.add_argument("--repo", required=True, type=Path, help="the project tree the converge used")
     ap.add_argument("--redis-password", required=True)
     ap.add_argument("--admin-password", required=True)
@@ -224,6 +265,8 @@ def main() -> int:
         if args.redis_password in root.p(rel).read_text() or args.admin_password in root.p(rel).read_text():
             leaks.append(rel)
     r.check("no secret in the document or the units", not leaks, ", ".join(leaks))
+
+    check_dpdk_appliance(Root(args.dpdk_root), args, schema, r)
 
     print(f"{r.passed} passed, {len(r.failed)} failed")
     return 1 if r.failed else 0

@@ -16,7 +16,8 @@ ansible_dir=$(dirname "$here")
 repo=$(dirname "$ansible_dir")
 cache="$ansible_dir/.cache"
 run="$ansible_dir/.run"
-root="$run/root"
+root="$run/root"            # controller host + nfqueue appliance
+root_dpdk="$run/root-dpdk"  # DPDK appliance
 # Debian's Python: the one ansible and the target root run (the host PATH may
 # put another python3 first).
 SYSPY=/usr/bin/python3
@@ -42,13 +43,16 @@ find_mirror() {
 
 cleanup() {
     local rc=$?
-    if [ "${KEEP_ROOT:-0}" != 1 ] && [ -d "$root" ]; then
-        # Keep what apt downloaded for the next run before dropping the root.
-        if [ -d "$root/var/cache/apt/archives" ]; then
-            cp -n "$root"/var/cache/apt/archives/*.deb "$cache/apt-archives/" 2>/dev/null || true
+    local r
+    for r in "$root" "$root_dpdk"; do
+        if [ "${KEEP_ROOT:-0}" != 1 ] && [ -d "$r" ]; then
+            # Keep what apt downloaded for the next run before dropping the root.
+            if [ -d "$r/var/cache/apt/archives" ]; then
+                cp -n "$r"/var/cache/apt/archives/*.deb "$cache/apt-archives/" 2>/dev/null || true
+            fi
+            rm -rf "$r"
         fi
-        rm -rf "$root"
-    fi
+    done
     rm -f "$run/vault-password" "$run/vault-plain.yml"
     exit $rc
 }
@@ -72,13 +76,15 @@ if [ ! -f "$tarball" ]; then
     mv "$tarball.part" "$tarball"
     rm -rf "$tmp"
 fi
-stamp "fresh root from $(basename "$tarball")"
-mkdir -p "$root"
-tar -C "$root" -xf "$tarball"
-# Debian's way to keep maintainer scripts from starting daemons in a chroot.
-printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
-chmod 0755 "$root/usr/sbin/policy-rc.d"
-cp -l "$cache"/apt-archives/*.deb "$root/var/cache/apt/archives/" 2>/dev/null || true
+stamp "fresh roots from $(basename "$tarball")"
+for r in "$root" "$root_dpdk"; do
+    mkdir -p "$r"
+    tar -C "$r" -xf "$tarball"
+    # Debian's way to keep maintainer scripts from starting daemons in a chroot.
+    printf '#!/bin/sh\nexit 101\n' > "$r/usr/sbin/policy-rc.d"
+    chmod 0755 "$r/usr/sbin/policy-rc.d"
+    cp -l "$cache"/apt-archives/*.deb "$r/var/cache/apt/archives/" 2>/dev/null || true
+done
 
 # 2. Controller wheels, built on the host once per requirements change, by
 #    a pip running on the same Python version as the root's (markers match).
@@ -125,7 +131,7 @@ rm -f "$run/vault-plain.yml"
 head -n1 "$run/vault.yml" | grep -q '^\$ANSIBLE_VAULT' || { echo "converge: vault file not encrypted" >&2; exit 1; }
 umask 022
 
-export ADWISER_CONVERGE_ROOT="$root"
+export ADWISER_CONVERGE_ROOT="$root" ADWISER_CONVERGE_ROOT_DPDK="$root_dpdk"
 # The chroot connection passes the environment on: keep the host's pip settings out.
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 export ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks
@@ -133,42 +139,51 @@ play() {
     ansible-playbook -i "$here/inventory/hosts.yml" -e "@$run/vault.yml" \
         --vault-password-file "$run/vault-password" "$@"
 }
-# PLAY RECAP line of the host: "converge-root : ok=N changed=N unreachable=N failed=N ..."
-recap() { grep -E '^converge-root +: ok=' "$1" | tail -n1; }
-field() { recap "$1" | sed -E "s/.* $2=([0-9]+).*/\1/"; }
+# PLAY RECAP lines: "<host> : ok=N changed=N unreachable=N failed=N ..."
+hosts="converge-root converge-dpdk"
+recap() { grep -E "^$2 +: ok=" "$1" | tail -n1; }
+field() { recap "$1" "$2" | sed -E "s/.* $3=([0-9]+).*/\1/"; }
+recaps() { local h; for h in $hosts; do echo "  $(recap "$1" "$h")"; done; }
 
 # 5. First converge.
 stamp "converge 1: site.yml"
 cd "$ansible_dir"
 play site.yml > "$run/converge1.log" 2>&1 || { tail -40 "$run/converge1.log"; echo "converge: first run failed" >&2; exit 1; }
-stamp "converge 1: $(recap "$run/converge1.log")"
+stamp "converge 1:"; recaps "$run/converge1.log"
+for h in $hosts; do
+    [ -n "$(recap "$run/converge1.log" "$h")" ] || { echo "converge: no recap for $h" >&2; exit 1; }
+done
 
 # 6. Idempotence: the second run changes nothing.
 stamp "converge 2: site.yml again"
 play site.yml > "$run/converge2.log" 2>&1 || { tail -40 "$run/converge2.log"; echo "converge: second run failed" >&2; exit 1; }
-stamp "converge 2: $(recap "$run/converge2.log")"
-if [ "$(field "$run/converge2.log" changed)" != 0 ] || [ "$(field "$run/converge2.log" failed)" != 0 ]; then
-    grep -E '^changed:' "$run/converge2.log" -B2 | head -40
-    echo "converge: second run is not idempotent: $(recap "$run/converge2.log")" >&2
-    exit 1
-fi
+stamp "converge 2:"; recaps "$run/converge2.log"
+for h in $hosts; do
+    if [ "$(field "$run/converge2.log" "$h" changed)" != 0 ] || [ "$(field "$run/converge2.log" "$h" failed)" != 0 ]; then
+        grep -E '^changed:' "$run/converge2.log" -B2 | head -40
+        echo "converge: second run is not idempotent on $h: $(recap "$run/converge2.log" "$h")" >&2
+        exit 1
+    fi
+done
 
 # 7. An invalid document is refused on the control node, the installed one untouched.
 stamp "converge 3: invalid slice map must be refused"
-before=$(sha256sum "$root/etc/adwiser/dataplane.json")
+before=$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")
 if play "$here/dataplane-only.yml" -e '{"adwiser_slice_map": {"slices": [{"duration_ms": "twenty", "pairs": ["ap1/sta1"]}]}}' \
         > "$run/converge3.log" 2>&1; then
     echo "converge: an invalid slice map was accepted" >&2; exit 1
 fi
+[ "$(grep -cE 'fatal: \[converge-(root|dpdk) -> localhost\]' "$run/converge3.log")" = 2 ] \
+    || { tail -30 "$run/converge3.log"; echo "converge: the refusal did not stop both appliances" >&2; exit 1; }
 grep -q "slice_map.slices.0.duration_ms" "$run/converge3.log" \
     || { tail -30 "$run/converge3.log"; echo "converge: the refusal does not name the field" >&2; exit 1; }
-[ "$before" = "$(sha256sum "$root/etc/adwiser/dataplane.json")" ] \
+[ "$before" = "$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")" ] \
     || { echo "converge: the refused document changed the installed one" >&2; exit 1; }
 
 # 8. What the converge left in the root.
 stamp "slowest tasks of converge 1:"
-sed -n '/^PLAY RECAP/,$p' "$run/converge1.log" | grep -E -- '-{3,} +[0-9.]+s$' | head -n 8
+sed -n '/^PLAY RECAP/,$p' "$run/converge1.log" | grep -E -- ' -+ +[0-9.]+s$' | head -n 8
 stamp "checks"
-"$SYSPY" "$here/check_converged.py" --root "$root" --repo "$snap" \
+"$SYSPY" "$here/check_converged.py" --root "$root" --dpdk-root "$root_dpdk" --repo "$snap" \
     --redis-password "$redis_pw" --admin-password "$admin_pw" --dp-method "$ADWISER_DP_METHOD"
 stamp "done"
