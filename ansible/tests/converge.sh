@@ -14,7 +14,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ansible_dir=$(dirname "$here")
 repo=$(dirname "$ansible_dir")
-cache="$ansible_dir/.cache"
+cache="${ADWISER_ANSIBLE_CACHE:-$ansible_dir/.cache}"
 run="$ansible_dir/.run"
 root="$run/root"            # controller host + nfqueue appliance
 root_dpdk="$run/root-dpdk"  # DPDK appliance
@@ -111,7 +111,10 @@ for d in configs controller dataplane webui/dist; do
 done
 export ADWISER_REPO_DIR="$snap"
 # Dataplane: the host's build when there is one (heavy DPDK builds never run in the chroot).
-if [ -x "$snap/dataplane/build/adwiser-dp" ]; then
+# ADWISER_DP_METHOD=release|source forces one.
+if [ -n "${ADWISER_DP_METHOD:-}" ]; then
+    export ADWISER_DP_METHOD
+elif [ -x "$snap/dataplane/build/adwiser-dp" ]; then
     export ADWISER_DP_METHOD=release
 else
     export ADWISER_DP_METHOD=source
@@ -166,7 +169,19 @@ for h in $hosts; do
     fi
 done
 
-# 7. An invalid document is refused on the control node, the installed one untouched.
+# 7. The rolling upgrade over the converged roots (health checks need running
+#    services and are skipped here) also changes nothing.
+stamp "upgrade.yml over the converged roots"
+play upgrade.yml > "$run/upgrade.log" 2>&1 || { tail -40 "$run/upgrade.log"; echo "converge: upgrade.yml failed" >&2; exit 1; }
+recaps "$run/upgrade.log"
+for h in $hosts; do
+    if [ "$(field "$run/upgrade.log" "$h" changed)" != 0 ] || [ "$(field "$run/upgrade.log" "$h" failed)" != 0 ]; then
+        echo "converge: upgrade.yml changed or failed on $h: $(recap "$run/upgrade.log" "$h")" >&2
+        exit 1
+    fi
+done
+
+# 8. An invalid document is refused on the control node, the installed one untouched.
 stamp "converge 3: invalid slice map must be refused"
 before=$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")
 if play "$here/dataplane-only.yml" -e '{"adwiser_slice_map": {"slices": [{"duration_ms": "twenty", "pairs": ["ap1/sta1"]}]}}' \
@@ -180,7 +195,7 @@ grep -q "slice_map.slices.0.duration_ms" "$run/converge3.log" \
 [ "$before" = "$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")" ] \
     || { echo "converge: the refused document changed the installed one" >&2; exit 1; }
 
-# 8. What the converge left in the root.
+# 9. What the converge left in the root.
 stamp "slowest tasks of converge 1:"
 sed -n '/^PLAY RECAP/,$p' "$run/converge1.log" | grep -E -- ' -+ +[0-9.]+s$' | head -n 8
 stamp "checks"
