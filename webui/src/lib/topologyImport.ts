@@ -1,0 +1,86 @@
+// Import of a topology from a file the operator already has:
+// - YAML (or JSON): a whole configuration document (its `topology` is taken, the
+//   shape of configs/*.yaml) or a bare topology {aps, stas, conflicts};
+// - CSV with a header row and a `kind` column; per kind the columns used are
+//     ap:       id, name, channel, port, vlan
+//     sta:      id, mac, ips (separated by spaces or ';'), ap
+//     conflict: a, b (two pairs 'ap/sta')
+// Only the shape is checked here (each problem names its line and column); the
+// controller validates the whole document on save, as for every other edit.
+import Papa from 'papaparse'
+import { parse as parseYaml } from 'yaml'
+import type { AccessPoint, Station, Topology } from '../api/types'
+
+export class ImportError extends Error {
+  readonly problems: string[]
+  constructor(problems: string[]) {
+    super(problems.join('; '))
+    this.problems = problems
+  }
+}
+
+function asTopology(v: unknown): Topology {
+  const o = (v ?? {}) as Record<string, unknown>
+  const t = (o.topology ?? o) as Record<string, unknown>
+  const problems: string[] = []
+  if (!Array.isArray(t.aps)) problems.push('topology.aps: missing or not a list')
+  if (!Array.isArray(t.stas)) problems.push('topology.stas: missing or not a list')
+  if (t.conflicts !== undefined && !Array.isArray(t.conflicts)) problems.push('topology.conflicts: not a list')
+  if (problems.length) throw new ImportError(problems)
+  return {
+    aps: (t.aps as AccessPoint[]).map((a) => ({ id: String(a.id ?? ''), name: String(a.name ?? ''), channel: Number(a.channel), port: String(a.port ?? ''), vlan: a.vlan ?? null })),
+    stas: (t.stas as Station[]).map((s) => ({ id: String(s.id ?? ''), mac: String(s.mac ?? ''), ips: Array.isArray(s.ips) ? s.ips.map(String) : [], ap: String(s.ap ?? '') })),
+    conflicts: ((t.conflicts as [string, string][] | undefined) ?? []).map((c) => [String(c[0]), String(c[1])] as [string, string]),
+  }
+}
+
+export function parseYamlTopology(text: string): Topology {
+  let doc: unknown
+  try {
+    doc = parseYaml(text)
+  } catch (e) {
+    throw new ImportError([`YAML: ${(e as Error).message}`])
+  }
+  return asTopology(doc)
+}
+
+export function parseCsvTopology(text: string): Topology {
+  const res = Papa.parse<Record<string, string>>(text.trim(), { header: true, skipEmptyLines: true, transformHeader: (h) => h.trim().toLowerCase() })
+  const problems = res.errors.map((e) => `CSV line ${(e.row ?? 0) + 2}: ${e.message}`)
+  const fields = res.meta.fields ?? []
+  if (!fields.includes('kind')) problems.push('CSV: the header needs a "kind" column (ap, sta or conflict)')
+  const topo: Topology = { aps: [], stas: [], conflicts: [] }
+  res.data.forEach((row, i) => {
+    const line = i + 2
+    const need = (col: string): string => {
+      const v = (row[col] ?? '').trim()
+      if (!v) problems.push(`CSV line ${line}: column "${col}" is empty`)
+      return v
+    }
+    const kind = (row.kind ?? '').trim().toLowerCase()
+    if (kind === 'ap') {
+      const channel = Number(need('channel'))
+      if (!Number.isInteger(channel)) problems.push(`CSV line ${line}: channel "${row.channel}" is not a whole number`)
+      const vlanText = (row.vlan ?? '').trim()
+      const vlan = vlanText ? Number(vlanText) : null
+      if (vlanText && !Number.isInteger(vlan)) problems.push(`CSV line ${line}: vlan "${vlanText}" is not a whole number`)
+      topo.aps.push({ id: need('id'), name: (row.name ?? '').trim(), channel, port: need('port'), vlan })
+    } else if (kind === 'sta') {
+      const ips = (row.ips ?? '').split(/[\s;]+/).filter(Boolean)
+      topo.stas.push({ id: need('id'), mac: need('mac'), ips, ap: need('ap') })
+    } else if (kind === 'conflict') {
+      topo.conflicts.push([need('a'), need('b')])
+    } else if (fields.includes('kind')) {
+      problems.push(`CSV line ${line}: kind "${row.kind ?? ''}" is not ap, sta or conflict`)
+    }
+  })
+  if (problems.length) throw new ImportError(problems)
+  return topo
+}
+
+/** By file name, else by content: a first line starting with "kind," is CSV. */
+export function parseTopologyFile(name: string, text: string): Topology {
+  const lower = name.toLowerCase()
+  if (lower.endsWith('.csv') || (!/\.(ya?ml|json)$/.test(lower) && /^\s*kind\s*,/i.test(text))) return parseCsvTopology(text)
+  return parseYamlTopology(text)
+}

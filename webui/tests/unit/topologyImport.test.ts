@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest'
+import { ImportError, parseCsvTopology, parseTopologyFile, parseYamlTopology } from '../../src/lib/topologyImport'
+
+const csv = `kind,id,name,channel,port,vlan,mac,ips,ap,a,b
+ap,ap1,AP1 (lab),36,ap1,,,,,,
+ap,ap2,AP2 (lab),36,ap2,12,,,,,
+sta,sta1,,,,,02:ad:00:00:01:01,198.18.0.11 198.18.0.21,ap1,,
+sta,sta2,,,,,02:ad:00:00:02:01,198.18.0.12,ap2,,
+conflict,,,,,,,,,ap1/sta1,ap2/sta2
+`
+
+describe('topology import', () => {
+  it('reads APs, STAs and conflicts from CSV rows by kind', () => {
+    const t = parseCsvTopology(csv)
+    expect(t.aps).toEqual([
+      { id: 'ap1', name: 'AP1 (lab)', channel: 36, port: 'ap1', vlan: null },
+      { id: 'ap2', name: 'AP2 (lab)', channel: 36, port: 'ap2', vlan: 12 },
+    ])
+    expect(t.stas[0]).toEqual({ id: 'sta1', mac: '02:ad:00:00:01:01', ips: ['198.18.0.11', '198.18.0.21'], ap: 'ap1' })
+    expect(t.conflicts).toEqual([['ap1/sta1', 'ap2/sta2']])
+  })
+
+  it('names the line and column of a bad CSV row and keeps nothing', () => {
+    const bad = 'kind,id,channel,port\nap,ap1,thirty-six,ap1\nrouter,r1,,\n'
+    expect(() => parseCsvTopology(bad)).toThrow(ImportError)
+    try {
+      parseCsvTopology(bad)
+    } catch (e) {
+      expect((e as ImportError).problems).toEqual([
+        'CSV line 2: channel "thirty-six" is not a whole number',
+        'CSV line 3: kind "router" is not ap, sta or conflict',
+      ])
+    }
+  })
+
+  it('takes the topology of a whole YAML configuration document', () => {
+    const yaml = `schema_version: 1
+appliance_id: lab
+topology:
+  aps: [{id: ap1, channel: 36, port: ap1}]
+  stas: [{id: sta1, mac: "02:ad:00:00:01:01", ips: ["198.18.0.11"], ap: ap1}]
+slice_map: {slices: [{duration_ms: 20, pairs: [ap1/sta1]}]}
+`
+    const t = parseTopologyFile('lab.yaml', yaml)
+    expect(t.aps[0]).toEqual({ id: 'ap1', name: '', channel: 36, port: 'ap1', vlan: null })
+    expect(t.conflicts).toEqual([])
+  })
+
+  it('refuses YAML without a list of APs', () => {
+    expect(() => parseYamlTopology('stas: []')).toThrow('topology.aps: missing or not a list')
+  })
+
+  it('detects CSV by its header when the file name does not say', () => {
+    expect(parseTopologyFile('upload', csv).aps).toHaveLength(2)
+  })
+})
