@@ -279,6 +279,64 @@ def plot_slicing_timeseries(results_dir: Path, name: str, out: Path) -> Path | N
     return out
 
 
+# Issue 10's faults, in the order the fabric tests inject them (controller/tests/fabric).
+FAILOPEN_EVENTS = [
+    ("sigkill", "dataplane SIGKILL"),
+    ("restart_steer_back", "dataplane restarted (steered back)"),
+    ("sigstop", "dataplane hung (SIGSTOP)"),
+    ("forwarding_hang", "forwarding stalled, heartbeat alive"),
+    ("controller_killed", "fabric manager killed"),
+    ("redis_restart", "Redis restarted"),
+    ("ovs_vswitchd_restart", "ovs-vswitchd restarted"),
+]
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def failopen_lines(results_dir: Path = RESULTS) -> list[str]:
+    """The interruption times measured by the fabric fault tests (results/failopen.json)."""
+    doc = _read_json(results_dir / "failopen.json")
+    if not doc or not doc.get("runs"):
+        return ["(no fail-open figures yet: they are written by `make -C controller test-fabric`, as root)", ""]
+    lines = [f"Written by the fabric fault tests (`make -C controller test-fabric`), last at {doc.get('updated_at')}. "
+             f"Interruption = the largest gap between arrivals of a {doc.get('probe_rate_hz')} Hz UDP probe stream "
+             f"({doc.get('probe_path')}) while bulk TCP runs; target {doc.get('target_ms')} ms. Baseline = the "
+             "largest gap before the fault (what the path does anyway); switch = fault to the manager's flow swap.",
+             "", "| fault | dataplane | interruption ms | baseline ms | switch ms (to) | lost probes | TCP completed |"
+             " TCP Mbit/s |", "|---|---|---|---|---|---|---|---|"]
+    for event, title in FAILOPEN_EVENTS:
+        for kind, events in sorted(doc["runs"].items()):
+            f = events.get(event)
+            if not f:
+                continue
+            sw = "–" if f.get("switch_ms") is None else f"{f['switch_ms']} ({f.get('switch_to')})"
+            lines.append(f"| {title} | {kind} | {f.get('interruption_ms')} | {f.get('baseline_gap_ms')} | {sw} | "
+                         f"{f.get('lost_probes')} | {'yes' if f.get('tcp_completed') else 'no'} | {f.get('tcp_mbps')} |")
+    return lines + [""]
+
+
+def apply_lines(results_dir: Path = RESULTS) -> list[str]:
+    """Apply -> active through the real controller and adwiser-dp under traffic (results/apply-under-traffic.json)."""
+    doc = _read_json(results_dir / "apply-under-traffic.json")
+    if not doc:
+        return ["(not measured yet: written by the fabric test of a slice-map apply under traffic, "
+                "`make -C controller test-fabric`, as root)", ""]
+    ms = doc.get("apply_to_active_ms") or []
+    lines = [f"Measured {doc.get('measured_at')}: {doc.get('what')}.", "",
+             f"- apply -> active ({len(ms)} applies): " + (", ".join(f"{v:g}" for v in ms) + " ms" if ms else "–"),
+             f"- frame length before/after: {doc.get('frame_ms_before')} / {doc.get('frame_ms_after')} ms "
+             "(from adwiser-dp's tm:frame telemetry)",
+             f"- probes sent {doc.get('probes_sent')}, received {doc.get('probes_received')}, "
+             f"dataplane drops {doc.get('dataplane_drops')}; TCP {doc.get('tcp_mbps')} Mbit/s", ""]
+    return lines
+
+
 def write_report(results_dir: Path = RESULTS) -> Path:
     docs = load_results(results_dir)
     figs: list[tuple[str, Path | None]] = [
@@ -311,6 +369,9 @@ def write_report(results_dir: Path = RESULTS) -> Path:
               *calibration_lines(docs), ""]
     for direction, title in (("downlink", "Downlink TCP (like Table 3)"), ("uplink", "Uplink TCP (like Table 4)")):
         lines += [f"## {title}", "", markdown_table(docs, direction)]
+    lines += ["## Fail-open (issue 10: interruption when something fails)", "", *failopen_lines(results_dir)]
+    lines += ["## Slice-map apply under traffic (issue 6: apply -> dataplane running the version)", "",
+              *apply_lines(results_dir)]
     lines += ["## Runs", ""]
     for name, d in docs.items():
         emu = d.get("emulator") or "none (veth bridges, no air model)"

@@ -121,6 +121,22 @@ def test_report_puts_our_rows_beside_the_papers(tmp_path: Path) -> None:
     assert (tmp_path / "throughput_timeseries.png").exists()
 
 
+def test_report_lists_the_fail_open_interruptions_and_the_apply_time(tmp_path: Path) -> None:
+    fig = {"interruption_ms": 97.6, "baseline_gap_ms": 31.0, "lost_probes": 63, "switch_ms": 92.6,
+           "switch_to": "bypass", "tcp_completed": True, "tcp_mbps": 932.2}
+    (tmp_path / "failopen.json").write_text(json.dumps(
+        {"target_ms": 1000, "probe_rate_hz": 100, "probe_path": "p", "updated_at": "t",
+         "runs": {"adwiser-dp": {"sigkill": fig, "redis_restart": {**fig, "switch_ms": None, "interruption_ms": 14.0}}}}))
+    text = report.write_report(tmp_path).read_text()
+    assert "| dataplane SIGKILL | adwiser-dp | 97.6 | 31.0 | 92.6 (bypass) | 63 | yes | 932.2 |" in text
+    assert "| Redis restarted | adwiser-dp | 14.0 | 31.0 | – |" in text
+    assert "(not measured yet" in text
+    (tmp_path / "apply-under-traffic.json").write_text(json.dumps(
+        {"measured_at": "t", "what": "w", "apply_to_active_ms": [31.5, 12.0], "frame_ms_before": 40,
+         "frame_ms_after": 60, "probes_sent": 500, "probes_received": 500, "dataplane_drops": 0, "tcp_mbps": 20.0}))
+    assert "apply -> active (2 applies): 31.5, 12 ms" in report.write_report(tmp_path).read_text()
+
+
 def test_report_draws_fig11_from_dataplane_telemetry(tmp_path: Path) -> None:
     run = tmp_path / "runs" / "downlink-20ms"
     run.mkdir(parents=True)
