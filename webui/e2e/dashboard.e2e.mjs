@@ -4,7 +4,6 @@
 // (e2e/telemetry_writer.py). Screenshots of every page go to test-results/.
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { chromium } from 'playwright-core'
@@ -51,7 +50,7 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
       assert.equal(r.status, 201, JSON.stringify(r.body))
     }
     servers.startTelemetry('lab', 170)
-    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'adwiser-chromium-'))
+    const userDataDir = path.join(servers.tmp, 'chromium-profile')
     browser = await chromium.launchPersistentContext(userDataDir, {
       executablePath: '/usr/bin/chromium',
       headless: true,
@@ -72,6 +71,7 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     await browser?.close().catch(() => null)
     await servers.stopAll()
     if (process.exitCode) console.log(servers.logs())
+    else servers.cleanup()
   })
 
   test('a wrong password is refused beside the password field, then the operator logs in', async () => {
@@ -111,15 +111,17 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     assert.deepEqual(stored.body.doc.slice_map.slices, [{ duration_ms: 20, pairs: ['ap2/sta2'] }, { duration_ms: 30, pairs: ['ap1/sta1'] }])
     assert.equal(stored.body.author, OPERATOR.username)
     assert.equal(stored.body.comment, 'give ap1/sta1 a longer slice')
+    await page.getByRole('button', { name: 'Diff against active' }).click()
+    await page.locator('pre.diff').waitFor()
+    assert.match(await page.getByTestId('diff-changes').innerText(), /slice_map/)
+    await shot('slice-maps')
     await page.getByTestId('apply').click()
     await page.getByTestId('notice').filter({ hasText: `Version ${saved} applied` }).waitFor()
     const st = await admin('GET', '/appliances/lab')
     assert.equal(st.body.desired, saved)
     assert.equal(st.body.active, saved, 'the telemetry writer acknowledges applied versions as the dataplane does')
     appliedVersion = saved
-    await page.getByRole('button', { name: 'Diff against active' }).click()
-    await page.locator('pre.diff').waitFor()
-    await shot('slice-maps')
+    assert.equal(await page.getByTestId('active-version').innerText(), String(saved))
   })
 
   test('a map with conflicting pairs in one slice is flagged before saving and refused with the field shown', async () => {

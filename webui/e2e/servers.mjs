@@ -57,16 +57,44 @@ function redisPing(port) {
   })
 }
 
+// Every server this run started, by PID, so that a failing or interrupted run
+// (the time bound of run.mjs sends SIGTERM) still stops them all.
+const started = new Set()
+function killStarted(signal) {
+  for (const pid of started) {
+    try {
+      process.kill(pid, signal)
+    } catch {
+      // already gone
+    }
+  }
+}
+process.once('exit', () => killStarted('SIGKILL'))
+for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+  process.once(sig, () => {
+    console.error(`# e2e: ${sig}, stopping the servers it started (pids ${[...started].join(' ')})`)
+    killStarted('SIGTERM')
+    process.exit(1)
+  })
+}
+
 export class Servers {
   constructor() {
     this.children = []
     this.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'adwiser-webui-e2e-'))
   }
 
+  /** Removes the run's temporary directory (logs, redis dir, browser profile). */
+  cleanup() {
+    fs.rmSync(this.tmp, { recursive: true, force: true })
+  }
+
   spawn(name, cmd, args, opts = {}) {
     const log = fs.openSync(path.join(this.tmp, `${name}.log`), 'a')
     const child = spawn(cmd, args, { stdio: ['pipe', log, log], env: PYENV, ...opts })
     child.name = name
+    started.add(child.pid)
+    child.once('exit', () => started.delete(child.pid))
     this.children.push(child)
     return child
   }

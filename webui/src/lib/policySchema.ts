@@ -73,13 +73,24 @@ function fieldOf(section: string, key: string, raw: JsonSchema): PolicyField {
   return { ...base, kind: 'json' }
 }
 
+// Operator-facing names; a section the schema adds later shows under its key.
+const TITLES: Record<string, string> = {
+  ts_abr_qd: 'Time-slice batches (TS-ABR-QD)',
+  dynamic_slicing: 'Dynamic slicing',
+  realtime: 'Real-time traffic',
+  queue_sizing: 'Queue sizing (A*)',
+  aggregation_target: 'Aggregation target',
+}
+const ORDER = Object.keys(TITLES)
+const rank = (k: string): number => (ORDER.includes(k) ? ORDER.indexOf(k) : ORDER.length)
+
 export function policySections(): PolicySection[] {
   const pol = defs.Policies
-  return Object.entries(pol.properties ?? {}).map(([key, ref]) => {
+  return Object.entries(pol.properties ?? {}).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b)).map(([key, ref]) => {
     const d = resolve(ref)
     return {
       key,
-      title: d.title ?? key,
+      title: TITLES[key] ?? key,
       help: d.description ?? '',
       fields: Object.entries(d.properties ?? {}).map(([k, s]) => fieldOf(key, k, s)),
     }

@@ -8,8 +8,11 @@ const field = (section: string, key: string) => {
 }
 
 describe('policy form fields from the configuration schema', () => {
-  it('has every policy section of the schema', () => {
-    expect(policySections().map((s) => s.key).sort()).toEqual(['aggregation_target', 'dynamic_slicing', 'queue_sizing', 'realtime', 'ts_abr_qd'])
+  it('has every policy section of the schema, the batch adaptation first', () => {
+    const keys = policySections().map((s) => s.key)
+    expect(keys).toEqual(expect.arrayContaining(['aggregation_target', 'dynamic_slicing', 'queue_sizing', 'realtime', 'ts_abr_qd']))
+    expect(keys[0]).toBe('ts_abr_qd')
+    expect(policySections()[0].title).toBe('Time-slice batches (TS-ABR-QD)')
   })
 
   it("takes the Robbins-Monro gain's open lower bound, maximum and help text", () => {
