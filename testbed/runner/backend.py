@@ -67,10 +67,12 @@ def check_available(s: Scenario, backend_cmd: str | None) -> None:
 
 
 def write_config(s: Scenario, path: Path) -> Path:
-    """The lab configuration with every slice set to the scenario's length (S1 = S2)."""
+    """The lab configuration with every slice set to the scenario's length
+    (S1 = S2) and dynamic slicing (SPEC §3.3) on if the scenario asks for it."""
     cfg: dict[str, Any] = yaml.safe_load(LAB_CONFIG.read_text())
     for sl in cfg["slice_map"]["slices"]:
         sl["duration_ms"] = s.slice_ms
+    cfg["policies"]["dynamic_slicing"]["enabled"] = s.dynamic_slicing
     path.write_text(json.dumps(cfg, indent=1) + "\n")
     return path
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import backend as backend_mod
-from . import groundtruth, iperf, processes, slice_overflow, topology, wan, wlan
+from . import groundtruth, iperf, mixed, processes, slice_overflow, topology, wan, wlan
 from .scenarios import PAIRS, Scenario
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -151,6 +151,7 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
     w: wan.WanEmu | None = None
     be: backend_mod.Backend | None = None
     rounds: list[dict[str, dict[str, Any]]] = []
+    app_docs: list[dict[str, Any]] = []  # mixed traffic: the application's results per round
     started = time.time()
 
     def stop_backend() -> None:
@@ -170,6 +171,7 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
 
     def keep_logs() -> None:
         for kept in [*tb.run_dir.glob("iperf3-*.json"), *tb.run_dir.glob("*.log"),
+                     *tb.run_dir.glob("http-load-*.json"), *tb.run_dir.glob("voice-*.json"),
                      *tb.run_dir.glob("*.stats.json")]:
             kept.replace(run_out / kept.name)
 
@@ -188,7 +190,8 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         if s.backend != "none":
             be = backend_mod.start(tb, s, backend_cmd)
         for _ in range(repeats):
-            rounds.append(_run_transfers(tb, s, duration_s, cc))
+            rounds.append(_run_transfers(tb, s, duration_s, cc) if s.mix is None
+                          else mixed.run_round(tb, s, duration_s, cc, app_docs))
     finally:
         errors = _stop_all([("adwiser-dp", stop_backend), ("wan-emu", stop_wan),
                             ("wlan-emu", stop_emu),
@@ -242,6 +245,14 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         "wlan_emu": stats["emu"] or None,
         "dataplane": stats["dp"] or None,
     }
+    if s.mix is not None:
+        # 004 §6.3-6.4: ap2/sta2's "throughput" is its application's goodput,
+        # so Σ ln θ is no utility to compare with the bulk scenarios'.
+        doc["utility"] = doc["utility_bound"] = None
+        doc["mix"] = s.mix
+        doc.update(mixed.summary(s, app_docs))
+    if s.dynamic_slicing:
+        doc["dynamic_slicing"] = mixed.reassignments(run_out / "adwiser-dp.telemetry.jsonl")
     results_dir.mkdir(parents=True, exist_ok=True)
     (results_dir / f"{s.name}.json").write_text(json.dumps(doc, indent=1) + "\n")
     return doc

@@ -6,8 +6,12 @@
   slice_ms   time-slice per pair (S1 = S2, pairs alternate) or None
   wan        True: wan-emu between server and appliance (75 ms, 200 Mbit/s)
   backend    none (Linux bridge), dpdk or nfqueue (adwiser-dp in <P>appl)
+  mix        None (bulk TCP at every pair), "http" or "voice": STA1 downlink
+             bulk TCP while STA2 loads web pages / talks packet voice (mixed.py)
+  dynamic_slicing  the dataplane gives an idle pair's slice away (SPEC §3.3)
 
-Tables 3 and 4 of 004 §6 name the rows these reproduce.
+Tables 3 and 4 of 004 §6 name the rows these reproduce; Tables 5 and 6 the
+mixed ones.
 """
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 
 DIRECTIONS = ("downlink", "uplink")
 BACKENDS = ("none", "dpdk", "nfqueue")
+MIXES = (None, "http", "voice")
 PAIRS = (("ap1", "sta1"), ("ap2", "sta2"))  # configs/lab-2ap-2sta.yaml
 
 
@@ -27,6 +32,8 @@ class Scenario:
     wan: bool = False
     backend: str = "none"
     paper_row: str = ""  # the row of 004 Table 3/4 it corresponds to
+    mix: str | None = None
+    dynamic_slicing: bool = False
 
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:
@@ -35,6 +42,12 @@ class Scenario:
             raise ValueError(f"scenario {self.name}: backend {self.backend!r} not in {BACKENDS}")
         if (self.slice_ms is None) != (self.backend == "none"):
             raise ValueError(f"scenario {self.name}: a time-slice needs a backend and vice versa")
+        if self.mix not in MIXES:
+            raise ValueError(f"scenario {self.name}: mix {self.mix!r} not in {MIXES}")
+        if self.mix is not None and (self.direction != "downlink" or self.alone):
+            raise ValueError(f"scenario {self.name}: mixed traffic runs with a downlink bulk transfer, together")
+        if self.dynamic_slicing and self.slice_ms is None:
+            raise ValueError(f"scenario {self.name}: dynamic slicing needs time-slicing")
 
     @property
     def isolated_reference(self) -> str:
@@ -77,3 +90,14 @@ register(Scenario("uplink-wan-20ms", "uplink", slice_ms=20, wan=True, backend="d
                   paper_row="WAN S=20ms"))
 register(Scenario("downlink-20ms-nfqueue", "downlink", slice_ms=20, backend="nfqueue",
                   paper_row="S=20ms"))
+
+# Mixed traffic (issue 5, 004 §6.3-6.4): STA1 downlink bulk TCP with, at STA2,
+# web pages (Table 5) or packet voice (Table 6). With slicing, dynamic slicing
+# is on: AP2-STA2's slice goes to AP1-STA1 whenever its queue is empty (think
+# times; voice is real-time and never batched, so every slice goes to AP1-STA1).
+register(Scenario("http-bulk", "downlink", slice_ms=20, backend="dpdk", mix="http",
+                  dynamic_slicing=True, paper_row="ADWISER S=20ms"))
+register(Scenario("http-bulk-noslicing", "downlink", mix="http", paper_row="Without ADWISER"))
+register(Scenario("voice-bulk", "downlink", slice_ms=20, backend="dpdk", mix="voice",
+                  dynamic_slicing=True, paper_row="ADWISER S=20ms"))
+register(Scenario("voice-bulk-noslicing", "downlink", mix="voice", paper_row="Without ADWISER"))
