@@ -20,6 +20,8 @@ uint16_t adw_dynslice_pick(struct adw_sched *s, uint16_t slice)
         if (!p->dyn_taker[q] || s->in_slice[q])
             continue;
         const struct adw_pair_state *ps = &s->slots[p->slot_of_pair[q]];
+        if (adw_pacer_active(&ps->pacer))
+            continue; /* a paced pair is released at its rate, never in a taken slice */
         uint32_t backlog = ps->q_data.len + ps->q_ack.len;
         if (backlog <= best_backlog)
             continue;

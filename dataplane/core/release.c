@@ -32,6 +32,8 @@ void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_
     adw_tsabr_init(&ps->tsabr, &pol->ts_abr_qd);
     adw_drain_reset(&ps->drain);
     adw_astar_init(&ps->astar, &pol->queue_sizing, now_ns);
+    adw_pacer_init(&ps->pacer, (uint32_t)s->params.mtu_bytes + 18u, now_ns);
+    adw_ack_est_init(&ps->ack);
 }
 
 void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v_ns, bool capped, uint64_t now_ns)
@@ -164,6 +166,8 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
     for (unsigned i = 0; i < sl->n_pairs; i++) {
         uint16_t q = sl->pairs[i];
         struct adw_pair_state *ps = &s->slots[p->slot_of_pair[q]];
+        if (adw_pacer_active(&ps->pacer))
+            continue; /* paced mode (SPEC §3.7): released by its token bucket, not in batches */
         close_stale_drain(s, ps, now_ns);
         ps->frame_s_ns += sl->duration_ns;
         if (ps->q_data.len + ps->q_ack.len == 0 && p->cfg->policies.dynamic_slicing.enabled &&

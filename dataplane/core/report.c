@@ -38,7 +38,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         struct adw_pair_report *r = &e->pairs[q];
         r->pair = q;
         adw_config_pair_name(p->cfg, q, r->name, sizeof(r->name));
-        r->mode = ADW_MODE_SLICED;
+        r->mode = adw_pacer_active(&ps->pacer) ? ADW_MODE_PACED : ADW_MODE_SLICED;
         r->reassigned = ps->frame_reassigned;
         r->s_ns = ps->frame_s_ns;
         r->r_pkts = adw_tsabr_batch(&ps->tsabr, &pol->ts_abr_qd);
@@ -51,6 +51,13 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->drops_other = ps->drops_other;
         r->tput_bps = (uint64_t)ps->tput_bps;
         r->rate_bps = (uint64_t)(ps->tsabr.rate_ewma * 1000.0 * s->params.mtu_bytes * 8.0);
+        r->pace_bps = ps->pacer.rate_bps;
+        r->agg_est = adw_ack_est_take(&ps->ack, s->has_ack_model ? s->ack_model.n_max : 0, &r->agg_bursts);
+        if (!s->has_ack_model)
+            r->agg_est = -1;
+        r->dup_acks = ps->ack.dup_acks;
+        r->retrans_pkts = ps->ack.retrans;
+        r->loss_frac = adw_ack_est_loss_frac(&ps->ack);
         ps->frame_released_pkts = 0;
         ps->frame_released_bytes = 0;
         ps->frame_reassigned = false;

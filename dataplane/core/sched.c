@@ -30,6 +30,7 @@ void adw_sched_free(struct adw_sched *s)
     free(s->slots);
     free(s->rt_pending);
     free(s->in_slice);
+    free(s->paced);
     if (s->ring != NULL)
         for (uint32_t i = 0; i < s->params.report_frames; i++)
             free(s->ring[i].pairs);
@@ -60,8 +61,9 @@ struct adw_sched *adw_sched_create(const struct adw_sched_params *p, const struc
     s->slots = calloc(ADW_MAX_PAIRS, sizeof(*s->slots));
     s->rt_pending = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
     s->in_slice = calloc(ADW_MAX_PAIRS, 1);
+    s->paced = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
     s->ring = calloc(s->params.report_frames, sizeof(*s->ring));
-    if (s->slots == NULL || s->rt_pending == NULL || s->in_slice == NULL || s->ring == NULL ||
+    if (s->slots == NULL || s->rt_pending == NULL || s->in_slice == NULL || s->paced == NULL || s->ring == NULL ||
         adw_pool_init(&s->pool, s->params.pool_pkts) != 0) {
         adw_sched_free(s);
         set_err(err, errlen, "out of memory");
@@ -140,6 +142,7 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
         ps->active = false;
         ps->rt_listed = false;
     }
+    adw_paced_prune(s); /* before a freed slot can be initialised for a new pair */
     s->plan = neu;
     s->staged = NULL;
     s->n_rt_pending = 0;
@@ -188,6 +191,8 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, enum adw_verdi
         adw_meta_from_desc(&d, false, &m);
         if (m.is_tcp && adw_drain_observe_uplink(&ps->drain, &m, now_ns))
             adw_finish_drain(s, ps, now_ns - ps->drain.start_ns, false, now_ns);
+        if (m.is_tcp) /* ACK bursts -> aggregation level (001 §4.1) */
+            adw_ack_est_observe_ack(&ps->ack, s->has_ack_model ? &s->ack_model : NULL, &m, now_ns);
         return;
     }
     struct adw_fifo *q = c.kind == ADW_CLASS_DATA ? &ps->q_data : c.kind == ADW_CLASS_ACK ? &ps->q_ack : &ps->q_rt;
@@ -209,6 +214,8 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, enum adw_verdi
     n->slot = s->plan->slot_of_pair[c.pair];
     n->rt = c.kind == ADW_CLASS_RT;
     adw_meta_from_desc(&d, true, &n->meta);
+    if (c.kind == ADW_CLASS_DATA)
+        adw_ack_est_observe_data(&ps->ack, &n->meta, now_ns);
     adw_fifo_push(q, &s->pool, idx);
     *verdict = ADW_QUEUED;
     if (c.kind == ADW_CLASS_RT) {
@@ -223,7 +230,8 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, enum adw_verdi
         else
             s->st.queued_ack++;
         adw_astar_observe(&ps->astar, now_ns, ps->q_data.len + ps->q_ack.len,
-                          adw_tsabr_batch(&ps->tsabr, &s->plan->cfg->policies.ts_abr_qd));
+                          adw_pacer_active(&ps->pacer) ? 1u
+                                                       : adw_tsabr_batch(&ps->tsabr, &s->plan->cfg->policies.ts_abr_qd));
     }
 }
 
@@ -258,6 +266,7 @@ unsigned adw_sched_dequeue_burst(struct adw_sched *s, struct adw_pkt *out, unsig
     struct adw_slice_event ev;
     while (adw_slice_clock_step(&s->clock, now_ns, &ev))
         adw_slice_start(s, &ev, now_ns);
+    adw_paced_release(s, now_ns);
     return hand_out(s, &s->due, out, max);
 }
 
@@ -266,6 +275,9 @@ uint64_t adw_sched_next_event_ns(const struct adw_sched *s, uint64_t now_ns)
     if (s->due.len > 0)
         return now_ns;
     uint64_t next = adw_slice_clock_next_ns(&s->clock);
+    uint64_t paced = adw_paced_next_ns(s, now_ns);
+    if (paced < next)
+        next = paced;
     return next < now_ns ? now_ns : next;
 }
 

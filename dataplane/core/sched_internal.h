@@ -18,8 +18,10 @@
 #include <stdint.h>
 
 #include "adwiser/sched.h"
+#include "ack_burst.h"
 #include "astar.h"
 #include "drain.h"
+#include "pacer.h"
 #include "pair_table.h"
 #include "parse.h"
 #include "queue.h"
@@ -54,6 +56,9 @@ struct adw_pair_state {
     struct adw_tsabr tsabr;
     struct adw_drain drain;
     struct adw_astar astar;
+    struct adw_pacer pacer;                  /* paced mode (SPEC §3.7) when its rate is set */
+    bool paced_listed;                       /* on the paced list */
+    struct adw_ack_est ack;                  /* ACK-burst aggregation estimator, loss signals (001 §4.1, §5) */
     /* the batch being drained: */
     uint64_t batch_s_ns;                     /* slice length it was released into, ns */
     uint32_t batch_pkts;                     /* packets released in it */
@@ -90,6 +95,10 @@ struct adw_sched {
     uint32_t frame_reassignments;
     uint16_t given_to[ADW_MAX_SLICES];
     uint8_t *in_slice;                       /* scratch: marks of pairs active in the current slice */
+    uint16_t *paced;                         /* slots in paced mode */
+    uint32_t n_paced;
+    bool has_ack_model;
+    struct adw_ack_model ack_model;
     struct adw_report_entry *ring;           /* params.report_frames entries */
     uint32_t ring_head, ring_count;
     struct adw_stats st;
@@ -125,6 +134,11 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
 uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair);
 uint32_t adw_pair_queued(const struct adw_pair_state *ps);
 void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_t pair, uint64_t now_ns);
+
+/* paced_release.c */
+void adw_paced_release(struct adw_sched *s, uint64_t now_ns);
+uint64_t adw_paced_next_ns(const struct adw_sched *s, uint64_t now_ns);
+void adw_paced_prune(struct adw_sched *s);
 
 /* dynamic_slicing.c */
 uint16_t adw_dynslice_pick(struct adw_sched *s, uint16_t slice);

@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "adwiser/ack_model.h"
 #include "adwiser/config.h"
 #include "adwiser/stats.h"
 
@@ -103,6 +104,21 @@ int adw_sched_set_config(struct adw_sched *s, const struct adw_config *cfg, uint
 /* Version number of the configuration in force (cfg->version). */
 uint32_t adw_sched_active_version(const struct adw_sched *s);
 
+/* ---------------------------------------------------------------- aggregation target (SPEC §3.7) */
+
+/* Paced mode of pair "ap/sta" of the configuration in force: rate_bps > 0 releases its queued downlink packets at
+ * that rate (token bucket, one MTU frame of burst, release instants at µs precision) instead of in slice batches;
+ * 0 returns it to its slices. Applied at now_ns, not at a frame boundary; no held packet is dropped or reordered.
+ * The rate stays with the pair across configuration versions. -1 (err names it) for an unknown pair. */
+int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t rate_bps, uint64_t now_ns, char *err,
+                         size_t errlen);
+/* Pacing rate of pair index `pair` in the configuration in force, bit/s (0 = not paced). */
+uint64_t adw_sched_pacing(const struct adw_sched *s, uint16_t pair);
+
+/* Coefficients of the ACK-burst frame-boundary classifier (adwiser/ack_model.h), copied; NULL stops estimation.
+ * -1 (err names the field) for an invalid model, nothing changed. */
+int adw_sched_set_ack_model(struct adw_sched *s, const struct adw_ack_model *m, char *err, size_t errlen);
+
 /* Shutdown: hands out everything held (due first, then queued), out_port set as if released now. */
 unsigned adw_sched_flush(struct adw_sched *s, struct adw_pkt *out, unsigned max);
 
@@ -141,6 +157,13 @@ struct adw_pair_report {
     uint64_t rate_bps;                       /* service rate beta_i while draining full batches (EWMA of
                                                 released/V), bit/s in MTU packets; 0 until measured. The
                                                 utility bound of SPEC §6 is sum ln(rate_bps * s_ns / frame_ns) */
+    uint64_t pace_bps;                       /* pacing rate x_i at frame end, bit/s; 0 = not paced (mode sliced) */
+    double agg_est;                          /* mu~_N: mean MPDUs per A-MPDU over the ACK bursts that ended in the
+                                                frame (001 §4.1 estimator); < 0 if none (or no model loaded) */
+    uint32_t agg_bursts;                     /* ACK bursts (estimated A-MPDUs) that ended in the frame */
+    uint64_t dup_acks;                       /* cumulative duplicate ACKs from the STA */
+    uint64_t retrans_pkts;                   /* cumulative retransmitted downlink TCP segments */
+    double loss_frac;                        /* L_p of 001 §5: retransmitted share of the last 100 data segments */
 };
 
 /* 1 if the oldest finished frame not yet polled was written to f and pairs[0..min(n_pairs,max_pairs)-1]; 0 if

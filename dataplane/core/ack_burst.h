@@ -1,0 +1,74 @@
+/*
+ * ack_burst.h — the appliance-side aggregation-level estimator of one pair
+ * (SPEC §3.7, 001 §4.1) and the loss signals the bottleneck classifier of
+ * 001 §5 needs.
+ *
+ * Downlink data reaches the STA one A-MPDU at a time; the STA's TCP ACKs for
+ * it come back through the appliance as a burst. The logistic-regression
+ * classifier of adwiser/ack_model.h labels each returning ACK "first of a new
+ * burst" or not from the last m inter-arrival times and their standard
+ * deviation; the segments a burst acknowledges (ACK advance / MSS, summed over
+ * the pair's flows) are the MPDUs of one A-MPDU, so their mean over the bursts
+ * of an interval is mu~_N (capped at N_max). Until m inter-arrival times are
+ * known, ACKs join the current burst.
+ *
+ * Loss signals (001 §5 eq. (6)): duplicate ACKs (no advance, no payload) and
+ * retransmitted downlink segments (end sequence not beyond the flow's highest),
+ * and L_p, the fraction of retransmissions among the last ADW_ACK_LOSS_WINDOW
+ * downlink data segments.
+ */
+#ifndef ADW_CORE_ACK_BURST_H
+#define ADW_CORE_ACK_BURST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "adwiser/ack_model.h"
+#include "queue.h"
+
+#define ADW_ACK_FLOWS 8
+#define ADW_ACK_LOSS_WINDOW 100     /* p of 001 §5 */
+#define ADW_ACK_DEFAULT_MSS 1448
+
+struct adw_ack_flow {
+    bool used;
+    uint32_t hash;               /* of the flow key */
+    bool have_ack;
+    uint32_t last_ack;           /* highest ACK number seen from the STA */
+    bool have_seq;
+    uint32_t high_seq_end;       /* highest end sequence seen from the server */
+    uint64_t last_seen_ns;
+};
+
+struct adw_ack_est {
+    bool have_last;
+    uint64_t last_ns;                        /* arrival of the previous ACK */
+    double ia_us[ADW_ACK_MODEL_MAX_M];       /* ring of inter-arrival times, µs */
+    uint16_t ia_head, ia_n;
+    double burst_segs;                       /* segments acknowledged by the current burst */
+    bool burst_open;
+    uint32_t mss;                            /* largest downlink payload seen, bytes */
+    struct adw_ack_flow flows[ADW_ACK_FLOWS];
+    /* per report interval: */
+    double sum_segs;                         /* segments of the bursts closed in the interval */
+    uint32_t n_bursts;                       /* bursts closed in the interval */
+    /* loss signals: */
+    uint64_t dup_acks, retrans;              /* cumulative */
+    uint8_t loss_bits[(ADW_ACK_LOSS_WINDOW + 7) / 8]; /* 1 = that data segment was a retransmission */
+    uint16_t loss_head, loss_n, loss_ones;
+};
+
+void adw_ack_est_init(struct adw_ack_est *e);
+/* A downlink TCP data segment of the pair (server -> STA) was accepted at now_ns. */
+void adw_ack_est_observe_data(struct adw_ack_est *e, const struct adw_tcp_meta *m, uint64_t now_ns);
+/* An uplink TCP segment of the pair (STA -> server) passed at now_ns; model may be NULL (no classification). */
+void adw_ack_est_observe_ack(struct adw_ack_est *e, const struct adw_ack_model *model, const struct adw_tcp_meta *m,
+                             uint64_t now_ns);
+/* Probability that an ACK with these features starts a burst (features: m inter-arrival times, oldest first). */
+double adw_ack_model_prob(const struct adw_ack_model *model, const double *ia_us_oldest_first);
+/* End of a report interval: mean segments per burst closed in it (capped at n_max), or -1 if none; resets. */
+double adw_ack_est_take(struct adw_ack_est *e, uint32_t n_max, uint32_t *bursts);
+/* L_p: retransmitted fraction of the last ADW_ACK_LOSS_WINDOW data segments (0 if none seen). */
+double adw_ack_est_loss_frac(const struct adw_ack_est *e);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * paced_release.c — paced mode of the aggregation-target policy (SPEC §3.7,
+ * 000 §IV-A, §VI): pairs whose pacing rate x_i is set leave the slice batches
+ * and have their downlink queues released by their token bucket (pacer.h)
+ * whenever dequeue is called, so the AP receives them evenly spaced and its
+ * A-MPDU aggregation level follows x_i (000 eq. (8)). The queues keep their
+ * A* limit (SPEC §3.5): the service time sample of eBDP is the pacing
+ * interval of each packet, and the queue counts as busy (ALT) while more than
+ * one packet waits, so TCP's standing backlog is bounded in the appliance,
+ * not left to build in the AP.
+ *
+ * Also the control-path entry points that set x_i and the ACK-burst model.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sched_internal.h"
+
+/* Packets beyond this many waiting in a paced queue count as busy time for ALT (003 Algorithm 3). */
+#define PACED_BUSY_THRESHOLD 1u
+
+static void set_err(char *err, size_t errlen, const char *msg, const char *arg)
+{
+    if (err != NULL && errlen > 0)
+        snprintf(err, errlen, msg, arg);
+}
+
+static uint16_t pair_by_name(const struct adw_config *c, const char *name)
+{
+    char buf[ADW_PAIR_NAME_LEN];
+    for (uint16_t q = 0; q < c->n_stas; q++) {
+        adw_config_pair_name(c, q, buf, sizeof(buf));
+        if (strcmp(buf, name) == 0)
+            return q;
+    }
+    return ADW_PAIR_NONE;
+}
+
+int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t rate_bps, uint64_t now_ns, char *err,
+                         size_t errlen)
+{
+    uint16_t q = pair_name != NULL ? pair_by_name(s->plan->cfg, pair_name) : ADW_PAIR_NONE;
+    if (q == ADW_PAIR_NONE) {
+        set_err(err, errlen, "pacing: unknown pair \"%s\" (not in the configuration in force)",
+                pair_name != NULL ? pair_name : "(null)");
+        return -1;
+    }
+    uint16_t slot = s->plan->slot_of_pair[q];
+    struct adw_pair_state *ps = &s->slots[slot];
+    if (rate_bps > 0 && !adw_pacer_active(&ps->pacer) && ps->drain.open)
+        adw_drain_abandon(&ps->drain); /* its batch's drain no longer means anything once the pair is paced */
+    adw_pacer_set_rate(&ps->pacer, rate_bps, now_ns);
+    if (rate_bps > 0 && !ps->paced_listed) {
+        ps->paced_listed = true;
+        s->paced[s->n_paced++] = slot;
+    }
+    /* Leaving paced mode: the slot stays listed until the next prune and is skipped meanwhile. */
+    return 0;
+}
+
+uint64_t adw_sched_pacing(const struct adw_sched *s, uint16_t pair)
+{
+    if (pair >= s->plan->cfg->n_stas)
+        return 0;
+    return s->slots[s->plan->slot_of_pair[pair]].pacer.rate_bps;
+}
+
+int adw_sched_set_ack_model(struct adw_sched *s, const struct adw_ack_model *m, char *err, size_t errlen)
+{
+    if (m == NULL) {
+        s->has_ack_model = false;
+        return 0;
+    }
+    if (m->m < 1 || m->m > ADW_ACK_MODEL_MAX_M) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "ack model: m: %u out of range 1..%u", (unsigned)m->m, ADW_ACK_MODEL_MAX_M);
+        return -1;
+    }
+    if (!(m->threshold > 0 && m->threshold < 1)) {
+        set_err(err, errlen, "ack model: threshold: must lie in (0, 1)%s", "");
+        return -1;
+    }
+    if (!isfinite(m->intercept)) {
+        set_err(err, errlen, "ack model: intercept: not a finite number%s", "");
+        return -1;
+    }
+    for (unsigned k = 0; k <= m->m; k++)
+        if (!isfinite(m->coef[k])) {
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "ack model: coef[%u]: not a finite number", k);
+            return -1;
+        }
+    s->ack_model = *m;
+    s->has_ack_model = true;
+    return 0;
+}
+
+/* Drops slots that left paced mode or the configuration from the paced list. */
+void adw_paced_prune(struct adw_sched *s)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < s->n_paced; i++) {
+        struct adw_pair_state *ps = &s->slots[s->paced[i]];
+        if (ps->active && adw_pacer_active(&ps->pacer))
+            s->paced[k++] = s->paced[i];
+        else
+            ps->paced_listed = false;
+    }
+    s->n_paced = k;
+}
+
+static void release_paced_pair(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns)
+{
+    const struct adw_queue_sizing_policy *qp = &s->plan->cfg->policies.queue_sizing;
+    bool ack_turn = true, any = false;
+    while (ps->q_data.len + ps->q_ack.len > 0 && adw_pacer_may_send(&ps->pacer, now_ns)) {
+        struct adw_fifo *q = ack_turn ? &ps->q_ack : &ps->q_data; /* ACK isolation, as in a batch (SPEC §3.6) */
+        if (q->len == 0)
+            q = ack_turn ? &ps->q_data : &ps->q_ack;
+        ack_turn = !ack_turn;
+        uint32_t idx = adw_fifo_pop(q, &s->pool);
+        struct adw_node *n = adw_node_at(&s->pool, idx);
+        adw_pacer_sent(&ps->pacer, n->pkt.len, now_ns);
+        ps->frame_released_pkts++;
+        ps->frame_released_bytes += n->pkt.len;
+        /* eBDP (003 §IV): this packet's service time is its pacing interval. */
+        adw_astar_service_sample(&ps->astar, qp, (double)n->pkt.len * 8e9 / (double)ps->pacer.rate_bps);
+        adw_fifo_push(&s->due, &s->pool, idx);
+        any = true;
+    }
+    if (any)
+        adw_astar_observe(&ps->astar, now_ns, ps->q_data.len + ps->q_ack.len, PACED_BUSY_THRESHOLD);
+}
+
+void adw_paced_release(struct adw_sched *s, uint64_t now_ns)
+{
+    for (uint32_t i = 0; i < s->n_paced; i++) {
+        struct adw_pair_state *ps = &s->slots[s->paced[i]];
+        if (ps->active && adw_pacer_active(&ps->pacer))
+            release_paced_pair(s, ps, now_ns);
+    }
+}
+
+uint64_t adw_paced_next_ns(const struct adw_sched *s, uint64_t now_ns)
+{
+    uint64_t next = UINT64_MAX;
+    for (uint32_t i = 0; i < s->n_paced; i++) {
+        const struct adw_pair_state *ps = &s->slots[s->paced[i]];
+        if (!ps->active || !adw_pacer_active(&ps->pacer) || ps->q_data.len + ps->q_ack.len == 0)
+            continue;
+        uint64_t t = adw_pacer_next_ns(&ps->pacer, now_ns);
+        if (t < next)
+            next = t;
+    }
+    return next;
+}

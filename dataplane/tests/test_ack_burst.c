@@ -1,0 +1,211 @@
+/*
+ * test_ack_burst.c — the appliance-side aggregation-level estimator (SPEC §3.7, 001 §4.1) and the loss signals of
+ * 001 §5, through the public API on the 2AP-2STA lab: returning ACK bursts -> MPDUs per A-MPDU in the pair's
+ * telemetry, duplicate ACKs and retransmissions counted, malformed models refused naming the field.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ack_burst.h"
+#include "adwiser/sched.h"
+#include "frame_builder.h"
+#include "lab_config.h"
+#include "parse.h"
+
+#define MS 1000000ull
+#define US 1000ull
+
+static uint8_t buf[1600];
+
+static void send_pkt(struct adw_sched *s, struct fb_tcp *t, uint16_t in_port, uint64_t now)
+{
+    struct adw_pkt p = {.data = buf, .len = fb_tcp(buf, sizeof buf, t), .in_port = in_port, .cookie = buf};
+    enum adw_verdict v;
+    adw_sched_enqueue_burst(s, &p, &v, 1, now);
+}
+
+/* The STA1's ACK number `ackno` arriving from its AP. */
+static void ack_from_sta1(struct adw_sched *s, uint32_t ackno, uint32_t n_sack, uint64_t now)
+{
+    struct fb_tcp t = {.ip_version = 4, .sport = 40000, .dport = 80, .seq = 1, .ack = ackno, .flags = ADW_TCP_ACK,
+                       .n_sack = (uint8_t)n_sack, .sack_left = {ackno + 1448}, .sack_right = {ackno + 2896}};
+    memcpy(t.src_mac, LAB_STA_MAC[0], 6);
+    memcpy(t.dst_mac, LAB_SRV_MAC, 6);
+    memcpy(t.src_ip, LAB_STA_IP[0], 4);
+    memcpy(t.dst_ip, LAB_SRV_IP, 4);
+    send_pkt(s, &t, 1, now);
+}
+
+static void data_to_sta1(struct adw_sched *s, uint32_t seq, uint64_t now)
+{
+    struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = seq, .ack = 1, .flags = ADW_TCP_ACK,
+                       .payload_len = 1448};
+    memcpy(t.src_mac, LAB_SRV_MAC, 6);
+    memcpy(t.dst_mac, LAB_STA_MAC[0], 6);
+    memcpy(t.src_ip, LAB_SRV_IP, 4);
+    memcpy(t.dst_ip, LAB_STA_IP[0], 4);
+    send_pkt(s, &t, 0, now);
+}
+
+/* Threshold model: m = 1, boundary when the gap since the previous ACK exceeds 200 µs (the m = 1 baseline of
+ * 001 §4.1). */
+static struct adw_ack_model gap_model(void)
+{
+    struct adw_ack_model m = {.version = 1, .m = 1, .intercept = -200, .threshold = 0.5, .n_max = 64};
+    m.coef[0] = 1;
+    m.coef[1] = 0;
+    return m;
+}
+
+struct fixture {
+    struct adw_config *cfg;
+    struct adw_sched *s;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    f->cfg = lab_config_2ap_2sta(20);
+    char err[256];
+    f->s = adw_sched_create(NULL, f->cfg, 0, err, sizeof(err));
+    if (f->s == NULL)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    adw_sched_free(f->s);
+    free(f->cfg);
+    free(f);
+    return 0;
+}
+
+static struct adw_pair_report first_frame_sta1(struct adw_sched *s)
+{
+    struct adw_pkt out[64];
+    while (adw_sched_dequeue_burst(s, out, 64, 40 * MS) == 64)
+        ;
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(s, &fr, pr, 2), 1);
+    return pr[0];
+}
+
+/* Bursts of `acks` delayed ACKs, 20 µs apart, each acknowledging 2 segments; bursts 2 ms apart. */
+static void ack_bursts(struct adw_sched *s, unsigned bursts, unsigned acks, uint64_t t0)
+{
+    uint32_t ackno = 1;
+    ack_from_sta1(s, ackno, 0, t0);
+    for (unsigned b = 0; b < bursts; b++)
+        for (unsigned a = 0; a < acks; a++) {
+            ackno += 2 * 1448;
+            ack_from_sta1(s, ackno, 0, t0 + (b + 1) * 2 * MS + a * 20 * US);
+        }
+    ack_from_sta1(s, ackno, 0, t0 + (bursts + 1) * 2 * MS); /* a later ACK closes the last burst */
+}
+
+static void test_ack_bursts_give_mpdus_per_ampdu(void **state)
+{
+    struct fixture *f = *state;
+    struct adw_ack_model m = gap_model();
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, NULL, 0), 0);
+    data_to_sta1(f->s, 1, 0); /* teaches the MSS (1448) */
+    ack_bursts(f->s, 10, 5, 1 * MS);
+    struct adw_pair_report r = first_frame_sta1(f->s);
+    /* The first burst holds only the initial ACK (no advance, not counted); then 10 bursts of 10 segments. */
+    assert_int_equal(r.agg_bursts, 10);
+    assert_true(fabs(r.agg_est - 10.0) < 1e-9);
+}
+
+static void test_estimate_is_capped_at_n_max(void **state)
+{
+    struct fixture *f = *state;
+    struct adw_ack_model m = gap_model();
+    m.n_max = 6;
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, NULL, 0), 0);
+    ack_bursts(f->s, 4, 5, 1 * MS);
+    struct adw_pair_report r = first_frame_sta1(f->s);
+    assert_true(fabs(r.agg_est - 6.0) < 1e-9);
+}
+
+static void test_without_a_model_there_is_no_estimate(void **state)
+{
+    struct fixture *f = *state;
+    ack_bursts(f->s, 4, 5, 1 * MS);
+    struct adw_pair_report r = first_frame_sta1(f->s);
+    assert_true(r.agg_est < 0);
+    assert_int_equal(r.agg_bursts, 0);
+}
+
+static void test_duplicate_acks_and_retransmissions_are_counted(void **state)
+{
+    struct fixture *f = *state;
+    for (unsigned i = 0; i < 10; i++)
+        data_to_sta1(f->s, 1 + i * 1448, 1 * MS);
+    data_to_sta1(f->s, 1 + 3 * 1448, 2 * MS); /* a retransmission */
+    ack_from_sta1(f->s, 1 + 3 * 1448, 0, 3 * MS);
+    ack_from_sta1(f->s, 1 + 3 * 1448, 1, 3 * MS + 10 * US); /* duplicate, with SACK */
+    ack_from_sta1(f->s, 1 + 3 * 1448, 1, 3 * MS + 20 * US);
+    struct adw_pair_report r = first_frame_sta1(f->s);
+    assert_int_equal(r.dup_acks, 2);
+    assert_int_equal(r.retrans_pkts, 1);
+    assert_true(fabs(r.loss_frac - 1.0 / 11.0) < 1e-9);
+}
+
+static void test_model_probability_is_the_logistic_of_times_and_their_sd(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = {.version = 1, .m = 3, .intercept = -1.0, .threshold = 0.5, .n_max = 64};
+    m.coef[0] = 0.01;
+    m.coef[1] = -0.02;
+    m.coef[2] = 0.03;
+    m.coef[3] = 0.5; /* sigma */
+    double x[3] = {10, 20, 60};
+    double sd = sqrt(((20.0 * 20) + (10.0 * 10) + (30.0 * 30)) / 3); /* about the mean 30 */
+    double z = -1.0 + 0.01 * 10 - 0.02 * 20 + 0.03 * 60 + 0.5 * sd;
+    assert_true(fabs(adw_ack_model_prob(&m, x) - 1.0 / (1.0 + exp(-z))) < 1e-12);
+}
+
+static void test_invalid_model_is_refused_naming_the_field(void **state)
+{
+    struct fixture *f = *state;
+    char err[128];
+    struct adw_ack_model m = gap_model();
+    m.m = 0;
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "m:"));
+    m = gap_model();
+    m.threshold = 1.5;
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "threshold"));
+    m = gap_model();
+    m.coef[1] = NAN;
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "coef[1]"));
+    /* nothing was applied: still no estimate */
+    ack_bursts(f->s, 4, 5, 1 * MS);
+    assert_true(first_frame_sta1(f->s).agg_est < 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_ack_bursts_give_mpdus_per_ampdu, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_estimate_is_capped_at_n_max, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_without_a_model_there_is_no_estimate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_duplicate_acks_and_retransmissions_are_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_model_probability_is_the_logistic_of_times_and_their_sd, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_model_is_refused_naming_the_field, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,251 @@
+/*
+ * test_pacing.c — paced mode of the aggregation-target policy (SPEC §3.7, issue 9) through the public API, on the
+ * 2AP-2STA lab (20 ms slices, frame 40 ms): a pair with a pacing rate x_i is released by its token bucket at x_i
+ * instead of in slice batches, rate changes apply at once and lose no packet, and its queue keeps the A* limit.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "adwiser/sched.h"
+#include "frame_builder.h"
+#include "lab_config.h"
+#include "parse.h"
+
+#define MS 1000000ull
+#define US 1000ull
+#define NBUF 4096
+
+static uint8_t bufs[NBUF][1600];
+static unsigned next_buf;
+
+static struct adw_pkt down_tcp(unsigned sta, uint32_t seq, uint32_t payload)
+{
+    struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = seq, .ack = 1, .flags = ADW_TCP_ACK,
+                       .payload_len = payload};
+    memcpy(t.src_mac, LAB_SRV_MAC, 6);
+    memcpy(t.dst_mac, LAB_STA_MAC[sta], 6);
+    memcpy(t.src_ip, LAB_SRV_IP, 4);
+    memcpy(t.dst_ip, LAB_STA_IP[sta], 4);
+    uint8_t *b = bufs[next_buf++ % NBUF];
+    return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = 0, .cookie = b};
+}
+
+/* Enqueues n segments of 1448 bytes to sta from seq; returns how many were queued. */
+static unsigned enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
+{
+    unsigned queued = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct adw_pkt p = down_tcp(sta, seq + i * 1448, 1448);
+        enum adw_verdict v;
+        adw_sched_enqueue_burst(s, &p, &v, 1, now);
+        queued += v == ADW_QUEUED;
+    }
+    return queued;
+}
+
+static uint32_t seq_of(const struct adw_pkt *p)
+{
+    const uint8_t *t = p->data + 14 + 20 + 4;
+    return (uint32_t)t[0] << 24 | (uint32_t)t[1] << 16 | (uint32_t)t[2] << 8 | t[3];
+}
+
+static struct adw_pkt out[8192];
+static uint64_t out_ns[8192];
+static unsigned n_out;
+
+static unsigned dequeue_at(struct adw_sched *s, uint64_t now)
+{
+    unsigned n = 0, k;
+    while ((k = adw_sched_dequeue_burst(s, out + n_out, 64, now)) > 0) {
+        for (unsigned i = 0; i < k; i++)
+            out_ns[n_out + i] = now;
+        n_out += k;
+        n += k;
+    }
+    return n;
+}
+
+/* Runs the backend loop from `from` to `to` as adwiser-dp does: sleep to next_event_ns, dequeue. */
+static void run_until(struct adw_sched *s, uint64_t from, uint64_t to)
+{
+    uint64_t t = from;
+    while (t <= to) {
+        dequeue_at(s, t);
+        uint64_t next = adw_sched_next_event_ns(s, t);
+        t = next > t ? next : t + 1;
+    }
+}
+
+/* Length of the frames down_tcp(.., 1448) builds and a rate sending one of them per ms. */
+static uint64_t one_per_ms_bps(void)
+{
+    struct adw_pkt p = down_tcp(0, 1, 1448);
+    return (uint64_t)p.len * 8 * 1000;
+}
+
+struct fixture {
+    struct adw_config *cfg;
+    struct adw_sched *s;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    f->cfg = lab_config_2ap_2sta(20);
+    char err[256];
+    f->s = adw_sched_create(NULL, f->cfg, 0, err, sizeof(err));
+    if (f->s == NULL) {
+        fprintf(stderr, "create: %s\n", err);
+        return -1;
+    }
+    next_buf = 0;
+    n_out = 0;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    adw_sched_free(f->s);
+    free(f->cfg);
+    free(f);
+    return 0;
+}
+
+static void test_paced_pair_releases_at_its_rate(void **state)
+{
+    struct fixture *f = *state;
+    char err[128];
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, err, sizeof err), 0);
+    assert_int_equal(enqueue_data(f->s, 0, 1, 100, 0), 100);
+    run_until(f->s, 0, 49 * MS + 999 * US);
+    /* One packet per ms, at whole ms: 0, 1, ..., 49 ms (no batch of r_init = 40 at the slice start). */
+    assert_int_equal(n_out, 50);
+    for (unsigned i = 0; i < n_out; i++) {
+        assert_int_equal(out_ns[i], i * MS);
+        assert_int_equal(out[i].out_port, 1);
+        assert_int_equal(seq_of(&out[i]), 1 + i * 1448);
+    }
+}
+
+static void test_paced_pair_is_not_batched_at_its_slice_start(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    enqueue_data(f->s, 0, 1, 60, 0);
+    enqueue_data(f->s, 1, 1, 60, 0); /* sta2 stays time-sliced: its batch of 40 comes at 20 ms */
+    assert_int_equal(dequeue_at(f->s, 0), 1);
+    /* sta2's batch, and 2 of sta1: its bucket, idle since 0, holds one frame of credit (the burst allowance). */
+    assert_int_equal(dequeue_at(f->s, 20 * MS), 40 + 2);
+    run_until(f->s, 20 * MS, 40 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
+    assert_int_equal(pr[0].mode, ADW_MODE_PACED);
+    assert_int_equal(pr[0].pace_bps, one_per_ms_bps());
+    /* at 0, two at 20 ms (leaving a deficit of 1486 of 1502 bytes: the cap is 1518), then one per ms from 20.99 ms */
+    assert_int_equal(pr[0].released_pkts, 1 + 2 + 20);
+    assert_int_equal(pr[1].mode, ADW_MODE_SLICED);
+    assert_int_equal(pr[1].pace_bps, 0);
+    assert_int_equal(pr[1].released_pkts, 40);
+}
+
+static void test_rate_change_applies_at_once_and_loses_no_packet(void **state)
+{
+    struct fixture *f = *state;
+    uint64_t x = one_per_ms_bps();
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", x, 0, NULL, 0), 0);
+    assert_int_equal(enqueue_data(f->s, 0, 1, 150, 0), 150);
+    run_until(f->s, 0, 9 * MS + 999 * US); /* 10 at 1/ms */
+    assert_int_equal(n_out, 10);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 2 * x, 10 * MS, NULL, 0), 0); /* mid-frame */
+    run_until(f->s, 10 * MS, 19 * MS + 999 * US); /* 20 more at 2/ms */
+    assert_int_equal(n_out, 30);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", x / 2, 20 * MS, NULL, 0), 0);
+    run_until(f->s, 20 * MS, 29 * MS + 999 * US); /* 5 more at 1 per 2 ms */
+    assert_int_equal(n_out, 35);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 0, 30 * MS, NULL, 0), 0); /* back to its slices */
+    run_until(f->s, 30 * MS, 2000 * MS); /* no ACKs come back, so r shrinks towards r_min: give it time */
+    assert_int_equal(n_out, 150);
+    for (unsigned i = 0; i < n_out; i++)
+        assert_int_equal(seq_of(&out[i]), 1 + i * 1448); /* in order, none missing */
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drops_tail + st.drops_pool + st.drops_config, 0);
+    assert_int_equal(st.pool_in_use, 0);
+}
+
+static void test_paced_queue_is_bounded_by_the_astar_limit(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    enqueue_data(f->s, 0, 1, 1, 0);
+    dequeue_at(f->s, 0); /* one release: service time 1 ms, Q_eBDP = 200 ms / 1 ms + 5 = 205 */
+    unsigned queued = enqueue_data(f->s, 0, 1449, 400, 100 * US);
+    assert_int_equal(queued, 205);
+    run_until(f->s, 100 * US, 40 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
+    assert_int_equal(pr[0].drops_tail, 195);
+    assert_true(pr[0].queue_pkts <= pr[0].limit_pkts);
+    assert_true(pr[0].limit_pkts <= 205);
+}
+
+static void test_next_event_is_the_next_paced_release(void **state)
+{
+    struct fixture *f = *state;
+    /* 1502-byte frames at 10 Mbit/s: 1201.6 µs apart, so the instant is rounded up to 1202 µs. */
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 10000000, 0, NULL, 0), 0);
+    enqueue_data(f->s, 0, 1, 3, 0);
+    assert_int_equal(dequeue_at(f->s, 0), 1);
+    struct adw_pkt p = down_tcp(0, 1, 1448);
+    uint64_t gap_ns = (uint64_t)p.len * 8 * 1000000000ull / 10000000;
+    uint64_t want = (gap_ns + US - 1) / US * US;
+    assert_int_equal(adw_sched_next_event_ns(f->s, 0), want);
+    assert_int_equal(dequeue_at(f->s, gap_ns - 1), 0);
+    assert_int_equal(dequeue_at(f->s, want), 1);
+}
+
+static void test_pacing_an_unknown_pair_is_refused_naming_it(void **state)
+{
+    struct fixture *f = *state;
+    char err[128];
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta9", 1000000, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "ap1/sta9"));
+    assert_int_equal(adw_sched_pacing(f->s, 0), 0);
+}
+
+static void test_pacing_rate_stays_with_the_pair_across_versions(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap2/sta2", 5000000, 0, NULL, 0), 0);
+    f->cfg->version = 2;
+    f->cfg->slices[0].duration_ns = 30 * MS;
+    assert_int_equal(adw_sched_set_config(f->s, f->cfg, 1 * MS, NULL, 0), 0);
+    dequeue_at(f->s, 40 * MS); /* frame boundary: swap */
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    assert_int_equal(adw_sched_pacing(f->s, 1), 5000000);
+    assert_int_equal(adw_sched_pacing(f->s, 0), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_paced_pair_releases_at_its_rate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paced_pair_is_not_batched_at_its_slice_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rate_change_applies_at_once_and_loses_no_packet, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paced_queue_is_bounded_by_the_astar_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_next_event_is_the_next_paced_release, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pacing_an_unknown_pair_is_refused_naming_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pacing_rate_stays_with_the_pair_across_versions, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
