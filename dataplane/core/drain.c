@@ -100,8 +100,13 @@ void adw_drain_note_released(struct adw_drain *d, const struct adw_tcp_meta *m, 
     bool carries_seq = m->payload_len > 0 || (m->flags & (ADW_TCP_SYN | ADW_TCP_FIN));
     if (carries_seq) {
         /* Downlink data: the drain waits for the ACK of the highest end (retransmissions never lower it). */
-        if (!f->down_open || adw_seq_lt(f->end_seq, m->seq_end))
+        uint32_t start = m->seq_end - m->payload_len - ((m->flags & (ADW_TCP_SYN | ADW_TCP_FIN)) ? 1u : 0u);
+        if (!f->down_open || adw_seq_lt(start, f->first_seq))
+            f->first_seq = start;
+        if (!f->down_open || adw_seq_lt(f->end_seq, m->seq_end)) {
             f->end_seq = m->seq_end;
+            f->last_start = start;
+        }
         f->down_open = true;
     } else if (m->flags & ADW_TCP_ACK) {
         /* Uplink transfer: this ACK frees the STA to send what it acknowledges beyond the previous one. */
@@ -144,9 +149,11 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
         close_flow(d, f);
     } else {
         if (f->down_open) {
-            bool acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, f->end_seq);
+            /* All but a delayed-ACK's worth (the last segment) acknowledged: see drain.h. */
+            uint32_t need = adw_seq_lt(f->first_seq, f->last_start) ? f->last_start : f->end_seq;
+            bool acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, need);
             for (unsigned b = 0; b < m->n_sack && !acked; b++)
-                acked = adw_seq_geq(m->sack_right[b], f->end_seq);
+                acked = adw_seq_geq(m->sack_right[b], need);
             if (acked)
                 f->down_open = false;
         }

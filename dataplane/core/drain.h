@@ -4,11 +4,17 @@
  * appliance anyway; nothing is probed.
  *
  *  - Downlink TCP (data released to the STA): per flow of the batch, the end
- *    sequence of the last released byte (seq + len, +1 for SYN/FIN). The flow
- *    is drained when an uplink segment of that flow acknowledges it (ACK >=
- *    end, serial arithmetic of RFC 1982 so sequence wrap-around is handled) or
- *    SACKs it (a SACK block whose right edge >= end: the last byte reached the
- *    STA). Retransmissions never lower the end (max in serial order).
+ *    sequence of the last released byte (seq + len, +1 for SYN/FIN) and the
+ *    start of the segment that carries it. A receiver acknowledges at least
+ *    every second full-sized segment but may hold the ACK of a lone last
+ *    segment for its delayed-ACK timer (RFC 5681 §4.2; Linux: 40 ms and more,
+ *    longer than a 20 ms slice), so an ACK that covers everything but the last
+ *    segment already says the batch reached the STA: the flow is drained when
+ *    an uplink segment of that flow acknowledges the start of its last
+ *    released segment (ACK >= that start, serial arithmetic of RFC 1982 so
+ *    sequence wrap-around is handled) or SACKs it (a SACK block whose right
+ *    edge reaches it). A batch of a single segment of the flow needs the ACK
+ *    of its end. Retransmissions never lower the end (max in serial order).
  *  - Uplink TCP (the server's ACKs released to the STA): each released ACK
  *    lets the STA send as many new bytes as it acknowledges beyond the last
  *    ACK released before it on that flow; the flow is drained when that many
@@ -44,6 +50,8 @@ struct adw_drain_flow {
     bool in_batch;
     bool down_open;              /* released data not yet acknowledged */
     uint32_t end_seq;            /* end sequence of the last released byte */
+    uint32_t first_seq;          /* lowest start sequence released in this batch */
+    uint32_t last_start;         /* start sequence of the segment that ends at end_seq */
     bool up_open;                /* uplink bytes still expected */
     uint64_t up_expected;        /* uplink payload bytes the released ACKs allowed */
     uint64_t up_seen;            /* uplink payload bytes seen since the batch */

@@ -40,11 +40,47 @@ static void test_drain_ends_when_last_released_byte_is_acked(void **st)
         adw_drain_note_released(&d, &m, 1000);
     }
     assert_true(adw_drain_end_release(&d));
-    struct adw_tcp_meta a = ack(40000, 1 + 9 * 1448);
-    assert_false(adw_drain_observe_uplink(&d, &a, 5000)); /* covers 9 of 10 segments */
+    struct adw_tcp_meta a = ack(40000, 1 + 8 * 1448);
+    assert_false(adw_drain_observe_uplink(&d, &a, 5000)); /* covers 8 of 10 segments */
     a = ack(40000, 1 + 10 * 1448);
     assert_true(adw_drain_observe_uplink(&d, &a, 9000));
     assert_false(d.open);
+}
+
+/* The receiver may hold the ACK of a lone last segment for its delayed-ACK timer (RFC 5681 §4.2, 40 ms on
+ * Linux, two 20 ms slices): the ACK of everything but the last segment ends the drain. */
+static void test_drain_ends_when_all_but_a_delayed_ack_segment_is_acked(void **st)
+{
+    (void)st;
+    static struct adw_drain d;
+    adw_drain_reset(&d);
+    adw_drain_begin(&d, 1000);
+    for (uint32_t i = 0; i < 9; i++) {
+        struct adw_tcp_meta m = data(40000, 1 + i * 1448, 1448);
+        adw_drain_note_released(&d, &m, 1000);
+    }
+    assert_true(adw_drain_end_release(&d));
+    struct adw_tcp_meta a = ack(40000, 1 + 7 * 1448);
+    assert_false(adw_drain_observe_uplink(&d, &a, 4000)); /* two segments unacknowledged: still in the air */
+    a = ack(40000, 1 + 8 * 1448);
+    assert_true(adw_drain_observe_uplink(&d, &a, 5000)); /* only the 9th, a delayed ACK's worth, is owed */
+    assert_false(d.open);
+}
+
+/* A one-segment batch of a flow: the ACK of an earlier segment says nothing about it; its own ACK is needed. */
+static void test_single_segment_batch_needs_the_ack_of_its_end(void **st)
+{
+    (void)st;
+    static struct adw_drain d;
+    adw_drain_reset(&d);
+    adw_drain_begin(&d, 0);
+    struct adw_tcp_meta m = data(40000, 5000, 1448);
+    adw_drain_note_released(&d, &m, 0);
+    assert_true(adw_drain_end_release(&d));
+    struct adw_tcp_meta a = ack(40000, 5000);
+    assert_false(adw_drain_observe_uplink(&d, &a, 10));
+    a = ack(40000, 6448);
+    assert_true(adw_drain_observe_uplink(&d, &a, 20));
 }
 
 static void test_drain_across_sequence_wraparound(void **st)
@@ -63,9 +99,9 @@ static void test_drain_across_sequence_wraparound(void **st)
     assert_true(seq < 4000); /* the end sequence is numerically small */
     struct adw_tcp_meta a = ack(40000, 0xfffffff0u); /* numerically larger, but before the end in serial order */
     assert_false(adw_drain_observe_uplink(&d, &a, 10));
-    a = ack(40000, seq - 1);
+    a = ack(40000, seq - 1448 - 1); /* one byte short of the last segment's start, across the wrap */
     assert_false(adw_drain_observe_uplink(&d, &a, 20));
-    a = ack(40000, seq);
+    a = ack(40000, seq - 1448);
     assert_true(adw_drain_observe_uplink(&d, &a, 30));
 }
 
@@ -79,10 +115,12 @@ static void test_retransmission_does_not_move_the_end_back(void **st)
     adw_drain_note_released(&d, &m, 0);
     m = data(40000, 11448, 1448);
     adw_drain_note_released(&d, &m, 0);
+    m = data(40000, 12896, 1448);
+    adw_drain_note_released(&d, &m, 0);
     m = data(40000, 10000, 1448); /* retransmission of the first segment, released last */
     adw_drain_note_released(&d, &m, 0);
     assert_true(adw_drain_end_release(&d));
-    struct adw_tcp_meta a = ack(40000, 11448);
+    struct adw_tcp_meta a = ack(40000, 11448); /* would end it had the retransmission moved the end back */
     assert_false(adw_drain_observe_uplink(&d, &a, 1));
     a = ack(40000, 12896);
     assert_true(adw_drain_observe_uplink(&d, &a, 2));
@@ -102,9 +140,9 @@ static void test_sack_of_last_byte_ends_the_drain(void **st)
     /* The second segment was lost in the air: cumulative ACK stays at 2000, SACK reports 3000-5000. */
     struct adw_tcp_meta a = ack(40000, 2000);
     a.n_sack = 1;
-    a.sack_right[0] = 4000;
+    a.sack_right[0] = 3000;
     assert_false(adw_drain_observe_uplink(&d, &a, 5));
-    a.sack_right[0] = 5000;
+    a.sack_right[0] = 4000; /* up to the last segment: as for a cumulative ACK, that one may be delayed */
     assert_true(adw_drain_observe_uplink(&d, &a, 6));
 }
 
@@ -114,10 +152,10 @@ static void test_lost_final_ack_leaves_drain_open(void **st)
     static struct adw_drain d;
     adw_drain_reset(&d);
     adw_drain_begin(&d, 0);
-    struct adw_tcp_meta m = data(40000, 0, 1448);
-    adw_drain_note_released(&d, &m, 0);
-    m = data(40000, 1448, 1448);
-    adw_drain_note_released(&d, &m, 0);
+    for (uint32_t i = 0; i < 3; i++) {
+        struct adw_tcp_meta m = data(40000, i * 1448, 1448);
+        adw_drain_note_released(&d, &m, 0);
+    }
     assert_true(adw_drain_end_release(&d));
     struct adw_tcp_meta a = ack(40000, 1448);
     assert_false(adw_drain_observe_uplink(&d, &a, 100));
@@ -201,6 +239,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_drain_ends_when_last_released_byte_is_acked),
+        cmocka_unit_test(test_drain_ends_when_all_but_a_delayed_ack_segment_is_acked),
+        cmocka_unit_test(test_single_segment_batch_needs_the_ack_of_its_end),
         cmocka_unit_test(test_drain_across_sequence_wraparound),
         cmocka_unit_test(test_retransmission_does_not_move_the_end_back),
         cmocka_unit_test(test_sack_of_last_byte_ends_the_drain),

@@ -150,7 +150,7 @@ static void test_drain_from_returning_ack_updates_r(void **state)
     struct fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
-    struct adw_pkt a = up_ack(0, 1 + 39 * 1448);
+    struct adw_pkt a = up_ack(0, 1 + 38 * 1448);
     assert_int_equal(enqueue1(f->s, &a, 2 * MS), ADW_PASS);
     assert_int_equal(a.out_port, 0);
     a = up_ack(0, 1 + 40 * 1448); /* covers the last released byte: V = 3 ms */
@@ -177,7 +177,7 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
     struct fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     dequeue_all(f->s, 0);
-    struct adw_pkt a = up_ack(0, 1 + 39 * 1448); /* the last ACK never comes */
+    struct adw_pkt a = up_ack(0, 1 + 38 * 1448); /* the ACKs of the last two segments never come */
     enqueue1(f->s, &a, 2 * MS);
     dequeue_all(f->s, 40 * MS);
     struct adw_stats st;
