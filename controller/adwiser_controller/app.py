@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from redis.exceptions import RedisError
 
 from . import __version__, metrics, problems
-from .api import appliances, audit_routes, auth_routes, live, versions
+from .api import aggregation, appliances, audit_routes, auth_routes, live, versions
 from .api.deps import Services, services, viewer
 from .audit import Audit
 from .auth import Auth, Principal
@@ -61,7 +61,7 @@ def create_app(settings: Settings) -> FastAPI:
                                        str(response.status_code)).observe(time.perf_counter() - t0)
         return response
 
-    for r in (versions.router, appliances.router, live.router, audit_routes.router, auth_routes.router):
+    for r in (versions.router, appliances.router, aggregation.router, live.router, audit_routes.router, auth_routes.router):
         app.include_router(r)
 
     @app.get("/api/v1/health", response_model=Health, tags=["health"], responses=problems.responses(503),

@@ -132,6 +132,18 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_aggregation_loop(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .aggregation.runner import run_forever
+
+    try:
+        asyncio.run(run_forever(args.redis_url, args.appliance or None))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m adwiser_controller", description="ADWISER controller")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -178,6 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--log-level", default="info")
     sv.add_argument("--no-access-log", dest="access_log", action="store_false")
     sv.set_defaults(fn=_cmd_serve)
+
+    ag = sub.add_parser("aggregation-loop",
+                        help="run the aggregation-target loops (000 §VI) of the appliances against Redis")
+    ag.add_argument("--redis-url", default=DEFAULT_REDIS)
+    ag.add_argument("--appliance", action="append", default=[], help="only this appliance (repeatable); default all")
+    ag.set_defaults(fn=_cmd_aggregation_loop)
     return p
 
 

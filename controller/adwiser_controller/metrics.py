@@ -7,11 +7,15 @@ controller's own request metrics from the default registry.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import redis.asyncio as aioredis
 from prometheus_client import REGISTRY, CollectorRegistry, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from . import keys
 from .store import Store
 from .telemetry import appliance_status, latest_per_pair
 
@@ -34,6 +38,33 @@ PAIR_GAUGES = {
 }
 
 
+AGG_PAIR_GAUGES = {
+    "n_target": ("adwiser_aggregation_target_mpdus", "Aggregation target N_target of the pair, MPDUs per A-MPDU"),
+    "mu_n": ("adwiser_aggregation_measured_mpdus", "Measured mean aggregation mu_N of the pair over the last slot"),
+    "x_pps": ("adwiser_aggregation_rate_pps", "Rate x of the pair set by the loop, packets/s"),
+    "pace_bps": ("adwiser_aggregation_pace_bps", "Pacing rate handed to the dataplane, bit/s"),
+    "p_backhaul": ("adwiser_aggregation_p_backhaul", "Classifier probability that the backhaul is the bottleneck"),
+}
+AGG_AP_GAUGES = {
+    "nu": ("adwiser_aggregation_nu", "Outer-loop variable nu (target of the lowest-MCS pair)"),
+    "c_hat_us": ("adwiser_aggregation_c_hat_us", "Estimated per-round overhead c-hat (000 eq. 40), microseconds"),
+}
+
+
+def _aggregation_families(status: dict[str, Any] | None, aid: str, pair_fams: dict[str, GaugeMetricFamily],
+                          ap_fams: dict[str, GaugeMetricFamily], bottleneck: GaugeMetricFamily) -> None:
+    for ap, st in ((status or {}).get("aps") or {}).items():
+        for key, fam in ap_fams.items():
+            if isinstance(st.get(key), int | float):
+                fam.add_metric([aid, ap], st[key])
+        for pair, ps in (st.get("pairs") or {}).items():
+            for key, fam in pair_fams.items():
+                if isinstance(ps.get(key), int | float):
+                    fam.add_metric([aid, pair], ps[key])
+            if ps.get("bottleneck") in ("wlan", "backhaul"):
+                bottleneck.add_metric([aid, pair], 1 if ps["bottleneck"] == "backhaul" else 0)
+
+
 class _Snapshot(Collector):
     def __init__(self, families: list[GaugeMetricFamily]):
         self.families = families
@@ -54,6 +85,11 @@ async def exposition(r: aioredis.Redis, store: Store) -> bytes:
         "reassign": GaugeMetricFamily("adwiser_frame_reassignments", "Slices given away in the last frame", labels=["appliance"]),
     }
     pair_fams = {k: GaugeMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in PAIR_GAUGES.items()}
+    agg_pair = {k: GaugeMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in AGG_PAIR_GAUGES.items()}
+    agg_ap = {k: GaugeMetricFamily(n, h, labels=["appliance", "ap"]) for k, (n, h) in AGG_AP_GAUGES.items()}
+    agg_bn = GaugeMetricFamily("adwiser_aggregation_backhaul_bottleneck",
+                               "1 if the classifier puts the pair's bottleneck in the backhaul, 0 if in the WLAN",
+                               labels=["appliance", "pair"])
     for aid in await store.appliances():
         head = await store.head(aid)
         st = await appliance_status(r, aid, head)
@@ -75,6 +111,9 @@ async def exposition(r: aioredis.Redis, store: Store) -> bytes:
                 v = entry.get(key)
                 if isinstance(v, int | float):
                     fam.add_metric([aid, pair], v)
+        raw = await r.get(keys.appliance(aid, "aggregation"))
+        _aggregation_families(json.loads(raw) if raw else None, aid, agg_pair, agg_ap, agg_bn)
     reg = CollectorRegistry()
-    reg.register(_Snapshot(list(fams.values()) + list(pair_fams.values())))
+    reg.register(_Snapshot(list(fams.values()) + list(pair_fams.values()) + list(agg_pair.values())
+                           + list(agg_ap.values()) + [agg_bn]))
     return generate_latest(REGISTRY) + generate_latest(reg)

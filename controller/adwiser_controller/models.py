@@ -115,6 +115,14 @@ class Station(Strict):
         description="The station's IP addresses; downlink packets to them are queued for the pair.",
     )
     ap: Identifier = Field(description="Id of the AP the station is associated with.")
+    phy_rate_mbps: float | None = Field(
+        default=None,
+        gt=0,
+        le=10000,
+        description="Operator-entered mean PHY (MCS) rate mu_R of the AP->STA link, in Mbit/s; the aggregation-target "
+        "loop's w_i = (l + l_oh)/mu_R (000 §IV-B). A rate published in Redis (the testbed's emulator ground truth) "
+        "takes precedence; null = only that.",
+    )
 
 
 class Topology(Strict):
@@ -282,6 +290,31 @@ class AggregationTarget(Strict):
     delta_s: float = Field(ge=0.01, le=60, description="Update interval Delta of the loops, in seconds (paper 0.5 s).")
     pairs: list[PairRef] = Field(
         default_factory=list, description="Pairs run in paced mode under this policy; empty = none."
+    )
+    c_beta: float = Field(
+        default=0.05, gt=0, le=1, description="EWMA weight beta of the c estimator (000 eq. 40); paper 0.05."
+    )
+    c_init_us: float = Field(
+        default=250.0,
+        gt=0,
+        le=100000,
+        description="Initial value of c, the mean per-round channel-access overhead of the AP, in microseconds "
+        "(000 §VI-A5: about 200 us for one 11ac station); adapted by the estimator (40).",
+    )
+    packet_bytes: int = Field(
+        default=1500, ge=64, le=9000, description="Packet length l used in w and in pace rates, in bytes (IP packet)."
+    )
+    mpdu_overhead_bytes: int = Field(
+        default=48, ge=0, le=256, description="MAC framing overhead l_oh per MPDU, in bytes (000 §VI-B: 48)."
+    )
+    n_max_mpdus: int = Field(
+        default=64, ge=1, le=256, description="N_max: most MPDUs in one A-MPDU (BlockAck window); bounds z."
+    )
+    bottleneck_frames: int = Field(
+        default=5, ge=1, le=64, description="n: aggregation samples the bottleneck classifier looks at (001 §5.2.1)."
+    )
+    bottleneck_packets: int = Field(
+        default=100, ge=1, le=100000, description="p: packets over which the classifier's loss fraction is taken."
     )
     overrides: list[AggregationOverride] = Field(
         default_factory=list, description="Per-pair or per-class values of N-bar and T-bar."

@@ -1,0 +1,182 @@
+"""The inner-outer aggregation-target controller of 000 §VI, for one AP.
+
+Pure: no I/O and no clock of its own; the caller passes the measurements of
+the slot that just ended (every Δ) and applies the rates it returns.
+
+Units: rates x_i in packets/s, w_i in s/packet, c in s, aggregation levels
+(z, N_target, μ̃_N) in MPDUs per A-MPDU. Station order inside the AP does not
+matter; "station 1" of the paper (the lowest MCS rate, largest w) is found
+at every step.
+
+One step k -> k+1, with the measurement μ̃_N(k) taken while x(k) was held:
+
+  ĉ(k+1)       = (1-β) ĉ(k) + β č(k),  č = μ̃_N1/x_1 · (1 - wᵀx)        (40)
+  ν(k+1)       = max(ν(k) + K2 (G(x(k)) - ν(k)), 1), G(x) = min(T̄ x_1, N̄)  (43)
+  N_target(k+1)= min(ν(k+1) W(k), N̄),  W_i = w_1/w_i                       (44)
+  z(k+1)       = z(k) + K1 (N_target(k) - μ̃_N(k))                          (45)
+  x(k+1)       = z(k+1) / (ĉ + wᵀ z(k+1))                                  (46)
+
+so that N_target ∝ MCS rate and every station gets the same airtime
+(w_i N_i = ν w_1, 000 §V-C). Production guards the paper is silent on:
+z is kept in [1, N_max] (an application that does not fill its rate would
+otherwise wind z up without bound); a station with no measurement this slot
+keeps its z; č is only used when it is finite and positive and is clamped
+to [C_MIN_S, C_MAX_S]; while the bottleneck is the backhaul (001 §5) the
+loop holds z, ν, ĉ and the rates instead of chasing the target.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+C_MIN_S = 10e-6     # č below one 9 µs slot is not a channel-access overhead
+C_MAX_S = 50e-3     # nor above 50 ms (ten maximal 5.5 ms PPDUs of others)
+Z_MIN = 1.0         # an A-MPDU holds at least one MPDU (000 §IV-C, Π onto [1, N_max])
+
+
+@dataclass(frozen=True)
+class LoopParams:
+    k1: float = 0.5
+    k2: float = 0.2
+    t_bar_s: float = 0.010
+    n_bar: float = 48.0
+    beta: float = 0.05
+    c_init_s: float = 250e-6
+    packet_bytes: int = 1500
+    mpdu_overhead_bytes: int = 48
+    n_max: float = 64.0
+
+    def __post_init__(self) -> None:
+        # 000 §VI-A3: exponentially stable for 0 < K1 < 2; Lemma 2: 0 < K2 < 1.
+        checks = [("k1", 0 < self.k1 < 2), ("k2", 0 < self.k2 < 1), ("t_bar_s", self.t_bar_s > 0),
+                  ("n_bar", 1 <= self.n_bar), ("beta", 0 < self.beta <= 1), ("c_init_s", self.c_init_s > 0),
+                  ("packet_bytes", self.packet_bytes > 0), ("mpdu_overhead_bytes", self.mpdu_overhead_bytes >= 0),
+                  ("n_max", self.n_max >= 1)]
+        for name, ok in checks:
+            if not ok:
+                raise ValueError(f"aggregation loop parameter {name}={getattr(self, name)!r} is out of range")
+
+    def w_of(self, phy_rate_bps: float) -> float:
+        """w_i = (l + l_oh)/μ_R_i: airtime of one MPDU payload, s (000 eq. 4)."""
+        if not phy_rate_bps > 0:
+            raise ValueError(f"PHY rate {phy_rate_bps!r} bit/s must be positive")
+        return (self.packet_bytes + self.mpdu_overhead_bytes) * 8.0 / phy_rate_bps
+
+    def pace_bps(self, x_pps: float) -> float:
+        """The pacing rate handed to the dataplane, bit/s of IP packets of length l."""
+        return x_pps * self.packet_bytes * 8.0
+
+
+@dataclass(frozen=True)
+class StaMeasurement:
+    """What one Δ slot showed for one pair."""
+
+    phy_rate_bps: float               # μ_R_i: operator-entered or the emulator's ground truth
+    mu_n: float | None                # μ̃_N_i(k): mean MPDUs per A-MPDU over the slot; None = no frames
+    n_bar: float | None = None        # per-pair N̄ override
+
+
+@dataclass(frozen=True)
+class LoopState:
+    z: dict[str, float] = field(default_factory=dict)
+    x: dict[str, float] = field(default_factory=dict)           # packets/s held during the slot now ending
+    n_target: dict[str, float] = field(default_factory=dict)
+    nu: float = 1.0
+    c_hat: float = 0.0
+    k: int = 0
+    t_s: float | None = None                                    # time of the last step (caller's clock)
+    held: bool = False                                          # last step held (backhaul bottleneck)
+
+
+@dataclass(frozen=True)
+class StepResult:
+    state: LoopState
+    rates_pps: dict[str, float]
+    c_check: float | None              # č(k) used this step, s (None = not measurable)
+
+
+def initial(params: LoopParams, stas: dict[str, StaMeasurement]) -> LoopState:
+    """Start at ν = 1 (N_target = W, the smallest equal-airtime targets) with z = N_target."""
+    return _fresh(params, stas, LoopState(c_hat=params.c_init_s, nu=1.0))
+
+
+def _fresh(params: LoopParams, stas: dict[str, StaMeasurement], base: LoopState) -> LoopState:
+    w = {s: params.w_of(m.phy_rate_bps) for s, m in stas.items()}
+    targets = _targets(params, stas, w, base.nu)
+    z = {s: targets[s] for s in stas}
+    return replace(base, z=z, n_target=targets, x=_rates(w, z, base.c_hat))
+
+
+def _nbar(params: LoopParams, m: StaMeasurement) -> float:
+    return min(m.n_bar if m.n_bar is not None else params.n_bar, params.n_max)
+
+
+def _targets(params: LoopParams, stas: dict[str, StaMeasurement], w: dict[str, float],
+             nu: float) -> dict[str, float]:
+    """N_target_i = min(ν w_1/w_i, N̄_i) (44), station 1 = largest w (lowest MCS rate)."""
+    w1 = max(w.values())
+    return {s: min(nu * w1 / w[s], _nbar(params, stas[s])) for s in stas}
+
+
+def _rates(w: dict[str, float], z: dict[str, float], c: float) -> dict[str, float]:
+    """x = F⁻¹(z) = z / (c + wᵀz) (11, 46)."""
+    denom = c + sum(w[s] * z[s] for s in z)
+    return {s: z[s] / denom for s in z}
+
+
+def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], now_s: float,
+         hold: frozenset[str] = frozenset()) -> StepResult:
+    """One Δ update. `stas` is the AP's current set of controlled pairs; a pair
+    joining starts at its share of the current ν, a pair leaving is dropped.
+    Pairs in `hold` (bottleneck in the backhaul, 001 §5) keep z and their rate."""
+    if not stas:
+        return StepResult(replace(state, z={}, x={}, n_target={}, k=state.k + 1, t_s=now_s), {}, None)
+    w = {s: params.w_of(m.phy_rate_bps) for s, m in stas.items()}
+    if state.c_hat <= 0:
+        state = replace(state, c_hat=params.c_init_s)
+    if set(stas) != set(state.z):
+        joined = _fresh(params, stas, state)
+        state = replace(state, z={s: state.z.get(s, joined.z[s]) for s in stas},
+                        x={s: state.x.get(s, joined.x[s]) for s in stas},
+                        n_target={s: state.n_target.get(s, joined.n_target[s]) for s in stas})
+    held = {s for s in stas if s in hold}
+    if held == set(stas):
+        # 001 §5: the WLAN is not the bottleneck; the aggregation level says
+        # nothing about the AP's queue, so keep the rates as they are.
+        x = {s: state.x[s] for s in stas}
+        return StepResult(replace(state, x=x, k=state.k + 1, t_s=now_s, held=True), x, None)
+    free = {s: m for s, m in stas.items() if s not in held}
+
+    # (40): č from the slot just ended (rates x(k) held, μ̃(k) measured), averaged over
+    # the stations that were measured (each gives the same c in the model (7)).
+    wx = sum(w[s] * state.x[s] for s in stas)
+    checks = [m.mu_n / state.x[s] * (1.0 - wx) for s, m in free.items()
+              if m.mu_n is not None and m.mu_n > 0 and state.x[s] > 0]
+    c_check: float | None = None
+    c_hat = state.c_hat
+    if checks and wx < 1.0:
+        c_check = min(max(sum(checks) / len(checks), C_MIN_S), C_MAX_S)
+        c_hat = (1.0 - params.beta) * state.c_hat + params.beta * c_check
+
+    # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, N̄), station 1 = lowest MCS rate.
+    s1 = max(w, key=lambda s: w[s])
+    g = min(params.t_bar_s * state.x[s1], _nbar(params, stas[s1]))
+    nu = max(state.nu + params.k2 * (g - state.nu), 1.0)
+    # (45): inner integral loop against the target of slot k.
+    z = {}
+    for s, m in stas.items():
+        if s in held or m.mu_n is None:
+            z[s] = state.z[s]
+        else:
+            z[s] = min(max(state.z[s] + params.k1 * (state.n_target[s] - m.mu_n), Z_MIN), params.n_max)
+    n_target = _targets(params, stas, w, nu)     # (44), used by the next step
+    x = _rates(w, z, c_hat)                      # (46)
+    x.update({s: state.x[s] for s in held})
+    new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False)
+    return StepResult(new, x, c_check)
+
+
+def airtime_shares(params: LoopParams, stas: dict[str, StaMeasurement], mu_n: dict[str, float]) -> dict[str, float]:
+    """Share of the payload airtime w_i μ_N_i of each station (equal airtime = 1/n each)."""
+    t = {s: params.w_of(stas[s].phy_rate_bps) * mu_n[s] for s in mu_n}
+    total = sum(t.values())
+    return {s: v / total for s, v in t.items()} if total > 0 else {}

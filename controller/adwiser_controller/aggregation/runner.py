@@ -1,0 +1,274 @@
+"""Runs the aggregation-target loops (loop.py) of every appliance against Redis.
+
+Every Δ (the aggregation_target policy of the version the dataplane runs,
+`active`, else the one applied, `desired`), for each AP with controlled pairs:
+
+1. read the pairs' telemetry since the last step from `tm:pair` (REDIS.md):
+   μ̃_N_i = mean of `agg_est` over the slot (the dataplane's ACK-burst
+   estimate of MPDUs per A-MPDU); loss = Δ(`retx_pkts` + `drops_tail` +
+   `drops_other`) over Δ packets (`released_pkts`) for the classifier;
+2. the PHY rate μ_R_i of each pair: the hash `phy_rate` (Mbit/s, written by
+   whoever measures it: the testbed from the emulator's ground truth) or
+   else the operator-entered `phy_rate_mbps` of the STA in the topology; a
+   pair with neither is reported `no_rate` and left unpaced;
+3. classify the bottleneck (bottleneck.py) and step the loop (held for the
+   pairs whose bottleneck is the backhaul);
+4. `HSET pacing` the rates (bit/s) and `PUBLISH pacing`; `HDEL` the pairs no
+   longer controlled; write the status (`aggregation`, JSON) and one
+   `tm:aggregation` entry per pair.
+
+The time of each step is passed in (`tick(now_s)`), so tests drive it
+without sleeping; `run_forever` is the wall-clock driver of the CLI.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from .. import keys
+from ..models import AdwiserConfig
+from . import bottleneck as bn
+from .loop import LoopParams, LoopState, StaMeasurement, initial, step
+
+STATUS_MAXLEN = 20000
+LOSS_FIELDS = ("retx_pkts", "drops_tail", "drops_other")
+
+
+def _float(v: str | None) -> float | None:
+    if v is None or v == "":
+        return None
+    try:
+        return float(v)
+    except ValueError:
+        return None
+
+
+@dataclass
+class PairTelemetry:
+    agg: list[float] = field(default_factory=list)
+    packets: int = 0
+    lost: int = 0
+
+
+@dataclass
+class ApplianceLoops:
+    aid: str
+    version: int | None = None
+    last_id: str = "$"
+    last_step_s: float | None = None
+    loops: dict[str, LoopState] = field(default_factory=dict)          # per AP
+    windows: dict[str, bn.PairWindow] = field(default_factory=dict)    # per pair
+    counters: dict[str, dict[str, float]] = field(default_factory=dict)
+    paced: set[str] = field(default_factory=set)
+
+
+async def _config(r: aioredis.Redis, aid: str) -> tuple[int | None, AdwiserConfig | None]:
+    active, desired = await r.mget(keys.appliance(aid, "active"), keys.appliance(aid, "desired"))
+    for v in (active, desired):
+        if v and v.isdigit():
+            doc = await r.hget(keys.version(int(v)), "doc")
+            if doc:
+                return int(v), AdwiserConfig.model_validate_json(doc)
+    return None, None
+
+
+def params_for(cfg: AdwiserConfig, t_bar_ms: float | None = None) -> LoopParams:
+    at = cfg.policies.aggregation_target
+    return LoopParams(k1=at.k1, k2=at.k2, t_bar_s=(t_bar_ms or at.t_bar_ms) / 1000.0, n_bar=float(at.n_target_max),
+                      beta=at.c_beta, c_init_s=at.c_init_us * 1e-6, packet_bytes=at.packet_bytes,
+                      mpdu_overhead_bytes=at.mpdu_overhead_bytes, n_max=float(at.n_max_mpdus))
+
+
+def _overrides(cfg: AdwiserConfig) -> dict[str, tuple[int | None, float | None]]:
+    out: dict[str, tuple[int | None, float | None]] = {}
+    for ov in cfg.policies.aggregation_target.overrides:
+        for p in ov.pairs:
+            out[p] = (ov.n_target_max, ov.t_bar_ms)
+    return out
+
+
+class AggregationRunner:
+    def __init__(self, r: aioredis.Redis):
+        self.r = r
+        self.state: dict[str, ApplianceLoops] = {}
+
+    async def _read_telemetry(self, st: ApplianceLoops, pairs: set[str]) -> dict[str, PairTelemetry]:
+        stream = keys.appliance(st.aid, "tm:pair")
+        if st.last_id == "$":
+            last = await self.r.xrevrange(stream, count=1)
+            st.last_id = last[0][0] if last else "0-0"
+            entries: list[tuple[str, dict[str, str]]] = []
+        else:
+            entries = await self.r.xrange(stream, min=f"({st.last_id}", max="+", count=100000)
+        out = {p: PairTelemetry() for p in pairs}
+        for sid, f in entries:
+            st.last_id = sid
+            pair = f.get("pair")
+            if pair not in out:
+                continue
+            t = out[pair]
+            agg = _float(f.get("agg_est"))
+            if agg is not None and agg > 0:
+                t.agg.append(agg)
+            t.packets += int(_float(f.get("released_pkts")) or 0)
+            prev = st.counters.setdefault(pair, {})
+            for name in LOSS_FIELDS:
+                v = _float(f.get(name))
+                if v is None:
+                    continue
+                old = prev.get(name)
+                # cumulative counters; a smaller value means the dataplane restarted
+                t.lost += int(v - old) if old is not None and v >= old else 0
+                prev[name] = v
+        return out
+
+    async def _phy_rates(self, aid: str) -> dict[str, float]:
+        raw = await self.r.hgetall(keys.appliance(aid, "phy_rate"))
+        return {p: v for p, v in ((p, _float(s)) for p, s in raw.items()) if v is not None and v > 0}
+
+    async def tick(self, aid: str, now_s: float) -> dict[str, Any] | None:
+        """One step of every loop of appliance `aid` if Δ has passed since the
+        last one; returns the status written (None if nothing was due)."""
+        st = self.state.setdefault(aid, ApplianceLoops(aid))
+        version, cfg = await _config(self.r, aid)
+        at = cfg.policies.aggregation_target if cfg else None
+        if cfg is None or at is None or not at.enabled or not at.pairs:
+            await self._release(st, set())
+            status = {"appliance_id": aid, "version": version, "enabled": False, "ts": now_s, "aps": {}}
+            await self.r.set(keys.appliance(aid, "aggregation"), json.dumps(status))
+            st.version = version
+            return status
+        if st.last_step_s is not None and now_s - st.last_step_s < at.delta_s * 0.999 and st.version == version:
+            return None
+        if st.version != version:
+            st.loops.clear()     # new parameters: restart from ν = 1 (000 §VI, initial condition of Lemma 2)
+        st.version = version
+        first = st.last_step_s is None
+        st.last_step_s = now_s
+        pairs = set(at.pairs)
+        tel = await self._read_telemetry(st, pairs)
+        phy = await self._phy_rates(aid)
+        stas = {s.id: s for s in cfg.topology.stas}
+        ovr = _overrides(cfg)
+        by_ap: dict[str, list[str]] = {}
+        for p in at.pairs:
+            by_ap.setdefault(p.split("/", 1)[0], []).append(p)
+
+        controlled: set[str] = set()
+        rates_bps: dict[str, float] = {}
+        aps_status: dict[str, Any] = {}
+        xadd: list[dict[str, str]] = []
+        for ap, ap_pairs in sorted(by_ap.items()):
+            t_bars = [ovr[p][1] for p in ap_pairs if p in ovr and ovr[p][1] is not None]
+            # The AP's queueing delay is one scheduler round for all its pairs
+            # (000 eq. 10), so the AP loop works to the tightest T̄ among them.
+            params = params_for(cfg, min(t_bars) if t_bars else None)
+            meas: dict[str, StaMeasurement] = {}
+            pair_status: dict[str, Any] = {}
+            for p in ap_pairs:
+                sta = stas[p.split("/", 1)[1]]
+                rate_src, mbps = ("telemetry", phy[p]) if p in phy else (
+                    ("topology", sta.phy_rate_mbps) if sta.phy_rate_mbps else ("none", None))
+                t = tel[p]
+                mu = sum(t.agg) / len(t.agg) if t.agg and not first else None
+                win = st.windows.setdefault(p, bn.PairWindow(at.bottleneck_frames, at.bottleneck_packets))
+                win.n, win.p = at.bottleneck_frames, at.bottleneck_packets
+                if not first:
+                    for a in t.agg:
+                        win.add_aggregation(a)
+                    win.add_packets(t.packets, t.lost)
+                pair_status[p] = {"phy_rate_mbps": mbps, "rate_source": rate_src, "mu_n": mu,
+                                  "frames_in_slot": len(t.agg)}
+                if mbps is None:
+                    pair_status[p]["state"] = "no_rate"
+                    continue
+                n_bar = ovr[p][0] if p in ovr else None
+                meas[p] = StaMeasurement(mbps * 1e6, mu, float(n_bar) if n_bar is not None else None)
+            prev = st.loops.get(ap)
+            hold: set[str] = set()
+            verdicts: dict[str, bn.Verdict] = {}
+            for p in meas:
+                expected = prev.z.get(p) if prev else None
+                verdicts[p] = st.windows[p].classify(expected or 0.0)
+                if verdicts[p].bottleneck == "backhaul":
+                    hold.add(p)
+            if prev is None or not meas:
+                state = initial(params, meas) if meas else LoopState()
+                c_check = None
+                if meas:
+                    state = LoopState(z=state.z, x=state.x, n_target=state.n_target, nu=state.nu,
+                                      c_hat=state.c_hat, k=0, t_s=now_s)
+            else:
+                res = step(params, prev, meas, now_s, frozenset(hold))
+                state, c_check = res.state, res.c_check
+            st.loops[ap] = state
+            for p in meas:
+                controlled.add(p)
+                rates_bps[p] = params.pace_bps(state.x[p])
+                v = verdicts[p]
+                pair_status[p].update({
+                    "state": "held" if p in hold else "tracking", "n_target": state.n_target[p], "z": state.z[p],
+                    "x_pps": state.x[p], "pace_bps": rates_bps[p], "bottleneck": v.bottleneck,
+                    "p_backhaul": v.p_backhaul, "loss": v.loss, "agg_ratio": v.agg_ratio})
+            for p, ps in pair_status.items():
+                xadd.append({"ts": f"{now_s:.6f}", "ap": ap, "pair": p, "k": str(state.k),
+                             "nu": f"{state.nu:.4f}", "c_hat_us": f"{state.c_hat * 1e6:.2f}",
+                             **{k: "" if v is None else (f"{v:.6g}" if isinstance(v, float) else str(v))
+                                for k, v in ps.items()}})
+            aps_status[ap] = {"k": state.k, "nu": state.nu, "c_hat_us": state.c_hat * 1e6,
+                              "c_check_us": c_check * 1e6 if c_check is not None else None,
+                              "t_bar_ms": params.t_bar_s * 1000, "n_bar": params.n_bar,
+                              "held": state.held, "pairs": pair_status}
+        await self._apply(st, rates_bps)
+        await self._release(st, controlled)
+        status = {"appliance_id": aid, "version": version, "enabled": True, "ts": now_s, "delta_s": at.delta_s,
+                  "classifier": bn.COEFFICIENTS_VERSION, "aps": aps_status}
+        pipe = self.r.pipeline(transaction=True)
+        pipe.set(keys.appliance(aid, "aggregation"), json.dumps(status))
+        for entry in xadd:
+            pipe.xadd(keys.appliance(aid, "tm:aggregation"), entry, maxlen=STATUS_MAXLEN, approximate=True)
+        await pipe.execute()
+        return status
+
+    async def _apply(self, st: ApplianceLoops, rates_bps: dict[str, float]) -> None:
+        if not rates_bps:
+            return
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hset(keys.appliance(st.aid, "pacing"), mapping={p: str(int(round(v))) for p, v in rates_bps.items()})
+        pipe.publish(keys.appliance(st.aid, "pacing"), json.dumps(sorted(rates_bps)))
+        await pipe.execute()
+        st.paced |= set(rates_bps)
+
+    async def _release(self, st: ApplianceLoops, keep: set[str]) -> None:
+        """Pairs this runner paced and no longer controls go back to slicing (field absent)."""
+        gone = st.paced - keep
+        if not gone:
+            return
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hdel(keys.appliance(st.aid, "pacing"), *sorted(gone))
+        pipe.publish(keys.appliance(st.aid, "pacing"), json.dumps(sorted(gone)))
+        await pipe.execute()
+        st.paced -= gone
+
+    async def tick_all(self, now_s: float, only: list[str] | None = None) -> None:
+        aids = only or sorted(await self.r.smembers(keys.APPLIANCES))
+        for aid in aids:
+            await self.tick(aid, now_s)
+
+
+async def run_forever(redis_url: str, appliances: list[str] | None, period_s: float = 0.05,
+                      stop: asyncio.Event | None = None) -> None:
+    """Wall-clock driver: looks every `period_s` whether a Δ has passed per appliance."""
+    r = aioredis.from_url(redis_url, decode_responses=True)
+    runner = AggregationRunner(r)
+    try:
+        while stop is None or not stop.is_set():
+            await runner.tick_all(time.monotonic(), appliances)
+            await asyncio.sleep(period_s)
+    finally:
+        await r.aclose()

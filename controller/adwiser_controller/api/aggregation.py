@@ -1,0 +1,100 @@
+"""Status of the aggregation-target loops (000 §VI) of an appliance, as the runner wrote it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, Field
+
+from .. import keys
+from ..auth import Principal
+from ..problems import ProblemException, responses
+from .appliances import COUNT, AFTER, TelemetryPage, known
+from .deps import Services, services, viewer
+
+router = APIRouter(prefix="/api/v1", tags=["aggregation"])
+READ = responses(401, 403, 404, 422)
+
+
+class PairLoop(BaseModel):
+    state: str = Field(description="tracking | held (backhaul bottleneck: rate kept) | no_rate (no PHY rate known)")
+    phy_rate_mbps: float | None = Field(description="mu_R used for w_i, Mbit/s")
+    rate_source: str = Field(description="telemetry (Redis phy_rate hash, e.g. the emulator's ground truth), "
+                                         "topology (operator-entered) or none")
+    mu_n: float | None = Field(description="Measured mean MPDUs per A-MPDU over the last slot (agg_est)")
+    frames_in_slot: int = Field(description="Telemetry samples with an aggregation estimate in the last slot")
+    n_target: float | None = None
+    z: float | None = None
+    x_pps: float | None = Field(default=None, description="Rate x_i, packets/s")
+    pace_bps: float | None = Field(default=None, description="Pacing rate handed to the dataplane, bit/s")
+    bottleneck: str | None = Field(default=None, description="wlan | backhaul | unknown (001 §5)")
+    p_backhaul: float | None = None
+    loss: float | None = Field(default=None, description="Loss fraction L^p over the last p packets")
+    agg_ratio: float | None = Field(default=None, description="Mean of the last n aggregation samples / z (the aggregation the paced rate should give)")
+
+
+class ApLoop(BaseModel):
+    k: int = Field(description="Steps taken")
+    nu: float = Field(description="Outer-loop variable: N_target of the lowest-MCS pair")
+    c_hat_us: float = Field(description="Estimated per-round overhead c (eq. 40), microseconds")
+    c_check_us: float | None = Field(description="This step's sample c-check, microseconds")
+    t_bar_ms: float
+    n_bar: float
+    held: bool = Field(description="Every pair of the AP held (backhaul bottleneck)")
+    pairs: dict[str, PairLoop]
+
+
+class AggregationStatus(BaseModel):
+    appliance_id: str
+    version: int | None = Field(description="Configuration version whose policy the loops run")
+    enabled: bool
+    ts: float = Field(description="Runner clock (monotonic seconds) of the last step")
+    delta_s: float | None = None
+    classifier: str | None = Field(default=None, description="Bottleneck classifier coefficients version")
+    aps: dict[str, ApLoop]
+
+
+@router.get("/appliances/{appliance}/aggregation", response_model=AggregationStatus, responses=READ,
+            summary="Aggregation-target loops: N_target, x, mu_N, c-hat and bottleneck per AP and pair")
+async def aggregation(appliance: str, svc: Services = Depends(services),
+                      _: Principal = Depends(viewer)) -> AggregationStatus:
+    await known(svc, appliance)
+    raw = await svc.redis.get(keys.appliance(appliance, "aggregation"))
+    if raw is None:
+        raise ProblemException(404, f"no aggregation-target loop has run for appliance {appliance!r} "
+                                    "(is `adwiser_controller aggregation-loop` running?)", "aggregation")
+    return AggregationStatus.model_validate(json.loads(raw))
+
+
+NUMERIC = {"ts", "k", "nu", "c_hat_us", "phy_rate_mbps", "mu_n", "frames_in_slot", "n_target", "z", "x_pps",
+           "pace_bps", "p_backhaul", "loss", "agg_ratio"}
+
+
+def parse_entry(sid: str, f: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": sid}
+    for k, v in f.items():
+        if k in NUMERIC:
+            try:
+                out[k] = float(v) if v != "" else None
+            except ValueError:
+                out[k] = None
+        else:
+            out[k] = v
+    return out
+
+
+@router.get("/telemetry/{appliance}/aggregation", response_model=TelemetryPage, responses=READ,
+            summary="History of the aggregation-target loops, one entry per pair per step")
+async def aggregation_history(appliance: str, count: int = COUNT, after: str = AFTER,
+                              svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TelemetryPage:
+    await known(svc, appliance)
+    stream = keys.appliance(appliance, "tm:aggregation")
+    if after:
+        raw = await svc.redis.xrange(stream, min=f"({after}", max="+", count=count)
+    else:
+        raw = list(reversed(await svc.redis.xrevrange(stream, count=count)))
+    entries = [parse_entry(sid, f) for sid, f in raw]
+    return TelemetryPage(appliance_id=appliance, entries=entries,
+                         last_id=entries[-1]["id"] if entries else (after or None))

@@ -1,0 +1,162 @@
+"""The inner-outer loops of 000 §VI (controller/adwiser_controller/aggregation/loop.py) against the
+analytic plant of 000 §IV, and the bottleneck classifier of 001 §5."""
+
+from __future__ import annotations
+
+import pytest
+from aggregation_plant import Plant
+
+from adwiser_controller.aggregation import bottleneck as bn
+from adwiser_controller.aggregation.loop import LoopParams, LoopState, StaMeasurement, initial, step
+
+
+def run(params: LoopParams, plant: Plant, steps: int, state: LoopState | None = None,
+        hold: frozenset[str] = frozenset()) -> tuple[LoopState, dict[str, float]]:
+    meas = {s: StaMeasurement(r, None) for s, r in plant.rates_bps.items()}
+    st = state or initial(params, meas)
+    mu: dict[str, float] = {}
+    for k in range(steps):
+        mu = plant.aggregation(st.x)
+        meas = {s: StaMeasurement(r, mu[s]) for s, r in plant.rates_bps.items()}
+        st = step(params, st, meas, now_s=0.5 * (k + 1), hold=hold).state
+    return st, plant.aggregation(st.x)
+
+
+def test_target_tracks_tbar_when_nbar_does_not_bind() -> None:
+    params = LoopParams(t_bar_s=0.005, n_bar=48, c_init_s=300e-6)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/sta1": 100e6})
+    st, mu = run(params, plant, 120)
+    assert mu["ap/sta1"] < 48
+    assert plant.delay_s(mu) == pytest.approx(0.005, rel=0.05)
+    assert st.n_target["ap/sta1"] == pytest.approx(mu["ap/sta1"], rel=0.05)
+
+
+def test_target_is_capped_at_nbar_when_the_delay_target_is_loose() -> None:
+    params = LoopParams(t_bar_s=0.050, n_bar=48)
+    plant = Plant(c_s=250e-6, rates_bps={"ap/sta1": 400e6})
+    st, mu = run(params, plant, 120)
+    assert st.n_target["ap/sta1"] == pytest.approx(48)
+    assert mu["ap/sta1"] == pytest.approx(48, rel=0.03)
+    assert plant.delay_s(mu) < 0.050
+
+
+def test_stations_of_different_mcs_get_equal_airtime_and_targets_scale_with_mcs() -> None:
+    rates = {"ap/slow": 60e6, "ap/mid": 120e6, "ap/fast": 180e6}
+    params = LoopParams(t_bar_s=0.010, n_bar=48)
+    plant = Plant(c_s=300e-6, rates_bps=rates)
+    st, mu = run(params, plant, 200)
+    for share in plant.airtime_shares(mu).values():
+        assert share == pytest.approx(1 / 3, rel=0.05)
+    assert st.n_target["ap/fast"] / st.n_target["ap/slow"] == pytest.approx(3.0, rel=0.01)
+    assert plant.delay_s(mu) == pytest.approx(0.010, rel=0.05)
+
+
+def test_c_estimate_follows_a_tenfold_change_of_the_channel_overhead() -> None:
+    params = LoopParams(t_bar_s=0.006, n_bar=48, c_init_s=200e-6)
+    plant = Plant(c_s=200e-6, rates_bps={"ap/sta1": 100e6})
+    st, _ = run(params, plant, 80)
+    assert st.c_hat == pytest.approx(200e-6, rel=0.2)
+    plant.c_s = 2e-3  # ten stations join (000 Fig. 8(b))
+    st, mu = run(params, plant, 150, st)
+    assert st.c_hat == pytest.approx(2e-3, rel=0.2)
+    assert plant.delay_s(mu) == pytest.approx(0.006, rel=0.05)  # N-bar does not bind: (6 - 2) ms / w = 32
+
+
+def test_delay_returns_to_target_after_an_mcs_drop() -> None:
+    params = LoopParams(t_bar_s=0.005, n_bar=48)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/sta1": 300e6, "ap/sta2": 100e6})
+    st, _ = run(params, plant, 150)
+    plant.rates_bps["ap/sta1"] = 60e6  # the MCS of sta1 drops (scenario aggtarget-mcs-step)
+    steps_to_recover = None
+    for k in range(1, 60):
+        st, mu = run(params, plant, 1, st)
+        if abs(plant.delay_s(mu) - 0.005) <= 0.2 * 0.005 and steps_to_recover is None:
+            steps_to_recover = k
+    assert steps_to_recover is not None
+    assert plant.delay_s(mu) == pytest.approx(0.005, rel=0.05)
+    print(f"recovered within 20 % of T-bar after {steps_to_recover} steps of Delta")
+
+
+def test_rates_hold_when_backhaul_is_bottleneck() -> None:
+    params = LoopParams(t_bar_s=0.005)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/sta1": 100e6})
+    st, _ = run(params, plant, 60)
+    before = dict(st.x)
+    meas = {"ap/sta1": StaMeasurement(100e6, 2.0)}  # low aggregation: packets arrive at the backhaul's pace
+    for k in range(10):
+        st = step(params, st, meas, now_s=100.0 + k, hold=frozenset({"ap/sta1"})).state
+    assert st.x == before
+    assert st.held
+
+
+def test_only_the_backhaul_limited_pair_is_held() -> None:
+    params = LoopParams(t_bar_s=0.005)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/a": 100e6, "ap/b": 100e6})
+    st, _ = run(params, plant, 60)
+    za = st.z["ap/a"]
+    meas = {"ap/a": StaMeasurement(100e6, 1.5), "ap/b": StaMeasurement(100e6, 1.5)}
+    st2 = step(params, st, meas, now_s=99.0, hold=frozenset({"ap/a"})).state
+    assert st2.z["ap/a"] == za and st2.x["ap/a"] == st.x["ap/a"]
+    assert st2.z["ap/b"] > st.z["ap/b"]  # b below its target: the integral raises it
+    assert not st2.held
+
+
+def test_a_pair_without_frames_keeps_its_z() -> None:
+    params = LoopParams()
+    st = initial(params, {"ap/a": StaMeasurement(100e6, None)})
+    st2 = step(params, st, {"ap/a": StaMeasurement(100e6, None)}, now_s=1.0).state
+    assert st2.z == st.z
+
+
+@pytest.mark.parametrize("name,kwargs", [("k1", {"k1": 2.0}), ("k2", {"k2": 1.0}), ("beta", {"beta": 0.0}),
+                                         ("t_bar_s", {"t_bar_s": 0.0})])
+def test_parameters_outside_the_stability_region_are_refused_by_name(name: str, kwargs: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match=name):
+        LoopParams(**kwargs)
+
+
+def test_classifier_says_wlan_at_target_without_loss() -> None:
+    w = bn.PairWindow(n=5, p=100)
+    for _ in range(5):
+        w.add_aggregation(30.0)
+    w.add_packets(1000, 0)
+    v = w.classify(expected=32.0)
+    assert v.bottleneck == "wlan" and v.p_backhaul is not None and v.p_backhaul < 0.1
+
+
+def test_classifier_says_backhaul_for_low_aggregation_with_loss() -> None:
+    w = bn.PairWindow(n=5, p=100)
+    for _ in range(5):
+        w.add_aggregation(6.0)
+    w.add_packets(200, 3)
+    assert w.classify(expected=32.0).bottleneck == "backhaul"
+
+
+def test_classifier_keeps_ap_queue_overflow_on_the_wlan_side() -> None:
+    w = bn.PairWindow(n=5, p=100)
+    for _ in range(5):
+        w.add_aggregation(60.0)
+    w.add_packets(100, 2)
+    assert w.classify(expected=40.0).bottleneck == "wlan"
+
+
+def test_classifier_keeps_low_aggregation_without_loss_on_the_wlan_side() -> None:
+    w = bn.PairWindow(n=5, p=100)
+    for _ in range(5):
+        w.add_aggregation(8.0)
+    w.add_packets(1000, 0)
+    assert w.classify(expected=32.0).bottleneck == "wlan"
+
+
+def test_classifier_is_unknown_until_it_has_n_samples() -> None:
+    w = bn.PairWindow(n=5, p=100)
+    for _ in range(4):
+        w.add_aggregation(6.0)
+    assert w.classify(expected=32.0).bottleneck == "unknown"
+
+
+def test_loss_window_covers_about_p_packets() -> None:
+    w = bn.PairWindow(n=1, p=100)
+    w.add_packets(100, 10)   # an old burst of loss ...
+    w.add_packets(100, 0)    # ... pushed out by p clean packets
+    assert w.loss() == 0.0

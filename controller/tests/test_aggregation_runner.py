@@ -1,0 +1,150 @@
+"""The aggregation-target runner against a real redis-server: it reads the pairs' `agg_est` from
+tm:pair, writes the pacing hash the dataplane follows (+ PUBLISH), its status key and history
+stream, which the API and /metrics serve. The dataplane's side is played by the analytic plant of
+000 §IV (aggregation_plant.py): the stream entries are model values, the Redis traffic is real."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import redis.asyncio as aioredis
+from aggregation_plant import Plant
+from lab_document import lab_doc
+
+from adwiser_controller import keys
+from adwiser_controller.aggregation.runner import AggregationRunner
+
+PAIRS = ("ap1/sta1",)
+
+
+def enable(api, aid: str, *, phy_rate_mbps: float | None = 100.0, t_bar_ms: float = 5.0) -> int:
+    doc = lab_doc(aid)
+    at = doc["policies"]["aggregation_target"]
+    at.update({"enabled": True, "pairs": list(PAIRS), "t_bar_ms": t_bar_ms, "delta_s": 0.5})
+    if phy_rate_mbps is not None:
+        for sta in doc["topology"]["stas"]:
+            sta["phy_rate_mbps"] = phy_rate_mbps
+    res = api("operator").post("/api/v1/versions", json={"doc": doc, "comment": "aggregation target on"})
+    assert res.status_code == 201, res.text
+    return int(res.json()["version"])
+
+
+async def drive(url: str, aid: str, version: int, plant: Plant, steps: int, *, loss_per_slot: int = 0,
+                agg_override: float | None = None, t0: float = 0.0,
+                runner: AggregationRunner | None = None) -> tuple[AggregationRunner, list[dict[str, Any]]]:
+    """`steps` slots: the plant turns the paced rates into agg_est entries, the runner ticks."""
+    r = aioredis.from_url(url, decode_responses=True)
+    await r.set(keys.appliance(aid, "active"), version)
+    runner = runner or AggregationRunner(r)
+    runner.r = r
+    statuses = []
+    retx = 0
+    try:
+        for k in range(steps):
+            pacing = await r.hgetall(keys.appliance(aid, "pacing"))
+            x = {p: float(v) / (1500 * 8) for p, v in pacing.items()}
+            mu = plant.aggregation(x) if x else {}
+            for _ in range(5):  # five telemetry samples per slot
+                for p in PAIRS:
+                    retx += loss_per_slot // 5
+                    fields = {"pair": p, "mode": "paced" if p in x else "sliced", "released_pkts": "100",
+                              "retx_pkts": str(retx), "drops_tail": "0", "drops_other": "0",
+                              "pace_bps": pacing.get(p, ""), "paced": "1" if p in x else "0"}
+                    if p in mu:
+                        fields["agg_est"] = str(agg_override if agg_override is not None else mu[p])
+                    await r.xadd(keys.appliance(aid, "tm:pair"), fields)
+            st = await runner.tick(aid, t0 + 0.5 * k)
+            if st is not None:
+                statuses.append(st)
+    finally:
+        await r.aclose()
+    return runner, statuses
+
+
+def test_loop_paces_the_pair_and_reaches_the_delay_target(api, appliance, redis_server, rdb):
+    aid, _ = appliance
+    v = enable(api, aid, t_bar_ms=5.0)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 80))
+    pacing = rdb.hgetall(keys.appliance(aid, "pacing"))
+    assert set(pacing) == {"ap1/sta1"} and int(pacing["ap1/sta1"]) > 0
+    mu = plant.aggregation({"ap1/sta1": int(pacing["ap1/sta1"]) / 12000})
+    assert abs(plant.delay_s(mu) - 0.005) < 0.05 * 0.005
+    last = statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    assert last["state"] == "tracking" and last["bottleneck"] == "wlan" and last["rate_source"] == "topology"
+
+
+def test_status_is_served_by_the_api_and_as_metrics(api, appliance, redis_server):
+    aid, _ = appliance
+    v = enable(api, aid)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    asyncio.run(drive(redis_server.url, aid, v, plant, 12))
+    res = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation")
+    assert res.status_code == 200, res.text
+    body = res.json()
+    assert body["enabled"] and body["version"] == v
+    ap = body["aps"]["ap1"]
+    assert ap["nu"] >= 1 and ap["c_hat_us"] > 0
+    pair = ap["pairs"]["ap1/sta1"]
+    assert {"n_target", "x_pps", "mu_n", "bottleneck", "pace_bps"} <= set(pair)
+    hist = api("viewer").get(f"/api/v1/telemetry/{aid}/aggregation", params={"count": 5}).json()["entries"]
+    assert hist and hist[-1]["pair"] == "ap1/sta1" and isinstance(hist[-1]["n_target"], float)
+    metrics = api("viewer").get("/metrics").text
+    assert f'adwiser_aggregation_target_mpdus{{appliance="{aid}",pair="ap1/sta1"}}' in metrics
+    assert f'adwiser_aggregation_c_hat_us{{ap="ap1",appliance="{aid}"}}' in metrics
+    assert f'adwiser_aggregation_backhaul_bottleneck{{appliance="{aid}",pair="ap1/sta1"}} 0.0' in metrics
+
+
+def test_rates_hold_when_backhaul_is_bottleneck(api, appliance, redis_server, rdb):
+    aid, _ = appliance
+    v = enable(api, aid)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 40))
+    before = rdb.hget(keys.appliance(aid, "pacing"), "ap1/sta1")
+    # The backhaul now carries less than the paced rate: packets reach the AP spaced out
+    # (low aggregation) and the flow loses packets upstream (TCP retransmissions).
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 10, loss_per_slot=20, agg_override=3.0,
+                                    t0=100.0, runner=runner))
+    pair = statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    assert pair["bottleneck"] == "backhaul" and pair["state"] == "held"
+    assert rdb.hget(keys.appliance(aid, "pacing"), "ap1/sta1") == before
+
+
+def test_pair_without_a_phy_rate_is_reported_and_left_unpaced(api, appliance, redis_server, rdb):
+    aid, _ = appliance
+    v = enable(api, aid, phy_rate_mbps=None)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    assert statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]["state"] == "no_rate"
+    assert rdb.hgetall(keys.appliance(aid, "pacing")) == {}
+    # ... until someone measures it (the testbed writes the emulator's ground truth there)
+    rdb.hset(keys.appliance(aid, "phy_rate"), "ap1/sta1", "120.5")
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 3, t0=50.0))
+    pair = statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    assert pair["rate_source"] == "telemetry" and pair["phy_rate_mbps"] == 120.5
+    assert "ap1/sta1" in rdb.hgetall(keys.appliance(aid, "pacing"))
+
+
+def test_disabling_the_policy_releases_the_pacing_and_publishes(api, appliance, redis_server, rdb):
+    aid, v_off = appliance
+    v = enable(api, aid)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    assert rdb.hgetall(keys.appliance(aid, "pacing"))
+    sub = rdb.pubsub()
+    sub.subscribe(keys.appliance(aid, "pacing"))
+    sub.get_message(timeout=1)
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v_off, plant, 1, t0=10.0, runner=runner))
+    assert statuses[-1]["enabled"] is False
+    assert rdb.hgetall(keys.appliance(aid, "pacing")) == {}
+    msg = sub.get_message(timeout=2)
+    assert msg and json.loads(msg["data"]) == ["ap1/sta1"]
+    sub.close()
+
+
+def test_status_of_an_appliance_whose_loop_never_ran_is_404_naming_the_runner(api, appliance):
+    aid, _ = appliance
+    res = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation")
+    assert res.status_code == 404 and "aggregation-loop" in res.json()["detail"]
