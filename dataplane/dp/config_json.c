@@ -22,7 +22,9 @@ struct loader {
 static const char *const ROOT_KEYS[] = {"schema_version", "appliance_id", "topology", "slice_map", "policies", NULL};
 static const char *const TOPO_KEYS[] = {"aps", "stas", "conflicts", NULL};
 static const char *const AP_KEYS[] = {"id", "name", "channel", "port", "vlan", NULL};
-static const char *const STA_KEYS[] = {"id", "mac", "ips", "ap", NULL};
+/* phy_rate_mbps and the aggregation loop's c_beta .. bottleneck_packets are the
+ * controller's (its aggregation-target runner, issue 9); accepted, not used here. */
+static const char *const STA_KEYS[] = {"id", "mac", "ips", "ap", "phy_rate_mbps", NULL};
 static const char *const SLICEMAP_KEYS[] = {"slices", NULL};
 static const char *const SLICE_KEYS[] = {"duration_ms", "pairs", NULL};
 static const char *const POLICY_KEYS[] = {"ts_abr_qd", "dynamic_slicing", "realtime", "queue_sizing",
@@ -34,7 +36,8 @@ static const char *const RT_KEYS[] = {"dscp", "udp_ports", NULL};
 static const char *const QS_KEYS[] = {"t_max_ms", "c_pkts", "q_max_pkts", "q_min_pkts", "a1", "b1", "ewma_alpha",
                                       NULL};
 static const char *const AGG_KEYS[] = {"enabled", "n_target_max", "t_bar_ms", "k1", "k2", "delta_s", "pairs",
-                                       "overrides", NULL};
+                                       "overrides", "c_beta", "c_init_us", "packet_bytes", "mpdu_overhead_bytes",
+                                       "n_max_mpdus", "bottleneck_frames", "bottleneck_packets", NULL};
 static const char *const AGG_OVERRIDE_KEYS[] = {"pairs", "n_target_max", "t_bar_ms", NULL};
 
 /* Smallest double above x: the schema's exclusiveMinimum. */
