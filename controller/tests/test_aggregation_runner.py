@@ -148,3 +148,14 @@ def test_status_of_an_appliance_whose_loop_never_ran_is_404_naming_the_runner(ap
     aid, _ = appliance
     res = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation")
     assert res.status_code == 404 and "aggregation-loop" in res.json()["detail"]
+
+
+def test_sta_side_aggregation_replaces_the_ack_burst_estimate(api, appliance, redis_server, rdb):
+    aid, _ = appliance
+    v = enable(api, aid)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    rdb.xadd(keys.appliance(aid, "tm:sta"), {"pair": "ap1/sta1", "mpdus": "17.5", "frames": "40"})
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 1, t0=20.0, runner=runner))
+    pair = statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    assert pair["mu_source"] == "sta" and pair["mu_n"] == 17.5

@@ -5,7 +5,9 @@ Every Δ (the aggregation_target policy of the version the dataplane runs,
 
 1. read the pairs' telemetry since the last step from `tm:pair` (REDIS.md):
    μ̃_N_i = mean of `agg_est` over the slot (the dataplane's ACK-burst
-   estimate of MPDUs per A-MPDU); loss = Δ(`retx_pkts` + `drops_tail` +
+   estimate of MPDUs per A-MPDU), or of `mpdus` in `tm:sta` when a STA-side
+   agent (MAC timestamps, 001 §2.2; in the testbed the emulator's ground
+   truth) reported the pair this slot; loss = Δ(`retx_pkts` + `drops_tail` +
    `drops_other`) over Δ packets (`released_pkts`) for the classifier;
 2. the PHY rate μ_R_i of each pair: the hash `phy_rate` (Mbit/s, written by
    whoever measures it: the testbed from the emulator's ground truth) or
@@ -51,6 +53,7 @@ def _float(v: str | None) -> float | None:
 @dataclass
 class PairTelemetry:
     agg: list[float] = field(default_factory=list)
+    source: str = "agg_est"
     packets: int = 0
     lost: int = 0
 
@@ -60,6 +63,7 @@ class ApplianceLoops:
     aid: str
     version: int | None = None
     last_id: str = "$"
+    last_sta_id: str = "$"
     last_step_s: float | None = None
     loops: dict[str, LoopState] = field(default_factory=dict)          # per AP
     windows: dict[str, bn.PairWindow] = field(default_factory=dict)    # per pair
@@ -125,7 +129,27 @@ class AggregationRunner:
                 # cumulative counters; a smaller value means the dataplane restarted
                 t.lost += int(v - old) if old is not None and v >= old else 0
                 prev[name] = v
+        await self._read_sta_side(st, out)
         return out
+
+    async def _read_sta_side(self, st: ApplianceLoops, out: dict[str, PairTelemetry]) -> None:
+        """STA-side measurements (`tm:sta`: MAC-timestamp aggregation, 001 §2.2), which replace the
+        appliance's ACK-burst estimate for the pairs that have them this slot."""
+        stream = keys.appliance(st.aid, "tm:sta")
+        if st.last_sta_id == "$":
+            last = await self.r.xrevrange(stream, count=1)
+            st.last_sta_id = last[0][0] if last else "0-0"
+            return
+        entries = await self.r.xrange(stream, min=f"({st.last_sta_id}", max="+", count=100000)
+        samples: dict[str, list[float]] = {}
+        for sid, f in entries:
+            st.last_sta_id = sid
+            pair, mpdus, frames = f.get("pair"), _float(f.get("mpdus")), _float(f.get("frames"))
+            if pair in out and mpdus is not None and mpdus > 0 and frames and frames > 0:
+                samples.setdefault(pair, []).append(mpdus)
+        for pair, agg in samples.items():
+            out[pair].agg = agg
+            out[pair].source = "sta"
 
     async def _phy_rates(self, aid: str) -> dict[str, float]:
         raw = await self.r.hgetall(keys.appliance(aid, "phy_rate"))
@@ -183,7 +207,7 @@ class AggregationRunner:
                         win.add_aggregation(a)
                     win.add_packets(t.packets, t.lost)
                 pair_status[p] = {"phy_rate_mbps": mbps, "rate_source": rate_src, "mu_n": mu,
-                                  "frames_in_slot": len(t.agg)}
+                                  "mu_source": t.source, "frames_in_slot": len(t.agg)}
                 if mbps is None:
                     pair_status[p]["state"] = "no_rate"
                     continue

@@ -24,6 +24,8 @@ class PairLoop(BaseModel):
     rate_source: str = Field(description="telemetry (Redis phy_rate hash, e.g. the emulator's ground truth), "
                                          "topology (operator-entered) or none")
     mu_n: float | None = Field(description="Measured mean MPDUs per A-MPDU over the last slot (agg_est)")
+    mu_source: str = Field(default="agg_est", description="agg_est (appliance ACK-burst estimate) or sta "
+                                                          "(STA-side MAC-timestamp agent, tm:sta)")
     frames_in_slot: int = Field(description="Telemetry samples with an aggregation estimate in the last slot")
     n_target: float | None = None
     z: float | None = None
