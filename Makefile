@@ -78,11 +78,15 @@ experiment: deps
 report: deps
 	$(MAKE) -C testbed report
 
-# The main job: the whole appliance on the emulated testbed once it exists;
-# until then, the scheduling core's simulation.
+# The main job: the whole appliance on the emulated 2AP-2STA testbed (Redis, the
+# controller serving the dashboard, adwiser-dp on DPDK, the WLAN emulator, downlink
+# TCP) until Ctrl-C or for DURATION seconds, then the results table; everything is
+# torn down on exit (testbed/runner/appliance_demo.py).
 demo: deps
-	@if [ -f testbed/Makefile ]; then $(MAKE) -C testbed demo DURATION="$(DURATION)"; \
-	 else $(MAKE) -C dataplane sim; fi
+	$(MAKE) -C dataplane build
+	$(MAKE) -C testbed build
+	$(MAKE) -C webui build
+	cd testbed && $(PY) -m runner.appliance_demo $(if $(DURATION),--duration $(DURATION))
 
 clean:
 	@for d in $(COMPONENTS); do $(MAKE) -C $$d clean || true; done
