@@ -19,6 +19,9 @@
 
 /* Packets beyond this many waiting in a paced queue count as busy time for ALT (003 Algorithm 3). */
 #define PACED_BUSY_THRESHOLD 1u
+#define ETH_HDR_BYTES 14u        /* x_i counts IP packet bytes (the controller's x_pps * packet_bytes * 8, REDIS.md) */
+
+static uint32_t paced_bytes(uint32_t frame_len) { return frame_len > ETH_HDR_BYTES ? frame_len - ETH_HDR_BYTES : 1u; }
 
 static void set_err(char *err, size_t errlen, const char *msg, const char *arg)
 {
@@ -121,11 +124,11 @@ static void release_paced_pair(struct adw_sched *s, struct adw_pair_state *ps, u
         ack_turn = !ack_turn;
         uint32_t idx = adw_fifo_pop(q, &s->pool);
         struct adw_node *n = adw_node_at(&s->pool, idx);
-        adw_pacer_sent(&ps->pacer, n->pkt.len, now_ns);
+        adw_pacer_sent(&ps->pacer, paced_bytes(n->pkt.len), now_ns);
         ps->frame_released_pkts++;
         ps->frame_released_bytes += n->pkt.len;
         /* eBDP (003 §IV): this packet's service time is its pacing interval. */
-        adw_astar_service_sample(&ps->astar, qp, (double)n->pkt.len * 8e9 / (double)ps->pacer.rate_bps);
+        adw_astar_service_sample(&ps->astar, qp, (double)paced_bytes(n->pkt.len) * 8e9 / (double)ps->pacer.rate_bps);
         adw_fifo_push(&s->due, &s->pool, idx);
         any = true;
     }

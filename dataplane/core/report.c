@@ -56,7 +56,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         if (!s->has_ack_model)
             r->agg_est = -1;
         r->dup_acks = ps->ack.dup_acks;
-        r->retrans_pkts = ps->ack.retrans;
+        r->retx_pkts = ps->ack.retrans;
         r->loss_frac = adw_ack_est_loss_frac(&ps->ack);
         ps->frame_released_pkts = 0;
         ps->frame_released_bytes = 0;

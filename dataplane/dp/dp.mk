@@ -49,13 +49,24 @@ $(DP_LAB_JSON): ../configs/lab-2ap-2sta.yaml
 	py=$(PY); [ -x "$$py" ] || py=python3; \
 	$$py -c 'import json,sys,yaml; json.dump(yaml.safe_load(open(sys.argv[1])), open(sys.argv[2],"w"), indent=1)' $< $@
 
+# The aggregation-target readers: pacing table and ACK-burst model file (jansson only).
+DP_PACING_SRCS := dp/pacing_table.c dp/ack_model_json.c dp/json_walk.c
+DP_TEST_PACING := $(BUILD)/san/dp/test_dp_pacing
+DP_BUILD += $(DP_TEST_PACING)
+
+$(DP_TEST_PACING): dp/tests/test_dp_pacing.c $(DP_PACING_SRCS) $(DP_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< $(DP_PACING_SRCS) \
+	    $(shell pkg-config --cflags --libs jansson) -lcmocka -lm -o $@
+
 $(DP_TEST_PARTS): dp/tests/test_dp_parts.c $(DP_PARTS_SRCS) $(DP_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) -Idp $< $(DP_PARTS_SRCS) -lcmocka -o $@
 
-dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_LAB_JSON)
+dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_LAB_JSON)
 	ADW_LAB_JSON=$(DP_LAB_JSON) ADW_SCHEMA=../configs/schema/adwiser-config.schema.json $(DP_TEST_CONFIG)
 	$(DP_TEST_PARTS)
+	$(DP_TEST_PACING)
 
 # Root only (network namespaces); each script cleans up after itself.
 dp-test-e2e: $(DP_BIN)

@@ -11,11 +11,13 @@
 
 #include <jansson.h>
 
+#include "ack_model_json.h"
 #include "config_json.h"
 #include "dp_topology.h"
 #include "redis_link.h"
 #include "run_stats.h"
 #include "frame_telemetry.h"
+#include "pacing_table.h"
 #include "telemetry_jsonl.h"
 
 volatile sig_atomic_t dp_stop_requested;
@@ -95,6 +97,27 @@ int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_
     e->sched = adw_sched_create(&p, cfg, now_ns, err, errlen);
     if (!e->sched)
         return -1;
+    if (o->ack_model_path) {
+        struct adw_ack_model m;
+        char why[400];
+        if (ack_model_json_load_file(o->ack_model_path, &m, why, sizeof(why)) != 0
+            || adw_sched_set_ack_model(e->sched, &m, why, sizeof(why)) != 0) {
+            snprintf(err, errlen, "--ack-model %s: %s", o->ack_model_path, why);
+            return -1;
+        }
+        e->ack_model_version = m.version;
+        fprintf(stderr, "adwiser-dp: ACK-burst model version %u (m = %u) loaded from %s\n", m.version, m.m,
+                o->ack_model_path);
+    }
+    if (o->pacing_path) {
+        char why[400];
+        e->pacing = pacing_table_load_file(o->pacing_path, why, sizeof(why));
+        if (!e->pacing) {
+            snprintf(err, errlen, "--pacing %s: %s", o->pacing_path, why);
+            return -1;
+        }
+        dp_engine_apply_pacing(e, now_ns);
+    }
     if (o->telemetry_path) {
         e->tm = telemetry_jsonl_open(o->telemetry_path, err, errlen);
         if (!e->tm)
@@ -157,6 +180,45 @@ static void reload_from_redis(struct dp_engine *e, uint64_t now_ns)
     e->ack_pending = version;   /* acknowledged once the core runs it (next frame boundary) */
 }
 
+void dp_engine_apply_pacing(struct dp_engine *e, uint64_t now_ns)
+{
+    char name[ADW_PAIR_NAME_LEN];
+    unsigned known = 0;
+    for (uint16_t q = 0; q < e->cfg->n_stas; q++) {
+        adw_config_pair_name(e->cfg, q, name, sizeof(name));
+        uint64_t bps = pacing_table_rate(e->pacing, name);
+        /* A pair of a version not yet in force is refused by the core; it is set again after the swap. */
+        if (adw_sched_set_pacing(e->sched, name, bps, now_ns, NULL, 0) == 0 && bps > 0)
+            known++;
+    }
+    struct adw_stats st;
+    adw_sched_stats_read(e->sched, &st);
+    e->pacing_swaps_seen = st.config_swaps;
+    unsigned listed = 0;
+    for (unsigned i = 0; e->pacing && i < e->pacing->n; i++)
+        listed += e->pacing->e[i].bps > 0;
+    if (listed != known)
+        fprintf(stderr, "adwiser-dp: pacing: %u of %u paced pairs are not in the configuration in force\n",
+                listed - known, listed);
+}
+
+static void pacing_tick(struct dp_engine *e, uint64_t now_ns)
+{
+    struct pacing_table *t = e->redis ? redis_link_take_pacing(e->redis) : NULL;
+    if (t) {
+        pacing_table_free(e->pacing);
+        e->pacing = t;
+        dp_engine_apply_pacing(e, now_ns);
+        return;
+    }
+    if (!e->pacing)
+        return;
+    struct adw_stats st;
+    adw_sched_stats_read(e->sched, &st);
+    if (st.config_swaps != e->pacing_swaps_seen) /* new pairs may have come in with the version */
+        dp_engine_apply_pacing(e, now_ns);
+}
+
 void dp_engine_note_due(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns)
 {
     /* Only events that were in the future when the core named them are slice starts; "due now" is backlog. */
@@ -182,6 +244,7 @@ void dp_engine_tick(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns)
         dp_reload_requested = 0;
         reload_from_file(e, now_ns);
     }
+    pacing_tick(e, now_ns);
     if (e->redis) {
         reload_from_redis(e, now_ns);
         if (e->ack_pending && adw_sched_active_version(e->sched) == e->ack_pending) {
@@ -207,6 +270,8 @@ void dp_engine_finish(struct dp_engine *e)
     if (e->tm)
         telemetry_jsonl_close(e->tm);
     adw_sched_free(e->sched);
+    pacing_table_free(e->pacing);
+    e->pacing = NULL;
     free(e->cfg);
     e->cfg = NULL;
 }

@@ -21,6 +21,7 @@
 
 struct telemetry_jsonl;
 struct redis_link;
+struct pacing_table;
 
 struct dp_counters {
     uint64_t rx_pkts;          /* packets handed to the core */
@@ -59,6 +60,9 @@ struct dp_engine {
     uint64_t port_rx[DP_ENGINE_MAX_PORTS];        /* packets received per scheduler port */
     uint64_t port_tx[DP_ENGINE_MAX_PORTS];        /* packets handed to TX per scheduler port (losses in c.tx_drops) */
     const char *backend_name;      /* "dpdk" or "nfqueue" */
+    struct pacing_table *pacing;   /* pacing rates in force (--pacing, then the Redis hash), NULL = none */
+    uint64_t pacing_swaps_seen;    /* core's config_swaps when the rates were last applied */
+    uint32_t ack_model_version;    /* version of the --ack-model file loaded, 0 = none */
 };
 
 extern volatile sig_atomic_t dp_stop_requested;    /* SIGTERM / SIGINT */
@@ -86,6 +90,9 @@ void dp_engine_tick(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns);
  */
 void dp_engine_expect(struct dp_engine *e, uint64_t now_ns);
 void dp_engine_note_due(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns);
+
+/* Sets every pair's pacing rate from e->pacing (absent = not paced), at once (SPEC §3.7). */
+void dp_engine_apply_pacing(struct dp_engine *e, uint64_t now_ns);
 
 /* Writes --stats and closes everything. */
 void dp_engine_finish(struct dp_engine *e);

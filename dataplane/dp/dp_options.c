@@ -12,7 +12,7 @@
 enum {
     OPT_CONFIG = 256, OPT_BACKEND, OPT_UPLINK, OPT_AP, OPT_TELEMETRY, OPT_REDIS,
     OPT_STATS, OPT_PIDFILE, OPT_QUEUE, OPT_BURST, OPT_MBUFS, OPT_RUN_MS,
-    OPT_BUSY, OPT_RT, OPT_PORT, OPT_HELP
+    OPT_BUSY, OPT_RT, OPT_PORT, OPT_PACING, OPT_ACK_MODEL, OPT_HELP
 };
 
 static const struct option long_opts[] = {
@@ -31,6 +31,8 @@ static const struct option long_opts[] = {
     {"run-ms", required_argument, NULL, OPT_RUN_MS},
     {"busy-poll", no_argument, NULL, OPT_BUSY},
     {"rt-priority", required_argument, NULL, OPT_RT},
+    {"pacing", required_argument, NULL, OPT_PACING},
+    {"ack-model", required_argument, NULL, OPT_ACK_MODEL},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -49,6 +51,8 @@ void dp_options_usage(const char *prog)
            "  --redis ADDR         unix:/path or host:port: config updates, heartbeat, telemetry streams\n"
            "  --stats FILE         counters and slice-start timing error as JSON, written at exit\n"
            "  --pid-file FILE      write the process id once running\n"
+           "  --pacing FILE        JSON {\"ap/sta\": bit/s}: pace those pairs (until Redis says otherwise)\n"
+           "  --ack-model FILE     ACK-burst classifier coefficients: per-pair aggregation estimate (agg_est)\n"
            "  --queue-num N        nfqueue: NFQUEUE number (default 0)\n"
            "  --burst N            packets per RX/TX burst (default 32)\n"
            "  --total-num-mbufs N  DPDK mbuf pool size (default 16384)\n"
@@ -101,6 +105,8 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
         case OPT_REDIS: o->redis_addr = optarg; break;
         case OPT_STATS: o->stats_path = optarg; break;
         case OPT_PIDFILE: o->pid_path = optarg; break;
+        case OPT_PACING: o->pacing_path = optarg; break;
+        case OPT_ACK_MODEL: o->ack_model_path = optarg; break;
         case OPT_BUSY: o->busy_poll = 1; break;
         case OPT_BACKEND:
             if (strcmp(optarg, "dpdk") == 0)

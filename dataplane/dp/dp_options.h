@@ -38,6 +38,8 @@ struct dp_options {
     const char *redis_addr;           /* "unix:/path" or "host:port", NULL = no Redis */
     const char *stats_path;           /* counters + timing error as JSON at exit, NULL = none */
     const char *pid_path;             /* pid file written after start-up, NULL = none */
+    const char *pacing_path;          /* JSON {"ap/sta": bit/s} of paced pairs (SPEC §3.7), NULL = none */
+    const char *ack_model_path;       /* ACK-burst classifier coefficients (configs/ack_burst_model.json), NULL = none */
     unsigned queue_num;               /* nfqueue: NFQUEUE number (iptables --queue-num) */
     unsigned burst;                   /* packets per RX/TX burst */
     unsigned total_num_mbufs;         /* DPDK mbuf pool size, packets */

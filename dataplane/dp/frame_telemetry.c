@@ -22,6 +22,19 @@ static json_t *pair_record(const struct adw_frame_report *f, const struct adw_pa
                      "tput_mbps", (double)p->tput_bps / 1e6, "reassigned", (int)p->reassigned);
 }
 
+/* Aggregation-target fields (SPEC §3.7, REDIS.md): pacing rate, the 001 §4.1 estimate and the 001 §5 loss signals. */
+static json_t *pair_record_agg(json_t *r, const struct adw_pair_report *p)
+{
+    json_object_set_new(r, "paced", json_integer(p->mode == ADW_MODE_PACED));
+    json_object_set_new(r, "pace_bps", json_integer((json_int_t)p->pace_bps));
+    json_object_set_new(r, "agg_est", p->agg_est >= 0 ? json_real(p->agg_est) : json_null());
+    json_object_set_new(r, "agg_bursts", json_integer((json_int_t)p->agg_bursts));
+    json_object_set_new(r, "dup_acks", json_integer((json_int_t)p->dup_acks));
+    json_object_set_new(r, "retx_pkts", json_integer((json_int_t)p->retx_pkts));
+    json_object_set_new(r, "loss_frac", json_real(p->loss_frac));
+    return r;
+}
+
 /* The frame's slices as the UI draws them: durations, pair names, and whom a slice was given to. */
 static json_t *slices_of(const struct adw_config *cfg, const struct adw_frame_report *f)
 {
@@ -66,7 +79,7 @@ void frame_telemetry_poll(struct dp_engine *e)
                 utility += log((double)pairs[i].tput_bps / 1e6);
                 with_traffic++;
             }
-            json_array_append_new(records, pair_record(&f, &pairs[i], ts));
+            json_array_append_new(records, pair_record_agg(pair_record(&f, &pairs[i], ts), &pairs[i]));
         }
         json_t *frame = json_pack("{s:s, s:I, s:I, s:I, s:f, s:o, s:n, s:I, s:o}", "type", "frame", "ts_ns",
                                   ts, "frame", (json_int_t)f.frame, "version",

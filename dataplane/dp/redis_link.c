@@ -33,6 +33,7 @@ struct redis_link {
     char addr[256];
     char id[ADW_ID_LEN];
     char backend[16];
+    char pacing_chan[KEY_LEN];             /* adwiser:appliance:<id>:pacing (channel and hash) */
     pthread_t thread;
     pthread_mutex_t mu;
     int stop;                              /* guarded by mu */
@@ -47,6 +48,7 @@ struct redis_link {
     /* thread -> loop */
     struct adw_config *ready;              /* validated config waiting for the loop, guarded by mu */
     uint64_t ready_version;
+    struct pacing_table *pacing_ready;     /* pacing hash waiting for the loop, guarded by mu */
     /* thread only */
     redisContext *cmd, *sub;
     uint64_t last_fetched;                 /* newest version fetched (and handed over or rejected) */
@@ -169,6 +171,42 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     pthread_mutex_unlock(&l->mu);
 }
 
+/* HGETALL of the pacing hash, checked whole; a valid table waits in l->pacing_ready. */
+static void fetch_pacing(struct redis_link *l)
+{
+    char key[KEY_LEN], err[512];
+    snprintf(key, sizeof(key), "adwiser:appliance:%s:pacing", l->id);
+    redisReply *r = cmd(l, "HGETALL %s", key);
+    if (!r)
+        return;
+    struct pacing_table *t = pacing_table_new();
+    int bad = t == NULL || r->type != REDIS_REPLY_ARRAY;
+    snprintf(err, sizeof(err), "%s is not a hash", key);
+    for (size_t i = 0; !bad && i + 1 < r->elements; i += 2) {
+        redisReply *f = r->element[i], *v = r->element[i + 1];
+        bad = f->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING
+              || pacing_table_add_text(t, f->str, v->str, err, sizeof(err)) != 0;
+    }
+    freeReplyObject(r);
+    if (bad) {
+        pacing_table_free(t);
+        fprintf(stderr, "adwiser-dp: redis: pacing refused, rates in force kept: %s\n", err);
+        json_t *j = json_pack("{s:s, s:I}", "error", err, "ts_ns", (json_int_t)wall_ns());
+        char *s = json_dumps(j, JSON_COMPACT);
+        snprintf(key, sizeof(key), "adwiser:appliance:%s:pacing_rejected", l->id);
+        redisReply *rr = cmd(l, "SET %s %s", key, s);
+        if (rr)
+            freeReplyObject(rr);
+        free(s);
+        json_decref(j);
+        return;
+    }
+    pthread_mutex_lock(&l->mu);
+    pacing_table_free(l->pacing_ready);
+    l->pacing_ready = t;
+    pthread_mutex_unlock(&l->mu);
+}
+
 static void read_desired(struct redis_link *l)
 {
     char key[KEY_LEN];
@@ -197,8 +235,16 @@ static int try_connect(struct redis_link *l)
         return -1;
     }
     freeReplyObject(r);
-    fprintf(stderr, "adwiser-dp: redis: connected to %s, following %s\n", l->addr, chan);
+    r = redisCommand(l->sub, "SUBSCRIBE %s", l->pacing_chan);
+    if (!r) {
+        disconnect(l);
+        return -1;
+    }
+    freeReplyObject(r);
+    fprintf(stderr, "adwiser-dp: redis: connected to %s, following %s and %s\n", l->addr, chan, l->pacing_chan);
     read_desired(l);   /* a message missed while disconnected is never fatal */
+    if (l->cmd)
+        fetch_pacing(l);
     return 0;
 }
 
@@ -334,8 +380,13 @@ static void poll_subscription(struct redis_link *l)
     while (l->sub && redisGetReplyFromReader(l->sub, &reply) == REDIS_OK && reply) {
         redisReply *r = reply;
         if (r->type == REDIS_REPLY_ARRAY && r->elements == 3 && r->element[0]->type == REDIS_REPLY_STRING
-            && strcmp(r->element[0]->str, "message") == 0 && r->element[2]->type == REDIS_REPLY_STRING)
-            fetch_version(l, strtoull(r->element[2]->str, NULL, 10));
+            && strcmp(r->element[0]->str, "message") == 0 && r->element[1]->type == REDIS_REPLY_STRING
+            && r->element[2]->type == REDIS_REPLY_STRING) {
+            if (strcmp(r->element[1]->str, l->pacing_chan) == 0)
+                fetch_pacing(l);   /* applied by the loop at once, not at a frame boundary */
+            else
+                fetch_version(l, strtoull(r->element[2]->str, NULL, 10));
+        }
         freeReplyObject(r);
     }
 }
@@ -396,6 +447,7 @@ struct redis_link *redis_link_start(const char *addr, const char *appliance_id, 
     snprintf(l->addr, sizeof(l->addr), "%s", addr);
     snprintf(l->id, sizeof(l->id), "%s", appliance_id);
     snprintf(l->backend, sizeof(l->backend), "%s", backend);
+    snprintf(l->pacing_chan, sizeof(l->pacing_chan), "adwiser:appliance:%s:pacing", appliance_id);
     pthread_mutex_init(&l->mu, NULL);
     if (pthread_create(&l->thread, NULL, redis_thread, l) != 0) {
         snprintf(err, errlen, "cannot start the Redis thread: %s", strerror(errno));
@@ -413,6 +465,15 @@ struct adw_config *redis_link_take_config(struct redis_link *l, uint64_t *versio
     l->ready = NULL;
     pthread_mutex_unlock(&l->mu);
     return c;
+}
+
+struct pacing_table *redis_link_take_pacing(struct redis_link *l)
+{
+    pthread_mutex_lock(&l->mu);
+    struct pacing_table *t = l->pacing_ready;
+    l->pacing_ready = NULL;
+    pthread_mutex_unlock(&l->mu);
+    return t;
 }
 
 void redis_link_ack(struct redis_link *l, uint64_t version)
@@ -472,6 +533,7 @@ void redis_link_stop(struct redis_link *l)
     pthread_mutex_unlock(&l->mu);
     pthread_join(l->thread, NULL);
     free(l->ready);
+    pacing_table_free(l->pacing_ready);
     pthread_mutex_destroy(&l->mu);
     free(l);
 }

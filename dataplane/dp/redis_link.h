@@ -8,7 +8,12 @@
  *     and then calls redis_link_ack, or redis_link_reject with the error;
  *   - heartbeat: SET ...:heartbeat {"ts_ns","pid","version","backend"} PX 3000
  *     every 200 ms;
- *   - telemetry: XADD ...:tm:frame / ...:tm:pair MAXLEN ~ 20000.
+ *   - telemetry: XADD ...:tm:frame / ...:tm:pair MAXLEN ~ 20000;
+ *   - pacing (SPEC §3.7): subscribes to adwiser:appliance:<id>:pacing and reads
+ *     HGETALL of the hash of that name at start, after every reconnect and on
+ *     every message; a table checked whole waits for the loop
+ *     (redis_link_take_pacing), a malformed one is refused with
+ *     SET ...:pacing_rejected {"error"} and the rates in force stay.
  * Redis being down never stops the dataplane: it reconnects every second,
  * and telemetry beyond a bounded backlog is dropped (counted).
  */
@@ -20,6 +25,7 @@
 #include <stdint.h>
 
 #include "adwiser/config.h"
+#include "pacing_table.h"
 
 struct redis_link;
 
@@ -38,6 +44,9 @@ void redis_link_reject(struct redis_link *l, uint64_t version, const char *error
 
 /* Queues a frame record and its pair records for the streams; takes ownership of both. */
 void redis_link_publish_frame(struct redis_link *l, json_t *frame, json_t *pairs);
+
+/* The pacing hash as last read (caller owns it, pacing_table_free), or NULL if unchanged since the last take. */
+struct pacing_table *redis_link_take_pacing(struct redis_link *l);
 
 void redis_link_stop(struct redis_link *l);
 

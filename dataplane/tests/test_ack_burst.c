@@ -158,7 +158,7 @@ static void test_duplicate_acks_and_retransmissions_are_counted(void **state)
     ack_from_sta1(f->s, 1 + 3 * 1448, 1, 3 * MS + 20 * US);
     struct adw_pair_report r = first_frame_sta1(f->s);
     assert_int_equal(r.dup_acks, 2);
-    assert_int_equal(r.retrans_pkts, 1);
+    assert_int_equal(r.retx_pkts, 1);
     assert_true(fabs(r.loss_frac - 1.0 / 11.0) < 1e-9);
 }
 

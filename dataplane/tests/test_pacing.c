@@ -82,11 +82,11 @@ static void run_until(struct adw_sched *s, uint64_t from, uint64_t to)
     }
 }
 
-/* Length of the frames down_tcp(.., 1448) builds and a rate sending one of them per ms. */
+/* A rate sending one frame of down_tcp(.., 1448) per ms: x_i counts IP bytes (the frame less 14). */
 static uint64_t one_per_ms_bps(void)
 {
     struct adw_pkt p = down_tcp(0, 1, 1448);
-    return (uint64_t)p.len * 8 * 1000;
+    return (uint64_t)(p.len - 14) * 8 * 1000;
 }
 
 struct fixture {
@@ -150,7 +150,7 @@ static void test_paced_pair_is_not_batched_at_its_slice_start(void **state)
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
     assert_int_equal(pr[0].mode, ADW_MODE_PACED);
     assert_int_equal(pr[0].pace_bps, one_per_ms_bps());
-    /* at 0, two at 20 ms (leaving a deficit of 1486 of 1502 bytes: the cap is 1518), then one per ms from 20.99 ms */
+    /* at 0, two at 20 ms (the cap is 1518 bytes, so a deficit of 1458 of 1488 is left), then one per ms from 20.98 ms */
     assert_int_equal(pr[0].released_pkts, 1 + 2 + 20);
     assert_int_equal(pr[1].mode, ADW_MODE_SLICED);
     assert_int_equal(pr[1].pace_bps, 0);
@@ -202,12 +202,12 @@ static void test_paced_queue_is_bounded_by_the_astar_limit(void **state)
 static void test_next_event_is_the_next_paced_release(void **state)
 {
     struct fixture *f = *state;
-    /* 1502-byte frames at 10 Mbit/s: 1201.6 µs apart, so the instant is rounded up to 1202 µs. */
+    /* 1488-byte IP packets at 10 Mbit/s: 1190.4 µs apart, so the instant is rounded up to 1191 µs. */
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 10000000, 0, NULL, 0), 0);
     enqueue_data(f->s, 0, 1, 3, 0);
     assert_int_equal(dequeue_at(f->s, 0), 1);
     struct adw_pkt p = down_tcp(0, 1, 1448);
-    uint64_t gap_ns = (uint64_t)p.len * 8 * 1000000000ull / 10000000;
+    uint64_t gap_ns = (uint64_t)(p.len - 14) * 8 * 1000000000ull / 10000000;
     uint64_t want = (gap_ns + US - 1) / US * US;
     assert_int_equal(adw_sched_next_event_ns(f->s, 0), want);
     assert_int_equal(dequeue_at(f->s, gap_ns - 1), 0);

@@ -7,7 +7,11 @@
 #     the ack is published on ...:ack;
 #   - an invalid version is refused with the field named in ...:rejected, the running version stays;
 #   - heartbeat {"ts_ns","pid","version","backend"} with a PX 3000 expiry, removed at a clean exit;
-#   - per-frame and per-pair telemetry lands in the bounded streams.
+#   - per-frame and per-pair telemetry lands in the bounded streams;
+#   - pacing (SPEC §3.7): a rate in the hash ...:pacing, PUBLISHed on ...:pacing, puts the pair in paced mode at
+#     once (tm:pair mode paced, pace_bps); a malformed hash is refused whole in ...:pacing_rejected naming the
+#     pair and the rate in force stays; deleting the field returns the pair to its slices; the --ack-model file
+#     is loaded and tm:pair carries agg_est and the loss signals.
 # Usage: test_redis_link.sh BUILD_DIR
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +45,8 @@ R SET adwiser:appliance:lab:desired 1 >/dev/null
 "$BUILD/adwiser-dp" --no-huge -m 256 --no-pci --log-level=lib.eal:error --file-prefix "adwredis$$" -l 0 \
     --vdev=net_null0,no-rx=1 --vdev=net_null1,no-rx=1 --vdev=net_null2,no-rx=1 -- \
     --config "$WORK/file.json" --uplink net_null0 --ap ap1=net_null1 --ap ap2=net_null2 \
-    --total-num-mbufs 8192 --redis "unix:$SOCK" --pid-file "$WORK/dp.pid" >"$WORK/dp.log" 2>&1 &
+    --total-num-mbufs 8192 --redis "unix:$SOCK" --pid-file "$WORK/dp.pid" \
+    --ack-model "$HERE/../../../configs/ack_burst_model.json" >"$WORK/dp.log" 2>&1 &
 DP_PID=$!
 PIDS+=("$DP_PID")
 
@@ -96,6 +101,24 @@ grep -qx '60\(\.0\)\?' "$WORK/frame.txt" || fail "frame_ms of version 2 (2 x 30 
 ts=$(sed -n '/^ts_ns$/{n;p}' "$WORK/frame.txt")
 now=$(date +%s%N)
 [ $((now - ts)) -ge 0 ] && [ $((now - ts)) -lt 10000000000 ] || fail "frame ts_ns $ts is not a Unix time near $now"
+
+echo "-- pacing from the Redis hash, applied at once"
+# The last tm:pair entry of ap1/sta1, as "field value" words on one line.
+last_sta1() { R XREVRANGE adwiser:appliance:lab:tm:pair + - COUNT 4 | tr '\n' ' ' | grep -o 'pair ap1/sta1 .*' | head -c 2000; }
+sta1_has() { last_sta1 | grep -Eq "$1"; }
+R HSET adwiser:appliance:lab:pacing ap1/sta1 60000000 >/dev/null
+R PUBLISH adwiser:appliance:lab:pacing 1 >/dev/null
+wait_for "ap1/sta1 not paced at 60 Mbit/s" sta1_has 'mode paced .*paced 1 pace_bps 60000000 '
+sta1_has 'agg_est  ?agg_bursts 0 dup_acks 0 retx_pkts 0 loss_frac 0' || fail "tm:pair lacks the estimator fields: $(last_sta1)"
+grep -q 'ACK-burst model version' "$WORK/dp.log" || fail "the --ack-model file was not loaded"
+R HSET adwiser:appliance:lab:pacing ap2/sta2 fast >/dev/null
+R PUBLISH adwiser:appliance:lab:pacing 1 >/dev/null
+wait_for "a malformed pacing hash was not refused" bash -c "redis-cli -s '$SOCK' GET adwiser:appliance:lab:pacing_rejected | grep -q 'ap2/sta2'"
+sleep 0.3
+sta1_has 'pace_bps 60000000 ' || fail "the rate in force changed after a refused hash: $(last_sta1)"
+R HDEL adwiser:appliance:lab:pacing ap1/sta1 ap2/sta2 >/dev/null
+R PUBLISH adwiser:appliance:lab:pacing 1 >/dev/null
+wait_for "ap1/sta1 did not return to its slices" sta1_has 'mode sliced .*paced 0 pace_bps 0 '
 
 echo "-- clean exit removes the heartbeat"
 kill -TERM "$DP_PID"

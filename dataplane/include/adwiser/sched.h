@@ -107,7 +107,7 @@ uint32_t adw_sched_active_version(const struct adw_sched *s);
 /* ---------------------------------------------------------------- aggregation target (SPEC §3.7) */
 
 /* Paced mode of pair "ap/sta" of the configuration in force: rate_bps > 0 releases its queued downlink packets at
- * that rate (token bucket, one MTU frame of burst, release instants at µs precision) instead of in slice batches;
+ * that rate of IP packet bytes (the frame less its 14-byte Ethernet header) (token bucket, one MTU frame of burst, release instants at µs precision) instead of in slice batches;
  * 0 returns it to its slices. Applied at now_ns, not at a frame boundary; no held packet is dropped or reordered.
  * The rate stays with the pair across configuration versions. -1 (err names it) for an unknown pair. */
 int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t rate_bps, uint64_t now_ns, char *err,
@@ -162,7 +162,7 @@ struct adw_pair_report {
                                                 frame (001 §4.1 estimator); < 0 if none (or no model loaded) */
     uint32_t agg_bursts;                     /* ACK bursts (estimated A-MPDUs) that ended in the frame */
     uint64_t dup_acks;                       /* cumulative duplicate ACKs from the STA */
-    uint64_t retrans_pkts;                   /* cumulative retransmitted downlink TCP segments */
+    uint64_t retx_pkts;                   /* cumulative retransmitted downlink TCP segments */
     double loss_frac;                        /* L_p of 001 §5: retransmitted share of the last 100 data segments */
 };
 

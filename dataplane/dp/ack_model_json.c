@@ -1,0 +1,74 @@
+/* Strict loader of the ACK-burst classifier's coefficients; see ack_model_json.h. */
+#include "ack_model_json.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json_walk.h"
+
+static int from_json(const json_t *root, struct adw_ack_model *out, char *err, size_t errlen)
+{
+    static const char *const allowed[] = {"version", "m", "intercept", "coef", "threshold", "n_max", "features",
+                                          "training", NULL};
+    struct jw w = {.err = err, .errlen = errlen};
+    struct adw_ack_model m;
+    memset(&m, 0, sizeof(m));
+    long long version = 0, mm = 0, n_max = 0;
+    double intercept = 0, threshold = 0;
+    if (jw_object(&w, root, "", allowed) || jw_integer(&w, root, "", "version", 1, 1, 1000000000, &version)
+        || jw_integer(&w, root, "", "m", 1, 1, ADW_ACK_MODEL_MAX_M, &mm)
+        || jw_number(&w, root, "", "intercept", 1, -1e12, 1e12, &intercept)
+        || jw_number(&w, root, "", "threshold", 1, 1e-9, 1 - 1e-9, &threshold)
+        || jw_integer(&w, root, "", "n_max", 1, 1, 1024, &n_max))
+        return -1;
+    json_t *coef = jw_array(&w, root, "", "coef", 1, ADW_ACK_MODEL_MAX_M + 1);
+    if (coef == NULL)
+        return -1;
+    if (json_array_size(coef) != (size_t)mm + 1) {
+        snprintf(err, errlen, "coef: expected %lld numbers (m + 1), got %zu", mm + 1, json_array_size(coef));
+        return -1;
+    }
+    for (size_t k = 0; k < json_array_size(coef); k++) {
+        json_t *v = json_array_get(coef, k);
+        if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+            snprintf(err, errlen, "coef[%zu]: expected a finite number", k);
+            return -1;
+        }
+        m.coef[k] = json_number_value(v);
+    }
+    m.version = (uint32_t)version;
+    m.m = (uint16_t)mm;
+    m.intercept = intercept;
+    m.threshold = threshold;
+    m.n_max = (uint32_t)n_max;
+    *out = m;
+    return 0;
+}
+
+int ack_model_json_parse(const char *text, struct adw_ack_model *m, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_loads(text, 0, &je);
+    if (root == NULL) {
+        snprintf(err, errlen, "not JSON: %s (line %d)", je.text, je.line);
+        return -1;
+    }
+    int rc = from_json(root, m, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+int ack_model_json_load_file(const char *path, struct adw_ack_model *m, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (root == NULL) {
+        snprintf(err, errlen, "%s", je.text);
+        return -1;
+    }
+    int rc = from_json(root, m, err, errlen);
+    json_decref(root);
+    return rc;
+}

@@ -1,0 +1,112 @@
+/*
+ * test_dp_pacing.c — adwiser-dp's readers of the aggregation-target inputs (SPEC §3.7, issue 9): the pacing table
+ * (Redis hash values and --pacing FILE) and the ACK-burst model file (configs/ack_burst_model.json). Each refuses
+ * malformed input whole, naming the field.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ack_model_json.h"
+#include "pacing_table.h"
+
+static void test_pacing_file_gives_rates_per_pair_and_absent_is_not_paced(void **state)
+{
+    (void)state;
+    char err[256];
+    struct pacing_table *t = pacing_table_parse_json("{\"ap1/sta1\": 60000000, \"ap2/sta2\": 0}", err, sizeof err);
+    assert_non_null(t);
+    assert_int_equal(pacing_table_rate(t, "ap1/sta1"), 60000000);
+    assert_int_equal(pacing_table_rate(t, "ap2/sta2"), 0);
+    assert_int_equal(pacing_table_rate(t, "ap1/sta9"), 0);
+    pacing_table_free(t);
+}
+
+static void test_pacing_file_with_a_bad_rate_is_refused_naming_the_pair(void **state)
+{
+    (void)state;
+    char err[256];
+    assert_null(pacing_table_parse_json("{\"ap1/sta1\": 1000, \"ap2/sta2\": \"fast\"}", err, sizeof err));
+    assert_non_null(strstr(err, "ap2/sta2"));
+    assert_null(pacing_table_parse_json("{\"ap1/sta1\": -5}", err, sizeof err));
+    assert_non_null(strstr(err, "ap1/sta1"));
+    assert_null(pacing_table_parse_json("{\"sta1\": 5}", err, sizeof err));
+    assert_non_null(strstr(err, "sta1"));
+    assert_null(pacing_table_parse_json("[1, 2]", err, sizeof err));
+    assert_non_null(strstr(err, "object"));
+}
+
+static void test_redis_hash_values_are_decimal_bit_rates(void **state)
+{
+    (void)state;
+    char err[256];
+    struct pacing_table *t = pacing_table_new();
+    assert_int_equal(pacing_table_add_text(t, "ap1/sta1", "125000000", err, sizeof err), 0);
+    assert_int_equal(pacing_table_add_text(t, "ap1/sta2", "1.5e6", err, sizeof err), 0);
+    assert_int_equal(pacing_table_rate(t, "ap1/sta1"), 125000000);
+    assert_int_equal(pacing_table_rate(t, "ap1/sta2"), 1500000);
+    assert_int_equal(pacing_table_add_text(t, "ap1/sta3", "12 Mbit", err, sizeof err), -1);
+    assert_non_null(strstr(err, "ap1/sta3"));
+    assert_int_equal(pacing_table_add_text(t, "ap1/sta4", "", err, sizeof err), -1);
+    assert_int_equal(pacing_table_add_text(t, "ap1/sta1", "5", err, sizeof err), -1); /* twice */
+    pacing_table_free(t);
+}
+
+#define MODEL_OK "{\"version\": 3, \"m\": 2, \"intercept\": -1.5, \"coef\": [0.1, 0.2, 0.3], \"threshold\": 0.5, " \
+                 "\"n_max\": 64, \"features\": \"t (us), oldest first, then sd\", \"training\": {\"f1\": 0.9}}"
+
+static void test_ack_model_file_is_loaded(void **state)
+{
+    (void)state;
+    char err[256];
+    struct adw_ack_model m;
+    assert_int_equal(ack_model_json_parse(MODEL_OK, &m, err, sizeof err), 0);
+    assert_int_equal(m.version, 3);
+    assert_int_equal(m.m, 2);
+    assert_true(m.intercept == -1.5 && m.coef[0] == 0.1 && m.coef[2] == 0.3 && m.threshold == 0.5);
+    assert_int_equal(m.n_max, 64);
+}
+
+static void expect_refused(const char *doc, const char *field)
+{
+    char err[256];
+    struct adw_ack_model m;
+    assert_int_equal(ack_model_json_parse(doc, &m, err, sizeof err), -1);
+    if (strstr(err, field) == NULL)
+        fail_msg("error \"%s\" does not name %s", err, field);
+}
+
+static void test_malformed_ack_model_is_refused_naming_the_field(void **state)
+{
+    (void)state;
+    expect_refused("{\"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, \"n_max\": 64}", "version");
+    expect_refused("{\"version\": \"one\", \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64}", "version");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2], \"threshold\": 0.5, \"n_max\": 64}",
+                   "coef");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, \"x\", 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64}", "coef[1]");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 1.5, "
+                   "\"n_max\": 64}", "threshold");
+    expect_refused("{\"version\": 1, \"m\": 99, \"intercept\": 0, \"coef\": [1], \"threshold\": 0.5, \"n_max\": 64}",
+                   "m");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64, \"bias\": 1}", "bias");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pacing_file_gives_rates_per_pair_and_absent_is_not_paced),
+        cmocka_unit_test(test_pacing_file_with_a_bad_rate_is_refused_naming_the_pair),
+        cmocka_unit_test(test_redis_hash_values_are_decimal_bit_rates),
+        cmocka_unit_test(test_ack_model_file_is_loaded),
+        cmocka_unit_test(test_malformed_ack_model_is_refused_naming_the_field),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
