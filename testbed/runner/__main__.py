@@ -5,7 +5,7 @@ import argparse
 import signal
 import sys
 
-from . import backend, experiment, report, scenarios, topology
+from . import aggtarget, backend, experiment, report, scenarios, topology
 from .shell import CommandError
 
 
@@ -14,10 +14,12 @@ def _cmd_list() -> int:
         slc = f"{s.slice_ms:g} ms" if s.slice_ms else "-"
         print(f"{s.name:24s} {s.direction:8s} alone={str(s.alone):5s} slice={slc:7s} "
               f"wan={str(s.wan):5s} backend={s.backend}")
-    return 0
+    return aggtarget.main([])
 
 
 def _cmd_run(name: str, duration: float, backend_cmd: str | None, cc: str, repeats: int) -> int:
+    if name in aggtarget.SCENARIOS:  # issue 9: three modes (aggtarget, cubic, bbr) per run, see aggtarget.py
+        return aggtarget.main([name, "--duration", f"{duration:g}"])
     s = scenarios.get(name)
     try:
         doc = experiment.run(s, duration, backend_cmd=backend_cmd, cc=cc, repeats=repeats)

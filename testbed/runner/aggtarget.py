@@ -1,0 +1,388 @@
+"""Aggregation-target scenarios (issue 9; 000 §VI, 001 §5) on the 802.11ac air.
+
+Each scenario runs its pairs' downlink through wlan-emu with the 802.11ac
+80 MHz air (air/lab-2ap-2sta-vht80.json) in up to three modes, one after the
+other on the same topology:
+
+  aggtarget  adwiser-dp (DPDK, net_af_packet) paces the pairs at the rates
+             the controller's aggregation-loop (controller/, 000 §VI) writes
+             to Redis; TCP CUBIC end to end. The loop's μ̃_N and μ_R come from
+             the emulator's ground truth (gt_feed.py: the STA-side agent);
+  cubic, bbr straight forwarding (Linux bridge in the appliance), plain TCP
+             with that congestion control: the comparison of 001 §4.5/Fig 16.
+
+Per pair the JSON has throughput_mbps, mean_delay_ms (one-way, appliance ->
+STA, UDP probes captured at both ends: delay_probe.py), mean_ampdu and
+mean_phy_mbps (emulator), airtime_frac, and for aggtarget the target
+(T̄, final N_target) and the loop's time series.
+
+The topology is the 2AP-2STA lab (topology.py), so a scenario that needs one
+AP with several STAs, or a mid-run MCS change, refuses to run and says what
+is missing, rather than measuring something else.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import redis
+import yaml
+
+from . import backend as backend_mod
+from . import delay_probe, iperf, processes, topology, wan, wlan
+from .gt_feed import GroundTruthFeed
+
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+VHT_AIR = REPO / "testbed" / "air" / "lab-2ap-2sta-vht80.json"
+PY = REPO / ".venv" / "bin" / "python"
+APPLIANCE = "aggtarget"
+MODES = ("aggtarget", "cubic", "bbr")
+PROBE_PPS = 200.0
+BASE_PORT = 5301
+
+
+@dataclass(frozen=True)
+class AggScenario:
+    name: str
+    pairs: tuple[tuple[str, str], ...]
+    t_bar_ms: float
+    backhaul_mbit: float | None = None     # wan-emu rate between server and appliance
+    backhaul_delay_ms: float = 1.0
+    unsupported: str = ""                  # why this testbed cannot run it (empty = it can)
+
+
+SCENARIOS = {s.name: s for s in (
+    AggScenario("aggtarget-1sta", (("ap1", "sta1"),), t_bar_ms=5.0),
+    AggScenario("aggtarget-backhaul", (("ap1", "sta1"),), t_bar_ms=5.0, backhaul_mbit=100.0),
+    AggScenario("aggtarget-3sta-mixed-mcs", (("ap1", "sta1"),), t_bar_ms=10.0,
+                unsupported="needs one AP with several STAs at different MCS; the testbed topology "
+                            "(topology.py) and its air configs have one STA per AP"),
+    AggScenario("aggtarget-mcs-step", (("ap1", "sta1"),), t_bar_ms=5.0,
+                unsupported="needs a mid-run MCS (RSS) change of one STA, which wlan-emu does not offer"),
+)}
+
+
+def get(name: str) -> AggScenario:
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        raise KeyError(f"unknown aggregation-target scenario {name!r}; known: {', '.join(SCENARIOS)}") from None
+
+
+def _config(sc: AggScenario, path: Path) -> dict[str, Any]:
+    cfg: dict[str, Any] = yaml.safe_load(backend_mod.LAB_CONFIG.read_text())
+    cfg["appliance_id"] = APPLIANCE
+    at = cfg["policies"]["aggregation_target"]
+    at.update({"enabled": True, "pairs": [f"{a}/{s}" for a, s in sc.pairs], "t_bar_ms": sc.t_bar_ms})
+    path.write_text(json.dumps(cfg, indent=1) + "\n")
+    return cfg
+
+
+def _controller(redis_url: str, *args: str) -> None:
+    env = dict(os.environ, PYTHONPATH=str(REPO / "controller"))
+    res = subprocess.run([str(PY), "-m", "adwiser_controller", *args, "--redis-url", redis_url],
+                         capture_output=True, text=True, timeout=60, cwd=REPO / "controller", env=env)
+    if res.returncode != 0:
+        raise RuntimeError(f"controller {' '.join(args)}: {res.stderr.strip()}")
+
+
+def _wait(cond: Any, what: str, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not cond():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+class _Stack:
+    """Everything one run starts, stopped in reverse order even on failure."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[str, Any]] = []
+
+    def push(self, what: str, fn: Any) -> None:
+        self.steps.append((what, fn))
+
+    def close(self) -> list[str]:
+        errors = []
+        for what, fn in reversed(self.steps):
+            try:
+                fn()
+            except Exception as e:  # noqa: BLE001 - every step must run
+                errors.append(f"{what}: {e}")
+        return errors
+
+
+def _start_controlled(tb: topology.Testbed, sc: AggScenario, run_out: Path, stack: _Stack,
+                      gt_path: Path) -> str:
+    sock = tb.run_dir / "redis.sock"
+    rdir = tb.run_dir / "redis"
+    rdir.mkdir(parents=True, exist_ok=True)
+    rs = processes.start(tb.run_dir, "redis-server", None,
+                         ["redis-server", "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
+                          "--dir", str(rdir), "--save", "", "--appendonly", "no"])
+    stack.push("redis-server", lambda: processes.stop(rs))
+    url = f"unix://{sock}"
+    r = redis.Redis.from_url(url, decode_responses=True)
+
+    def _ping() -> bool:
+        try:
+            return bool(r.ping())
+        except redis.RedisError:
+            return False
+    _wait(_ping, "redis-server")
+    cfg_path = tb.run_dir / "aggtarget-config.json"
+    _config(sc, cfg_path)
+    _controller(url, "seed", str(cfg_path), "--apply", "--comment", f"testbed {sc.name}")
+    dp_bin = backend_mod.dp_binary()
+    if not os.access(dp_bin, os.X_OK):
+        raise backend_mod.BackendUnavailable(f"{dp_bin} is not built (make -C dataplane build)")
+    help_text = subprocess.run([str(dp_bin), "--help"], capture_output=True, text=True, timeout=10)
+    if "--pacing" not in help_text.stdout + help_text.stderr:
+        raise backend_mod.BackendUnavailable(f"{dp_bin} has no per-pair pacing (issue 9 dataplane part)")
+    argv = shlex.split(backend_mod.DPDK_TEMPLATE.format(
+        dp=dp_bin, prefix=tb.prefix, config=cfg_path, telemetry=tb.run_dir / "adwiser-dp.telemetry.jsonl",
+        stats=tb.run_dir / "adwiser-dp.stats.json", pidfile=tb.run_dir / "adwiser-dp.own.pid")) + ["--redis",
+                                                                                                   f"unix:{sock}"]
+    dp = processes.start(tb.run_dir, "adwiser-dp", tb.ns("appl"), argv)
+    stack.push("adwiser-dp", lambda: processes.stop(dp, grace_s=10.0))
+    _wait(lambda: r.get(f"adwiser:appliance:{APPLIANCE}:active") is not None or not dp.running(),
+          "adwiser-dp to acknowledge its configuration", 20.0)
+    if not dp.running():
+        raise RuntimeError(f"adwiser-dp exited at start:\n{dp.log_tail()}")
+    feed = GroundTruthFeed(url, APPLIANCE, gt_path, [f"{a}/{s}" for a, s in sc.pairs]).start()
+    stack.push("ground-truth feed", feed.stop)
+    env = {"PYTHONPATH": str(REPO / "controller")}
+    loop = processes.start(tb.run_dir, "aggregation-loop", None,
+                           [str(PY), "-m", "adwiser_controller", "aggregation-loop", "--redis-url", url,
+                            "--appliance", APPLIANCE], env=env)
+    stack.push("aggregation-loop", lambda: processes.stop(loop))
+    stack.push("redis client", r.close)
+    return url
+
+
+def _loop_history(url: str) -> list[dict[str, Any]]:
+    r = redis.Redis.from_url(url, decode_responses=True)
+    try:
+        raw = r.xrange(f"adwiser:appliance:{APPLIANCE}:tm:aggregation", count=100000)
+    finally:
+        r.close()
+    out = []
+    for _, f in raw:
+        row: dict[str, Any] = {"pair": f.get("pair"), "state": f.get("state"), "bottleneck": f.get("bottleneck")}
+        for k in ("ts", "nu", "c_hat_us", "n_target", "mu_n", "pace_bps", "phy_rate_mbps", "p_backhaul"):
+            v = f.get(k, "")
+            row[k] = float(v) if v not in ("", None) else None
+        out.append(row)
+    return out
+
+
+def _mean(xs: list[float]) -> float | None:
+    return round(statistics.fmean(xs), 3) if xs else None
+
+
+def _pct(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    s = sorted(xs)
+    return round(s[min(len(s) - 1, int(q * len(s)))], 3)
+
+
+def one_run(sc: AggScenario, mode: str, duration_s: float, tb: topology.Testbed, out: Path) -> dict[str, Any]:
+    controlled = mode == "aggtarget"
+    cc = "cubic" if controlled else mode
+    stack = _Stack()
+    url = None
+    history: list[dict[str, Any]] = []
+    reports: dict[str, dict[str, Any]] = {}
+    pcaps: dict[str, tuple[Path, Path]] = {}
+    emu_stats: dict[str, Any] = {}
+    try:
+        topology.up(tb, cc=cc, appl="ports" if controlled else "bridge")
+        topology.set_congestion_control(tb, cc)
+        stack.push("topology modes", lambda: topology.set_modes(tb, wan="bridge", wlan="bridge", appl="bridge"))
+        os.environ["WLAN_EMU_CMD"] = wlan.DEFAULT_TEMPLATE + f" --air {VHT_AIR}"
+        emu = wlan.start(tb, out)
+        if emu is None:
+            raise RuntimeError("wlan-emu is not built (make -C testbed build)")
+        stack.push("wlan-emu", lambda: emu_stats.update(wlan.stop(tb, emu)))
+        if sc.backhaul_mbit is not None:
+            w = wan.start(tb, delay_ms=sc.backhaul_delay_ms, rate_mbit=sc.backhaul_mbit)
+            stack.push("wan-emu", lambda: wan.stop(w))
+        if controlled:
+            url = _start_controlled(tb, sc, out, stack, emu.groundtruth_path)
+        for ap, sta in sc.pairs:
+            at_ap, at_sta = out / f"probe-{ap}.pcap", out / f"probe-{sta}.pcap"
+            pcaps[f"{ap}/{sta}"] = (at_ap, at_sta)
+            for ns, dev, path, name in ((tb.ns("wlan"), ap, at_ap, f"tcpdump-{ap}"),
+                                        (tb.ns(sta), "eth0", at_sta, f"tcpdump-{sta}")):
+                p = processes.start(tb.run_dir, name, ns,
+                                    ["tcpdump", "-i", dev, "-n", "-s", "128", "-B", "4096", "-U",
+                                     "--time-stamp-precision=nano", "-w", str(path),
+                                     "udp", "dst", "port", str(delay_probe.PROBE_PORT)])
+                stack.push(name, lambda p=p: processes.stop(p))
+        time.sleep(2.0 if controlled else 1.0)  # the loop's first steps / tcpdump ready
+        transfers, probes = [], []
+        for i, (ap, sta) in enumerate(sc.pairs):
+            sta_ip = topology.STAS[sta][0]
+            t = iperf.Transfer(f"{ap}-{sta}", tb.ns("server"), tb.ns(sta), sta_ip, BASE_PORT + i, duration_s, cc)
+            transfers.append(iperf.start(tb.run_dir, t))
+            probes.append(processes.start(
+                tb.run_dir, f"probe-{sta}", tb.ns("server"),
+                [str(PY), "-m", "runner.delay_probe", "send", sta_ip, str(delay_probe.PROBE_PORT),
+                 f"{PROBE_PPS:g}", f"{duration_s:g}"], env={"PYTHONPATH": str(REPO / "testbed")}))
+        for rt in transfers:
+            reports[rt.transfer.label] = iperf.finish(rt)
+        for p in probes:
+            try:
+                p.popen.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                processes.stop(p)
+        time.sleep(0.5)
+        if url is not None:
+            history = _loop_history(url)
+    finally:
+        errors = stack.close()
+        os.environ.pop("WLAN_EMU_CMD", None)
+        for e in errors:
+            print(f"aggtarget: cleanup: {e}", file=sys.stderr)
+        for kept in [*tb.run_dir.glob("*.log"), *tb.run_dir.glob("iperf3-*.json")]:
+            kept.replace(out / f"{mode}-{kept.name}")
+    pairs = []
+    for ap, sta in sc.pairs:
+        pair = f"{ap}/{sta}"
+        d = delay_probe.delays(delay_probe.read_pcap(pcaps[pair][0], delay_probe.PROBE_PORT),
+                               delay_probe.read_pcap(pcaps[pair][1], delay_probe.PROBE_PORT))
+        rows = d["rows"]
+        assert isinstance(rows, list)
+        ampdu, phy = wlan.link_figures(emu_stats, ap, sta, "downlink")
+        link = next((lk for lk in emu_stats.get("links", []) if lk.get("src") == ap and lk.get("dst") == sta), {})
+        mine = [h for h in history if h["pair"] == pair]
+        entry: dict[str, Any] = {
+            "ap": ap, "sta": sta,
+            "throughput_mbps": round(iperf.received_mbps(reports[f"{ap}-{sta}"]), 3),
+            "mean_delay_ms": _mean([r[1] for r in rows]),
+            "p95_delay_ms": _pct([r[1] for r in rows], 0.95),
+            "mean_delay_from_server_ms": _mean([r[2] for r in rows]),
+            "probes": {"at_ap": d["probes_at_ap"], "at_sta": d["probes_at_sta"], "matched": len(rows)},
+            "mean_ampdu": ampdu, "mean_phy_mbps": phy, "airtime_frac": link.get("airtime_frac"),
+            "retx": link.get("retx"), "queue_drops": link.get("queue_drops"),
+            "series": iperf.interval_series(reports[f"{ap}-{sta}"]),
+            "delay_series": [(round(r[0], 3), round(r[1], 3)) for r in rows[:: max(1, len(rows) // 400)]],
+        }
+        if controlled:
+            entry["target"] = {"t_bar_ms": sc.t_bar_ms,
+                               "n_target_final": mine[-1]["n_target"] if mine else None,
+                               "loop_steps": len(mine)}
+            entry["loop"] = mine
+        pairs.append(entry)
+    return {"mode": mode, "congestion_control": cc, "pairs": pairs, "wlan_emu_links": emu_stats.get("links"),
+            "cleanup_errors": errors}
+
+
+def run(name: str, duration_s: float, modes: tuple[str, ...] = MODES, *, prefix: str | None = None,
+        results_dir: Path = RESULTS) -> dict[str, Any]:
+    sc = get(name)
+    if sc.unsupported:
+        raise backend_mod.BackendUnavailable(f"{name}: {sc.unsupported}")
+    if not 0 < duration_s <= 600:
+        raise ValueError(f"duration {duration_s!r} s: expected 0 < duration <= 600")
+    bad = [m for m in modes if m not in MODES]
+    if bad:
+        raise ValueError(f"modes {bad}: expected some of {MODES}")
+    tb = topology.Testbed(prefix or topology.default_prefix())
+    created = not tb.state_file.exists()
+    out = results_dir / "runs" / name
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.iterdir():
+        if old.is_file():
+            old.unlink()
+    started = time.time()
+    runs: dict[str, Any] = {}
+    try:
+        for mode in modes:
+            try:
+                runs[mode] = one_run(sc, mode, duration_s, tb, out)
+            except backend_mod.BackendUnavailable as e:
+                runs[mode] = {"mode": mode, "skipped": str(e)}
+            (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
+    finally:
+        if created:
+            topology.down(tb)
+    doc = {"scenario": name, "duration_s": duration_s, "t_bar_ms": sc.t_bar_ms,
+           "backhaul_mbit": sc.backhaul_mbit, "air": str(VHT_AIR.relative_to(REPO)),
+           "started_unix": round(started, 3), "runs": runs, "goals": goals(sc, runs)}
+    results_dir.mkdir(parents=True, exist_ok=True)
+    (results_dir / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    return doc
+
+
+def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
+    """The issue's goals, as measured (never tuned to): delay within 20 % of T̄ when N̄ does not bind,
+    throughput >= 85 % of straight forwarding (plain CUBIC through the same air)."""
+    out: dict[str, Any] = {}
+    agg, cubic = runs.get("aggtarget", {}), runs.get("cubic", {})
+    for i, p in enumerate(agg.get("pairs", [])):
+        pair = f"{p['ap']}/{p['sta']}"
+        g: dict[str, Any] = {}
+        n_final = (p.get("target") or {}).get("n_target_final")
+        g["nbar_binds"] = n_final is not None and n_final >= 48 - 0.5
+        if p.get("mean_delay_ms") is not None:
+            err = abs(p["mean_delay_ms"] - sc.t_bar_ms) / sc.t_bar_ms
+            g["delay_error_frac"] = round(err, 3)
+            g["delay_within_20pct"] = err <= 0.2
+        base = cubic.get("pairs", [])[i]["throughput_mbps"] if i < len(cubic.get("pairs", [])) else None
+        if base:
+            g["throughput_frac_of_straight"] = round(p["throughput_mbps"] / base, 3)
+            g["throughput_ge_85pct"] = p["throughput_mbps"] >= 0.85 * base
+        out[pair] = g
+    return out
+
+
+def summary(doc: dict[str, Any]) -> str:
+    lines = [f"{doc['scenario']} (T-bar {doc['t_bar_ms']} ms, {doc['duration_s']} s per run)"]
+    for mode, r in doc["runs"].items():
+        if "skipped" in r:
+            lines.append(f"  {mode:9s} SKIPPED: {r['skipped']}")
+            continue
+        for p in r["pairs"]:
+            lines.append(f"  {mode:9s} {p['ap']}/{p['sta']}: {p['throughput_mbps']:.1f} Mbit/s, "
+                         f"delay appl->STA mean {p['mean_delay_ms']} ms p95 {p['p95_delay_ms']} ms, "
+                         f"A-MPDU {p['mean_ampdu']}, PHY {p['mean_phy_mbps']} Mbit/s")
+    lines.append(f"  goals: {json.dumps(doc['goals'])}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="runner.aggtarget", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("scenario", nargs="?", help="one of: " + ", ".join(SCENARIOS))
+    ap.add_argument("--duration", type=float, default=20.0)
+    ap.add_argument("--modes", default=",".join(MODES))
+    args = ap.parse_args(argv)
+    if not args.scenario:
+        for s in SCENARIOS.values():
+            print(f"{s.name:28s} T-bar {s.t_bar_ms:g} ms  {s.unsupported or 'runs here'}")
+        return 0
+    try:
+        doc = run(args.scenario, args.duration, tuple(m for m in args.modes.split(",") if m))
+    except backend_mod.BackendUnavailable as e:
+        print(f"SKIPPED {args.scenario}: {e}", file=sys.stderr)
+        return 0
+    print(summary(doc))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,89 @@
+"""The emulator's ground truth as the aggregation loop's STA-side measurements.
+
+A STA-side agent would read each A-MPDU's size from MAC timestamps (001 §2.2)
+and the PHY rate from radiotap headers (000 §IV-H). In the testbed the
+emulator's ground-truth log (one JSON line per PPDU, emu/README.md) says
+both exactly, so this thread tails it and every `period_s` writes, per
+downlink pair it carries (AP -> STA, best effort):
+
+- `XADD adwiser:appliance:<id>:tm:sta` {pair, mpdus (mean MPDUs per A-MPDU
+  of the period), frames}
+- `HSET adwiser:appliance:<id>:phy_rate` pair -> μ_R in Mbit/s, the harmonic
+  mean of the PHY rates of the last second (μ_R = 1/E[1/R], 000 eq. 4).
+
+This is the documented rate source "emulator ground truth" of the
+controller (controller/REDIS.md).
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from pathlib import Path
+
+import redis
+
+
+class GroundTruthFeed:
+    def __init__(self, redis_url: str, appliance: str, gt_path: Path, pairs: list[str],
+                 period_s: float = 0.1, rate_window_s: float = 1.0):
+        self.r = redis.Redis.from_url(redis_url, decode_responses=True)
+        self.aid, self.gt_path, self.pairs = appliance, gt_path, set(pairs)
+        self.period_s, self.rate_window_s = period_s, rate_window_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="gt-feed", daemon=True)
+        self.samples = 0
+
+    def start(self) -> GroundTruthFeed:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.r.close()
+
+    def _run(self) -> None:
+        rates: dict[str, deque[tuple[float, float]]] = {p: deque() for p in self.pairs}
+        buf = ""
+        f = None
+        while not self._stop.is_set():
+            if f is None:
+                try:
+                    f = open(self.gt_path, encoding="utf-8", errors="replace")
+                except OSError:
+                    self._stop.wait(self.period_s)
+                    continue
+            buf += f.read()
+            lines = buf.split("\n")
+            buf = lines.pop()
+            per: dict[str, list[int]] = {}
+            now = time.monotonic()
+            for line in lines:
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                pair = f"{rec.get('src')}/{rec.get('dst')}"
+                if pair not in self.pairs or rec.get("ac") != "BE" or not rec.get("mpdus"):
+                    continue
+                per.setdefault(pair, []).append(int(rec["mpdus"]))
+                if rec.get("phy_mbps"):
+                    rates[pair].append((now, float(rec["phy_mbps"])))
+            pipe = self.r.pipeline(transaction=False)
+            for pair, sizes in per.items():
+                pipe.xadd(f"adwiser:appliance:{self.aid}:tm:sta",
+                          {"pair": pair, "mpdus": f"{sum(sizes) / len(sizes):.3f}", "frames": str(len(sizes))},
+                          maxlen=20000, approximate=True)
+            for pair, q in rates.items():
+                while q and q[0][0] < now - self.rate_window_s:
+                    q.popleft()
+                if q:
+                    mu_r = len(q) / sum(1.0 / r for _, r in q)
+                    pipe.hset(f"adwiser:appliance:{self.aid}:phy_rate", pair, f"{mu_r:.2f}")
+            pipe.execute()
+            self.samples += len(per)
+            self._stop.wait(self.period_s)
+        if f is not None:
+            f.close()
