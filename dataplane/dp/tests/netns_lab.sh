@@ -28,6 +28,18 @@ lab_link() {   # ns_a if_a ns_b if_b
     lab_exec "$3" ethtool -K "$4" tso off gso off gro off tx off rx off >/dev/null 2>&1 || true
 }
 
+# A namespace may only default to an algorithm in the host's
+# tcp_allowed_congestion_control list (EPERM otherwise), and a host whose own
+# default is BBR lists only "reno bbr"; widen the list, never narrow it.
+lab_allow_cubic() {
+    local key=net.ipv4.tcp_allowed_congestion_control allowed
+    allowed=$(sysctl -n "$key")
+    case " $allowed " in
+        *" cubic "*) ;;
+        *) sysctl -qw "$key=$allowed cubic" ;;
+    esac
+}
+
 lab_create() {
     for ns in "$NS_SRV" "$NS_APP" "$NS_STA1" "$NS_STA2"; do
         ip netns add "$ns"
@@ -42,6 +54,7 @@ lab_create() {
     lab_exec "$NS_SRV" ip addr add 198.18.0.1/24 dev s0
     lab_exec "$NS_STA1" ip addr add 198.18.0.11/24 dev wlan0
     lab_exec "$NS_STA2" ip addr add 198.18.0.12/24 dev wlan0
+    lab_allow_cubic
     for ns in "$NS_SRV" "$NS_STA1" "$NS_STA2"; do
         lab_exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control=cubic
         lab_exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
