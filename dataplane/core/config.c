@@ -62,8 +62,12 @@ void adw_config_default_policies(struct adw_policies *p)
                                                        .c_pkts = 5,
                                                        .q_max_pkts = 4096,
                                                        .q_min_pkts = 32,
-                                                       .a1 = 0.1,
-                                                       .b1 = 0.1,
+                                                       /* 003 §V-A: a1 = 10, b1 = 1 packets per second of idle /
+                                                        * busy time, so the queue is held above its threshold
+                                                        * a1/(a1+b1) = 91 % of the time (b1/a1 small = high
+                                                        * utilisation); here per ms. */
+                                                       .a1 = 0.01,
+                                                       .b1 = 0.001,
                                                        .ewma_alpha = 0.1};
     p->aggregation_target = (struct adw_aggregation_policy){
         .n_target_max = 48, .t_bar_ms = 10, .k1 = 0.5, .k2 = 0.2, .delta_s = 0.5};

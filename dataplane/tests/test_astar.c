@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "adwiser/config.h"
 #include "astar.h"
 
 static struct adw_queue_sizing_policy policy(void)
@@ -75,6 +76,34 @@ static void test_limit_is_the_smaller_and_clamped(void **st)
     assert_in_range(a.limit, 800, 810);
 }
 
+/* 003 §V-A: with a1 = 10, b1 = 1 per second, q_ALT stands still when the queue is above its threshold 10/11 of
+ * the time; the default gains are these (per ms), not a 50 % balance that caps utilisation near one half. */
+static void test_default_alt_gains_hold_the_limit_at_ten_elevenths_busy(void **st)
+{
+    (void)st;
+    struct adw_policies pol;
+    adw_config_default_policies(&pol);
+    const struct adw_queue_sizing_policy *p = &pol.queue_sizing;
+    assert_true(p->b1 / p->a1 <= 0.1 + 1e-12);
+    struct adw_astar a;
+    adw_astar_init(&a, p, 0);
+    a.q_alt = 300;
+    uint64_t t = 0;
+    for (int frame = 0; frame < 1000; frame++) { /* 40 ms frames: idle 40/11 ms, then above the threshold */
+        adw_astar_observe(&a, t, 0, 100);
+        adw_astar_observe(&a, t + 3636364, 200, 100);
+        t += 40000000;
+        adw_astar_interval(&a, p, t);
+    }
+    assert_in_range((uint32_t)a.q_alt, 299, 301);
+    for (int frame = 0; frame < 250; frame++) { /* always above the threshold: a standing queue */
+        adw_astar_observe(&a, t, 200, 100);
+        t += 40000000;
+        adw_astar_interval(&a, p, t);
+    }
+    assert_in_range((uint32_t)a.q_alt, 289, 291); /* shrinks by b1 = 1 packet per busy second */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -82,6 +111,7 @@ int main(void)
         cmocka_unit_test(test_ebdp_average_moves_gradually),
         cmocka_unit_test(test_alt_shrinks_when_busy_and_grows_when_idle),
         cmocka_unit_test(test_limit_is_the_smaller_and_clamped),
+        cmocka_unit_test(test_default_alt_gains_hold_the_limit_at_ten_elevenths_busy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
