@@ -1,0 +1,97 @@
+"""The aggregation-target section of results/REPORT.md (issue 9): per scenario,
+the controlled run beside plain CUBIC and BBR through the same 11ac air (rate,
+one-way delay appliance -> STA, A-MPDU size, airtime), the goals as measured,
+and a rate/delay time-series plot like 001 Fig 16."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .aggtarget import MODES, SCENARIOS
+
+
+def _load(results_dir: Path) -> dict[str, dict[str, Any]]:
+    docs = {}
+    for name in SCENARIOS:
+        try:
+            docs[name] = json.loads((results_dir / f"{name}.json").read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+    return docs
+
+
+def _f(v: Any, digits: int = 1) -> str:
+    return f"{v:.{digits}f}" if isinstance(v, int | float) else "–"
+
+
+def plot(doc: dict[str, Any], out: Path) -> Path | None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = [(m, doc["runs"][m]) for m in MODES if m in doc["runs"] and "pairs" in doc["runs"][m]]
+    if not runs:
+        return None
+    fig, (ax_r, ax_d) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    for mode, r in runs:
+        for p in r["pairs"]:
+            label = f"{mode} {p['sta']}"
+            if p.get("series"):
+                ax_r.plot([t for t, _ in p["series"]], [v for _, v in p["series"]], label=label)
+            ds = p.get("delay_series") or []
+            if ds:
+                t0 = ds[0][0]
+                ax_d.plot([t - t0 for t, _ in ds], [v for _, v in ds], label=label, linewidth=0.8)
+    ax_r.set_ylabel("rate (Mbit/s)")
+    ax_d.set_ylabel("delay appliance→STA (ms)")
+    ax_d.set_yscale("log")
+    ax_d.axhline(doc["t_bar_ms"], color="k", linestyle="--", linewidth=0.8, label="T̄")
+    ax_d.set_xlabel("time (s)")
+    ax_r.legend(fontsize=7)
+    ax_d.legend(fontsize=7)
+    fig.suptitle(f"{doc['scenario']}: aggregation target vs CUBIC and BBR (like 001 Fig 16)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
+def section_lines(results_dir: Path) -> list[str]:
+    docs = _load(results_dir)
+    lines = ["## Aggregation-target policy (issue 9: 000 §VI, 001 §5; 802.11ac 80 MHz air)", ""]
+    if not docs:
+        return lines + ["No `aggtarget-*` results yet (`make experiment SCENARIO=aggtarget-1sta`).", ""]
+    lines += ["Controlled = adwiser-dp paces each pair at the rate of the controller's aggregation-loop "
+              "(μ̃_N and μ_R from the emulator's ground truth as STA-side agent); cubic/bbr = straight "
+              "forwarding with plain TCP. Delay = one-way, appliance → STA (UDP probes, 200/s, captured at the "
+              "AP port and at the STA): AP queueing plus air.", "",
+              "| scenario | mode | pair | Mbit/s | delay mean ms | delay p95 ms | A-MPDU | PHY Mbit/s | airtime | N_target |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, doc in docs.items():
+        for mode in MODES:
+            r = doc["runs"].get(mode)
+            if r is None:
+                continue
+            if "skipped" in r:
+                lines.append(f"| {name} | {mode} | – | skipped: {r['skipped']} | | | | | | |")
+                continue
+            for p in r["pairs"]:
+                tgt = (p.get("target") or {}).get("n_target_final")
+                lines.append(f"| {name} | {mode} | {p['ap']}/{p['sta']} | {_f(p['throughput_mbps'])} | "
+                             f"{_f(p['mean_delay_ms'], 2)} | {_f(p['p95_delay_ms'], 2)} | {_f(p['mean_ampdu'])} | "
+                             f"{_f(p['mean_phy_mbps'])} | {_f(p.get('airtime_frac'), 3)} | {_f(tgt)} |")
+    lines.append("")
+    for name, doc in docs.items():
+        lines.append(f"- `{name}` (T̄ {doc['t_bar_ms']:g} ms, {doc['duration_s']:g} s per run, air `{doc['air']}`"
+                     + (f", backhaul {doc['backhaul_mbit']:g} Mbit/s" if doc.get("backhaul_mbit") else "")
+                     + f"): goals as measured {json.dumps(doc.get('goals'))}")
+        png = plot(doc, results_dir / f"{name}.png")
+        if png:
+            lines.append(f"\n  ![{name}]({png.name})\n")
+    missing = [n for n, s in SCENARIOS.items() if s.unsupported]
+    if missing:
+        lines.append("")
+        lines += [f"- `{n}`: not run here: {SCENARIOS[n].unsupported}" for n in missing]
+    return lines + [""]

@@ -1,0 +1,85 @@
+"""Aggregation-target harness pieces that need no traffic: the probe pcap reader, the goal
+arithmetic, the multi-STA lab's configuration document and air config."""
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from runner import agg_lab, aggtarget, delay_probe
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _pcap(path: Path, packets: list[tuple[int, bytes]]) -> None:
+    out = struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1)
+    for ts_ns, frame in packets:
+        out += struct.pack("<IIII", ts_ns // 1_000_000_000, ts_ns % 1_000_000_000, len(frame), len(frame)) + frame
+    path.write_bytes(out)
+
+
+def _probe_frame(seq: int, sent_ns: int, port: int = delay_probe.PROBE_PORT) -> bytes:
+    payload = delay_probe.HEADER.pack(seq, sent_ns).ljust(delay_probe.PAYLOAD_BYTES, b"\0")
+    ip = bytes([0x45, 0, 0, 20 + 8 + len(payload), 0, 0, 0, 0, 64, 17, 0, 0]) + bytes(8)
+    udp = struct.pack("!HHHH", 40000, port, 8 + len(payload), 0)
+    return bytes(12) + b"\x08\x00" + ip + udp + payload
+
+
+def test_probe_delay_is_sta_capture_minus_ap_capture(tmp_path: Path) -> None:
+    _pcap(tmp_path / "ap.pcap", [(1_000_000_000, _probe_frame(0, 999_000_000)),
+                                 (1_010_000_000, _probe_frame(1, 1_009_000_000)),
+                                 (1_020_000_000, _probe_frame(7, 1_019_000_000, port=53))])
+    _pcap(tmp_path / "sta.pcap", [(1_004_500_000, _probe_frame(0, 999_000_000)),
+                                  (1_012_000_000, _probe_frame(1, 1_009_000_000))])
+    d = delay_probe.delays(delay_probe.read_pcap(tmp_path / "ap.pcap", delay_probe.PROBE_PORT),
+                           delay_probe.read_pcap(tmp_path / "sta.pcap", delay_probe.PROBE_PORT))
+    assert d["probes_at_ap"] == 2  # the datagram to another port is not a probe
+    rows = d["rows"]
+    assert isinstance(rows, list)
+    assert [round(r[1], 3) for r in rows] == [4.5, 2.0]
+    assert [round(r[2], 3) for r in rows] == [5.5, 3.0]
+
+
+def test_goals_report_delay_error_throughput_fraction_and_airtime_spread() -> None:
+    sc = aggtarget.SCENARIOS["aggtarget-3sta-mixed-mcs"]
+    pair = {"ap": "ap1", "throughput_mbps": 90.0, "mean_delay_ms": 11.5, "target": {"n_target_final": 20.0}}
+    runs = {"aggtarget": {"pairs": [dict(pair, sta=f"sta{i}", airtime_frac=f) for i, f in
+                                    ((1, 0.30), (2, 0.30), (3, 0.36))]},
+            "cubic": {"pairs": [dict(pair, sta=f"sta{i}", throughput_mbps=100.0, airtime_frac=0.3)
+                                for i in (1, 2, 3)]}}
+    g = aggtarget.goals(sc, runs)
+    assert g["ap1/sta1"]["delay_error_frac"] == 0.15 and g["ap1/sta1"]["delay_within_20pct"]
+    assert g["ap1/sta1"]["throughput_frac_of_straight"] == 0.9 and g["ap1/sta1"]["throughput_ge_85pct"]
+    assert not g["airtime_aggtarget"]["within_10pct"]   # 0.36/0.96*3 = 1.125
+    assert g["airtime_cubic"]["within_10pct"]
+
+
+def test_multi_sta_document_is_valid_for_the_controller(tmp_path: Path) -> None:
+    lab = agg_lab.MultiStaLab("tst", 3)
+    base = yaml.safe_load((REPO / "configs" / "lab-2ap-2sta.yaml").read_text())
+    doc = lab.config_doc("aggtarget", ["ap1/sta1", "ap1/sta2", "ap1/sta3"], 10.0, base)
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc))
+    res = subprocess.run([sys.executable, "-m", "adwiser_controller", "validate", str(path)],
+                         capture_output=True, text=True, timeout=60, cwd=REPO / "controller")
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_unsupported_scenario_refuses_naming_what_is_missing() -> None:
+    try:
+        aggtarget.run("aggtarget-mcs-step", 5.0)
+    except aggtarget.backend_mod.BackendUnavailable as e:
+        assert "MCS" in str(e)
+    else:
+        raise AssertionError("aggtarget-mcs-step ran")
+
+
+def test_the_three_sta_air_config_has_one_ap_and_three_stas() -> None:
+    cfg = json.loads((REPO / "testbed" / "air" / "aggtarget-1ap-3sta-vht80.json").read_text())
+    nodes = cfg["topology"]["nodes"]["value"]
+    assert [n["role"] for n in nodes] == ["ap", "sta", "sta", "sta"]
+    assert all(n.get("ap") == "ap1" for n in nodes[1:])
