@@ -348,8 +348,8 @@ def teardown(d: Demo) -> list[str]:
         step("logs", lambda log=log: shutil.copy(log, d.out / log.name))
     for rep in d.tb.run_dir.glob("iperf3-*.json"):
         step("logs", lambda rep=rep: shutil.copy(rep, d.out / rep.name))
-    step("topology", lambda: topology.down(d.tb))
     step("redis data", lambda: shutil.rmtree(d.redis_dir, ignore_errors=True))
+    step("topology", lambda: topology.down(d.tb))
     return errors
 
 

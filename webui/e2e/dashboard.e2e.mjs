@@ -16,6 +16,43 @@ const VIEWER = { username: 'victor', password: 'viewer-password-e2e' }
 const missing = controllerAvailable()
 if (missing) console.log(`# SKIP dashboard e2e: ${missing}`)
 
+// Every visible text element whose colour against its effective background is below
+// WCAG AA (4.5:1; 3:1 for large text); run inside the page.
+const contrastProblems = () => {
+  const parse = (c) => {
+    const m = c.match(/rgba?\(([^)]+)\)/)
+    if (!m) return null
+    const p = m[1].split(/[ ,/]+/).filter(Boolean).map(Number)
+    return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 }
+  }
+  const lum = ({ r, g, b }) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b)
+  }
+  const bgOf = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor)
+      if (c && c.a > 0.5) return c
+    }
+    return { r: 255, g: 255, b: 255, a: 1 }
+  }
+  const out = []
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('svg, canvas, .sr-only, .skip') || el.matches(':disabled') || el.closest('option')) continue
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue
+    const box = el.getBoundingClientRect()
+    const cs = getComputedStyle(el)
+    if (!box.width || !box.height || cs.visibility === 'hidden') continue
+    const a = lum(parse(cs.color))
+    const b = lum(bgOf(el))
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)
+    const size = parseFloat(cs.fontSize)
+    const large = size >= 24 || (Number(cs.fontWeight) >= 700 && size >= 18.66)
+    if (ratio < (large ? 3 : 4.5)) out.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 40)}" ${ratio.toFixed(2)}:1`)
+  }
+  return out
+}
+
 describe('dashboard against the real controller', { skip: missing ?? false }, () => {
   const servers = new Servers()
   let browser, page, admin
@@ -220,6 +257,80 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     })
     assert.equal(refusal.status, 403)
     assert.equal(refusal.body.field, 'role')
+  })
+
+  test('an admin manages users and API tokens; a refused field is shown beside it', async () => {
+    await logout()
+    await login(ADMIN)
+    await go('/access')
+    await page.locator('[data-testid=users] tr[data-user="victor"]').waitFor()
+    await page.fill('#user-name', 'nadia')
+    await page.fill('#user-password', 'short')
+    await page.selectOption('#user-role', 'operator')
+    await page.getByRole('button', { name: 'Create user' }).click()
+    const pwErr = page.locator('#user-password + .field-errors')
+    await pwErr.waitFor()
+    assert.match(await pwErr.innerText(), /at least 10 characters/)
+    assert.equal((await admin('GET', '/auth/users')).body.some((u) => u.username === 'nadia'), false, 'nothing created')
+    await page.fill('#user-password', 'a-long-enough-password')
+    await page.getByRole('button', { name: 'Create user' }).click()
+    await page.getByTestId('user-notice').filter({ hasText: 'User nadia created with role operator' }).waitFor()
+    await page.fill('#tok-name', 'ansible')
+    await page.selectOption('#tok-role', 'operator')
+    await page.getByRole('button', { name: 'Create token' }).click()
+    const secret = (await page.getByTestId('token-secret').locator('code').innerText()).trim()
+    await shot('access')
+    // The token works for automation, with the role it was given.
+    const r = await fetch(`${servers.base}/api/v1/auth/me`, { headers: { Authorization: `Bearer ${secret}` } })
+    assert.equal(r.status, 200)
+    assert.deepEqual([(await r.json()).role], ['operator'])
+  })
+
+  test('keyboard: skip link first, pages reached with Tab and Enter, a visible focus ring, a slice edited without a mouse', async () => {
+    await go('/live')
+    await page.getByTestId('feed-state').waitFor()
+    const focused = () => page.evaluate(() => {
+      const e = document.activeElement
+      const cs = getComputedStyle(e)
+      return { tag: e.tagName, id: e.id, text: (e.textContent || '').trim(), label: e.getAttribute('aria-label'), outline: `${cs.outlineStyle} ${cs.outlineWidth}` }
+    })
+    await page.keyboard.press('Tab')
+    assert.equal((await focused()).text, 'Skip to content')
+    await page.keyboard.press('Enter')
+    assert.equal((await focused()).id, 'main')
+    await page.keyboard.press('Shift+Tab') // back through the header to the navigation
+    for (let i = 0; i < 20 && (await focused()).text !== 'Slice maps'; i++) await page.keyboard.press('Shift+Tab')
+    const link = await focused()
+    assert.equal(link.text, 'Slice maps')
+    assert.match(link.outline, /^solid [3-9]/, `focus ring on the link: ${link.outline}`)
+    await page.keyboard.press('Enter')
+    await page.getByTestId('base-version').waitFor()
+    assert.equal(new URL(page.url()).hash, '#/slice-maps')
+    assert.equal((await focused()).id, 'main', 'a page change puts focus on the page')
+    for (let i = 0; i < 60 && (await focused()).label !== 'Add a pair to slice 1'; i++) await page.keyboard.press('Tab')
+    assert.equal((await focused()).label, 'Add a pair to slice 1')
+    await page.keyboard.press('ArrowDown') // a closed select changes its value (and fires change) on arrow keys
+    await page.locator('.slice[data-slice="0"] .chip.conflict').first().waitFor()
+    assert.equal(await page.locator('.slice[data-slice="0"] .chip').count(), 2)
+    await shot('keyboard-slice-edit')
+  })
+
+  test('text on every page has at least WCAG AA contrast (4.5:1, large text 3:1)', async () => {
+    // The check itself can fail: a grey #999 on white (2.8:1) probe is reported.
+    await go('/live')
+    await page.locator('main h1').waitFor()
+    await page.evaluate(() => document.querySelector('main').insertAdjacentHTML('beforeend', '<p id="probe" style="color:#999">probe</p>'))
+    assert.ok((await page.evaluate(contrastProblems)).some((p) => p.includes('"probe" 2.85:1')), 'the probe is flagged')
+    await page.evaluate(() => document.getElementById('probe').remove())
+    const failures = []
+    for (const route of ['/live', '/slice-maps', '/topology', '/policies', '/appliances', '/history', '/access']) {
+      await go(route)
+      await page.locator('main h1').waitFor()
+      await page.waitForTimeout(300)
+      const bad = await page.evaluate(contrastProblems)
+      failures.push(...bad.map((b) => `${route}: ${b}`))
+    }
+    assert.deepEqual(failures, [])
   })
 
   test('a lost controller connection is shown and the page recovers when it returns', async () => {

@@ -11,6 +11,7 @@ export const routes = [
   { path: '/policies', name: 'policies', component: () => import('./views/PoliciesView.vue'), meta: { title: 'Policies' } },
   { path: '/appliances', name: 'appliances', component: () => import('./views/AppliancesView.vue'), meta: { title: 'Appliances' } },
   { path: '/history', name: 'history', component: () => import('./views/HistoryView.vue'), meta: { title: 'History' } },
+  { path: '/access', name: 'access', component: () => import('./views/AccessView.vue'), meta: { title: 'Access' } },
 ]
 
 export function makeRouter() {

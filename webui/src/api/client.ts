@@ -77,4 +77,6 @@ export const api = {
   get: <T>(path: string, query?: Query) => request<T>('GET', path, undefined, query),
   post: <T>(path: string, body?: unknown, query?: Query) => request<T>('POST', path, body, query),
   put: <T>(path: string, body?: unknown, query?: Query) => request<T>('PUT', path, body, query),
+  patch: <T>(path: string, body?: unknown, query?: Query) => request<T>('PATCH', path, body, query),
+  delete: <T = void>(path: string, query?: Query) => request<T>('DELETE', path, undefined, query),
 }
