@@ -1,0 +1,69 @@
+import { createPinia, setActivePinia } from 'pinia'
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { FrameEntry, PairEntry } from '../../src/api/types'
+import { WindowedSeries } from '../../src/lib/series'
+import { useLive, WINDOW_S } from '../../src/stores/live'
+import { useSession } from '../../src/stores/session'
+
+const pair = (ts_s: number, name: string, over: Partial<PairEntry> = {}): PairEntry => ({
+  id: `${ts_s}-0`, ts_ns: ts_s * 1e9, frame: ts_s, pair: name, mode: 'sliced', s_ms: 20, r_pkts: 40, v_ms: 18.5,
+  released_pkts: 40, released_bytes: 60000, queue_pkts: 12, limit_pkts: 256, drops_tail: 2, drops_other: 1,
+  tput_mbps: 30, reassigned: 0, ...over,
+})
+const frame = (ts_s: number, over: Partial<FrameEntry> = {}): FrameEntry => ({
+  id: `${ts_s}-0`, ts_ns: ts_s * 1e9, frame: ts_s, version: 3, frame_ms: 40, utility: 7.1, utility_bound: null,
+  reassignments: 0, slices: [{ duration_ms: 20, pairs: ['ap1/sta1'], given_to: [] }], ...over,
+})
+
+beforeEach(() => setActivePinia(createPinia()))
+
+describe('live store', () => {
+  it('folds telemetry into one series per pair, drops as tail + other, and keeps the latest entry', () => {
+    const live = useLive()
+    live.ingest({ type: 'telemetry', frames: [frame(100)], pairs: [pair(100, 'ap1/sta1'), pair(100, 'ap2/sta2', { tput_mbps: 41 })] })
+    live.ingest({ type: 'telemetry', frames: [frame(101)], pairs: [pair(101, 'ap1/sta1', { v_ms: 20.1 })] })
+    expect([...live.pairs.keys()].sort()).toEqual(['ap1/sta1', 'ap2/sta2'])
+    const s = live.pairs.get('ap1/sta1')!
+    expect(s.length).toBe(2)
+    expect(s.last('v_ms')).toBe(20.1)
+    expect(s.last('drops')).toBe(3)
+    expect(live.latestPair.get('ap2/sta2')!.tput_mbps).toBe(41)
+    expect(live.lastFrame!.frame).toBe(101)
+    expect(live.frames.last('utility_bound')).toBeNull()
+  })
+
+  it('takes the status message and reports a feed error without losing data', () => {
+    const live = useLive()
+    live.ingest({ type: 'telemetry', pairs: [pair(5, 'ap1/sta1')] })
+    const before = live.tick
+    live.ingest({ type: 'error', detail: 'no such appliance' })
+    expect(live.error).toBe('no such appliance')
+    expect(live.tick).toBe(before + 1)
+    expect(live.pairs.get('ap1/sta1')!.length).toBe(1)
+  })
+})
+
+describe('windowed series', () => {
+  it('keeps only the last window of history and ignores samples that go back in time', () => {
+    const w = new WindowedSeries(['x'], WINDOW_S)
+    for (let t = 0; t <= 2 * WINDOW_S; t += 10) w.push(t, [t])
+    expect(w.data()[0][0]).toBe(WINDOW_S)
+    w.push(5, [999])
+    expect(w.last('x')).toBe(2 * WINDOW_S)
+  })
+})
+
+describe('session store', () => {
+  it('lets operators and admins edit, viewers only read', () => {
+    const s = useSession()
+    expect(s.canEdit).toBe(false)
+    s.adopt({ username: 'v', role: 'viewer', via: 'session', csrf_token: 'x' })
+    expect(s.canEdit).toBe(false)
+    expect(s.isAdmin).toBe(false)
+    s.adopt({ username: 'o', role: 'operator', via: 'session', csrf_token: 'x' })
+    expect(s.canEdit).toBe(true)
+    expect(s.isAdmin).toBe(false)
+    s.adopt({ username: 'a', role: 'admin', via: 'session', csrf_token: 'x' })
+    expect(s.isAdmin).toBe(true)
+  })
+})
