@@ -159,3 +159,31 @@ def test_sta_side_aggregation_replaces_the_ack_burst_estimate(api, appliance, re
     _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 1, t0=20.0, runner=runner))
     pair = statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]
     assert pair["mu_source"] == "sta" and pair["mu_n"] == 17.5
+
+
+def test_aggregation_loop_command_runs_the_loops_until_stopped(api, appliance, redis_server, rdb, tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from servers import CONTROLLER_DIR, _stop
+
+    aid, _ = appliance
+    v = enable(api, aid)
+    rdb.set(keys.appliance(aid, "active"), v)
+    log = open(tmp_path / "loop.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "adwiser_controller", "aggregation-loop", "--redis-url",
+                             redis_server.url, "--appliance", aid], stdout=log, stderr=subprocess.STDOUT,
+                            cwd=CONTROLLER_DIR, env={**os.environ, "PYTHONPATH": str(CONTROLLER_DIR)})
+    try:
+        deadline = time.monotonic() + 20
+        while rdb.hget(keys.appliance(aid, "pacing"), "ap1/sta1") is None:
+            assert proc.poll() is None, (tmp_path / "loop.log").read_text()
+            assert time.monotonic() < deadline, "no pacing written"
+            time.sleep(0.1)
+        status = json.loads(rdb.get(keys.appliance(aid, "aggregation")))
+        assert status["enabled"] and status["version"] == v
+    finally:
+        _stop(proc)
+        log.close()

@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from .. import keys
 from ..models import AdwiserConfig
@@ -292,7 +294,12 @@ async def run_forever(redis_url: str, appliances: list[str] | None, period_s: fl
     runner = AggregationRunner(r)
     try:
         while stop is None or not stop.is_set():
-            await runner.tick_all(time.monotonic(), appliances)
+            try:
+                await runner.tick_all(time.monotonic(), appliances)
+            except RedisError as exc:
+                # Redis restarting: the pacing already written stays in force; retry next period.
+                print(f"aggregation-loop: redis: {exc}", file=sys.stderr, flush=True)
+                await asyncio.sleep(1.0)
             await asyncio.sleep(period_s)
     finally:
         await r.aclose()
