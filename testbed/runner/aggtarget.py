@@ -233,8 +233,8 @@ def _start_controlled(lab: Lab, sc: AggScenario, stack: _Stack, gt_path: Path) -
     dp_bin = backend_mod.dp_binary()
     if not os.access(dp_bin, os.X_OK):
         raise backend_mod.BackendUnavailable(f"{dp_bin} is not built (make -C dataplane build)")
-    help_text = subprocess.run([str(dp_bin), "--help"], capture_output=True, text=True, timeout=10)
-    if "--pacing" not in help_text.stdout + help_text.stderr:
+    # `--help` reaches DPDK's EAL, not adwiser-dp; its own usage text is in the binary.
+    if b"--pacing FILE" not in dp_bin.read_bytes():
         raise backend_mod.BackendUnavailable(f"{dp_bin} has no per-pair pacing (issue 9 dataplane part)")
     rs = processes.start(lab.run_dir, "redis-server", None,
                          ["redis-server", "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
