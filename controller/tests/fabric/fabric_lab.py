@@ -191,10 +191,15 @@ class Lab:
                        f"--vdev=net_af_packet2,iface={DP_PORTS['ap2']}", "--",
                        "--config", str(conf), "--uplink", DP_PORTS["uplink"], "--ap", f"ap1={DP_PORTS['ap1']}",
                        "--ap", f"ap2={DP_PORTS['ap2']}", "--redis", f"unix:{self.redis_sock}",
-                       "--total-num-mbufs", "8192", "--pid-file", str(self.dir / "dp.pid"), log="dp.log")
+                       "--total-num-mbufs", "8192", "--pid-file", str(self.dir / "dp.pid"),
+                       "--stats", str(self.dp_stats()), log="dp.log")
         pid = self.pids["dp"]
         wait_for(lambda: (self.heartbeat() or {}).get("pid") == pid, 20, f"a heartbeat from dataplane pid {pid}")
         return pid
+
+    def dp_stats(self) -> Path:
+        """Where the current adwiser-dp run writes its counters at a clean exit (--stats)."""
+        return self.dir / f"dp-stats-{self.dp_starts}.json"
 
     def restart_vswitchd(self) -> None:
         """Stop ovs-vswitchd alone (by its pid file) and start it again: the bridge comes back without flows."""
