@@ -68,6 +68,7 @@ struct emu {
     struct frame_store store;
     struct link_stats *links;    /* [src * WLAN_MAX_NODES + dst] */
     uint64_t t0_ns;              /* CLOCK_MONOTONIC at start (ns) */
+    uint64_t t0_unix_ns;         /* CLOCK_REALTIME at that instant (ns): puts start_us on the Unix clock of other logs */
     uint64_t bypass_group;       /* broadcast/multicast forwarded at once */
     uint64_t bypass_unknown;     /* unicast to an unknown MAC, flooded at once */
     uint64_t bypass_malformed;   /* runts forwarded at once */
@@ -93,6 +94,13 @@ static uint64_t mono_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -329,6 +337,7 @@ static int write_stats(struct emu *e, const char *path, double wall_s)
         "oversize", (json_int_t)e->bypass_oversize, "no_slot_drops", (json_int_t)e->no_slot,
         "tx_errors", (json_int_t)e->tx_errors, "rx_errors", (json_int_t)e->rx_errors, "groundtruth_records",
         (json_int_t)e->gt_records);
+    json_object_set_new(root, "t0_unix_ns", json_integer((json_int_t)e->t0_unix_ns));
     free(all);
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -535,7 +544,12 @@ int main(int argc, char **argv)
     struct pollfd pfd[WLAN_MAX_NODES];
     for (int i = 0; i < e.n_ports; i++)
         pfd[i] = (struct pollfd){.fd = e.ports[i].fd, .events = POLLIN};
+    /* The Unix time of t0, read on both sides of it, so adwiser-dp's telemetry (Unix ns) and the ground truth
+     * (µs since t0) can be put on one clock (testbed/runner/slice_overflow.py). */
+    uint64_t rt_before = realtime_ns();
     e.t0_ns = mono_ns();
+    uint64_t rt_after = realtime_ns();
+    e.t0_unix_ns = rt_before + (rt_after - rt_before) / 2;
     uint64_t deadline = duration > 0 ? (uint64_t)(duration * 1e6) : UINT64_MAX;
     const struct timespec zero = {0, 0};
     fprintf(stderr, "wlan-emu: %d ports, air %s\n", e.n_ports, air_path);

@@ -115,6 +115,10 @@ for key, link in (("ap1", "sta1"), down), (("sta1", "ap1"), up):
 check(down["frames_out"] >= n + nbytes // 1448, "downlink carried the UDP burst and the TCP data")
 check(down["mean_ampdu"] is not None and down["mean_ampdu"] >= 1.0, f"downlink mean A-MPDU {down['mean_ampdu']}")
 check(stats["bypass"]["unknown_destination"] == 0, "no frame for an unknown MAC")
+import time
+t0 = stats.get("t0_unix_ns")
+check(isinstance(t0, int) and t0 + stats["wall_s"] * 1e9 <= time.time_ns() < t0 + 600e9,
+      f"stats carry t0_unix_ns, the Unix time of the ground truth's start_us 0 ({t0})")
 t = down["timing_error_us"]
 print(f"delivery timing error ap1->sta1: p50 {t['p50']} us, p99 {t['p99']} us, max {t['max']} us; "
       f"CPU {stats['cpu_percent']:.1f} % of one core over {stats['wall_s']:.1f} s; "
