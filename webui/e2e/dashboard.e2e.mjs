@@ -234,6 +234,50 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     await shot('history')
   })
 
+  test('a policy out of its schema range is marked as typed and refused beside its field; a valid one is saved', async () => {
+    const before = (await admin('GET', '/versions')).body.total
+    await go('/policies')
+    const a = page.locator('input[name="ts_abr_qd.a_pkts_per_ms"]')
+    await a.waitFor()
+    await a.fill('25')
+    const msg = page.locator('.field:has(input[name="ts_abr_qd.a_pkts_per_ms"]) .field-errors')
+    assert.equal(await msg.innerText(), 'must be at most 20')
+    await page.getByRole('button', { name: 'Save policies' }).click()
+    await page.getByTestId('server-error').waitFor()
+    assert.match(await page.getByTestId('server-error').innerText(), /422/)
+    assert.match(await msg.innerText(), /less than or equal to 20/)
+    await shot('policies-refused')
+    assert.equal((await admin('GET', '/versions')).body.total, before, 'a refused document stores no version')
+    await a.fill('2')
+    await page.fill('#pol-comment', 'faster batch adaptation')
+    await page.getByRole('button', { name: 'Save policies' }).click()
+    await page.getByTestId('notice').filter({ hasText: 'Saved as version' }).waitFor()
+    const v = (await admin('GET', '/versions')).body.items[0]
+    assert.equal(v.comment, 'faster batch adaptation')
+    assert.equal((await admin('GET', `/versions/${v.version}`)).body.doc.policies.ts_abr_qd.a_pkts_per_ms, 2)
+  })
+
+  test('a topology imported from CSV is checked line by line, then saved as a new version', async () => {
+    await go('/topology')
+    await page.locator('svg[data-testid=conflict-graph]').waitFor()
+    const header = 'kind,id,name,channel,port,vlan,mac,ips,ap,a,b'
+    await page.setInputFiles('#topo-import', { name: 'bad.csv', mimeType: 'text/csv',
+      buffer: Buffer.from(`${header}\nap,ap1,AP1,thirty-six,ap1,,,,,,\n`) })
+    await page.locator('#import-problems').waitFor()
+    assert.match(await page.locator('#import-problems').innerText(), /CSV line 2: channel "thirty-six" is not a whole number/)
+    const csv = [header, 'ap,ap1,AP1 north wing,36,ap1,,,,,,', 'ap,ap2,AP2 south wing,36,ap2,,,,,,',
+      'sta,sta1,,,,,02:ad:00:00:01:01,198.18.0.11,ap1,,', 'sta,sta2,,,,,02:ad:00:00:02:01,198.18.0.12,ap2,,',
+      'conflict,,,,,,,,,ap1/sta1,ap2/sta2'].join('\n')
+    await page.setInputFiles('#topo-import', { name: 'lab.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
+    await page.getByTestId('notice').filter({ hasText: 'Imported lab.csv: 2 APs, 2 STAs, 1 conflicts' }).waitFor()
+    assert.equal(await page.getByLabel('AP 1 name').inputValue(), 'AP1 north wing')
+    await page.fill('#topo-comment', 'AP names from the building plan')
+    await page.getByRole('button', { name: 'Save topology' }).click()
+    await page.getByTestId('notice').filter({ hasText: 'Saved as version' }).waitFor()
+    const v = (await admin('GET', '/versions')).body.items[0]
+    assert.equal((await admin('GET', `/versions/${v.version}`)).body.doc.topology.aps[0].name, 'AP1 north wing')
+  })
+
   test('a viewer sees everything read-only and a write is refused', async () => {
     await logout()
     await login(VIEWER)
@@ -284,6 +328,19 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     const r = await fetch(`${servers.base}/api/v1/auth/me`, { headers: { Authorization: `Bearer ${secret}` } })
     assert.equal(r.status, 200)
     assert.deepEqual([(await r.json()).role], ['operator'])
+  })
+
+  test('an admin rolls back to the first version: a copy is applied and acknowledged', async () => {
+    await go('/slice-maps')
+    await page.getByTestId('base-version').waitFor()
+    await page.selectOption('#rollback', '1')
+    await page.getByRole('button', { name: 'Roll back', exact: true }).click()
+    const notice = page.getByTestId('notice').filter({ hasText: 'Rolled back' })
+    await notice.waitFor()
+    const n = Number((await notice.innerText()).match(/version (\d+) \(a copy of 1\) applied and acknowledged/)[1])
+    assert.equal(await page.getByTestId('active-version').innerText(), String(n))
+    assert.deepEqual((await admin('GET', `/versions/${n}`)).body.doc.slice_map, (await admin('GET', '/versions/1')).body.doc.slice_map)
+    await page.getByTestId('frame-ms').filter({ hasText: '40 ms' }).waitFor()
   })
 
   test('keyboard: skip link first, pages reached with Tab and Enter, a visible focus ring, a slice edited without a mouse', async () => {
