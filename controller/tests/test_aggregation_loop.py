@@ -51,6 +51,18 @@ def test_stations_of_different_mcs_get_equal_airtime_and_targets_scale_with_mcs(
     assert plant.delay_s(mu) == pytest.approx(0.010, rel=0.05)
 
 
+def test_airtime_stays_equal_when_nbar_binds_the_fastest_station() -> None:
+    rates = {"ap/slow": 100e6, "ap/fast": 300e6}
+    params = LoopParams(t_bar_s=0.050, n_bar=48)  # loose delay target: N-bar binds
+    plant = Plant(c_s=300e-6, rates_bps=rates)
+    st, mu = run(params, plant, 200)
+    assert st.n_target["ap/fast"] == pytest.approx(48, rel=0.01)
+    assert st.n_target["ap/slow"] == pytest.approx(16, rel=0.01)
+    for share in plant.airtime_shares(mu).values():
+        assert share == pytest.approx(0.5, rel=0.05)
+    assert plant.delay_s(mu) < 0.050
+
+
 def test_c_estimate_follows_a_tenfold_change_of_the_channel_overhead() -> None:
     params = LoopParams(t_bar_s=0.006, n_bar=48, c_init_s=200e-6)
     plant = Plant(c_s=200e-6, rates_bps={"ap/sta1": 100e6})

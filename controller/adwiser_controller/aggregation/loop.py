@@ -11,13 +11,14 @@ at every step.
 One step k -> k+1, with the measurement μ̃_N(k) taken while x(k) was held:
 
   ĉ(k+1)       = (1-β) ĉ(k) + β č(k),  č = μ̃_N1/x_1 · (1 - wᵀx)        (40)
-  ν(k+1)       = max(ν(k) + K2 (G(x(k)) - ν(k)), 1), G(x) = min(T̄ x_1, N̄)  (43)
+  ν(k+1)       = max(ν(k) + K2 (G(x(k)) - ν(k)), 1), G(x) = min(T̄ x_1, ν_max) (43)
   N_target(k+1)= min(ν(k+1) W(k), N̄),  W_i = w_1/w_i                       (44)
   z(k+1)       = z(k) + K1 (N_target(k) - μ̃_N(k))                          (45)
   x(k+1)       = z(k+1) / (ĉ + wᵀ z(k+1))                                  (46)
 
 so that N_target ∝ MCS rate and every station gets the same airtime
-(w_i N_i = ν w_1, 000 §V-C). Production guards the paper is silent on:
+(w_i N_i = ν w_1, 000 §V-C). ν_max = min_i N̄_i w_i/w_1 replaces the paper's N̄
+in G so that equal airtime also holds when N̄ binds (see nu_max). Production guards the paper is silent on:
 z is kept in [1, N_max] (an application that does not fill its rate would
 otherwise wind z up without bound); a station with no measurement this slot
 keeps its z; č is only used when it is finite and positive and is clamped
@@ -117,6 +118,19 @@ def _targets(params: LoopParams, stas: dict[str, StaMeasurement], w: dict[str, f
     return {s: min(nu * w1 / w[s], _nbar(params, stas[s])) for s in stas}
 
 
+def nu_max(params: LoopParams, stas: dict[str, StaMeasurement], w: dict[str, float]) -> float:
+    """The largest ν at which no pair's target ν W_i is cut by its N̄_i: min_i N̄_i w_i / w_1.
+
+    The paper's G(x) = min(T̄ x_1, N̄) lets ν (the slowest pair's target) grow to N̄,
+    where (44) caps every faster pair at N̄ too: equal targets, so airtime in
+    proportion to 1/μ_R, not equal. Its own proportional-fair solution when N̄
+    binds (000 §V-C, Example 2, eq. 30) puts the fastest pair at N̄ and the others
+    in proportion to their MCS rate, which is equal airtime (SPEC §3.6-3.7); capping
+    G at ν_max gives exactly that. With one pair, or equal MCS, ν_max = N̄ as in (43)."""
+    w1 = max(w.values())
+    return min(_nbar(params, stas[s]) * w[s] / w1 for s in stas)
+
+
 def _rates(w: dict[str, float], z: dict[str, float], c: float) -> dict[str, float]:
     """x = F⁻¹(z) = z / (c + wᵀz) (11, 46)."""
     denom = c + sum(w[s] * z[s] for s in z)
@@ -157,9 +171,9 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
         c_check = min(max(sum(checks) / len(checks), C_MIN_S), C_MAX_S)
         c_hat = (1.0 - params.beta) * state.c_hat + params.beta * c_check
 
-    # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, N̄), station 1 = lowest MCS rate.
+    # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
     s1 = max(w, key=lambda s: w[s])
-    g = min(params.t_bar_s * state.x[s1], _nbar(params, stas[s1]))
+    g = min(params.t_bar_s * state.x[s1], nu_max(params, stas, w))
     nu = max(state.nu + params.k2 * (g - state.nu), 1.0)
     # (45): inner integral loop against the target of slot k.
     z = {}
