@@ -155,6 +155,10 @@ static void load_phy(struct loader *L, json_t *phy, struct wlan_air_config *c)
     }
     c->noise_floor_dbm = num(L, phy, "phy", "noise_floor_dbm", -120, -60);
     c->cs_threshold_dbm = num(L, phy, "phy", "cs_threshold_dbm", -100, -40);
+    c->ed_threshold_dbm = num(L, phy, "phy", "ed_threshold_dbm", -100, -40);
+    if (!L->failed && c->ed_threshold_dbm < c->cs_threshold_dbm)
+        fail(L, "phy.ed_threshold_dbm: %.1f is below cs_threshold_dbm %.1f (energy detection needs more signal "
+             "than preamble detection)", c->ed_threshold_dbm, c->cs_threshold_dbm);
     c->preamble_capture_db = num(L, phy, "phy", "preamble_capture_db", 0, 100);
     c->per_slope_per_db = num(L, phy, "phy", "per_slope_per_db", 0.1, 20);
     c->per_ref_bytes = uint_(L, phy, "phy", "per_ref_bytes", 1, 1048575);

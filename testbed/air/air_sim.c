@@ -37,6 +37,7 @@ struct tx {
     double phy_mbps;             /* PHY rate (Mbit/s) */
     double rss_dbm[WLAN_MAX_NODES]; /* received power at each node incl. fading (dBm) */
     double rss_mw[WLAN_MAX_NODES];  /* the same in mW */
+    bool detected[WLAN_MAX_NODES];  /* the node detected its preamble (locked onto it at its start) */
     bool ended;                  /* end processed */
     bool preamble_lost;          /* receiver was locked elsewhere or transmitting at start */
     bool collided;               /* overlapped at the receiver */
@@ -164,7 +165,11 @@ static bool senses_busy(const struct wlan_air *a, int n, uint64_t now)
         return true;
     for (int k = 0; k < a->n_live; k++) {
         const struct tx *t = &a->hist[a->live[k]];
-        if (active_at(t, now) && t->node != n && t->rss_dbm[n] >= a->c.cs_threshold_dbm)
+        /* A frame whose preamble the node detected holds CCA busy down to the
+         * CS threshold; one it missed (it was transmitting or locked onto
+         * another frame at its start) only by energy (§19.3.19.5.2). */
+        if (active_at(t, now) && t->node != n &&
+            t->rss_dbm[n] >= (t->detected[n] ? a->c.cs_threshold_dbm : a->c.ed_threshold_dbm))
             return true;
     }
     return false;
@@ -253,12 +258,14 @@ static void put_on_air(struct wlan_air *a, struct tx *t, int idx)
                 t->preamble_lost = true; /* 004 §4.1: the PLCP header is missed */
             else if (t->rss_dbm[n] >= a->c.cs_threshold_dbm)
                 nd->lock_tx = idx;
+            t->detected[n] = nd->lock_tx == idx;
             continue;
         }
         if (nd->transmitting || t->rss_dbm[n] < a->c.cs_threshold_dbm)
             continue;
         if (!locked || t->rss_dbm[n] >= a->hist[nd->lock_tx].rss_dbm[n] + a->c.preamble_capture_db) {
             nd->lock_tx = idx;
+            t->detected[n] = true;
             /* The Duration field protects the whole exchange (NAV, §10.3.2.4). */
             if (t->kind == TX_DATA) {
                 uint64_t nav = t->end_us + a->c.sifs_us + a->ba_us;

@@ -6,8 +6,11 @@
  * AC_VO) a backoff entity waits AIFS = SIFS + AIFSN*slot of idle medium,
  * then counts down a backoff drawn from [0, CW]; CW doubles after a failed
  * exchange and resets after a success. A node senses the medium busy while
- * any transmission reaches it at or above the carrier-sense threshold
- * (-82 dBm, §19.3.19.5) or while its NAV (set from a decoded frame's
+ * a transmission whose preamble it detected reaches it at or above the
+ * carrier-sense threshold (-82 dBm, §19.3.19.5), while any transmission
+ * reaches it at or above the energy-detect threshold (-62 dBm: a frame that
+ * started while the node was transmitting or locked onto another frame has
+ * no preamble left to detect), or while its NAV (set from a decoded frame's
  * Duration) runs. Received powers come from an RSS matrix (ADWISER paper,
  * 004 Table 2) plus a per-frame log-normal fading draw.
  *
@@ -69,6 +72,7 @@ struct wlan_air_config {
     double snr_required_db[WLAN_MAX_MCS]; /* SINR each MCS needs (dB) */
     double noise_floor_dbm;      /* thermal noise + receiver noise figure (dBm) */
     double cs_threshold_dbm;     /* carrier sense / preamble detection threshold (dBm) */
+    double ed_threshold_dbm;     /* energy detect: CCA busy for a signal whose preamble was not detected (dBm) */
     double preamble_capture_db;  /* a new frame stronger by this (dB) than the locked one takes the receiver */
     double per_slope_per_db;     /* steepness of the logistic PER-vs-SINR curve (1/dB) */
     uint32_t per_ref_bytes;      /* PSDU length (bytes) at which sensitivity is defined (10 % PER) */

@@ -172,6 +172,48 @@ static void test_sta_defers_until_the_exchange_it_overhears_ends(void **state)
     wlan_air_destroy(a);
 }
 
+/* STA1 is receiving AP1's A-MPDU when AP2 (hidden from AP1, -77.1 dBm at
+ * STA1) starts a long one: STA1 never sees AP2's preamble. Once its own
+ * exchange is over, AP2's frame holds STA1's CCA busy only by energy
+ * (802.11-2016 §19.3.19.5.2: -62 dBm), so STA1's TCP ACK goes out under it;
+ * a receiver that detected the frame mid-way (ed_threshold_dbm = -82) would wait. */
+static uint64_t sta1_ack_start_under_a_missed_preamble(double ed_threshold_dbm, uint64_t *ap2_end)
+{
+    struct wlan_air_config c = deterministic_lab();
+    c.ed_threshold_dbm = ed_threshold_dbm;
+    wlan_air_t *a = wlan_air_create(&c, 1);
+    static struct recorder r;
+    memset(&r, 0, sizeof r);
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    wlan_air_advance(a, 1000, &cb);
+    enqueue_n(a, AP1, STA1, 1, 2, 1514, 1000);
+    wlan_air_advance(a, 1150, &cb);
+    enqueue_n(a, AP2, STA2, 1001, 19, 1514, 1150);
+    wlan_air_advance(a, 1300, &cb);
+    enqueue_n(a, STA1, AP1, 5001, 1, 66, 1300);
+    run_until_idle(a, &cb, 100000);
+    uint64_t sta = UINT64_MAX;
+    for (int i = 0; i < r.ng; i++) {
+        if (r.g[i].tx == AP2 && r.g[i].start_us == 1150)
+            *ap2_end = r.g[i].start_us + r.g[i].duration_us;
+        if (r.g[i].tx == STA1 && sta == UINT64_MAX)
+            sta = r.g[i].start_us;
+    }
+    wlan_air_destroy(a);
+    return sta;
+}
+
+static void test_frame_whose_preamble_was_missed_is_sensed_by_energy_only(void **state)
+{
+    (void)state;
+    uint64_t ap2_end = 0;
+    uint64_t sta = sta1_ack_start_under_a_missed_preamble(-62.0, &ap2_end);
+    assert_int_equal(ap2_end, 1150 + 1668);
+    assert_true(sta < ap2_end);
+    sta = sta1_ack_start_under_a_missed_preamble(-82.0, &ap2_end);
+    assert_true(sta >= ap2_end);
+}
+
 static void test_retransmissions_deliver_every_frame_at_most_once_in_order(void **state)
 {
     (void)state;
@@ -265,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_ampdu_of_19_mpdus_is_delivered_along_its_ppdu),
         cmocka_unit_test(test_hidden_ap_frame_starting_second_loses_its_preamble),
         cmocka_unit_test(test_sta_defers_until_the_exchange_it_overhears_ends),
+        cmocka_unit_test(test_frame_whose_preamble_was_missed_is_sensed_by_energy_only),
         cmocka_unit_test(test_retransmissions_deliver_every_frame_at_most_once_in_order),
         cmocka_unit_test(test_voice_frame_overtakes_a_best_effort_backlog),
         cmocka_unit_test(test_full_queue_refuses_and_counts),

@@ -60,6 +60,7 @@ static void test_lab_config_loads_with_table2_rss(void **state)
     assert_int_equal(c.nodes[2].ap, 0);
     assert_int_equal(c.slot_us, 9);
     assert_int_equal(c.sifs_us, 16);
+    assert_float_equal(c.ed_threshold_dbm, -82.0, 1e-9);
 }
 
 static void test_vht80_config_loads_with_20_mcs(void **state)
@@ -106,6 +107,15 @@ static void test_out_of_range_value_is_refused_naming_the_key(void **state)
     assert_non_null(strstr(err, "mac.sifs_us"));
 }
 
+static void test_energy_detect_below_carrier_sense_is_refused(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_mutated("\"ed_threshold_dbm\": {\"value\": -82.0", "\"ed_threshold_dbm\": {\"value\": -90.0",
+                                  err, sizeof err), -1);
+    assert_non_null(strstr(err, "phy.ed_threshold_dbm"));
+}
+
 static void test_sta_with_unknown_ap_is_refused(void **state)
 {
     (void)state;
@@ -129,6 +139,7 @@ int main(void)
         cmocka_unit_test(test_vht80_config_loads_with_20_mcs),
         cmocka_unit_test(test_constant_without_source_is_refused),
         cmocka_unit_test(test_out_of_range_value_is_refused_naming_the_key),
+        cmocka_unit_test(test_energy_detect_below_carrier_sense_is_refused),
         cmocka_unit_test(test_sta_with_unknown_ap_is_refused),
         cmocka_unit_test(test_malformed_json_is_refused_with_line),
     };
