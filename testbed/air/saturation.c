@@ -28,6 +28,7 @@ struct sat_state {
     uint64_t ppdus[SAT_MAX_PAIRS], mpdus[SAT_MAX_PAIRS], ok[SAT_MAX_PAIRS], collided[SAT_MAX_PAIRS];
     uint64_t pre_lost[SAT_MAX_PAIRS], airtime[SAT_MAX_PAIRS];
     double phy_sum[SAT_MAX_PAIRS];
+    uint64_t delivered[SAT_MAX_PAIRS], dropped[SAT_MAX_PAIRS]; /* segments handed up / given up, in the window */
 };
 
 static int pair_of_sta(const struct sat_state *s, int node)
@@ -52,14 +53,24 @@ static void on_deliver(void *ctx, const struct wlan_delivery *d)
     int i = pair_of_sta(s, d->dst);
     if (i < 0)
         return; /* an ACK reaching the AP side */
-    if (d->deliver_us >= s->p->warmup_us)
+    if (d->deliver_us >= s->p->warmup_us) {
         s->payload[i] += s->p->payload_bytes;
+        s->delivered[i]++;
+    }
     if (++s->unacked[i] >= 2) {
         s->unacked[i] = 0;
         struct wlan_frame ack = {.id = s->next_id++, .len_bytes = s->p->ack_bytes,
                                  .src = (uint8_t)s->sta[i], .dst = (uint8_t)s->ap[i], .ac = WLAN_AC_BE};
         wlan_air_enqueue(s->air, &ack, d->deliver_us);
     }
+}
+
+static void on_dropped(void *ctx, const struct wlan_delivery *d)
+{
+    struct sat_state *s = ctx;
+    int i = pair_of_sta(s, d->dst);
+    if (i >= 0 && d->deliver_us >= s->p->warmup_us)
+        s->dropped[i]++;
 }
 
 static void on_ppdu(void *ctx, const struct wlan_gt_record *r)
@@ -102,7 +113,7 @@ int sat_run(const struct wlan_air_config *c, const int *ap, const int *sta, int 
     s.air = wlan_air_create(c, p->seed);
     if (!s.air)
         return -1;
-    struct wlan_air_callbacks cb = {.deliver = on_deliver, .ground_truth = on_ppdu, .dropped = NULL, .ctx = &s};
+    struct wlan_air_callbacks cb = {.deliver = on_deliver, .ground_truth = on_ppdu, .dropped = on_dropped, .ctx = &s};
     uint64_t end = p->warmup_us + p->duration_us;
     refill(&s);
     while (s.now_us < end) {
@@ -124,6 +135,9 @@ int sat_run(const struct wlan_air_config *c, const int *ap, const int *sta, int 
             out[i].mpdu_loss_frac = 1.0 - (double)s.ok[i] / (double)s.mpdus[i];
             out[i].preamble_lost_frac = (double)s.pre_lost[i] / (double)s.ppdus[i];
             out[i].airtime_frac = (double)s.airtime[i] / (double)p->duration_us;
+        }
+        if (s.delivered[i] + s.dropped[i]) {
+            out[i].retry_drop_frac = (double)s.dropped[i] / (double)(s.delivered[i] + s.dropped[i]);
         }
     }
     wlan_air_destroy(s.air);

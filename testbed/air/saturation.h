@@ -25,6 +25,7 @@ struct sat_pair_result {
     double mpdu_loss_frac;       /* downlink MPDU transmissions lost (0..1) */
     double preamble_lost_frac;   /* downlink PPDUs missed by a STA locked elsewhere (0..1) */
     double airtime_frac;         /* downlink airtime / measured time (0..1) */
+    double retry_drop_frac;      /* downlink segments given up at the MAC retry limit (0..1): what TCP sees as loss */
     uint64_t ppdus;              /* downlink PPDUs in the measurement window */
 };
 
