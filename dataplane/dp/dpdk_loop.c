@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -11,6 +12,7 @@
 #include <rte_mbuf.h>
 
 #include "idle_backoff.h"
+#include "tsc_clock.h"
 
 #define MAX_BURST 512u          /* upper bound of --burst */
 #define TX_RETRIES 1000u        /* TX bursts tried on a full ring before a packet is counted lost */
@@ -35,15 +37,44 @@ struct loop_ctx {
 
 #define SCHED_NONE 0xffffu
 
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Reads the TSC and CLOCK_MONOTONIC as close together as it can (the pair with the shortest bracket of 5). */
+static void read_pair(uint64_t *tsc, uint64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t t1 = rte_get_tsc_cycles(), n = mono_ns(), t2 = rte_get_tsc_cycles();
+        if (t2 - t1 < best) {
+            best = t2 - t1;
+            *tsc = t1 + (t2 - t1) / 2;
+            *ns = n;
+        }
+    }
+}
+
+/* TSC time at the rate measured against CLOCK_MONOTONIC over 100 ms at the first call (see tsc_clock.h). */
 uint64_t dpdk_clock_ns(void)
 {
-    static uint64_t tsc0, hz;
-    if (hz == 0) {
-        hz = rte_get_tsc_hz();
-        tsc0 = rte_get_tsc_cycles();
+    static struct tsc_clock clk;
+    static int ready;
+    if (!ready) {
+        uint64_t ta, na, tb, nb;
+        read_pair(&ta, &na);
+        struct timespec pause = {.tv_sec = 0, .tv_nsec = 100000000};
+        nanosleep(&pause, NULL);
+        read_pair(&tb, &nb);
+        if (tsc_clock_calibrate(&clk, ta, na, tb, nb) != 0) /* no usable reading: the nominal rate */
+            tsc_clock_calibrate(&clk, 0, 0, rte_get_tsc_hz(), 1000000000u);
+        clk.tsc0 = ta;
+        ready = 1;
     }
-    unsigned __int128 d = (unsigned __int128)(rte_get_tsc_cycles() - tsc0) * 1000000000u;
-    return (uint64_t)(d / hz);
+    return tsc_clock_ns(&clk, rte_get_tsc_cycles());
 }
 
 /*

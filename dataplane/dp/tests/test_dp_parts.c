@@ -14,6 +14,7 @@
 #include "dp_options.h"
 #include "idle_backoff.h"
 #include "slice_lateness.h"
+#include "tsc_clock.h"
 
 static int parse(struct dp_options *o, char *err, const char **args, int n)
 {
@@ -145,6 +146,19 @@ static void test_lateness_quantiles_from_the_histogram(void **state)
     assert_int_equal(h.count, 100);
 }
 
+/* The TSC ticks at 2.596138 GHz while the CPU's nominal rate says 2.6 GHz: time follows the reference clock. */
+static void test_tsc_clock_follows_the_reference_clock_not_the_nominal_rate(void **state)
+{
+    (void)state;
+    struct tsc_clock c;
+    const uint64_t hz = 2596138200u, t0 = 123456789u, n0 = 5000000000u;
+    assert_int_equal(tsc_clock_calibrate(&c, t0, n0, t0 + hz / 10, n0 + 100000000u), 0); /* 100 ms apart */
+    uint64_t ten_s = tsc_clock_ns(&c, t0 + 10 * hz);
+    assert_in_range(ten_s, 10000000000u - 1000u, 10000000000u + 1000u); /* within 1 us in 10 s */
+    assert_int_equal(tsc_clock_ns(&c, t0), 0);
+    assert_int_equal(tsc_clock_calibrate(&c, t0, n0, t0, n0 + 1), -1); /* no ticks between: refused */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +168,7 @@ int main(void)
         cmocka_unit_test(test_backoff_never_sleeps_past_the_next_slice_start),
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
+        cmocka_unit_test(test_tsc_clock_follows_the_reference_clock_not_the_nominal_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
