@@ -1,0 +1,229 @@
+"""Offline training of the ACK-burst frame-boundary classifier (issue 9; 001 §4.1)
+and its evaluation against the emulator's ground truth, like 001 Fig 13.
+
+Input: the captures of runner/ack_capture.py (results/runs/ack-burst/<rate>/),
+labelled by runner/ack_dataset.py. Model: logistic regression (scikit-learn)
+on x = [t_{i-m+1} .. t_i, sigma_i] (ACK inter-arrival times at the appliance,
+µs, and their standard deviation), one estimator for every send rate.
+
+Evaluation is out-of-fold (5 folds; fold k is the k-th fifth, in time, of
+every capture, so each fold holds every rate): per send rate the F1 score of
+the boundary labels, and the aggregation level the appliance would report
+(segments acknowledged per estimated burst, as dataplane/core/ack_burst.c
+counts them) against the ground truth (MPDUs per A-MPDU of the AP -> STA
+PPDUs), over the whole capture and per 0.5 s slot (the controller's Δ).
+The m = 1 threshold estimator (no sigma) is the paper's baseline.
+
+Output: configs/ack_burst_model.json (coefficients fitted on all captures,
+the standardisation folded in, so the dataplane uses raw µs) and
+results/ack-burst-estimator.json.
+
+    python -m runner.ack_burst_train [--m 20] [--runs DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from . import ack_dataset
+
+REPO = Path(__file__).resolve().parents[2]
+RUNS = Path(__file__).resolve().parents[1] / "results" / "runs" / "ack-burst"
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "ack-burst-estimator.json"
+MODEL = REPO / "configs" / "ack_burst_model.json"
+FOLDS = 5
+SLOT_NS = 500_000_000  # Δ of the controller (000 §VI, 0.5 s)
+N_MAX = 64             # 802.11ac BlockAck window: the estimate is capped there (001 §4.1)
+MODEL_VERSION = 2      # 1 was the hand-set m = 1 baseline
+
+
+def _pipeline() -> Any:
+    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+
+
+def _dataset(caps: list[ack_dataset.Capture], m: int, sigma: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                             list[np.ndarray]]:
+    """Pooled rows of every capture (ACKs i >= m), their labels, fold numbers, and per capture its row indices."""
+    xs, ys, folds, rows = [], [], [], []
+    off = 0
+    for c in caps:
+        x = ack_dataset.features(c.ack_t_ns, m)
+        if not sigma:
+            x = x[:, :m]
+        keep = np.arange(m, len(c.ack_t_ns))
+        xs.append(x[keep])
+        ys.append(c.labels[keep])
+        folds.append((np.arange(len(keep)) * FOLDS) // max(len(keep), 1))
+        rows.append(off + np.arange(len(keep)))
+        off += len(keep)
+    return np.vstack(xs), np.concatenate(ys), np.concatenate(folds), rows
+
+
+THRESHOLDS = np.round(np.arange(0.05, 0.96, 0.05), 2)
+
+
+def _fit(x: np.ndarray, y: np.ndarray) -> tuple[Any, float]:
+    """The pipeline and the decision threshold that maximises F1 on its own training data (boundaries are a
+    minority class, so 0.5 under-calls them; 001 §4.1 likewise optimises its baseline's threshold)."""
+    model = _pipeline().fit(x, y)
+    p = model.predict_proba(x)[:, 1]
+    best = max(THRESHOLDS, key=lambda t: f1_score(y, p >= t, zero_division=0))
+    return model, float(best)
+
+
+def _out_of_fold(x: np.ndarray, y: np.ndarray, folds: np.ndarray) -> np.ndarray:
+    pred = np.zeros(len(y), dtype=np.int8)
+    for k in range(FOLDS):
+        test = folds == k
+        model, th = _fit(x[~test], y[~test])
+        pred[test] = model.predict_proba(x[test])[:, 1] >= th
+    return pred
+
+
+def _bursts(t_ns: np.ndarray, segs: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What the dataplane counts (ack_burst.c): a burst ends when the next ACK is labelled first; its size is the
+    segments it acknowledged; empty bursts are not counted. Returns (end time, segments) per burst."""
+    ends, sizes = [], []
+    cur, open_ = 0.0, False
+    for i in range(len(t_ns)):
+        if first[i] and open_:
+            if cur > 0:
+                ends.append(t_ns[i])
+                sizes.append(cur)
+            cur = 0.0
+        open_ = True
+        cur += segs[i]
+    return np.array(ends, dtype=np.int64), np.array(sizes)
+
+
+def _evaluate(c: ack_dataset.Capture, m: int, pred_rows: np.ndarray) -> dict[str, Any]:
+    first = np.zeros(len(c.ack_t_ns), dtype=np.int8)  # the first m ACKs join the current burst (warm-up)
+    first[m:] = pred_rows
+    ends, sizes = _bursts(c.ack_t_ns, c.ack_segs, first)
+    sizes = np.minimum(sizes, N_MAX)
+    truth = c.ppdu_mpdus.astype(float)
+    est = float(sizes.mean()) if len(sizes) else float("nan")
+    true = float(truth.mean()) if len(truth) else float("nan")
+    # Per Δ slot: ground-truth PPDUs by the appliance-side send time of their first MPDU, bursts by ACK time.
+    t0 = int(c.ack_t_ns[0]) if len(c.ack_t_ns) else 0
+    slot_err = []
+    if len(c.ppdu_send_ns):
+        ps = (c.ppdu_send_ns - t0) // SLOT_NS
+        bs = (ends - t0) // SLOT_NS
+        for s in np.unique(ps[ps >= 0]):
+            tm, bm = ps == s, bs == s
+            if tm.sum() >= 10 and bm.sum() >= 10:
+                slot_err.append(float(sizes[bm].mean() - truth[tm].mean()))
+    return {"true_mean_ampdu": round(true, 3), "est_mean_ampdu": round(est, 3),
+            "error": round(est - true, 3), "rel_error": round((est - true) / true, 4) if true else None,
+            "slot_rmse": round(math.sqrt(float(np.mean(np.square(slot_err)))), 3) if slot_err else None,
+            "slots": len(slot_err), "bursts": len(sizes), "ppdus": len(truth)}
+
+
+def _git_commit() -> str | None:
+    try:
+        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def fold_scaler(model: Any) -> tuple[float, list[float]]:
+    """Coefficients on raw features of StandardScaler + LogisticRegression: w/s and b - Σ w μ / s."""
+    sc, lr = model[0], model[1]
+    w = lr.coef_[0] / sc.scale_
+    b = float(lr.intercept_[0] - np.sum(lr.coef_[0] * sc.mean_ / sc.scale_))
+    return b, [float(v) for v in w]
+
+
+def train(runs: Path, m: int, m_sweep: list[int]) -> dict[str, Any]:
+    dirs = sorted((d for d in runs.iterdir() if (d / "meta.json").exists()), key=lambda d: float(d.name))
+    if not dirs:
+        raise SystemExit(f"ack_burst_train: no captures under {runs} (python -m runner.ack_capture)")
+    caps = [ack_dataset.build(d) for d in dirs]
+    for c in caps:
+        if c.check["ppdus_aligned_frac"] < 0.99:
+            raise SystemExit(f"ack_burst_train: capture at {c.rate_mbit} Mbit/s is not aligned with its ground "
+                             f"truth ({c.check}); re-run the capture")
+    x, y, folds, rows = _dataset(caps, m, True)
+    pred = _out_of_fold(x, y, folds)
+    xb, yb, fb, rows_b = _dataset(caps, 1, False)
+    pred_b = _out_of_fold(xb, yb, fb)
+    per_rate = []
+    for i, c in enumerate(caps):
+        r, rb = rows[i], rows_b[i]
+        ev = _evaluate(c, m, pred[r])
+        evb = _evaluate(c, 1, pred_b[rb])
+        meta = json.loads((dirs[i] / "meta.json").read_text())
+        per_rate.append({"send_rate_mbit": c.rate_mbit, "received_mbps": meta.get("received_mbps"),
+                         "acks": int(len(c.ack_t_ns)), "boundaries": int(c.labels.sum()),
+                         "f1": round(float(f1_score(y[r], pred[r], zero_division=0)), 4),
+                         **ev,
+                         "baseline_m1": {"f1": round(float(f1_score(yb[rb], pred_b[rb], zero_division=0)), 4),
+                                         "est_mean_ampdu": evb["est_mean_ampdu"], "error": evb["error"],
+                                         "slot_rmse": evb["slot_rmse"]},
+                         "alignment": c.check})
+    sweep = []
+    for mm in m_sweep:
+        xs, ys, fs, _ = _dataset(caps, mm, True)
+        sweep.append({"m": mm, "f1": round(float(f1_score(ys, _out_of_fold(xs, ys, fs), zero_division=0)), 4)})
+    final, threshold = _fit(x, y)
+    b, w = fold_scaler(final)
+    # The folded coefficients must give the pipeline's probabilities on raw features.
+    p_raw = 1 / (1 + np.exp(-(b + x @ np.array(w))))
+    assert float(np.max(np.abs(p_raw - final.predict_proba(x)[:, 1]))) < 1e-6
+    overall_f1 = round(float(f1_score(y, pred, zero_division=0)), 4)
+    model = {"version": MODEL_VERSION, "m": m, "intercept": b, "coef": w, "threshold": threshold, "n_max": N_MAX,
+             "features": "t_{i-m+1..i}: ACK inter-arrival times at the appliance in microseconds, oldest first; "
+                         "then their population standard deviation",
+             "training": {"method": "scikit-learn LogisticRegression on standardised features (folded in here); "
+                                    "threshold maximising F1 on the training data",
+                          "data": "testbed/runner/ack_capture.py: TCP CUBIC server -> sta1 paced at the send "
+                                  "rates, 802.11ac 80 MHz air (testbed/air/lab-2ap-2sta-vht80.json), labels from "
+                                  "wlan-emu's ground truth",
+                          "send_rates_mbit": [c.rate_mbit for c in caps], "rows": int(len(y)),
+                          "cv_f1": overall_f1, "commit": _git_commit(),
+                          "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}}
+    return {"model": model, "doc": {
+        "what": "ACK-burst aggregation estimator (001 §4.1) on the appliance, against wlan-emu ground truth",
+        "m": m, "folds": FOLDS, "slot_s": SLOT_NS / 1e9, "n_max": N_MAX, "cv_f1": overall_f1,
+        "baseline_m1_cv_f1": round(float(f1_score(yb, pred_b, zero_division=0)), 4),
+        "per_rate": per_rate, "m_sweep": sweep, "model_version": MODEL_VERSION,
+        "written_unix": round(time.time(), 3), "commit": _git_commit()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=Path, default=RUNS)
+    ap.add_argument("--m", type=int, default=20, help="inter-arrival times per feature vector (001: 20)")
+    ap.add_argument("--m-sweep", default="1,5,10,20,40", help="m values for the F1-vs-m figure (Fig 13(a))")
+    ap.add_argument("--model-out", type=Path, default=MODEL)
+    ap.add_argument("--results-out", type=Path, default=RESULTS)
+    a = ap.parse_args(argv)
+    if not 1 <= a.m <= 64:
+        ap.error("--m must be 1..64 (the dataplane's ADW_ACK_MODEL_MAX_M)")
+    out = train(a.runs, a.m, [int(v) for v in a.m_sweep.split(",") if v.strip()])
+    a.model_out.write_text(json.dumps(out["model"], indent=1) + "\n")
+    a.results_out.write_text(json.dumps(out["doc"], indent=1) + "\n")
+    for r in out["doc"]["per_rate"]:
+        print(f"{r['send_rate_mbit']:6g} Mbit/s  F1 {r['f1']:.3f} (m=1: {r['baseline_m1']['f1']:.3f})  "
+              f"A-MPDU true {r['true_mean_ampdu']} est {r['est_mean_ampdu']} (m=1: "
+              f"{r['baseline_m1']['est_mean_ampdu']})  slot RMSE {r['slot_rmse']}")
+    print(f"cv F1 {out['doc']['cv_f1']}; model -> {a.model_out}; results -> {a.results_out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

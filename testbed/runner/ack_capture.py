@@ -1,0 +1,104 @@
+"""Captures for the ACK-burst estimator (issue 9; 001 §4.1): at a range of send
+rates, one downlink TCP transfer server -> sta1 through the 802.11ac air
+(air/lab-2ap-2sta-vht80.json), with the appliance as a plain bridge. Per rate:
+
+  ap1.pcap          tcpdump on the appliance's AP-facing port ap1 (both
+                    directions, headers only): the data frames towards the AP
+                    and the STA's returning ACKs, with kernel receive times;
+  groundtruth.jsonl wlan-emu's per-PPDU log (which MPDUs went in which A-MPDU);
+  wlan-emu.stats.json, iperf3.json.
+
+The send rate is set at the sender by TCP pacing (iperf3 --fq-rate, i.e.
+SO_MAX_PACING_RATE), so the AP sees paced arrivals as in 000 §IV-A. Each rate
+gets its own wlan-emu run, so ground-truth ids start afresh. Run it under
+`flock /tmp/adwiser-testbed.lock` (the testbed is shared).
+
+    python -m runner.ack_capture --rates 20,50,100,200,300 --duration 6
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from . import iperf, processes, topology, wlan
+
+REPO = Path(__file__).resolve().parents[2]
+VHT_AIR = REPO / "testbed" / "air" / "lab-2ap-2sta-vht80.json"
+OUT = Path(__file__).resolve().parents[1] / "results" / "runs" / "ack-burst"
+PREFIX = "adwackb"
+PORT = 5401
+SNAPLEN = 128  # Ethernet + IPv4 + TCP with options
+
+
+def capture_one(tb: topology.Testbed, rate_mbit: float, duration_s: float, out: Path) -> dict[str, object]:
+    out.mkdir(parents=True, exist_ok=True)
+    for f in out.iterdir():
+        if f.is_file():
+            f.unlink()
+    sta_ip, sta_mac, _ = topology.STAS["sta1"]
+    # The capture starts before the emulator, so it holds every frame the emulator numbers on ap1 -> sta1.
+    dump = processes.start(tb.run_dir, "tcpdump-ap1", tb.ns("appl"),
+                           ["tcpdump", "-i", "ap1", "-n", "-s", str(SNAPLEN), "-B", "32768",
+                            "--time-stamp-precision=nano", "-w", str(out / "ap1.pcap"), f"ether host {sta_mac}"])
+    time.sleep(1.0)
+    emu: wlan.WlanEmu | None = None
+    t = iperf.Transfer("ackb", tb.ns("server"), tb.ns("sta1"), sta_ip, PORT, duration_s)
+    try:
+        emu = wlan.start(tb, out)
+        if emu is None:
+            raise RuntimeError("testbed/emu/wlan-emu is not built (make -C testbed build)")
+        server = processes.start(tb.run_dir, "iperf3-srv-ackb", t.receiver_ns,
+                                 ["iperf3", "-s", "-1", "-B", sta_ip, "-p", str(PORT)])
+        iperf._wait_listening(t.receiver_ns, sta_ip, PORT)
+        report = out / "iperf3.json"
+        client = processes.start(tb.run_dir, "iperf3-cli-ackb", t.sender_ns,
+                                 ["iperf3", "-c", sta_ip, "-p", str(PORT), "-t", f"{duration_s:g}", "-J",
+                                  "-C", "cubic", "--fq-rate", f"{rate_mbit:g}M", "--logfile", str(report)])
+        rt = iperf.RunningTransfer(t, server, client, report)
+        rep = iperf.finish(rt)
+        time.sleep(0.5)
+    finally:
+        stats = wlan.stop(tb, emu)
+        processes.stop(dump, grace_s=5.0)
+    (out / "wlan-emu.stats.json").write_text(json.dumps(stats, indent=1) + "\n")
+    log = dump.log.read_text(errors="replace")
+    dropped = [ln for ln in log.splitlines() if "dropped by kernel" in ln]
+    meta = {"rate_mbit": rate_mbit, "duration_s": duration_s,
+            "received_mbps": round(iperf.received_mbps(rep), 3), "tcpdump": dropped}
+    (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rates", default="20,50,100,150,200,300,400", help="send rates, Mbit/s, comma-separated")
+    ap.add_argument("--duration", type=float, default=6.0, help="seconds per rate (1..60)")
+    ap.add_argument("--out", type=Path, default=OUT)
+    a = ap.parse_args(argv)
+    rates = [float(r) for r in a.rates.split(",") if r.strip()]
+    if not rates or any(not 1 <= r <= 2000 for r in rates) or not 1 <= a.duration <= 60:
+        ap.error("rates must be 1..2000 Mbit/s and duration 1..60 s")
+    if os.geteuid() != 0:
+        print("ack_capture: needs root (network namespaces)", file=sys.stderr)
+        return 2
+    tb = topology.Testbed(PREFIX)
+    created = not tb.state_file.exists()
+    os.environ["WLAN_EMU_CMD"] = wlan.DEFAULT_TEMPLATE + f" --air {VHT_AIR}"
+    try:
+        topology.up(tb, cc="cubic", appl="bridge")
+        for r in rates:
+            meta = capture_one(tb, r, a.duration, a.out / f"{r:g}")
+            print(f"ack_capture: {r:g} Mbit/s -> received {meta['received_mbps']} Mbit/s {meta['tcpdump']}")
+    finally:
+        processes.stop_pidfiles(tb.run_dir)
+        if created:
+            topology.down(tb)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

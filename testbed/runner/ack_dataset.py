@@ -1,0 +1,195 @@
+"""From one capture of runner/ack_capture.py to labelled ACK arrivals (001 §4.1).
+
+Alignment with the emulator's ground truth, without fitting anything:
+wlan-emu numbers every frame it takes in, in arrival order, and its log lists
+the numbers (ids) of the MPDUs of every PPDU. The frames the appliance sent
+out of ap1 towards sta1 (captured there, in order) enter the air on the
+ap1 -> sta1 link in that same order, so the k-th of them is the k-th smallest
+id seen on that link. The alignment is checked PPDU by PPDU: an A-MPDU's
+`bytes` must equal the sum of its frames' lengths plus a fixed per-MPDU
+overhead (the MAC header, FCS and delimiter the air model adds).
+
+Labels: an ACK's A-MPDU is the downlink PPDU that first delivered (ok = 1) the
+segment whose end it acknowledges; Y = 1 when that A-MPDU is later than the
+A-MPDUs of all earlier ACKs (the ACK starts a new burst; an MPDU the MAC
+retransmitted in a later PPDU does not make the labels flip back and forth).
+ACKs that acknowledge nothing new (duplicates) keep the previous ACK's A-MPDU,
+so they are never boundaries.
+"""
+from __future__ import annotations
+
+import bisect
+import json
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+STA1_MAC = bytes.fromhex("02ad00000101")
+
+
+@dataclass
+class Frame:
+    t_ns: int
+    length: int          # original frame length, bytes
+    to_sta: bool         # towards the STA (data) or from it (ACKs)
+    tcp: bool
+    flow: tuple[int, int] = (0, 0)   # (server port, STA port)
+    seq: int = 0
+    ack: int = 0
+    payload: int = 0
+    flags: int = 0
+
+
+def read_pcap(path: Path) -> list[Frame]:
+    """Ethernet/IPv4/TCP headers of a (nanosecond or microsecond) pcap file."""
+    data = path.read_bytes()
+    magic = struct.unpack_from("<I", data, 0)[0]
+    if magic == 0xA1B23C4D:
+        scale = 1
+    elif magic == 0xA1B2C3D4:
+        scale = 1000
+    else:
+        raise ValueError(f"{path}: not a little-endian pcap file (magic {magic:#x})")
+    off, out = 24, []
+    while off + 16 <= len(data):
+        sec, frac, incl, orig = struct.unpack_from("<IIII", data, off)
+        off += 16
+        pkt = data[off:off + incl]
+        off += incl
+        to_sta = pkt[0:6] == STA1_MAC
+        f = Frame(sec * 1_000_000_000 + frac * scale, orig, to_sta, False)
+        if len(pkt) >= 54 and pkt[12:14] == b"\x08\x00" and pkt[23] == 6:
+            ihl = (pkt[14] & 0x0F) * 4
+            tot = struct.unpack_from(">H", pkt, 16)[0]
+            t = 14 + ihl
+            if len(pkt) >= t + 14:
+                doff = (pkt[t + 12] >> 4) * 4
+                f.tcp = True
+                sport, dport = struct.unpack_from(">HH", pkt, t)
+                f.flow = (sport, dport) if to_sta else (dport, sport)
+                f.seq, f.ack = struct.unpack_from(">II", pkt, t + 4)
+                f.flags = pkt[t + 13]
+                f.payload = tot - ihl - doff
+        out.append(f)
+    return out
+
+
+@dataclass
+class Ppdu:
+    start_us: int
+    ids: list[int]
+    ok: str
+    bytes: int
+    mpdus: int
+
+
+def read_downlink_ppdus(path: Path, ap: str = "ap1", sta: str = "sta1") -> list[Ppdu]:
+    out = []
+    with open(path) as fh:
+        for line in fh:
+            r = json.loads(line)
+            if r["src"] == ap and r["dst"] == sta:
+                out.append(Ppdu(int(r["start_us"]), [int(i) for i in r["ids"]], r["ok_mask"], int(r["bytes"]),
+                                int(r["mpdus"])))
+    return out
+
+
+@dataclass
+class Capture:
+    rate_mbit: float
+    ack_t_ns: np.ndarray                 # arrival time of each pure ACK at the appliance
+    ack_segs: np.ndarray                 # segments newly acknowledged (advance / MSS)
+    ack_ppdu: np.ndarray                 # index of the downlink A-MPDU it answers (-1 unknown)
+    labels: np.ndarray                   # Y: 1 = first ACK of a new A-MPDU
+    ppdu_mpdus: np.ndarray               # MPDUs per downlink A-MPDU (ground truth)
+    ppdu_send_ns: np.ndarray             # when the appliance sent the PPDU's first MPDU (its clock), -1 unknown
+    check: dict[str, float] = field(default_factory=dict)
+
+
+def build(run: Path) -> Capture:
+    meta = json.loads((run / "meta.json").read_text())
+    frames = read_pcap(run / "ap1.pcap")
+    ppdus = read_downlink_ppdus(run / "groundtruth.jsonl")
+    down = [f for f in frames if f.to_sta]
+    ids = sorted({i for p in ppdus for i in p.ids})
+    n = min(len(down), len(ids))
+    frame_of_id = {ids[k]: k for k in range(n)}
+    # The A-MPDU length is every MPDU's frame plus a fixed overhead (delimiter, MAC header, FCS), each subframe
+    # but the last padded to 4 bytes (802.11n/ac A-MPDU format). The overhead is read off single-MPDU PPDUs;
+    # a PPDU whose length then matches exactly confirms the alignment of its frames.
+    singles = [p.bytes - down[frame_of_id[p.ids[0]]].length for p in ppdus
+               if len(p.ids) == 1 and p.ids[0] in frame_of_id]
+    mode = int(np.median(singles)) if singles else 0
+
+    def expected(p: Ppdu) -> int:
+        sub = [down[frame_of_id[i]].length + mode for i in p.ids]
+        return sum(sub) + sum(-x % 4 for x in sub[:-1])
+
+    checked = [p.bytes == expected(p) for p in ppdus if all(i in frame_of_id for i in p.ids)]
+    aligned = float(np.mean(checked)) if checked else 0.0
+    # First delivering PPDU of each frame.
+    ppdu_of_frame = np.full(len(down), -1, dtype=np.int64)
+    for pi, p in enumerate(ppdus):
+        for i, okc in zip(p.ids, p.ok):
+            k = frame_of_id.get(i)
+            if k is not None and okc == "1" and ppdu_of_frame[k] < 0:
+                ppdu_of_frame[k] = pi
+    # Segment end -> frames carrying it (a TCP retransmission is a new frame with the same end).
+    ends: dict[tuple[tuple[int, int], int], list[int]] = {}
+    mss = max((f.payload for f in down if f.tcp), default=1448) or 1448
+    for k, f in enumerate(down):
+        if f.tcp and f.payload > 0:
+            ends.setdefault((f.flow, (f.seq + f.payload) & 0xFFFFFFFF), []).append(k)
+    down_t = [f.t_ns for f in down]
+    acks = [f for f in frames if not f.to_sta and f.tcp and f.payload == 0 and f.flags & 0x10
+            and not f.flags & 0x07]
+    t, segs, pp = [], [], []
+    last_ack: dict[tuple[int, int], int] = {}
+    prev_pp = -1
+    for a in acks:
+        prev = last_ack.get(a.flow)
+        adv = 0 if prev is None else (a.ack - prev) & 0xFFFFFFFF
+        if adv >= 1 << 31:
+            adv = 0
+        cur = prev_pp
+        if adv > 0 or prev is None:
+            cand = ends.get((a.flow, a.ack), [])
+            before = bisect.bisect_right(down_t, a.t_ns)
+            cand = [k for k in cand if k < before]
+            if cand:
+                cur = int(ppdu_of_frame[cand[-1]])
+            last_ack[a.flow] = a.ack
+        t.append(a.t_ns)
+        segs.append(adv / mss)
+        pp.append(cur)
+        prev_pp = cur
+    ack_pp = np.array(pp, dtype=np.int64)
+    # A new A-MPDU is one later than any answered so far: a cumulative ACK that only now covers an MPDU
+    # retransmitted in a later PPDU moves forward once, not back and forth.
+    labels = np.zeros(len(ack_pp), dtype=np.int8)
+    seen = np.maximum.accumulate(ack_pp) if len(ack_pp) else ack_pp
+    labels[1:] = ack_pp[1:] > seen[:-1]
+    send_ns = np.array([down[frame_of_id[p.ids[0]]].t_ns if p.ids and p.ids[0] in frame_of_id else -1
+                        for p in ppdus], dtype=np.int64)
+    check = {"down_frames": len(down), "downlink_ids": len(ids), "ppdus": len(ppdus), "acks": len(acks),
+             "mpdu_overhead_bytes": mode, "ppdus_aligned_frac": aligned,
+             "acks_mapped_frac": float(np.mean(ack_pp >= 0)) if len(ack_pp) else 0.0, "mss": mss}
+    return Capture(float(meta["rate_mbit"]), np.array(t, dtype=np.int64), np.array(segs), ack_pp, labels,
+                   np.array([p.mpdus for p in ppdus]), send_ns, check)
+
+
+def features(t_ns: np.ndarray, m: int) -> np.ndarray:
+    """001 §4.1 eq. (3): per ACK i >= m, [t_{i-m+1} .. t_i, sigma_i] with t the inter-arrival times in µs
+    (oldest first) and sigma their population standard deviation; rows for ACKs 0..m-1 are NaN. Exactly what
+    dataplane/core/ack_burst.c computes."""
+    ia = np.diff(t_ns.astype(np.float64)) / 1000.0
+    n = len(t_ns)
+    x = np.full((n, m + 1), np.nan)
+    if n <= m:
+        return x
+    win = np.lib.stride_tricks.sliding_window_view(ia, m)  # win[j] = ia[j .. j+m-1]; ACK i = j + m
+    x[m:, :m] = win
+    x[m:, m] = win.std(axis=1)
+    return x

@@ -1,0 +1,88 @@
+"""The ACK-burst estimator's offline side (issue 9; 001 §4.1) on a synthetic capture: alignment of the
+appliance's frames with the emulator's ids, labels from the A-MPDU each ACK answers, the features the
+dataplane computes, the burst accounting, and the folding of the scaler into raw coefficients. No network."""
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from runner import ack_burst_train, ack_dataset
+
+SRV = bytes.fromhex("02ad00000001")
+STA = ack_dataset.STA1_MAC
+
+
+def _tcp_frame(to_sta: bool, seq: int, ack: int, payload: int) -> bytes:
+    eth = (STA + SRV if to_sta else SRV + STA) + b"\x08\x00"
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + 20 + payload, 0, 0, 64, 6, 0, bytes(4), bytes(4))
+    sport, dport = (5401, 40000) if to_sta else (40000, 5401)
+    tcp = struct.pack(">HHIIBBHHH", sport, dport, seq, ack, 5 << 4, 0x10, 65535, 0, 0)
+    return eth + ip + tcp + bytes(payload)
+
+
+def _write_capture(run: Path, ampdus: list[int], gap_us: int = 2000) -> None:
+    """Downlink A-MPDUs of the given sizes; the STA ACKs every 2 segments, 30 µs apart, after each one."""
+    recs, pkts, t, seq, next_id = [], [], 1_000_000_000, 1, 1
+    for n in ampdus:
+        ids = []
+        for _ in range(n):
+            pkts.append((t, _tcp_frame(True, seq, 1, 1448)))
+            seq += 1448
+            ids.append(next_id)
+            next_id += 1
+            t += 10_000
+        sub = [len(_tcp_frame(True, 0, 0, 1448)) + 28] * n
+        recs.append({"start_us": t // 1000, "src": "ap1", "dst": "sta1", "mpdus": n, "ok": n,
+                     "bytes": sum(sub) + sum(-x % 4 for x in sub[:-1]), "ids": ids, "ok_mask": "1" * n})
+        t += 500_000
+        acked = seq - 1448 * n
+        for k in range(0, n, 2):
+            acked = min(acked + 2 * 1448, seq)
+            pkts.append((t, _tcp_frame(False, 1, acked, 0)))
+            t += 30_000
+        t += gap_us * 1000
+    with open(run / "ap1.pcap", "wb") as fh:
+        fh.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
+        for ts, f in pkts:
+            fh.write(struct.pack("<IIII", ts // 1_000_000_000, ts % 1_000_000_000, len(f), len(f)) + f)
+    (run / "groundtruth.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (run / "meta.json").write_text(json.dumps({"rate_mbit": 50, "received_mbps": 49.0}))
+
+
+def test_labels_mark_the_first_ack_of_each_ampdu(tmp_path: Path) -> None:
+    _write_capture(tmp_path, [1, 4, 6, 2, 8])
+    c = ack_dataset.build(tmp_path)
+    assert c.check["ppdus_aligned_frac"] == 1.0 and c.check["mpdu_overhead_bytes"] == 28
+    assert list(c.ack_ppdu) == [0, 1, 1, 2, 2, 2, 3, 4, 4, 4, 4]
+    assert list(c.labels) == [0, 1, 0, 1, 0, 0, 1, 1, 0, 0, 0]
+    assert list(c.ppdu_mpdus) == [1, 4, 6, 2, 8]
+    assert list(c.ack_segs) == [0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]
+
+
+def test_features_are_the_last_m_gaps_in_us_and_their_sd() -> None:
+    t = np.array([0, 10_000, 30_000, 60_000, 100_000])
+    x = ack_dataset.features(t, 3)
+    assert np.isnan(x[:3]).all()
+    assert list(x[3, :3]) == [10.0, 20.0, 30.0] and abs(x[3, 3] - np.std([10, 20, 30])) < 1e-12
+    assert list(x[4, :3]) == [20.0, 30.0, 40.0]
+
+
+def test_bursts_count_acknowledged_segments_between_boundaries() -> None:
+    t = np.arange(8)
+    segs = np.array([0, 2, 2, 2, 2, 0, 2, 2])
+    first = np.array([0, 0, 0, 1, 0, 1, 0, 1])
+    ends, sizes = ack_burst_train._bursts(t, segs, first)
+    assert list(sizes) == [4, 4, 2] and list(ends) == [3, 5, 7]
+
+
+def test_folded_coefficients_give_the_pipelines_probabilities() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.normal(50, 20, size=(400, 3))
+    y = (x[:, 0] + rng.normal(0, 5, 400) > 55).astype(int)
+    model = ack_burst_train._pipeline().fit(x, y)
+    b, w = ack_burst_train.fold_scaler(model)
+    p = 1 / (1 + np.exp(-(b + x @ np.array(w))))
+    assert np.max(np.abs(p - model.predict_proba(x)[:, 1])) < 1e-9
