@@ -11,6 +11,10 @@ import { WindowedSeries } from '../lib/series'
 
 export const WINDOW_S = 300 // minutes of history on the charts: 5
 export const PAIR_SERIES = ['tput_mbps', 's_ms', 'v_ms', 'r_pkts', 'queue_pkts', 'limit_pkts', 'drops'] as const
+// History read when the feed (re)connects: the whole window, at most 12 pages of 2000
+// entries (the API's page limit): 5 minutes of 25 frames/s for up to 9 pairs.
+const HISTORY_PAGE = 2000
+const HISTORY_MAX_PAGES = 12
 export const FRAME_SERIES = ['utility', 'utility_bound', 'reassignments'] as const
 
 export type FeedState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed'
@@ -82,13 +86,28 @@ export const useLive = defineStore('live', () => {
     tick.value++
   }
 
+  /** Entries of one stream from `sinceMs` on, in pages of the API's maximum. Stream ids
+   *  are `<Redis ms>-<seq>` (XADD *), so the window's start is an id to continue after. */
+  async function since<T>(path: string, sinceMs: number): Promise<T[]> {
+    const out: T[] = []
+    let after = `${Math.max(0, Math.floor(sinceMs))}-0`
+    for (let i = 0; i < HISTORY_MAX_PAGES; i++) {
+      const r = await api.get<{ entries: T[]; last_id: string | null }>(path, { count: HISTORY_PAGE, after })
+      out.push(...r.entries)
+      if (r.entries.length < HISTORY_PAGE || !r.last_id) break
+      after = r.last_id
+    }
+    return out
+  }
+
   async function loadHistory(id: string): Promise<void> {
+    const from = Date.now() - WINDOW_S * 1000
     const [f, p] = await Promise.all([
-      api.get<{ entries: FrameEntry[] }>(`/telemetry/${encodeURIComponent(id)}/frames`, { count: 2000 }),
-      api.get<{ entries: PairEntry[] }>(`/telemetry/${encodeURIComponent(id)}/pairs`, { count: 2000 }),
+      since<FrameEntry>(`/telemetry/${encodeURIComponent(id)}/frames`, from),
+      since<PairEntry>(`/telemetry/${encodeURIComponent(id)}/pairs`, from),
     ])
-    addFrames(f.entries)
-    addPairs(p.entries)
+    addFrames(f)
+    addPairs(p)
     tick.value++
   }
 
