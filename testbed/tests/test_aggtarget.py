@@ -83,3 +83,15 @@ def test_the_three_sta_air_config_has_one_ap_and_three_stas() -> None:
     nodes = cfg["topology"]["nodes"]["value"]
     assert [n["role"] for n in nodes] == ["ap", "sta", "sta", "sta"]
     assert all(n.get("ap") == "ap1" for n in nodes[1:])
+
+
+def test_the_three_sta_air_config_loads_in_wlan_emu() -> None:
+    """The air model refuses a stale config whole, naming the key; it must get as far as the interfaces."""
+    emu = REPO / "testbed" / "emu" / "wlan-emu"
+    if not emu.exists():
+        import pytest
+        pytest.skip("wlan-emu is not built")
+    res = subprocess.run([str(emu), "--air", str(REPO / "testbed" / "air" / "aggtarget-1ap-3sta-vht80.json"),
+                          "--ap", "ap1=adwnoif0", "--sta", "sta1=adwnoif1"], capture_output=True, text=True,
+                         timeout=30)
+    assert "interface adwnoif0" in res.stderr, res.stderr
