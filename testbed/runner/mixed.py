@@ -1,6 +1,6 @@
 """Mixed-traffic rounds (004 §6.3, §6.4): a downlink bulk TCP transfer at
 AP1-STA1 (iperf3) while STA2 loads web pages (`mix="http"`) or talks packet
-voice (`mix="voice"`).
+voice (`mix="voice"`); `mix="voice-only"` is the voice with STA1 idle.
 
 `run_round` starts everything by PID, waits for it (bounded), stops it and
 returns the per-pair reports the experiment runner reads: the iperf3 JSON for
@@ -86,12 +86,12 @@ def _http_round(tb: topology.Testbed, duration_s: float, cc: str,
     return {"ap1-sta1": report, "ap2-sta2": _goodput_report(got, elapsed)}
 
 
-def _voice_round(tb: topology.Testbed, duration_s: float, cc: str,
-                 app_docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _voice_round(tb: topology.Testbed, duration_s: float, cc: str, app_docs: list[dict[str, Any]],
+                 with_bulk: bool = True) -> dict[str, dict[str, Any]]:
     run_dir = tb.run_dir
     ips = {"server": topology.SERVER_IP, "sta2": topology.STAS["sta2"][0]}
     outs = {end: run_dir / f"voice-{end}-{len(app_docs)}.json" for end in ips}
-    bulk = iperf.start(run_dir, _bulk(tb, duration_s + 2 * VOICE_LEAD_S, cc))
+    bulk = iperf.start(run_dir, _bulk(tb, duration_s + 2 * VOICE_LEAD_S, cc)) if with_bulk else None
     ends: list[processes.ManagedProcess] = []
     try:
         start_unix = time.time() + VOICE_LEAD_S
@@ -103,12 +103,14 @@ def _voice_round(tb: topology.Testbed, duration_s: float, cc: str,
                                     "--phase-ms", f"{VOICE_PHASE_MS[end]:g}", "--out", str(outs[end])]))
         for p in ends:
             _wait(p, duration_s + VOICE_LEAD_S + 20.0)
-        report = iperf.finish(bulk)
+        # Only voice (004 Table 6, first row): STA1 idle, its θ is zero.
+        report = iperf.finish(bulk) if bulk is not None else _goodput_report(0, duration_s)
     finally:
         for p in ends:
             processes.stop(p)
-        processes.stop(bulk.client)
-        processes.stop(bulk.server)
+        if bulk is not None:
+            processes.stop(bulk.client)
+            processes.stop(bulk.server)
     docs = {end: json.loads(outs[end].read_text()) for end in ips}
     app_docs.append(docs)
     got = len(docs["sta2"]["received"]) * voice.PAYLOAD.size
@@ -121,6 +123,8 @@ def run_round(tb: topology.Testbed, s: Scenario, duration_s: float, cc: str,
         return _http_round(tb, duration_s, cc, app_docs)
     if s.mix == "voice":
         return _voice_round(tb, duration_s, cc, app_docs)
+    if s.mix == "voice-only":
+        return _voice_round(tb, duration_s, cc, app_docs, with_bulk=False)
     raise ValueError(f"scenario {s.name}: no mixed traffic {s.mix!r}")
 
 

@@ -7,7 +7,8 @@
   wan        True: wan-emu between server and appliance (75 ms, 200 Mbit/s)
   backend    none (Linux bridge), dpdk or nfqueue (adwiser-dp in <P>appl)
   mix        None (bulk TCP at every pair), "http" or "voice": STA1 downlink
-             bulk TCP while STA2 loads web pages / talks packet voice (mixed.py)
+             bulk TCP while STA2 loads web pages / talks packet voice (mixed.py);
+             "voice-only": the voice with STA1 idle
   dynamic_slicing  the dataplane gives an idle pair's slice away (SPEC §3.3)
 
 Tables 3 and 4 of 004 §6 name the rows these reproduce; Tables 5 and 6 the
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 DIRECTIONS = ("downlink", "uplink")
 BACKENDS = ("none", "dpdk", "nfqueue")
-MIXES = (None, "http", "voice")
+MIXES = (None, "http", "voice", "voice-only")
 PAIRS = (("ap1", "sta1"), ("ap2", "sta2"))  # configs/lab-2ap-2sta.yaml
 
 
@@ -101,3 +102,4 @@ register(Scenario("http-bulk-noslicing", "downlink", mix="http", paper_row="With
 register(Scenario("voice-bulk", "downlink", slice_ms=20, backend="dpdk", mix="voice",
                   dynamic_slicing=True, paper_row="ADWISER S=20ms"))
 register(Scenario("voice-bulk-noslicing", "downlink", mix="voice", paper_row="Without ADWISER"))
+register(Scenario("voice-only", "downlink", mix="voice-only", paper_row="Only Voice"))
