@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,8 +117,14 @@ class MultiStaLab:
             run(["ip", "netns", "del", ns])
         if self.run_dir.is_dir():
             for f in self.run_dir.iterdir():
-                if f.is_file():
+                if f.is_file() or f.is_socket():
                     f.unlink()
+                elif f.is_dir() and f.name == "redis":  # the controlled run's redis-server directory
+                    shutil.rmtree(f)
+            try:
+                self.run_dir.rmdir()
+            except OSError:
+                pass
 
     def emu_argv(self, emu: Path, air: Path, stats: Path, log: Path, pidfile: Path) -> list[str]:
         return [str(emu), "--air", str(air), "--ap", f"{AP}={AP}",
