@@ -6,6 +6,10 @@ labelled by runner/ack_dataset.py. Model: logistic regression (scikit-learn)
 on x = [t_{i-m+1} .. t_i, sigma_i] (ACK inter-arrival times at the appliance,
 µs, and their standard deviation), one estimator for every send rate.
 
+Each capture weighs the same in the fit (001 collects as many packets at each
+rate); m is chosen by cross-validation among --m-sweep unless given, the
+decision threshold maximises F1 on the training data.
+
 Evaluation is out-of-fold (5 folds; fold k is the k-th fifth, in time, of
 every capture, so each fold holds every rate): per send rate the F1 score of
 the boundary labels, and the aggregation level the appliance would report
@@ -54,9 +58,11 @@ def _pipeline() -> Any:
 
 
 def _dataset(caps: list[ack_dataset.Capture], m: int, sigma: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                                             list[np.ndarray]]:
-    """Pooled rows of every capture (ACKs i >= m), their labels, fold numbers, and per capture its row indices."""
-    xs, ys, folds, rows = [], [], [], []
+                                                                             np.ndarray, list[np.ndarray]]:
+    """Pooled rows of every capture (ACKs i >= m), their labels, fold numbers, sample weights (every capture
+    weighs the same in total, as 001 §4.1 collects the same number of packets at each rate), and per capture
+    its row indices."""
+    xs, ys, folds, ws, rows = [], [], [], [], []
     off = 0
     for c in caps:
         x = ack_dataset.features(c.ack_t_ns, m)
@@ -66,30 +72,37 @@ def _dataset(caps: list[ack_dataset.Capture], m: int, sigma: bool) -> tuple[np.n
         xs.append(x[keep])
         ys.append(c.labels[keep])
         folds.append((np.arange(len(keep)) * FOLDS) // max(len(keep), 1))
+        ws.append(np.full(len(keep), 1.0 / max(len(keep), 1)))
         rows.append(off + np.arange(len(keep)))
         off += len(keep)
-    return np.vstack(xs), np.concatenate(ys), np.concatenate(folds), rows
+    w = np.concatenate(ws)
+    return np.vstack(xs), np.concatenate(ys), np.concatenate(folds), w / w.mean(), rows
 
 
 THRESHOLDS = np.round(np.arange(0.05, 0.96, 0.05), 2)
 
 
-def _fit(x: np.ndarray, y: np.ndarray) -> tuple[Any, float]:
+def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[Any, float]:
     """The pipeline and the decision threshold that maximises F1 on its own training data (boundaries are a
     minority class, so 0.5 under-calls them; 001 §4.1 likewise optimises its baseline's threshold)."""
-    model = _pipeline().fit(x, y)
+    model = _pipeline().fit(x, y, logisticregression__sample_weight=w)
     p = model.predict_proba(x)[:, 1]
-    best = max(THRESHOLDS, key=lambda t: f1_score(y, p >= t, zero_division=0))
+    best = max(THRESHOLDS, key=lambda t: f1_score(y, p >= t, sample_weight=w, zero_division=0))
     return model, float(best)
 
 
-def _out_of_fold(x: np.ndarray, y: np.ndarray, folds: np.ndarray) -> np.ndarray:
+def _out_of_fold(x: np.ndarray, y: np.ndarray, folds: np.ndarray, w: np.ndarray) -> np.ndarray:
     pred = np.zeros(len(y), dtype=np.int8)
     for k in range(FOLDS):
         test = folds == k
-        model, th = _fit(x[~test], y[~test])
+        model, th = _fit(x[~test], y[~test], w[~test])
         pred[test] = model.predict_proba(x[test])[:, 1] >= th
     return pred
+
+
+def _macro_f1(y: np.ndarray, pred: np.ndarray, rows: list[np.ndarray]) -> float:
+    """Mean over the send rates of the per-rate F1 (every rate counts the same)."""
+    return float(np.mean([f1_score(y[r], pred[r], zero_division=0) for r in rows]))
 
 
 def _bursts(t_ns: np.ndarray, segs: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -148,7 +161,7 @@ def fold_scaler(model: Any) -> tuple[float, list[float]]:
     return b, [float(v) for v in w]
 
 
-def train(runs: Path, m: int, m_sweep: list[int]) -> dict[str, Any]:
+def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
     dirs = sorted((d for d in runs.iterdir() if (d / "meta.json").exists()), key=lambda d: float(d.name))
     if not dirs:
         raise SystemExit(f"ack_burst_train: no captures under {runs} (python -m runner.ack_capture)")
@@ -157,10 +170,18 @@ def train(runs: Path, m: int, m_sweep: list[int]) -> dict[str, Any]:
         if c.check["ppdus_aligned_frac"] < 0.99:
             raise SystemExit(f"ack_burst_train: capture at {c.rate_mbit} Mbit/s is not aligned with its ground "
                              f"truth ({c.check}); re-run the capture")
-    x, y, folds, rows = _dataset(caps, m, True)
-    pred = _out_of_fold(x, y, folds)
-    xb, yb, fb, rows_b = _dataset(caps, 1, False)
-    pred_b = _out_of_fold(xb, yb, fb)
+    sweep = []
+    for mm in sorted(set(m_sweep) | ({m_arg} if m_arg else set())):
+        xs, ys, fs, ws, rs = _dataset(caps, mm, True)
+        ps = _out_of_fold(xs, ys, fs, ws)
+        sweep.append({"m": mm, "f1": round(float(f1_score(ys, ps, zero_division=0)), 4),
+                      "macro_f1": round(_macro_f1(ys, ps, rs), 4)})
+    # m by cross-validation (001 §4.1 chose m = 20 from its Fig 13(a)) unless given.
+    m = m_arg or max(sweep, key=lambda r: (r["macro_f1"], -r["m"]))["m"]
+    x, y, folds, w_all, rows = _dataset(caps, m, True)
+    pred = _out_of_fold(x, y, folds, w_all)
+    xb, yb, fb, wb, rows_b = _dataset(caps, 1, False)
+    pred_b = _out_of_fold(xb, yb, fb, wb)
     per_rate = []
     for i, c in enumerate(caps):
         r, rb = rows[i], rows_b[i]
@@ -175,16 +196,12 @@ def train(runs: Path, m: int, m_sweep: list[int]) -> dict[str, Any]:
                                          "est_mean_ampdu": evb["est_mean_ampdu"], "error": evb["error"],
                                          "slot_rmse": evb["slot_rmse"]},
                          "alignment": c.check})
-    sweep = []
-    for mm in m_sweep:
-        xs, ys, fs, _ = _dataset(caps, mm, True)
-        sweep.append({"m": mm, "f1": round(float(f1_score(ys, _out_of_fold(xs, ys, fs), zero_division=0)), 4)})
-    final, threshold = _fit(x, y)
+    final, threshold = _fit(x, y, w_all)
     b, w = fold_scaler(final)
     # The folded coefficients must give the pipeline's probabilities on raw features.
     p_raw = 1 / (1 + np.exp(-(b + x @ np.array(w))))
     assert float(np.max(np.abs(p_raw - final.predict_proba(x)[:, 1]))) < 1e-6
-    overall_f1 = round(float(f1_score(y, pred, zero_division=0)), 4)
+    overall_f1 = round(_macro_f1(y, pred, rows), 4)
     model = {"version": MODEL_VERSION, "m": m, "intercept": b, "coef": w, "threshold": threshold, "n_max": N_MAX,
              "features": "t_{i-m+1..i}: ACK inter-arrival times at the appliance in microseconds, oldest first; "
                          "then their population standard deviation",
@@ -199,7 +216,8 @@ def train(runs: Path, m: int, m_sweep: list[int]) -> dict[str, Any]:
     return {"model": model, "doc": {
         "what": "ACK-burst aggregation estimator (001 §4.1) on the appliance, against wlan-emu ground truth",
         "m": m, "folds": FOLDS, "slot_s": SLOT_NS / 1e9, "n_max": N_MAX, "cv_f1": overall_f1,
-        "baseline_m1_cv_f1": round(float(f1_score(yb, pred_b, zero_division=0)), 4),
+        "baseline_m1_cv_f1": round(_macro_f1(yb, pred_b, rows_b), 4), "m_chosen_by": "argument" if m_arg else
+        "cross-validation (best mean per-rate F1 of the m sweep)",
         "per_rate": per_rate, "m_sweep": sweep, "model_version": MODEL_VERSION,
         "written_unix": round(time.time(), 3), "commit": _git_commit()}}
 
@@ -207,21 +225,24 @@ def train(runs: Path, m: int, m_sweep: list[int]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=Path, default=RUNS)
-    ap.add_argument("--m", type=int, default=20, help="inter-arrival times per feature vector (001: 20)")
+    ap.add_argument("--m", type=int, default=0,
+                    help="inter-arrival times per feature vector (001: 20); 0 = the best of --m-sweep by CV")
     ap.add_argument("--m-sweep", default="1,5,10,20,40", help="m values for the F1-vs-m figure (Fig 13(a))")
     ap.add_argument("--model-out", type=Path, default=MODEL)
     ap.add_argument("--results-out", type=Path, default=RESULTS)
     a = ap.parse_args(argv)
-    if not 1 <= a.m <= 64:
-        ap.error("--m must be 1..64 (the dataplane's ADW_ACK_MODEL_MAX_M)")
-    out = train(a.runs, a.m, [int(v) for v in a.m_sweep.split(",") if v.strip()])
+    sweep = [int(v) for v in a.m_sweep.split(",") if v.strip()]
+    if not 0 <= a.m <= 64 or not sweep or any(not 1 <= v <= 64 for v in sweep):
+        ap.error("--m and --m-sweep values must be 1..64 (the dataplane's ADW_ACK_MODEL_MAX_M)")
+    out = train(a.runs, a.m or None, sweep)
     a.model_out.write_text(json.dumps(out["model"], indent=1) + "\n")
     a.results_out.write_text(json.dumps(out["doc"], indent=1) + "\n")
     for r in out["doc"]["per_rate"]:
         print(f"{r['send_rate_mbit']:6g} Mbit/s  F1 {r['f1']:.3f} (m=1: {r['baseline_m1']['f1']:.3f})  "
               f"A-MPDU true {r['true_mean_ampdu']} est {r['est_mean_ampdu']} (m=1: "
               f"{r['baseline_m1']['est_mean_ampdu']})  slot RMSE {r['slot_rmse']}")
-    print(f"cv F1 {out['doc']['cv_f1']}; model -> {a.model_out}; results -> {a.results_out}")
+    print(f"m = {out['doc']['m']}; mean per-rate F1 {out['doc']['cv_f1']}; m sweep {out['doc']['m_sweep']}; "
+          f"model -> {a.model_out}; results -> {a.results_out}")
     return 0
 
 

@@ -54,8 +54,8 @@ def section_lines(results_dir: Path) -> list[str]:
               f"standard deviation, one estimator for all rates (model version {doc.get('model_version')}, "
               f"commit {doc.get('commit')}); labels and the true A-MPDU sizes from wlan-emu's ground truth "
               "(802.11ac 80 MHz air, TCP CUBIC paced by the sender to the send rate, appliance bridging). "
-              f"Out-of-fold figures ({doc['folds']} folds in time). Overall F1 {doc['cv_f1']} "
-              f"(threshold baseline, m = 1: {doc['baseline_m1_cv_f1']}). The estimate is what adwiser-dp "
+              f"m chosen by {doc.get('m_chosen_by', 'argument')}. Out-of-fold figures ({doc['folds']} folds in time). "
+              f"Mean per-rate F1 {doc['cv_f1']} (threshold baseline, m = 1 without σ: {doc['baseline_m1_cv_f1']}). The estimate is what adwiser-dp "
               f"reports as `agg_est`: segments acknowledged per estimated burst, capped at {doc['n_max']}; "
               f"slot RMSE is over {doc['slot_s']:g} s slots (the controller's Δ).", "",
               "| send rate Mbit/s | received Mbit/s | F1 | F1 (m=1) | true A-MPDU | estimate | error | "
@@ -66,7 +66,7 @@ def section_lines(results_dir: Path) -> list[str]:
                      f"{r['true_mean_ampdu']} | {r['est_mean_ampdu']} | {r['error']} | {b['est_mean_ampdu']} | "
                      f"{r['slot_rmse']} |")
     if doc.get("m_sweep"):
-        lines += ["", "F1 against m (like Fig 13(a)): " + ", ".join(f"m = {s['m']}: {s['f1']}"
-                                                                    for s in doc["m_sweep"])]
+        lines += ["", "F1 against m, with σ (like Fig 13(a); pooled / mean per rate): " + ", ".join(
+            f"m = {s['m']}: {s['f1']} / {s.get('macro_f1')}" for s in doc["m_sweep"])]
     lines += ["", f"![ACK-burst estimator]({png.name})", ""]
     return lines
