@@ -250,7 +250,7 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         # so Σ ln θ is no utility to compare with the bulk scenarios'.
         doc["utility"] = doc["utility_bound"] = None
         doc["mix"] = s.mix
-        doc.update(mixed.summary(s, app_docs))
+        doc.update(mixed.summary(s, app_docs, run_out))
     if s.dynamic_slicing:
         doc["dynamic_slicing"] = mixed.reassignments(run_out / "adwiser-dp.telemetry.jsonl")
     results_dir.mkdir(parents=True, exist_ok=True)

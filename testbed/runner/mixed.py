@@ -12,6 +12,7 @@ or "voice" section.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import subprocess
 import sys
@@ -128,7 +129,53 @@ def run_round(tb: topology.Testbed, s: Scenario, duration_s: float, cc: str,
     raise ValueError(f"scenario {s.name}: no mixed traffic {s.mix!r}")
 
 
-def summary(s: Scenario, app_docs: list[dict[str, Any]]) -> dict[str, Any]:
+def voice_air(groundtruth: Path, bulk_ap: str = "ap1", voice_ap: str = "ap2") -> dict[str, Any] | None:
+    """From the emulator's ground truth (one record per PPDU): how many of the
+    voice AP's AC_VO transmissions started while the bulk AP was on the air.
+    The two APs cannot hear each other (004 Table 2), and a frame whose
+    preamble starts during the other AP's transmission is lost at the STA
+    (004 §4.1), so this is where downlink voice losses come from."""
+    try:
+        f = groundtruth.open(errors="replace")
+    except OSError:
+        return None
+    bulk: list[tuple[int, int]] = []
+    vo: list[tuple[int, tuple[int, ...]]] = []
+    with f:
+        for line in f:
+            if not line.startswith("{"):
+                continue
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if r.get("src") == bulk_ap:
+                bulk.append((int(r["start_us"]), int(r["start_us"]) + int(r["duration_us"])))
+            elif r.get("src") == voice_ap and r.get("ac") == "VO":
+                vo.append((int(r["start_us"]), tuple(r.get("ids") or ())))
+    if not vo:
+        return None
+    bulk.sort()
+    starts = [b[0] for b in bulk]
+
+    def on_air(t: int) -> bool:
+        i = bisect.bisect_right(starts, t) - 1
+        return i >= 0 and bulk[i][1] > t
+
+    seen: set[tuple[int, ...]] = set()
+    first = first_busy = busy = 0
+    for t, ids in vo:
+        b = on_air(t)
+        busy += b
+        if ids not in seen:
+            seen.add(ids)
+            first += 1
+            first_busy += b
+    return {"vo_attempts": len(vo), "vo_attempts_during_" + bulk_ap: busy,
+            "vo_first_attempts": first, "vo_first_attempts_during_" + bulk_ap: first_busy}
+
+
+def summary(s: Scenario, app_docs: list[dict[str, Any]], run_out: Path | None = None) -> dict[str, Any]:
     """The document's "http" or "voice" section over every round."""
     if s.mix == "http":
         return {"http": http_load.summarise(app_docs)}
@@ -145,8 +192,9 @@ def summary(s: Scenario, app_docs: list[dict[str, Any]]) -> dict[str, Any]:
             base += int(d[end]["sent"])
         merged[end] = {"sent": sent, "received": received, "late_sends": late}
     # Downlink: the server sends, STA2 receives; uplink the other way round.
+    air = voice_air(run_out / "groundtruth.jsonl") if run_out is not None else None
     return {"voice": {"down": voice.summarise(merged["server"], merged["sta2"]),
-                      "up": voice.summarise(merged["sta2"], merged["server"])}}
+                      "up": voice.summarise(merged["sta2"], merged["server"]), "air": air}}
 
 
 def reassignments(telemetry: Path) -> dict[str, Any] | None:
