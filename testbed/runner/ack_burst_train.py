@@ -45,6 +45,7 @@ from . import ack_dataset
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = Path(__file__).resolve().parents[1] / "results" / "runs" / "ack-burst"
+RUNS_DP = Path(__file__).resolve().parents[1] / "results" / "runs" / "ack-burst-dp"
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "ack-burst-estimator.json"
 MODEL = REPO / "configs" / "ack_burst_model.json"
 FOLDS = 5
@@ -161,6 +162,42 @@ def fold_scaler(model: Any) -> tuple[float, list[float]]:
     return b, [float(v) for v in w]
 
 
+def _model_first(model: dict[str, Any], t_ns: np.ndarray) -> np.ndarray:
+    """The shipped model's boundary decisions on ACK times, as the dataplane makes them (raw coefficients)."""
+    m = int(model["m"])
+    x = ack_dataset.features(t_ns, m)
+    first = np.zeros(len(t_ns), dtype=np.int8)
+    if len(t_ns) > m:
+        z = model["intercept"] + x[m:] @ np.array(model["coef"])
+        first[m:] = 1 / (1 + np.exp(-z)) >= model["threshold"]
+    return first
+
+
+def evaluate_dataplane_runs(model: dict[str, Any], runs: Path) -> list[dict[str, Any]]:
+    """Captures of `ack_capture --dataplane`: adwiser-dp paced the pair and ran the model itself. Per rate: goodput
+    against the pacing rate, the dataplane's agg_est against the ground truth and against this model replayed on
+    the appliance's capture, and the model's F1 there (it was not trained on these runs)."""
+    out = []
+    if not runs.is_dir():
+        return out
+    for d in sorted((d for d in runs.iterdir() if (d / "meta.json").exists()), key=lambda d: float(d.name)):
+        meta = json.loads((d / "meta.json").read_text())
+        c = ack_dataset.build(d)
+        dp = meta.get("dataplane") or {}
+        used = dp.get("model") or model  # replay the coefficients the dataplane ran with
+        first = _model_first(used, c.ack_t_ns)
+        _, sizes = _bursts(c.ack_t_ns, c.ack_segs, first)
+        out.append({"pace_mbit": c.rate_mbit, "received_mbps": meta.get("received_mbps"),
+                    "goodput_expected_mbps": round(c.rate_mbit * 1448 / 1500, 3),
+                    "true_mean_ampdu": round(float(c.ppdu_mpdus.mean()), 3) if len(c.ppdu_mpdus) else None,
+                    "dp_agg_est": dp.get("agg_est_mean"),
+                    "replay_agg_est": round(float(np.minimum(sizes, N_MAX).mean()), 3) if len(sizes) else None,
+                    "f1": round(float(f1_score(c.labels[1:], first[1:], zero_division=0)), 4),
+                    "model_version": used.get("version"), "dp_pace_bps": dp.get("pace_bps"), "dp_drops_tail": dp.get("drops_tail"),
+                    "dp_mean_queue_pkts": dp.get("mean_queue_pkts"), "alignment": c.check})
+    return out
+
+
 def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
     dirs = sorted((d for d in runs.iterdir() if (d / "meta.json").exists()), key=lambda d: float(d.name))
     if not dirs:
@@ -219,6 +256,7 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
         "baseline_m1_cv_f1": round(_macro_f1(yb, pred_b, rows_b), 4), "m_chosen_by": "argument" if m_arg else
         "cross-validation (best mean per-rate F1 of the m sweep)",
         "per_rate": per_rate, "m_sweep": sweep, "model_version": MODEL_VERSION,
+        "dataplane_runs": evaluate_dataplane_runs(model, RUNS_DP),
         "written_unix": round(time.time(), 3), "commit": _git_commit()}}
 
 

@@ -68,5 +68,17 @@ def section_lines(results_dir: Path) -> list[str]:
     if doc.get("m_sweep"):
         lines += ["", "F1 against m, with σ (like Fig 13(a); pooled / mean per rate): " + ", ".join(
             f"m = {s['m']}: {s['f1']} / {s.get('macro_f1')}" for s in doc["m_sweep"])]
+    runs = doc.get("dataplane_runs") or []
+    if runs:
+        lines += ["", "Through adwiser-dp (`ack_capture --dataplane`): the dataplane paces ap1/sta1 at x_i "
+                  "(`--pacing`, plain CUBIC at the sender) and runs the shipped model itself (`--ack-model`). "
+                  "Goodput expected = x_i × 1448/1500 (x_i counts IP bytes); `agg_est` is the dataplane's own "
+                  "telemetry (mean weighted by bursts), the replay is the same model on the appliance's capture.", "",
+                  "| x_i Mbit/s | goodput Mbit/s | expected | true A-MPDU | dataplane agg_est | replay | F1 | "
+                  "tail drops | mean queue pkts |", "|---|---|---|---|---|---|---|---|---|"]
+        for r in runs:
+            lines.append(f"| {r['pace_mbit']:g} | {r['received_mbps']} | {r['goodput_expected_mbps']} | "
+                         f"{r['true_mean_ampdu']} | {r['dp_agg_est']} | {r['replay_agg_est']} | {r['f1']} | "
+                         f"{r['dp_drops_tail']} | {r['dp_mean_queue_pkts']} |")
     lines += ["", f"![ACK-burst estimator]({png.name})", ""]
     return lines
