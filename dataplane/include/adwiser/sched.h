@@ -21,6 +21,11 @@
  *      another length.
  * A pair with nothing queued at its slice start may give the slice to a
  * backlogged pair of another slice (dynamic slicing, 004 §6.3).
+ * A pair given a pacing rate x_i (adw_sched_set_pacing; SPEC §3.7) is in
+ * paced mode instead: no batches, its data and ACK queues are released by a
+ * token bucket at x_i whenever dequeue is called, still under the A* limit.
+ * Returning ACKs of every pair feed the aggregation-level estimator of
+ * 001 §4.1 (adw_sched_set_ack_model), reported per frame.
  *
  * Uplink (AP -> port 0) packets always PASS to port 0; the core observes them
  * to infer the drain time V_i of the last batch: for downlink TCP the ACKs
