@@ -67,6 +67,7 @@ class Demo:
     out: Path                                  # testbed/results/runs/demo: logs, stats, result JSON
     redis_dir: Path
     redis_sock: Path
+    webui_dist: Path = WEBUI_DIST
     redis_proc: processes.ManagedProcess | None = None
     controller: processes.ManagedProcess | None = None
     emu: wlan.WlanEmu | None = None
@@ -142,15 +143,15 @@ def start_redis(d: Demo) -> redis.Redis:
 def start_controller(d: Demo, port: int) -> tuple[str, str]:
     """Stores and applies the lab configuration, creates the first admin with a
     random password; returns (dashboard URL, that password)."""
-    if not (WEBUI_DIST / "index.html").exists():
-        raise RuntimeError(f"the dashboard is not built ({WEBUI_DIST}): make -C webui build")
+    if not (d.webui_dist / "index.html").exists():
+        raise RuntimeError(f"the dashboard is not built ({d.webui_dist}): make -C webui build")
     controller_cli(d, ["seed", str(LAB_CONFIG), "--apply", "--author", "cli:make-demo",
                        "--comment", "make demo: the 2AP-2STA lab"])
     password = secrets.token_urlsafe(12)
     controller_cli(d, ["create-admin", "--username", ADMIN, "--password-stdin"], stdin=password + "\n")
     d.controller = processes.start(d.tb.run_dir, "demo-controller", None, [
         sys.executable, "-m", "adwiser_controller", "serve", "--redis-url", d.redis_url,
-        "--host", "127.0.0.1", "--port", str(port), "--webui-dist", str(WEBUI_DIST),
+        "--host", "127.0.0.1", "--port", str(port), "--webui-dist", str(d.webui_dist),
         "--log-level", "warning", "--no-access-log"], env={"PYTHONPATH": str(CONTROLLER)})
     url = f"http://127.0.0.1:{port}"
     _wait("the controller", lambda: urllib.request.urlopen(f"{url}/api/v1/health", timeout=1).status == 200,
@@ -353,19 +354,21 @@ def teardown(d: Demo) -> list[str]:
     return errors
 
 
-def run(duration_s: float | None, port: int, screenshot: Path | None) -> int:
+def run(duration_s: float | None, port: int, screenshot: Path | None, *,
+        out: Path = RESULTS / "runs" / "demo", webui_dist: Path = WEBUI_DIST) -> int:
+    """The whole demo; 0 when it ran and everything stopped cleanly. The result
+    document (the table's figures) is written to <out>/demo.json."""
     bounded = duration_s if duration_s is not None else MAX_RUN_S
     if not 0 < bounded <= MAX_RUN_S:
         raise ValueError(f"DURATION {duration_s!r}: expected 0 < DURATION <= {MAX_RUN_S:g} seconds")
     if os.environ.get("TESTBED_LOCK", "1") != "0":
         take_lock()
     tb = topology.Testbed(topology.default_prefix())
-    out = RESULTS / "runs" / "demo"
     out.mkdir(parents=True, exist_ok=True)
     for old in out.iterdir():
         if old.is_file():
             old.unlink()
-    d = Demo(tb, out, tb.run_dir / "demo-redis", tb.run_dir / "demo-redis.sock")
+    d = Demo(tb, out, tb.run_dir / "demo-redis", tb.run_dir / "demo-redis.sock", webui_dist)
     doc: dict[str, Any] | None = None
     try:
         topology.up(tb, cc="cubic", appl=topology.APPL_FOR_BACKEND["dpdk"])
