@@ -343,6 +343,23 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     await page.getByTestId('frame-ms').filter({ hasText: '40 ms' }).waitFor()
   })
 
+  test('with dynamic slicing on, the Live page shows the idle pair\'s slice given to the other pair', async () => {
+    const pol = (await admin('GET', '/policies?appliance=lab')).body
+    pol.policies.dynamic_slicing.enabled = true
+    const v = await admin('PUT', '/policies?appliance=lab', { policies: pol.policies, comment: 'dynamic slicing on', base_version: pol.version })
+    assert.equal(v.status, 201, JSON.stringify(v.body))
+    assert.equal((await admin('POST', `/versions/${v.body.version}/apply?wait_ms=3000`, {})).body.acknowledged, true)
+    await go('/live')
+    const given = page.locator('[data-testid=frame-timeline] li.given')
+    await given.first().waitFor()
+    assert.match(await given.first().innerText(), /ap2\/sta2[\s\S]*given to ap1\/sta1/)
+    assert.match(await page.locator('[data-testid=frame-timeline] figcaption').innerText(), /1 reassigned/)
+    const row = page.locator('tr[data-pair="ap2/sta2"]')
+    await row.locator('td', { hasText: 'yes' }).waitFor()
+    await page.waitForTimeout(1500)
+    await shot('live-dynamic-slicing')
+  })
+
   test('keyboard: skip link first, pages reached with Tab and Enter, a visible focus ring, a slice edited without a mouse', async () => {
     await go('/live')
     await page.getByTestId('feed-state').waitFor()
