@@ -187,5 +187,5 @@ export const useLive = defineStore('live', () => {
     state.value = 'idle'
   }
 
-  return { appliance, state, error, status, pairs, latestPair, frames, lastFrame, tick, lastUpdate, ingest, start, stop }
+  return { appliance, state, error, status, pairs, latestPair, frames, lastFrame, tick, lastUpdate, ingest, loadHistory, start, stop }
 })

@@ -1,5 +1,5 @@
 import { createPinia, setActivePinia } from 'pinia'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { FrameEntry, PairEntry } from '../../src/api/types'
 import { WindowedSeries } from '../../src/lib/series'
 import { useLive, WINDOW_S } from '../../src/stores/live'
@@ -65,5 +65,36 @@ describe('session store', () => {
     expect(s.isAdmin).toBe(false)
     s.adopt({ username: 'a', role: 'admin', via: 'session', csrf_token: 'x' })
     expect(s.isAdmin).toBe(true)
+  })
+})
+
+describe('live store history', () => {
+  it('reads the whole window in pages, continuing after the last stream id of each full page', async () => {
+    const calls: string[] = []
+    const nowS = Math.floor(Date.now() / 1000)
+    const page = (n: number, from: number, kind: 'pairs' | 'frames') =>
+      Array.from({ length: n }, (_, i) => (kind === 'pairs' ? pair(nowS - 200 + (from + i) / 100, 'ap1/sta1') : frame(nowS - 200 + (from + i) / 100)))
+    vi.stubGlobal('fetch', async (url: string) => {
+      calls.push(url)
+      const u = new URL(url, 'http://x')
+      const kind = u.pathname.endsWith('/pairs') ? 'pairs' : 'frames'
+      const first = !u.searchParams.get('after')!.startsWith('p')
+      const entries = kind === 'frames' ? page(3, 0, kind) : first ? page(2000, 0, kind) : page(7, 2000, kind)
+      const body = { entries, last_id: first && kind === 'pairs' ? 'p1-0' : 'p2-0' }
+      return new Response(JSON.stringify(body), { status: 200 })
+    })
+    try {
+      const live = useLive()
+      await live.loadHistory('lab')
+      const pairCalls = calls.filter((c) => c.includes('/pairs'))
+      expect(pairCalls).toHaveLength(2)
+      const after0 = Number(new URL(pairCalls[0], 'http://x').searchParams.get('after')!.split('-')[0])
+      expect(Math.abs(after0 - (Date.now() - WINDOW_S * 1000))).toBeLessThan(5000)
+      expect(new URL(pairCalls[1], 'http://x').searchParams.get('after')).toBe('p1-0')
+      expect(live.pairs.get('ap1/sta1')!.length).toBe(2007)
+      expect(live.frames.length).toBe(3)
+    } finally {
+      vi.unstubAllGlobals()
+    }
   })
 })
