@@ -299,6 +299,16 @@ def _pct(xs: list[float], q: float) -> float | None:
     return round(s[min(len(s) - 1, int(q * len(s)))], 3)
 
 
+def second_half_mbps(series: list[tuple[float, float]]) -> float | None:
+    """Mean sender rate over the second half of the transfer (after the loop's start-up ramp
+    from ν = 1, about 5-8 s at K2 = 0.2), beside the whole-run receiver goodput."""
+    if not series:
+        return None
+    end = series[-1][0]
+    tail = [v for t, v in series if t > end / 2]
+    return round(sum(tail) / len(tail), 3) if tail else None
+
+
 def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) -> dict[str, Any]:
     controlled = mode == "aggtarget"
     cc = "cubic" if controlled else mode
@@ -372,6 +382,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
             "probes": {"at_ap": d["probes_at_ap"], "at_sta": d["probes_at_sta"], "matched": len(rows)},
             "mean_ampdu": ampdu, "mean_phy_mbps": phy, "airtime_frac": link.get("airtime_frac"),
             "retx": link.get("retx"), "queue_drops": link.get("queue_drops"),
+            "throughput_second_half_mbps": second_half_mbps(iperf.interval_series(reports[f"{ap}-{sta}"])),
             "series": iperf.interval_series(reports[f"{ap}-{sta}"]),
             "delay_series": [(round(r[0], 3), round(r[1], 3)) for r in rows[:: max(1, len(rows) // 400)]],
         }
@@ -458,6 +469,11 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
     if tot_a and tot_c:
         out["total"] = {"aggtarget_mbps": round(tot_a, 3), "straight_cubic_mbps": round(tot_c, 3),
                         "throughput_frac_of_straight": round(tot_a / tot_c, 3), "throughput_ge_85pct": tot_a >= 0.85 * tot_c}
+        half_a = [second_half_mbps(p.get("series") or []) for p in agg.get("pairs", [])]
+        half_c = [second_half_mbps(p.get("series") or []) for p in cubic.get("pairs", [])]
+        if all(h is not None for h in half_a + half_c) and sum(h or 0 for h in half_c) > 0:
+            frac = sum(h or 0 for h in half_a) / sum(h or 0 for h in half_c)
+            out["total"]["second_half_frac_of_straight"] = round(frac, 3)
     # Equal airtime across MCS (000 §V-C): each pair's share of the pairs' airtime, relative to 1/n.
     for mode, r in runs.items():
         fr = [p.get("airtime_frac") for p in r.get("pairs", [])]
