@@ -31,6 +31,7 @@ void adw_sched_free(struct adw_sched *s)
     free(s->rt_pending);
     free(s->in_slice);
     free(s->paced);
+    free(s->deferred);
     if (s->ring != NULL)
         for (uint32_t i = 0; i < s->params.report_frames; i++)
             free(s->ring[i].pairs);
@@ -62,8 +63,10 @@ struct adw_sched *adw_sched_create(const struct adw_sched_params *p, const struc
     s->rt_pending = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
     s->in_slice = calloc(ADW_MAX_PAIRS, 1);
     s->paced = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
+    s->deferred = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
     s->ring = calloc(s->params.report_frames, sizeof(*s->ring));
-    if (s->slots == NULL || s->rt_pending == NULL || s->in_slice == NULL || s->paced == NULL || s->ring == NULL ||
+    if (s->slots == NULL || s->rt_pending == NULL || s->in_slice == NULL || s->paced == NULL || s->deferred == NULL ||
+        s->ring == NULL ||
         adw_pool_init(&s->pool, s->params.pool_pkts) != 0) {
         adw_sched_free(s);
         set_err(err, errlen, "out of memory");
@@ -189,8 +192,11 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, enum adw_verdi
     if (c.kind == ADW_CLASS_UPLINK) {
         s->st.pass_uplink++;
         adw_meta_from_desc(&d, false, &m);
-        if (m.is_tcp && adw_drain_observe_uplink(&ps->drain, &m, now_ns))
+        if (m.is_tcp && adw_drain_observe_uplink(&ps->drain, &m, now_ns)) {
             adw_finish_drain(s, ps, now_ns - ps->drain.start_ns, false, now_ns);
+            if (s->n_deferred > 0) /* a batch may have waited for this drain */
+                adw_release_deferred(s, now_ns, false);
+        }
         if (m.is_tcp) /* ACK bursts -> aggregation level (001 §4.1) */
             adw_ack_est_observe_ack(&ps->ack, s->has_ack_model ? &s->ack_model : NULL, &m, now_ns);
         return;
@@ -264,6 +270,8 @@ static unsigned hand_out(struct adw_sched *s, struct adw_fifo *q, struct adw_pkt
 unsigned adw_sched_dequeue_burst(struct adw_sched *s, struct adw_pkt *out, unsigned max, uint64_t now_ns)
 {
     struct adw_slice_event ev;
+    if (s->n_deferred > 0)
+        adw_release_deferred(s, now_ns, false);
     while (adw_slice_clock_step(&s->clock, now_ns, &ev))
         adw_slice_start(s, &ev, now_ns);
     adw_paced_release(s, now_ns);
@@ -278,6 +286,9 @@ uint64_t adw_sched_next_event_ns(const struct adw_sched *s, uint64_t now_ns)
     uint64_t paced = adw_paced_next_ns(s, now_ns);
     if (paced < next)
         next = paced;
+    uint64_t deferred = adw_deferred_next_ns(s);
+    if (deferred < next)
+        next = deferred;
     return next < now_ns ? now_ns : next;
 }
 

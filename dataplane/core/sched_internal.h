@@ -64,6 +64,11 @@ struct adw_pair_state {
     uint32_t batch_pkts;                     /* packets released in it */
     bool batch_underfilled;
     uint64_t last_v_ns;                      /* last completed (or capped) drain time, ns */
+    /* a batch held back at its slice start while a conflicting pair still drained (release.c): */
+    bool deferred;
+    uint64_t defer_start_ns;                 /* when it was held back */
+    uint64_t defer_until_ns;                 /* released then at the latest */
+    uint64_t defer_slice_end_ns;             /* end of the slice it belongs to */
     /* per frame (reset at each frame boundary): */
     uint32_t frame_released_pkts;
     uint64_t frame_released_bytes;
@@ -96,6 +101,8 @@ struct adw_sched {
     uint16_t given_to[ADW_MAX_SLICES];
     uint8_t *in_slice;                       /* scratch: marks of pairs active in the current slice */
     uint16_t *paced;                         /* slots in paced mode */
+    uint16_t *deferred;                      /* slots with a deferred batch */
+    uint32_t n_deferred;
     uint32_t n_paced;
     bool has_ack_model;
     struct adw_ack_model ack_model;
@@ -130,6 +137,10 @@ void adw_meta_from_desc(const struct adw_desc *d, bool downlink, struct adw_tcp_
 
 /* release.c */
 void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint64_t now_ns);
+/* Releases deferred batches whose conflicting drains ended or whose deferral ran out (all of them if force). */
+void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force);
+/* Earliest deadline of a deferred batch, UINT64_MAX if none. */
+uint64_t adw_deferred_next_ns(const struct adw_sched *s);
 void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v_ns, bool capped, uint64_t now_ns);
 uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair);
 uint32_t adw_pair_queued(const struct adw_pair_state *ps);

@@ -14,7 +14,7 @@
 static json_t *core_stats_json(const struct adw_stats *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
-                     " s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                     " s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
                      "rx_pkts", (json_int_t)s->rx_pkts, "rx_bytes", (json_int_t)s->rx_bytes,
                      "malformed", (json_int_t)s->malformed, "pass_uplink", (json_int_t)s->pass_uplink,
                      "pass_broadcast", (json_int_t)s->pass_broadcast, "pass_unknown", (json_int_t)s->pass_unknown,
@@ -27,7 +27,9 @@ static json_t *core_stats_json(const struct adw_stats *s)
                      "frames_skipped", (json_int_t)s->frames_skipped, "batches", (json_int_t)s->batches,
                      "batches_underfilled", (json_int_t)s->batches_underfilled,
                      "drains_completed", (json_int_t)s->drains_completed, "drains_capped", (json_int_t)s->drains_capped,
-                     "drains_overrun", (json_int_t)s->drains_overrun, "tsabr_resets", (json_int_t)s->tsabr_resets,
+                     "drains_overrun", (json_int_t)s->drains_overrun, "drains_superseded", (json_int_t)s->drains_superseded,
+                     "slice_deferrals", (json_int_t)s->slice_deferrals,
+                     "slice_deferred_ns", (json_int_t)s->slice_deferred_ns, "tsabr_resets", (json_int_t)s->tsabr_resets,
                      "reassignments", (json_int_t)s->reassignments, "config_swaps", (json_int_t)s->config_swaps,
                      "config_rejected", (json_int_t)s->config_rejected,
                      "reports_overwritten", (json_int_t)s->reports_overwritten, "pool_size", (json_int_t)s->pool_size,

@@ -193,6 +193,56 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
     assert_int_equal(pr[0].r_pkts, 20); /* 40 + (20 - 40) */
 }
 
+/* 004 §5: the next slice starts when the previous pair's activity has ended. AP2's batch waits while the
+ * conflicting AP1-STA1 drain is still open at its slice start, and goes when that drain ends, scaled to the
+ * slice time left. */
+static void test_batch_waits_while_a_conflicting_pair_still_drains(void **state)
+{
+    struct fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    enqueue_data(f->s, 1, 1, 100, 1 * MS);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 0); /* AP1's batch is still in the air */
+    struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
+    assert_int_equal(enqueue1(f->s, &a, 21 * MS), ADW_PASS);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 21 * MS), 21 * MS);
+    assert_int_equal(dequeue_all(f->s, 21 * MS), 38); /* r = 40 for 20 ms, 19 ms left */
+    assert_int_equal(out[0].out_port, 2);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.slice_deferrals, 1);
+    assert_int_equal(st.slice_deferred_ns, 1 * MS);
+}
+
+/* A drain that does not end (its ACKs lost) holds the next pair back for half its slice at most. */
+static void test_deferred_batch_goes_at_half_its_slice_when_the_drain_does_not_end(void **state)
+{
+    struct fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    enqueue_data(f->s, 1, 1, 100, 1 * MS);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 30 * MS);
+    assert_int_equal(dequeue_all(f->s, 30 * MS - 1), 0);
+    assert_int_equal(dequeue_all(f->s, 30 * MS), 20); /* 10 ms of the slice left */
+    assert_int_equal(out[0].out_port, 2);
+}
+
+/* Without a drain open on a conflicting pair the batch goes at the slice start, whole. */
+static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **state)
+{
+    struct fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
+    enqueue1(f->s, &a, 15 * MS);
+    enqueue_data(f->s, 1, 1, 100, 16 * MS);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 40);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.slice_deferrals, 0);
+}
+
 static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
 {
     struct fixture *f = *state;
@@ -444,7 +494,9 @@ static void test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back(void **
     assert_int_equal(out[0].out_port, 1);
     enqueue_data(f->s, 1, 1, 10, 30 * MS); /* STA2 wants again */
     dequeue_all(f->s, 40 * MS);
-    assert_int_equal(dequeue_all(f->s, 60 * MS), 10); /* and gets its own slice back */
+    /* and gets its own slice back: after STA1's ACK-less drain has held it back for half the slice */
+    assert_int_equal(dequeue_all(f->s, 60 * MS), 0);
+    assert_int_equal(dequeue_all(f->s, 70 * MS), 10);
     assert_int_equal(out[0].out_port, 2);
     dequeue_all(f->s, 80 * MS);
     struct adw_frame_report fr;
@@ -488,6 +540,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_batch_holds_r_packets_and_keeps_the_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drain_from_returning_ack_updates_r, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_final_ack_caps_the_drain_at_the_next_slice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_waits_while_a_conflicting_pair_still_drains, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deferred_batch_goes_at_half_its_slice_when_the_drain_does_not_end, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_batch_is_not_deferred_when_the_conflicting_drain_ended, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drain_open_past_the_cap_is_closed_at_the_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_scales_with_the_length_of_the_slice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_realtime_is_released_first_at_every_slice_start, setup, teardown),

@@ -35,6 +35,8 @@ struct adw_stats {
     uint64_t drains_superseded;  /* drains still open (under the cap) when the pair's next batch was released,
                                     closed at that time; like capped ones they give no rate sample */
     uint64_t drains_overrun;     /* drains longer than the slice S_i */
+    uint64_t slice_deferrals;    /* batches held back at their slice start while a conflicting pair still drained */
+    uint64_t slice_deferred_ns;  /* total time they were held back, ns */
     uint64_t drain_flows_untracked; /* TCP flows beyond the per-batch tracking table */
     uint64_t tsabr_resets;       /* r reset to r_init on a sharp rate change */
     uint64_t reassignments;      /* slices given away by dynamic slicing */
