@@ -57,6 +57,7 @@ MAX_RUN_S = 3600.0  # every traffic run is bounded, Ctrl-C or not
 ADMIN = "admin"
 APPLIANCE = "lab"
 BASE_PORT = 5301
+DEMO_PREFIX = "adwdemo"
 STATUS_EVERY_S = 10.0
 
 
@@ -363,7 +364,9 @@ def run(duration_s: float | None, port: int, screenshot: Path | None, *,
         raise ValueError(f"DURATION {duration_s!r}: expected 0 < DURATION <= {MAX_RUN_S:g} seconds")
     if os.environ.get("TESTBED_LOCK", "1") != "0":
         take_lock()
-    tb = topology.Testbed(topology.default_prefix())
+    # Its own namespace prefix (not `make experiment`'s default), so that nothing
+    # run with the default prefix can take down the demo's topology or run directory.
+    tb = topology.Testbed(topology.default_prefix() if os.environ.get("TESTBED_PREFIX") else DEMO_PREFIX)
     out.mkdir(parents=True, exist_ok=True)
     for old in out.iterdir():
         if old.is_file():
