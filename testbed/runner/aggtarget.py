@@ -63,6 +63,10 @@ class AggScenario:
     backhaul_mbit: float | None = None     # wan-emu rate between server and appliance
     backhaul_delay_ms: float = 1.0
     unsupported: str = ""                  # why this testbed cannot run it (empty = it can)
+    # Mid-run MCS drop: at step_at_frac of the run, bulk TCP starts on this (hidden, conflicting)
+    # pair, whose overlapping transmissions make Minstrel step the measured pair's MCS down (004 §4.1).
+    step_pair: tuple[str, str] | None = None
+    step_at_frac: float = 0.5
 
 
 SCENARIOS = {s.name: s for s in (
@@ -72,8 +76,10 @@ SCENARIOS = {s.name: s for s in (
     AggScenario("aggtarget-1sta-lowdelay", (("ap1", "sta1"),), t_bar_ms=1.5),
     AggScenario("aggtarget-backhaul", (("ap1", "sta1"),), t_bar_ms=5.0, backhaul_mbit=100.0),
     AggScenario("aggtarget-3sta-mixed-mcs", (("ap1", "sta1"), ("ap1", "sta2"), ("ap1", "sta3")), t_bar_ms=10.0),
-    AggScenario("aggtarget-mcs-step", (("ap1", "sta1"),), t_bar_ms=5.0,
-                unsupported="needs a mid-run MCS (RSS) change of one STA, which wlan-emu does not offer"),
+    # wlan-emu has no scheduled RSS change, so the MCS of sta1 is made to drop the way it drops in
+    # the lab: AP2-STA2, hidden from AP1 (004 Table 2), starts sending mid-run. This also adds
+    # collisions and loss, so it is a harsher step than a pure MCS change. T-bar as in -lowdelay.
+    AggScenario("aggtarget-mcs-step", (("ap1", "sta1"),), t_bar_ms=1.5, step_pair=("ap2", "sta2")),
 )}
 
 
@@ -279,8 +285,9 @@ def _loop_history(url: str) -> list[dict[str, Any]]:
     finally:
         r.close()
     out = []
-    for _, f in raw:
-        row: dict[str, Any] = {"pair": f.get("pair"), "state": f.get("state"), "bottleneck": f.get("bottleneck")}
+    for sid, f in raw:
+        row: dict[str, Any] = {"pair": f.get("pair"), "state": f.get("state"), "bottleneck": f.get("bottleneck"),
+                               "unix": int(sid.split("-")[0]) / 1000.0}  # the stream id: Redis's clock, ms
         for k in ("ts", "nu", "c_hat_us", "n_target", "mu_n", "pace_bps", "phy_rate_mbps", "p_backhaul"):
             v = f.get(k, "")
             row[k] = float(v) if v not in ("", None) else None
@@ -309,6 +316,31 @@ def second_half_mbps(series: list[tuple[float, float]]) -> float | None:
     return round(sum(tail) / len(tail), 3) if tail else None
 
 
+def step_figures(rows: list[tuple[float, float, float]], step_unix: float, t_bar_ms: float,
+                 loop: list[dict[str, Any]], window_s: float = 0.5, hold_s: float = 1.0) -> dict[str, Any]:
+    """Delay before/after the step and the recovery time: from the step to the first instant after
+    which the 0.5 s mean of the appliance->STA delay stays within 20 % of T-bar for 1 s (None if never)."""
+    before = [d for t, d, _ in rows if step_unix - 5.0 <= t < step_unix]
+    after = [(t, d) for t, d, _ in rows if t >= step_unix]
+    means: list[tuple[float, float]] = []
+    for t, _ in after:
+        w = [d for u, d in after if t <= u < t + window_s]
+        means.append((t, sum(w) / len(w)))
+    recovery = None
+    for i, (t, _) in enumerate(means):
+        span = [m for u, m in means[i:] if u <= t + hold_s]
+        if means[-1][0] - t >= hold_s and all(abs(m - t_bar_ms) <= 0.2 * t_bar_ms for m in span):
+            recovery = round(t - step_unix, 3)
+            break
+    phy_before = [h["phy_rate_mbps"] for h in loop if h.get("phy_rate_mbps") and step_unix - 5.0 <= h["unix"] < step_unix]
+    phy_after = [h["phy_rate_mbps"] for h in loop if h.get("phy_rate_mbps") and h["unix"] >= step_unix + 1.0]
+    return {"delay_before_ms": round(sum(before) / len(before), 3) if before else None,
+            "delay_after_ms": round(sum(d for _, d in after) / len(after), 3) if after else None,
+            "recovery_s": recovery,
+            "phy_before_mbps": round(sum(phy_before) / len(phy_before), 1) if phy_before else None,
+            "phy_after_mbps": round(sum(phy_after) / len(phy_after), 1) if phy_after else None}
+
+
 def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) -> dict[str, Any]:
     controlled = mode == "aggtarget"
     cc = "cubic" if controlled else mode
@@ -319,6 +351,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
     pcaps: dict[str, tuple[Path, Path]] = {}
     emu_stats: dict[str, Any] = {}
     errors: list[str] = []
+    step_unix: float | None = None
     try:
         lab.prepare(cc, controlled, stack)
         gt_path = lab.start_emu(out, stack, emu_stats)
@@ -347,6 +380,14 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
                 lab.run_dir, f"probe-{sta}", lab.ns("server"),
                 [str(PY), "-m", "runner.delay_probe", "send", sta_ip, str(delay_probe.PROBE_PORT),
                  f"{PROBE_PPS:g}", f"{duration_s:g}"], env={"PYTHONPATH": str(REPO / "testbed")}))
+        if sc.step_pair is not None:
+            t_step = duration_s * sc.step_at_frac
+            time.sleep(t_step)
+            sap, ssta = sc.step_pair
+            step_unix = time.time()
+            transfers.append(iperf.start(lab.run_dir, iperf.Transfer(
+                f"{sap}-{ssta}", lab.ns("server"), lab.ns(ssta), lab.sta_ip(ssta), BASE_PORT + 50,
+                duration_s - t_step, cc)))
         for rt in transfers:
             reports[rt.transfer.label] = iperf.finish(rt)
         for p in probes:
@@ -386,6 +427,11 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
             "series": iperf.interval_series(reports[f"{ap}-{sta}"]),
             "delay_series": [(round(r[0], 3), round(r[1], 3)) for r in rows[:: max(1, len(rows) // 400)]],
         }
+        if step_unix is not None:
+            entry["step"] = step_figures(rows, step_unix, sc.t_bar_ms, mine)
+            sap, ssta = sc.step_pair or ("", "")
+            entry["step"]["interferer"] = f"{sap}/{ssta}"
+            entry["step"]["interferer_mbps"] = round(iperf.received_mbps(reports[f"{sap}-{ssta}"]), 3)
         if controlled:
             entry["target"] = {"t_bar_ms": sc.t_bar_ms,
                                "n_target_final": mine[-1]["n_target"] if mine else None,

@@ -69,15 +69,6 @@ def test_multi_sta_document_is_valid_for_the_controller(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
 
 
-def test_unsupported_scenario_refuses_naming_what_is_missing() -> None:
-    try:
-        aggtarget.run("aggtarget-mcs-step", 5.0)
-    except aggtarget.backend_mod.BackendUnavailable as e:
-        assert "MCS" in str(e)
-    else:
-        raise AssertionError("aggtarget-mcs-step ran")
-
-
 def test_the_three_sta_air_config_has_one_ap_and_three_stas() -> None:
     cfg = json.loads((REPO / "testbed" / "air" / "aggtarget-1ap-3sta-vht80.json").read_text())
     nodes = cfg["topology"]["nodes"]["value"]
@@ -95,3 +86,19 @@ def test_the_three_sta_air_config_loads_in_wlan_emu() -> None:
                           "--ap", "ap1=adwnoif0", "--sta", "sta1=adwnoif1"], capture_output=True, text=True,
                          timeout=30)
     assert "interface adwnoif0" in res.stderr, res.stderr
+
+
+def test_recovery_is_the_first_time_the_delay_stays_within_20pct_of_tbar() -> None:
+    step = 1000.0
+    rows = [(step - 1 + i * 0.005, 1.5, 0.0) for i in range(200)]             # at target before
+    rows += [(step + i * 0.005, 6.0, 0.0) for i in range(400)]                # 2 s far above after the step
+    rows += [(step + 2 + i * 0.005, 1.6, 0.0) for i in range(600)]            # back within 20 % for 3 s
+    fig = aggtarget.step_figures(rows, step, 1.5, [])
+    assert fig["delay_before_ms"] == 1.5
+    # the first 0.5 s window that is (mostly) back within 20 % starts just before the 2 s mark
+    assert fig["recovery_s"] is not None and 1.9 <= fig["recovery_s"] <= 2.01
+
+
+def test_no_recovery_when_the_delay_never_settles() -> None:
+    rows = [(10.0 + i * 0.005, 6.0, 0.0) for i in range(600)]
+    assert aggtarget.step_figures(rows, 10.0, 1.5, [])["recovery_s"] is None
