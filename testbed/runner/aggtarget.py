@@ -507,6 +507,9 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
         if base:
             g["throughput_frac_of_straight"] = round(p["throughput_mbps"] / base, 3)
             g["throughput_ge_85pct"] = p["throughput_mbps"] >= 0.85 * base
+        if p.get("step"):
+            g["recovery_s"] = p["step"].get("recovery_s")
+            g["recovered_within_3s"] = g["recovery_s"] is not None and g["recovery_s"] <= 3.0
         out[pair] = g
     # Throughput of all the pairs together against straight forwarding (with several STAs the
     # per-pair split differs by design: equal airtime instead of whatever CUBIC gives).
