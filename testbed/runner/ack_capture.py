@@ -75,6 +75,12 @@ def capture_one(tb: topology.Testbed, rate_mbit: float, duration_s: float, out: 
     dump = processes.start(tb.run_dir, "tcpdump-ap1", tb.ns("appl"),
                            ["tcpdump", "-i", "ap1", "-n", "-s", str(SNAPLEN), "-B", "32768",
                             "--time-stamp-precision=nano", "-w", str(out / "ap1.pcap"), f"ether host {sta_mac}"])
+    # adwiser-dp sends with PACKET_QDISC_BYPASS (net_af_packet), which packet taps on its side do not see: the
+    # data frames are then taken where the emulator receives them, the peer ap1 in <P>wlan.
+    dump_w = processes.start(tb.run_dir, "tcpdump-wlan-ap1", tb.ns("wlan"),
+                             ["tcpdump", "-i", "ap1", "-n", "-s", str(SNAPLEN), "-B", "32768", "-Q", "in",
+                              "--time-stamp-precision=nano", "-w", str(out / "wlan-ap1.pcap"),
+                              f"ether dst {sta_mac}"]) if dataplane else None
     time.sleep(1.0)
     emu: wlan.WlanEmu | None = None
     be: backend_mod.Backend | None = None
@@ -104,8 +110,10 @@ def capture_one(tb: topology.Testbed, rate_mbit: float, duration_s: float, out: 
         stats = wlan.stop(tb, emu)
         dp_stats = backend_mod.stop(tb, be) if be is not None else {}
         processes.stop(dump, grace_s=5.0)
+        if dump_w is not None:
+            processes.stop(dump_w, grace_s=5.0)
     (out / "wlan-emu.stats.json").write_text(json.dumps(stats, indent=1) + "\n")
-    log = dump.log.read_text(errors="replace")
+    log = dump.log.read_text(errors="replace") + (dump_w.log.read_text(errors="replace") if dump_w else "")
     dropped = [ln for ln in log.splitlines() if "dropped by kernel" in ln]
     meta: dict[str, object] = {"rate_mbit": rate_mbit, "duration_s": duration_s,
                                "received_mbps": round(iperf.received_mbps(rep), 3), "tcpdump": dropped,

@@ -113,6 +113,8 @@ def build(run: Path) -> Capture:
     frames = read_pcap(run / "ap1.pcap")
     ppdus = read_downlink_ppdus(run / "groundtruth.jsonl")
     down = [f for f in frames if f.to_sta]
+    if (run / "wlan-ap1.pcap").exists():  # adwiser-dp's sends are invisible on its side (ack_capture.py)
+        down = [f for f in read_pcap(run / "wlan-ap1.pcap") if f.to_sta]
     ids = sorted({i for p in ppdus for i in p.ids})
     n = min(len(down), len(ids))
     frame_of_id = {ids[k]: k for k in range(n)}
