@@ -148,10 +148,10 @@ void adw_ack_est_observe_ack(struct adw_ack_est *e, const struct adw_ack_model *
     e->burst_segs += segs;
 }
 
-double adw_ack_est_take(struct adw_ack_est *e, uint32_t n_max, uint32_t *bursts)
+double adw_ack_est_take(struct adw_ack_est *e, double scale, uint32_t n_max, uint32_t *bursts)
 {
     *bursts = e->n_bursts;
-    double mean = e->n_bursts > 0 ? e->sum_segs / e->n_bursts : -1.0;
+    double mean = e->n_bursts > 0 ? scale * e->sum_segs / e->n_bursts : -1.0;
     if (n_max > 0 && mean > n_max)
         mean = n_max;
     e->sum_segs = 0;

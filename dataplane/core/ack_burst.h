@@ -66,8 +66,9 @@ void adw_ack_est_observe_ack(struct adw_ack_est *e, const struct adw_ack_model *
                              uint64_t now_ns);
 /* Probability that an ACK with these features starts a burst (features: m inter-arrival times, oldest first). */
 double adw_ack_model_prob(const struct adw_ack_model *model, const double *ia_us_oldest_first);
-/* End of a report interval: mean segments per burst closed in it (capped at n_max), or -1 if none; resets. */
-double adw_ack_est_take(struct adw_ack_est *e, uint32_t n_max, uint32_t *bursts);
+/* End of a report interval: scale x mean segments per burst closed in it (capped at n_max), or -1 if none;
+ * resets. */
+double adw_ack_est_take(struct adw_ack_est *e, double scale, uint32_t n_max, uint32_t *bursts);
 /* L_p: retransmitted fraction of the last ADW_ACK_LOSS_WINDOW data segments (0 if none seen). */
 double adw_ack_est_loss_frac(const struct adw_ack_est *e);
 

@@ -84,6 +84,10 @@ int adw_sched_set_ack_model(struct adw_sched *s, const struct adw_ack_model *m, 
         set_err(err, errlen, "ack model: threshold: must lie in (0, 1)%s", "");
         return -1;
     }
+    if (!(isfinite(m->scale) && m->scale > 0)) {
+        set_err(err, errlen, "ack model: scale: must be a positive number%s", "");
+        return -1;
+    }
     if (!isfinite(m->intercept)) {
         set_err(err, errlen, "ack model: intercept: not a finite number%s", "");
         return -1;

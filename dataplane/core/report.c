@@ -52,7 +52,8 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->tput_bps = (uint64_t)ps->tput_bps;
         r->rate_bps = (uint64_t)(ps->tsabr.rate_ewma * 1000.0 * s->params.mtu_bytes * 8.0);
         r->pace_bps = ps->pacer.rate_bps;
-        r->agg_est = adw_ack_est_take(&ps->ack, s->has_ack_model ? s->ack_model.n_max : 0, &r->agg_bursts);
+        r->agg_est = adw_ack_est_take(&ps->ack, s->has_ack_model ? s->ack_model.scale : 1.0,
+                                      s->has_ack_model ? s->ack_model.n_max : 0, &r->agg_bursts);
         if (!s->has_ack_model)
             r->agg_est = -1;
         r->dup_acks = ps->ack.dup_acks;

@@ -10,18 +10,19 @@
 
 static int from_json(const json_t *root, struct adw_ack_model *out, char *err, size_t errlen)
 {
-    static const char *const allowed[] = {"version", "m", "intercept", "coef", "threshold", "n_max", "features",
-                                          "training", NULL};
+    static const char *const allowed[] = {"version", "m", "intercept", "coef", "threshold", "n_max", "scale",
+                                          "features", "training", NULL};
     struct jw w = {.err = err, .errlen = errlen};
     struct adw_ack_model m;
     memset(&m, 0, sizeof(m));
     long long version = 0, mm = 0, n_max = 0;
-    double intercept = 0, threshold = 0;
+    double intercept = 0, threshold = 0, scale = 1.0; /* scale is optional: no correction */
     if (jw_object(&w, root, "", allowed) || jw_integer(&w, root, "", "version", 1, 1, 1000000000, &version)
         || jw_integer(&w, root, "", "m", 1, 1, ADW_ACK_MODEL_MAX_M, &mm)
         || jw_number(&w, root, "", "intercept", 1, -1e12, 1e12, &intercept)
         || jw_number(&w, root, "", "threshold", 1, 1e-9, 1 - 1e-9, &threshold)
-        || jw_integer(&w, root, "", "n_max", 1, 1, 1024, &n_max))
+        || jw_integer(&w, root, "", "n_max", 1, 1, 1024, &n_max)
+        || jw_number(&w, root, "", "scale", 0, 1e-3, 1e3, &scale))
         return -1;
     json_t *coef = jw_array(&w, root, "", "coef", 1, ADW_ACK_MODEL_MAX_M + 1);
     if (coef == NULL)
@@ -43,6 +44,7 @@ static int from_json(const json_t *root, struct adw_ack_model *out, char *err, s
     m.intercept = intercept;
     m.threshold = threshold;
     m.n_max = (uint32_t)n_max;
+    m.scale = scale;
     *out = m;
     return 0;
 }

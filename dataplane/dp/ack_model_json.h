@@ -2,7 +2,7 @@
  * The ACK-burst classifier's coefficient file (configs/ack_burst_model.json,
  * written by testbed/runner/ack_burst_train.py): a JSON object
  *   {"version": N, "m": M, "intercept": x, "coef": [M + 1 numbers], "threshold": p, "n_max": K,
- *    "features": "...", "training": {...}}
+ *    "scale": s (optional, default 1), "features": "...", "training": {...}}
  * read strictly: a missing or ill-typed field, an unknown member, or coef of
  * another length than m + 1 is refused with the field named (adwiser/ack_model.h
  * says what the numbers mean).

@@ -58,7 +58,7 @@ static void data_to_sta1(struct adw_sched *s, uint32_t seq, uint64_t now)
  * 001 §4.1). */
 static struct adw_ack_model gap_model(void)
 {
-    struct adw_ack_model m = {.version = 1, .m = 1, .intercept = -200, .threshold = 0.5, .n_max = 64};
+    struct adw_ack_model m = {.version = 1, .m = 1, .intercept = -200, .threshold = 0.5, .n_max = 64, .scale = 1};
     m.coef[0] = 1;
     m.coef[1] = 0;
     return m;
@@ -138,6 +138,18 @@ static void test_estimate_is_capped_at_n_max(void **state)
     assert_true(fabs(r.agg_est - 6.0) < 1e-9);
 }
 
+static void test_estimate_is_scaled_by_the_models_correction(void **state)
+{
+    struct fixture *f = *state;
+    struct adw_ack_model m = gap_model();
+    m.scale = 0.6;
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, NULL, 0), 0);
+    data_to_sta1(f->s, 1, 0);
+    ack_bursts(f->s, 10, 5, 1 * MS);
+    struct adw_pair_report r = first_frame_sta1(f->s);
+    assert_true(fabs(r.agg_est - 6.0) < 1e-9); /* 0.6 x 10 segments per burst */
+}
+
 static void test_without_a_model_there_is_no_estimate(void **state)
 {
     struct fixture *f = *state;
@@ -189,6 +201,10 @@ static void test_invalid_model_is_refused_naming_the_field(void **state)
     assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, "threshold"));
     m = gap_model();
+    m.scale = 0;
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "scale"));
+    m = gap_model();
     m.coef[1] = NAN;
     assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, "coef[1]"));
@@ -202,6 +218,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ack_bursts_give_mpdus_per_ampdu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_estimate_is_capped_at_n_max, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_estimate_is_scaled_by_the_models_correction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_without_a_model_there_is_no_estimate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_duplicate_acks_and_retransmissions_are_counted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_model_probability_is_the_logistic_of_times_and_their_sd, setup, teardown),

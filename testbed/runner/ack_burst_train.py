@@ -13,8 +13,9 @@ decision threshold maximises F1 on the training data.
 Evaluation is out-of-fold (5 folds; fold k is the k-th fifth, in time, of
 every capture, so each fold holds every rate): per send rate the F1 score of
 the boundary labels, and the aggregation level the appliance would report
-(segments acknowledged per estimated burst, as dataplane/core/ack_burst.c
-counts them) against the ground truth (MPDUs per A-MPDU of the AP -> STA
+(scale x segments acknowledged per estimated burst, as
+dataplane/core/ack_burst.c counts them; the scale corrects the consistent
+offset, 001 §4.2, and is fitted leaving the rate out) against the ground truth (MPDUs per A-MPDU of the AP -> STA
 PPDUs), over the whole capture and per 0.5 s slot (the controller's Δ).
 The m = 1 threshold estimator (no sigma) is the paper's baseline.
 
@@ -51,7 +52,7 @@ MODEL = REPO / "configs" / "ack_burst_model.json"
 FOLDS = 5
 SLOT_NS = 500_000_000  # Δ of the controller (000 §VI, 0.5 s)
 N_MAX = 64             # 802.11ac BlockAck window: the estimate is capped there (001 §4.1)
-MODEL_VERSION = 2      # 1 was the hand-set m = 1 baseline
+MODEL_VERSION = 3      # 1 was the hand-set m = 1 baseline, 2 had no scale
 
 
 def _pipeline() -> Any:
@@ -122,28 +123,45 @@ def _bursts(t_ns: np.ndarray, segs: np.ndarray, first: np.ndarray) -> tuple[np.n
     return np.array(ends, dtype=np.int64), np.array(sizes)
 
 
-def _evaluate(c: ack_dataset.Capture, m: int, pred_rows: np.ndarray) -> dict[str, Any]:
+def _slots(c: ack_dataset.Capture, m: int, pred_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bursts as the dataplane forms them (raw segments per burst, uncapped) and, per Δ slot with at least 10
+    bursts and 10 PPDUs, (raw estimate, true mean A-MPDU): PPDUs by the appliance-side send time of their first
+    MPDU, bursts by the time of the ACK that ends them."""
     first = np.zeros(len(c.ack_t_ns), dtype=np.int8)  # the first m ACKs join the current burst (warm-up)
     first[m:] = pred_rows
     ends, sizes = _bursts(c.ack_t_ns, c.ack_segs, first)
-    sizes = np.minimum(sizes, N_MAX)
     truth = c.ppdu_mpdus.astype(float)
-    est = float(sizes.mean()) if len(sizes) else float("nan")
-    true = float(truth.mean()) if len(truth) else float("nan")
-    # Per Δ slot: ground-truth PPDUs by the appliance-side send time of their first MPDU, bursts by ACK time.
     t0 = int(c.ack_t_ns[0]) if len(c.ack_t_ns) else 0
-    slot_err = []
+    pairs = []
     if len(c.ppdu_send_ns):
         ps = (c.ppdu_send_ns - t0) // SLOT_NS
         bs = (ends - t0) // SLOT_NS
         for s in np.unique(ps[ps >= 0]):
             tm, bm = ps == s, bs == s
             if tm.sum() >= 10 and bm.sum() >= 10:
-                slot_err.append(float(sizes[bm].mean() - truth[tm].mean()))
-    return {"true_mean_ampdu": round(true, 3), "est_mean_ampdu": round(est, 3),
-            "error": round(est - true, 3), "rel_error": round((est - true) / true, 4) if true else None,
-            "slot_rmse": round(math.sqrt(float(np.mean(np.square(slot_err)))), 3) if slot_err else None,
-            "slots": len(slot_err), "bursts": len(sizes), "ppdus": len(truth)}
+                pairs.append((float(sizes[bm].mean()), float(truth[tm].mean())))
+    arr = np.array(pairs).reshape(-1, 2)
+    return sizes, arr[:, 0], arr[:, 1]
+
+
+def fit_scale(est: np.ndarray, truth: np.ndarray) -> float:
+    """The correction of the estimate's consistent offset (001 §4.2, Fig 13(d)): geometric mean of true / raw
+    over the slots (a ratio, so slots at every level count alike)."""
+    ok = (est > 0) & (truth > 0)
+    return float(np.exp(np.mean(np.log(truth[ok]) - np.log(est[ok])))) if ok.any() else 1.0
+
+
+def _evaluate(c: ack_dataset.Capture, sizes: np.ndarray, slot_est: np.ndarray, slot_true: np.ndarray,
+              scale: float) -> dict[str, Any]:
+    est_raw = float(np.minimum(sizes, N_MAX).mean()) if len(sizes) else float("nan")
+    est = float(np.minimum(scale * sizes, N_MAX).mean()) if len(sizes) else float("nan")
+    true = float(c.ppdu_mpdus.mean()) if len(c.ppdu_mpdus) else float("nan")
+    err = np.minimum(scale * slot_est, N_MAX) - slot_true
+    return {"true_mean_ampdu": round(true, 3), "est_mean_ampdu": round(est, 3), "est_raw": round(est_raw, 3),
+            "scale": round(scale, 4), "error": round(est - true, 3),
+            "rel_error": round((est - true) / true, 4) if true else None,
+            "slot_rmse": round(math.sqrt(float(np.mean(np.square(err)))), 3) if len(err) else None,
+            "slots": len(err), "bursts": len(sizes), "ppdus": len(c.ppdu_mpdus)}
 
 
 def _git_commit() -> str | None:
@@ -187,13 +205,17 @@ def evaluate_dataplane_runs(model: dict[str, Any], runs: Path) -> list[dict[str,
         used = dp.get("model") or model  # replay the coefficients the dataplane ran with
         first = _model_first(used, c.ack_t_ns)
         _, sizes = _bursts(c.ack_t_ns, c.ack_segs, first)
+        sizes = sizes * float(used.get("scale", 1.0))
+        _, sizes_new = _bursts(c.ack_t_ns, c.ack_segs, _model_first(model, c.ack_t_ns))
+        sizes_new = sizes_new * float(model.get("scale", 1.0))
         out.append({"pace_mbit": c.rate_mbit, "received_mbps": meta.get("received_mbps"),
                     "goodput_expected_mbps": round(c.rate_mbit * 1448 / 1500, 3),
                     "true_mean_ampdu": round(float(c.ppdu_mpdus.mean()), 3) if len(c.ppdu_mpdus) else None,
                     "dp_agg_est": dp.get("agg_est_mean"),
                     "replay_agg_est": round(float(np.minimum(sizes, N_MAX).mean()), 3) if len(sizes) else None,
+                    "model_agg_est": round(float(np.minimum(sizes_new, N_MAX).mean()), 3) if len(sizes_new) else None,
                     "f1": round(float(f1_score(c.labels[1:], first[1:], zero_division=0)), 4),
-                    "model_version": used.get("version"), "dp_pace_bps": dp.get("pace_bps"), "dp_drops_tail": dp.get("drops_tail"),
+                    "model_version": used.get("version"), "model_scale": used.get("scale", 1.0), "dp_pace_bps": dp.get("pace_bps"), "dp_drops_tail": dp.get("drops_tail"),
                     "dp_mean_queue_pkts": dp.get("mean_queue_pkts"), "alignment": c.check})
     return out
 
@@ -219,11 +241,19 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
     pred = _out_of_fold(x, y, folds, w_all)
     xb, yb, fb, wb, rows_b = _dataset(caps, 1, False)
     pred_b = _out_of_fold(xb, yb, fb, wb)
+    sl = [_slots(c, m, pred[rows[i]]) for i, c in enumerate(caps)]
+    sl_b = [_slots(c, 1, pred_b[rows_b[i]]) for i, c in enumerate(caps)]
+
+    def scale_without(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], i: int) -> float:
+        """Leave-one-rate-out: the correction fitted on the other rates' slots."""
+        others = [p for j, p in enumerate(parts) if j != i]
+        return fit_scale(np.concatenate([p[1] for p in others]), np.concatenate([p[2] for p in others]))
+
     per_rate = []
     for i, c in enumerate(caps):
         r, rb = rows[i], rows_b[i]
-        ev = _evaluate(c, m, pred[r])
-        evb = _evaluate(c, 1, pred_b[rb])
+        ev = _evaluate(c, *sl[i], scale_without(sl, i))
+        evb = _evaluate(c, *sl_b[i], scale_without(sl_b, i))
         meta = json.loads((dirs[i] / "meta.json").read_text())
         per_rate.append({"send_rate_mbit": c.rate_mbit, "received_mbps": meta.get("received_mbps"),
                          "acks": int(len(c.ack_t_ns)), "boundaries": int(c.labels.sum()),
@@ -234,16 +264,19 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
                                          "slot_rmse": evb["slot_rmse"]},
                          "alignment": c.check})
     final, threshold = _fit(x, y, w_all)
+    scale = fit_scale(np.concatenate([p[1] for p in sl]), np.concatenate([p[2] for p in sl]))
     b, w = fold_scaler(final)
     # The folded coefficients must give the pipeline's probabilities on raw features.
     p_raw = 1 / (1 + np.exp(-(b + x @ np.array(w))))
     assert float(np.max(np.abs(p_raw - final.predict_proba(x)[:, 1]))) < 1e-6
     overall_f1 = round(_macro_f1(y, pred, rows), 4)
     model = {"version": MODEL_VERSION, "m": m, "intercept": b, "coef": w, "threshold": threshold, "n_max": N_MAX,
+             "scale": scale,
              "features": "t_{i-m+1..i}: ACK inter-arrival times at the appliance in microseconds, oldest first; "
                          "then their population standard deviation",
              "training": {"method": "scikit-learn LogisticRegression on standardised features (folded in here); "
-                                    "threshold maximising F1 on the training data",
+                                    "threshold maximising F1 on the training data; scale = geometric mean of "
+                                    "true / estimated A-MPDU size over 0.5 s slots (out-of-fold boundaries)",
                           "data": "testbed/runner/ack_capture.py: TCP CUBIC server -> sta1 paced at the send "
                                   "rates, 802.11ac 80 MHz air (testbed/air/lab-2ap-2sta-vht80.json), labels from "
                                   "wlan-emu's ground truth",

@@ -56,15 +56,16 @@ def section_lines(results_dir: Path) -> list[str]:
               "(802.11ac 80 MHz air, TCP CUBIC paced by the sender to the send rate, appliance bridging). "
               f"m chosen by {doc.get('m_chosen_by', 'argument')}. Out-of-fold figures ({doc['folds']} folds in time). "
               f"Mean per-rate F1 {doc['cv_f1']} (threshold baseline, m = 1 without σ: {doc['baseline_m1_cv_f1']}). The estimate is what adwiser-dp "
-              f"reports as `agg_est`: segments acknowledged per estimated burst, capped at {doc['n_max']}; "
+              f"reports as `agg_est`: a scale (fitted leaving the rate out; the shipped model's is fitted on all) "
+              f"times the segments acknowledged per estimated burst, capped at {doc['n_max']}; "
               f"slot RMSE is over {doc['slot_s']:g} s slots (the controller's Δ).", "",
-              "| send rate Mbit/s | received Mbit/s | F1 | F1 (m=1) | true A-MPDU | estimate | error | "
-              "estimate (m=1) | slot RMSE |", "|---|---|---|---|---|---|---|---|---|"]
+              "| send rate Mbit/s | received Mbit/s | F1 | F1 (m=1) | true A-MPDU | estimate | raw (no scale) | "
+              "error | estimate (m=1) | slot RMSE |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in doc["per_rate"]:
         b = r["baseline_m1"]
         lines.append(f"| {r['send_rate_mbit']:g} | {r.get('received_mbps')} | {r['f1']} | {b['f1']} | "
-                     f"{r['true_mean_ampdu']} | {r['est_mean_ampdu']} | {r['error']} | {b['est_mean_ampdu']} | "
-                     f"{r['slot_rmse']} |")
+                     f"{r['true_mean_ampdu']} | {r['est_mean_ampdu']} | {r.get('est_raw')} | {r['error']} | "
+                     f"{b['est_mean_ampdu']} | {r['slot_rmse']} |")
     if doc.get("m_sweep"):
         lines += ["", "F1 against m, with σ (like Fig 13(a); pooled / mean per rate): " + ", ".join(
             f"m = {s['m']}: {s['f1']} / {s.get('macro_f1')}" for s in doc["m_sweep"])]
@@ -73,12 +74,14 @@ def section_lines(results_dir: Path) -> list[str]:
         lines += ["", "Through adwiser-dp (`ack_capture --dataplane`): the dataplane paces ap1/sta1 at x_i "
                   "(`--pacing`, plain CUBIC at the sender) and runs the shipped model itself (`--ack-model`). "
                   "Goodput expected = x_i × 1448/1500 (x_i counts IP bytes); `agg_est` is the dataplane's own "
-                  "telemetry (mean weighted by bursts), the replay is the same model on the appliance's capture.", "",
-                  "| x_i Mbit/s | goodput Mbit/s | expected | true A-MPDU | dataplane agg_est | replay | F1 | "
-                  "tail drops | mean queue pkts |", "|---|---|---|---|---|---|---|---|---|"]
+                  "telemetry (mean weighted by bursts) with the model version it ran, the replay is that model on "
+                  "the appliance's capture, the last estimate the model fitted now (it never saw these runs).", "",
+                  "| x_i Mbit/s | goodput Mbit/s | expected | true A-MPDU | dataplane agg_est (model) | replay | "
+                  "this model | F1 | tail drops | mean queue pkts |", "|---|---|---|---|---|---|---|---|---|---|"]
         for r in runs:
             lines.append(f"| {r['pace_mbit']:g} | {r['received_mbps']} | {r['goodput_expected_mbps']} | "
-                         f"{r['true_mean_ampdu']} | {r['dp_agg_est']} | {r['replay_agg_est']} | {r['f1']} | "
+                         f"{r['true_mean_ampdu']} | {r['dp_agg_est']} (v{r.get('model_version')}) | "
+                         f"{r['replay_agg_est']} | {r.get('model_agg_est')} | {r['f1']} | "
                          f"{r['dp_drops_tail']} | {r['dp_mean_queue_pkts']} |")
     lines += ["", f"![ACK-burst estimator]({png.name})", ""]
     return lines

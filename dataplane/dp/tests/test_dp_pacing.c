@@ -70,6 +70,7 @@ static void test_ack_model_file_is_loaded(void **state)
     assert_int_equal(m.m, 2);
     assert_true(m.intercept == -1.5 && m.coef[0] == 0.1 && m.coef[2] == 0.3 && m.threshold == 0.5);
     assert_int_equal(m.n_max, 64);
+    assert_true(m.scale == 1.0); /* absent: no correction */
 }
 
 static void expect_refused(const char *doc, const char *field)
@@ -97,6 +98,8 @@ static void test_malformed_ack_model_is_refused_naming_the_field(void **state)
                    "m");
     expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"bias\": 1}", "bias");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64, \"scale\": -1}", "scale");
 }
 
 int main(void)
