@@ -63,6 +63,27 @@ def test_airtime_stays_equal_when_nbar_binds_the_fastest_station() -> None:
     assert plant.delay_s(mu) < 0.050
 
 
+def test_z_does_not_wind_up_while_the_pair_carries_less_than_its_rate() -> None:
+    params = LoopParams(t_bar_s=0.005, n_bar=48)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/sta1": 300e6})
+    cap_pps = 8000.0  # the sender cannot go faster (TCP window, CPU): the target is out of reach
+
+    def final_z(tell_delivery: bool) -> float:
+        st = initial(params, {"ap/sta1": StaMeasurement(300e6, None)})
+        for k in range(80):
+            carried = min(st.x["ap/sta1"], cap_pps)
+            mu = plant.aggregation({"ap/sta1": carried})["ap/sta1"]
+            m = StaMeasurement(300e6, mu, None, carried if tell_delivery else None)
+            st = step(params, st, {"ap/sta1": m}, now_s=0.5 * (k + 1)).state
+        return st.z["ap/sta1"]
+
+    assert final_z(False) == params.n_max            # the paper's integral winds up to N_max
+    z = final_z(True)
+    # held near the aggregation the capped rate gives, a bounded margin above the pacer's limit
+    capped_mu = plant.aggregation({"ap/sta1": cap_pps})["ap/sta1"]
+    assert z < params.n_max and z <= capped_mu * 1.5
+
+
 def test_c_estimate_follows_a_tenfold_change_of_the_channel_overhead() -> None:
     params = LoopParams(t_bar_s=0.006, n_bar=48, c_init_s=200e-6)
     plant = Plant(c_s=200e-6, rates_bps={"ap/sta1": 100e6})

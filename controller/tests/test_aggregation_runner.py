@@ -150,6 +150,19 @@ def test_status_of_an_appliance_whose_loop_never_ran_is_404_naming_the_runner(ap
     assert res.status_code == 404 and "aggregation-loop" in res.json()["detail"]
 
 
+def test_status_reports_what_the_dataplane_released(api, appliance, redis_server, rdb):
+    aid, _ = appliance
+    v = enable(api, aid)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    for _ in range(10):  # 10 x 62 500 bytes over the 0.5 s slot = 10 Mbit/s
+        rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "released_pkts": "0",
+                                                   "released_bytes": "62500", "agg_est": "5"})
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 1, t0=1.5, runner=runner))
+    pair = statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    assert abs(pair["delivered_bps"] - 10e6) < 1e3
+
+
 def test_sta_side_aggregation_replaces_the_ack_burst_estimate(api, appliance, redis_server, rdb):
     aid, _ = appliance
     v = enable(api, aid)

@@ -21,7 +21,8 @@ so that N_target ∝ MCS rate and every station gets the same airtime
 in G so that equal airtime also holds when N̄ binds (see nu_max). Production guards the paper is silent on:
 z is kept in [1, N_max] (an application that does not fill its rate would
 otherwise wind z up without bound); a station with no measurement this slot
-keeps its z; č is only used when it is finite and positive and is clamped
+keeps its z; z is not raised while a pair carries less than its paced rate
+(conditional integration: the pacer is not the limit then); č is only used when it is finite and positive and is clamped
 to [C_MIN_S, C_MAX_S]; while the bottleneck is the backhaul (001 §5) the
 loop holds z, ν, ĉ and the rates instead of chasing the target.
 """
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field, replace
 C_MIN_S = 10e-6     # č below one 9 µs slot is not a channel-access overhead
 C_MAX_S = 50e-3     # nor above 50 ms (ten maximal 5.5 ms PPDUs of others)
 Z_MIN = 1.0         # an A-MPDU holds at least one MPDU (000 §IV-C, Π onto [1, N_max])
+PACER_SLACK = 0.1   # a pair carrying under 90 % of its paced rate is not limited by the pacer
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class StaMeasurement:
     phy_rate_bps: float               # μ_R_i: operator-entered or the emulator's ground truth
     mu_n: float | None                # μ̃_N_i(k): mean MPDUs per A-MPDU over the slot; None = no frames
     n_bar: float | None = None        # per-pair N̄ override
+    delivered_pps: float | None = None  # packets/s the pair actually carried over the slot; None = unknown
 
 
 @dataclass(frozen=True)
@@ -180,8 +183,15 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     for s, m in stas.items():
         if s in held or m.mu_n is None:
             z[s] = state.z[s]
-        else:
-            z[s] = min(max(state.z[s] + params.k1 * (state.n_target[s] - m.mu_n), Z_MIN), params.n_max)
+            continue
+        step_z = params.k1 * (state.n_target[s] - m.mu_n)
+        if step_z > 0 and m.delivered_pps is not None and m.delivered_pps < (1.0 - PACER_SLACK) * state.x[s]:
+            # Conditional integration (anti-windup): the pair carried less than its paced rate, so the
+            # pacer is not what limits it (TCP's window, the sender, a CPU, a queue elsewhere) and a
+            # higher rate cannot raise μ̃; integrating would only wind z up and later let the
+            # sender's bursts through to the AP's queue.
+            step_z = 0.0
+        z[s] = min(max(state.z[s] + step_z, Z_MIN), params.n_max)
     n_target = _targets(params, stas, w, nu)     # (44), used by the next step
     x = _rates(w, z, c_hat)                      # (46)
     x.update({s: state.x[s] for s in held})

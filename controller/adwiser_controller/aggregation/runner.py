@@ -9,6 +9,8 @@ Every Δ (the aggregation_target policy of the version the dataplane runs,
    agent (MAC timestamps, 001 §2.2; in the testbed the emulator's ground
    truth) reported the pair this slot; loss = Δ(`retx_pkts` + `drops_tail` +
    `drops_other`) over Δ packets (`released_pkts`) for the classifier;
+   Σ `released_bytes` over the slot is the rate the pair carried (the loop
+   does not raise z while that is under its paced rate);
 2. the PHY rate μ_R_i of each pair: the hash `phy_rate` (Mbit/s, written by
    whoever measures it: the testbed from the emulator's ground truth) or
    else the operator-entered `phy_rate_mbps` of the STA in the topology; a
@@ -56,6 +58,8 @@ def _float(v: str | None) -> float | None:
 class PairTelemetry:
     agg: list[float] = field(default_factory=list)
     source: str = "agg_est"
+    released_bytes: int = 0
+    released_seen: bool = False
     packets: int = 0
     lost: int = 0
 
@@ -122,6 +126,10 @@ class AggregationRunner:
             if agg is not None and agg > 0:
                 t.agg.append(agg)
             t.packets += int(_float(f.get("released_pkts")) or 0)
+            rb = _float(f.get("released_bytes"))
+            if rb is not None:
+                t.released_bytes += int(rb)
+                t.released_seen = True
             prev = st.counters.setdefault(pair, {})
             for name in LOSS_FIELDS:
                 v = _float(f.get(name))
@@ -175,6 +183,7 @@ class AggregationRunner:
             st.loops.clear()     # new parameters: restart from ν = 1 (000 §VI, initial condition of Lemma 2)
         st.version = version
         first = st.last_step_s is None
+        slot_s = None if first else now_s - (st.last_step_s or now_s)
         st.last_step_s = now_s
         pairs = set(at.pairs)
         tel = await self._read_telemetry(st, pairs)
@@ -214,7 +223,12 @@ class AggregationRunner:
                     pair_status[p]["state"] = "no_rate"
                     continue
                 n_bar = ovr[p][0] if p in ovr else None
-                meas[p] = StaMeasurement(mbps * 1e6, mu, float(n_bar) if n_bar is not None else None)
+                # what the dataplane released for the pair over the slot (frame bytes, a little above
+                # the IP bytes the rate counts), for the loop's conditional integration
+                delivered = (t.released_bytes / (at.packet_bytes * slot_s)
+                             if t.released_seen and slot_s and slot_s > 0 else None)
+                pair_status[p]["delivered_bps"] = delivered * at.packet_bytes * 8 if delivered is not None else None
+                meas[p] = StaMeasurement(mbps * 1e6, mu, float(n_bar) if n_bar is not None else None, delivered)
             prev = st.loops.get(ap)
             hold: set[str] = set()
             verdicts: dict[str, bn.Verdict] = {}

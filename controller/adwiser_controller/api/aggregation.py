@@ -31,6 +31,8 @@ class PairLoop(BaseModel):
     z: float | None = None
     x_pps: float | None = Field(default=None, description="Rate x_i, packets/s")
     pace_bps: float | None = Field(default=None, description="Pacing rate handed to the dataplane, bit/s")
+    delivered_bps: float | None = Field(default=None, description="What the dataplane released for the pair over "
+                                                                  "the last slot, bit/s (released_bytes)")
     bottleneck: str | None = Field(default=None, description="wlan | backhaul | unknown (001 §5)")
     p_backhaul: float | None = None
     loss: float | None = Field(default=None, description="Loss fraction L^p over the last p packets")
@@ -71,7 +73,7 @@ async def aggregation(appliance: str, svc: Services = Depends(services),
 
 
 NUMERIC = {"ts", "k", "nu", "c_hat_us", "phy_rate_mbps", "mu_n", "frames_in_slot", "n_target", "z", "x_pps",
-           "pace_bps", "p_backhaul", "loss", "agg_ratio"}
+           "pace_bps", "delivered_bps", "p_backhaul", "loss", "agg_ratio"}
 
 
 def parse_entry(sid: str, f: dict[str, str]) -> dict[str, Any]:
