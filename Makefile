@@ -86,7 +86,7 @@ demo: deps
 	$(MAKE) -C dataplane build
 	$(MAKE) -C testbed build
 	$(MAKE) -C webui build
-	cd testbed && $(PY) -m runner.appliance_demo $(if $(DURATION),--duration $(DURATION))
+	cd testbed && $(PY) -m runner.appliance_demo $(if $(DURATION),--duration $(DURATION)) $(if $(FABRIC),--fabric $(FABRIC))
 
 clean:
 	@for d in $(COMPONENTS); do $(MAKE) -C $$d clean || true; done

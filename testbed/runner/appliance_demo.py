@@ -57,6 +57,14 @@ MAX_RUN_S = 3600.0  # every traffic run is bounded, Ctrl-C or not
 ADMIN = "admin"
 APPLIANCE = "lab"
 BASE_PORT = 5301
+OVS_SCRIPTS = REPO / "testbed" / "ovs"
+# With the OVS fabric (SPEC §2) the bridge takes up0/ap1/ap2 and the fabric manager
+# gives the dataplane a veth per port (controller/adwiser_controller/fabric).
+FABRIC_DPDK_TEMPLATE = ("{dp} --no-huge --file-prefix adw-{prefix} -m 1024 --no-pci -l 0 "
+                        "--vdev=net_af_packet0,iface=dp-up --vdev=net_af_packet1,iface=dp-ap1 "
+                        "--vdev=net_af_packet2,iface=dp-ap2 -- --config {config} --uplink dp-up "
+                        "--ap ap1=dp-ap1 --ap ap2=dp-ap2 "
+                        "--telemetry {telemetry} --stats {stats} --pid-file {pidfile}")
 DEMO_PREFIX = "adwdemo"
 STATUS_EVERY_S = 10.0
 
@@ -73,6 +81,9 @@ class Demo:
     controller: processes.ManagedProcess | None = None
     emu: wlan.WlanEmu | None = None
     dp: processes.ManagedProcess | None = None
+    fabric: bool = False                       # OVS fabric in front of the dataplane (--fabric ovs)
+    fabric_manager: processes.ManagedProcess | None = None
+    ovs_started: bool = False
     transfers: list[iperf.RunningTransfer] = field(default_factory=list)
     stats: dict[str, dict[str, Any]] = field(default_factory=lambda: {"emu": {}, "dp": {}})
 
@@ -172,7 +183,9 @@ def start_dataplane(d: Demo, r: redis.Redis) -> int:
         raise RuntimeError(f"the controller has no desired version for appliance {APPLIANCE}")
     config = d.out / f"adwiser-config-v{version}.json"
     config.write_text(doc)
-    argv = backend.DPDK_TEMPLATE.format(
+    if d.fabric:
+        start_fabric(d, r, config)
+    argv = (FABRIC_DPDK_TEMPLATE if d.fabric else backend.DPDK_TEMPLATE).format(
         dp=dp, prefix=f"{d.tb.prefix}demo", config=config, telemetry=d.out / "adwiser-dp.telemetry.jsonl",
         stats=d.out / "adwiser-dp.stats.json", pidfile=d.tb.run_dir / "adwiser-dp.own.pid", queue=0,
         run_dir=d.tb.run_dir).split() + ["--redis", f"unix:{d.redis_sock}"]
@@ -180,6 +193,22 @@ def start_dataplane(d: Demo, r: redis.Redis) -> int:
     _wait("adwiser-dp (acknowledging the version)",
           lambda: r.get(f"adwiser:appliance:{APPLIANCE}:active") == str(version), d.dp)
     return version
+
+
+def start_fabric(d: Demo, r: redis.Redis, config: Path) -> None:
+    """Open vSwitch (userspace datapath, private run directory) in the appliance
+    namespace and the controller's fabric manager, which bridges up0/ap1/ap2,
+    steers managed traffic through the dataplane and fails open without it."""
+    ovs_dir = d.tb.run_dir / "ovs"
+    subprocess.run([str(OVS_SCRIPTS / "ovs-start.sh"), str(ovs_dir), d.tb.ns("appl")], check=True,
+                   capture_output=True, timeout=60)
+    d.ovs_started = True
+    d.fabric_manager = processes.start(d.tb.run_dir, "demo-fabric", d.tb.ns("appl"), [
+        sys.executable, "-m", "adwiser_controller.fabric", "run", "--config", str(config), "--uplink", "up0",
+        "--run-dir", str(ovs_dir), "--redis", f"unix:{d.redis_sock}", "--duration-s", f"{MAX_RUN_S + 600:g}"],
+        env={"PYTHONPATH": str(CONTROLLER)})
+    _wait("the fabric manager", lambda: r.get(f"adwiser:appliance:{APPLIANCE}:fabric") is not None,
+          d.fabric_manager)
 
 
 def start_traffic(d: Demo, duration_s: float) -> None:
@@ -340,6 +369,11 @@ def teardown(d: Demo) -> list[str]:
         step("adwiser-dp", lambda: processes.stop(d.dp, grace_s=10.0) if d.dp else None)
         step("adwiser-dp stats", lambda: d.stats.__setitem__(
             "dp", json.loads((d.out / "adwiser-dp.stats.json").read_text())))
+    if d.fabric_manager is not None:
+        step("fabric manager", lambda: processes.stop(d.fabric_manager) if d.fabric_manager else None)
+    if d.ovs_started:
+        step("ovs", lambda: subprocess.run([str(OVS_SCRIPTS / "ovs-stop.sh"), str(d.tb.run_dir / "ovs")],
+                                           check=True, capture_output=True, timeout=60))
     if d.emu is not None:
         step("wlan-emu", lambda: d.stats.__setitem__("emu", wlan.stop(d.tb, d.emu)))
     if d.controller is not None:
@@ -351,12 +385,13 @@ def teardown(d: Demo) -> list[str]:
     for rep in d.tb.run_dir.glob("iperf3-*.json"):
         step("logs", lambda rep=rep: shutil.copy(rep, d.out / rep.name))
     step("redis data", lambda: shutil.rmtree(d.redis_dir, ignore_errors=True))
+    step("ovs run directory", lambda: shutil.rmtree(d.tb.run_dir / "ovs", ignore_errors=True))
     step("topology", lambda: topology.down(d.tb))
     return errors
 
 
 def run(duration_s: float | None, port: int, screenshot: Path | None, *,
-        out: Path = RESULTS / "runs" / "demo", webui_dist: Path = WEBUI_DIST) -> int:
+        out: Path = RESULTS / "runs" / "demo", webui_dist: Path = WEBUI_DIST, fabric: bool = False) -> int:
     """The whole demo; 0 when it ran and everything stopped cleanly. The result
     document (the table's figures) is written to <out>/demo.json."""
     bounded = duration_s if duration_s is not None else MAX_RUN_S
@@ -371,7 +406,7 @@ def run(duration_s: float | None, port: int, screenshot: Path | None, *,
     for old in out.iterdir():
         if old.is_file():
             old.unlink()
-    d = Demo(tb, out, tb.run_dir / "demo-redis", tb.run_dir / "demo-redis.sock", webui_dist)
+    d = Demo(tb, out, tb.run_dir / "demo-redis", tb.run_dir / "demo-redis.sock", webui_dist, fabric=fabric)
     doc: dict[str, Any] | None = None
     try:
         topology.up(tb, cc="cubic", appl=topology.APPL_FOR_BACKEND["dpdk"])
@@ -382,7 +417,8 @@ def run(duration_s: float | None, port: int, screenshot: Path | None, *,
         if d.emu is None:
             raise RuntimeError(f"the WLAN emulator is not built ({wlan.WLAN_EMU}): make -C testbed build")
         version = start_dataplane(d, r)
-        _say(f"adwiser-dp (DPDK, net_af_packet) in {tb.ns('appl')} runs version {version} of the controller")
+        _say(f"adwiser-dp (DPDK, net_af_packet) in {tb.ns('appl')} runs version {version} of the controller"
+             + (" behind Open vSwitch (userspace datapath) and the fabric manager" if fabric else ""))
         start_traffic(d, bounded)
         print(f"\n  Dashboard: {url}\n  Log in as {ADMIN} / {password}   (created with the controller's "
               f"create-admin CLI)\n  Downlink TCP to sta1 and sta2 through the appliance "
@@ -437,11 +473,14 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"seconds of traffic (default: until Ctrl-C, at most {MAX_RUN_S:g})")
     ap.add_argument("--port", type=int, default=int(os.environ.get("DEMO_PORT", "8080")),
                     help="dashboard port on 127.0.0.1 (default 8080, or a free one if taken)")
+    ap.add_argument("--fabric", choices=("none", "ovs"), default=os.environ.get("FABRIC", "none"),
+                    help="ovs: Open vSwitch in front of the dataplane with the controller's fabric manager "
+                         "(fail-open); default none: the dataplane takes the ports itself")
     ap.add_argument("--screenshot", type=Path, default=None,
                     help="also save a chromium screenshot of the Live page here, 20 s into the run")
     args = ap.parse_args(argv)
     try:
-        return run(args.duration, args.port, args.screenshot)
+        return run(args.duration, args.port, args.screenshot, fabric=args.fabric == "ovs")
     except (ValueError, RuntimeError, OSError, redis.RedisError) as e:
         print(f"demo: {e}", file=sys.stderr)
         return 1
