@@ -344,6 +344,7 @@ def step_figures(rows: list[tuple[float, float, float]], step_unix: float, t_bar
 def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) -> dict[str, Any]:
     controlled = mode == "aggtarget"
     cc = "cubic" if controlled else mode
+    started = time.time()
     stack = _Stack()
     url = None
     history: list[dict[str, Any]] = []
@@ -438,7 +439,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
                                "loop_steps": len(mine)}
             entry["loop"] = mine
         pairs.append(entry)
-    return {"mode": mode, "congestion_control": cc, "pairs": pairs, "wlan_emu_links": emu_stats.get("links"),
+    return {"mode": mode, "congestion_control": cc, "started_unix": round(started, 3), "pairs": pairs, "wlan_emu_links": emu_stats.get("links"),
             "cleanup_errors": errors}
 
 
@@ -457,10 +458,17 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] = MODES, *, prefix:
     out = results_dir / "runs" / name
     out.mkdir(parents=True, exist_ok=True)
     for old in out.iterdir():
-        if old.is_file():
+        if old.is_file() and (old.name.split("-", 1)[0] in modes or not old.name.startswith(MODES)):
             old.unlink()
     started = time.time()
     runs: dict[str, Any] = {}
+    if set(modes) != set(MODES):
+        # A subset of the modes re-runs only those; the others' last results are kept (each run
+        # carries its own started_unix).
+        try:
+            runs.update(json.loads((results_dir / f"{name}.json").read_text()).get("runs", {}))
+        except (OSError, json.JSONDecodeError):
+            pass
     try:
         for mode in modes:
             try:
