@@ -385,6 +385,8 @@ def teardown(d: Demo) -> list[str]:
     for rep in d.tb.run_dir.glob("iperf3-*.json"):
         step("logs", lambda rep=rep: shutil.copy(rep, d.out / rep.name))
     step("redis data", lambda: shutil.rmtree(d.redis_dir, ignore_errors=True))
+    for log in (d.tb.run_dir / "ovs").glob("*.log"):
+        step("logs", lambda log=log: shutil.copy(log, d.out / log.name))
     step("ovs run directory", lambda: shutil.rmtree(d.tb.run_dir / "ovs", ignore_errors=True))
     step("topology", lambda: topology.down(d.tb))
     return errors
