@@ -255,3 +255,12 @@ def test_slice_given_away_belongs_to_the_pair_it_was_given_to() -> None:
                                       {"duration_ms": 20.0, "pairs": ["ap2/sta2"], "given_to": []}]}]
     iv = slice_overflow.slice_intervals(frames)
     assert iv == {"ap2/sta2": [(0.0, 20000.0), (20000.0, 40000.0)]}
+
+
+def test_wlan_emu_gets_a_core_and_receive_processing_goes_to_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wlan.os, "sched_getaffinity", lambda pid: {0, 1})
+    assert wlan.cpu_split() == (1, 0b1)
+    monkeypatch.setattr(wlan.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    assert wlan.cpu_split() == (3, 0b111)
+    monkeypatch.setattr(wlan.os, "sched_getaffinity", lambda pid: {0})
+    assert wlan.cpu_split() is None
