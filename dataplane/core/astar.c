@@ -7,7 +7,7 @@ static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > 
 
 static void recompute(struct adw_astar *a, const struct adw_queue_sizing_policy *p)
 {
-    double lim = fmin(a->q_ebdp, a->q_alt);
+    double lim = fmax(fmin(a->q_ebdp, a->q_alt), (double)a->floor);
     a->limit = (uint32_t)clampd(floor(lim), p->q_min_pkts, p->q_max_pkts);
 }
 
@@ -19,6 +19,13 @@ void adw_astar_init(struct adw_astar *a, const struct adw_queue_sizing_policy *p
     a->idle_ns = a->busy_ns = 0;
     a->last_ns = now_ns;
     a->busy = false;
+    a->floor = 0;
+    recompute(a, p);
+}
+
+void adw_astar_set_floor(struct adw_astar *a, const struct adw_queue_sizing_policy *p, uint32_t floor_pkts)
+{
+    a->floor = floor_pkts;
     recompute(a, p);
 }
 

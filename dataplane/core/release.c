@@ -62,6 +62,8 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
                          (uint32_t)((double)ps->batch_pkts * back + 0.5), ps->batch_underfilled,
                          capped) == ADW_TSABR_RESET)
         s->st.tsabr_resets++;
+    /* The queue must hold the next batch and one more (astar.h, adw_astar_set_floor). */
+    adw_astar_set_floor(&ps->astar, &pol->queue_sizing, 2u * adw_tsabr_batch(&ps->tsabr, &pol->ts_abr_qd));
     /* eBDP service sample (003 §IV): time per packet of this time-sliced link, stretched by frame / (the pair's
      * slice time per frame), since packets wait through the slices of the others. */
     uint64_t s_frame = s->plan->s_ns[ps->pair];

@@ -76,6 +76,22 @@ static void test_limit_is_the_smaller_and_clamped(void **st)
     assert_in_range(a.limit, 800, 810);
 }
 
+static void test_limit_never_falls_under_its_floor(void **st)
+{
+    (void)st;
+    struct adw_queue_sizing_policy p = policy();
+    struct adw_astar a;
+    adw_astar_init(&a, &p, 0);
+    adw_astar_set_floor(&a, &p, 202); /* two batches of 101 */
+    for (int i = 0; i < 100; i++)
+        adw_astar_service_sample(&a, &p, 4000000.0); /* a slow drain: 200 ms / 4 ms + 5 = 55 */
+    assert_int_equal(a.limit, 202);
+    adw_astar_set_floor(&a, &p, 40);
+    assert_in_range(a.limit, 54, 56); /* above the floor the A* value rules */
+    adw_astar_set_floor(&a, &p, 10000);
+    assert_int_equal(a.limit, 4096); /* still clamped to q_max */
+}
+
 /* 003 §V-A: with a1 = 10, b1 = 1 per second, q_ALT stands still when the queue is above its threshold 10/11 of
  * the time; the default gains are these (per ms), not a 50 % balance that caps utilisation near one half. */
 static void test_default_alt_gains_hold_the_limit_at_ten_elevenths_busy(void **st)
@@ -112,6 +128,7 @@ int main(void)
         cmocka_unit_test(test_alt_shrinks_when_busy_and_grows_when_idle),
         cmocka_unit_test(test_limit_is_the_smaller_and_clamped),
         cmocka_unit_test(test_default_alt_gains_hold_the_limit_at_ten_elevenths_busy),
+        cmocka_unit_test(test_limit_never_falls_under_its_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -243,6 +243,27 @@ static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **s
     assert_int_equal(st.slice_deferrals, 0);
 }
 
+/* A slow drain may pull Q_eBDP under the batch size; the queue still holds two batches, else every batch
+ * would be under-filled and neither r nor the limit could recover. */
+static void test_queue_limit_holds_two_batches_when_ebdp_says_less(void **state)
+{
+    struct fixture *f = *state;
+    f->cfg->policies.queue_sizing.t_max_ns = 20 * MS; /* Q_eBDP = 20 ms / 0.5 ms + 5 = 45 after the drain below */
+    adw_sched_free(f->s);
+    f->s = adw_sched_create(NULL, f->cfg, 0, NULL, 0);
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
+    enqueue1(f->s, &a, 10 * MS); /* V = 10 ms: r = 40 + 10 = 50, T_serv = 10/40 ms x 40/20 = 0.5 ms */
+    assert_int_equal(dequeue_all(f->s, 40 * MS), 50);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
+    assert_int_equal(pr[0].r_pkts, 50);
+    assert_int_equal(pr[0].limit_pkts, 100); /* two batches, not 45 */
+    assert_int_equal(enqueue_data(f->s, 0, 1 + 100 * 1448, 120, 41 * MS), 90); /* 10 held + 90 = 100 */
+}
+
 static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
 {
     struct fixture *f = *state;
@@ -544,6 +565,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_deferred_batch_goes_at_half_its_slice_when_the_drain_does_not_end, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_batch_is_not_deferred_when_the_conflicting_drain_ended, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queue_limit_holds_two_batches_when_ebdp_says_less, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drain_open_past_the_cap_is_closed_at_the_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_scales_with_the_length_of_the_slice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_realtime_is_released_first_at_every_slice_start, setup, teardown),
