@@ -202,7 +202,9 @@ def evaluate_dataplane_runs(model: dict[str, Any], runs: Path) -> list[dict[str,
         meta = json.loads((d / "meta.json").read_text())
         c = ack_dataset.build(d)
         dp = meta.get("dataplane") or {}
-        used = dp.get("model") or model  # replay the coefficients the dataplane ran with
+        used = dict(dp.get("model") or model)  # replay the coefficients the dataplane ran with
+        if "scale" not in used and used.get("version") == model["version"]:
+            used["scale"] = model["scale"]  # captures of this version made before ack_capture recorded the scale
         first = _model_first(used, c.ack_t_ns)
         _, sizes = _bursts(c.ack_t_ns, c.ack_segs, first)
         sizes = sizes * float(used.get("scale", 1.0))
@@ -234,7 +236,8 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
         xs, ys, fs, ws, rs = _dataset(caps, mm, True)
         ps = _out_of_fold(xs, ys, fs, ws)
         sweep.append({"m": mm, "f1": round(float(f1_score(ys, ps, zero_division=0)), 4),
-                      "macro_f1": round(_macro_f1(ys, ps, rs), 4)})
+                      "macro_f1": round(_macro_f1(ys, ps, rs), 4),
+                      "per_rate_f1": [round(float(f1_score(ys[r], ps[r], zero_division=0)), 4) for r in rs]})
     # m by cross-validation (001 §4.1 chose m = 20 from its Fig 13(a)) unless given.
     m = m_arg or max(sweep, key=lambda r: (r["macro_f1"], -r["m"]))["m"]
     x, y, folds, w_all, rows = _dataset(caps, m, True)

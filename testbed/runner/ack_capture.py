@@ -122,7 +122,7 @@ def capture_one(tb: topology.Testbed, rate_mbit: float, duration_s: float, out: 
         be.telemetry_path.replace(out / "adwiser-dp.telemetry.jsonl")
         meta["dataplane"] = {**dp_figures(out / "adwiser-dp.telemetry.jsonl"),
                              "model": {k: v for k, v in json.loads(MODEL.read_text()).items()
-                                       if k in ("version", "m", "intercept", "coef", "threshold", "n_max")},
+                                       if k in ("version", "m", "intercept", "coef", "threshold", "n_max", "scale")},
                              "stats_drops_tail": (dp_stats.get("core") or {}).get("drops_tail")}
     (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta

@@ -25,15 +25,18 @@ def plot(doc: dict[str, Any], out: Path) -> Path:
     rows = doc["per_rate"]
     x = [r["send_rate_mbit"] for r in rows]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
-    a1.plot(x, [r["f1"] for r in rows], "o-", label=f"logistic, m = {doc['m']} + σ")
+    a1.plot(x, [r["f1"] for r in rows], "o-", label=f"logistic, m = {doc['m']} + σ (shipped)")
     a1.plot(x, [r["baseline_m1"]["f1"] for r in rows], "s--", label="threshold (m = 1)")
+    for sw in doc.get("m_sweep", []):
+        if sw["m"] == 20 and doc["m"] != 20 and len(sw.get("per_rate_f1", [])) == len(x):
+            a1.plot(x, sw["per_rate_f1"], "d:", label="logistic, m = 20 + σ (001's choice)")
     a1.set_xlabel("send rate (Mbit/s)")
     a1.set_ylabel("F1 of frame boundaries")
     a1.set_ylim(0, 1.02)
     a1.legend()
     a2.plot(x, [r["true_mean_ampdu"] for r in rows], "k^-", label="ground truth (wlan-emu)")
     a2.plot(x, [r["est_mean_ampdu"] for r in rows], "o-", label=f"estimate, m = {doc['m']}")
-    a2.plot(x, [r["baseline_m1"]["est_mean_ampdu"] for r in rows], "s--", label="estimate, m = 1")
+    a2.plot(x, [r["baseline_m1"]["est_mean_ampdu"] for r in rows], "s--", label="estimate, threshold (m = 1)")
     a2.set_xlabel("send rate (Mbit/s)")
     a2.set_ylabel("mean MPDUs per A-MPDU")
     a2.legend()
