@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -38,10 +40,13 @@ def test_the_table_marks_sender_counts_of_an_interrupted_run() -> None:
 
 @pytest.mark.skipif(not os.access(backend.dp_binary(), os.X_OK) or not wlan.available(),
                     reason="needs dataplane/build/adwiser-dp and testbed/emu/wlan-emu")
+@pytest.mark.parametrize("fabric", [False, True], ids=["dataplane-ports", "ovs-fabric"])
 def test_demo_runs_the_appliance_from_the_controllers_version_and_removes_everything(
-        prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        fabric: bool) -> None:
+    run_root = Path(tempfile.mkdtemp(prefix="adwd", dir="/tmp"))  # short: OVS' unix sockets live below it
     monkeypatch.setenv("TESTBED_PREFIX", prefix)
-    monkeypatch.setenv("TESTBED_RUN_ROOT", str(tmp_path / "run"))
+    monkeypatch.setenv("TESTBED_RUN_ROOT", str(run_root))
     monkeypatch.setenv("TESTBED_LOCK", "0")  # the suite is run under the lock as a whole
     dist = tmp_path / "dist"
     dist.mkdir()
@@ -49,9 +54,11 @@ def test_demo_runs_the_appliance_from_the_controllers_version_and_removes_everyt
     out = tmp_path / "out"
     tb = topology.Testbed(prefix)
     try:
-        rc = appliance_demo.run(4.0, 0, None, out=out, webui_dist=dist)
+        rc = appliance_demo.run(4.0, 0, None, out=out, webui_dist=dist, fabric=fabric)
     finally:
         topology.down(tb)
+        leftovers = sorted(p.name for p in tb.run_dir.rglob("*")) if tb.run_dir.exists() else []
+        shutil.rmtree(run_root, ignore_errors=True)
     printed = capsys.readouterr().out
     assert rc == 0, printed
 
@@ -78,5 +85,8 @@ def test_demo_runs_the_appliance_from_the_controllers_version_and_removes_everyt
     assert not set(tb.namespaces) & topology.existing_namespaces()
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", int(url.group(2)))) != 0, "the controller still listens"
-    assert not (tb.run_dir / "demo-redis.sock").exists()
-    assert not (tb.run_dir / "demo-redis").exists()
+    assert leftovers == [], "the run directory is removed whole"
+    if fabric:  # the manager steered traffic through the dataplane, and failed open when it stopped
+        modes = [json.loads(ln).get("mode") for ln in (out / "demo-fabric.log").read_text().splitlines()
+                 if ln.startswith("{")]
+        assert "steered" in modes and modes[-1] == "bypass"
