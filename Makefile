@@ -21,6 +21,8 @@ PY_REQS    := $(wildcard */requirements.txt)
 
 all: build
 
+include webui/node.mk
+
 # ---------------------------------------------------------------- deps
 # Idempotent: installs only what is missing (Debian packages from deps.apt,
 # the Python virtualenv from every */requirements.txt, npm packages of webui/).
@@ -43,7 +45,7 @@ $(VENV)/.deps-stamp: $(PY_REQS) | deps-apt
 	@for r in $(PY_REQS); do $(PY) -m pip install -q -r $$r; done
 	@touch $@
 
-deps-npm: | deps-apt
+deps-npm: deps-node | deps-apt
 	@if [ -f webui/package.json ]; then $(MAKE) -C webui deps; fi
 
 # ---------------------------------------------------------------- build / test
