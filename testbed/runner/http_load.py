@@ -94,6 +94,7 @@ def summarise(docs: list[dict[str, Any]]) -> dict[str, Any]:
         "p95_response_ms": round(_percentile(times, 95.0), 1) if times else None,
         # Context for the report.
         "median_response_ms": round(_percentile(times, 50.0), 1) if times else None,
+        "max_response_ms": round(max(times), 1) if times else None,
         "incomplete_pages": len(pages) - len(complete),
         "errors": sum(len(d.get("errors", [])) for d in docs),
         "connections": docs[0].get("connections") if docs else None,
