@@ -193,8 +193,14 @@ def summary(s: Scenario, app_docs: list[dict[str, Any]], run_out: Path | None = 
         merged[end] = {"sent": sent, "received": received, "late_sends": late}
     # Downlink: the server sends, STA2 receives; uplink the other way round.
     air = voice_air(run_out / "groundtruth.jsonl") if run_out is not None else None
-    return {"voice": {"down": voice.summarise(merged["server"], merged["sta2"]),
-                      "up": voice.summarise(merged["sta2"], merged["server"]), "air": air}}
+    down = voice.summarise(merged["server"], merged["sta2"])
+    up = voice.summarise(merged["sta2"], merged["server"])
+    # Per round: held downlink voice waits for the next slice start, and the
+    # 20 ms voice clock keeps one phase to the 20 ms slice clock for a whole
+    # round, so each round's delay sits near one value in [0, 20] ms + air.
+    down["round_mean_delay_ms"] = [voice.summarise(d["server"], d["sta2"])["mean_delay_ms"] for d in app_docs]
+    up["round_mean_delay_ms"] = [voice.summarise(d["sta2"], d["server"])["mean_delay_ms"] for d in app_docs]
+    return {"voice": {"down": down, "up": up, "air": air}}
 
 
 def reassignments(telemetry: Path) -> dict[str, Any] | None:
