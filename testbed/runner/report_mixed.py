@@ -198,7 +198,8 @@ def section_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
             "STA2 loads a page of 10 objects (1 × 1 MB, 3 × 10 kB, 3 × 100 kB, 3 × 500 kB) from nginx over "
             "6 persistent connections, think time U[100, 500] ms; STA1 runs downlink bulk TCP. Response = first "
             "request to last byte. With slicing, dynamic slicing gives AP2-STA2's slice to AP1-STA1 when its "
-            "queue is empty (SPEC §3.3); every reassignment is in the dataplane's frame telemetry.", "",
+            "queue is empty (SPEC §3.3); every reassignment is in the dataplane's frame telemetry. The mean, as the "
+            "paper's, includes pages held up by TCP retransmission timeouts (see the max column).", "",
             *table5_lines(docs), "",
             "## Packet voice with bulk TCP (like Table 6)", "",
             "48-byte UDP packets (DSCP EF, AC_VO in the emulator) every 20 ms each way between the server and "
