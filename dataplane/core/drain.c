@@ -171,4 +171,14 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
     return false;
 }
 
+bool adw_drain_awaits_downlink_acks(const struct adw_drain *d)
+{
+    if (!d->open)
+        return false;
+    for (unsigned i = 0; i < ADW_DRAIN_MAX_FLOWS; i++)
+        if (d->flows[i].used && d->flows[i].in_batch && d->flows[i].down_open)
+            return true;
+    return false;
+}
+
 void adw_drain_abandon(struct adw_drain *d) { d->open = false; }

@@ -75,6 +75,8 @@ void adw_drain_note_released(struct adw_drain *d, const struct adw_tcp_meta *m, 
 bool adw_drain_end_release(struct adw_drain *d);
 /* An uplink TCP segment of the pair passed. True if it completed the drain (d closed; V = now_ns - start_ns). */
 bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m, uint64_t now_ns);
+/* True if the open batch still waits for the ACK of released downlink data (not only for uplink bytes). */
+bool adw_drain_awaits_downlink_acks(const struct adw_drain *d);
 /* Closes an open drain without completion (capped or abandoned). */
 void adw_drain_abandon(struct adw_drain *d);
 

@@ -235,6 +235,32 @@ static void test_acks_of_other_flows_do_not_end_the_drain(void **st)
     assert_true(d.open);
 }
 
+/* Only released downlink data makes a batch wait for ACKs; a batch of released ACKs waits for uplink bytes. */
+static void test_drain_awaits_downlink_acks_only_for_released_data(void **st)
+{
+    (void)st;
+    static struct adw_drain d;
+    adw_drain_reset(&d);
+    adw_drain_begin(&d, 0);
+    struct adw_tcp_meta a = ack(40000, 100000);
+    adw_drain_note_released(&d, &a, 0);
+    assert_false(adw_drain_end_release(&d));
+    adw_drain_begin(&d, 10);
+    a.ack = 100000 + 2896;
+    adw_drain_note_released(&d, &a, 10);
+    assert_true(adw_drain_end_release(&d)); /* open: 2896 uplink bytes expected */
+    assert_false(adw_drain_awaits_downlink_acks(&d));
+    adw_drain_abandon(&d);
+    adw_drain_begin(&d, 20);
+    struct adw_tcp_meta m = data(40001, 0, 1448);
+    adw_drain_note_released(&d, &m, 20);
+    assert_true(adw_drain_end_release(&d));
+    assert_true(adw_drain_awaits_downlink_acks(&d));
+    struct adw_tcp_meta done = ack(40001, 1448);
+    assert_true(adw_drain_observe_uplink(&d, &done, 30));
+    assert_false(adw_drain_awaits_downlink_acks(&d));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_fin_from_sta_closes_its_flow),
         cmocka_unit_test(test_uplink_drain_ends_when_acked_bytes_come_back),
         cmocka_unit_test(test_acks_of_other_flows_do_not_end_the_drain),
+        cmocka_unit_test(test_drain_awaits_downlink_acks_only_for_released_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
