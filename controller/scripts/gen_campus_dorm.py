@@ -92,7 +92,8 @@ def main(out: Path) -> None:
         "  ts_abr_qd: {a_pkts_per_ms: 1.0, r_init_pkts: 40, r_min_pkts: 2, r_max_pkts: 2048, v_cap_factor: 3.0, rate_change_reset: 0.5}",
         "  dynamic_slicing: {enabled: true, pairs: []}   # dorm traffic is mostly intermittent web use (004 §6.3)",
         "  realtime: {dscp: [46, 34], udp_ports: [3478, 5004]}",
-        "  queue_sizing: {t_max_ms: 200, c_pkts: 5, q_max_pkts: 4096, q_min_pkts: 32, a1: 0.1, b1: 0.1, ewma_alpha: 0.1}",
+        # A* ALT gains as the paper's (003 §V-A): a1 = 10/s, b1 = 1/s, written per ms.
+        "  queue_sizing: {t_max_ms: 200, c_pkts: 5, q_max_pkts: 4096, q_min_pkts: 32, a1: 0.01, b1: 0.001, ewma_alpha: 0.1}",
         "  aggregation_target: {enabled: false, n_target_max: 48, t_bar_ms: 10, k1: 0.5, k2: 0.2, delta_s: 0.5, pairs: []}",
     ]
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
