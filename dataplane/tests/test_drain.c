@@ -29,22 +29,46 @@ static struct adw_tcp_meta ack(uint16_t port, uint32_t ackno)
     return (struct adw_tcp_meta){.is_tcp = true, .flags = ADW_TCP_ACK, .ack = ackno, .key = flow(port)};
 }
 
+/* The drain under test, reset and opened for a batch released at now_ns (static: struct adw_drain is large). */
+static struct adw_drain *drain_opened_at(uint64_t now_ns)
+{
+    static struct adw_drain d;
+    adw_drain_reset(&d);
+    adw_drain_begin(&d, now_ns);
+    return &d;
+}
+
+/* The batch releases the downlink segment [seq, seq+len) of the flow at sta_port. */
+static void release_data(struct adw_drain *d, uint16_t sta_port, uint32_t seq, uint32_t len, uint64_t now_ns)
+{
+    struct adw_tcp_meta m = data(sta_port, seq, len);
+    adw_drain_note_released(d, &m, now_ns);
+}
+
+/* The batch releases n back-to-back downlink segments of seg_len bytes from first_seq on. */
+static void release_segments(struct adw_drain *d, uint16_t sta_port, uint32_t first_seq, uint32_t seg_len, uint32_t n,
+                             uint64_t now_ns)
+{
+    for (uint32_t i = 0; i < n; i++)
+        release_data(d, sta_port, first_seq + i * seg_len, seg_len, now_ns);
+}
+
+/* The STA's pure ACK of ackno arrives at now_ns; true when it ends the drain. */
+static bool ack_arrives(struct adw_drain *d, uint16_t sta_port, uint32_t ackno, uint64_t now_ns)
+{
+    struct adw_tcp_meta a = ack(sta_port, ackno);
+    return adw_drain_observe_uplink(d, &a, now_ns);
+}
+
 static void test_drain_ends_when_last_released_byte_is_acked(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 1000);
-    for (uint32_t i = 0; i < 10; i++) {
-        struct adw_tcp_meta m = data(40000, 1 + i * 1448, 1448);
-        adw_drain_note_released(&d, &m, 1000);
-    }
-    assert_true(adw_drain_end_release(&d));
-    struct adw_tcp_meta a = ack(40000, 1 + 8 * 1448);
-    assert_false(adw_drain_observe_uplink(&d, &a, 5000)); /* covers 8 of 10 segments */
-    a = ack(40000, 1 + 10 * 1448);
-    assert_true(adw_drain_observe_uplink(&d, &a, 9000));
-    assert_false(d.open);
+    struct adw_drain *d = drain_opened_at(1000);
+    release_segments(d, 40000, 1, 1448, 10, 1000);
+    assert_true(adw_drain_end_release(d));
+    assert_false(ack_arrives(d, 40000, 1 + 8 * 1448, 5000)); /* covers 8 of 10 segments */
+    assert_true(ack_arrives(d, 40000, 1 + 10 * 1448, 9000));
+    assert_false(d->open);
 }
 
 /* The receiver may hold the ACK of a lone last segment for its delayed-ACK timer (RFC 5681 §4.2, 40 ms on
@@ -52,213 +76,153 @@ static void test_drain_ends_when_last_released_byte_is_acked(void **st)
 static void test_drain_ends_when_all_but_a_delayed_ack_segment_is_acked(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 1000);
-    for (uint32_t i = 0; i < 9; i++) {
-        struct adw_tcp_meta m = data(40000, 1 + i * 1448, 1448);
-        adw_drain_note_released(&d, &m, 1000);
-    }
-    assert_true(adw_drain_end_release(&d));
-    struct adw_tcp_meta a = ack(40000, 1 + 7 * 1448);
-    assert_false(adw_drain_observe_uplink(&d, &a, 4000)); /* two segments unacknowledged: still in the air */
-    a = ack(40000, 1 + 8 * 1448);
-    assert_true(adw_drain_observe_uplink(&d, &a, 5000)); /* only the 9th, a delayed ACK's worth, is owed */
-    assert_false(d.open);
+    struct adw_drain *d = drain_opened_at(1000);
+    release_segments(d, 40000, 1, 1448, 9, 1000);
+    assert_true(adw_drain_end_release(d));
+    assert_false(ack_arrives(d, 40000, 1 + 7 * 1448, 4000)); /* two segments unacknowledged: still in the air */
+    assert_true(ack_arrives(d, 40000, 1 + 8 * 1448, 5000));  /* only the 9th, a delayed ACK's worth, is owed */
+    assert_false(d->open);
 }
 
 /* A one-segment batch of a flow: the ACK of an earlier segment says nothing about it; its own ACK is needed. */
 static void test_single_segment_batch_needs_the_ack_of_its_end(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 0);
-    struct adw_tcp_meta m = data(40000, 5000, 1448);
-    adw_drain_note_released(&d, &m, 0);
-    assert_true(adw_drain_end_release(&d));
-    struct adw_tcp_meta a = ack(40000, 5000);
-    assert_false(adw_drain_observe_uplink(&d, &a, 10));
-    a = ack(40000, 6448);
-    assert_true(adw_drain_observe_uplink(&d, &a, 20));
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, 5000, 1448, 0);
+    assert_true(adw_drain_end_release(d));
+    assert_false(ack_arrives(d, 40000, 5000, 10));
+    assert_true(ack_arrives(d, 40000, 6448, 20));
 }
 
 static void test_drain_across_sequence_wraparound(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 0);
-    uint32_t seq = 0xffffffffu - 2000;
-    for (int i = 0; i < 3; i++) {
-        struct adw_tcp_meta m = data(40000, seq, 1448);
-        adw_drain_note_released(&d, &m, 0);
-        seq += 1448; /* wraps past 2^32 */
-    }
-    assert_true(adw_drain_end_release(&d));
-    assert_true(seq < 4000); /* the end sequence is numerically small */
-    struct adw_tcp_meta a = ack(40000, 0xfffffff0u); /* numerically larger, but before the end in serial order */
-    assert_false(adw_drain_observe_uplink(&d, &a, 10));
-    a = ack(40000, seq - 1448 - 1); /* one byte short of the last segment's start, across the wrap */
-    assert_false(adw_drain_observe_uplink(&d, &a, 20));
-    a = ack(40000, seq - 1448);
-    assert_true(adw_drain_observe_uplink(&d, &a, 30));
+    struct adw_drain *d = drain_opened_at(0);
+    const uint32_t first = 0xffffffffu - 2000;
+    release_segments(d, 40000, first, 1448, 3, 0);
+    const uint32_t end = first + 3 * 1448; /* wraps past 2^32 */
+    assert_true(adw_drain_end_release(d));
+    assert_true(end < 4000);                               /* the end sequence is numerically small */
+    assert_false(ack_arrives(d, 40000, 0xfffffff0u, 10));  /* numerically larger, but before the end in serial order */
+    assert_false(ack_arrives(d, 40000, end - 1448 - 1, 20)); /* one byte short of the last segment's start */
+    assert_true(ack_arrives(d, 40000, end - 1448, 30));
 }
 
 static void test_retransmission_does_not_move_the_end_back(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 0);
-    struct adw_tcp_meta m = data(40000, 10000, 1448);
-    adw_drain_note_released(&d, &m, 0);
-    m = data(40000, 11448, 1448);
-    adw_drain_note_released(&d, &m, 0);
-    m = data(40000, 12896, 1448);
-    adw_drain_note_released(&d, &m, 0);
-    m = data(40000, 10000, 1448); /* retransmission of the first segment, released last */
-    adw_drain_note_released(&d, &m, 0);
-    assert_true(adw_drain_end_release(&d));
-    struct adw_tcp_meta a = ack(40000, 11448); /* would end it had the retransmission moved the end back */
-    assert_false(adw_drain_observe_uplink(&d, &a, 1));
-    a = ack(40000, 12896);
-    assert_true(adw_drain_observe_uplink(&d, &a, 2));
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40000, 10000, 1448, 3, 0);
+    release_data(d, 40000, 10000, 1448, 0); /* retransmission of the first segment, released last */
+    assert_true(adw_drain_end_release(d));
+    assert_false(ack_arrives(d, 40000, 11448, 1)); /* would end it had the retransmission moved the end back */
+    assert_true(ack_arrives(d, 40000, 12896, 2));
 }
 
 static void test_sack_of_last_byte_ends_the_drain(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 0);
-    for (uint32_t i = 0; i < 4; i++) {
-        struct adw_tcp_meta m = data(40000, 1000 + i * 1000, 1000);
-        adw_drain_note_released(&d, &m, 0);
-    }
-    assert_true(adw_drain_end_release(&d));
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40000, 1000, 1000, 4, 0);
+    assert_true(adw_drain_end_release(d));
     /* The second segment was lost in the air: cumulative ACK stays at 2000, SACK reports 3000-5000. */
     struct adw_tcp_meta a = ack(40000, 2000);
     a.n_sack = 1;
     a.sack_right[0] = 3000;
-    assert_false(adw_drain_observe_uplink(&d, &a, 5));
+    assert_false(adw_drain_observe_uplink(d, &a, 5));
     a.sack_right[0] = 4000; /* up to the last segment: as for a cumulative ACK, that one may be delayed */
-    assert_true(adw_drain_observe_uplink(&d, &a, 6));
+    assert_true(adw_drain_observe_uplink(d, &a, 6));
 }
 
 static void test_lost_final_ack_leaves_drain_open(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 0);
-    for (uint32_t i = 0; i < 3; i++) {
-        struct adw_tcp_meta m = data(40000, i * 1448, 1448);
-        adw_drain_note_released(&d, &m, 0);
-    }
-    assert_true(adw_drain_end_release(&d));
-    struct adw_tcp_meta a = ack(40000, 1448);
-    assert_false(adw_drain_observe_uplink(&d, &a, 100));
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40000, 0, 1448, 3, 0);
+    assert_true(adw_drain_end_release(d));
+    assert_false(ack_arrives(d, 40000, 1448, 100));
     /* the ACK of 2896 is lost: nothing else arrives, the drain stays open for the caller to cap */
-    assert_true(d.open);
-    adw_drain_abandon(&d);
-    assert_false(d.open);
+    assert_true(d->open);
+    adw_drain_abandon(d);
+    assert_false(d->open);
 }
 
 static void test_flow_closing_mid_batch_stops_waiting_for_it(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 0);
-    struct adw_tcp_meta m = data(40000, 0, 1448);
-    adw_drain_note_released(&d, &m, 0);
-    m = data(40001, 500, 1448);
-    adw_drain_note_released(&d, &m, 0);
-    assert_true(adw_drain_end_release(&d));
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, 0, 1448, 0);
+    release_data(d, 40001, 500, 1448, 0);
+    assert_true(adw_drain_end_release(d));
     struct adw_tcp_meta rst = ack(40001, 0);
     rst.flags = ADW_TCP_RST;
-    assert_false(adw_drain_observe_uplink(&d, &rst, 10)); /* flow 40001 is gone; 40000 still owes its ACK */
-    struct adw_tcp_meta a = ack(40000, 1448);
-    assert_true(adw_drain_observe_uplink(&d, &a, 20));
+    assert_false(adw_drain_observe_uplink(d, &rst, 10)); /* flow 40001 is gone; 40000 still owes its ACK */
+    assert_true(ack_arrives(d, 40000, 1448, 20));
 }
 
 static void test_fin_from_sta_closes_its_flow(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 0);
-    struct adw_tcp_meta m = data(40000, 0, 100);
-    adw_drain_note_released(&d, &m, 0);
-    assert_true(adw_drain_end_release(&d));
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, 0, 100, 0);
+    assert_true(adw_drain_end_release(d));
     struct adw_tcp_meta fin = ack(40000, 50);
     fin.flags = ADW_TCP_FIN | ADW_TCP_ACK;
-    assert_true(adw_drain_observe_uplink(&d, &fin, 7));
+    assert_true(adw_drain_observe_uplink(d, &fin, 7));
 }
 
 static void test_uplink_drain_ends_when_acked_bytes_come_back(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
     /* Batch 1 teaches the flow's last released ACK (nothing to wait for yet). */
-    adw_drain_begin(&d, 0);
+    struct adw_drain *d = drain_opened_at(0);
     struct adw_tcp_meta a = ack(40000, 100000);
-    a.flags = ADW_TCP_ACK;
-    adw_drain_note_released(&d, &a, 0);
-    assert_false(adw_drain_end_release(&d));
+    adw_drain_note_released(d, &a, 0);
+    assert_false(adw_drain_end_release(d));
     /* Batch 2: the server's ACKs advance by 4 x 2896 bytes: the STA may now send 11584 bytes. */
-    adw_drain_begin(&d, 1000);
+    adw_drain_begin(d, 1000);
     for (uint32_t i = 1; i <= 4; i++) {
         a.ack = 100000 + i * 2896;
-        adw_drain_note_released(&d, &a, 1000);
+        adw_drain_note_released(d, &a, 1000);
     }
-    assert_true(adw_drain_end_release(&d));
+    assert_true(adw_drain_end_release(d));
     struct adw_tcp_meta up = {.is_tcp = true, .flags = ADW_TCP_ACK, .payload_len = 1448, .key = flow(40000)};
     for (int i = 0; i < 7; i++)
-        assert_false(adw_drain_observe_uplink(&d, &up, 2000 + i));
-    assert_true(adw_drain_observe_uplink(&d, &up, 3000));
+        assert_false(adw_drain_observe_uplink(d, &up, 2000 + i));
+    assert_true(adw_drain_observe_uplink(d, &up, 3000));
 }
 
 static void test_acks_of_other_flows_do_not_end_the_drain(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 0);
-    struct adw_tcp_meta m = data(40000, 0, 1448);
-    adw_drain_note_released(&d, &m, 0);
-    assert_true(adw_drain_end_release(&d));
-    struct adw_tcp_meta a = ack(40002, 999999);
-    assert_false(adw_drain_observe_uplink(&d, &a, 5));
-    assert_true(d.open);
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, 0, 1448, 0);
+    assert_true(adw_drain_end_release(d));
+    assert_false(ack_arrives(d, 40002, 999999, 5));
+    assert_true(d->open);
 }
 
 /* Only released downlink data makes a batch wait for ACKs; a batch of released ACKs waits for uplink bytes. */
 static void test_drain_awaits_downlink_acks_only_for_released_data(void **st)
 {
     (void)st;
-    static struct adw_drain d;
-    adw_drain_reset(&d);
-    adw_drain_begin(&d, 0);
+    struct adw_drain *d = drain_opened_at(0);
     struct adw_tcp_meta a = ack(40000, 100000);
-    adw_drain_note_released(&d, &a, 0);
-    assert_false(adw_drain_end_release(&d));
-    adw_drain_begin(&d, 10);
+    adw_drain_note_released(d, &a, 0);
+    assert_false(adw_drain_end_release(d));
+    adw_drain_begin(d, 10);
     a.ack = 100000 + 2896;
-    adw_drain_note_released(&d, &a, 10);
-    assert_true(adw_drain_end_release(&d)); /* open: 2896 uplink bytes expected */
-    assert_false(adw_drain_awaits_downlink_acks(&d));
-    adw_drain_abandon(&d);
-    adw_drain_begin(&d, 20);
-    struct adw_tcp_meta m = data(40001, 0, 1448);
-    adw_drain_note_released(&d, &m, 20);
-    assert_true(adw_drain_end_release(&d));
-    assert_true(adw_drain_awaits_downlink_acks(&d));
-    struct adw_tcp_meta done = ack(40001, 1448);
-    assert_true(adw_drain_observe_uplink(&d, &done, 30));
-    assert_false(adw_drain_awaits_downlink_acks(&d));
+    adw_drain_note_released(d, &a, 10);
+    assert_true(adw_drain_end_release(d)); /* open: 2896 uplink bytes expected */
+    assert_false(adw_drain_awaits_downlink_acks(d));
+    adw_drain_abandon(d);
+    adw_drain_begin(d, 20);
+    release_data(d, 40001, 0, 1448, 20);
+    assert_true(adw_drain_end_release(d));
+    assert_true(adw_drain_awaits_downlink_acks(d));
+    assert_true(ack_arrives(d, 40001, 1448, 30));
+    assert_false(adw_drain_awaits_downlink_acks(d));
 }
 
 int main(void)
