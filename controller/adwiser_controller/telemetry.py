@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, Literal
 
 import redis.asyncio as aioredis
 from pydantic import BaseModel, Field
@@ -73,6 +73,30 @@ class Rejection(BaseModel):
     error: str = ""
 
 
+class FabricStatus(BaseModel):
+    """What the fabric manager (issue 10, SPEC §2) last wrote to `adwiser:appliance:<id>:fabric`."""
+
+    mode: Literal["steered", "bypass", "unknown"] = Field(
+        description="steered: managed traffic goes through the dataplane; bypass: carried straight across "
+                    "(fail-open); unknown: the status key could not be read (see reason)")
+    reason: str = Field(default="", description="Why the fabric is in this mode (e.g. the liveness verdict)")
+    since_ns: int | None = Field(default=None, description="When the fabric entered this mode, ns since the Unix epoch")
+    version: int | None = Field(default=None, description="Configuration version whose topology the flows follow")
+    switches: int | None = Field(default=None, description="Mode changes since the manager started")
+    dp_pid: int | None = Field(default=None, description="Dataplane pid the liveness judge last saw")
+    bridge: str | None = Field(default=None, description="Open vSwitch bridge")
+    ts_ns: int | None = Field(default=None, description="When the manager wrote this status (refreshed every second)")
+
+
+def parse_fabric(raw: str) -> FabricStatus:
+    # The key expires 3 s after the manager's last refresh, so a present key is current; a value
+    # that does not parse is reported as such rather than hidden, since it means a writer bug.
+    try:
+        return FabricStatus.model_validate_json(raw)
+    except ValueError as exc:
+        return FabricStatus(mode="unknown", reason=f"unreadable fabric status: {str(exc).splitlines()[0]}")
+
+
 class ApplianceStatus(BaseModel):
     id: str
     head: int | None = Field(description="Latest stored version of this appliance.")
@@ -84,6 +108,9 @@ class ApplianceStatus(BaseModel):
     heartbeat: Heartbeat | None
     heartbeat_age_s: float | None = Field(description="Age of the heartbeat, seconds (from its ts_ns).")
     last_frame: dict[str, Any] | None = Field(description="Latest per-frame telemetry entry, if any.")
+    fabric: FabricStatus | None = Field(
+        default=None, description="Open vSwitch fabric state from the fabric manager (fail-open); null when no "
+                                  "manager has written it in the last 3 s.")
 
 
 def _int_or_none(v: str | None) -> int | None:
@@ -95,10 +122,10 @@ def _int_or_none(v: str | None) -> int | None:
 
 async def appliance_status(r: aioredis.Redis, aid: str, head: int | None) -> ApplianceStatus:
     pipe = r.pipeline(transaction=False)
-    for what in ("desired", "active", "rejected", "heartbeat"):
+    for what in ("desired", "active", "rejected", "heartbeat", "fabric"):
         pipe.get(keys.appliance(aid, what))
     pipe.xrevrange(keys.appliance(aid, "tm:frame"), count=1)
-    desired, active, rejected, hb, last = await pipe.execute()
+    desired, active, rejected, hb, fabric, last = await pipe.execute()
     heartbeat = None
     age = None
     if hb:
@@ -119,6 +146,7 @@ async def appliance_status(r: aioredis.Redis, aid: str, head: int | None) -> App
         id=aid, head=head, desired=d, active=a, pending=d is not None and d != a, rejected=rej,
         alive=hb is not None, heartbeat=heartbeat, heartbeat_age_s=age,
         last_frame=parse_frame(*last[0]) if last else None,
+        fabric=parse_fabric(fabric) if fabric else None,
     )
 
 
