@@ -18,6 +18,7 @@
 #include "frame_builder.h"
 #include "lab_config.h"
 #include "parse.h"
+#include "sched_fixture.h"
 
 #define MS 1000000ull
 #define US 1000ull
@@ -34,23 +35,16 @@ static void send_pkt(struct adw_sched *s, struct fb_tcp *t, uint16_t in_port, ui
 /* The STA1's ACK number `ackno` arriving from its AP. */
 static void ack_from_sta1(struct adw_sched *s, uint32_t ackno, uint32_t n_sack, uint64_t now)
 {
-    struct fb_tcp t = {.ip_version = 4, .sport = 40000, .dport = 80, .seq = 1, .ack = ackno, .flags = ADW_TCP_ACK,
-                       .n_sack = (uint8_t)n_sack, .sack_left = {ackno + 1448}, .sack_right = {ackno + 2896}};
-    memcpy(t.src_mac, LAB_STA_MAC[0], 6);
-    memcpy(t.dst_mac, LAB_SRV_MAC, 6);
-    memcpy(t.src_ip, LAB_STA_IP[0], 4);
-    memcpy(t.dst_ip, LAB_SRV_IP, 4);
+    struct fb_tcp t = lab_up_ack(0, ackno);
+    t.n_sack = (uint8_t)n_sack;
+    t.sack_left[0] = ackno + 1448;
+    t.sack_right[0] = ackno + 2896;
     send_pkt(s, &t, 1, now);
 }
 
 static void data_to_sta1(struct adw_sched *s, uint32_t seq, uint64_t now)
 {
-    struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = seq, .ack = 1, .flags = ADW_TCP_ACK,
-                       .payload_len = 1448};
-    memcpy(t.src_mac, LAB_SRV_MAC, 6);
-    memcpy(t.dst_mac, LAB_STA_MAC[0], 6);
-    memcpy(t.src_ip, LAB_SRV_IP, 4);
-    memcpy(t.dst_ip, LAB_STA_IP[0], 4);
+    struct fb_tcp t = lab_down_tcp(0, seq, 1448);
     send_pkt(s, &t, 0, now);
 }
 
@@ -62,32 +56,6 @@ static struct adw_ack_model gap_model(void)
     m.coef[0] = 1;
     m.coef[1] = 0;
     return m;
-}
-
-struct fixture {
-    struct adw_config *cfg;
-    struct adw_sched *s;
-};
-
-static int setup(void **state)
-{
-    struct fixture *f = calloc(1, sizeof(*f));
-    f->cfg = lab_config_2ap_2sta(20);
-    char err[256];
-    f->s = adw_sched_create(NULL, f->cfg, 0, err, sizeof(err));
-    if (f->s == NULL)
-        return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    adw_sched_free(f->s);
-    free(f->cfg);
-    free(f);
-    return 0;
 }
 
 static struct adw_pair_report first_frame_sta1(struct adw_sched *s)
@@ -116,7 +84,7 @@ static void ack_bursts(struct adw_sched *s, unsigned bursts, unsigned acks, uint
 
 static void test_ack_bursts_give_mpdus_per_ampdu(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     struct adw_ack_model m = gap_model();
     assert_int_equal(adw_sched_set_ack_model(f->s, &m, NULL, 0), 0);
     data_to_sta1(f->s, 1, 0); /* teaches the MSS (1448) */
@@ -129,7 +97,7 @@ static void test_ack_bursts_give_mpdus_per_ampdu(void **state)
 
 static void test_estimate_is_capped_at_n_max(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     struct adw_ack_model m = gap_model();
     m.n_max = 6;
     assert_int_equal(adw_sched_set_ack_model(f->s, &m, NULL, 0), 0);
@@ -140,7 +108,7 @@ static void test_estimate_is_capped_at_n_max(void **state)
 
 static void test_estimate_is_scaled_by_the_models_correction(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     struct adw_ack_model m = gap_model();
     m.scale = 0.6;
     assert_int_equal(adw_sched_set_ack_model(f->s, &m, NULL, 0), 0);
@@ -152,7 +120,7 @@ static void test_estimate_is_scaled_by_the_models_correction(void **state)
 
 static void test_without_a_model_there_is_no_estimate(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     ack_bursts(f->s, 4, 5, 1 * MS);
     struct adw_pair_report r = first_frame_sta1(f->s);
     assert_true(r.agg_est < 0);
@@ -161,7 +129,7 @@ static void test_without_a_model_there_is_no_estimate(void **state)
 
 static void test_duplicate_acks_and_retransmissions_are_counted(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     for (unsigned i = 0; i < 10; i++)
         data_to_sta1(f->s, 1 + i * 1448, 1 * MS);
     data_to_sta1(f->s, 1 + 3 * 1448, 2 * MS); /* a retransmission */
@@ -190,7 +158,7 @@ static void test_model_probability_is_the_logistic_of_times_and_their_sd(void **
 
 static void test_invalid_model_is_refused_naming_the_field(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     char err[128];
     struct adw_ack_model m = gap_model();
     m.m = 0;
@@ -213,16 +181,18 @@ static void test_invalid_model_is_refused_naming_the_field(void **state)
     assert_true(first_frame_sta1(f->s).agg_est < 0);
 }
 
+#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, sched_fixture_setup, sched_fixture_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_ack_bursts_give_mpdus_per_ampdu, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_estimate_is_capped_at_n_max, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_estimate_is_scaled_by_the_models_correction, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_without_a_model_there_is_no_estimate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_duplicate_acks_and_retransmissions_are_counted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_model_probability_is_the_logistic_of_times_and_their_sd, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_invalid_model_is_refused_naming_the_field, setup, teardown),
+        LAB_TEST(test_ack_bursts_give_mpdus_per_ampdu),
+        LAB_TEST(test_estimate_is_capped_at_n_max),
+        LAB_TEST(test_estimate_is_scaled_by_the_models_correction),
+        LAB_TEST(test_without_a_model_there_is_no_estimate),
+        LAB_TEST(test_duplicate_acks_and_retransmissions_are_counted),
+        LAB_TEST(test_model_probability_is_the_logistic_of_times_and_their_sd),
+        LAB_TEST(test_invalid_model_is_refused_naming_the_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "frame_builder.h"
 #include "lab_config.h"
 #include "parse.h"
+#include "sched_fixture.h"
 
 #define MS 1000000ull
 #define US 1000ull
@@ -26,12 +27,7 @@ static unsigned next_buf;
 
 static struct adw_pkt down_tcp(unsigned sta, uint32_t seq, uint32_t payload)
 {
-    struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = seq, .ack = 1, .flags = ADW_TCP_ACK,
-                       .payload_len = payload};
-    memcpy(t.src_mac, LAB_SRV_MAC, 6);
-    memcpy(t.dst_mac, LAB_STA_MAC[sta], 6);
-    memcpy(t.src_ip, LAB_SRV_IP, 4);
-    memcpy(t.dst_ip, LAB_STA_IP[sta], 4);
+    struct fb_tcp t = lab_down_tcp(sta, seq, payload);
     uint8_t *b = bufs[next_buf++ % NBUF];
     return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = 0, .cookie = b};
 }
@@ -89,39 +85,17 @@ static uint64_t one_per_ms_bps(void)
     return (uint64_t)(p.len - 14) * 8 * 1000;
 }
 
-struct fixture {
-    struct adw_config *cfg;
-    struct adw_sched *s;
-};
-
+/* The lab scheduler, with this file's packet buffers and output log emptied. */
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-    f->cfg = lab_config_2ap_2sta(20);
-    char err[256];
-    f->s = adw_sched_create(NULL, f->cfg, 0, err, sizeof(err));
-    if (f->s == NULL) {
-        fprintf(stderr, "create: %s\n", err);
-        return -1;
-    }
     next_buf = 0;
     n_out = 0;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    adw_sched_free(f->s);
-    free(f->cfg);
-    free(f);
-    return 0;
+    return sched_fixture_setup(state);
 }
 
 static void test_paced_pair_releases_at_its_rate(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     char err[128];
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, err, sizeof err), 0);
     assert_int_equal(enqueue_data(f->s, 0, 1, 100, 0), 100);
@@ -137,7 +111,7 @@ static void test_paced_pair_releases_at_its_rate(void **state)
 
 static void test_paced_pair_is_not_batched_at_its_slice_start(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
     enqueue_data(f->s, 0, 1, 60, 0);
     enqueue_data(f->s, 1, 1, 60, 0); /* sta2 stays time-sliced: its batch of 40 comes at 20 ms */
@@ -159,7 +133,7 @@ static void test_paced_pair_is_not_batched_at_its_slice_start(void **state)
 
 static void test_rate_change_applies_at_once_and_loses_no_packet(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     uint64_t x = one_per_ms_bps();
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", x, 0, NULL, 0), 0);
     assert_int_equal(enqueue_data(f->s, 0, 1, 150, 0), 150);
@@ -184,7 +158,7 @@ static void test_rate_change_applies_at_once_and_loses_no_packet(void **state)
 
 static void test_paced_queue_is_bounded_by_the_astar_limit(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
     enqueue_data(f->s, 0, 1, 1, 0);
     dequeue_at(f->s, 0); /* one release: service time 1 ms, Q_eBDP = 200 ms / 1 ms + 5 = 205 */
@@ -201,7 +175,7 @@ static void test_paced_queue_is_bounded_by_the_astar_limit(void **state)
 
 static void test_next_event_is_the_next_paced_release(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     /* 1488-byte IP packets at 10 Mbit/s: 1190.4 µs apart, so the instant is rounded up to 1191 µs. */
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 10000000, 0, NULL, 0), 0);
     enqueue_data(f->s, 0, 1, 3, 0);
@@ -216,7 +190,7 @@ static void test_next_event_is_the_next_paced_release(void **state)
 
 static void test_pacing_an_unknown_pair_is_refused_naming_it(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     char err[128];
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta9", 1000000, 0, err, sizeof err), -1);
     assert_non_null(strstr(err, "ap1/sta9"));
@@ -225,7 +199,7 @@ static void test_pacing_an_unknown_pair_is_refused_naming_it(void **state)
 
 static void test_pacing_rate_stays_with_the_pair_across_versions(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap2/sta2", 5000000, 0, NULL, 0), 0);
     f->cfg->version = 2;
     f->cfg->slices[0].duration_ns = 30 * MS;
@@ -236,16 +210,18 @@ static void test_pacing_rate_stays_with_the_pair_across_versions(void **state)
     assert_int_equal(adw_sched_pacing(f->s, 0), 0);
 }
 
+#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, setup, sched_fixture_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_paced_pair_releases_at_its_rate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_paced_pair_is_not_batched_at_its_slice_start, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rate_change_applies_at_once_and_loses_no_packet, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_paced_queue_is_bounded_by_the_astar_limit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_next_event_is_the_next_paced_release, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pacing_an_unknown_pair_is_refused_naming_it, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pacing_rate_stays_with_the_pair_across_versions, setup, teardown),
+        LAB_TEST(test_paced_pair_releases_at_its_rate),
+        LAB_TEST(test_paced_pair_is_not_batched_at_its_slice_start),
+        LAB_TEST(test_rate_change_applies_at_once_and_loses_no_packet),
+        LAB_TEST(test_paced_queue_is_bounded_by_the_astar_limit),
+        LAB_TEST(test_next_event_is_the_next_paced_release),
+        LAB_TEST(test_pacing_an_unknown_pair_is_refused_naming_it),
+        LAB_TEST(test_pacing_rate_stays_with_the_pair_across_versions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

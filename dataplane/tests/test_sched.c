@@ -15,6 +15,7 @@
 #include "frame_builder.h"
 #include "lab_config.h"
 #include "parse.h"
+#include "sched_fixture.h"
 
 #define MS 1000000ull
 #define NBUF 512
@@ -25,12 +26,7 @@ static unsigned next_buf;
 /* A downlink TCP segment server -> STA sta (0/1) of `payload` bytes (0 = pure ACK). */
 static struct adw_pkt down_tcp(unsigned sta, uint32_t seq, uint32_t payload)
 {
-    struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = seq, .ack = 1, .flags = ADW_TCP_ACK,
-                       .payload_len = payload};
-    memcpy(t.src_mac, LAB_SRV_MAC, 6);
-    memcpy(t.dst_mac, LAB_STA_MAC[sta], 6);
-    memcpy(t.src_ip, LAB_SRV_IP, 4);
-    memcpy(t.dst_ip, LAB_STA_IP[sta], 4);
+    struct fb_tcp t = lab_down_tcp(sta, seq, payload);
     uint8_t *b = bufs[next_buf++ % NBUF];
     return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = 0, .cookie = b};
 }
@@ -38,11 +34,7 @@ static struct adw_pkt down_tcp(unsigned sta, uint32_t seq, uint32_t payload)
 /* The STA's ACK (uplink, from its AP port). */
 static struct adw_pkt up_ack(unsigned sta, uint32_t ackno)
 {
-    struct fb_tcp t = {.ip_version = 4, .sport = 40000, .dport = 80, .seq = 1, .ack = ackno, .flags = ADW_TCP_ACK};
-    memcpy(t.src_mac, LAB_STA_MAC[sta], 6);
-    memcpy(t.dst_mac, LAB_SRV_MAC, 6);
-    memcpy(t.src_ip, LAB_STA_IP[sta], 4);
-    memcpy(t.dst_ip, LAB_SRV_IP, 4);
+    struct fb_tcp t = lab_up_ack(sta, ackno);
     uint8_t *b = bufs[next_buf++ % NBUF];
     return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = (uint16_t)(sta + 1), .cookie = b};
 }
@@ -83,38 +75,16 @@ static unsigned dequeue_all(struct adw_sched *s, uint64_t now)
     return n;
 }
 
-struct fixture {
-    struct adw_config *cfg;
-    struct adw_sched *s;
-};
-
+/* The lab scheduler, with this file's packet buffers reused from the first. */
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-    f->cfg = lab_config_2ap_2sta(20);
-    char err[256];
-    f->s = adw_sched_create(NULL, f->cfg, 0, err, sizeof(err));
-    if (f->s == NULL) {
-        fprintf(stderr, "create: %s\n", err);
-        return -1;
-    }
     next_buf = 0;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    adw_sched_free(f->s);
-    free(f->cfg);
-    free(f);
-    return 0;
+    return sched_fixture_setup(state);
 }
 
 static void test_batch_is_released_only_at_its_slice_start(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     assert_int_equal(enqueue_data(f->s, 1, 1000, 10, 1 * MS), 10);
     assert_int_equal(dequeue_all(f->s, 1 * MS), 0);
     assert_int_equal(dequeue_all(f->s, 20 * MS - 1), 0);
@@ -126,7 +96,7 @@ static void test_batch_is_released_only_at_its_slice_start(void **state)
 
 static void test_packets_of_a_pair_outside_the_current_slice_are_held(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     dequeue_all(f->s, 0);
     assert_int_equal(enqueue_data(f->s, 0, 1000, 5, 25 * MS), 5); /* STA1's slice is over until 40 ms */
     assert_int_equal(dequeue_all(f->s, 30 * MS), 0);
@@ -137,7 +107,7 @@ static void test_packets_of_a_pair_outside_the_current_slice_are_held(void **sta
 
 static void test_batch_holds_r_packets_and_keeps_the_rest(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     assert_int_equal(enqueue_data(f->s, 0, 1, 100, 0), 100);
     assert_int_equal(dequeue_all(f->s, 0), 40); /* r_init = 40 */
     struct adw_stats st;
@@ -147,7 +117,7 @@ static void test_batch_holds_r_packets_and_keeps_the_rest(void **state)
 
 static void test_drain_from_returning_ack_updates_r(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
     struct adw_pkt a = up_ack(0, 1 + 38 * 1448);
@@ -174,7 +144,7 @@ static void test_drain_from_returning_ack_updates_r(void **state)
 
 static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     dequeue_all(f->s, 0);
     struct adw_pkt a = up_ack(0, 1 + 38 * 1448); /* the ACKs of the last two segments never come */
@@ -198,7 +168,7 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
  * slice time left. */
 static void test_batch_waits_while_a_conflicting_pair_still_drains(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
     enqueue_data(f->s, 1, 1, 100, 1 * MS);
@@ -217,7 +187,7 @@ static void test_batch_waits_while_a_conflicting_pair_still_drains(void **state)
 /* A drain that does not end (its ACKs lost) holds the next pair back for half its slice at most. */
 static void test_deferred_batch_goes_at_half_its_slice_when_the_drain_does_not_end(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
     enqueue_data(f->s, 1, 1, 100, 1 * MS);
@@ -231,7 +201,7 @@ static void test_deferred_batch_goes_at_half_its_slice_when_the_drain_does_not_e
 /* Without a drain open on a conflicting pair the batch goes at the slice start, whole. */
 static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
     struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
@@ -247,10 +217,9 @@ static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **s
  * would be under-filled and neither r nor the limit could recover. */
 static void test_queue_limit_holds_two_batches_when_ebdp_says_less(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     f->cfg->policies.queue_sizing.t_max_ns = 20 * MS; /* Q_eBDP = 20 ms / 0.5 ms + 5 = 45 after the drain below */
-    adw_sched_free(f->s);
-    f->s = adw_sched_create(NULL, f->cfg, 0, NULL, 0);
+    sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
     struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
@@ -266,10 +235,9 @@ static void test_queue_limit_holds_two_batches_when_ebdp_says_less(void **state)
 
 static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     f->cfg->policies.ts_abr_qd.v_cap_factor = 1.5; /* cap 30 ms, shorter than the 40 ms frame */
-    adw_sched_free(f->s);
-    f->s = adw_sched_create(NULL, f->cfg, 0, NULL, 0);
+    sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
     dequeue_all(f->s, 0);
     dequeue_all(f->s, 40 * MS);
@@ -288,13 +256,12 @@ static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
 
 static void test_batch_scales_with_the_length_of_the_slice(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     /* STA1 in slice 0 (20 ms) and slice 2 (40 ms); STA2 in slice 1 (20 ms): an 80 ms frame. */
     f->cfg->n_slices = 3;
     f->cfg->slices[2] = f->cfg->slices[0];
     f->cfg->slices[2].duration_ns = 40 * MS;
-    adw_sched_free(f->s);
-    f->s = adw_sched_create(NULL, f->cfg, 0, NULL, 0);
+    sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 400, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
     struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
@@ -310,7 +277,7 @@ static void test_batch_scales_with_the_length_of_the_slice(void **state)
 
 static void test_realtime_is_released_first_at_every_slice_start(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     dequeue_all(f->s, 21 * MS);
     enqueue_data(f->s, 0, 1, 3, 22 * MS);
     struct adw_pkt v = down_voice(1);
@@ -328,7 +295,7 @@ static void test_realtime_is_released_first_at_every_slice_start(void **state)
 
 static void test_unmanaged_traffic_passes_straight_through(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     uint8_t b[4][128];
     struct adw_pkt p[5];
     enum adw_verdict v[5];
@@ -362,11 +329,10 @@ static void test_unmanaged_traffic_passes_straight_through(void **state)
 
 static void test_queue_limit_drops_are_counted(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     f->cfg->policies.queue_sizing.q_max_pkts = 32;
     f->cfg->policies.queue_sizing.q_min_pkts = 32;
-    adw_sched_free(f->s);
-    f->s = adw_sched_create(NULL, f->cfg, 0, NULL, 0);
+    sched_fixture_recreate(f, NULL);
     assert_non_null(f->s);
     assert_int_equal(enqueue_data(f->s, 1, 1, 40, 0), 32);
     struct adw_stats st;
@@ -383,10 +349,9 @@ static void test_queue_limit_drops_are_counted(void **state)
 
 static void test_pool_exhaustion_drops_are_counted(void **state)
 {
-    struct fixture *f = *state;
-    adw_sched_free(f->s);
+    struct sched_fixture *f = *state;
     struct adw_sched_params prm = {.pool_pkts = 16};
-    f->s = adw_sched_create(&prm, f->cfg, 0, NULL, 0);
+    sched_fixture_recreate(f, &prm);
     assert_int_equal(enqueue_data(f->s, 1, 1, 20, 0), 16);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
@@ -396,7 +361,7 @@ static void test_pool_exhaustion_drops_are_counted(void **state)
 
 static void test_config_swaps_only_at_frame_boundary(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     dequeue_all(f->s, 0);
     struct adw_config *c2 = lab_config_2ap_2sta(10);
     c2->version = 2;
@@ -419,7 +384,7 @@ static void test_config_swaps_only_at_frame_boundary(void **state)
 
 static void test_invalid_config_is_refused_whole_naming_the_field(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     struct adw_config *c2 = lab_config_2ap_2sta(20);
     c2->version = 2;
     c2->slices[1].pairs[0] = 0; /* ap1/sta1 twice in the frame is fine, but now sta2 is in no slice */
@@ -440,7 +405,7 @@ static void test_invalid_config_is_refused_whole_naming_the_field(void **state)
 
 static void test_removed_pair_held_packets_are_dropped_with_a_cause(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     dequeue_all(f->s, 0);
     enqueue_data(f->s, 1, 1, 5, 1 * MS); /* STA2 held until 20 ms */
     struct adw_config *c2 = lab_config_2ap_2sta(20);
@@ -464,7 +429,7 @@ static void test_removed_pair_held_packets_are_dropped_with_a_cause(void **state
 
 static void test_kept_pair_keeps_its_batch_size_across_versions(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     dequeue_all(f->s, 0);
     struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
@@ -481,7 +446,7 @@ static void test_kept_pair_keeps_its_batch_size_across_versions(void **state)
 
 static void test_flush_releases_everything_held(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 50, 0);
     enqueue_data(f->s, 1, 1, 30, 0);
     struct adw_pkt v = down_voice(1);
@@ -504,10 +469,9 @@ static void test_flush_releases_everything_held(void **state)
 
 static void test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     f->cfg->policies.dynamic_slicing.enabled = true;
-    adw_sched_free(f->s);
-    f->s = adw_sched_create(NULL, f->cfg, 0, NULL, 0);
+    sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 300, 0); /* STA1 bulk, STA2 in think time */
     assert_int_equal(dequeue_all(f->s, 0), 40);
     /* STA2's slice goes to STA1; its first drain (no ACKs here) is closed at 20 ms = S: r stays 40 */
@@ -536,7 +500,7 @@ static void test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back(void **
 
 static void test_idle_slice_is_not_given_away_without_dynamic_slicing(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 300, 0);
     dequeue_all(f->s, 0);
     assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
@@ -544,7 +508,7 @@ static void test_idle_slice_is_not_given_away_without_dynamic_slicing(void **sta
 
 static void test_late_dequeue_skips_whole_frames(void **state)
 {
-    struct fixture *f = *state;
+    struct sched_fixture *f = *state;
     dequeue_all(f->s, 0);
     dequeue_all(f->s, 1000 * MS + 5 * MS);
     struct adw_stats st;
@@ -553,34 +517,34 @@ static void test_late_dequeue_skips_whole_frames(void **state)
     assert_int_equal(adw_sched_next_event_ns(f->s, 1005 * MS), 1020 * MS);
 }
 
+#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, setup, sched_fixture_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_batch_is_released_only_at_its_slice_start, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_packets_of_a_pair_outside_the_current_slice_are_held, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_batch_holds_r_packets_and_keeps_the_rest, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_drain_from_returning_ack_updates_r, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_lost_final_ack_caps_the_drain_at_the_next_slice, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_batch_waits_while_a_conflicting_pair_still_drains, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_deferred_batch_goes_at_half_its_slice_when_the_drain_does_not_end, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_batch_is_not_deferred_when_the_conflicting_drain_ended, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_queue_limit_holds_two_batches_when_ebdp_says_less, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_drain_open_past_the_cap_is_closed_at_the_cap, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_batch_scales_with_the_length_of_the_slice, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_realtime_is_released_first_at_every_slice_start, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unmanaged_traffic_passes_straight_through, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_queue_limit_drops_are_counted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pool_exhaustion_drops_are_counted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_config_swaps_only_at_frame_boundary, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_invalid_config_is_refused_whole_naming_the_field, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_removed_pair_held_packets_are_dropped_with_a_cause, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_kept_pair_keeps_its_batch_size_across_versions, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_flush_releases_everything_held, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_idle_slice_is_not_given_away_without_dynamic_slicing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_late_dequeue_skips_whole_frames, setup, teardown),
+        LAB_TEST(test_batch_is_released_only_at_its_slice_start),
+        LAB_TEST(test_packets_of_a_pair_outside_the_current_slice_are_held),
+        LAB_TEST(test_batch_holds_r_packets_and_keeps_the_rest),
+        LAB_TEST(test_drain_from_returning_ack_updates_r),
+        LAB_TEST(test_lost_final_ack_caps_the_drain_at_the_next_slice),
+        LAB_TEST(test_batch_waits_while_a_conflicting_pair_still_drains),
+        LAB_TEST(test_deferred_batch_goes_at_half_its_slice_when_the_drain_does_not_end),
+        LAB_TEST(test_batch_is_not_deferred_when_the_conflicting_drain_ended),
+        LAB_TEST(test_queue_limit_holds_two_batches_when_ebdp_says_less),
+        LAB_TEST(test_drain_open_past_the_cap_is_closed_at_the_cap),
+        LAB_TEST(test_batch_scales_with_the_length_of_the_slice),
+        LAB_TEST(test_realtime_is_released_first_at_every_slice_start),
+        LAB_TEST(test_unmanaged_traffic_passes_straight_through),
+        LAB_TEST(test_queue_limit_drops_are_counted),
+        LAB_TEST(test_pool_exhaustion_drops_are_counted),
+        LAB_TEST(test_config_swaps_only_at_frame_boundary),
+        LAB_TEST(test_invalid_config_is_refused_whole_naming_the_field),
+        LAB_TEST(test_removed_pair_held_packets_are_dropped_with_a_cause),
+        LAB_TEST(test_kept_pair_keeps_its_batch_size_across_versions),
+        LAB_TEST(test_flush_releases_everything_held),
+        LAB_TEST(test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back),
+        LAB_TEST(test_idle_slice_is_not_given_away_without_dynamic_slicing),
+        LAB_TEST(test_late_dequeue_skips_whole_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "frame_builder.h"
 #include "lab_config.h"
 #include "parse.h"
+#include "sched_fixture.h"
 
 #define MS 1000000ull
 
@@ -32,17 +33,6 @@ static struct adw_pkt pkt_of(const struct fb_tcp *t, uint16_t in_port)
     assert_true(nb < 9000);
     uint8_t *b = bufs[nb++];
     return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, t), .in_port = in_port, .cookie = b};
-}
-
-static struct fb_tcp down4(unsigned sta, uint32_t seq, uint32_t payload)
-{
-    struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = seq, .ack = 1, .flags = ADW_TCP_ACK,
-                       .payload_len = payload};
-    memcpy(t.src_mac, LAB_SRV_MAC, 6);
-    memcpy(t.dst_mac, LAB_STA_MAC[sta], 6);
-    memcpy(t.src_ip, LAB_SRV_IP, 4);
-    memcpy(t.dst_ip, LAB_STA_IP[sta], 4);
-    return t;
 }
 
 static unsigned drain_out(struct adw_sched *s, uint64_t now)
@@ -90,7 +80,7 @@ static void test_vlan_tagged_frame_is_managed(void **st)
     struct adw_config *c = lab_config_2ap_2sta(20);
     struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
     nb = 0;
-    struct fb_tcp t = down4(0, 1, 100);
+    struct fb_tcp t = lab_down_tcp(0, 1, 100);
     t.n_vlans = 2;
     struct adw_pkt p = pkt_of(&t, 0);
     assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
@@ -105,13 +95,13 @@ static void test_acks_are_isolated_from_data_in_the_batch(void **st)
     struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
     nb = 0;
     for (unsigned i = 0; i < 100; i++) {
-        struct fb_tcp t = down4(0, 1 + i * 1000, 1000);
+        struct fb_tcp t = lab_down_tcp(0, 1 + i * 1000, 1000);
         struct adw_pkt p = pkt_of(&t, 0);
         enq(s, &p, 0);
     }
     uint8_t *first_ack = NULL;
     for (unsigned i = 0; i < 30; i++) { /* the server's ACKs of an upload by the same STA */
-        struct fb_tcp t = down4(0, 555, 0);
+        struct fb_tcp t = lab_down_tcp(0, 555, 0);
         t.sport = 5201, t.dport = 41000, t.ack = 1000 + i * 2896;
         struct adw_pkt p = pkt_of(&t, 0);
         if (i == 0)
@@ -143,7 +133,7 @@ static void test_uplink_transfer_drain_ends_when_data_comes_back(void **st)
     for (unsigned frame = 0; frame < 2; frame++) {
         uint64_t t0 = frame * 40 * MS;
         for (unsigned i = 0; i < 4; i++) {
-            struct fb_tcp t = down4(0, 1, 0);
+            struct fb_tcp t = lab_down_tcp(0, 1, 0);
             t.sport = 5201, t.dport = 41000, t.ack = 1000 + (frame * 4 + i) * 2896;
             struct adw_pkt p = pkt_of(&t, 0);
             assert_int_equal(enq(s, &p, t0), ADW_QUEUED);
@@ -151,12 +141,8 @@ static void test_uplink_transfer_drain_ends_when_data_comes_back(void **st)
         assert_int_equal(drain_out(s, t0), 4);
         /* The STA's data: 2 segments per released ACK. */
         for (unsigned i = 0; i < 8; i++) {
-            struct fb_tcp t = {.ip_version = 4, .sport = 41000, .dport = 5201, .seq = 1, .flags = ADW_TCP_ACK,
-                               .payload_len = 1448};
-            memcpy(t.src_mac, LAB_STA_MAC[0], 6);
-            memcpy(t.dst_mac, LAB_SRV_MAC, 6);
-            memcpy(t.src_ip, LAB_STA_IP[0], 4);
-            memcpy(t.dst_ip, LAB_SRV_IP, 4);
+            struct fb_tcp t = lab_up_ack(0, 0);
+            t.sport = 41000, t.dport = 5201, t.payload_len = 1448;
             struct adw_pkt p = pkt_of(&t, 1);
             assert_int_equal(enq(s, &p, t0 + (i + 1) * MS), ADW_PASS);
             assert_int_equal(p.out_port, 0);
@@ -190,7 +176,7 @@ static void test_every_packet_is_counted_exactly_once(void **st)
     for (unsigned i = 0; i < 8000; i++) {
         x = x * 1664525u + 1013904223u;
         unsigned sta = (x >> 8) & 1, kind = (x >> 9) % 6;
-        struct fb_tcp t = down4(sta, i * 100, (x >> 12) % 3 ? 100 : 0);
+        struct fb_tcp t = lab_down_tcp(sta, i * 100, (x >> 12) % 3 ? 100 : 0);
         uint8_t *b = bufs[nb++];
         uint32_t len;
         uint16_t in_port = 0;

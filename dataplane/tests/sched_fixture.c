@@ -1,0 +1,63 @@
+/* sched_fixture.c — the 2AP-2STA lab scheduler fixture and TCP headers shared by the scheduler tests. */
+#include "sched_fixture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab_config.h"
+#include "parse.h"
+
+int sched_fixture_setup(void **state)
+{
+    struct sched_fixture *f = calloc(1, sizeof(*f));
+    if (f == NULL)
+        return -1;
+    f->cfg = lab_config_2ap_2sta(20);
+    char err[256];
+    f->s = adw_sched_create(NULL, f->cfg, 0, err, sizeof(err));
+    if (f->s == NULL) {
+        fprintf(stderr, "create: %s\n", err);
+        free(f->cfg);
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+int sched_fixture_teardown(void **state)
+{
+    struct sched_fixture *f = *state;
+    adw_sched_free(f->s);
+    free(f->cfg);
+    free(f);
+    return 0;
+}
+
+void sched_fixture_recreate(struct sched_fixture *f, const struct adw_sched_params *prm)
+{
+    adw_sched_free(f->s);
+    f->s = adw_sched_create(prm, f->cfg, 0, NULL, 0);
+}
+
+struct fb_tcp lab_down_tcp(unsigned sta, uint32_t seq, uint32_t payload)
+{
+    struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = seq, .ack = 1, .flags = ADW_TCP_ACK,
+                       .payload_len = payload};
+    memcpy(t.src_mac, LAB_SRV_MAC, 6);
+    memcpy(t.dst_mac, LAB_STA_MAC[sta], 6);
+    memcpy(t.src_ip, LAB_SRV_IP, 4);
+    memcpy(t.dst_ip, LAB_STA_IP[sta], 4);
+    return t;
+}
+
+struct fb_tcp lab_up_ack(unsigned sta, uint32_t ackno)
+{
+    struct fb_tcp t = {.ip_version = 4, .sport = 40000, .dport = 80, .seq = 1, .ack = ackno, .flags = ADW_TCP_ACK};
+    memcpy(t.src_mac, LAB_STA_MAC[sta], 6);
+    memcpy(t.dst_mac, LAB_SRV_MAC, 6);
+    memcpy(t.src_ip, LAB_STA_IP[sta], 4);
+    memcpy(t.dst_ip, LAB_SRV_IP, 4);
+    return t;
+}

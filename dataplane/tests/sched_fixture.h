@@ -1,0 +1,33 @@
+/*
+ * sched_fixture.h — what the tests that drive the scheduling core through its public API (adwiser/sched.h)
+ * share: the scheduler on the 2AP-2STA lab (AP1-STA1 in slice 0, AP2-STA2 in slice 1, 20 ms each, frame 40 ms)
+ * as a cmocka fixture, and the lab's TCP headers between the server and a STA.
+ */
+#ifndef ADW_TEST_SCHED_FIXTURE_H
+#define ADW_TEST_SCHED_FIXTURE_H
+
+#include <stdint.h>
+
+#include "adwiser/sched.h"
+#include "frame_builder.h"
+
+struct sched_fixture {
+    struct adw_config *cfg; /* the lab configuration the scheduler was created from; tests may edit and re-apply it */
+    struct adw_sched *s;
+};
+
+/* cmocka setup: *state = a struct sched_fixture with a fresh scheduler; -1 (reason on stderr) if it is refused. */
+int sched_fixture_setup(void **state);
+/* cmocka teardown: frees what sched_fixture_setup made (and any scheduler a test put in its place). */
+int sched_fixture_teardown(void **state);
+
+/* Replaces f->s by a scheduler created at time 0 from f->cfg as the test edited it (prm NULL: the defaults);
+ * f->s is NULL if the edited configuration is refused. */
+void sched_fixture_recreate(struct sched_fixture *f, const struct adw_sched_params *prm);
+
+/* Downlink TCP server:80 -> STA sta (0/1):40000 with ACK set, `payload` bytes (0 = pure ACK). */
+struct fb_tcp lab_down_tcp(unsigned sta, uint32_t seq, uint32_t payload);
+/* Uplink pure ACK STA sta (0/1):40000 -> server:80 acknowledging ackno. */
+struct fb_tcp lab_up_ack(unsigned sta, uint32_t ackno);
+
+#endif
