@@ -234,6 +234,45 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     await shot('history')
   })
 
+  test('the appliances page shows the fabric mode and the aggregation-target loops as their writers update them', async () => {
+    await go('/appliances')
+    const detail = page.getByTestId('appliance-detail-lab')
+    // Nothing has written either status yet: both empty states, naming what to run.
+    await detail.getByTestId('aggregation-empty').filter({ hasText: 'aggregation-loop' }).waitFor()
+    await detail.getByTestId('fabric-empty').waitFor()
+    servers.startStatusWriter('lab', 8, 170)
+    await detail.getByTestId('fabric-mode').filter({ hasText: 'steered through the dataplane' }).waitFor()
+    assert.match(await detail.getByTestId('fabric-reason').innerText(), /dataplane healthy/)
+    const p1 = detail.getByTestId('aggregation-pair-ap1/sta1')
+    await p1.getByTestId('n-target').filter({ hasText: '12.0' }).waitFor()
+    assert.match(await p1.getByTestId('bottleneck').innerText(), /WLAN/)
+    assert.match(await p1.getByTestId('pace').innerText(), /Mbit\/s/)
+    const p2 = detail.getByTestId('aggregation-pair-ap2/sta2')
+    assert.match(await p2.getByTestId('bottleneck').innerText(), /backhaul \(rate held\)/)
+    const caption = detail.locator('[data-testid=aggregation-ap-ap1] caption')
+    assert.match(await caption.innerText(), /ĉ = \d+ µs/)
+    // The page follows the runner: the step counter shown moves on.
+    const step = async () => Number((await caption.innerText()).match(/step (\d+)/)[1])
+    const first = await step()
+    await page.waitForFunction((n) => {
+      const m = document.querySelector('[data-testid=aggregation-ap-ap1] caption')?.textContent.match(/step (\d+)/)
+      return m && Number(m[1]) > n
+    }, first)
+    // The fabric manager switches to bypass (fail-open): mode, reason and since are shown.
+    await detail.getByTestId('fabric-mode').filter({ hasText: 'bypass (fail-open)' }).waitFor({ timeout: 20000 })
+    assert.match(await detail.getByTestId('fabric-reason').innerText(), /no heartbeat/)
+    assert.match(await detail.getByTestId('fabric-since').innerText(), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(\d+ s ago\)$/)
+    // Each AP's loop table is a focusable region, reachable with Tab.
+    let reached = false
+    for (let i = 0; i < 80 && !reached; i++) {
+      await page.keyboard.press('Tab')
+      reached = await page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'aggregation-ap-ap1')
+    }
+    assert.ok(reached, 'the aggregation table of ap1 is reachable from the keyboard')
+    await detail.scrollIntoViewIfNeeded()
+    await shot('appliances-fabric-aggregation')
+  })
+
   test('a policy out of its schema range is marked as typed and refused beside its field; a valid one is saved', async () => {
     const before = (await admin('GET', '/versions')).body.total
     await go('/policies')

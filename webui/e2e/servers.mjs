@@ -132,6 +132,11 @@ export class Servers {
       this.redisUrl, '--appliance', appliance, '--duration', String(durationS)])
   }
 
+  startStatusWriter(appliance, bypassAtS, durationS) {
+    this.statusWriter = this.spawn('status', PY, [path.join(WEBUI, 'e2e', 'status_writer.py'), '--redis-url',
+      this.redisUrl, '--appliance', appliance, '--bypass-at', String(bypassAtS), '--duration', String(durationS)])
+  }
+
   async stop(child) {
     if (!child || child.exitCode !== null || child.signalCode !== null) return
     const gone = new Promise((r) => child.once('exit', r))

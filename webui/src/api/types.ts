@@ -119,6 +119,59 @@ export interface ApplianceStatus {
   heartbeat: { ts_ns: number | null; pid: number | null; version: number | null; backend: string | null } | null
   heartbeat_age_s: number | null
   last_frame: FrameEntry | null
+  fabric?: FabricStatus | null // absent from controllers older than issue 10's status
+}
+
+/** The fabric manager's state (controller/API.md, FabricStatus): Open vSwitch fail-open. */
+export interface FabricStatus {
+  mode: 'steered' | 'bypass' | 'unknown'
+  reason: string
+  since_ns: number | null // when this mode began, ns since the Unix epoch
+  version: number | null
+  switches: number | null
+  dp_pid: number | null
+  bridge: string | null
+  ts_ns: number | null
+}
+
+/** One pair's aggregation-target loop (000 §VI; controller api/aggregation.py, PairLoop). */
+export interface PairLoop {
+  state: string // tracking | held | no_rate
+  phy_rate_mbps: number | null
+  rate_source: string
+  mu_n: number | null // measured MPDUs per A-MPDU over the last slot
+  mu_source?: string
+  frames_in_slot: number
+  n_target: number | null
+  z: number | null
+  x_pps: number | null // rate x_i, packets/s
+  pace_bps: number | null // pacing rate handed to the dataplane, bit/s
+  delivered_bps?: number | null
+  bottleneck: string | null // wlan | backhaul | unknown
+  p_backhaul: number | null
+  loss: number | null
+  agg_ratio?: number | null
+}
+
+export interface ApLoop {
+  k: number
+  nu: number
+  c_hat_us: number // estimated per-round overhead c (eq. 40), µs
+  c_check_us: number | null
+  t_bar_ms: number
+  n_bar: number
+  held: boolean
+  pairs: Record<string, PairLoop>
+}
+
+export interface AggregationStatus {
+  appliance_id: string
+  version: number | null
+  enabled: boolean
+  ts: number
+  delta_s: number | null
+  classifier: string | null
+  aps: Record<string, ApLoop>
 }
 
 export interface ApplyResult {

@@ -1,0 +1,91 @@
+import { mount } from '@vue/test-utils'
+import { describe, expect, it } from 'vitest'
+import type { AggregationStatus, FabricStatus } from '../../src/api/types'
+import AggregationLoops from '../../src/components/AggregationLoops.vue'
+import FabricState from '../../src/components/FabricState.vue'
+
+// What the runner writes to adwiser:appliance:<id>:aggregation (controller/REDIS.md).
+const status: AggregationStatus = {
+  appliance_id: 'lab',
+  version: 3,
+  enabled: true,
+  ts: 120.5,
+  delta_s: 0.5,
+  classifier: 'bottleneck-v1',
+  aps: {
+    ap1: {
+      k: 42, nu: 12.5, c_hat_us: 310, c_check_us: 305, t_bar_ms: 5, n_bar: 64, held: false,
+      pairs: {
+        'ap1/sta1': {
+          state: 'tracking', phy_rate_mbps: 390, rate_source: 'telemetry', mu_n: 11.8, mu_source: 'agg_est', frames_in_slot: 25,
+          n_target: 12.5, z: 3000, x_pps: 8000, pace_bps: 96e6, delivered_bps: 95e6, bottleneck: 'wlan', p_backhaul: 0.08,
+          loss: 0.002, agg_ratio: 0.98,
+        },
+      },
+    },
+    ap2: {
+      k: 42, nu: 1, c_hat_us: 280, c_check_us: null, t_bar_ms: 5, n_bar: 64, held: true,
+      pairs: {
+        'ap2/sta2': {
+          state: 'held', phy_rate_mbps: 173, rate_source: 'topology', mu_n: 2.1, frames_in_slot: 10, n_target: 4,
+          z: 500, x_pps: 1500, pace_bps: 18e6, bottleneck: 'backhaul', p_backhaul: 0.93, loss: 0.04,
+        },
+      },
+    },
+  },
+}
+
+describe('AggregationLoops', () => {
+  it('shows per AP nu and c-hat, and per pair N_target, mu_N, x and the bottleneck', () => {
+    const w = mount(AggregationLoops, { props: { status, advancedAgoS: 1 } })
+    expect(w.find('[data-testid=aggregation-empty]').exists()).toBe(false)
+    const ap1 = w.get('[data-testid=aggregation-ap-ap1]')
+    expect(ap1.get('caption').text()).toContain('ĉ = 310 µs')
+    expect(ap1.get('caption').text()).toContain('ν = 12.50')
+    expect(ap1.attributes('tabindex')).toBe('0') // scrollable region reachable from the keyboard
+    const p1 = w.get('[data-testid="aggregation-pair-ap1/sta1"]')
+    expect(p1.get('[data-testid=n-target]').text()).toBe('12.5')
+    expect(p1.get('[data-testid=mu-n]').text()).toContain('11.8')
+    expect(p1.get('[data-testid=pace]').text()).toContain('96.0 Mbit/s')
+    expect(p1.get('[data-testid=bottleneck]').text()).toContain('WLAN')
+    const p2 = w.get('[data-testid="aggregation-pair-ap2/sta2"]')
+    expect(p2.get('[data-testid=bottleneck]').text()).toContain('backhaul (rate held)')
+    expect(w.get('[data-testid=aggregation-ap-ap2] caption').text()).toContain('held: backhaul bottleneck')
+    expect(w.get('[data-testid=aggregation-age]').text()).toBe('last step 1 s ago.')
+  })
+
+  it('shows an empty state naming the runner when no loop has written a status', () => {
+    const w = mount(AggregationLoops, { props: { status: null, advancedAgoS: null } })
+    expect(w.get('[data-testid=aggregation-empty]').text()).toContain('aggregation-loop')
+    expect(w.find('table').exists()).toBe(false)
+  })
+
+  it('says the policy is off when the loops are disabled, and flags a loop that stopped stepping', () => {
+    const w = mount(AggregationLoops, { props: { status: { ...status, enabled: false, aps: {} }, advancedAgoS: 30 } })
+    expect(w.get('[data-testid=aggregation-no-aps]').text()).toContain('disabled')
+    expect(w.get('[data-testid=aggregation-age]').text()).toContain('Stale')
+  })
+})
+
+describe('FabricState', () => {
+  const now = Date.UTC(2026, 10, 23, 12, 0, 30)
+  const fabric: FabricStatus = {
+    mode: 'bypass', reason: 'heartbeat stale', since_ns: Date.UTC(2026, 10, 23, 12, 0, 0) * 1e6, version: 3,
+    switches: 2, dp_pid: 4242, bridge: 'br-adw', ts_ns: now * 1e6,
+  }
+
+  it('shows bypass with its reason and since when', () => {
+    const w = mount(FabricState, { props: { fabric, nowMs: now } })
+    expect(w.get('[data-testid=fabric-mode]').text()).toContain('bypass (fail-open)')
+    expect(w.get('[data-testid=fabric-mode]').classes()).toContain('bad')
+    expect(w.get('[data-testid=fabric-reason]').text()).toBe('heartbeat stale')
+    expect(w.get('[data-testid=fabric-since]').text()).toBe('2026-11-23 12:00:00 UTC (30 s ago)')
+  })
+
+  it('shows steered as healthy and an empty state without a manager', () => {
+    const w = mount(FabricState, { props: { fabric: { ...fabric, mode: 'steered' }, nowMs: now } })
+    expect(w.get('[data-testid=fabric-mode]').classes()).toContain('ok')
+    const empty = mount(FabricState, { props: { fabric: null, nowMs: now } })
+    expect(empty.get('[data-testid=fabric-empty]').text()).toContain('No fabric status')
+  })
+})
