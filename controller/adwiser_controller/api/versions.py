@@ -33,6 +33,7 @@ WRITE = responses(401, 403, 404, 409, 422)
 COMMENT = Field(default="", max_length=1000, description="Why this change was made (kept with the version).")
 BASE = Field(default=None, ge=0, description="The version the client edited; 409 if the appliance's latest differs.")
 ApplianceQuery = Query(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Appliance id.")
+VersionQuery = Query(default=None, ge=1)
 
 
 class VersionList(BaseModel):
@@ -64,22 +65,23 @@ class PoliciesChange(BaseModel):
     base_version: int | None = BASE
 
 
-class TopologyView(BaseModel):
+class PartView(BaseModel):
+    """One part of a stored version (its fields come first in the views below)."""
+
     appliance_id: str
     version: int
+
+
+class TopologyView(PartView):
     topology: Topology
 
 
-class SliceMapView(BaseModel):
-    appliance_id: str
-    version: int
+class SliceMapView(PartView):
     frame_ms: int = Field(description="Sum of the slices' durations, ms.")
     slice_map: SliceMap
 
 
-class PoliciesView(BaseModel):
-    appliance_id: str
-    version: int
+class PoliciesView(PartView):
     policies: Policies
 
 
@@ -144,16 +146,17 @@ async def _store(svc: Services, request: Request, who: Principal, doc: dict[str,
     return info
 
 
-async def _edit(svc: Services, request: Request, who: Principal, appliance: str, part: str, value: BaseModel,
-                comment: str, base: int | None) -> VersionInfo:
+async def _edit(svc: Services, request: Request, who: Principal, appliance: str, part: str,
+                body: TopologyChange | SliceMapChange | PoliciesChange) -> VersionInfo:
+    """The appliance's latest document with `part` replaced by the body's, stored as a new version."""
     head = await _head_or_404(svc, appliance, None)
     doc = head.doc.model_dump(mode="json")
-    doc[part] = value.model_dump(mode="json")
-    return await _store(svc, request, who, doc, comment, base, f"{part}.update")
+    doc[part] = getattr(body, part).model_dump(mode="json")
+    return await _store(svc, request, who, doc, body.comment, body.base_version, f"{part}.update")
 
 
 @router.get("/topology", response_model=TopologyView, responses=READ, summary="Topology of a version")
-async def get_topology(appliance: str = ApplianceQuery, version: int | None = Query(default=None, ge=1),
+async def get_topology(appliance: str = ApplianceQuery, version: int | None = VersionQuery,
                        svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TopologyView:
     v = await _head_or_404(svc, appliance, version)
     return TopologyView(appliance_id=appliance, version=v.version, topology=v.doc.topology)
@@ -163,11 +166,11 @@ async def get_topology(appliance: str = ApplianceQuery, version: int | None = Qu
             summary="Replace the topology (new version)")
 async def put_topology(body: TopologyChange, request: Request, appliance: str = ApplianceQuery,
                        svc: Services = Depends(services), who: Principal = Depends(operator)) -> VersionInfo:
-    return await _edit(svc, request, who, appliance, "topology", body.topology, body.comment, body.base_version)
+    return await _edit(svc, request, who, appliance, "topology", body)
 
 
 @router.get("/slice-maps", response_model=SliceMapView, responses=READ, summary="Slice map of a version")
-async def get_slice_map(appliance: str = ApplianceQuery, version: int | None = Query(default=None, ge=1),
+async def get_slice_map(appliance: str = ApplianceQuery, version: int | None = VersionQuery,
                         svc: Services = Depends(services), _: Principal = Depends(viewer)) -> SliceMapView:
     v = await _head_or_404(svc, appliance, version)
     return SliceMapView(appliance_id=appliance, version=v.version, frame_ms=v.doc.slice_map.frame_ms(),
@@ -178,11 +181,11 @@ async def get_slice_map(appliance: str = ApplianceQuery, version: int | None = Q
             summary="Replace the slice map (new version)")
 async def put_slice_map(body: SliceMapChange, request: Request, appliance: str = ApplianceQuery,
                         svc: Services = Depends(services), who: Principal = Depends(operator)) -> VersionInfo:
-    return await _edit(svc, request, who, appliance, "slice_map", body.slice_map, body.comment, body.base_version)
+    return await _edit(svc, request, who, appliance, "slice_map", body)
 
 
 @router.get("/policies", response_model=PoliciesView, responses=READ, summary="Policies of a version")
-async def get_policies(appliance: str = ApplianceQuery, version: int | None = Query(default=None, ge=1),
+async def get_policies(appliance: str = ApplianceQuery, version: int | None = VersionQuery,
                        svc: Services = Depends(services), _: Principal = Depends(viewer)) -> PoliciesView:
     v = await _head_or_404(svc, appliance, version)
     return PoliciesView(appliance_id=appliance, version=v.version, policies=v.doc.policies)
@@ -192,7 +195,7 @@ async def get_policies(appliance: str = ApplianceQuery, version: int | None = Qu
             summary="Replace the policies (new version)")
 async def put_policies(body: PoliciesChange, request: Request, appliance: str = ApplianceQuery,
                        svc: Services = Depends(services), who: Principal = Depends(operator)) -> VersionInfo:
-    return await _edit(svc, request, who, appliance, "policies", body.policies, body.comment, body.base_version)
+    return await _edit(svc, request, who, appliance, "policies", body)
 
 
 @router.get("/versions", response_model=VersionList, responses=READ, summary="List versions, newest first")
