@@ -59,13 +59,21 @@ static int read_id(struct loader *l, const json_t *obj, const char *path, const 
 {
     if (jw_string(&l->w, obj, path, key, 1, 0, out, ADW_ID_LEN))
         return -1;
-    if (!is_identifier(out)) {
-        char p[JW_PATH_LEN];
-        jw_path_key(p, path, key);
-        jw_fail(&l->w, p, "'%s' is not an identifier ([A-Za-z0-9][A-Za-z0-9_.-]{0,63})", out);
-        return -1;
-    }
+    if (!is_identifier(out))
+        return jw_fail_at(&l->w, path, key, "'%s' is not an identifier ([A-Za-z0-9][A-Za-z0-9_.-]{0,63})", out);
     return 0;
+}
+
+/* Required array `key` of obj with 1 to max elements (`what` names an element in the error). */
+static json_t *nonempty_array(struct loader *l, const json_t *obj, const char *path, const char *key, size_t max,
+                              const char *what)
+{
+    json_t *arr = jw_array(&l->w, obj, path, key, 1, max);
+    if (arr && json_array_size(arr) == 0) {
+        jw_fail_at(&l->w, path, key, "at least one %s needed", what);
+        return NULL;
+    }
+    return arr;
 }
 
 static int parse_mac(const char *s, uint8_t mac[6])
@@ -167,13 +175,9 @@ static int read_pairs(struct loader *l, const json_t *obj, const char *path, con
 
 static int read_aps(struct loader *l, const json_t *topo)
 {
-    json_t *arr = jw_array(&l->w, topo, "topology", "aps", 1, ADW_MAX_APS);
+    json_t *arr = nonempty_array(l, topo, "topology", "aps", ADW_MAX_APS, "AP");
     if (!arr)
         return -1;
-    if (json_array_size(arr) == 0) {
-        jw_fail(&l->w, "topology.aps", "at least one AP needed");
-        return -1;
-    }
     size_t i;
     json_t *v;
     json_array_foreach(arr, i, v) {
@@ -189,20 +193,12 @@ static int read_aps(struct loader *l, const json_t *topo)
         json_t *jv = json_object_get(v, "vlan");
         if (jv && !json_is_null(jv) && jw_integer(&l->w, v, p, "vlan", 0, 1, 4094, &vlan))
             return -1;
-        if (ap->port[0] == '\0') {
-            char pp[JW_PATH_LEN];
-            jw_path_key(pp, p, "port");
-            jw_fail(&l->w, pp, "empty port name");
-            return -1;
-        }
+        if (ap->port[0] == '\0')
+            return jw_fail_at(&l->w, p, "port", "empty port name");
         ap->channel = (uint16_t)channel;
         ap->vlan = (uint16_t)vlan;
-        if (find_ap(l->c, ap->id) >= 0) {
-            char pp[JW_PATH_LEN];
-            jw_path_key(pp, p, "id");
-            jw_fail(&l->w, pp, "duplicate AP id '%s'", ap->id);
-            return -1;
-        }
+        if (find_ap(l->c, ap->id) >= 0)
+            return jw_fail_at(&l->w, p, "id", "duplicate AP id '%s'", ap->id);
         l->c->n_aps = (uint16_t)(i + 1);
     }
     return 0;
@@ -239,40 +235,27 @@ static int read_sta_ips(struct loader *l, const json_t *v, const char *p, struct
 
 static int read_stas(struct loader *l, const json_t *topo)
 {
-    json_t *arr = jw_array(&l->w, topo, "topology", "stas", 1, ADW_MAX_STAS);
+    json_t *arr = nonempty_array(l, topo, "topology", "stas", ADW_MAX_STAS, "STA");
     if (!arr)
         return -1;
-    if (json_array_size(arr) == 0) {
-        jw_fail(&l->w, "topology.stas", "at least one STA needed");
-        return -1;
-    }
     size_t i;
     json_t *v;
     json_array_foreach(arr, i, v) {
-        char p[JW_PATH_LEN], pp[JW_PATH_LEN], text[ADW_ID_LEN];
+        char p[JW_PATH_LEN], text[ADW_ID_LEN];
         struct adw_sta_cfg *sta = &l->c->stas[i];
         jw_path_index(p, "topology.stas", i);
         if (jw_object(&l->w, v, p, STA_KEYS) || read_id(l, v, p, "id", sta->id)
             || jw_string(&l->w, v, p, "mac", 1, 0, text, sizeof(text)))
             return -1;
-        if (parse_mac(text, sta->mac)) {
-            jw_path_key(pp, p, "mac");
-            jw_fail(&l->w, pp, "'%s' is not a MAC address (six colon-separated hex octets)", text);
-            return -1;
-        }
-        if (sta->mac[0] & 1) {
-            jw_path_key(pp, p, "mac");
-            jw_fail(&l->w, pp, "'%s' is a group address, a STA needs a unicast MAC", text);
-            return -1;
-        }
+        if (parse_mac(text, sta->mac))
+            return jw_fail_at(&l->w, p, "mac", "'%s' is not a MAC address (six colon-separated hex octets)", text);
+        if (sta->mac[0] & 1)
+            return jw_fail_at(&l->w, p, "mac", "'%s' is a group address, a STA needs a unicast MAC", text);
         if (read_sta_ips(l, v, p, sta) || read_id(l, v, p, "ap", text))
             return -1;
         int ap = find_ap(l->c, text);
-        if (ap < 0) {
-            jw_path_key(pp, p, "ap");
-            jw_fail(&l->w, pp, "no AP '%s' in topology.aps", text);
-            return -1;
-        }
+        if (ap < 0)
+            return jw_fail_at(&l->w, p, "ap", "no AP '%s' in topology.aps", text);
         sta->ap = (uint16_t)ap;
     }
     l->c->n_stas = (uint16_t)json_array_size(arr);
@@ -322,13 +305,9 @@ static int read_slice_map(struct loader *l, const json_t *root)
     json_t *sm = jw_member(&l->w, root, "", "slice_map", 1);
     if (!sm || jw_object(&l->w, sm, "slice_map", SLICEMAP_KEYS))
         return -1;
-    json_t *arr = jw_array(&l->w, sm, "slice_map", "slices", 1, ADW_MAX_SLICES);
+    json_t *arr = nonempty_array(l, sm, "slice_map", "slices", ADW_MAX_SLICES, "slice");
     if (!arr)
         return -1;
-    if (json_array_size(arr) == 0) {
-        jw_fail(&l->w, "slice_map.slices", "at least one slice needed");
-        return -1;
-    }
     size_t i;
     json_t *v;
     json_array_foreach(arr, i, v) {

@@ -34,7 +34,7 @@ void jw_path_index(char out[JW_PATH_LEN], const char *path, size_t index)
     snprintf(out, JW_PATH_LEN, "%s[%zu]", path, index);
 }
 
-void jw_fail(struct jw *w, const char *path, const char *fmt, ...)
+static void vfail(struct jw *w, const char *path, const char *fmt, va_list ap)
 {
     if (w->failed)
         return;
@@ -42,10 +42,26 @@ void jw_fail(struct jw *w, const char *path, const char *fmt, ...)
     int n = snprintf(w->err, w->errlen, "%s: ", path[0] ? path : "(document)");
     if (n < 0 || (size_t)n >= w->errlen)
         return;
+    vsnprintf(w->err + n, w->errlen - (size_t)n, fmt, ap);
+}
+
+void jw_fail(struct jw *w, const char *path, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->err + n, w->errlen - (size_t)n, fmt, ap);
+    vfail(w, path, fmt, ap);
     va_end(ap);
+}
+
+int jw_fail_at(struct jw *w, const char *path, const char *key, const char *fmt, ...)
+{
+    char p[JW_PATH_LEN];
+    jw_path_key(p, path, key);
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(w, p, fmt, ap);
+    va_end(ap);
+    return -1;
 }
 
 int jw_object(struct jw *w, const json_t *v, const char *path, const char *const *allowed)

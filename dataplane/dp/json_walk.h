@@ -26,6 +26,9 @@ void jw_path_index(char out[JW_PATH_LEN], const char *path, size_t index);
 
 /* Formats an error at path (only the first error of a walk is kept). */
 void jw_fail(struct jw *w, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Formats an error at member `key` of path; returns -1 for the caller to pass on. */
+int jw_fail_at(struct jw *w, const char *path, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* v must be an object whose member names are all in `allowed` (NULL-terminated). */
 int jw_object(struct jw *w, const json_t *v, const char *path, const char *const *allowed);
