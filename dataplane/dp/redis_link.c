@@ -98,13 +98,15 @@ static void disconnect(struct redis_link *l)
     l->cmd = l->sub = NULL;
 }
 
-/* Runs a command on the command connection; NULL (and disconnects) on a connection error. */
-static redisReply *cmd(struct redis_link *l, const char *fmt, ...)
+/* This appliance's key adwiser:appliance:<id>:<suffix> (controller/REDIS.md). */
+static void appliance_key(const struct redis_link *l, const char *suffix, char key[KEY_LEN])
 {
-    va_list ap;
-    va_start(ap, fmt);
+    snprintf(key, KEY_LEN, "adwiser:appliance:%s:%s", l->id, suffix);
+}
+
+static redisReply *vcmd(struct redis_link *l, const char *fmt, va_list ap)
+{
     redisReply *r = redisvCommand(l->cmd, fmt, ap);
-    va_end(ap);
     if (!r) {
         fprintf(stderr, "adwiser-dp: redis: %s; reconnecting\n", l->cmd->errstr);
         disconnect(l);
@@ -112,17 +114,44 @@ static redisReply *cmd(struct redis_link *l, const char *fmt, ...)
     return r;
 }
 
-static void set_rejected(struct redis_link *l, uint64_t version, const char *error)
+/* Runs a command on the command connection; NULL (and disconnects) on a connection error. */
+static redisReply *cmd(struct redis_link *l, const char *fmt, ...)
 {
-    char key[KEY_LEN];
-    json_t *j = json_pack("{s:I, s:s}", "version", (json_int_t)version, "error", error);
-    char *s = json_dumps(j, JSON_COMPACT);
-    snprintf(key, sizeof(key), "adwiser:appliance:%s:rejected", l->id);
-    redisReply *r = cmd(l, "SET %s %s", key, s);
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = vcmd(l, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* Runs a command whose reply is not needed (a connection error disconnects, as for cmd). */
+static void run(struct redis_link *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = vcmd(l, fmt, ap);
+    va_end(ap);
     if (r)
         freeReplyObject(r);
+}
+
+/* SETs this appliance's key <suffix> to j as compact JSON, expiring after ttl_ms unless 0; consumes j. */
+static void set_json(struct redis_link *l, const char *suffix, json_t *j, unsigned ttl_ms)
+{
+    char key[KEY_LEN];
+    appliance_key(l, suffix, key);
+    char *s = json_dumps(j, JSON_COMPACT);
+    if (ttl_ms)
+        run(l, "SET %s %s PX %u", key, s, ttl_ms);
+    else
+        run(l, "SET %s %s", key, s);
     free(s);
     json_decref(j);
+}
+
+static void set_rejected(struct redis_link *l, uint64_t version, const char *error)
+{
+    set_json(l, "rejected", json_pack("{s:I, s:s}", "version", (json_int_t)version, "error", error), 0);
 }
 
 /* Fetches, parses and validates version n; a valid one waits in l->ready for the loop. */
@@ -175,7 +204,7 @@ static void fetch_version(struct redis_link *l, uint64_t version)
 static void fetch_pacing(struct redis_link *l)
 {
     char key[KEY_LEN], err[512];
-    snprintf(key, sizeof(key), "adwiser:appliance:%s:pacing", l->id);
+    appliance_key(l, "pacing", key);
     redisReply *r = cmd(l, "HGETALL %s", key);
     if (!r)
         return;
@@ -191,14 +220,7 @@ static void fetch_pacing(struct redis_link *l)
     if (bad) {
         pacing_table_free(t);
         fprintf(stderr, "adwiser-dp: redis: pacing refused, rates in force kept: %s\n", err);
-        json_t *j = json_pack("{s:s, s:I}", "error", err, "ts_ns", (json_int_t)wall_ns());
-        char *s = json_dumps(j, JSON_COMPACT);
-        snprintf(key, sizeof(key), "adwiser:appliance:%s:pacing_rejected", l->id);
-        redisReply *rr = cmd(l, "SET %s %s", key, s);
-        if (rr)
-            freeReplyObject(rr);
-        free(s);
-        json_decref(j);
+        set_json(l, "pacing_rejected", json_pack("{s:s, s:I}", "error", err, "ts_ns", (json_int_t)wall_ns()), 0);
         return;
     }
     pthread_mutex_lock(&l->mu);
@@ -210,13 +232,25 @@ static void fetch_pacing(struct redis_link *l)
 static void read_desired(struct redis_link *l)
 {
     char key[KEY_LEN];
-    snprintf(key, sizeof(key), "adwiser:appliance:%s:desired", l->id);
+    appliance_key(l, "desired", key);
     redisReply *r = cmd(l, "GET %s", key);
     if (!r)
         return;
     uint64_t v = r->type == REDIS_REPLY_STRING ? strtoull(r->str, NULL, 10) : 0;
     freeReplyObject(r);
     fetch_version(l, v);
+}
+
+/* SUBSCRIBEs the subscription connection to chan; -1 (and disconnects) on a connection error. */
+static int subscribe(struct redis_link *l, const char *chan)
+{
+    redisReply *r = redisCommand(l->sub, "SUBSCRIBE %s", chan);
+    if (!r) {
+        disconnect(l);
+        return -1;
+    }
+    freeReplyObject(r);
+    return 0;
 }
 
 static int try_connect(struct redis_link *l)
@@ -228,19 +262,9 @@ static int try_connect(struct redis_link *l)
         disconnect(l);
         return -1;
     }
-    snprintf(chan, sizeof(chan), "adwiser:appliance:%s:config", l->id);
-    redisReply *r = redisCommand(l->sub, "SUBSCRIBE %s", chan);
-    if (!r) {
-        disconnect(l);
+    appliance_key(l, "config", chan);
+    if (subscribe(l, chan) || subscribe(l, l->pacing_chan))
         return -1;
-    }
-    freeReplyObject(r);
-    r = redisCommand(l->sub, "SUBSCRIBE %s", l->pacing_chan);
-    if (!r) {
-        disconnect(l);
-        return -1;
-    }
-    freeReplyObject(r);
     fprintf(stderr, "adwiser-dp: redis: connected to %s, following %s and %s\n", l->addr, chan, l->pacing_chan);
     read_desired(l);   /* a message missed while disconnected is never fatal */
     if (l->cmd)
@@ -250,19 +274,12 @@ static int try_connect(struct redis_link *l)
 
 static void heartbeat(struct redis_link *l)
 {
-    char key[KEY_LEN];
     pthread_mutex_lock(&l->mu);
     uint64_t v = l->active_version;
     pthread_mutex_unlock(&l->mu);
     json_t *j = json_pack("{s:I, s:I, s:I, s:s}", "ts_ns", (json_int_t)wall_ns(), "pid", (json_int_t)getpid(),
                           "version", (json_int_t)v, "backend", l->backend);
-    char *s = json_dumps(j, JSON_COMPACT);
-    snprintf(key, sizeof(key), "adwiser:appliance:%s:heartbeat", l->id);
-    redisReply *r = cmd(l, "SET %s %s PX 3000", key, s);
-    if (r)
-        freeReplyObject(r);
-    free(s);
-    json_decref(j);
+    set_json(l, "heartbeat", j, 3000);
 }
 
 /* XADD key MAXLEN ~ 20000 * f1 v1 f2 v2 ... from a flat JSON object (nested values as JSON text). */
@@ -303,8 +320,8 @@ static void xadd_record(struct redis_link *l, const char *key, json_t *rec)
 static void flush_telemetry(struct redis_link *l)
 {
     char fkey[KEY_LEN], pkey[KEY_LEN];
-    snprintf(fkey, sizeof(fkey), "adwiser:appliance:%s:tm:frame", l->id);
-    snprintf(pkey, sizeof(pkey), "adwiser:appliance:%s:tm:pair", l->id);
+    appliance_key(l, "tm:frame", fkey);
+    appliance_key(l, "tm:pair", pkey);
     pthread_mutex_lock(&l->mu);
     struct tm_item *it = l->head;
     l->head = l->tail = NULL;
@@ -351,14 +368,11 @@ static void send_outcome(struct redis_link *l)
     l->out_kind = OUT_NONE;
     pthread_mutex_unlock(&l->mu);
     if (kind == OUT_ACK) {
-        snprintf(key, sizeof(key), "adwiser:appliance:%s:active", l->id);
-        redisReply *r = cmd(l, "SET %s %llu", key, (unsigned long long)v);
-        if (r)
-            freeReplyObject(r);
-        snprintf(key, sizeof(key), "adwiser:appliance:%s:ack", l->id);
-        r = l->cmd ? cmd(l, "PUBLISH %s %llu", key, (unsigned long long)v) : NULL;
-        if (r)
-            freeReplyObject(r);
+        appliance_key(l, "active", key);
+        run(l, "SET %s %llu", key, (unsigned long long)v);
+        appliance_key(l, "ack", key);
+        if (l->cmd)
+            run(l, "PUBLISH %s %llu", key, (unsigned long long)v);
         fprintf(stderr, "adwiser-dp: redis: version %llu active\n", (unsigned long long)v);
     } else if (kind == OUT_REJECT) {
         set_rejected(l, v, error);
@@ -420,10 +434,8 @@ static void *redis_thread(void *arg)
     }
     if (l->cmd) {
         char key[KEY_LEN];
-        snprintf(key, sizeof(key), "adwiser:appliance:%s:heartbeat", l->id);
-        redisReply *r = cmd(l, "DEL %s", key);   /* stopped cleanly: no longer alive */
-        if (r)
-            freeReplyObject(r);
+        appliance_key(l, "heartbeat", key);
+        run(l, "DEL %s", key);   /* stopped cleanly: no longer alive */
     }
     disconnect(l);
     return NULL;
@@ -447,7 +459,7 @@ struct redis_link *redis_link_start(const char *addr, const char *appliance_id, 
     snprintf(l->addr, sizeof(l->addr), "%s", addr);
     snprintf(l->id, sizeof(l->id), "%s", appliance_id);
     snprintf(l->backend, sizeof(l->backend), "%s", backend);
-    snprintf(l->pacing_chan, sizeof(l->pacing_chan), "adwiser:appliance:%s:pacing", appliance_id);
+    appliance_key(l, "pacing", l->pacing_chan);
     pthread_mutex_init(&l->mu, NULL);
     if (pthread_create(&l->thread, NULL, redis_thread, l) != 0) {
         snprintf(err, errlen, "cannot start the Redis thread: %s", strerror(errno));
