@@ -51,7 +51,7 @@ describe('AggregationLoops', () => {
     const p2 = w.get('[data-testid="aggregation-pair-ap2/sta2"]')
     expect(p2.get('[data-testid=bottleneck]').text()).toContain('backhaul (rate held)')
     expect(w.get('[data-testid=aggregation-ap-ap2] caption').text()).toContain('held: backhaul bottleneck')
-    expect(w.get('[data-testid=aggregation-age]').text()).toBe('last step 1 s ago.')
+    expect(w.get('[data-testid=aggregation-age]').text()).toBe('updated 1 s ago.')
   })
 
   it('shows an empty state naming the runner when no loop has written a status', () => {

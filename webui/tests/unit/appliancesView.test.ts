@@ -1,0 +1,71 @@
+import { flushPromises, mount } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { AggregationStatus, ApplianceStatus } from '../../src/api/types'
+import AppliancesView from '../../src/views/AppliancesView.vue'
+
+const lab: ApplianceStatus = {
+  id: 'lab', head: 2, desired: 2, active: 2, pending: false, rejected: null, alive: true,
+  heartbeat: { ts_ns: null, pid: 7, version: 2, backend: 'dpdk' }, heartbeat_age_s: 0.1, last_frame: null,
+  fabric: { mode: 'steered', reason: 'dataplane healthy (pid 7)', since_ns: null, version: 2, switches: 1, dp_pid: 7, bridge: 'br0', ts_ns: null },
+}
+const loops = (ts: number): AggregationStatus => ({
+  appliance_id: 'lab', version: 2, enabled: true, ts, delta_s: 0.5, classifier: null,
+  aps: { ap1: { k: ts, nu: 8, c_hat_us: 300, c_check_us: null, t_bar_ms: 5, n_bar: 64, held: false, pairs: {
+    'ap1/sta1': { state: 'tracking', phy_rate_mbps: 390, rate_source: 'telemetry', mu_n: 7.5, frames_in_slot: 20, n_target: 8,
+      z: 1, x_pps: 1000, pace_bps: 12e6, bottleneck: 'wlan', p_backhaul: 0.1, loss: 0 } } } },
+})
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+
+beforeEach(() => {
+  setActivePinia(createPinia())
+  vi.useFakeTimers()
+})
+afterEach(() => {
+  vi.useRealTimers()
+  vi.unstubAllGlobals()
+})
+
+describe('AppliancesView', () => {
+  it('shows the empty state while the aggregation status is 404, then the loops once the runner writes them', async () => {
+    let agg: AggregationStatus | null = null
+    vi.stubGlobal('fetch', vi.fn(async (u: string) => {
+      if (u.endsWith('/appliances')) return json(200, [lab])
+      if (u.endsWith('/appliances/lab/aggregation'))
+        return agg ? json(200, agg) : json(404, { status: 404, detail: 'no aggregation-target loop has run', field: 'aggregation' })
+      return json(404, {})
+    }))
+    const w = mount(AppliancesView)
+    await flushPromises()
+    expect(w.get('[data-testid=fabric-mode]').text()).toContain('steered')
+    expect(w.find('[data-testid=aggregation-empty]').exists()).toBe(true)
+    agg = loops(10)
+    await vi.advanceTimersByTimeAsync(2000) // the next poll
+    expect(w.find('[data-testid=aggregation-empty]').exists()).toBe(false)
+    expect(w.get('[data-testid="aggregation-pair-ap1/sta1"] [data-testid=n-target]').text()).toBe('8.0')
+    // The runner stops rewriting the status: after 10 s without a change it is flagged stale.
+    await vi.advanceTimersByTimeAsync(12000)
+    expect(w.get('[data-testid=aggregation-age]').text()).toContain('Stale')
+    agg = loops(11)
+    await vi.advanceTimersByTimeAsync(2000)
+    expect(w.get('[data-testid=aggregation-age]').text()).not.toContain('Stale')
+    w.unmount()
+  })
+
+  it('keeps the last status and says so when the aggregation status cannot be read', async () => {
+    let fail = false
+    vi.stubGlobal('fetch', vi.fn(async (u: string) => {
+      if (u.endsWith('/appliances')) return json(200, [lab])
+      return fail ? json(500, { detail: 'redis down' }) : json(200, loops(3))
+    }))
+    const w = mount(AppliancesView)
+    await flushPromises()
+    fail = true
+    await vi.advanceTimersByTimeAsync(2000)
+    expect(w.get('[data-testid=aggregation] [role=alert]').text()).toContain('redis down')
+    expect(w.find('[data-testid="aggregation-pair-ap1/sta1"]').exists()).toBe(true)
+    w.unmount()
+  })
+})
