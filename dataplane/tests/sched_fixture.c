@@ -8,11 +8,15 @@
 #include "lab_config.h"
 #include "parse.h"
 
+static uint8_t bufs[SCHED_FIXTURE_BUFS][1600];
+static unsigned next_buf;
+
 int sched_fixture_setup(void **state)
 {
     struct sched_fixture *f = calloc(1, sizeof(*f));
     if (f == NULL)
         return -1;
+    next_buf = 0;
     f->cfg = lab_config_2ap_2sta(20);
     char err[256];
     f->s = adw_sched_create(NULL, f->cfg, 0, err, sizeof(err));
@@ -60,4 +64,23 @@ struct fb_tcp lab_up_ack(unsigned sta, uint32_t ackno)
     memcpy(t.src_ip, LAB_STA_IP[sta], 4);
     memcpy(t.dst_ip, LAB_SRV_IP, 4);
     return t;
+}
+
+uint8_t *lab_buf(void)
+{
+    return bufs[next_buf++ % SCHED_FIXTURE_BUFS];
+}
+
+struct adw_pkt lab_down_pkt(unsigned sta, uint32_t seq, uint32_t payload)
+{
+    struct fb_tcp t = lab_down_tcp(sta, seq, payload);
+    uint8_t *b = lab_buf();
+    return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = 0, .cookie = b};
+}
+
+struct adw_pkt lab_up_ack_pkt(unsigned sta, uint32_t ackno)
+{
+    struct fb_tcp t = lab_up_ack(sta, ackno);
+    uint8_t *b = lab_buf();
+    return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = (uint16_t)(sta + 1), .cookie = b};
 }

@@ -25,6 +25,15 @@ int sched_fixture_teardown(void **state);
  * f->s is NULL if the edited configuration is refused. */
 void sched_fixture_recreate(struct sched_fixture *f, const struct adw_sched_params *prm);
 
+/* Frame buffers of 1600 bytes for the packets a test hands the scheduler, reused round-robin after
+ * SCHED_FIXTURE_BUFS (sched_fixture_setup starts over from the first). */
+#define SCHED_FIXTURE_BUFS 4096
+uint8_t *lab_buf(void);
+/* lab_down_tcp in the next buffer, arriving from the server's port (0). */
+struct adw_pkt lab_down_pkt(unsigned sta, uint32_t seq, uint32_t payload);
+/* lab_up_ack in the next buffer, arriving from the STA's AP port (sta + 1). */
+struct adw_pkt lab_up_ack_pkt(unsigned sta, uint32_t ackno);
+
 /* Downlink TCP server:80 -> STA sta (0/1):40000 with ACK set, `payload` bytes (0 = pure ACK). */
 struct fb_tcp lab_down_tcp(unsigned sta, uint32_t seq, uint32_t payload);
 /* Uplink pure ACK STA sta (0/1):40000 -> server:80 acknowledging ackno. */

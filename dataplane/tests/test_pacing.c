@@ -20,24 +20,13 @@
 
 #define MS 1000000ull
 #define US 1000ull
-#define NBUF 4096
-
-static uint8_t bufs[NBUF][1600];
-static unsigned next_buf;
-
-static struct adw_pkt down_tcp(unsigned sta, uint32_t seq, uint32_t payload)
-{
-    struct fb_tcp t = lab_down_tcp(sta, seq, payload);
-    uint8_t *b = bufs[next_buf++ % NBUF];
-    return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = 0, .cookie = b};
-}
 
 /* Enqueues n segments of 1448 bytes to sta from seq; returns how many were queued. */
 static unsigned enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
 {
     unsigned queued = 0;
     for (unsigned i = 0; i < n; i++) {
-        struct adw_pkt p = down_tcp(sta, seq + i * 1448, 1448);
+        struct adw_pkt p = lab_down_pkt(sta, seq + i * 1448, 1448);
         enum adw_verdict v;
         adw_sched_enqueue_burst(s, &p, &v, 1, now);
         queued += v == ADW_QUEUED;
@@ -78,17 +67,16 @@ static void run_until(struct adw_sched *s, uint64_t from, uint64_t to)
     }
 }
 
-/* A rate sending one frame of down_tcp(.., 1448) per ms: x_i counts IP bytes (the frame less 14). */
+/* A rate sending one frame of lab_down_pkt(.., 1448) per ms: x_i counts IP bytes (the frame less 14). */
 static uint64_t one_per_ms_bps(void)
 {
-    struct adw_pkt p = down_tcp(0, 1, 1448);
+    struct adw_pkt p = lab_down_pkt(0, 1, 1448);
     return (uint64_t)(p.len - 14) * 8 * 1000;
 }
 
-/* The lab scheduler, with this file's packet buffers and output log emptied. */
+/* The lab scheduler, with this file's output log emptied. */
 static int setup(void **state)
 {
-    next_buf = 0;
     n_out = 0;
     return sched_fixture_setup(state);
 }
@@ -180,7 +168,7 @@ static void test_next_event_is_the_next_paced_release(void **state)
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 10000000, 0, NULL, 0), 0);
     enqueue_data(f->s, 0, 1, 3, 0);
     assert_int_equal(dequeue_at(f->s, 0), 1);
-    struct adw_pkt p = down_tcp(0, 1, 1448);
+    struct adw_pkt p = lab_down_pkt(0, 1, 1448);
     uint64_t gap_ns = (uint64_t)(p.len - 14) * 8 * 1000000000ull / 10000000;
     uint64_t want = (gap_ns + US - 1) / US * US;
     assert_int_equal(adw_sched_next_event_ns(f->s, 0), want);

@@ -18,31 +18,11 @@
 #include "sched_fixture.h"
 
 #define MS 1000000ull
-#define NBUF 512
-
-static uint8_t bufs[NBUF][1600];
-static unsigned next_buf;
-
-/* A downlink TCP segment server -> STA sta (0/1) of `payload` bytes (0 = pure ACK). */
-static struct adw_pkt down_tcp(unsigned sta, uint32_t seq, uint32_t payload)
-{
-    struct fb_tcp t = lab_down_tcp(sta, seq, payload);
-    uint8_t *b = bufs[next_buf++ % NBUF];
-    return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = 0, .cookie = b};
-}
-
-/* The STA's ACK (uplink, from its AP port). */
-static struct adw_pkt up_ack(unsigned sta, uint32_t ackno)
-{
-    struct fb_tcp t = lab_up_ack(sta, ackno);
-    uint8_t *b = bufs[next_buf++ % NBUF];
-    return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = (uint16_t)(sta + 1), .cookie = b};
-}
 
 /* A voice packet (UDP, DSCP EF) to sta. */
 static struct adw_pkt down_voice(unsigned sta)
 {
-    uint8_t *b = bufs[next_buf++ % NBUF];
+    uint8_t *b = lab_buf();
     uint32_t n = fb_udp4(b, 1600, LAB_SRV_MAC, LAB_STA_MAC[sta], LAB_SRV_IP, LAB_STA_IP[sta], 46, 5004, 5004, 20);
     return (struct adw_pkt){.data = b, .len = n, .in_port = 0, .cookie = b};
 }
@@ -59,7 +39,7 @@ static unsigned enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, un
 {
     unsigned queued = 0;
     for (unsigned i = 0; i < n; i++) {
-        struct adw_pkt p = down_tcp(sta, seq + i * 1448, 1448);
+        struct adw_pkt p = lab_down_pkt(sta, seq + i * 1448, 1448);
         queued += enqueue1(s, &p, now) == ADW_QUEUED;
     }
     return queued;
@@ -73,13 +53,6 @@ static unsigned dequeue_all(struct adw_sched *s, uint64_t now)
     while ((k = adw_sched_dequeue_burst(s, out + n, 64, now)) > 0)
         n += k;
     return n;
-}
-
-/* The lab scheduler, with this file's packet buffers reused from the first. */
-static int setup(void **state)
-{
-    next_buf = 0;
-    return sched_fixture_setup(state);
 }
 
 static void test_batch_is_released_only_at_its_slice_start(void **state)
@@ -120,10 +93,10 @@ static void test_drain_from_returning_ack_updates_r(void **state)
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
-    struct adw_pkt a = up_ack(0, 1 + 38 * 1448);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 38 * 1448);
     assert_int_equal(enqueue1(f->s, &a, 2 * MS), ADW_PASS);
     assert_int_equal(a.out_port, 0);
-    a = up_ack(0, 1 + 40 * 1448); /* covers the last released byte: V = 3 ms */
+    a = lab_up_ack_pkt(0, 1 + 40 * 1448); /* covers the last released byte: V = 3 ms */
     enqueue1(f->s, &a, 3 * MS);
     dequeue_all(f->s, 40 * MS); /* frame 0 ends */
     struct adw_frame_report fr;
@@ -147,7 +120,7 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     dequeue_all(f->s, 0);
-    struct adw_pkt a = up_ack(0, 1 + 38 * 1448); /* the ACKs of the last two segments never come */
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 38 * 1448); /* the ACKs of the last two segments never come */
     enqueue1(f->s, &a, 2 * MS);
     dequeue_all(f->s, 40 * MS);
     struct adw_stats st;
@@ -173,7 +146,7 @@ static void test_batch_waits_while_a_conflicting_pair_still_drains(void **state)
     assert_int_equal(dequeue_all(f->s, 0), 40);
     enqueue_data(f->s, 1, 1, 100, 1 * MS);
     assert_int_equal(dequeue_all(f->s, 20 * MS), 0); /* AP1's batch is still in the air */
-    struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     assert_int_equal(enqueue1(f->s, &a, 21 * MS), ADW_PASS);
     assert_int_equal(adw_sched_next_event_ns(f->s, 21 * MS), 21 * MS);
     assert_int_equal(dequeue_all(f->s, 21 * MS), 38); /* r = 40 for 20 ms, 19 ms left */
@@ -204,7 +177,7 @@ static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **s
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
-    struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     enqueue1(f->s, &a, 15 * MS);
     enqueue_data(f->s, 1, 1, 100, 16 * MS);
     assert_int_equal(dequeue_all(f->s, 20 * MS), 40);
@@ -222,7 +195,7 @@ static void test_queue_limit_holds_two_batches_when_ebdp_says_less(void **state)
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
-    struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     enqueue1(f->s, &a, 10 * MS); /* V = 10 ms: r = 40 + 10 = 50, T_serv = 10/40 ms x 40/20 = 0.5 ms */
     assert_int_equal(dequeue_all(f->s, 40 * MS), 50);
     struct adw_frame_report fr;
@@ -264,10 +237,10 @@ static void test_batch_scales_with_the_length_of_the_slice(void **state)
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 400, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
-    struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     enqueue1(f->s, &a, 10 * MS); /* V = 10 ms in a 20 ms slice: r = 40 + 10 = 50 */
     assert_int_equal(dequeue_all(f->s, 40 * MS), 100); /* twice the slice, twice the batch */
-    a = up_ack(0, 1 + 140 * 1448);
+    a = lab_up_ack_pkt(0, 1 + 140 * 1448);
     enqueue1(f->s, &a, 60 * MS); /* 100 packets in 20 ms of a 40 ms slice: as 50 in 10 ms of 20: r = 60 */
     assert_int_equal(dequeue_all(f->s, 80 * MS), 60);
     struct adw_stats st;
@@ -308,7 +281,7 @@ static void test_unmanaged_traffic_passes_straight_through(void **state)
                                            67, 68, 300 - 28 - 14 > 100 ? 60 : 60)}; /* DHCP-like, non-RT */
     memset(b[3], 0xab, 10);
     p[3] = (struct adw_pkt){.data = b[3], .len = 10, .in_port = 0}; /* runt */
-    p[4] = up_ack(1, 5);
+    p[4] = lab_up_ack_pkt(1, 5);
     adw_sched_enqueue_burst(f->s, p, v, 5, 1 * MS);
     for (unsigned i = 0; i < 5; i++)
         assert_int_equal(v[i], ADW_PASS);
@@ -432,7 +405,7 @@ static void test_kept_pair_keeps_its_batch_size_across_versions(void **state)
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     dequeue_all(f->s, 0);
-    struct adw_pkt a = up_ack(0, 1 + 40 * 1448);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     enqueue1(f->s, &a, 3 * MS); /* r -> 57 */
     struct adw_config *c2 = lab_config_2ap_2sta(20);
     c2->version = 2;
@@ -517,7 +490,7 @@ static void test_late_dequeue_skips_whole_frames(void **state)
     assert_int_equal(adw_sched_next_event_ns(f->s, 1005 * MS), 1020 * MS);
 }
 
-#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, setup, sched_fixture_teardown)
+#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, sched_fixture_setup, sched_fixture_teardown)
 
 int main(void)
 {
