@@ -16,9 +16,7 @@ Summary figures (mean, p95) are computed by `summarise`, in the runner.
 """
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import math
 import random
 import sys
@@ -28,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from . import endpoint_cli
 from .http_server import PAGE, PAGE_BYTES
 
 THINK_MS = (100.0, 500.0)  # 004 §6.3: "uniformly distributed between 100 and 500ms"
@@ -103,8 +102,7 @@ def summarise(docs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="http_load", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = endpoint_cli.parser("http_load", __doc__)
     ap.add_argument("--base-url", required=True, help="e.g. http://198.18.0.1:8080")
     ap.add_argument("--duration", type=float, required=True, help="start pages for this long (s)")
     ap.add_argument("--connections", type=int, default=6, help="parallel persistent connections (default 6)")
@@ -112,15 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--page-timeout", type=float, default=30.0, help="give up on a page after this long (s)")
     ap.add_argument("--out", type=Path, required=True, help="JSON result file")
     args = ap.parse_args(argv)
-    if not 0 < args.duration <= 3600:
-        ap.error(f"--duration {args.duration}: expected 0 < duration <= 3600")
+    endpoint_cli.check_duration(ap, args.duration)
     if not 1 <= args.connections <= 64:
         ap.error(f"--connections {args.connections}: expected 1..64")
     doc = asyncio.run(load_pages(args.base_url.rstrip("/"), args.duration, args.connections, args.seed,
                                  args.page_timeout))
-    tmp = args.out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc) + "\n")
-    tmp.replace(args.out)
+    endpoint_cli.write_result(args.out, doc)
     return 0
 
 

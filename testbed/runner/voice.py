@@ -19,8 +19,6 @@ issue's figures for that direction.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import select
 import socket
@@ -29,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from . import endpoint_cli
 
 PAYLOAD = struct.Struct("!IQ8x")  # seq, send time ns, padding: 20 bytes of UDP payload
 assert PAYLOAD.size == 20
@@ -129,8 +129,7 @@ def summarise(sender: dict[str, Any], receiver: dict[str, Any]) -> dict[str, Any
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="voice", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = endpoint_cli.parser("voice", __doc__)
     ap.add_argument("--bind", required=True, help="local address")
     ap.add_argument("--peer", required=True, help="the other endpoint's address")
     ap.add_argument("--port", type=int, default=5060, help="UDP port on both ends (default 5060)")
@@ -140,15 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--linger", type=float, default=1.0, help="keep receiving this long after (s)")
     ap.add_argument("--out", type=Path, required=True, help="JSON result file")
     args = ap.parse_args(argv)
-    if not 0 < args.duration <= 3600:
-        ap.error(f"--duration {args.duration}: expected 0 < duration <= 3600")
+    endpoint_cli.check_duration(ap, args.duration)
     if not 0 <= args.phase_ms < INTERVAL_MS:
         ap.error(f"--phase-ms {args.phase_ms}: expected 0 <= phase < {INTERVAL_MS:g}")
     doc = run_endpoint(args.bind, args.peer, args.port, args.start_unix, args.duration, args.phase_ms,
                        args.linger)
-    tmp = args.out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc) + "\n")
-    tmp.replace(args.out)
+    endpoint_cli.write_result(args.out, doc)
     return 0
 
 
