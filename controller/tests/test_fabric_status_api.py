@@ -7,7 +7,14 @@ from __future__ import annotations
 import json
 import time
 
+import redis
+
 from adwiser_controller import keys
+from adwiser_controller.fabric.liveness import LivenessJudge
+from adwiser_controller.fabric.manager import FabricManager
+from adwiser_controller.fabric.ovs import Ovs
+from adwiser_controller.models import AdwiserConfig
+from lab_document import lab_doc
 
 
 def fabric_status(mode: str, reason: str, since_ns: int, version: int) -> str:
@@ -27,6 +34,21 @@ def test_appliance_status_carries_the_fabric_mode_reason_and_since(api, applianc
     assert fabric["since_ns"] == since and fabric["version"] == v and fabric["bridge"] == "br-adw"
     listed = {a["id"]: a for a in api("viewer").get("/api/v1/appliances").json()}
     assert listed[aid]["fabric"]["mode"] == "bypass"
+
+
+def test_the_api_reads_what_the_fabric_manager_itself_writes(api, appliance, redis_server, tmp_path):
+    # The manager's own status writer (no OVS command runs: only its Redis side is used), so a change
+    # of its field names breaks this test rather than the dashboard.
+    aid, _ = appliance
+    client = redis.Redis.from_url(redis_server.url)
+    mgr = FabricManager(Ovs(tmp_path, "br-t"), AdwiserConfig.model_validate(lab_doc(aid)), "uplink0", client,
+                        LivenessJudge())
+    mgr.mode, mgr.reason, mgr.switches = "steered", "dataplane healthy (pid 99)", 3
+    mgr._publish_status(time.time_ns(), True)
+    client.close()
+    fabric = api("viewer").get(f"/api/v1/appliances/{aid}").json()["fabric"]
+    assert fabric["mode"] == "steered" and fabric["reason"] == "dataplane healthy (pid 99)"
+    assert fabric["since_ns"] == mgr.mode_since_ns and fabric["switches"] == 3 and fabric["bridge"] == "br-t"
 
 
 def test_fabric_is_null_without_a_manager_status(api, appliance, rdb):

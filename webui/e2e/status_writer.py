@@ -4,8 +4,9 @@ It writes the two status keys the way controller/REDIS.md says their writers do,
 dashboard reads them through the real controller from a real redis-server:
 - `adwiser:appliance:<id>:aggregation`: the runner's JSON status, rewritten every Δ
   (0.5 s), checked against the controller's own response model before it is written;
-- `adwiser:appliance:<id>:fabric`: the fabric manager's JSON, `SET ... PX 3000`,
-  refreshed every second; `steered` until --bypass-at seconds, then `bypass` with a
+- `adwiser:appliance:<id>:fabric`: written by the fabric manager's own status writer
+  (FabricManager._publish_status, `SET ... PX 3000`, every second; no OVS command is run,
+  only its Redis side is used): `steered` until --bypass-at seconds, then `bypass` with a
   liveness reason (as after a dataplane SIGKILL), `since_ns` and `switches` moving on.
 
 The loop values are SYNTHETIC (no packets): per pair μ̃_N approaches N_target
@@ -19,11 +20,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 import time
+from pathlib import Path
 
 import redis
 
+from adwiser_controller import configfile
 from adwiser_controller.api.aggregation import AggregationStatus
+from adwiser_controller.fabric.liveness import LivenessJudge
+from adwiser_controller.fabric.manager import FabricManager
+from adwiser_controller.fabric.ovs import Ovs
+
+LAB = Path(__file__).resolve().parents[2] / "configs" / "lab-2ap-2sta.yaml"  # what the e2e test seeds
 
 DELTA_S = 0.5
 PACKET_BITS = 12000.0
@@ -65,26 +74,27 @@ def main() -> int:
     args = ap.parse_args()
     r = redis.Redis.from_url(args.redis_url, decode_responses=True)
     aid = args.appliance
-    t0 = time.monotonic()
-    mode, reason, since_ns, switches = "steered", "dataplane healthy (pid 4242)", time.time_ns(), 1
-    k = 0
-    next_step = next_fabric = t0
-    while (now := time.monotonic()) < t0 + args.duration:
-        if mode == "steered" and now - t0 >= args.bypass_at:
-            mode, reason, since_ns = "bypass", "dataplane pid 4242 gone (no heartbeat for 0.3 s)", time.time_ns()
-            switches += 1
-            next_fabric = now  # the manager writes its status at once after a switch
-        if now >= next_step:
-            active = r.get(key(aid, "active"))
-            r.set(key(aid, "aggregation"), json.dumps(aggregation_status(aid, int(active) if active else None, k, t0)))
-            k += 1
-            next_step += DELTA_S
-        if now >= next_fabric:
-            status = {"mode": mode, "since_ns": since_ns, "reason": reason, "version": int(active) if active else None,
-                      "switches": switches, "dp_pid": 4242, "bridge": "br-adwiser", "ts_ns": time.time_ns()}
-            r.set(key(aid, "fabric"), json.dumps(status), px=3000)
-            next_fabric = now + 1.0
-        time.sleep(0.05)
+    with tempfile.TemporaryDirectory(prefix="e2e-fabric-") as run_dir:
+        fabric = FabricManager(Ovs(run_dir, "br-adwiser"), configfile.load(LAB), "uplink0",
+                               redis.Redis.from_url(args.redis_url), LivenessJudge())
+        fabric.mode, fabric.reason, fabric.switches, fabric.judge.last_pid = "steered", "dataplane healthy (pid 4242)", 1, 4242
+        t0 = time.monotonic()
+        k = 0
+        next_step = t0
+        while (now := time.monotonic()) < t0 + args.duration:
+            if fabric.mode == "steered" and now - t0 >= args.bypass_at:
+                # What FabricManager._install records on a switch (the flows themselves are not touched here).
+                fabric.mode, fabric.reason = "bypass", "dataplane pid 4242 gone (no heartbeat for 0.3 s)"
+                fabric.mode_since_ns, fabric.switches, fabric._status_due_ns = time.time_ns(), fabric.switches + 1, 0
+            if now >= next_step:
+                active = r.get(key(aid, "active"))
+                fabric.version_seen = int(active) if active else None
+                r.set(key(aid, "aggregation"),
+                      json.dumps(aggregation_status(aid, fabric.version_seen, k, t0)))
+                k += 1
+                next_step += DELTA_S
+            fabric._publish_status(time.time_ns(), True)  # writes when its 1 s refresh is due
+            time.sleep(0.05)
     return 0
 
 
