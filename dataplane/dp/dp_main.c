@@ -87,6 +87,7 @@ static int run_dpdk(struct dp_options *o, struct adw_config *cfg)
         fprintf(stderr, "adwiser-dp: %s\n", err);
         return 1;
     }
+    dpdk_clock_init();
     if (dp_engine_start(&e, o, cfg, m.n, "dpdk", dpdk_clock_ns(), err, sizeof(err)) != 0) {
         fprintf(stderr, "adwiser-dp: %s\n", err);
         dpdk_ports_stop(&m);

@@ -58,23 +58,23 @@ static void read_pair(uint64_t *tsc, uint64_t *ns)
     }
 }
 
-/* TSC time at the rate measured against CLOCK_MONOTONIC over 100 ms at the first call (see tsc_clock.h). */
+static struct tsc_clock dpdk_clock;
+
+void dpdk_clock_init(void)
+{
+    uint64_t ta, na, tb, nb;
+    read_pair(&ta, &na);
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = 100000000};
+    nanosleep(&pause, NULL);
+    read_pair(&tb, &nb);
+    if (tsc_clock_calibrate(&dpdk_clock, ta, na, tb, nb) != 0) /* no usable reading: the nominal rate */
+        tsc_clock_calibrate(&dpdk_clock, 0, 0, rte_get_tsc_hz(), 1000000000u);
+    dpdk_clock.tsc0 = ta;
+}
+
 uint64_t dpdk_clock_ns(void)
 {
-    static struct tsc_clock clk;
-    static int ready;
-    if (!ready) {
-        uint64_t ta, na, tb, nb;
-        read_pair(&ta, &na);
-        struct timespec pause = {.tv_sec = 0, .tv_nsec = 100000000};
-        nanosleep(&pause, NULL);
-        read_pair(&tb, &nb);
-        if (tsc_clock_calibrate(&clk, ta, na, tb, nb) != 0) /* no usable reading: the nominal rate */
-            tsc_clock_calibrate(&clk, 0, 0, rte_get_tsc_hz(), 1000000000u);
-        clk.tsc0 = ta;
-        ready = 1;
-    }
-    return tsc_clock_ns(&clk, rte_get_tsc_cycles());
+    return tsc_clock_ns(&dpdk_clock, rte_get_tsc_cycles());
 }
 
 /*

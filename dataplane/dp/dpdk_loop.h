@@ -15,7 +15,11 @@ struct rte_mempool;
 /* Returns 0 after a clean shutdown.  pool: where copies of flooded frames for tagged ports come from. */
 int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte_mempool *pool);
 
-/* Nanoseconds since the first call, from the TSC. */
+/* Measures the TSC rate against CLOCK_MONOTONIC over 100 ms (see tsc_clock.h) and sets the clock's origin.
+ * Start-up work: call it once after the EAL is up, before the first dpdk_clock_ns. */
+void dpdk_clock_init(void);
+
+/* Nanoseconds since dpdk_clock_init, from the TSC at the measured rate. */
 uint64_t dpdk_clock_ns(void);
 
 #endif
