@@ -99,41 +99,47 @@ def table6_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
     return out
 
 
+def _voice_doc(docs: dict[str, dict[str, Any]], name: str) -> dict[str, Any]:
+    """The `voice` part of run `name`'s result, {} when the run or its voice is missing."""
+    return (docs.get(name) or {}).get("voice") or {}
+
+
+def _introduced(intro: str, items: list[str]) -> list[str]:
+    """The bullet `items` under their `intro` paragraph, or nothing at all when there is no item."""
+    return [intro, "", *items, ""] if items else []
+
+
 def voice_round_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
     """Downlink voice delay per round: held voice waits for the next slice
     start and the 20 ms voice clock keeps one phase to the 20 ms slice clock
     for a whole round, so rounds, not packets, are the independent samples."""
     out = []
     for name, _ in T6_ROWS:
-        down = ((docs.get(name) or {}).get("voice") or {}).get("down") or {}
+        down = _voice_doc(docs, name).get("down") or {}
         rounds = [r for r in down.get("round_mean_delay_ms") or [] if r is not None]
         if len(rounds) < 2:
             continue
         ci = ci95(rounds)
         out.append(f"- `{name}`: D/L mean delay per round (ms) {', '.join(f'{r:.1f}' for r in rounds)}; "
                    f"mean of rounds {sum(rounds) / len(rounds):.2f}" + (f" ± {ci:.2f} (95 % CI over rounds)" if ci else ""))
-    if out:
-        out = ["Each round keeps one phase between the voice's 20 ms clock and the slice clock, so its "
-               "downlink delay sits near one value; the ± in the table treats packets as independent, the "
-               "interval over rounds is the honest one:", "", *out, ""]
-    return out
+    return _introduced("Each round keeps one phase between the voice's 20 ms clock and the slice clock, so its "
+                       "downlink delay sits near one value; the ± in the table treats packets as independent, the "
+                       "interval over rounds is the honest one:", out)
 
 
 def voice_air_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
     out = []
     for name, _ in T6_ROWS:
-        air = ((docs.get(name) or {}).get("voice") or {}).get("air")
+        air = _voice_doc(docs, name).get("air")
         if not air:
             continue
         first, total = air["vo_first_attempts"], air["vo_attempts"]
         out.append(f"- `{name}`: {air['vo_first_attempts_during_ap1']} of {first} downlink voice frames found "
                    f"AP1 on the air at their first attempt; {air['vo_attempts_during_ap1']} of {total} attempts "
                    "in all (wlan-emu ground truth)")
-    if out:
-        out = ["AP1 and AP2 cannot hear each other, and a frame whose preamble starts while the other AP "
-               "transmits is lost at its STA (004 §4.1; the emulator has no preamble capture), so a voice "
-               "frame to STA2 survives only by a retry that falls in a gap of AP1's transmissions:", "", *out, ""]
-    return out
+    return _introduced("AP1 and AP2 cannot hear each other, and a frame whose preamble starts while the other AP "
+                       "transmits is lost at its STA (004 §4.1; the emulator has no preamble capture), so a voice "
+                       "frame to STA2 survives only by a retry that falls in a gap of AP1's transmissions:", out)
 
 
 def goal_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
