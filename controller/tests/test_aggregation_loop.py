@@ -148,36 +148,32 @@ def test_parameters_outside_the_stability_region_are_refused_by_name(name: str, 
         LoopParams(**kwargs)
 
 
-def test_classifier_says_wlan_at_target_without_loss() -> None:
+def _full_window(aggregation: float, sent: int, lost: int) -> bn.PairWindow:
+    """A window of n=5 samples, all at `aggregation`, and `lost` of `sent` packets lost (p=100)."""
     w = bn.PairWindow(n=5, p=100)
     for _ in range(5):
-        w.add_aggregation(30.0)
-    w.add_packets(1000, 0)
-    v = w.classify(expected=32.0)
+        w.add_aggregation(aggregation)
+    w.add_packets(sent, lost)
+    return w
+
+
+def test_classifier_says_wlan_at_target_without_loss() -> None:
+    v = _full_window(aggregation=30.0, sent=1000, lost=0).classify(expected=32.0)
     assert v.bottleneck == "wlan" and v.p_backhaul is not None and v.p_backhaul < 0.1
 
 
 def test_classifier_says_backhaul_for_low_aggregation_with_loss() -> None:
-    w = bn.PairWindow(n=5, p=100)
-    for _ in range(5):
-        w.add_aggregation(6.0)
-    w.add_packets(200, 3)
+    w = _full_window(aggregation=6.0, sent=200, lost=3)
     assert w.classify(expected=32.0).bottleneck == "backhaul"
 
 
 def test_classifier_keeps_ap_queue_overflow_on_the_wlan_side() -> None:
-    w = bn.PairWindow(n=5, p=100)
-    for _ in range(5):
-        w.add_aggregation(60.0)
-    w.add_packets(100, 2)
+    w = _full_window(aggregation=60.0, sent=100, lost=2)
     assert w.classify(expected=40.0).bottleneck == "wlan"
 
 
 def test_classifier_keeps_low_aggregation_without_loss_on_the_wlan_side() -> None:
-    w = bn.PairWindow(n=5, p=100)
-    for _ in range(5):
-        w.add_aggregation(8.0)
-    w.add_packets(1000, 0)
+    w = _full_window(aggregation=8.0, sent=1000, lost=0)
     assert w.classify(expected=32.0).bottleneck == "wlan"
 
 
