@@ -11,11 +11,19 @@
 # The STA MACs are those of the configuration (02:ad:00:00:0N:01).
 
 LAB="adwdp$$"            # namespace prefix unique to this run
+LAB_PY=${PY:-python3}; [ -x "$LAB_PY" ] || LAB_PY=python3   # the venv's python (make passes PY) if there is one
 NS_SRV="${LAB}-srv"
 NS_APP="${LAB}-app"
 NS_STA1="${LAB}-sta1"
 NS_STA2="${LAB}-sta2"
 LAB_PIDS=()              # processes this test started, stopped by PID at exit
+
+# Makes $WORK, the run's directory under /tmp, and sets the EXIT trap: lab_destroy,
+# then the caller's own clean-up commands if given, then $WORK removed unless KEEP_WORK is set.
+lab_work_dir() {   # [extra clean-up commands]
+    WORK=$(mktemp -d "/tmp/${LAB}.XXXX")
+    trap "lab_destroy; ${1:+$1; }"'[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+}
 
 lab_exec() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 
@@ -101,8 +109,23 @@ PYEOF
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# Stops adwiser-dp ($DP_PID) with SIGTERM, giving it up to 10 s, and fails if it
+# exited with an error (showing $WORK/dp.log).  With --must-exit, still running
+# after those 10 s is a failure of its own.
+lab_stop_dp() {   # [--must-exit]
+    kill -TERM "$DP_PID"
+    for _ in $(seq 100); do kill -0 "$DP_PID" 2>/dev/null || break; sleep 0.1; done
+    if [ "${1:-}" = --must-exit ] && kill -0 "$DP_PID" 2>/dev/null; then
+        fail "adwiser-dp did not exit on SIGTERM"
+    fi
+    wait "$DP_PID" || { cat "$WORK/dp.log"; fail "adwiser-dp exited with an error"; }
+}
+
 # Reads one number from the --stats JSON: json_get file key.path
 json_get() { "$LAB_PY" -c 'import json,sys
 v=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."): v=v[int(k)] if isinstance(v,list) else v[k]
 print(v)' "$1" "$2"; }
+
+# One number from the run's --stats file ($WORK/stats.json): rel key.path
+rel() { json_get "$WORK/stats.json" "$1"; }

@@ -8,8 +8,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:?build dir}" && pwd)
-LAB_PY=${PY:-python3}; [ -x "$LAB_PY" ] || LAB_PY=python3
-. "$HERE/netns_lab.sh"   # lab_config_json, json_get, fail
+. "$HERE/netns_lab.sh"   # LAB_PY, lab_config_json, json_get, fail
 WORK=$(mktemp -d "/tmp/adwcampus$$.XXXX")
 trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 

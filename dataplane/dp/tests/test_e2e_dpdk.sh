@@ -11,10 +11,8 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:?build dir}" && pwd)
-LAB_PY=${PY:-python3}; [ -x "$LAB_PY" ] || LAB_PY=python3
 . "$HERE/netns_lab.sh"
-WORK=$(mktemp -d "/tmp/${LAB}.XXXX")
-trap 'lab_destroy; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+lab_work_dir
 
 lab_create
 CONF="$HERE/../../../configs/lab-2ap-2sta.yaml"
@@ -43,10 +41,7 @@ start_dp() {   # extra args...
 }
 
 stop_dp() {
-    kill -TERM "$DP_PID"
-    for _ in $(seq 100); do kill -0 "$DP_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$DP_PID" 2>/dev/null && fail "adwiser-dp did not exit on SIGTERM"
-    wait "$DP_PID" || { cat "$WORK/dp.log"; fail "adwiser-dp exited with an error"; }
+    lab_stop_dp --must-exit
     [ -s "$WORK/stats.json" ] || fail "no --stats written"
 }
 
@@ -96,7 +91,6 @@ sleep 1.5
 stop_dp
 wait || true
 
-rel() { json_get "$WORK/stats.json" "$1"; }
 echo "   stats: $(cat "$WORK/stats.json")"
 [ "$(rel counters.reloads_applied)" -eq 3 ] || fail "expected 3 reloads applied"
 [ "$(rel counters.reloads_rejected)" -eq 1 ] || fail "expected 1 reload refused"

@@ -10,10 +10,8 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:?build dir}" && pwd)
-LAB_PY=${PY:-python3}; [ -x "$LAB_PY" ] || LAB_PY=python3
 . "$HERE/netns_lab.sh"
-WORK=$(mktemp -d "/tmp/${LAB}.XXXX")
-trap 'lab_destroy; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+lab_work_dir
 
 lab_create
 lab_make_router
@@ -46,15 +44,11 @@ sleep 0.3; LAB_PIDS+=("$(cat "$WORK/iperf2.pid")")
 lab_exec "$NS_SRV" timeout 30 iperf3 -c 198.18.0.12 -t 4 -J >"$WORK/iperf2.json" 2>&1 &
 C2=$!
 sleep 1.5
-kill -TERM "$DP_PID"
-for _ in $(seq 100); do kill -0 "$DP_PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$DP_PID" 2>/dev/null && fail "adwiser-dp did not exit on SIGTERM"
-wait "$DP_PID" || { cat "$WORK/dp.log"; fail "adwiser-dp exited with an error"; }
+lab_stop_dp --must-exit
 # Fail-open: the transfer carries on without the daemon (--queue-bypass).
 wait "$C2" || fail "the transfer did not survive the daemon's exit"
 lab_exec "$NS_SRV" ping -c 2 -i 0.2 -W 2 198.18.0.12 >/dev/null || fail "no traffic after the daemon stopped"
 
-rel() { json_get "$WORK/stats.json" "$1"; }
 echo "   stats: $(tr -d ' \n' <"$WORK/stats.json" | head -c 600)"
 [ "$(rel counters.released_pkts)" -gt 0 ] || fail "the scheduler released nothing: traffic was not managed"
 [ "$(rel counters.tx_drops)" -eq 0 ] || fail "verdicts failed"

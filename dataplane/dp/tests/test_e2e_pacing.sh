@@ -11,10 +11,8 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:?build dir}" && pwd)
-LAB_PY=${PY:-python3}; [ -x "$LAB_PY" ] || LAB_PY=python3
 . "$HERE/netns_lab.sh"
-WORK=$(mktemp -d "/tmp/${LAB}.XXXX")
-trap 'lab_destroy; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+lab_work_dir
 RATE=20000000
 
 lab_create
@@ -65,10 +63,7 @@ assert all(r["mode"] == "sliced" and r["paced"] == 0 and r["pace_bps"] == 0 for 
 assert any(r["agg_est"] is not None and r["agg_bursts"] > 0 for r in p1), "no agg_est for the paced pair"
 PY
 
-kill -TERM "$DP_PID"
-for _ in $(seq 100); do kill -0 "$DP_PID" 2>/dev/null || break; sleep 0.1; done
-wait "$DP_PID" || { cat "$WORK/dp.log"; fail "adwiser-dp exited with an error"; }
-rel() { json_get "$WORK/stats.json" "$1"; }
+lab_stop_dp
 [ "$(rel counters.tx_drops)" -eq 0 ] || fail "packets lost at TX"
 [ "$(rel core.drops_pool)" -eq 0 ] || fail "the packet pool overflowed"
 held_in=$(( $(rel counters.queued_pkts) ))

@@ -14,11 +14,9 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:?build dir}" && pwd)
-LAB_PY=${PY:-python3}; [ -x "$LAB_PY" ] || LAB_PY=python3
 . "$HERE/netns_lab.sh"
 NS_SW="${LAB}-sw"
-WORK=$(mktemp -d "/tmp/${LAB}.XXXX")
-trap 'lab_destroy; ip netns del "$NS_SW" 2>/dev/null || true; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+lab_work_dir 'ip netns del "$NS_SW" 2>/dev/null || true'
 
 for ns in "$NS_SRV" "$NS_APP" "$NS_SW" "$NS_STA1" "$NS_STA2"; do
     ip netns add "$ns"
@@ -67,10 +65,7 @@ for i in 1 2; do
     echo "   sta$i: $(json_get "$WORK/iperf$i.json" end.sum_received.bits_per_second) bit/s"
 done
 
-kill -TERM "$DP_PID"
-for _ in $(seq 100); do kill -0 "$DP_PID" 2>/dev/null || break; sleep 0.1; done
-wait "$DP_PID" || { cat "$WORK/dp.log"; fail "adwiser-dp exited with an error"; }
-rel() { json_get "$WORK/stats.json" "$1"; }
+lab_stop_dp
 [ "$(rel counters.vlan_unknown)" -eq 0 ] || fail "frames with a VLAN of no AP"
 [ "$(rel core.queued_data)" -gt 0 ] || fail "no TCP data was scheduled"
 for i in 1 2; do

@@ -16,8 +16,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:?build dir}" && pwd)
-LAB_PY=${PY:-python3}; [ -x "$LAB_PY" ] || LAB_PY=python3
-. "$HERE/netns_lab.sh"   # for lab_config_json, json_get, fail (no namespaces are created)
+. "$HERE/netns_lab.sh"   # for LAB_PY, lab_config_json, json_get, fail (no namespaces are created)
 WORK=$(mktemp -d "/tmp/adwredis$$.XXXX")
 PIDS=()
 cleanup() {
