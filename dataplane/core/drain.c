@@ -18,6 +18,7 @@ void adw_drain_begin(struct adw_drain *d, uint64_t now_ns)
 {
     d->open = true;
     d->start_ns = now_ns;
+    d->last_heard_ns = now_ns;
     d->n_open = 0;
     d->n_tracked = 0;
     d->untracked = 0;
@@ -145,6 +146,7 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
     bool was = flow_open(f);
     if (!was)
         return false;
+    d->last_heard_ns = now_ns;
     if (m->flags & (ADW_TCP_RST | ADW_TCP_FIN)) {
         close_flow(d, f);
     } else {

@@ -60,6 +60,8 @@ struct adw_drain_flow {
 struct adw_drain {
     bool open;                   /* a batch is draining */
     uint64_t start_ns;           /* release time of the batch, ns */
+    uint64_t last_heard_ns;      /* last uplink segment of a flow the batch still waits for (or the release), ns:
+                                    while they keep coming the batch is still being delivered over the air */
     uint16_t n_open;             /* flows of the batch not yet drained */
     uint16_t n_tracked;          /* flows of the batch tracked */
     uint32_t untracked;          /* flows of this batch beyond the table */

@@ -121,25 +121,49 @@ static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64
  * batch to a conflicting pair (a hidden terminal) while that drain is still in the air makes both APs transmit
  * at once: their A-MPDUs collide, are retried into the next slices and the overrun feeds itself (measured on
  * the emulated lab: 0.3-0.5 s bursts of collisions, 9-26 % of air time outside the slices). So a pair whose
- * slice starts while a conflicting pair's drain is open waits for that drain to end, at most
- * ADW_DEFER_MAX_FRACTION of its slice, then gets a batch scaled to the slice time left (the same scaling as a
- * slice of another length, so eq. (1) sees the same drain rate).
+ * slice starts while a conflicting pair's drain is in the air waits for that drain to end, then gets a batch
+ * scaled to the slice time left (the same scaling as a slice of another length, so eq. (1) sees the same drain
+ * rate). "In the air" is inferred from the drain's own ACKs: the drain is open and its STA acknowledged within
+ * the last ADW_DEFER_SILENCE_FRACTION of the waiting pair's slice. A drain that falls silent that long lost its
+ * last ACKs (the AP is done), and the batch goes. One still acknowledged when the waiting slice ends took the
+ * whole slice: the waiting batch is skipped (slice_deferrals_expired) rather than released into the next
+ * slice, where it would collide with the next batch of the same conflicting pair. A fixed wait of half the slice
+ * released batches into drains still delivering (a fading link at 3 of 21 MPDUs per A-MPDU): 200 ms collision
+ * bursts in which every drain capped, r fell to r_min and TCP lost its window (downlink-20ms: three bursts in
+ * 20 s, 5 % of the air time outside the slices).
  * Only drains of downlink data hold the next slice back: their open state means released data not yet
  * acknowledged, i.e. still in the AP's queue or the air. An uplink drain (released ACKs) stays open until the
  * STA has sent every byte they allowed, which a cwnd- or application-limited sender may never do; holding the
  * next slice on it cost 3.2 s of 20 s in uplink-20ms (utility 7.58 without deferral, 7.16 with it).
  */
-#define ADW_DEFER_MAX_FRACTION 0.5
+#define ADW_DEFER_SILENCE_FRACTION 0.5
 
-static bool conflicting_drain_open(const struct adw_sched *s, uint16_t pair)
+/* When the conflicting drains in the air would count as silent (UINT64_MAX: none of them is open). A drain is in
+ * the air at now_ns if now_ns is before that. */
+static uint64_t conflicting_drains_silent_at(const struct adw_sched *s, uint16_t pair, uint64_t silence_ns)
 {
     const struct adw_plan *p = s->plan;
+    uint64_t at = UINT64_MAX;
     for (uint32_t k = p->conflict_off[pair]; k < p->conflict_off[pair + 1]; k++) {
         const struct adw_pair_state *o = &s->slots[p->slot_of_pair[p->conflict_list[k]]];
-        if (o->active && adw_drain_awaits_downlink_acks(&o->drain))
-            return true;
+        if (!o->active || !adw_drain_awaits_downlink_acks(&o->drain))
+            continue;
+        uint64_t quiet = o->drain.last_heard_ns + silence_ns;
+        if (at == UINT64_MAX || quiet > at)
+            at = quiet;
     }
-    return false;
+    return at;
+}
+
+static bool conflicting_drain_in_air(const struct adw_sched *s, uint16_t pair, uint64_t silence_ns, uint64_t now_ns)
+{
+    uint64_t at = conflicting_drains_silent_at(s, pair, silence_ns);
+    return at != UINT64_MAX && now_ns < at;
+}
+
+static uint64_t defer_silence_ns(uint64_t duration_ns)
+{
+    return (uint64_t)(ADW_DEFER_SILENCE_FRACTION * (double)duration_ns);
 }
 
 static void defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struct adw_slice_event *ev,
@@ -148,9 +172,7 @@ static void defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const st
     ps->deferred = true;
     ps->defer_start_ns = now_ns;
     ps->defer_slice_end_ns = ev->start_ns + duration_ns;
-    ps->defer_until_ns = now_ns + (uint64_t)(ADW_DEFER_MAX_FRACTION * (double)duration_ns);
-    if (ps->defer_until_ns > ps->defer_slice_end_ns)
-        ps->defer_until_ns = ps->defer_slice_end_ns;
+    ps->defer_silence_ns = defer_silence_ns(duration_ns);
     s->deferred[s->n_deferred++] = (uint16_t)(ps - s->slots);
     s->st.slice_deferrals++;
 }
@@ -162,13 +184,18 @@ void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force)
         struct adw_pair_state *ps = &s->slots[s->deferred[i]];
         if (!ps->deferred || !ps->active)
             continue;
-        if (!force && now_ns < ps->defer_until_ns && conflicting_drain_open(s, ps->pair)) {
+        bool slice_over = now_ns >= ps->defer_slice_end_ns;
+        if (!force && !slice_over && conflicting_drain_in_air(s, ps->pair, ps->defer_silence_ns, now_ns)) {
             s->deferred[kept++] = s->deferred[i];
             continue;
         }
         ps->deferred = false;
         s->st.slice_deferred_ns += now_ns - ps->defer_start_ns;
-        uint64_t left = ps->defer_slice_end_ns > now_ns ? ps->defer_slice_end_ns - now_ns : 0;
+        if (slice_over) { /* the conflicting drain held the air for the whole slice */
+            s->st.slice_deferrals_expired++;
+            continue;
+        }
+        uint64_t left = ps->defer_slice_end_ns - now_ns;
         if (left < ADW_SLICE_MIN_NS)
             left = ADW_SLICE_MIN_NS;
         release_batch(s, ps, left, now_ns);
@@ -181,8 +208,13 @@ uint64_t adw_deferred_next_ns(const struct adw_sched *s)
     uint64_t next = UINT64_MAX;
     for (uint32_t i = 0; i < s->n_deferred; i++) {
         const struct adw_pair_state *ps = &s->slots[s->deferred[i]];
-        if (ps->deferred && ps->defer_until_ns < next)
-            next = ps->defer_until_ns;
+        if (!ps->deferred)
+            continue;
+        uint64_t at = conflicting_drains_silent_at(s, ps->pair, ps->defer_silence_ns);
+        if (at > ps->defer_slice_end_ns)
+            at = ps->defer_slice_end_ns;
+        if (at < next)
+            next = at;
     }
     return next;
 }
@@ -230,7 +262,7 @@ static void begin_frame(struct adw_sched *s, const struct adw_slice_event *ev, u
 
 void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint64_t now_ns)
 {
-    if (s->n_deferred > 0) /* a batch still held back belongs to a slice that is over: it goes now */
+    if (s->n_deferred > 0) /* a batch still held back belongs to a slice that is over: skipped */
         adw_release_deferred(s, now_ns, true);
     if (ev->frame_boundary)
         begin_frame(s, ev, now_ns);
@@ -263,7 +295,8 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
             }
             continue;
         }
-        if (ps->q_data.len + ps->q_ack.len > 0 && conflicting_drain_open(s, q))
+        if (ps->q_data.len + ps->q_ack.len > 0 &&
+            conflicting_drain_in_air(s, q, defer_silence_ns(sl->duration_ns), now_ns))
             defer_batch(s, ps, ev, sl->duration_ns, now_ns);
         else
             release_batch(s, ps, sl->duration_ns, now_ns);

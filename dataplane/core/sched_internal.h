@@ -67,7 +67,7 @@ struct adw_pair_state {
     /* a batch held back at its slice start while a conflicting pair still drained (release.c): */
     bool deferred;
     uint64_t defer_start_ns;                 /* when it was held back */
-    uint64_t defer_until_ns;                 /* released then at the latest */
+    uint64_t defer_silence_ns;               /* a conflicting drain not heard from for this long is over */
     uint64_t defer_slice_end_ns;             /* end of the slice it belongs to */
     /* per frame (reset at each frame boundary): */
     uint32_t frame_released_pkts;

@@ -14,7 +14,7 @@
 static json_t *core_stats_json(const struct adw_stats *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
-                     " s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                     " s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
                      "rx_pkts", (json_int_t)s->rx_pkts, "rx_bytes", (json_int_t)s->rx_bytes,
                      "malformed", (json_int_t)s->malformed, "pass_uplink", (json_int_t)s->pass_uplink,
                      "pass_broadcast", (json_int_t)s->pass_broadcast, "pass_unknown", (json_int_t)s->pass_unknown,
@@ -29,6 +29,7 @@ static json_t *core_stats_json(const struct adw_stats *s)
                      "drains_completed", (json_int_t)s->drains_completed, "drains_capped", (json_int_t)s->drains_capped,
                      "drains_overrun", (json_int_t)s->drains_overrun, "drains_superseded", (json_int_t)s->drains_superseded,
                      "slice_deferrals", (json_int_t)s->slice_deferrals,
+                     "slice_deferrals_expired", (json_int_t)s->slice_deferrals_expired,
                      "slice_deferred_ns", (json_int_t)s->slice_deferred_ns, "tsabr_resets", (json_int_t)s->tsabr_resets,
                      "reassignments", (json_int_t)s->reassignments, "config_swaps", (json_int_t)s->config_swaps,
                      "config_rejected", (json_int_t)s->config_rejected,

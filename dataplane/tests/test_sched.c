@@ -137,16 +137,18 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
 }
 
 /* 004 §5: the next slice starts when the previous pair's activity has ended. AP2's batch waits while the
- * conflicting AP1-STA1 drain is still open at its slice start, and goes when that drain ends, scaled to the
- * slice time left. */
+ * conflicting AP1-STA1 drain is still in the air at its slice start (open, its ACKs still coming), and goes when
+ * that drain ends, scaled to the slice time left. */
 static void test_batch_waits_while_a_conflicting_pair_still_drains(void **state)
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
     enqueue_data(f->s, 1, 1, 100, 1 * MS);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 20 * 1448);
+    enqueue1(f->s, &a, 19 * MS);
     assert_int_equal(dequeue_all(f->s, 20 * MS), 0); /* AP1's batch is still in the air */
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
+    a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     assert_int_equal(enqueue1(f->s, &a, 21 * MS), ADW_PASS);
     assert_int_equal(adw_sched_next_event_ns(f->s, 21 * MS), 21 * MS);
     assert_int_equal(dequeue_all(f->s, 21 * MS), 38); /* r = 40 for 20 ms, 19 ms left */
@@ -157,21 +159,68 @@ static void test_batch_waits_while_a_conflicting_pair_still_drains(void **state)
     assert_int_equal(st.slice_deferred_ns, 1 * MS);
 }
 
-/* A drain that does not end (its ACKs lost) holds the next pair back for half its slice at most. */
-static void test_deferred_batch_goes_at_half_its_slice_when_the_drain_does_not_end(void **state)
+/* A drain whose ACKs stop (lost) is over once silent for half the waiting slice: the batch goes then. */
+static void test_deferred_batch_goes_when_the_conflicting_drain_falls_silent(void **state)
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
     assert_int_equal(dequeue_all(f->s, 0), 40);
     enqueue_data(f->s, 1, 1, 100, 1 * MS);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 20 * 1448);
+    enqueue1(f->s, &a, 19 * MS);
     assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
-    assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 30 * MS);
-    assert_int_equal(dequeue_all(f->s, 30 * MS - 1), 0);
-    assert_int_equal(dequeue_all(f->s, 30 * MS), 20); /* 10 ms of the slice left */
+    assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 29 * MS); /* 10 ms after the last ACK */
+    assert_int_equal(dequeue_all(f->s, 29 * MS - 1), 0);
+    assert_int_equal(dequeue_all(f->s, 29 * MS), 22); /* 11 ms of the slice left */
     assert_int_equal(out[0].out_port, 2);
 }
 
-/* Without a drain open on a conflicting pair the batch goes at the slice start, whole. */
+/* A drain still acknowledged is still in the air, however long it overruns: releasing into it would make the
+ * two hidden APs collide. */
+static void test_deferred_batch_waits_while_the_conflicting_drain_is_still_acknowledged(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    enqueue_data(f->s, 1, 1, 100, 1 * MS);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 10 * 1448);
+    enqueue1(f->s, &a, 19 * MS);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
+    a = lab_up_ack_pkt(0, 1 + 20 * 1448);
+    enqueue1(f->s, &a, 27 * MS);
+    assert_int_equal(dequeue_all(f->s, 30 * MS), 0);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 30 * MS), 37 * MS);
+    a = lab_up_ack_pkt(0, 1 + 40 * 1448);
+    enqueue1(f->s, &a, 34 * MS);
+    assert_int_equal(dequeue_all(f->s, 34 * MS), 12); /* 6 ms left: 40 x 6 / 20 */
+    assert_int_equal(out[0].out_port, 2);
+}
+
+/* A conflicting drain in the air until the end of the waiting slice took that slice: the waiting batch is
+ * skipped, not released into the next slice (the conflicting pair's own). */
+static void test_deferred_batch_is_skipped_when_its_slice_ends_under_the_conflicting_drain(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    enqueue_data(f->s, 1, 1, 100, 1 * MS);
+    for (unsigned k = 1; k <= 4; k++) {
+        struct adw_pkt a = lab_up_ack_pkt(0, 1 + k * 7 * 1448);
+        enqueue1(f->s, &a, (15 + 5 * k) * MS); /* 20, 25, 30, 35 ms */
+        assert_int_equal(dequeue_all(f->s, (15 + 5 * k) * MS), 0);
+    }
+    unsigned n = dequeue_all(f->s, 40 * MS); /* AP1's next slice */
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(out[i].out_port, 1);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.slice_deferrals, 1);
+    assert_int_equal(st.slice_deferrals_expired, 1);
+    assert_int_equal(st.pool_in_use, 100 + 60 - n);
+}
+
+/* Without a conflicting drain in the air the batch goes at the slice start, whole: one that ended, or one open
+ * but silent for half the slice (its last ACKs lost). */
 static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **state)
 {
     struct sched_fixture *f = *state;
@@ -180,6 +229,20 @@ static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **s
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     enqueue1(f->s, &a, 15 * MS);
     enqueue_data(f->s, 1, 1, 100, 16 * MS);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 40);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.slice_deferrals, 0);
+}
+
+static void test_batch_is_not_deferred_when_the_conflicting_drain_fell_silent(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 20 * 1448);
+    enqueue1(f->s, &a, 5 * MS); /* the rest of its ACKs lost */
+    enqueue_data(f->s, 1, 1, 100, 6 * MS);
     assert_int_equal(dequeue_all(f->s, 20 * MS), 40);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
@@ -452,9 +515,8 @@ static void test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back(void **
     assert_int_equal(out[0].out_port, 1);
     enqueue_data(f->s, 1, 1, 10, 30 * MS); /* STA2 wants again */
     dequeue_all(f->s, 40 * MS);
-    /* and gets its own slice back: after STA1's ACK-less drain has held it back for half the slice */
-    assert_int_equal(dequeue_all(f->s, 60 * MS), 0);
-    assert_int_equal(dequeue_all(f->s, 70 * MS), 10);
+    /* and gets its own slice back at its start: STA1's drain has had no ACK for 20 ms, it is not in the air */
+    assert_int_equal(dequeue_all(f->s, 60 * MS), 10);
     assert_int_equal(out[0].out_port, 2);
     dequeue_all(f->s, 80 * MS);
     struct adw_frame_report fr;
@@ -501,8 +563,11 @@ int main(void)
         LAB_TEST(test_drain_from_returning_ack_updates_r),
         LAB_TEST(test_lost_final_ack_caps_the_drain_at_the_next_slice),
         LAB_TEST(test_batch_waits_while_a_conflicting_pair_still_drains),
-        LAB_TEST(test_deferred_batch_goes_at_half_its_slice_when_the_drain_does_not_end),
+        LAB_TEST(test_deferred_batch_goes_when_the_conflicting_drain_falls_silent),
+        LAB_TEST(test_deferred_batch_waits_while_the_conflicting_drain_is_still_acknowledged),
+        LAB_TEST(test_deferred_batch_is_skipped_when_its_slice_ends_under_the_conflicting_drain),
         LAB_TEST(test_batch_is_not_deferred_when_the_conflicting_drain_ended),
+        LAB_TEST(test_batch_is_not_deferred_when_the_conflicting_drain_fell_silent),
         LAB_TEST(test_queue_limit_holds_two_batches_when_ebdp_says_less),
         LAB_TEST(test_drain_open_past_the_cap_is_closed_at_the_cap),
         LAB_TEST(test_batch_scales_with_the_length_of_the_slice),

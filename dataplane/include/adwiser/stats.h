@@ -37,6 +37,8 @@ struct adw_stats {
     uint64_t drains_overrun;     /* drains longer than the slice S_i */
     uint64_t slice_deferrals;    /* batches held back at their slice start while a conflicting pair still drained */
     uint64_t slice_deferred_ns;  /* total time they were held back, ns */
+    uint64_t slice_deferrals_expired; /* of which skipped: the conflicting drain was still in the air at the end
+                                         of their slice */
     uint64_t drain_flows_untracked; /* TCP flows beyond the per-batch tracking table */
     uint64_t tsabr_resets;       /* r reset to r_init on a sharp rate change */
     uint64_t reassignments;      /* slices given away by dynamic slicing */
