@@ -81,9 +81,21 @@ static void release_node(struct adw_sched *s, struct adw_pair_state *ps, uint32_
     adw_fifo_push(&s->due, &s->pool, idx);
 }
 
-/* TS-ABR-QD batch (004 §5): r_i(k) packets at the slice start, or what there is. */
+/* A drain still open when its pair's next batch is due never completed in time: close it, capped. */
+static void close_stale_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns)
+{
+    if (!ps->drain.open)
+        return;
+    uint64_t v = now_ns - ps->drain.start_ns;
+    adw_drain_abandon(&ps->drain);
+    adw_finish_drain(s, ps, v, true, now_ns);
+}
+
+/* TS-ABR-QD batch (004 §5): r_i(k) packets at the slice start, or what there is. A drain of the pair still
+ * open then is closed first (capped), so r is updated before it sizes this batch. */
 static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t s_ns, uint64_t now_ns)
 {
+    close_stale_drain(s, ps, now_ns);
     const struct adw_tsabr_policy *tp = &s->plan->cfg->policies.ts_abr_qd;
     uint32_t r = adw_tsabr_batch(&ps->tsabr, tp);
     uint64_t s_ref = s->plan->s_ref_ns[ps->pair];
@@ -140,18 +152,21 @@ static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64
 
 /* When the conflicting drains in the air would count as silent (UINT64_MAX: none of them is open). A drain is in
  * the air at now_ns if now_ns is before that. */
+static uint64_t drain_silent_at(const struct adw_pair_state *o, uint64_t silence_ns, uint64_t at)
+{
+    if (!o->active || !adw_drain_awaits_downlink_acks(&o->drain))
+        return at;
+    uint64_t quiet = o->drain.last_heard_ns + silence_ns;
+    return at == UINT64_MAX || quiet > at ? quiet : at;
+}
+
 static uint64_t conflicting_drains_silent_at(const struct adw_sched *s, uint16_t pair, uint64_t silence_ns)
 {
     const struct adw_plan *p = s->plan;
-    uint64_t at = UINT64_MAX;
-    for (uint32_t k = p->conflict_off[pair]; k < p->conflict_off[pair + 1]; k++) {
-        const struct adw_pair_state *o = &s->slots[p->slot_of_pair[p->conflict_list[k]]];
-        if (!o->active || !adw_drain_awaits_downlink_acks(&o->drain))
-            continue;
-        uint64_t quiet = o->drain.last_heard_ns + silence_ns;
-        if (at == UINT64_MAX || quiet > at)
-            at = quiet;
-    }
+    /* The pair's own drain, still open here only if its batch went in the slice just before (adw_slice_start). */
+    uint64_t at = drain_silent_at(&s->slots[p->slot_of_pair[pair]], silence_ns, UINT64_MAX);
+    for (uint32_t k = p->conflict_off[pair]; k < p->conflict_off[pair + 1]; k++)
+        at = drain_silent_at(&s->slots[p->slot_of_pair[p->conflict_list[k]]], silence_ns, at);
     return at;
 }
 
@@ -159,6 +174,27 @@ static bool conflicting_drain_in_air(const struct adw_sched *s, uint16_t pair, u
 {
     uint64_t at = conflicting_drains_silent_at(s, pair, silence_ns);
     return at != UINT64_MAX && now_ns < at;
+}
+
+/*
+ * Back-to-back slices of one pair (dynamic slicing, 004 §6.3, SPEC §3.3: the backlogged pair takes the idle
+ * pair's slice, so it holds every slice during think times). Its own batch of the slice just before is then
+ * often still draining at the slice start. Closing that drain there (as a stale one) cut V at exactly the slice
+ * length S, so eq. (1) saw r_i(k+1) = r_i(k) while the batches did not drain in S: the AP's queue grew through
+ * the think times and the AP was still sending when the idle pair reclaimed its slice. Measured in http-bulk:
+ * AP1 on the air through AP2-STA2's whole slice, STA2's lone TCP retransmission collided 30 times and was dropped
+ * at every try, an RTO chain that made one page 21 s; pages started into AP1's backlog lost packets, STA2's
+ * drains capped and r fell to r_min. So such a drain stays open and holds the pair's next batch back like a
+ * conflicting drain in the air (its queue at the AP is the same air): V is measured, or capped, and r follows it.
+ * A pair's slices a frame apart (no dynamic slicing) close a drain still open at the slice start as before.
+ */
+static bool drained_in_previous_slice(const struct adw_sched *s, const struct adw_pair_state *ps,
+                                      const struct adw_slice_event *ev)
+{
+    const struct adw_slice_cfg *sl = s->plan->cfg->slices;
+    uint16_t n = s->plan->cfg->n_slices;
+    uint64_t prev_ns = sl[(ev->slice + n - 1u) % n].duration_ns;
+    return ps->drain.open && ev->start_ns >= prev_ns && ps->drain.start_ns >= ev->start_ns - prev_ns;
 }
 
 static uint64_t defer_silence_ns(uint64_t duration_ns)
@@ -219,16 +255,6 @@ uint64_t adw_deferred_next_ns(const struct adw_sched *s)
     return next;
 }
 
-/* A drain still open when its pair's next batch is due never completed in time: close it, capped. */
-static void close_stale_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns)
-{
-    if (!ps->drain.open)
-        return;
-    uint64_t v = now_ns - ps->drain.start_ns;
-    adw_drain_abandon(&ps->drain);
-    adw_finish_drain(s, ps, v, true, now_ns);
-}
-
 static void release_realtime(struct adw_sched *s)
 {
     for (uint32_t i = 0; i < s->n_rt_pending; i++) {
@@ -277,15 +303,20 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
         struct adw_pair_state *ps = &s->slots[p->slot_of_pair[q]];
         if (adw_pacer_active(&ps->pacer))
             continue; /* paced mode (SPEC §3.7): released by its token bucket, not in batches */
-        close_stale_drain(s, ps, now_ns);
+        bool backlog = ps->q_data.len + ps->q_ack.len > 0;
+        if (!backlog || !drained_in_previous_slice(s, ps, ev))
+            close_stale_drain(s, ps, now_ns);
         ps->frame_s_ns += sl->duration_ns;
-        if (ps->q_data.len + ps->q_ack.len == 0 && p->cfg->policies.dynamic_slicing.enabled &&
-            s->given_to[ev->slice] == ADW_PAIR_NONE) {
+        if (!backlog && p->cfg->policies.dynamic_slicing.enabled && s->given_to[ev->slice] == ADW_PAIR_NONE) {
             uint16_t taker = adw_dynslice_pick(s, ev->slice);
             if (taker != ADW_PAIR_NONE) {
                 struct adw_pair_state *ts = &s->slots[p->slot_of_pair[taker]];
-                close_stale_drain(s, ts, now_ns);
-                release_batch(s, ts, sl->duration_ns, now_ns);
+                if (!drained_in_previous_slice(s, ts, ev))
+                    close_stale_drain(s, ts, now_ns);
+                if (conflicting_drain_in_air(s, taker, defer_silence_ns(sl->duration_ns), now_ns))
+                    defer_batch(s, ts, ev, sl->duration_ns, now_ns);
+                else
+                    release_batch(s, ts, sl->duration_ns, now_ns);
                 ts->frame_s_ns += sl->duration_ns;
                 ps->frame_s_ns -= sl->duration_ns;
                 ps->frame_reassigned = true;
@@ -295,8 +326,7 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
             }
             continue;
         }
-        if (ps->q_data.len + ps->q_ack.len > 0 &&
-            conflicting_drain_in_air(s, q, defer_silence_ns(sl->duration_ns), now_ns))
+        if (backlog && conflicting_drain_in_air(s, q, defer_silence_ns(sl->duration_ns), now_ns))
             defer_batch(s, ps, ev, sl->duration_ns, now_ns);
         else
             release_batch(s, ps, sl->duration_ns, now_ns);
