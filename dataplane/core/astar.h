@@ -47,6 +47,17 @@ void adw_astar_rebound(struct adw_astar *a, const struct adw_queue_sizing_policy
  * the buffer a TCP flow needs to keep the link busy after a multiplicative decrease (003 §III).
  */
 void adw_astar_set_floor(struct adw_astar *a, const struct adw_queue_sizing_policy *p, uint32_t floor_pkts);
+/*
+ * Smallest batch whose drain time V gives a per-packet service sample V / n for a time-sliced pair. V is a fixed
+ * latency L (one channel access, the A-MPDU and its BlockAck, the STA's TCP ACK on its way back: about a
+ * millisecond, tens of ms while hidden APs collide) plus n per-packet service times, so V / n = t + L / n. A
+ * batch that fits in one A-MPDU (the lab aggregates 16-19 MPDUs, 004 Table 3) is a single transmission: its V is
+ * L, not n service times. Measured in http-bulk: after a collision burst had driven r to r_min = 2, a 2-packet
+ * batch with V = 25-40 ms gave 40 ms "per packet", the first such sample cut the limit from 777 to 77 in one
+ * frame, and the next page's slow start lost 81-155 packets at the tail (retransmissions, one RTO).
+ */
+#define ADW_EBDP_MIN_BATCH_PKTS 16u
+
 /* One per-packet service time sample (ns): EWMA update of T_serv and Q_eBDP (003 Algorithm 2). */
 void adw_astar_service_sample(struct adw_astar *a, const struct adw_queue_sizing_policy *p, double t_pkt_ns);
 /* The queue length or its threshold changed at now_ns: account the time since the last observation. */

@@ -67,7 +67,7 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
     /* eBDP service sample (003 §IV): time per packet of this time-sliced link, stretched by frame / (the pair's
      * slice time per frame), since packets wait through the slices of the others. */
     uint64_t s_frame = s->plan->s_ns[ps->pair];
-    if (!capped && !ps->batch_underfilled && ps->batch_pkts > 0 && v_ns > 0 && s_frame > 0)
+    if (!capped && !ps->batch_underfilled && ps->batch_pkts >= ADW_EBDP_MIN_BATCH_PKTS && v_ns > 0 && s_frame > 0)
         adw_astar_service_sample(&ps->astar, &pol->queue_sizing,
                                  (double)v_ns / ps->batch_pkts * (double)s->plan->frame_ns / (double)s_frame);
 }
