@@ -234,6 +234,22 @@ class Realtime(Strict):
     udp_ports: list[Annotated[int, Field(ge=1, le=65535)]] = Field(
         default_factory=list, max_length=256, description="UDP ports (source or destination) classified as real-time."
     )
+    # Defaults: adwiser/config.h (ADW_RT_*_DEFAULT) says where they come from; dataplane/core/realtime_release.c why.
+    hold_max_fraction: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="Real-time packets wait at a slice start while a conflicting (hidden) AP still delivers its "
+        "batch, at most this fraction of the slice (0-1; 0 = never wait). 0.25 = 5 ms of a 20 ms slice.",
+    )
+    guard_us: int = Field(
+        default=300,
+        ge=0,
+        le=10000,
+        description="A batch to a pair that conflicts with real-time packets just released waits this long after "
+        "them, in microseconds (0 = no guard): AIFS[VO] + CWmin[VO] + one short frame at MCS0 + SIFS + BlockAck, "
+        "about 252 us, plus release jitter.",
+    )
 
     @field_validator("dscp", "udp_ports")
     @classmethod

@@ -58,6 +58,8 @@ void adw_config_default_policies(struct adw_policies *p)
                                              .rate_change_reset = 0.5};
     p->realtime.n_dscp = 1;
     p->realtime.dscp[0] = 46;
+    p->realtime.hold_max_fraction = ADW_RT_HOLD_MAX_FRACTION_DEFAULT;
+    p->realtime.guard_us = ADW_RT_GUARD_US_DEFAULT;
     p->queue_sizing = (struct adw_queue_sizing_policy){.t_max_ns = 200000000ull,
                                                        .c_pkts = 5,
                                                        .q_max_pkts = 4096,
@@ -272,6 +274,12 @@ static int check_policies(const struct adw_config *c, char *err, size_t errlen)
     for (unsigned i = 0; i < p->realtime.n_udp_ports; i++)
         if (p->realtime.udp_ports[i] == 0)
             return fail(err, errlen, "policies.realtime.udp_ports[%u]: port 0", i);
+    if (!(p->realtime.hold_max_fraction >= 0 && p->realtime.hold_max_fraction <= 1))
+        return fail(err, errlen, "policies.realtime.hold_max_fraction: %g outside [0, 1]",
+                    p->realtime.hold_max_fraction);
+    if (p->realtime.guard_us > ADW_RT_GUARD_US_MAX)
+        return fail(err, errlen, "policies.realtime.guard_us: %u outside [0, %u]", p->realtime.guard_us,
+                    ADW_RT_GUARD_US_MAX);
     const struct adw_queue_sizing_policy *q = &p->queue_sizing;
     if (q->t_max_ns == 0 || q->t_max_ns > 10000000000ull)
         return fail(err, errlen, "policies.queue_sizing.t_max_ms: outside (0, 10000]");

@@ -4,7 +4,9 @@
  *      configuration is swapped in (never mid-frame);
  *   1. real-time first: every held real-time packet of every pair is released
  *      (004 §6.4: "releases downlink voice packets ... and then releases the
- *      batch of TCP packets");
+ *      batch of TCP packets"), once no conflicting downlink drain is in the
+ *      air, and a batch to a conflicting pair a guard later
+ *      (realtime_release.c);
  *   2. each pair of the slice closes a drain still open from its previous
  *      batch (capped: its ACKs never came in time) and releases a batch of
  *      r_i(k) packets, alternating between its ACK and data queues so the ACKs
@@ -14,6 +16,7 @@
  */
 #include <string.h>
 
+#include "realtime_release.h"
 #include "sched_internal.h"
 
 void adw_swap_plan(struct adw_sched *s, uint64_t now_ns);
@@ -211,17 +214,22 @@ static void defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const st
     ps->defer_silence_ns = defer_silence_ns(duration_ns);
     s->deferred[s->n_deferred++] = (uint16_t)(ps - s->slots);
     s->st.slice_deferrals++;
+    if (now_ns < adw_rt_batch_free_at(s, ps->pair))
+        s->st.rt_batch_waits++;
 }
 
 void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force)
 {
+    adw_rt_release_held(s, now_ns, force); /* real-time first (004 §6.4) */
     uint32_t kept = 0;
     for (uint32_t i = 0; i < s->n_deferred; i++) {
         struct adw_pair_state *ps = &s->slots[s->deferred[i]];
         if (!ps->deferred || !ps->active)
             continue;
         bool slice_over = now_ns >= ps->defer_slice_end_ns;
-        if (!force && !slice_over && conflicting_drain_in_air(s, ps->pair, ps->defer_silence_ns, now_ns)) {
+        if (!force && !slice_over &&
+            (conflicting_drain_in_air(s, ps->pair, ps->defer_silence_ns, now_ns) ||
+             now_ns < adw_rt_batch_free_at(s, ps->pair))) {
             s->deferred[kept++] = s->deferred[i];
             continue;
         }
@@ -247,24 +255,15 @@ uint64_t adw_deferred_next_ns(const struct adw_sched *s)
         if (!ps->deferred)
             continue;
         uint64_t at = conflicting_drains_silent_at(s, ps->pair, ps->defer_silence_ns);
+        uint64_t rt = adw_rt_batch_free_at(s, ps->pair); /* and it waits for real-time packets */
+        if (rt > 0 && (at == UINT64_MAX || rt > at))
+            at = rt;
         if (at > ps->defer_slice_end_ns)
             at = ps->defer_slice_end_ns;
         if (at < next)
             next = at;
     }
     return next;
-}
-
-static void release_realtime(struct adw_sched *s)
-{
-    for (uint32_t i = 0; i < s->n_rt_pending; i++) {
-        struct adw_pair_state *ps = &s->slots[s->rt_pending[i]];
-        ps->frame_released_pkts += ps->q_rt.len;
-        ps->frame_released_bytes += ps->q_rt.bytes;
-        adw_fifo_splice(&s->due, &ps->q_rt, &s->pool);
-        ps->rt_listed = false;
-    }
-    s->n_rt_pending = 0;
 }
 
 static void begin_frame(struct adw_sched *s, const struct adw_slice_event *ev, uint64_t now_ns)
@@ -288,14 +287,14 @@ static void begin_frame(struct adw_sched *s, const struct adw_slice_event *ev, u
 
 void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint64_t now_ns)
 {
-    if (s->n_deferred > 0) /* a batch still held back belongs to a slice that is over: skipped */
-        adw_release_deferred(s, now_ns, true);
+    if (s->n_deferred > 0 || adw_rt_holding(s)) /* held back for a slice that is over: skipped (batches), */
+        adw_release_deferred(s, now_ns, true);            /* released (real-time) */
     if (ev->frame_boundary)
         begin_frame(s, ev, now_ns);
-    release_realtime(s);
 
     const struct adw_plan *p = s->plan;
     const struct adw_slice_cfg *sl = &p->cfg->slices[ev->slice];
+    adw_rt_release_at_slice_start(s, ev->start_ns, sl->duration_ns, now_ns);
     for (unsigned i = 0; i < sl->n_pairs; i++)
         s->in_slice[sl->pairs[i]] = 1;
     for (unsigned i = 0; i < sl->n_pairs; i++) {
@@ -313,7 +312,8 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
                 struct adw_pair_state *ts = &s->slots[p->slot_of_pair[taker]];
                 if (!drained_in_previous_slice(s, ts, ev))
                     close_stale_drain(s, ts, now_ns);
-                if (conflicting_drain_in_air(s, taker, defer_silence_ns(sl->duration_ns), now_ns))
+                if (conflicting_drain_in_air(s, taker, defer_silence_ns(sl->duration_ns), now_ns) ||
+                    now_ns < adw_rt_batch_free_at(s, taker))
                     defer_batch(s, ts, ev, sl->duration_ns, now_ns);
                 else
                     release_batch(s, ts, sl->duration_ns, now_ns);
@@ -326,7 +326,8 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
             }
             continue;
         }
-        if (backlog && conflicting_drain_in_air(s, q, defer_silence_ns(sl->duration_ns), now_ns))
+        if (backlog && (conflicting_drain_in_air(s, q, defer_silence_ns(sl->duration_ns), now_ns) ||
+                        now_ns < adw_rt_batch_free_at(s, q)))
             defer_batch(s, ps, ev, sl->duration_ns, now_ns);
         else
             release_batch(s, ps, sl->duration_ns, now_ns);

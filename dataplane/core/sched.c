@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "realtime_release.h"
 #include "sched_internal.h"
 
 void adw_swap_plan(struct adw_sched *s, uint64_t now_ns);
@@ -194,7 +195,7 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, enum adw_verdi
         adw_meta_from_desc(&d, false, &m);
         if (m.is_tcp && adw_drain_observe_uplink(&ps->drain, &m, now_ns)) {
             adw_finish_drain(s, ps, now_ns - ps->drain.start_ns, false, now_ns);
-            if (s->n_deferred > 0) /* a batch may have waited for this drain */
+            if (s->n_deferred > 0 || adw_rt_holding(s)) /* a batch or real-time packets may have waited for it */
                 adw_release_deferred(s, now_ns, false);
         }
         if (m.is_tcp) /* ACK bursts -> aggregation level (001 §4.1) */
@@ -270,7 +271,7 @@ static unsigned hand_out(struct adw_sched *s, struct adw_fifo *q, struct adw_pkt
 unsigned adw_sched_dequeue_burst(struct adw_sched *s, struct adw_pkt *out, unsigned max, uint64_t now_ns)
 {
     struct adw_slice_event ev;
-    if (s->n_deferred > 0)
+    if (s->n_deferred > 0 || adw_rt_holding(s))
         adw_release_deferred(s, now_ns, false);
     while (adw_slice_clock_step(&s->clock, now_ns, &ev))
         adw_slice_start(s, &ev, now_ns);
@@ -289,6 +290,9 @@ uint64_t adw_sched_next_event_ns(const struct adw_sched *s, uint64_t now_ns)
     uint64_t deferred = adw_deferred_next_ns(s);
     if (deferred < next)
         next = deferred;
+    uint64_t rt_hold = adw_rt_hold_until_ns(s);
+    if (rt_hold < next)
+        next = rt_hold;
     return next < now_ns ? now_ns : next;
 }
 

@@ -53,6 +53,8 @@ struct adw_pair_state {
     struct adw_fifo q_ack;                   /* downlink pure ACKs / control segments (ACK isolation) */
     struct adw_fifo q_rt;                    /* real-time */
     bool rt_listed;                          /* on the rt_pending list */
+    uint64_t rt_guard_until_ns;              /* its batches wait until then: real-time packets of a conflicting
+                                                pair were just released (realtime_release.c) */
     struct adw_tsabr tsabr;
     struct adw_drain drain;
     struct adw_astar astar;
@@ -93,6 +95,9 @@ struct adw_sched {
     struct adw_fifo due;                     /* released, waiting to be handed out by dequeue */
     uint16_t *rt_pending;                    /* slots with real-time backlog */
     uint32_t n_rt_pending;
+    uint64_t rt_hold_until_ns;               /* real-time packets held for a conflicting drain until then at the
+                                                latest, 0 = none held (realtime_release.c) */
+    uint64_t rt_hold_start_ns;               /* the slice start they were held at */
     struct adw_slice_clock clock;
     bool frame_open;                         /* a frame has begun (its report is owed at the next boundary) */
     uint64_t frame_index, frame_start_ns;    /* the open frame */

@@ -32,7 +32,7 @@ static const char *const POLICY_KEYS[] = {"ts_abr_qd", "dynamic_slicing", "realt
 static const char *const TSABR_KEYS[] = {"a_pkts_per_ms", "r_init_pkts", "r_min_pkts", "r_max_pkts",
                                          "v_cap_factor", "rate_change_reset", NULL};
 static const char *const DYN_KEYS[] = {"enabled", "pairs", NULL};
-static const char *const RT_KEYS[] = {"dscp", "udp_ports", NULL};
+static const char *const RT_KEYS[] = {"dscp", "udp_ports", "hold_max_fraction", "guard_us", NULL};
 static const char *const QS_KEYS[] = {"t_max_ms", "c_pkts", "q_max_pkts", "q_min_pkts", "a1", "b1", "ewma_alpha",
                                       NULL};
 static const char *const AGG_KEYS[] = {"enabled", "n_target_max", "t_bar_ms", "k1", "k2", "delta_s", "pairs",
@@ -395,6 +395,13 @@ static int read_realtime(struct loader *l, const json_t *pol)
         r->udp_ports[i] = (uint16_t)x;
     }
     r->n_udp_ports = (uint8_t)(ports ? json_array_size(ports) : 0);
+    /* Optional in the schema: absent means the defaults of adwiser/config.h. */
+    r->hold_max_fraction = ADW_RT_HOLD_MAX_FRACTION_DEFAULT;
+    x = ADW_RT_GUARD_US_DEFAULT;
+    if (jw_number(&l->w, o, p, "hold_max_fraction", 0, 0.0, 1.0, &r->hold_max_fraction)
+        || jw_integer(&l->w, o, p, "guard_us", 0, 0, ADW_RT_GUARD_US_MAX, &x))
+        return -1;
+    r->guard_us = (uint32_t)x;
     return 0;
 }
 

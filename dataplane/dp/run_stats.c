@@ -11,6 +11,16 @@
 
 #include <jansson.h>
 
+/* The real-time release's counters (core/realtime_release.c), added to the core object. */
+static json_t *with_realtime_stats(json_t *core, const struct adw_stats *s)
+{
+    json_object_set_new(core, "rt_holds", json_integer((json_int_t)s->rt_holds));
+    json_object_set_new(core, "rt_held_ns", json_integer((json_int_t)s->rt_held_ns));
+    json_object_set_new(core, "rt_hold_timeouts", json_integer((json_int_t)s->rt_hold_timeouts));
+    json_object_set_new(core, "rt_batch_waits", json_integer((json_int_t)s->rt_batch_waits));
+    return core;
+}
+
 static json_t *core_stats_json(const struct adw_stats *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
@@ -57,7 +67,7 @@ void run_stats_write(const struct dp_engine *e, const char *path)
         "reloads_applied", (json_int_t)e->c.reloads_applied, "reloads_rejected", (json_int_t)e->c.reloads_rejected,
         "frames_reported", (json_int_t)e->c.frames_reported, "config_drops", (json_int_t)e->c.config_drops,
         "rx_missed", (json_int_t)e->c.rx_missed, "vlan_unknown", (json_int_t)e->c.vlan_unknown,
-        "ports", ports, "core", core_stats_json(&st),
+        "ports", ports, "core", with_realtime_stats(core_stats_json(&st), &st),
         "slice_start_error", "events", (json_int_t)e->lateness.count,
         "p50_us", slice_lateness_quantile_us(&e->lateness, 0.5),
         "p99_us", slice_lateness_quantile_us(&e->lateness, 0.99),

@@ -113,6 +113,8 @@ static void test_lab_document_loads_every_field(void **state)
     assert_true(cfg->policies.ts_abr_qd.v_cap_factor == 3.0);
     assert_int_equal(cfg->policies.realtime.n_dscp, 1);
     assert_int_equal(cfg->policies.realtime.dscp[0], 46);
+    assert_true(cfg->policies.realtime.hold_max_fraction == ADW_RT_HOLD_MAX_FRACTION_DEFAULT); /* absent: default */
+    assert_int_equal(cfg->policies.realtime.guard_us, ADW_RT_GUARD_US_DEFAULT);
     assert_int_equal(cfg->policies.queue_sizing.t_max_ns, 200000000u);
     assert_int_equal(cfg->policies.queue_sizing.q_max_pkts, 4096);
     assert_false(cfg->policies.dynamic_slicing.enabled);
@@ -225,10 +227,14 @@ static void test_optional_fields_may_be_absent_or_present(void **state)
                         json_pack("[{s:[s], s:i, s:f}]", "pairs", "ap1/sta1", "n_target_max", 32,
                                   "t_bar_ms", 5.0));
     json_object_set_new(at(doc, "topology.aps[0]"), "vlan", json_integer(100));
+    json_object_set_new(at(doc, "policies.realtime"), "hold_max_fraction", json_real(0.5));
+    json_object_set_new(at(doc, "policies.realtime"), "guard_us", json_integer(150));
     json_object_set_new(at(doc, "topology.aps[0]"), "name", json_string("AP one"));
     if (load(doc, cfg, err, sizeof(err)) != 0)
         fail_msg("optional fields refused: %s", err);
     assert_int_equal(cfg->aps[0].vlan, 100);
+    assert_true(cfg->policies.realtime.hold_max_fraction == 0.5);
+    assert_int_equal(cfg->policies.realtime.guard_us, 150);
     free(cfg);
     json_decref(doc);
     json_decref(schema);
@@ -266,6 +272,9 @@ static const struct {
     {"topology", "conflicts", "[[\"ap1/sta1\"]]", "topology.conflicts[0]: ", "exactly two"},
     {"policies.realtime", "dscp", "[64]", "policies.realtime.dscp[0]: ", "outside"},
     {"policies.realtime", "udp_ports", "[0]", "policies.realtime.udp_ports[0]: ", "outside"},
+    {"policies.realtime", "hold_max_fraction", "1.5", "policies.realtime.hold_max_fraction: ", "outside"},
+    {"policies.realtime", "guard_us", "10001", "policies.realtime.guard_us: ", "outside"},
+    {"policies.realtime", "guard_us", "2.5", "policies.realtime.guard_us: ", "expected an integer"},
     {"policies.dynamic_slicing", "enabled", "\"yes\"", "policies.dynamic_slicing.enabled: ", "expected a boolean"},
     {"policies.queue_sizing", "ewma_alpha", "1.5", "policies.queue_sizing.ewma_alpha: ", "outside"},
     {"", "schema_version", "2", "schema_version: ", "outside"},

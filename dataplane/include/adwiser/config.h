@@ -90,12 +90,28 @@ struct adw_dynslice_policy {
     uint16_t pairs[ADW_MAX_PAIRS];   /* pair indices allowed to take idle slices */
 };
 
+/* Defaults of the real-time release (004 §6.4; core/release.c says why real-time packets may wait). The guard
+ * is the air time of one voice frame exchange at the AP, 802.11-2016 (5 GHz OFDM, AC_VO of Table 9-137):
+ * AIFS[VO] = SIFS 16 + 1 slot of 9 us = 25 us, the largest first backoff CWmin[VO] = 3 slots = 27 us, a PPDU of
+ * 90 octets (48-byte packet, 38 of MAC framing, 4 of A-MPDU delimiter) at the slowest HT rate, MCS0 6.5 Mbit/s:
+ * 36 us preamble + 29 symbols of 4 us = 152 us, SIFS 16 us and the BlockAck at 24 Mbit/s, 32 us: 252 us; plus
+ * about 50 us from release to the AP's queue (the lab's p99 delivery jitter is under 100 us): 300 us. */
+#define ADW_RT_GUARD_US_DEFAULT 300u
+#define ADW_RT_GUARD_US_MAX 10000u
+/* At most a quarter of the slice (5 ms of a 20 ms slice): the downlink drain it waits for ends at the slice
+ * start on average (E[V] = S, 004 §5), so most waits are short; the bound keeps voice within its delay
+ * budget when the drain's ACKs are lost. */
+#define ADW_RT_HOLD_MAX_FRACTION_DEFAULT 0.25
 /* Real-time first release, 004 §6.4 / SPEC §3.4. */
 struct adw_realtime_policy {
     uint8_t n_dscp;                  /* valid entries of dscp[] */
     uint8_t dscp[ADW_MAX_RT_DSCP];   /* DSCP code points (0..63) classified real-time (46 = EF) */
     uint8_t n_udp_ports;             /* valid entries of udp_ports[] */
     uint16_t udp_ports[ADW_MAX_RT_PORTS]; /* UDP ports (either end) classified real-time */
+    double hold_max_fraction;        /* real-time packets wait for a conflicting pair's downlink drain to end at
+                                        most this fraction of the slice, [0, 1]; 0 = never wait */
+    uint32_t guard_us;               /* a batch to a pair that conflicts with real-time packets just released
+                                        waits this long after them, us; 0 = no guard */
 };
 
 /* A* queue sizing, 003 §IV-V / SPEC §3.5: limit = min(Q_eBDP, q_ALT). */

@@ -1,0 +1,227 @@
+/*
+ * test_realtime.c — real-time packets at a slice start (004 §6.4, core/realtime_release.c) through the public API
+ * on the 2AP-2STA lab: AP1-STA1 in slice 0, AP2-STA2 in slice 1, 20 ms each, frame 40 ms, time from 0. The
+ * defaults of adwiser/config.h: voice waits at most a quarter of the slice (5 ms) for a conflicting drain, and a
+ * batch to a conflicting pair goes 300 us after the voice.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "adwiser/config.h"
+#include "adwiser/sched.h"
+#include "frame_builder.h"
+#include "lab_config.h"
+#include "sched_fixture.h"
+
+#define US 1000ull
+#define MS 1000000ull
+#define GUARD (ADW_RT_GUARD_US_DEFAULT * US)
+
+/* A voice packet (UDP, DSCP EF) to sta. */
+static struct adw_pkt down_voice(unsigned sta)
+{
+    uint8_t *b = lab_buf();
+    uint32_t n = fb_udp4(b, 1600, LAB_SRV_MAC, LAB_STA_MAC[sta], LAB_SRV_IP, LAB_STA_IP[sta], 46, 5004, 5004, 20);
+    return (struct adw_pkt){.data = b, .len = n, .in_port = 0, .cookie = b};
+}
+
+static enum adw_verdict enqueue1(struct adw_sched *s, struct adw_pkt *p, uint64_t now)
+{
+    enum adw_verdict v;
+    adw_sched_enqueue_burst(s, p, &v, 1, now);
+    return v;
+}
+
+static void enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
+{
+    for (unsigned i = 0; i < n; i++) {
+        struct adw_pkt p = lab_down_pkt(sta, seq + i * 1448, 1448);
+        assert_int_equal(enqueue1(s, &p, now), ADW_QUEUED);
+    }
+}
+
+static void ack_from(struct adw_sched *s, unsigned sta, unsigned segments, uint64_t now)
+{
+    struct adw_pkt a = lab_up_ack_pkt(sta, 1 + segments * 1448);
+    assert_int_equal(enqueue1(s, &a, now), ADW_PASS);
+}
+
+static struct adw_pkt out[4096];
+
+static unsigned dequeue_all(struct adw_sched *s, uint64_t now)
+{
+    unsigned n = 0, k;
+    while ((k = adw_sched_dequeue_burst(s, out + n, 64, now)) > 0)
+        n += k;
+    return n;
+}
+
+static void assert_all_to(unsigned n, uint16_t port)
+{
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(out[i].out_port, port);
+}
+
+/* voice-bulk's case: STA2 has only voice, so AP1-STA1 takes its slice (dynamic slicing); AP1's batch of slice 0
+ * is still being acknowledged at 20 ms. The voice to AP2 (hidden from AP1) waits for that drain to end, then
+ * AP1's next batch waits the guard, so the voice is on the air alone. */
+static void test_voice_waits_for_conflicting_drain_then_batch_waits_guard(void **state)
+{
+    struct sched_fixture *f = *state;
+    f->cfg->policies.dynamic_slicing.enabled = true;
+    sched_fixture_recreate(f, NULL);
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    struct adw_pkt v = down_voice(1);
+    assert_int_equal(enqueue1(f->s, &v, 10 * MS), ADW_QUEUED);
+    ack_from(f->s, 0, 20, 19 * MS);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 0); /* AP1 still on the air: neither voice nor batch */
+    assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 25 * MS); /* the hold's bound */
+    ack_from(f->s, 0, 40, 22 * MS); /* AP1's drain ends */
+    assert_int_equal(dequeue_all(f->s, 22 * MS), 1);
+    assert_ptr_equal(out[0].cookie, v.cookie);
+    assert_int_equal(out[0].out_port, 2);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 22 * MS), 22 * MS + GUARD);
+    assert_int_equal(dequeue_all(f->s, 22 * MS + GUARD - 1), 0);
+    unsigned n = dequeue_all(f->s, 22 * MS + GUARD);
+    assert_true(n > 0);
+    assert_all_to(n, 1);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.rt_holds, 1);
+    assert_int_equal(st.rt_held_ns, 2 * MS);
+    assert_int_equal(st.rt_hold_timeouts, 0);
+    assert_int_equal(st.rt_batch_waits, 1);
+    assert_int_equal(st.released_rt, 1);
+}
+
+/* A drain whose ACKs were lost never holds voice for long: it goes at a quarter of the slice, the batch a guard
+ * later. */
+static void test_voice_goes_at_the_hold_bound_when_the_conflicting_drain_does_not_end(void **state)
+{
+    struct sched_fixture *f = *state;
+    f->cfg->policies.dynamic_slicing.enabled = true;
+    sched_fixture_recreate(f, NULL);
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    struct adw_pkt v = down_voice(1);
+    enqueue1(f->s, &v, 10 * MS);
+    ack_from(f->s, 0, 20, 19 * MS);
+    assert_int_equal(dequeue_all(f->s, 21 * MS), 0); /* the slice start handled late: the bound is still 25 ms */
+    assert_int_equal(dequeue_all(f->s, 25 * MS - 1), 0);
+    assert_int_equal(dequeue_all(f->s, 25 * MS), 1);
+    assert_ptr_equal(out[0].cookie, v.cookie);
+    assert_int_equal(dequeue_all(f->s, 25 * MS + GUARD - 1), 0);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.rt_hold_timeouts, 1);
+    assert_int_equal(st.rt_held_ns, 5 * MS);
+}
+
+/* No conflicting drain open at the slice start: the voice goes at once, first, and the conflicting pair's batch
+ * of that slice a guard later (004 §6.4: voice to AP2, then the batch to AP1). */
+static void test_voice_goes_first_and_the_conflicting_batch_a_guard_later(void **state)
+{
+    struct sched_fixture *f = *state;
+    dequeue_all(f->s, 21 * MS);
+    enqueue_data(f->s, 0, 1, 3, 22 * MS);
+    struct adw_pkt v = down_voice(1);
+    assert_int_equal(enqueue1(f->s, &v, 23 * MS), ADW_QUEUED);
+    assert_int_equal(dequeue_all(f->s, 40 * MS), 1);
+    assert_ptr_equal(out[0].cookie, v.cookie);
+    assert_int_equal(out[0].out_port, 2);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), 40 * MS + GUARD);
+    assert_int_equal(dequeue_all(f->s, 40 * MS + GUARD), 3);
+    assert_all_to(3, 1);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.rt_holds, 0);
+    assert_int_equal(st.rt_batch_waits, 1);
+}
+
+/* A pair's own voice holds nothing back: its AP sends AC_VO ahead of its data. */
+static void test_batch_of_the_voice_pair_itself_goes_at_once_after_its_voice(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_data(f->s, 1, 1, 5, 1 * MS);
+    struct adw_pkt v = down_voice(1);
+    enqueue1(f->s, &v, 2 * MS);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 6);
+    assert_ptr_equal(out[0].cookie, v.cookie);
+    assert_all_to(6, 2);
+}
+
+/* Voice that arrives during a hold goes with the held voice: the air is clear for it too. */
+static void test_voice_arriving_during_a_hold_goes_with_the_held_voice(void **state)
+{
+    struct sched_fixture *f = *state;
+    f->cfg->policies.dynamic_slicing.enabled = true;
+    sched_fixture_recreate(f, NULL);
+    enqueue_data(f->s, 0, 1, 100, 0);
+    dequeue_all(f->s, 0);
+    struct adw_pkt v1 = down_voice(1), v2 = down_voice(1);
+    enqueue1(f->s, &v1, 10 * MS);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
+    enqueue1(f->s, &v2, 21 * MS);
+    ack_from(f->s, 0, 40, 22 * MS);
+    assert_int_equal(dequeue_all(f->s, 22 * MS), 2);
+    assert_ptr_equal(out[0].cookie, v1.cookie);
+    assert_ptr_equal(out[1].cookie, v2.cookie);
+}
+
+/* hold_max_fraction = 0 and guard_us = 0: voice and the batch go together at the slice start, voice first. */
+static void test_zero_hold_and_guard_release_voice_and_batch_together(void **state)
+{
+    struct sched_fixture *f = *state;
+    f->cfg->policies.dynamic_slicing.enabled = true;
+    f->cfg->policies.realtime.hold_max_fraction = 0;
+    f->cfg->policies.realtime.guard_us = 0;
+    sched_fixture_recreate(f, NULL);
+    enqueue_data(f->s, 0, 1, 100, 0);
+    dequeue_all(f->s, 0);
+    struct adw_pkt v = down_voice(1);
+    enqueue1(f->s, &v, 10 * MS);
+    ack_from(f->s, 0, 40, 15 * MS);
+    unsigned n = dequeue_all(f->s, 20 * MS);
+    assert_true(n > 1);
+    assert_ptr_equal(out[0].cookie, v.cookie);
+    for (unsigned i = 1; i < n; i++)
+        assert_int_equal(out[i].out_port, 1);
+}
+
+static void test_out_of_range_hold_and_guard_are_refused_by_name(void **state)
+{
+    (void)state;
+    char err[256];
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    c->policies.realtime.hold_max_fraction = 1.5;
+    assert_int_not_equal(adw_config_check(c, err, sizeof(err)), 0);
+    assert_non_null(strstr(err, "policies.realtime.hold_max_fraction"));
+    c->policies.realtime.hold_max_fraction = 0.25;
+    c->policies.realtime.guard_us = ADW_RT_GUARD_US_MAX + 1;
+    assert_int_not_equal(adw_config_check(c, err, sizeof(err)), 0);
+    assert_non_null(strstr(err, "policies.realtime.guard_us"));
+    free(c);
+}
+
+#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, sched_fixture_setup, sched_fixture_teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        LAB_TEST(test_voice_waits_for_conflicting_drain_then_batch_waits_guard),
+        LAB_TEST(test_voice_goes_at_the_hold_bound_when_the_conflicting_drain_does_not_end),
+        LAB_TEST(test_voice_goes_first_and_the_conflicting_batch_a_guard_later),
+        LAB_TEST(test_batch_of_the_voice_pair_itself_goes_at_once_after_its_voice),
+        LAB_TEST(test_voice_arriving_during_a_hold_goes_with_the_held_voice),
+        LAB_TEST(test_zero_hold_and_guard_release_voice_and_batch_together),
+        cmocka_unit_test(test_out_of_range_hold_and_guard_are_refused_by_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
