@@ -173,6 +173,11 @@ static void load_mac(struct loader *L, json_t *mac, struct wlan_air_config *c)
     c->ba_bytes = uint_(L, mac, "mac", "ba_bytes", 14, 200);
     if (!L->failed && airtime_legacy_us(c->ba_rate_mbps, c->ba_bytes) == 0)
         fail(L, "mac.ba_rate_mbps: %u is not a non-HT OFDM rate", c->ba_rate_mbps);
+    c->rts_rate_mbps = uint_(L, mac, "mac", "rts_rate_mbps", 6, 54);
+    c->rts_bytes = uint_(L, mac, "mac", "rts_bytes", 14, 100);
+    c->cts_bytes = uint_(L, mac, "mac", "cts_bytes", 14, 100);
+    if (!L->failed && airtime_legacy_us(c->rts_rate_mbps, c->rts_bytes) == 0)
+        fail(L, "mac.rts_rate_mbps: %u is not a non-HT OFDM rate", c->rts_rate_mbps);
     load_edca(L, mac, "edca_ap", c->edca_ap);
     load_edca(L, mac, "edca_sta", c->edca_sta);
     c->ba_window = uint_(L, mac, "mac", "ba_window", 1, 256);
@@ -194,6 +199,7 @@ static void load_rc(struct loader *L, json_t *rc, struct wlan_air_config *c)
     c->rc_sample_ratio = num(L, rc, "rate_control", "sample_ratio", 0, 0.5);
     c->rc_prob_cap = num(L, rc, "rate_control", "prob_cap", 0.1, 1);
     c->rc_initial_mcs = uint_(L, rc, "rate_control", "initial_mcs", 0, WLAN_MAX_MCS - 1);
+    c->rc_rts_on_fallback = boolean(L, rc, "rate_control", "rts_on_fallback");
     if (!L->failed && c->rc_initial_mcs >= c->n_mcs)
         fail(L, "rate_control.initial_mcs: %u is not in the rate set (0..%u)", c->rc_initial_mcs, c->n_mcs - 1);
 }

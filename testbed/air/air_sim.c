@@ -5,7 +5,9 @@
  * happens: a transmission ends (receptions are decided, MPDUs handed up),
  * a BlockAck starts SIFS after a data PPDU, an exchange completes at the
  * originator (BlockAck decoded or not: retries, rate control, CW), a NAV
- * expires, or a backoff entity reaches zero on idle medium. At one instant
+ * expires, or a backoff entity reaches zero on idle medium. An A-MPDU
+ * protected by RTS/CTS is built when the AP wins contention and kept in its
+ * RTS; the CTS starts SIFS after the RTS, the A-MPDU SIFS after the CTS. At one instant
  * all entities that expire transmit together (so equal backoffs collide, as
  * on air), and only then do the others sense the medium busy and freeze
  * their backoff (802.11-2016 §10.22.2.4).
@@ -24,24 +26,24 @@
 #define TX_HISTORY 256
 #define NONE UINT64_MAX
 
-enum tx_kind { TX_DATA, TX_BA };
+enum tx_kind { TX_DATA, TX_BA, TX_RTS, TX_CTS };
 
 struct tx {
     bool used;                   /* slot holds a transmission */
-    enum tx_kind kind;           /* data PPDU or BlockAck */
+    enum tx_kind kind;           /* data PPDU, BlockAck, RTS or CTS */
     int node, rx;                /* transmitter and addressed receiver */
     uint8_t ac;                  /* access category (data) */
     uint64_t start_us, end_us;   /* on-air interval (µs) */
     uint32_t preamble_us;        /* preamble duration (µs) */
-    uint32_t mcs;                /* MCS (data) */
-    double phy_mbps;             /* PHY rate (Mbit/s) */
+    uint32_t mcs;                /* MCS (data; for an RTS that of the A-MPDU it protects) */
+    double phy_mbps;             /* PHY rate of the data PPDU (Mbit/s) */
     double rss_dbm[WLAN_MAX_NODES]; /* received power at each node incl. fading (dBm) */
     double rss_mw[WLAN_MAX_NODES];  /* the same in mW */
     bool detected[WLAN_MAX_NODES];  /* the node detected its preamble (locked onto it at its start) */
     bool ended;                  /* end processed */
     bool preamble_lost;          /* receiver was locked elsewhere or transmitting at start */
     bool collided;               /* overlapped at the receiver */
-    /* data PPDU */
+    /* data PPDU (an RTS holds the A-MPDU it protects in the same fields) */
     uint32_t n;                  /* MPDUs */
     uint64_t seq[MAX_AMPDU];     /* their sequence numbers */
     uint64_t ids[MAX_AMPDU];     /* their frame ids */
@@ -55,8 +57,14 @@ struct tx {
     uint64_t resp_us;            /* when the originator learns the outcome */
     bool resp_done;              /* outcome processed */
     int ba_tx;                   /* history index of the BlockAck, -1 if none */
-    /* BlockAck */
-    int data_tx;                 /* history index of the data PPDU it answers */
+    bool rts_protected;          /* sent after a successful RTS/CTS exchange */
+    /* RTS */
+    uint32_t data_us;            /* duration of the protected data PPDU (µs) */
+    uint64_t cts_start_us;       /* when the CTS starts, NONE if none */
+    uint64_t data_start_us;      /* when the protected A-MPDU starts, NONE if not (yet) */
+    int cts_tx;                  /* history index of the CTS, -1 if none */
+    /* BlockAck, CTS */
+    int data_tx;                 /* history index of the data PPDU (BlockAck) or RTS (CTS) it answers */
 };
 
 struct entity {
@@ -89,6 +97,7 @@ struct wlan_air {
     int live[TX_HISTORY];        /* history indices of transmissions with events still to come */
     int n_live;                  /* entries in live */
     uint32_t ba_us;              /* BlockAck duration (µs) */
+    uint32_t rts_us, cts_us;     /* RTS and CTS durations (µs) */
     const struct wlan_air_callbacks *cb;
 };
 
@@ -214,18 +223,30 @@ static uint64_t entity_expiry(const struct wlan_air *a, int n, int ac)
 
 /* ---------------------------------------------------------------- transmissions */
 
+/* Whether a transmission still has an event to come. */
+static bool is_live(const struct tx *x)
+{
+    if (!x->ended)
+        return true;
+    if (x->kind == TX_DATA)
+        return !x->resp_done || x->ba_start_us != NONE;
+    if (x->kind == TX_RTS)
+        return !x->resp_done || x->cts_start_us != NONE || x->data_start_us != NONE;
+    return false;
+}
+
 static struct tx *new_tx(struct wlan_air *a, int *idx)
 {
     for (int tries = 0; tries < TX_HISTORY; tries++) {
         int i = (int)(a->hist_next++ % TX_HISTORY);
         struct tx *t = &a->hist[i];
         /* Keep slots still on air or awaiting their exchange's outcome. */
-        if (t->used && (!t->ended || (t->kind == TX_DATA && !t->resp_done)))
+        if (t->used && is_live(t))
             continue;
         memset(t, 0, sizeof *t);
         t->used = true;
-        t->ba_tx = t->data_tx = -1;
-        t->ba_start_us = NONE;
+        t->ba_tx = t->data_tx = t->cts_tx = -1;
+        t->ba_start_us = t->cts_start_us = t->data_start_us = NONE;
         a->live[a->n_live++] = i;
         *idx = i;
         return t;
@@ -276,6 +297,55 @@ static void put_on_air(struct wlan_air *a, struct tx *t, int idx)
     }
 }
 
+/* Puts the A-MPDU held in hist[idx] on air at now. */
+static void launch_data(struct wlan_air *a, int idx, uint64_t now)
+{
+    struct tx *t = &a->hist[idx];
+    t->kind = TX_DATA;
+    t->start_us = now;
+    t->preamble_us = airtime_preamble_us(a->c.phy, airtime_nss(a->c.phy, t->mcs));
+    t->end_us = now + airtime_ppdu_us(a->c.phy, a->c.bandwidth_mhz, t->mcs, a->c.short_gi, t->bytes);
+    t->resp_us = t->end_us + a->c.sifs_us + a->ba_us;
+    /* Each MPDU is decoded once the symbol holding its last bit is in
+     * (SERVICE field first, §19.3.11.2), so receptions are decided, and
+     * MPDUs handed up, along the PPDU as a receiver does. */
+    uint64_t cum = 0, ndbps = airtime_ndbps(a->c.phy, a->c.bandwidth_mhz, t->mcs);
+    double tsym = a->c.short_gi ? 3.6 : 4.0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        cum += t->sub_bytes[i];
+        uint64_t nsym = (16 + 8 * cum + ndbps - 1) / ndbps;
+        uint64_t e_us = now + t->preamble_us + (uint64_t)ceil((double)nsym * tsym - 1e-9);
+        t->mpdu_end_us[i] = i + 1 == t->n || e_us > t->end_us ? t->end_us : e_us;
+    }
+    put_on_air(a, t, idx);
+    struct wlan_link_counters *k = &a->ctr[t->node][t->rx];
+    struct txq *q = &a->q[t->node][t->rx][t->ac];
+    for (uint32_t i = 0; i < t->n; i++)
+        if (txq_at(q, t->seq[i])->retries)
+            k->mpdus_retx++;
+    k->ppdus++;
+    k->ppdus_protected += t->rts_protected;
+    k->mpdus_tx += t->n;
+    k->airtime_us += t->end_us - t->start_us;
+    k->sum_ampdu += t->n;
+    k->sum_phy_mbps += t->phy_mbps;
+}
+
+/* Sends an RTS at now for the A-MPDU held in hist[idx] (802.11-2016
+ * §10.3.2.6): the A-MPDU follows SIFS after a CTS the AP decodes. */
+static void start_rts(struct wlan_air *a, int idx, uint64_t now)
+{
+    struct tx *t = &a->hist[idx];
+    t->kind = TX_RTS;
+    t->data_us = airtime_ppdu_us(a->c.phy, a->c.bandwidth_mhz, t->mcs, a->c.short_gi, t->bytes);
+    t->start_us = now;
+    t->end_us = now + a->rts_us;
+    t->preamble_us = 20;
+    t->resp_us = t->end_us + a->c.sifs_us + a->cts_us;
+    a->ctr[t->node][t->rx].rts_tx++;
+    put_on_air(a, t, idx);
+}
+
 /* Chooses the destination (round robin) and builds the A-MPDU for an entity. */
 static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
 {
@@ -293,7 +363,8 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
         return;
     struct txq *q = &a->q[n][dst][ac];
     struct minstrel *rc = &a->rc[n][dst];
-    /* First sendable sequence number: its retries pick the retry-chain rate. */
+    /* First sendable sequence number: its tries pick the retry-chain entry
+     * (rate, and RTS/CTS on fallback entries). */
     uint64_t first = q->head_seq;
     while (first < q->head_seq + q->count) {
         uint8_t s = txq_at(q, first)->state;
@@ -352,8 +423,6 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
         t->ids[t->n] = m->id;
         bytes = nb;
         txq_set_state(q, s, MPDU_INFLIGHT);
-        if (m->retries)
-            a->ctr[n][dst].mpdus_retx++;
         t->n++;
     }
     if (t->n == 0) {
@@ -366,30 +435,15 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
         return;
     }
     t->bytes = bytes;
-    t->start_us = now;
-    t->preamble_us = airtime_preamble_us(a->c.phy, airtime_nss(a->c.phy, mcs));
-    t->end_us = now + airtime_ppdu_us(a->c.phy, a->c.bandwidth_mhz, mcs, a->c.short_gi, bytes);
-    t->resp_us = t->end_us + a->c.sifs_us + a->ba_us;
-    /* Each MPDU is decoded once the symbol holding its last bit is in
-     * (SERVICE field first, §19.3.11.2), so receptions are decided, and
-     * MPDUs handed up, along the PPDU as a receiver does. */
-    uint64_t cum = 0, ndbps = airtime_ndbps(a->c.phy, a->c.bandwidth_mhz, mcs);
-    double tsym = a->c.short_gi ? 3.6 : 4.0;
-    for (uint32_t i = 0; i < t->n; i++) {
-        cum += t->sub_bytes[i];
-        uint64_t nsym = (16 + 8 * cum + ndbps - 1) / ndbps;
-        uint64_t e_us = now + t->preamble_us + (uint64_t)ceil((double)nsym * tsym - 1e-9);
-        t->mpdu_end_us[i] = i + 1 == t->n || e_us > t->end_us ? t->end_us : e_us;
-    }
     a->nodes[n].awaiting = true;
     e->backoff = -1;
-    put_on_air(a, t, idx);
-    struct wlan_link_counters *k = &a->ctr[n][dst];
-    k->ppdus++;
-    k->mpdus_tx += t->n;
-    k->airtime_us += t->end_us - t->start_us;
-    k->sum_ampdu += t->n;
-    k->sum_phy_mbps += t->phy_mbps;
+    /* Linux minstrel_ht flags every rate-table entry after the first with
+     * RTS/CTS ("for fallback rates, to increase chances of getting through");
+     * ath9k then sends an RTS before the A-MPDU at those rate series only. */
+    if (a->c.rc_rts_on_fallback && a->c.nodes[n].role == WLAN_ROLE_AP && minstrel_chain_entry(fm->retries) > 0)
+        start_rts(a, idx, now);
+    else
+        launch_data(a, idx, now);
 }
 
 static void start_ba(struct wlan_air *a, int data_idx, uint64_t now)
@@ -411,6 +465,49 @@ static void start_ba(struct wlan_air *a, int data_idx, uint64_t now)
     t->data_tx = data_idx;
     d->ba_tx = idx;
     put_on_air(a, t, idx);
+}
+
+/* The CTS, SIFS after an RTS its addressee decoded with its NAV idle. */
+static void start_cts(struct wlan_air *a, int rts_idx, uint64_t now)
+{
+    struct tx *r = &a->hist[rts_idx];
+    r->cts_start_us = NONE;
+    if (a->nodes[r->rx].transmitting)
+        return;
+    int idx;
+    struct tx *t = new_tx(a, &idx);
+    r = &a->hist[rts_idx];
+    t->kind = TX_CTS;
+    t->node = r->rx;
+    t->rx = r->node;
+    t->start_us = now;
+    t->end_us = now + a->cts_us;
+    t->preamble_us = 20;
+    t->data_tx = rts_idx;
+    r->cts_tx = idx;
+    put_on_air(a, t, idx);
+}
+
+/* The A-MPDU an RTS reserved the medium for, SIFS after the CTS. */
+static void start_protected_data(struct wlan_air *a, int rts_idx, uint64_t now)
+{
+    int idx;
+    struct tx *t = new_tx(a, &idx);
+    struct tx *r = &a->hist[rts_idx];
+    t->node = r->node;
+    t->rx = r->rx;
+    t->ac = r->ac;
+    t->mcs = r->mcs;
+    t->phy_mbps = r->phy_mbps;
+    t->n = r->n;
+    t->bytes = r->bytes;
+    memcpy(t->seq, r->seq, r->n * sizeof t->seq[0]);
+    memcpy(t->ids, r->ids, r->n * sizeof t->ids[0]);
+    memcpy(t->sub_bytes, r->sub_bytes, r->n * sizeof t->sub_bytes[0]);
+    t->rts_protected = true;
+    /* Only now: the RTS slot stays live, hence unreused, until copied. */
+    r->data_start_us = NONE;
+    launch_data(a, idx, now);
 }
 
 /* ---------------------------------------------------------------- reception */
@@ -552,11 +649,63 @@ static bool ba_received(struct wlan_air *a, int data_idx)
     return rnd(a) >= radio_error_prob(&a->c, m, a->c.ba_bytes);
 }
 
-static void complete_exchange(struct wlan_air *a, int idx)
+/* Whether node n decodes control frame idx (RTS or CTS) of len_bytes at
+ * the RTS/CTS rate: it locked onto its preamble, did not transmit during it,
+ * and the SINR over the frame gives it through the PER curve. */
+static bool control_decoded(struct wlan_air *a, int idx, int n, uint32_t len_bytes)
+{
+    const struct tx *t = &a->hist[idx];
+    if (!t->detected[n] || rx_busy_during(a, idx, n, (double)t->start_us, (double)t->end_us))
+        return false;
+    double i_mw = interference_mw(a, idx, n, (double)t->start_us, (double)t->end_us, NULL);
+    double sig = t->rss_dbm[n];
+    double m = radio_margin_db(&a->c, legacy_equivalent_mcs(a->c.rts_rate_mbps), sig,
+                               radio_sinr_db(sig, a->c.noise_floor_dbm, i_mw));
+    return rnd(a) >= radio_error_prob(&a->c, m, len_bytes);
+}
+
+/* Third parties that decode an RTS or CTS set their NAV from its Duration
+ * field (§10.3.2.4) up to nav_us, the end of the exchange's BlockAck. */
+static void nav_from_control(struct wlan_air *a, int idx, uint32_t len_bytes, uint64_t nav_us)
+{
+    const struct tx *t = &a->hist[idx];
+    for (uint32_t n = 0; n < a->c.n_nodes; n++) {
+        if ((int)n == t->node || (int)n == t->rx || !control_decoded(a, idx, (int)n, len_bytes))
+            continue;
+        if (nav_us > a->nodes[n].nav_until_us)
+            a->nodes[n].nav_until_us = nav_us;
+    }
+}
+
+/* End of an RTS: its addressee answers SIFS later if it decoded it and its
+ * NAV is idle (§10.3.2.6); listeners defer to the whole exchange (RTS
+ * Duration = 3 SIFS + CTS + data + BlockAck, §9.3.1.2). */
+static void end_rts(struct wlan_air *a, int idx)
+{
+    struct tx *t = &a->hist[idx];
+    uint64_t now = t->end_us;
+    if (control_decoded(a, idx, t->rx, a->c.rts_bytes) && a->nodes[t->rx].nav_until_us <= now)
+        t->cts_start_us = now + a->c.sifs_us;
+    nav_from_control(a, idx, a->c.rts_bytes,
+                     now + 3ull * a->c.sifs_us + a->cts_us + t->data_us + a->ba_us);
+}
+
+/* End of a CTS: its listeners, the hidden AP among them, defer to the data
+ * and BlockAck that follow (CTS Duration, §9.3.1.3). */
+static void end_cts(struct wlan_air *a, int idx)
+{
+    const struct tx *t = &a->hist[idx];
+    const struct tx *r = &a->hist[t->data_tx];
+    nav_from_control(a, idx, a->c.cts_bytes, t->end_us + 2ull * a->c.sifs_us + r->data_us + a->ba_us);
+}
+
+/* Settles an exchange at its originator: BlockAck'ed MPDUs are done, the
+ * others retried or dropped at the retry limit; rate control and CW follow.
+ * An RTS without CTS is an exchange in which nothing got through. */
+static void finish_exchange(struct wlan_air *a, int idx, bool ba_ok)
 {
     struct tx *t = &a->hist[idx];
     t->resp_done = true;
-    bool ba_ok = ba_received(a, idx);
     struct txq *q = &a->q[t->node][t->rx][t->ac];
     struct wlan_link_counters *k = &a->ctr[t->node][t->rx];
     uint32_t acked = 0;
@@ -572,7 +721,7 @@ static void complete_exchange(struct wlan_air *a, int idx)
             txq_set_state(q, t->seq[i], MPDU_RETX);
         }
     }
-    if (!ba_ok)
+    if (!ba_ok && t->kind == TX_DATA)
         k->ba_lost++;
     minstrel_report(&a->rc[t->node][t->rx], t->mcs, t->n, acked, a->now_us);
     release(a, t->node, t->rx, t->ac);
@@ -583,16 +732,35 @@ static void complete_exchange(struct wlan_air *a, int idx)
     e->backoff = (int32_t)(rnd(a) * (e->cw + 1));
     e->ready_us = 0;
     nd->awaiting = false;
-    if (a->cb && a->cb->ground_truth) {
+    if (t->kind == TX_DATA && a->cb && a->cb->ground_truth) {
         struct wlan_gt_record r = {
             .tx = (uint8_t)t->node, .rx = (uint8_t)t->rx, .ac = t->ac, .mcs = (uint8_t)t->mcs,
             .start_us = t->start_us, .duration_us = (uint32_t)(t->end_us - t->start_us),
             .n_mpdu = t->n, .bytes = t->bytes, .phy_mbps = t->phy_mbps, .collided = t->collided,
-            .preamble_lost = t->preamble_lost, .ba_ok = ba_ok, .ids = t->ids, .ok = t->ok};
+            .preamble_lost = t->preamble_lost, .ba_ok = ba_ok, .rts = t->rts_protected, .ids = t->ids, .ok = t->ok};
         for (uint32_t i = 0; i < t->n; i++)
             r.n_ok += t->ok[i];
         a->cb->ground_truth(a->cb->ctx, &r);
     }
+}
+
+static void complete_exchange(struct wlan_air *a, int idx)
+{
+    finish_exchange(a, idx, ba_received(a, idx));
+}
+
+/* When the CTS would have ended: the A-MPDU follows SIFS later, or the
+ * attempt failed (CTSTimeout, §10.3.2.6). */
+static void complete_rts(struct wlan_air *a, int idx)
+{
+    struct tx *t = &a->hist[idx];
+    if (t->cts_tx >= 0 && control_decoded(a, t->cts_tx, t->node, a->c.cts_bytes)) {
+        t->resp_done = true;
+        t->data_start_us = a->now_us + a->c.sifs_us;
+        return;
+    }
+    a->ctr[t->node][t->rx].rts_failed++;
+    finish_exchange(a, idx, false);
 }
 
 /* ---------------------------------------------------------------- event loop */
@@ -609,8 +777,12 @@ uint64_t wlan_air_next_event_us(const wlan_air_t *a)
             CONSIDER(t->mpdu_end_us[t->decided]);
         if (t->kind == TX_DATA && t->ended && t->ba_start_us != NONE)
             CONSIDER(t->ba_start_us);
-        if (t->kind == TX_DATA && !t->resp_done)
+        if ((t->kind == TX_DATA || t->kind == TX_RTS) && !t->resp_done)
             CONSIDER(t->resp_us);
+        if (t->kind == TX_RTS && t->cts_start_us != NONE)
+            CONSIDER(t->cts_start_us);
+        if (t->kind == TX_RTS && t->data_start_us != NONE)
+            CONSIDER(t->data_start_us);
     }
     for (uint32_t n = 0; n < a->c.n_nodes; n++) {
         if (a->nodes[n].nav_until_us > a->now_us)
@@ -620,14 +792,6 @@ uint64_t wlan_air_next_event_us(const wlan_air_t *a)
     }
 #undef CONSIDER
     return next < a->now_us ? a->now_us : next;
-}
-
-/* Whether a transmission still has an event to come. */
-static bool is_live(const struct tx *x)
-{
-    if (!x->ended)
-        return true;
-    return x->kind == TX_DATA && (!x->resp_done || x->ba_start_us != NONE);
 }
 
 static void prune_live(struct wlan_air *a)
@@ -657,12 +821,18 @@ static void step(struct wlan_air *a, uint64_t t)
             a->nodes[x->node].transmitting = false;
             if (x->kind == TX_DATA)
                 end_data(a, ids[k]);
+            else if (x->kind == TX_RTS)
+                end_rts(a, ids[k]);
+            else if (x->kind == TX_CTS)
+                end_cts(a, ids[k]);
         }
     }
     for (int k = 0; k < nl; k++) {
         struct tx *x = &a->hist[ids[k]];
         if (x->kind == TX_DATA && !x->resp_done && x->resp_us == t)
             complete_exchange(a, ids[k]);
+        else if (x->kind == TX_RTS && !x->resp_done && x->resp_us == t)
+            complete_rts(a, ids[k]);
     }
     /* Drop finished transmissions before any new one can reuse their slot. */
     prune_live(a);
@@ -670,6 +840,10 @@ static void step(struct wlan_air *a, uint64_t t)
         struct tx *x = &a->hist[ids[k]];
         if (x->kind == TX_DATA && x->ended && x->ba_start_us == t)
             start_ba(a, ids[k], t);
+        else if (x->kind == TX_RTS && x->cts_start_us == t)
+            start_cts(a, ids[k], t);
+        else if (x->kind == TX_RTS && x->data_start_us == t)
+            start_protected_data(a, ids[k], t);
     }
     update_busy(a, t);
     /* Everyone whose backoff ends now transmits now; internal collisions
@@ -717,6 +891,8 @@ wlan_air_t *wlan_air_create(const struct wlan_air_config *cfg, uint64_t seed)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     a->rng = (z ^ (z >> 31)) | 1;
     a->ba_us = airtime_legacy_us(cfg->ba_rate_mbps, cfg->ba_bytes);
+    a->rts_us = airtime_legacy_us(cfg->rts_rate_mbps, cfg->rts_bytes);
+    a->cts_us = airtime_legacy_us(cfg->rts_rate_mbps, cfg->cts_bytes);
     for (uint32_t n = 0; n < cfg->n_nodes; n++) {
         a->nodes[n].lock_tx = -1;
         for (int ac = 0; ac < WLAN_AC_COUNT; ac++) {

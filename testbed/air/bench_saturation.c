@@ -15,10 +15,10 @@
 
 static void print_row(const char *setting, const char *pair, const struct sat_pair_result *r, double target)
 {
-    printf("%-9s %-10s %8.1f %8.1f %+7.1f%% %8.1f %9.1f %8.3f %8.3f %8.3f %8.3f %8.5f\n", setting, pair,
+    printf("%-9s %-10s %8.1f %8.1f %+7.1f%% %8.1f %9.1f %8.3f %8.3f %8.3f %8.3f %9.5f %8.3f %8.3f\n", setting, pair,
            r->throughput_mbps, target, 100.0 * (r->throughput_mbps - target) / target, r->mean_ampdu,
            r->mean_phy_mbps, r->collided_frac, r->mpdu_loss_frac, r->preamble_lost_frac, r->airtime_frac,
-           r->retry_drop_frac);
+           r->retry_drop_frac, r->protected_frac, r->rts_fail_frac);
 }
 
 int main(int argc, char **argv)
@@ -48,8 +48,8 @@ int main(int argc, char **argv)
         return 1;
     }
     static const double iso_target[2] = {79.6, 103.5}, tog_target[2] = {21.7, 25.7};
-    printf("%-9s %-10s %8s %8s %8s %8s %9s %8s %8s %8s %8s %8s\n", "setting", "pair", "Mbit/s", "004-T3", "error",
-           "A-MPDU", "PHY", "collided", "MPDUloss", "preLost", "airtime", "retryDrop");
+    printf("%-9s %-10s %8s %8s %8s %8s %9s %8s %8s %8s %8s %9s %8s %8s\n", "setting", "pair", "Mbit/s", "004-T3", "error",
+           "A-MPDU", "PHY", "collided", "MPDUloss", "preLost", "airtime", "retryDrop", "RTSprot", "RTSfail");
     struct sat_pair_result r[2];
     for (int i = 0; i < 2; i++) {
         sat_run(&c, &ap[i], &sta[i], 1, &p, &r[i]);

@@ -28,13 +28,18 @@ double minstrel_expected_tp(const struct minstrel *m, uint32_t mcs)
     return r->rate_mbps * p;
 }
 
+uint32_t minstrel_chain_entry(uint32_t attempt)
+{
+    return attempt < 2 ? 0 : attempt < 4 ? 1 : 2;
+}
+
 uint32_t minstrel_rate_for_attempt(const struct minstrel *m, uint32_t attempt)
 {
-    if (attempt < 2)
-        return m->max_tp;
-    if (attempt < 4)
-        return m->max_tp2;
-    return m->max_prob;
+    switch (minstrel_chain_entry(attempt)) {
+    case 0: return m->max_tp;
+    case 1: return m->max_tp2;
+    default: return m->max_prob;
+    }
 }
 
 int minstrel_sample_rate(const struct minstrel *m, double u)

@@ -40,7 +40,12 @@ struct minstrel {
 };
 
 void minstrel_init(struct minstrel *m, const struct wlan_air_config *c, uint64_t now_us);
-/* MCS for an attempt: attempt 0..1 at max_tp, 2..3 at max_tp2, then max_prob. */
+/* Entry of the retry chain (rate table) an attempt uses: 0 for attempts
+ * 0..1 (max_tp), 1 for 2..3 (max_tp2), 2 after (max_prob); the model counts
+ * attempts by the tries of the A-MPDU's first MPDU. Entries after the first
+ * are minstrel_ht's fallback rates, which it sends with RTS/CTS. */
+uint32_t minstrel_chain_entry(uint32_t attempt);
+/* MCS for an attempt: the rate of its chain entry. */
 uint32_t minstrel_rate_for_attempt(const struct minstrel *m, uint32_t attempt);
 /* A probe MCS to sample given a uniform draw u in [0,1); -1 if none worth sampling. */
 int minstrel_sample_rate(const struct minstrel *m, double u);

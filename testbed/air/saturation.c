@@ -26,7 +26,7 @@ struct sat_state {
     uint32_t unacked[SAT_MAX_PAIRS];      /* segments delivered since the last ACK */
     uint64_t payload[SAT_MAX_PAIRS];      /* bytes delivered in the window */
     uint64_t ppdus[SAT_MAX_PAIRS], mpdus[SAT_MAX_PAIRS], ok[SAT_MAX_PAIRS], collided[SAT_MAX_PAIRS];
-    uint64_t pre_lost[SAT_MAX_PAIRS], airtime[SAT_MAX_PAIRS];
+    uint64_t pre_lost[SAT_MAX_PAIRS], airtime[SAT_MAX_PAIRS], protected_[SAT_MAX_PAIRS];
     double phy_sum[SAT_MAX_PAIRS];
     uint64_t delivered[SAT_MAX_PAIRS], dropped[SAT_MAX_PAIRS]; /* segments handed up / given up, in the window */
 };
@@ -84,6 +84,7 @@ static void on_ppdu(void *ctx, const struct wlan_gt_record *r)
     s->ok[i] += r->n_ok;
     s->collided[i] += r->collided;
     s->pre_lost[i] += r->preamble_lost;
+    s->protected_[i] += r->rts;
     s->airtime[i] += r->duration_us;
     s->phy_sum[i] += r->phy_mbps;
 }
@@ -135,10 +136,15 @@ int sat_run(const struct wlan_air_config *c, const int *ap, const int *sta, int 
             out[i].mpdu_loss_frac = 1.0 - (double)s.ok[i] / (double)s.mpdus[i];
             out[i].preamble_lost_frac = (double)s.pre_lost[i] / (double)s.ppdus[i];
             out[i].airtime_frac = (double)s.airtime[i] / (double)p->duration_us;
+            out[i].protected_frac = (double)s.protected_[i] / (double)s.ppdus[i];
         }
         if (s.delivered[i] + s.dropped[i]) {
             out[i].retry_drop_frac = (double)s.dropped[i] / (double)(s.delivered[i] + s.dropped[i]);
         }
+        struct wlan_link_counters k;
+        wlan_air_link_counters(s.air, ap[i], sta[i], &k);
+        if (k.rts_tx)
+            out[i].rts_fail_frac = (double)k.rts_failed / (double)k.rts_tx;
     }
     wlan_air_destroy(s.air);
     return 0;

@@ -26,6 +26,8 @@ struct sat_pair_result {
     double preamble_lost_frac;   /* downlink PPDUs missed by a STA locked elsewhere (0..1) */
     double airtime_frac;         /* downlink airtime / measured time (0..1) */
     double retry_drop_frac;      /* downlink segments given up at the MAC retry limit (0..1): what TCP sees as loss */
+    double protected_frac;       /* downlink PPDUs sent after an RTS/CTS exchange (0..1; 004 §4.1: 3.7-36.8 %) */
+    double rts_fail_frac;        /* the AP's RTS frames left without a CTS (0..1, whole run) */
     uint64_t ppdus;              /* downlink PPDUs in the measurement window */
 };
 

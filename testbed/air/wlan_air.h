@@ -25,7 +25,12 @@
  * when a frame for it starts misses that whole PPDU (the hidden-AP effect of
  * 004 §4.1). Lost MPDUs are retransmitted until a retry limit; MPDUs are
  * handed up in sequence order (BlockAck reordering). A Minstrel-HT-like rate
- * control picks the MCS per link from EWMA delivery ratios.
+ * control picks the MCS per link from EWMA delivery ratios. Like Linux
+ * minstrel_ht, an AP protects an A-MPDU sent at a fallback entry of its
+ * retry chain with RTS/CTS (rts_on_fallback): RTS and CTS at a legacy rate,
+ * SIFS apart; every node that decodes either sets its NAV to the end of the
+ * exchange (§10.3.2.4); a receiver locked onto another frame misses the RTS
+ * (as it would data), and one whose NAV is set does not answer (§10.3.2.6).
  *
  * Time is virtual, in integer microseconds. The model does no I/O: the
  * caller enqueues frames at their arrival time and calls wlan_air_advance()
@@ -82,6 +87,9 @@ struct wlan_air_config {
     uint32_t sifs_us;            /* aSIFSTime (µs) */
     uint32_t ba_rate_mbps;       /* legacy rate of the BlockAck response (Mbit/s) */
     uint32_t ba_bytes;           /* compressed BlockAck frame length incl. FCS (bytes) */
+    uint32_t rts_rate_mbps;      /* legacy rate of RTS and CTS (Mbit/s) */
+    uint32_t rts_bytes;          /* RTS frame length incl. FCS (bytes) */
+    uint32_t cts_bytes;          /* CTS frame length incl. FCS (bytes) */
     struct wlan_edca edca_ap[WLAN_AC_COUNT];  /* EDCA parameters used by APs */
     struct wlan_edca edca_sta[WLAN_AC_COUNT]; /* EDCA parameters used by STAs */
     /* Aggregation */
@@ -99,6 +107,7 @@ struct wlan_air_config {
     double rc_sample_ratio;      /* fraction of PPDUs sent as single-MPDU probes at a sample rate */
     double rc_prob_cap;          /* success probability cap used in throughput estimates */
     uint32_t rc_initial_mcs;     /* MCS used before statistics exist */
+    bool rc_rts_on_fallback;     /* APs precede an A-MPDU sent at a fallback rate of the retry chain with RTS/CTS */
     /* Topology */
     uint32_t n_nodes;            /* number of nodes */
     struct wlan_node_config nodes[WLAN_MAX_NODES];
@@ -136,6 +145,7 @@ struct wlan_gt_record {
     bool collided;               /* another transmission overlapped it at the receiver */
     bool preamble_lost;          /* receiver was locked onto another frame at its start */
     bool ba_ok;                  /* the BlockAck reached the transmitter */
+    bool rts;                    /* sent after a successful RTS/CTS exchange */
     const uint64_t *ids;         /* n_mpdu frame ids (valid during the callback) */
     const uint8_t *ok;           /* n_mpdu flags, 1 = decoded (valid during the callback) */
 };
@@ -161,6 +171,9 @@ struct wlan_link_counters {
     uint64_t collided;           /* PPDUs overlapped at the receiver */
     uint64_t preamble_lost;      /* PPDUs missed by a receiver locked elsewhere */
     uint64_t ba_lost;            /* exchanges without BlockAck */
+    uint64_t rts_tx;             /* RTS frames sent */
+    uint64_t rts_failed;         /* RTS frames not answered by a CTS the transmitter decoded */
+    uint64_t ppdus_protected;    /* data PPDUs sent after a successful RTS/CTS exchange */
     uint64_t sum_ampdu;          /* sum over PPDUs of MPDUs per A-MPDU */
     double sum_phy_mbps;         /* sum over PPDUs of the PHY rate (Mbit/s) */
 };

@@ -148,10 +148,11 @@ static void on_ground_truth(void *ctx, const struct wlan_gt_record *r)
     fprintf(e->gt,
             "{\"start_us\":%llu,\"duration_us\":%u,\"src\":\"%s\",\"dst\":\"%s\",\"ac\":\"%s\",\"mcs\":%u,"
             "\"phy_mbps\":%.1f,\"mpdus\":%u,\"ok\":%u,\"bytes\":%u,\"collided\":%s,\"preamble_lost\":%s,"
-            "\"ba_ok\":%s,\"ids\":[",
+            "\"ba_ok\":%s,\"rts\":%s,\"ids\":[",
             (unsigned long long)r->start_us, r->duration_us, e->cfg->nodes[r->tx].name, e->cfg->nodes[r->rx].name,
             r->ac == WLAN_AC_VO ? "VO" : "BE", r->mcs, r->phy_mbps, r->n_mpdu, r->n_ok, r->bytes,
-            r->collided ? "true" : "false", r->preamble_lost ? "true" : "false", r->ba_ok ? "true" : "false");
+            r->collided ? "true" : "false", r->preamble_lost ? "true" : "false", r->ba_ok ? "true" : "false",
+            r->rts ? "true" : "false");
     for (uint32_t i = 0; i < r->n_mpdu; i++)
         fprintf(e->gt, "%s%llu", i ? "," : "", (unsigned long long)frame_seq(r->ids[i]));
     fputs("],\"ok_mask\":\"", e->gt);
@@ -327,6 +328,11 @@ static int write_stats(struct emu *e, const char *path, double wall_s)
                 "airtime_us", (json_int_t)k.airtime_us, "airtime_frac", wall_s > 0 ? (double)k.airtime_us / (wall_s * 1e6) : 0.0,
                 "timing_error_us", timing_json(&l->timing), "wakeup_error_us", timing_json(&l->wakeup),
                 "throughput_mbps", wall_s > 0 ? (double)k.delivered_bytes * 8.0 / (wall_s * 1e6) : 0.0);
+            /* RTS/CTS of the APs' fallback attempts (rate_control.rts_on_fallback; 004 §4.1 counts
+             * the protected share of A-MPDUs). */
+            json_object_set_new(j, "rts_tx", json_integer((json_int_t)k.rts_tx));
+            json_object_set_new(j, "rts_failed", json_integer((json_int_t)k.rts_failed));
+            json_object_set_new(j, "ppdus_protected", json_integer((json_int_t)k.ppdus_protected));
             json_array_append_new(links, j);
         }
     json_t *root = json_pack(

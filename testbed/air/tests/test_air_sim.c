@@ -1,7 +1,8 @@
 /*
  * test_air_sim.c — the EDCA engine end to end on the lab topology: A-MPDU
- * timing, hidden-AP preamble loss, deferral by carrier sense/NAV, and
- * in-order exactly-once delivery through MAC retransmissions.
+ * timing, hidden-AP preamble loss, deferral by carrier sense/NAV, RTS/CTS
+ * on fallback rates, and in-order exactly-once delivery through MAC
+ * retransmissions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -256,6 +257,123 @@ static void test_retransmissions_deliver_every_frame_at_most_once_in_order(void 
     wlan_air_destroy(a);
 }
 
+/* RTS/CTS on minstrel_ht's fallback rates (rate_control.rts_on_fallback).
+ * AP2's MCS15 A-MPDUs do not reach STA2 (made 6 dB too weak for MCS15, still
+ * 12 dB above the 6 Mbit/s sensitivity of RTS/CTS), so its first two tries
+ * (chain entry 0) fail and the third (entry 1, max_tp2) is protected. The
+ * APs' CW is 0 so that every instant is known: each try starts AIFS after the
+ * previous exchange's BlockAck timeout. */
+static struct wlan_air_config rts_lab(bool rts_on_fallback)
+{
+    struct wlan_air_config c = deterministic_lab();
+    c.rss_dbm[STA2][AP2] = -70.0;
+    c.edca_ap[WLAN_AC_BE].cw_min = c.edca_ap[WLAN_AC_BE].cw_max = 0;
+    c.rc_rts_on_fallback = rts_on_fallback;
+    return c;
+}
+
+enum {
+    AMPDU19_US = 1668,                 /* 19 x 1514-byte frames at MCS15 short GI */
+    BA_US = 32,                        /* compressed BlockAck at 24 Mbit/s */
+    AIFS_BE_US = 16 + 3 * 9,           /* AP AC_BE */
+    RTS_US = 20 + 4 * 8,               /* 20 bytes at 6 Mbit/s: 16 + 160 + 6 bits in 24-bit symbols */
+    CTS_US = 20 + 4 * 6,               /* 14 bytes at 6 Mbit/s */
+    TRY0_US = 1000,
+    TRY1_US = TRY0_US + AMPDU19_US + 16 + BA_US + AIFS_BE_US,
+    RTS_START_US = TRY1_US + AMPDU19_US + 16 + BA_US + AIFS_BE_US,
+    PROTECTED_START_US = RTS_START_US + RTS_US + 16 + CTS_US + 16,
+};
+
+static void test_rts_and_cts_precede_only_the_fallback_try_by_their_airtime(void **state)
+{
+    (void)state;
+    struct wlan_air_config c = rts_lab(true);
+    wlan_air_t *a = wlan_air_create(&c, 1);
+    static struct recorder r;
+    memset(&r, 0, sizeof r);
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    wlan_air_advance(a, TRY0_US, &cb);
+    enqueue_n(a, AP2, STA2, 1, 19, 1514, TRY0_US);
+    wlan_air_advance(a, PROTECTED_START_US + AMPDU19_US + 16 + BA_US, &cb);
+    assert_int_equal(r.ng, 3);
+    assert_int_equal(r.g[0].start_us, TRY0_US);
+    assert_false(r.g[0].rts);
+    assert_int_equal(r.g[1].start_us, TRY1_US);
+    assert_false(r.g[1].rts);
+    /* RTS (52 us), SIFS, CTS (44 us), SIFS, then the A-MPDU. */
+    assert_int_equal(r.g[2].start_us, PROTECTED_START_US);
+    assert_true(r.g[2].rts);
+    assert_int_equal(r.g[2].n_mpdu, 19);
+    struct wlan_link_counters k;
+    wlan_air_link_counters(a, AP2, STA2, &k);
+    assert_int_equal(k.rts_tx, 1);
+    assert_int_equal(k.rts_failed, 0);
+    assert_int_equal(k.ppdus_protected, 1);
+    assert_int_equal(k.ppdus, 3);
+    wlan_air_destroy(a);
+}
+
+/* AP1 cannot hear AP2 (-88.2 dBm) but hears STA2 (-75.1 dBm): from STA2's
+ * CTS it defers to AP2's protected A-MPDU and BlockAck. Without RTS/CTS the
+ * same frame goes at once, into AP2's A-MPDU (the hidden-AP case of 004 §4.1). */
+static uint64_t ap1_start_when_queued_during_ap2_third_try(bool rts_on_fallback)
+{
+    struct wlan_air_config c = rts_lab(rts_on_fallback);
+    wlan_air_t *a = wlan_air_create(&c, 1);
+    static struct recorder r;
+    memset(&r, 0, sizeof r);
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    wlan_air_advance(a, TRY0_US, &cb);
+    enqueue_n(a, AP2, STA2, 1, 19, 1514, TRY0_US);
+    uint64_t queued = PROTECTED_START_US + 100;
+    wlan_air_advance(a, queued, &cb);
+    enqueue_n(a, AP1, STA1, 5001, 1, 1514, queued);
+    wlan_air_advance(a, PROTECTED_START_US + 3 * AMPDU19_US, &cb);
+    uint64_t start = UINT64_MAX;
+    for (int i = 0; i < r.ng && start == UINT64_MAX; i++)
+        if (r.g[i].tx == AP1)
+            start = r.g[i].start_us;
+    wlan_air_destroy(a);
+    return start;
+}
+
+static void test_cts_heard_by_hidden_ap_defers_it(void **state)
+{
+    (void)state;
+    /* The CTS's Duration reaches to the end of the BlockAck; AP1's fresh
+     * backoff (CW 0) then waits AIFS. */
+    uint64_t nav_end = PROTECTED_START_US + AMPDU19_US + 16 + BA_US;
+    assert_int_equal(ap1_start_when_queued_during_ap2_third_try(true), nav_end + AIFS_BE_US);
+    assert_int_equal(ap1_start_when_queued_during_ap2_third_try(false), PROTECTED_START_US + 100);
+}
+
+/* STA2 is locked onto AP1's A-MPDU (-74.2 dBm) when AP2's RTS arrives: it
+ * misses the RTS as it would a data frame, sends no CTS, and AP2 sends no
+ * A-MPDU: the try fails after the CTS time. */
+static void test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts(void **state)
+{
+    (void)state;
+    struct wlan_air_config c = rts_lab(true);
+    wlan_air_t *a = wlan_air_create(&c, 1);
+    static struct recorder r;
+    memset(&r, 0, sizeof r);
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    wlan_air_advance(a, TRY0_US, &cb);
+    enqueue_n(a, AP2, STA2, 1, 19, 1514, TRY0_US);
+    uint64_t ap1_start = TRY1_US + AMPDU19_US + 10; /* after AP2's second try, before its RTS */
+    wlan_air_advance(a, ap1_start, &cb);
+    enqueue_n(a, AP1, STA1, 5001, 19, 1514, ap1_start);
+    wlan_air_advance(a, RTS_START_US + RTS_US + 16 + CTS_US, &cb);
+    struct wlan_link_counters k;
+    wlan_air_link_counters(a, AP2, STA2, &k);
+    assert_int_equal(k.rts_tx, 1);
+    assert_int_equal(k.rts_failed, 1);
+    assert_int_equal(k.ppdus_protected, 0);
+    assert_int_equal(k.ppdus, 2);
+    assert_int_equal(r.ng, 2); /* AP2's two unprotected tries; AP1's A-MPDU is still on air */
+    wlan_air_destroy(a);
+}
+
 static void test_voice_frame_overtakes_a_best_effort_backlog(void **state)
 {
     (void)state;
@@ -309,6 +427,9 @@ int main(void)
         cmocka_unit_test(test_sta_defers_until_the_exchange_it_overhears_ends),
         cmocka_unit_test(test_frame_whose_preamble_was_missed_is_sensed_by_energy_only),
         cmocka_unit_test(test_retransmissions_deliver_every_frame_at_most_once_in_order),
+        cmocka_unit_test(test_rts_and_cts_precede_only_the_fallback_try_by_their_airtime),
+        cmocka_unit_test(test_cts_heard_by_hidden_ap_defers_it),
+        cmocka_unit_test(test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts),
         cmocka_unit_test(test_voice_frame_overtakes_a_best_effort_backlog),
         cmocka_unit_test(test_full_queue_refuses_and_counts),
     };

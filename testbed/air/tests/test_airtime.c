@@ -70,6 +70,15 @@ static void test_blockack_at_24mbps_takes_32us(void **state)
     assert_int_equal(airtime_legacy_us(25, 32), 0);
 }
 
+static void test_rts_and_cts_at_6mbps_take_52_and_44us(void **state)
+{
+    (void)state;
+    /* RTS, 20 bytes (§9.3.1.2): 20 + 4*ceil((16 + 160 + 6)/24) = 20 + 32. */
+    assert_int_equal(airtime_legacy_us(6, 20), 52);
+    /* CTS, 14 bytes (§9.3.1.3): 20 + 4*ceil((16 + 112 + 6)/24) = 20 + 24. */
+    assert_int_equal(airtime_legacy_us(6, 14), 44);
+}
+
 static void test_subframe_padding_to_four_bytes(void **state)
 {
     (void)state;
@@ -87,6 +96,7 @@ int main(void)
         cmocka_unit_test(test_ampdu_of_19_mtu_mpdus_at_mcs15),
         cmocka_unit_test(test_single_mpdu_at_mcs0),
         cmocka_unit_test(test_blockack_at_24mbps_takes_32us),
+        cmocka_unit_test(test_rts_and_cts_at_6mbps_take_52_and_44us),
         cmocka_unit_test(test_subframe_padding_to_four_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
