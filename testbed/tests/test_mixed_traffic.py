@@ -3,8 +3,8 @@ voice at STA2 beside STA1's downlink bulk TCP, with dynamic slicing through
 adwiser-dp (DPDK) and with straight forwarding. The tests pin the result
 document's shape, that every slice reassignment is in the dataplane's
 telemetry, that voice is released first at every slice start, and the
-direction of STA1's gain with dynamic slicing (004 Table 5). The paper's
-other directions (shorter pages, no voice loss, STA1's gain beside voice)
+directions of 004 Table 5 with dynamic slicing (STA1's gain, shorter pages).
+The paper's other directions (no voice loss, STA1's gain beside voice)
 are checked too, but a miss is an expected failure carrying the figures:
 over a few seconds they are within the noise here (REPORT.md has the
 30 s / 25 s runs and what limits them).
@@ -69,14 +69,12 @@ def test_dynamic_slicing_gives_think_time_slices_to_bulk_tcp_and_logs_each_reass
     # 004 Table 5: STA1's bulk transfer gains (37.2 -> 43.8 Mbit/s there):
     # it has AP2's slices while STA2 thinks, and no collisions with AP2.
     assert _theta1(sliced) > _theta1(plain)
-    # ... and the page response time falls (1000 -> 549 ms). Here the gain
-    # measured over 30 s runs is small (REPORT.md: STA2's batches are mostly
-    # smaller than r for want of queued TCP data), so over a few pages the
-    # sign is noise: a miss is reported as an expected failure with figures.
+    # ... and the page response time falls (1000 -> 549 ms): STA2's pages go
+    # in its own slices, free of AP1's interference, and its slice is back
+    # at the first slice start with backlog.
     t_s, t_p = sliced["http"]["mean_response_ms"], plain["http"]["mean_response_ms"]
-    if t_s >= t_p:
-        pytest.xfail(f"page response {t_s:.0f} ms with dynamic slicing vs {t_p:.0f} ms without over "
-                     f"{sliced['http']['pages']}/{plain['http']['pages']} pages (004 Table 5 expects -45 %)")
+    assert t_s < t_p, (f"page response {t_s:.0f} ms with dynamic slicing vs {t_p:.0f} ms without over "
+                       f"{sliced['http']['pages']}/{plain['http']['pages']} pages")
 
 
 def test_voice_is_released_first_every_slice_while_all_slices_go_to_bulk_tcp(prefix: str, tmp_path: Path) -> None:
