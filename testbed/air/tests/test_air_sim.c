@@ -374,6 +374,50 @@ static void test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts(void **
     wlan_air_destroy(a);
 }
 
+/* A STA whose NAV is set does not answer an RTS (802.11-2016 §10.3.2.6).
+ * Here STA1 hears STA2 (its CTS sets STA1's NAV) but neither AP2 nor AP1's
+ * hearing of STA2 reaches the CS threshold, so only that NAV stands between
+ * AP1's RTS and STA1; AP1's MCS15 is made to fail so that it reaches its
+ * fallback entry, with an RTS at 4650 us, inside AP2's protected exchange. */
+static void test_sta_whose_nav_is_set_does_not_answer_rts(void **state)
+{
+    (void)state;
+    struct wlan_air_config c = rts_lab(true);
+    c.rss_dbm[STA1][AP2] = -90.0;
+    c.rss_dbm[AP1][STA2] = -95.0;
+    c.rss_dbm[STA2][AP1] = -95.0;
+    c.rss_dbm[STA1][AP1] = -72.0;
+    wlan_air_t *a = wlan_air_create(&c, 1);
+    static struct recorder r;
+    memset(&r, 0, sizeof r);
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    wlan_air_advance(a, TRY0_US, &cb);
+    enqueue_n(a, AP2, STA2, 1, 19, 1514, TRY0_US);
+    /* AP1's second try ends before STA2's CTS starts (STA1 is free to hear
+     * it) and its RTS follows once the CTS has ended. */
+    uint64_t ap1_first = 4650 - 2 * (TRY1_US - TRY0_US);
+    wlan_air_advance(a, ap1_first, &cb);
+    enqueue_n(a, AP1, STA1, 5001, 19, 1514, ap1_first);
+    uint64_t nav_end = PROTECTED_START_US + AMPDU19_US + 16 + BA_US;
+    wlan_air_advance(a, nav_end, &cb);
+    struct wlan_link_counters k;
+    wlan_air_link_counters(a, AP1, STA1, &k);
+    /* Every RTS so far went unanswered (the last one may still be on air). */
+    assert_true(k.rts_failed >= 1);
+    assert_true(k.rts_failed + 1 >= k.rts_tx);
+    assert_int_equal(k.ppdus_protected, 0);
+    /* Once STA1's NAV has run out, the next RTS is answered. */
+    wlan_air_advance(a, nav_end + 3000, &cb);
+    wlan_air_link_counters(a, AP1, STA1, &k);
+    assert_true(k.ppdus_protected >= 1);
+    uint64_t prot = UINT64_MAX;
+    for (int i = 0; i < r.ng; i++)
+        if (r.g[i].tx == AP1 && r.g[i].rts && r.g[i].start_us < prot)
+            prot = r.g[i].start_us;
+    assert_true(prot > nav_end && prot != UINT64_MAX);
+    wlan_air_destroy(a);
+}
+
 static void test_voice_frame_overtakes_a_best_effort_backlog(void **state)
 {
     (void)state;
@@ -430,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_rts_and_cts_precede_only_the_fallback_try_by_their_airtime),
         cmocka_unit_test(test_cts_heard_by_hidden_ap_defers_it),
         cmocka_unit_test(test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts),
+        cmocka_unit_test(test_sta_whose_nav_is_set_does_not_answer_rts),
         cmocka_unit_test(test_voice_frame_overtakes_a_best_effort_backlog),
         cmocka_unit_test(test_full_queue_refuses_and_counts),
     };
