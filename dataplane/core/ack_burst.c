@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "drain.h"
+#include "flow_hash.h"
 #include "parse.h"
 
 void adw_ack_est_init(struct adw_ack_est *e)
@@ -13,37 +14,33 @@ void adw_ack_est_init(struct adw_ack_est *e)
     e->mss = ADW_ACK_DEFAULT_MSS;
 }
 
-static uint32_t key_hash(const struct adw_flow_key *k)
-{
-    uint32_t h = 2166136261u;
-    const uint8_t *parts[2] = {k->srv_ip, k->sta_ip};
-    for (unsigned p = 0; p < 2; p++)
-        for (unsigned i = 0; i < 16; i++)
-            h = (h ^ parts[p][i]) * 16777619u;
-    h = (h ^ k->srv_port) * 16777619u;
-    h = (h ^ k->sta_port) * 16777619u;
-    return (h ^ k->family) * 16777619u;
-}
-
-/* The flow's entry, taking the least recently seen one when the table is full. */
+/* The flow's entry: the first in use with its hash; else a new one in the last free entry, or in place of the least
+ * recently seen (the first of equals) when the table is full. */
 static struct adw_ack_flow *flow_of(struct adw_ack_est *e, const struct adw_flow_key *k, uint64_t now_ns)
 {
-    uint32_t h = key_hash(k);
-    struct adw_ack_flow *victim = &e->flows[0];
-    for (unsigned i = 0; i < ADW_ACK_FLOWS; i++) {
-        struct adw_ack_flow *f = &e->flows[i];
-        if (f->used && f->hash == h) {
-            f->last_seen_ns = now_ns;
-            return f;
+    uint32_t h = adw_flow_key_hash(k);
+    for (unsigned m = e->used; m != 0; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        if (e->hash[i] == h) {
+            e->flows[i].last_seen_ns = now_ns;
+            return &e->flows[i];
         }
-        if (!f->used || (victim->used && f->last_seen_ns < victim->last_seen_ns))
-            victim = f;
     }
-    memset(victim, 0, sizeof(*victim));
-    victim->used = true;
-    victim->hash = h;
-    victim->last_seen_ns = now_ns;
-    return victim;
+    unsigned v = 0;
+    unsigned free_mask = ~e->used & ((1u << ADW_ACK_FLOWS) - 1u);
+    if (free_mask != 0) {
+        v = 31u - (unsigned)__builtin_clz(free_mask);
+    } else {
+        for (unsigned i = 1; i < ADW_ACK_FLOWS; i++)
+            if (e->flows[i].last_seen_ns < e->flows[v].last_seen_ns)
+                v = i;
+    }
+    struct adw_ack_flow *f = &e->flows[v];
+    memset(f, 0, sizeof(*f));
+    f->last_seen_ns = now_ns;
+    e->used = (uint8_t)(e->used | 1u << v);
+    e->hash[v] = h;
+    return f;
 }
 
 static void loss_push(struct adw_ack_est *e, bool retrans)

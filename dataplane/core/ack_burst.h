@@ -31,32 +31,40 @@
 #define ADW_ACK_DEFAULT_MSS 1448
 
 struct adw_ack_flow {
-    bool used;
-    uint32_t hash;               /* of the flow key */
     bool have_ack;
-    uint32_t last_ack;           /* highest ACK number seen from the STA */
     bool have_seq;
+    uint32_t last_ack;           /* highest ACK number seen from the STA */
     uint32_t high_seq_end;       /* highest end sequence seen from the server */
     uint64_t last_seen_ns;
 };
 
+/*
+ * Every TCP packet of a pair updates this, so the fields each packet reads
+ * come first and flows are found through an index (the mask of entries in
+ * use and their key hashes, one cache line with the burst state) rather than
+ * by reading all eight entries. A flow is its key's hash (flow_hash.h): two
+ * connections of one STA whose hashes collide (odds 2^-32) count as one.
+ */
 struct adw_ack_est {
     bool have_last;
-    uint64_t last_ns;                        /* arrival of the previous ACK */
-    double ia_us[ADW_ACK_MODEL_MAX_M];       /* ring of inter-arrival times, µs */
-    uint16_t ia_head, ia_n;
-    double burst_segs;                       /* segments acknowledged by the current burst */
     bool burst_open;
+    uint8_t used;                            /* bit i: flows[i] holds a flow */
+    uint16_t ia_head, ia_n;
     uint32_t mss;                            /* largest downlink payload seen, bytes */
+    uint64_t last_ns;                        /* arrival of the previous ACK */
+    double burst_segs;                       /* segments acknowledged by the current burst */
+    uint32_t hash[ADW_ACK_FLOWS];            /* flow key hash of flows[i] */
+    /* loss signals: */
+    uint16_t loss_head, loss_n, loss_ones;
+    uint8_t loss_bits[(ADW_ACK_LOSS_WINDOW + 7) / 8]; /* 1 = that data segment was a retransmission */
+    uint64_t dup_acks, retrans;              /* cumulative */
+    double ia_us[ADW_ACK_MODEL_MAX_M];       /* ring of inter-arrival times, µs */
     struct adw_ack_flow flows[ADW_ACK_FLOWS];
     /* per report interval: */
     double sum_segs;                         /* segments of the bursts closed in the interval */
     uint32_t n_bursts;                       /* bursts closed in the interval */
-    /* loss signals: */
-    uint64_t dup_acks, retrans;              /* cumulative */
-    uint8_t loss_bits[(ADW_ACK_LOSS_WINDOW + 7) / 8]; /* 1 = that data segment was a retransmission */
-    uint16_t loss_head, loss_n, loss_ones;
 };
+_Static_assert(ADW_ACK_FLOWS <= 8, "struct adw_ack_est.used has one bit per entry");
 
 void adw_ack_est_init(struct adw_ack_est *e);
 /* A downlink TCP data segment of the pair (server -> STA) was accepted at now_ns. */

@@ -3,11 +3,17 @@
 
 #include <string.h>
 
+#include "flow_hash.h"
+
+#define ALL_FLOWS ((uint32_t)((1ull << ADW_DRAIN_MAX_FLOWS) - 1u))
+
 static bool key_eq(const struct adw_flow_key *a, const struct adw_flow_key *b)
 {
-    unsigned n = a->family == 4 ? 4u : 16u;
-    return a->family == b->family && a->srv_port == b->srv_port && a->sta_port == b->sta_port &&
-           memcmp(a->srv_ip, b->srv_ip, n) == 0 && memcmp(a->sta_ip, b->sta_ip, n) == 0;
+    if (a->family != b->family || a->srv_port != b->srv_port || a->sta_port != b->sta_port)
+        return false;
+    if (a->family == 4) /* constant sizes: compared inline, not by a library call per uplink packet */
+        return memcmp(a->srv_ip, b->srv_ip, 4) == 0 && memcmp(a->sta_ip, b->sta_ip, 4) == 0;
+    return memcmp(a->srv_ip, b->srv_ip, 16) == 0 && memcmp(a->sta_ip, b->sta_ip, 16) == 0;
 }
 
 static bool flow_open(const struct adw_drain_flow *f) { return f->down_open || f->up_open; }
@@ -22,43 +28,51 @@ void adw_drain_begin(struct adw_drain *d, uint64_t now_ns)
     d->n_open = 0;
     d->n_tracked = 0;
     d->untracked = 0;
-    for (unsigned i = 0; i < ADW_DRAIN_MAX_FLOWS; i++) {
-        struct adw_drain_flow *f = &d->flows[i];
+    /* Entries not in use are all zero (taken from a reset table or cleared when taken). */
+    for (uint32_t m = d->used; m != 0; m &= m - 1) {
+        struct adw_drain_flow *f = &d->flows[__builtin_ctz(m)];
         f->in_batch = f->down_open = f->up_open = false;
         f->up_expected = f->up_seen = 0;
     }
 }
 
-static struct adw_drain_flow *find(struct adw_drain *d, const struct adw_flow_key *k)
+struct adw_drain_flow *adw_drain_lookup(struct adw_drain *d, const struct adw_flow_key *k, uint32_t hash)
 {
-    for (unsigned i = 0; i < ADW_DRAIN_MAX_FLOWS; i++)
-        if (d->flows[i].used && key_eq(&d->flows[i].key, k))
+    for (uint32_t m = d->used; m != 0; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        if (d->hash[i] == hash && key_eq(&d->flows[i].key, k))
             return &d->flows[i];
+    }
     return NULL;
 }
 
-/* Finds the flow or takes a free entry, else evicts the least recently seen flow not in this batch. */
+/* Finds the flow or takes the first free entry, else evicts the least recently seen flow not in this batch (the
+ * first of equals). */
 static struct adw_drain_flow *find_or_add(struct adw_drain *d, const struct adw_flow_key *k, uint64_t now_ns)
 {
-    struct adw_drain_flow *f = find(d, k), *victim = NULL;
+    uint32_t h = adw_flow_key_hash(k);
+    struct adw_drain_flow *f = adw_drain_lookup(d, k, h);
     if (f != NULL)
         return f;
-    for (unsigned i = 0; i < ADW_DRAIN_MAX_FLOWS; i++) {
-        struct adw_drain_flow *c = &d->flows[i];
-        if (!c->used) {
-            victim = c;
-            break;
+    unsigned v = ADW_DRAIN_MAX_FLOWS;
+    if (d->used != ALL_FLOWS) {
+        v = (unsigned)__builtin_ctz(~d->used);
+    } else {
+        for (unsigned i = 0; i < ADW_DRAIN_MAX_FLOWS; i++) {
+            const struct adw_drain_flow *c = &d->flows[i];
+            if (!c->in_batch && (v == ADW_DRAIN_MAX_FLOWS || c->last_seen_ns < d->flows[v].last_seen_ns))
+                v = i;
         }
-        if (!c->in_batch && (victim == NULL || c->last_seen_ns < victim->last_seen_ns))
-            victim = c;
+        if (v == ADW_DRAIN_MAX_FLOWS)
+            return NULL;
     }
-    if (victim == NULL)
-        return NULL;
-    memset(victim, 0, sizeof(*victim));
-    victim->used = true;
-    victim->key = *k;
-    victim->last_seen_ns = now_ns;
-    return victim;
+    f = &d->flows[v];
+    memset(f, 0, sizeof(*f));
+    f->key = *k;
+    f->last_seen_ns = now_ns;
+    d->used |= 1u << v;
+    d->hash[v] = h;
+    return f;
 }
 
 /* Applies a change of the flow's open state to the batch's count of open flows. */
@@ -134,7 +148,7 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
 {
     if (!m->is_tcp)
         return false;
-    struct adw_drain_flow *f = find(d, &m->key);
+    struct adw_drain_flow *f = adw_drain_lookup(d, &m->key, adw_flow_key_hash(&m->key));
     if (f == NULL)
         return false;
     f->last_seen_ns = now_ns;
@@ -177,9 +191,11 @@ bool adw_drain_awaits_downlink_acks(const struct adw_drain *d)
 {
     if (!d->open)
         return false;
-    for (unsigned i = 0; i < ADW_DRAIN_MAX_FLOWS; i++)
-        if (d->flows[i].used && d->flows[i].in_batch && d->flows[i].down_open)
+    for (uint32_t m = d->used; m != 0; m &= m - 1) {
+        const struct adw_drain_flow *f = &d->flows[__builtin_ctz(m)];
+        if (f->in_batch && f->down_open)
             return true;
+    }
     return false;
 }
 

@@ -26,6 +26,12 @@
  * The flow table (ADW_DRAIN_MAX_FLOWS per pair) persists across batches, as
  * the uplink case needs the last ACK released per flow; flows beyond it in
  * one batch are not tracked (counted).
+ *
+ * Every uplink packet of a pair looks its flow up here. The entries are 96
+ * bytes each (3 KB per pair, most of a pair's state), so the lookup reads an
+ * index instead: a bit mask of the entries in use and each entry's key hash
+ * (flow_hash.h), 132 bytes next to the drain's own fields; the full key of an
+ * entry is compared only when its hash matches.
  */
 #ifndef ADW_CORE_DRAIN_H
 #define ADW_CORE_DRAIN_H
@@ -42,7 +48,6 @@ static inline bool adw_seq_geq(uint32_t a, uint32_t b) { return (int32_t)(a - b)
 
 struct adw_drain_flow {
     struct adw_flow_key key;
-    bool used;
     uint64_t last_seen_ns;       /* for eviction */
     bool have_last_ack;          /* last_ack_released valid (persists across batches) */
     uint32_t last_ack_released;  /* highest ACK number released to the STA on this flow */
@@ -65,8 +70,11 @@ struct adw_drain {
     uint16_t n_open;             /* flows of the batch not yet drained */
     uint16_t n_tracked;          /* flows of the batch tracked */
     uint32_t untracked;          /* flows of this batch beyond the table */
+    uint32_t used;               /* bit i: flows[i] holds a flow */
+    uint32_t hash[ADW_DRAIN_MAX_FLOWS]; /* adw_flow_key_hash of flows[i].key */
     struct adw_drain_flow flows[ADW_DRAIN_MAX_FLOWS];
 };
+_Static_assert(ADW_DRAIN_MAX_FLOWS <= 32, "struct adw_drain.used has one bit per entry");
 
 void adw_drain_reset(struct adw_drain *d);
 /* A new batch is being released at now_ns (an open drain must have been closed first). */
@@ -79,6 +87,9 @@ bool adw_drain_end_release(struct adw_drain *d);
 bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m, uint64_t now_ns);
 /* True if the open batch still waits for the ACK of released downlink data (not only for uplink bytes). */
 bool adw_drain_awaits_downlink_acks(const struct adw_drain *d);
+/* The tracked flow with key k whose hash is `hash`, or NULL. Takes the hash so that tests can look a key up under
+ * another key's hash (a collision); the packet path passes adw_flow_key_hash(k). */
+struct adw_drain_flow *adw_drain_lookup(struct adw_drain *d, const struct adw_flow_key *k, uint32_t hash);
 /* Closes an open drain without completion (capped or abandoned). */
 void adw_drain_abandon(struct adw_drain *d);
 

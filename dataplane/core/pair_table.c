@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow_hash.h"
+
 #define PAIR_NONE 0xffff
 
 static uint32_t hash_bytes(const uint8_t *p, unsigned n)
@@ -13,6 +15,19 @@ static uint32_t hash_bytes(const uint8_t *p, unsigned n)
         h = (h ^ p[i]) * 16777619u;
     return h;
 }
+
+#define MAC_BITS 0xffffffffffffull
+
+static uint64_t mac_key(const uint8_t mac[6])
+{
+    uint32_t lo; /* in host order: keys are only compared with keys made here */
+    uint16_t hi;
+    memcpy(&lo, mac, 4);
+    memcpy(&hi, mac + 4, 2);
+    return (uint64_t)hi << 32 | lo;
+}
+
+static uint16_t slot_pair(struct adw_mac_slot s) { return (uint16_t)(s.word >> 48); }
 
 static uint32_t pow2_at_least(uint32_t n)
 {
@@ -38,18 +53,17 @@ int adw_pair_table_build(struct adw_pair_table *t, const struct adw_config *c)
         return -1;
     }
     for (uint32_t i = 0; i < mac_slots; i++)
-        t->mac[i].pair = PAIR_NONE;
+        t->mac[i].word = (uint64_t)PAIR_NONE << 48;
     t->mac_mask = mac_slots - 1;
     t->ip_mask = ip_slots - 1;
     for (uint16_t p = 0; p < c->n_stas; p++) {
         const struct adw_sta_cfg *s = &c->stas[p];
-        uint32_t h = hash_bytes(s->mac, 6) & t->mac_mask;
-        while (t->mac[h].pair != PAIR_NONE && memcmp(t->mac[h].mac, s->mac, 6) != 0)
+        uint64_t key = mac_key(s->mac);
+        uint32_t h = adw_mac_hash(s->mac) & t->mac_mask;
+        while (slot_pair(t->mac[h]) != PAIR_NONE && (t->mac[h].word & MAC_BITS) != key)
             h = (h + 1) & t->mac_mask;
-        if (t->mac[h].pair == PAIR_NONE) {
-            memcpy(t->mac[h].mac, s->mac, 6);
-            t->mac[h].pair = p;
-        }
+        if (slot_pair(t->mac[h]) == PAIR_NONE)
+            t->mac[h].word = key | (uint64_t)p << 48;
         for (unsigned k = 0; k < s->n_addrs; k++) {
             const struct adw_ip_addr *a = &s->addrs[k];
             unsigned len = addr_len(a->family);
@@ -78,13 +92,20 @@ uint16_t adw_pair_by_mac(const struct adw_pair_table *t, const uint8_t mac[6])
 {
     if (t->mac == NULL)
         return PAIR_NONE;
-    uint32_t h = hash_bytes(mac, 6) & t->mac_mask;
-    while (t->mac[h].pair != PAIR_NONE) {
-        if (memcmp(t->mac[h].mac, mac, 6) == 0)
-            return t->mac[h].pair;
+    uint64_t key = mac_key(mac);
+    uint32_t h = adw_mac_hash(mac) & t->mac_mask;
+    while (slot_pair(t->mac[h]) != PAIR_NONE) {
+        if ((t->mac[h].word & MAC_BITS) == key)
+            return slot_pair(t->mac[h]);
         h = (h + 1) & t->mac_mask;
     }
     return PAIR_NONE;
+}
+
+void adw_pair_mac_prefetch(const struct adw_pair_table *t, const uint8_t mac[6])
+{
+    if (t->mac != NULL)
+        __builtin_prefetch(&t->mac[adw_mac_hash(mac) & t->mac_mask]);
 }
 
 uint16_t adw_pair_by_ip(const struct adw_pair_table *t, uint8_t family, const uint8_t addr[16])

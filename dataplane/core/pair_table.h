@@ -10,9 +10,10 @@
 
 #include "adwiser/config.h"
 
+/* One MAC table entry in one 8-byte word: the MAC (adw_mac_key) in the low 48 bits, the pair above, so a probe is
+ * one load and one compare. */
 struct adw_mac_slot {
-    uint8_t mac[6];
-    uint16_t pair;               /* ADW_PAIR_NONE (0xffff) = empty slot */
+    uint64_t word;               /* pair ADW_PAIR_NONE (0xffff) = empty slot */
 };
 
 struct adw_ip_slot {
@@ -32,6 +33,8 @@ struct adw_pair_table {
 int adw_pair_table_build(struct adw_pair_table *t, const struct adw_config *c);
 void adw_pair_table_free(struct adw_pair_table *t);
 uint16_t adw_pair_by_mac(const struct adw_pair_table *t, const uint8_t mac[6]);
+/* Asks the cache for the table entry where the lookup of mac starts (packets of a burst are looked up in turn). */
+void adw_pair_mac_prefetch(const struct adw_pair_table *t, const uint8_t mac[6]);
 uint16_t adw_pair_by_ip(const struct adw_pair_table *t, uint8_t family, const uint8_t addr[16]);
 
 #endif

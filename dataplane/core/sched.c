@@ -174,25 +174,23 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
     s->st.config_swaps++;
 }
 
-static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, enum adw_verdict *verdict, uint64_t now_ns)
+/* One parsed and classified packet of a burst: counted, passed, or queued (state updates in arrival order). */
+static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, const struct adw_desc *d, const struct adw_class *c,
+                        enum adw_verdict *verdict, uint64_t now_ns)
 {
-    struct adw_desc d;
-    struct adw_class c;
     s->st.rx_pkts++;
     s->st.rx_bytes += pkt->len;
-    bool parsed = adw_parse(pkt->data, pkt->len, &d) == ADW_PARSE_OK;
-    adw_classify(s, &d, parsed, pkt, &c);
-    pkt->out_port = c.out_port;
+    pkt->out_port = c->out_port;
     *verdict = ADW_PASS;
-    if (c.kind == ADW_CLASS_PASS) {
-        (*c.counter)++;
+    if (c->kind == ADW_CLASS_PASS) {
+        (*c->counter)++;
         return;
     }
-    struct adw_pair_state *ps = &s->slots[s->plan->slot_of_pair[c.pair]];
+    struct adw_pair_state *ps = &s->slots[s->plan->slot_of_pair[c->pair]];
     struct adw_tcp_meta m;
-    if (c.kind == ADW_CLASS_UPLINK) {
+    if (c->kind == ADW_CLASS_UPLINK) {
         s->st.pass_uplink++;
-        adw_meta_from_desc(&d, false, &m);
+        adw_meta_from_desc(d, false, &m);
         if (m.is_tcp && adw_drain_observe_uplink(&ps->drain, &m, now_ns)) {
             adw_finish_drain(s, ps, now_ns - ps->drain.start_ns, false, now_ns);
             if (s->n_deferred > 0 || adw_rt_holding(s)) /* a batch or real-time packets may have waited for it */
@@ -202,7 +200,7 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, enum adw_verdi
             adw_ack_est_observe_ack(&ps->ack, s->has_ack_model ? &s->ack_model : NULL, &m, now_ns);
         return;
     }
-    struct adw_fifo *q = c.kind == ADW_CLASS_DATA ? &ps->q_data : c.kind == ADW_CLASS_ACK ? &ps->q_ack : &ps->q_rt;
+    struct adw_fifo *q = c->kind == ADW_CLASS_DATA ? &ps->q_data : c->kind == ADW_CLASS_ACK ? &ps->q_ack : &ps->q_rt;
     if (q->len >= ps->astar.limit) {
         *verdict = ADW_DROP;
         s->st.drops_tail++;
@@ -218,21 +216,21 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, enum adw_verdi
     }
     struct adw_node *n = adw_node_at(&s->pool, idx);
     n->pkt = *pkt;
-    n->slot = s->plan->slot_of_pair[c.pair];
-    n->rt = c.kind == ADW_CLASS_RT;
-    adw_meta_from_desc(&d, true, &n->meta);
-    if (c.kind == ADW_CLASS_DATA)
+    n->slot = s->plan->slot_of_pair[c->pair];
+    n->rt = c->kind == ADW_CLASS_RT;
+    adw_meta_from_desc(d, true, &n->meta);
+    if (c->kind == ADW_CLASS_DATA)
         adw_ack_est_observe_data(&ps->ack, &n->meta, now_ns);
     adw_fifo_push(q, &s->pool, idx);
     *verdict = ADW_QUEUED;
-    if (c.kind == ADW_CLASS_RT) {
+    if (c->kind == ADW_CLASS_RT) {
         s->st.queued_rt++;
         if (!ps->rt_listed) {
             ps->rt_listed = true;
             s->rt_pending[s->n_rt_pending++] = n->slot;
         }
     } else {
-        if (c.kind == ADW_CLASS_DATA)
+        if (c->kind == ADW_CLASS_DATA)
             s->st.queued_data++;
         else
             s->st.queued_ack++;
@@ -242,11 +240,55 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, enum adw_verdi
     }
 }
 
+/* Asks the cache for the lines of ps the packet path will read for a packet of this kind. */
+static void prefetch_pair(const struct adw_pair_state *ps, uint8_t kind)
+{
+    __builtin_prefetch(ps, 1);
+    __builtin_prefetch((const char *)ps + 64, 1);
+    __builtin_prefetch((const char *)ps + 128, 1);
+    __builtin_prefetch(&ps->ack, 1);
+    if (kind == ADW_CLASS_UPLINK) {
+        __builtin_prefetch(&ps->drain, 1);
+        __builtin_prefetch((const char *)&ps->drain + 64, 1);
+    } else {
+        __builtin_prefetch(&ps->ack.loss_bits, 1);
+    }
+}
+
+/*
+ * Packets of a burst mostly belong to different pairs, whose state (thousands
+ * of pairs) is not in the cache: handled one after the other, each packet
+ * would wait for its own misses. So the burst is taken in chunks; in each, the
+ * MAC table entries of all packets are requested from the cache, then all
+ * packets are parsed and classified (reading only the plan, which changes only
+ * at a frame boundary in dequeue, never during an enqueue) while the cache
+ * fetches their pairs' lines, then they are handled in arrival order as
+ * before.
+ */
+#define ENQUEUE_CHUNK 32u
+
 void adw_sched_enqueue_burst(struct adw_sched *s, struct adw_pkt *pkts, enum adw_verdict *verdicts, unsigned n,
                              uint64_t now_ns)
 {
-    for (unsigned i = 0; i < n; i++)
-        enqueue_one(s, &pkts[i], &verdicts[i], now_ns);
+    struct adw_desc d[ENQUEUE_CHUNK];
+    struct adw_class c[ENQUEUE_CHUNK];
+    for (unsigned base = 0; base < n; base += ENQUEUE_CHUNK) {
+        unsigned k = n - base < ENQUEUE_CHUNK ? n - base : ENQUEUE_CHUNK;
+        for (unsigned i = 0; i < k; i++) {
+            const struct adw_pkt *pkt = &pkts[base + i];
+            if (pkt->len >= 12) /* the STA's MAC: destination downlink, source uplink (classify.c) */
+                adw_pair_mac_prefetch(&s->plan->table, pkt->in_port == ADW_PORT_UPLINK ? pkt->data : pkt->data + 6);
+        }
+        for (unsigned i = 0; i < k; i++) {
+            struct adw_pkt *pkt = &pkts[base + i];
+            bool parsed = adw_parse(pkt->data, pkt->len, &d[i]) == ADW_PARSE_OK;
+            adw_classify(s, &d[i], parsed, pkt, &c[i]);
+            if (c[i].kind != ADW_CLASS_PASS)
+                prefetch_pair(&s->slots[s->plan->slot_of_pair[c[i].pair]], c[i].kind);
+        }
+        for (unsigned i = 0; i < k; i++)
+            enqueue_one(s, &pkts[base + i], &d[i], &c[i], &verdicts[base + i], now_ns);
+    }
 }
 
 static unsigned hand_out(struct adw_sched *s, struct adw_fifo *q, struct adw_pkt *out, unsigned max)
@@ -256,6 +298,8 @@ static unsigned hand_out(struct adw_sched *s, struct adw_fifo *q, struct adw_pkt
         uint32_t idx = adw_fifo_pop(q, &s->pool);
         if (idx == ADW_NODE_NONE)
             break;
+        if (q->head != ADW_NODE_NONE) /* the next node, fetched while this one is handed out */
+            __builtin_prefetch(adw_node_at(&s->pool, q->head));
         struct adw_node *node = adw_node_at(&s->pool, idx);
         out[n++] = node->pkt;
         if (node->pkt.out_port != ADW_PORT_DROP) {

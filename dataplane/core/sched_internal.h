@@ -45,7 +45,15 @@ struct adw_plan {
     bool rt_dscp[64];                        /* DSCP values classified real-time */
 };
 
-/* Per-pair runtime state, one per slot. */
+/*
+ * Per-pair runtime state, one per slot. With thousands of pairs (4096 in
+ * `make bench`) a pair's state is rarely in the cache when its packet comes,
+ * and every cache line the packet path reads is a miss. What it reads for each
+ * packet (flags, queues, TS-ABR-QD's batch, A*, pacer, the ACK estimator,
+ * whose index and burst state lead its struct) is in the first few hundred
+ * bytes; the drain is last: its head and flow index are read for every uplink
+ * packet, its 3 KB flow table only at the entry the index points to.
+ */
 struct adw_pair_state {
     bool active;                             /* the slot belongs to a pair of the plan in force */
     uint16_t pair;                           /* its pair index in the plan in force */
@@ -56,7 +64,6 @@ struct adw_pair_state {
     uint64_t rt_guard_until_ns;              /* its batches wait until then: real-time packets of a conflicting
                                                 pair were just released (realtime_release.c) */
     struct adw_tsabr tsabr;
-    struct adw_drain drain;
     struct adw_astar astar;
     struct adw_pacer pacer;                  /* paced mode (SPEC §3.7) when its rate is set */
     bool paced_listed;                       /* on the paced list */
@@ -79,6 +86,7 @@ struct adw_pair_state {
     /* cumulative: */
     uint64_t drops_tail, drops_other;
     double tput_bps;                         /* EWMA of released bytes*8 per frame time */
+    struct adw_drain drain;                  /* last: see above */
 };
 
 struct adw_report_entry {
