@@ -138,9 +138,14 @@ static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64
  * the emulated lab: 0.3-0.5 s bursts of collisions, 9-26 % of air time outside the slices). So a pair whose
  * slice starts while a conflicting pair's drain is in the air waits for that drain to end, then gets a batch
  * scaled to the slice time left (the same scaling as a slice of another length, so eq. (1) sees the same drain
- * rate). "In the air" is inferred from the drain's own ACKs: the drain is open and its STA acknowledged within
- * the last ADW_DEFER_SILENCE_FRACTION of the waiting pair's slice. A drain that falls silent that long lost its
- * last ACKs (the AP is done), and the batch goes. One still acknowledged when the waiting slice ends took the
+ * rate). "In the air" is the drain's open state, bounded by its ACKs: a drain open and acknowledged within the
+ * last frame. The STA's TCP ACKs are no finer sign of the AP's activity: they stop for 10-22 ms while the AP
+ * still sends, because they collide with the AP's own A-MPDUs (equal backoff) and the STA's doubled contention
+ * window then loses to the AP's next ones (downlink-20ms ground truth). A drain silent for half a slice, or a
+ * whole one, was taken as over three times in 20 s and the batch released into it set off 300-400 ms collision
+ * bursts. Once its AP is done, the STA's ACKs go at once (nobody else contends), so a drain open a frame without
+ * one lost its last ACKs; its own pair's next slice start closes it anyway. One still in the air when the
+ * waiting slice ends took the
  * whole slice: the waiting batch is skipped (slice_deferrals_expired) rather than released into the next
  * slice, where it would collide with the next batch of the same conflicting pair. A fixed wait of half the slice
  * released batches into drains still delivering (a fading link at 3 of 21 MPDUs per A-MPDU): 200 ms collision
@@ -151,8 +156,6 @@ static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64
  * STA has sent every byte they allowed, which a cwnd- or application-limited sender may never do; holding the
  * next slice on it cost 3.2 s of 20 s in uplink-20ms (utility 7.58 without deferral, 7.16 with it).
  */
-#define ADW_DEFER_SILENCE_FRACTION 0.5
-
 /* When the conflicting drains in the air would count as silent (UINT64_MAX: none of them is open). A drain is in
  * the air at now_ns if now_ns is before that. */
 static uint64_t drain_silent_at(const struct adw_pair_state *o, uint64_t silence_ns, uint64_t at)
@@ -200,10 +203,7 @@ static bool drained_in_previous_slice(const struct adw_sched *s, const struct ad
     return ps->drain.open && ev->start_ns >= prev_ns && ps->drain.start_ns >= ev->start_ns - prev_ns;
 }
 
-static uint64_t defer_silence_ns(uint64_t duration_ns)
-{
-    return (uint64_t)(ADW_DEFER_SILENCE_FRACTION * (double)duration_ns);
-}
+static uint64_t defer_silence_ns(const struct adw_sched *s) { return s->plan->frame_ns; }
 
 static void defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struct adw_slice_event *ev,
                         uint64_t duration_ns, uint64_t now_ns)
@@ -211,7 +211,7 @@ static void defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const st
     ps->deferred = true;
     ps->defer_start_ns = now_ns;
     ps->defer_slice_end_ns = ev->start_ns + duration_ns;
-    ps->defer_silence_ns = defer_silence_ns(duration_ns);
+    ps->defer_silence_ns = defer_silence_ns(s);
     s->deferred[s->n_deferred++] = (uint16_t)(ps - s->slots);
     s->st.slice_deferrals++;
     if (now_ns < adw_rt_batch_free_at(s, ps->pair))
@@ -312,7 +312,7 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
                 struct adw_pair_state *ts = &s->slots[p->slot_of_pair[taker]];
                 if (!drained_in_previous_slice(s, ts, ev))
                     close_stale_drain(s, ts, now_ns);
-                if (conflicting_drain_in_air(s, taker, defer_silence_ns(sl->duration_ns), now_ns) ||
+                if (conflicting_drain_in_air(s, taker, defer_silence_ns(s), now_ns) ||
                     now_ns < adw_rt_batch_free_at(s, taker))
                     defer_batch(s, ts, ev, sl->duration_ns, now_ns);
                 else
@@ -326,7 +326,7 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
             }
             continue;
         }
-        if (backlog && (conflicting_drain_in_air(s, q, defer_silence_ns(sl->duration_ns), now_ns) ||
+        if (backlog && (conflicting_drain_in_air(s, q, defer_silence_ns(s), now_ns) ||
                         now_ns < adw_rt_batch_free_at(s, q)))
             defer_batch(s, ps, ev, sl->duration_ns, now_ns);
         else
