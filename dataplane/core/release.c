@@ -57,6 +57,8 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
     if (v_ns > ps->batch_s_ns)
         s->st.drains_overrun++;
     ps->last_v_ns = v_ns;
+    ps->frame_drains++;
+    ps->frame_v_sum_ns += v_ns;
     /* r is the batch for the pair's reference slice S_ref; a batch released into a slice of another length was
      * scaled by S/S_ref, so the sample is scaled back before eq. (1): same drain rate, same equilibrium. */
     uint64_t s_ref = s->plan->s_ref_ns[ps->pair];

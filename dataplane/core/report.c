@@ -43,6 +43,8 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->s_ns = ps->frame_s_ns;
         r->r_pkts = adw_tsabr_batch(&ps->tsabr, &pol->ts_abr_qd);
         r->v_ns = ps->last_v_ns;
+        r->drains = ps->frame_drains;
+        r->v_sum_ns = ps->frame_v_sum_ns;
         r->released_pkts = ps->frame_released_pkts;
         r->released_bytes = ps->frame_released_bytes;
         r->queue_pkts = adw_pair_queued(ps);
@@ -61,6 +63,8 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->loss_frac = adw_ack_est_loss_frac(&ps->ack);
         ps->frame_released_pkts = 0;
         ps->frame_released_bytes = 0;
+        ps->frame_drains = 0;
+        ps->frame_v_sum_ns = 0;
         ps->frame_reassigned = false;
         ps->frame_s_ns = 0;
     }

@@ -81,6 +81,8 @@ struct adw_pair_state {
     /* per frame (reset at each frame boundary): */
     uint32_t frame_released_pkts;
     uint64_t frame_released_bytes;
+    uint32_t frame_drains;                   /* drains that ended this frame */
+    uint64_t frame_v_sum_ns;                 /* sum of their V, ns */
     bool frame_reassigned;                   /* its slice was given away this frame */
     uint64_t frame_s_ns;                     /* slice time it actually used this frame, ns */
     /* cumulative: */

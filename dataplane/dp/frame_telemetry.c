@@ -22,6 +22,14 @@ static json_t *pair_record(const struct adw_frame_report *f, const struct adw_pa
                      "tput_mbps", (double)p->tput_bps / 1e6, "reassigned", (int)p->reassigned);
 }
 
+/* Every drain that ended in the frame, so a mean V over drains needs no sampling of v_ms (adwiser/sched.h). */
+static json_t *pair_record_drains(json_t *r, const struct adw_pair_report *p)
+{
+    json_object_set_new(r, "drains", json_integer((json_int_t)p->drains));
+    json_object_set_new(r, "v_sum_ms", json_real((double)p->v_sum_ns / 1e6));
+    return r;
+}
+
 /* Aggregation-target fields (SPEC §3.7, REDIS.md): pacing rate, the 001 §4.1 estimate and the 001 §5 loss signals. */
 static json_t *pair_record_agg(json_t *r, const struct adw_pair_report *p)
 {
@@ -79,7 +87,8 @@ void frame_telemetry_poll(struct dp_engine *e)
                 utility += log((double)pairs[i].tput_bps / 1e6);
                 with_traffic++;
             }
-            json_array_append_new(records, pair_record_agg(pair_record(&f, &pairs[i], ts), &pairs[i]));
+            json_t *rec = pair_record_drains(pair_record(&f, &pairs[i], ts), &pairs[i]);
+            json_array_append_new(records, pair_record_agg(rec, &pairs[i]));
         }
         json_t *frame = json_pack("{s:s, s:I, s:I, s:I, s:f, s:o, s:n, s:I, s:o}", "type", "frame", "ts_ns",
                                   ts, "frame", (json_int_t)f.frame, "version",

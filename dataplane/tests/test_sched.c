@@ -136,6 +136,32 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
     assert_int_equal(pr[0].r_pkts, 20); /* 40 + (20 - 40) */
 }
 
+/* A drain that overruns the frame boundary ends in the next frame, next to that frame's own drain: the report
+ * counts both (drains, v_sum_ns), where v_ns shows only the last and repeats it in a frame where none ended. */
+static void test_frame_report_counts_every_drain_that_ended_in_it(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_data(f->s, 1, 1, 200, 0);
+    dequeue_all(f->s, 20 * MS); /* STA2's batch of frame 0: 40 packets */
+    dequeue_all(f->s, 40 * MS);
+    struct adw_pkt a = lab_up_ack_pkt(1, 1 + 40 * 1448);
+    enqueue1(f->s, &a, 45 * MS); /* ends in frame 1: V = 25 ms, r = 35 */
+    dequeue_all(f->s, 60 * MS);
+    a = lab_up_ack_pkt(1, 1 + 75 * 1448);
+    enqueue1(f->s, &a, 75 * MS); /* frame 1's batch: V = 15 ms */
+    dequeue_all(f->s, 80 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 0 */
+    assert_int_equal(pr[1].drains, 0);
+    assert_int_equal(pr[1].v_sum_ns, 0);
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 1 */
+    assert_int_equal(pr[1].drains, 2);
+    assert_int_equal(pr[1].v_sum_ns, 40 * MS);
+    assert_int_equal(pr[1].v_ns, 15 * MS);
+    assert_int_equal(pr[0].drains, 0);
+}
+
 /* 004 §5: the next slice starts when the previous pair's activity has ended. AP2's batch waits while the
  * conflicting AP1-STA1 drain is still in the air at its slice start (open, its ACKs still coming), and goes when
  * that drain ends, scaled to the slice time left. */
@@ -539,6 +565,7 @@ int main(void)
         LAB_TEST(test_batch_holds_r_packets_and_keeps_the_rest),
         LAB_TEST(test_drain_from_returning_ack_updates_r),
         LAB_TEST(test_lost_final_ack_caps_the_drain_at_the_next_slice),
+        LAB_TEST(test_frame_report_counts_every_drain_that_ended_in_it),
         LAB_TEST(test_batch_waits_while_a_conflicting_pair_still_drains),
         LAB_TEST(test_deferred_batch_waits_for_a_conflicting_drain_whose_acks_pause),
         LAB_TEST(test_deferred_batch_waits_while_the_conflicting_drain_is_still_acknowledged),

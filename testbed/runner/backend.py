@@ -119,9 +119,13 @@ def stop(tb: topology.Testbed, b: Backend) -> dict[str, Any]:
 
 
 def mean_drain_ms(telemetry: Path) -> dict[str, float]:
-    """Mean V (drain time, ms) per pair from the dataplane's telemetry lines
-    that carry a pair id and a V in ms ("v_ms"); {} if there are none."""
+    """Mean V (drain time, ms) per pair over the drains in the dataplane's
+    telemetry: from each pair line's "drains" and "v_sum_ms" (every drain
+    that ended in the frame), else the mean of its "v_ms" (the last drain at
+    the frame's end, repeated in frames where none ended); {} if there are
+    none."""
     sums: dict[str, list[float]] = {}
+    drains: dict[str, list[float]] = {}
     try:
         lines = telemetry.read_text().splitlines()
     except OSError:
@@ -134,7 +138,16 @@ def mean_drain_ms(telemetry: Path) -> dict[str, float]:
         if not isinstance(rec, dict):
             continue
         pair = rec.get("pair")
+        if not isinstance(pair, str):
+            continue
+        n, total = rec.get("drains"), rec.get("v_sum_ms")
+        if isinstance(n, int) and isinstance(total, (int, float)):
+            acc = drains.setdefault(pair, [0.0, 0.0])
+            acc[0] += n
+            acc[1] += float(total)
         v = rec.get("v_ms", rec.get("V_ms"))
-        if isinstance(pair, str) and isinstance(v, (int, float)):
+        if isinstance(v, (int, float)):
             sums.setdefault(pair, []).append(float(v))
-    return {p: sum(vs) / len(vs) for p, vs in sums.items() if vs}
+    out = {p: sum(vs) / len(vs) for p, vs in sums.items() if vs}
+    out.update({p: total / n for p, (n, total) in drains.items() if n > 0})
+    return out

@@ -93,6 +93,15 @@ def test_mean_drain_reads_per_pair_v_and_ignores_other_lines(tmp_path: Path) -> 
     assert backend.mean_drain_ms(tel) == {"ap1/sta1": 20.0, "ap2/sta2": 18.5}
 
 
+def test_mean_drain_counts_every_drain_when_the_lines_carry_them(tmp_path: Path) -> None:
+    tel = tmp_path / "t.jsonl"
+    # frame 0: no drain ended (v_ms repeats an older one); frame 1: two ended, 25 and 15 ms
+    tel.write_text('{"pair":"ap2/sta2","v_ms":17.0,"drains":0,"v_sum_ms":0.0}\n'
+                   '{"pair":"ap2/sta2","v_ms":15.0,"drains":2,"v_sum_ms":40.0}\n'
+                   '{"pair":"ap1/sta1","v_ms":19.0}\n')
+    assert backend.mean_drain_ms(tel) == {"ap1/sta1": 19.0, "ap2/sta2": 20.0}
+
+
 def test_groundtruth_reads_json_lines_and_csv_and_maps_mcs_to_rate(tmp_path: Path) -> None:
     jl = tmp_path / "g.jsonl"
     jl.write_text('{"src":"ap1","dst":"sta1","mpdus":19,"mcs":14,"start_us":0,"duration_us":2000}\n'

@@ -152,6 +152,11 @@ struct adw_pair_report {
     uint64_t s_ns;                           /* slice time S_i of the pair in the frame, ns */
     uint32_t r_pkts;                         /* batch size r_i for the next frame, MTU packets */
     uint64_t v_ns;                           /* drain time of the last completed batch, ns; 0 if none yet */
+    uint32_t drains;                         /* drains that ended in this frame (completed, capped or superseded) */
+    uint64_t v_sum_ns;                       /* sum of their drain times V, ns. The mean V over drains is
+                                                sum(v_sum_ns) / sum(drains): v_ns repeats the last drain in frames
+                                                where none ended and shows one of two that ended in one frame, so a
+                                                mean of v_ns under-weights drains that overrun the frame boundary */
     uint32_t released_pkts;                  /* packets released this frame (batch + real-time) */
     uint64_t released_bytes;                 /* bytes released this frame */
     uint32_t queue_pkts;                     /* packets held at frame end (all three queues) */
