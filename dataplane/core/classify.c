@@ -48,7 +48,7 @@ static bool realtime(const struct adw_plan *p, const struct adw_desc *d)
     return false;
 }
 
-uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair) { return (uint16_t)(p->cfg->stas[pair].ap + 1); }
+uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair) { return p->table.ap_port[pair]; }
 
 void adw_classify(struct adw_sched *s, const struct adw_desc *d, bool parsed, const struct adw_pkt *pkt,
                   struct adw_class *c)

@@ -48,7 +48,8 @@ int adw_pair_table_build(struct adw_pair_table *t, const struct adw_config *c)
     uint32_t mac_slots = pow2_at_least(2u * c->n_stas), ip_slots = pow2_at_least(2u * n_ip);
     t->mac = malloc(sizeof(*t->mac) * mac_slots);
     t->ip = calloc(ip_slots, sizeof(*t->ip));
-    if (t->mac == NULL || t->ip == NULL) {
+    t->ap_port = malloc(sizeof(*t->ap_port) * (c->n_stas ? c->n_stas : 1u));
+    if (t->mac == NULL || t->ip == NULL || t->ap_port == NULL) {
         adw_pair_table_free(t);
         return -1;
     }
@@ -58,6 +59,7 @@ int adw_pair_table_build(struct adw_pair_table *t, const struct adw_config *c)
     t->ip_mask = ip_slots - 1;
     for (uint16_t p = 0; p < c->n_stas; p++) {
         const struct adw_sta_cfg *s = &c->stas[p];
+        t->ap_port[p] = (uint16_t)(s->ap + 1);
         uint64_t key = mac_key(s->mac);
         uint32_t h = adw_mac_hash(s->mac) & t->mac_mask;
         while (slot_pair(t->mac[h]) != PAIR_NONE && (t->mac[h].word & MAC_BITS) != key)
@@ -85,6 +87,7 @@ void adw_pair_table_free(struct adw_pair_table *t)
 {
     free(t->mac);
     free(t->ip);
+    free(t->ap_port);
     memset(t, 0, sizeof(*t));
 }
 
