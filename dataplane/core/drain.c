@@ -161,25 +161,25 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
     if (!was)
         return false;
     d->last_heard_ns = now_ns;
-    if (m->flags & (ADW_TCP_RST | ADW_TCP_FIN)) {
-        close_flow(d, f);
-    } else {
-        if (f->down_open) {
-            /* All but a delayed-ACK's worth (the last segment) acknowledged: see drain.h. */
-            uint32_t need = adw_seq_lt(f->first_seq, f->last_start) ? f->last_start : f->end_seq;
-            bool acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, need);
-            for (unsigned b = 0; b < m->n_sack && !acked; b++)
-                acked = adw_seq_geq(m->sack_right[b], need);
-            if (acked)
-                f->down_open = false;
-        }
-        if (f->up_open) {
-            f->up_seen += m->payload_len;
-            if (f->up_seen >= f->up_expected)
-                f->up_open = false;
-        }
-        settle(d, f, was);
+    if (f->down_open) {
+        /* All but a delayed-ACK's worth (the last segment) acknowledged: see drain.h. */
+        uint32_t need = adw_seq_lt(f->first_seq, f->last_start) ? f->last_start : f->end_seq;
+        bool acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, need);
+        for (unsigned b = 0; b < m->n_sack && !acked; b++)
+            acked = adw_seq_geq(m->sack_right[b], need);
+        if (acked)
+            f->down_open = false;
     }
+    if (m->flags & (ADW_TCP_RST | ADW_TCP_FIN)) {
+        /* The STA closed: nothing more comes up, but what was released down is still the AP's to send. */
+        f->up_open = false;
+        f->have_last_ack = false;
+    } else if (f->up_open) {
+        f->up_seen += m->payload_len;
+        if (f->up_seen >= f->up_expected)
+            f->up_open = false;
+    }
+    settle(d, f, was);
     if (d->n_open == 0) {
         d->open = false;
         return true;

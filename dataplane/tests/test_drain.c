@@ -148,20 +148,24 @@ static void test_lost_final_ack_leaves_drain_open(void **st)
     assert_false(d->open);
 }
 
-static void test_flow_closing_mid_batch_stops_waiting_for_it(void **st)
+/* The STA's RST ends its socket, not the AP's queue: the data released before it is still sent (drain.h). */
+static void test_rst_from_the_sta_drains_only_what_its_ack_covers(void **st)
 {
     (void)st;
     struct adw_drain *d = drain_opened_at(0);
     release_data(d, 40000, 0, 1448, 0);
     release_data(d, 40001, 500, 1448, 0);
     assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta rst = ack(40001, 0);
-    rst.flags = ADW_TCP_RST;
-    assert_false(adw_drain_observe_uplink(d, &rst, 10)); /* flow 40001 is gone; 40000 still owes its ACK */
-    assert_true(ack_arrives(d, 40000, 1448, 20));
+    struct adw_tcp_meta rst = ack(40001, 500); /* reset before any of the batch arrived */
+    rst.flags = ADW_TCP_RST | ADW_TCP_ACK;
+    assert_false(adw_drain_observe_uplink(d, &rst, 10));
+    assert_false(ack_arrives(d, 40000, 1448, 20)); /* 40001's segment is still the AP's to send */
+    assert_true(adw_drain_awaits_downlink_acks(d));
+    rst.ack = 500 + 1448; /* a reset that acknowledges the batch drains the flow */
+    assert_true(adw_drain_observe_uplink(d, &rst, 30));
 }
 
-static void test_fin_from_sta_closes_its_flow(void **st)
+static void test_fin_from_the_sta_drains_the_data_it_acknowledges(void **st)
 {
     (void)st;
     struct adw_drain *d = drain_opened_at(0);
@@ -169,7 +173,25 @@ static void test_fin_from_sta_closes_its_flow(void **st)
     assert_true(adw_drain_end_release(d));
     struct adw_tcp_meta fin = ack(40000, 50);
     fin.flags = ADW_TCP_FIN | ADW_TCP_ACK;
-    assert_true(adw_drain_observe_uplink(d, &fin, 7));
+    assert_false(adw_drain_observe_uplink(d, &fin, 7)); /* 50 of the 100 bytes are still in the air */
+    fin.ack = 100;
+    assert_true(adw_drain_observe_uplink(d, &fin, 8));
+}
+
+/* An uplink transfer the STA ends (FIN) sends nothing more: its drain does not wait for the bytes it was allowed. */
+static void test_fin_from_the_sta_ends_its_uplink_transfer(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    struct adw_tcp_meta a = ack(40000, 100000);
+    adw_drain_note_released(d, &a, 0);
+    assert_false(adw_drain_end_release(d));
+    adw_drain_begin(d, 1000);
+    a.ack = 100000 + 2896;
+    adw_drain_note_released(d, &a, 1000);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta fin = {.is_tcp = true, .flags = ADW_TCP_FIN | ADW_TCP_ACK, .key = flow(40000)};
+    assert_true(adw_drain_observe_uplink(d, &fin, 2000));
 }
 
 static void test_uplink_drain_ends_when_acked_bytes_come_back(void **st)
@@ -235,8 +257,9 @@ int main(void)
         cmocka_unit_test(test_retransmission_does_not_move_the_end_back),
         cmocka_unit_test(test_sack_of_last_byte_ends_the_drain),
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
-        cmocka_unit_test(test_flow_closing_mid_batch_stops_waiting_for_it),
-        cmocka_unit_test(test_fin_from_sta_closes_its_flow),
+        cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
+        cmocka_unit_test(test_fin_from_the_sta_drains_the_data_it_acknowledges),
+        cmocka_unit_test(test_fin_from_the_sta_ends_its_uplink_transfer),
         cmocka_unit_test(test_uplink_drain_ends_when_acked_bytes_come_back),
         cmocka_unit_test(test_acks_of_other_flows_do_not_end_the_drain),
         cmocka_unit_test(test_drain_awaits_downlink_acks_only_for_released_data),
