@@ -19,8 +19,11 @@
  *    conflicting AP has data to send.
  *
  * A pair never waits for its own real-time packets: its AP sends AC_VO ahead of its data (802.11e EDCA).
- * Packets that arrive during a hold go with the held ones (the air is clear for them too); otherwise real-time
- * packets wait for the next slice start, as the paper's (half a slice on average, 004 §6.4).
+ *
+ * Between slice starts, real-time packets go as soon as no conflicting downlink drain is open: on arrival, or
+ * when such a drain ends (its AP has delivered the batch and idles until its next one, a guard after them).
+ * The paper releases them at slice starts only, so they wait half a slice on average (004 §6.4: "10 ms of which
+ * is due to half the time-slice"); the air is as clear for them in such a gap as at a slice start.
  */
 #include "realtime_release.h"
 
@@ -91,6 +94,25 @@ void adw_rt_release_held(struct adw_sched *s, uint64_t now_ns, bool force)
         s->st.rt_hold_timeouts++;
     s->st.rt_held_ns += now_ns - s->rt_hold_start_ns;
     s->rt_hold_until_ns = 0;
+}
+
+void adw_rt_release_when_clear(struct adw_sched *s, uint64_t now_ns)
+{
+    if (s->rt_hold_until_ns != 0) {
+        adw_rt_release_held(s, now_ns, false);
+        return;
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < s->n_rt_pending; i++) {
+        struct adw_pair_state *ps = &s->slots[s->rt_pending[i]];
+        if (conflicting_downlink_drain_open(s, ps->pair)) {
+            s->rt_pending[kept++] = s->rt_pending[i];
+            continue;
+        }
+        s->st.rt_between_slices += ps->q_rt.len;
+        release_pair(s, ps, now_ns);
+    }
+    s->n_rt_pending = kept;
 }
 
 bool adw_rt_holding(const struct adw_sched *s) { return s->rt_hold_until_ns != 0; }

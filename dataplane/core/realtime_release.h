@@ -16,6 +16,9 @@
 void adw_rt_release_at_slice_start(struct adw_sched *s, uint64_t start_ns, uint64_t duration_ns, uint64_t now_ns);
 /* Held real-time packets whose conflicting drains have ended go (all of them once the hold ran out, or force). */
 void adw_rt_release_held(struct adw_sched *s, uint64_t now_ns, bool force);
+/* Between slice starts (a real-time packet arrived, a drain ended): real-time packets of every pair with no
+ * conflicting downlink drain open go; with a hold running, as adw_rt_release_held. */
+void adw_rt_release_when_clear(struct adw_sched *s, uint64_t now_ns);
 /* True while real-time packets are held. */
 bool adw_rt_holding(const struct adw_sched *s);
 /* When the hold runs out, UINT64_MAX if nothing is held. */

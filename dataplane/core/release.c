@@ -222,7 +222,10 @@ static void defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const st
 
 void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force)
 {
-    adw_rt_release_held(s, now_ns, force); /* real-time first (004 §6.4) */
+    if (force) /* real-time first (004 §6.4) */
+        adw_rt_release_held(s, now_ns, true);
+    else
+        adw_rt_release_when_clear(s, now_ns);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < s->n_deferred; i++) {
         struct adw_pair_state *ps = &s->slots[s->deferred[i]];

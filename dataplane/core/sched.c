@@ -195,6 +195,8 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, const struct a
             adw_finish_drain(s, ps, now_ns - ps->drain.start_ns, false, now_ns);
             if (s->n_deferred > 0 || adw_rt_holding(s)) /* a batch or real-time packets may have waited for it */
                 adw_release_deferred(s, now_ns, false);
+            else if (s->n_rt_pending > 0)
+                adw_rt_release_when_clear(s, now_ns);
         }
         if (m.is_tcp) /* ACK bursts -> aggregation level (001 §4.1) */
             adw_ack_est_observe_ack(&ps->ack, s->has_ack_model ? &s->ack_model : NULL, &m, now_ns);
@@ -229,6 +231,7 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, const struct a
             ps->rt_listed = true;
             s->rt_pending[s->n_rt_pending++] = n->slot;
         }
+        adw_rt_release_when_clear(s, now_ns); /* at once if the air is clear of conflicting drains */
     } else {
         if (c->kind == ADW_CLASS_DATA)
             s->st.queued_data++;

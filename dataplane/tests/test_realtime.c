@@ -124,25 +124,46 @@ static void test_voice_goes_at_the_hold_bound_when_the_conflicting_drain_does_no
     assert_int_equal(st.rt_held_ns, 5 * MS);
 }
 
-/* No conflicting drain open at the slice start: the voice goes at once, first, and the conflicting pair's batch
- * of that slice a guard later (004 §6.4: voice to AP2, then the batch to AP1). */
-static void test_voice_goes_first_and_the_conflicting_batch_a_guard_later(void **state)
+/* Voice that finds no conflicting drain open goes at once, between slice starts; a conflicting batch due within
+ * the guard after it waits (here AP1's slice starting 100 us later). */
+static void test_voice_goes_at_once_when_clear_and_a_conflicting_batch_waits_the_guard(void **state)
 {
     struct sched_fixture *f = *state;
     dequeue_all(f->s, 21 * MS);
     enqueue_data(f->s, 0, 1, 3, 22 * MS);
     struct adw_pkt v = down_voice(1);
-    assert_int_equal(enqueue1(f->s, &v, 23 * MS), ADW_QUEUED);
-    assert_int_equal(dequeue_all(f->s, 40 * MS), 1);
+    uint64_t t = 40 * MS - 100 * US;
+    assert_int_equal(enqueue1(f->s, &v, t), ADW_QUEUED);
+    assert_int_equal(dequeue_all(f->s, t), 1);
     assert_ptr_equal(out[0].cookie, v.cookie);
     assert_int_equal(out[0].out_port, 2);
-    assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), 40 * MS + GUARD);
-    assert_int_equal(dequeue_all(f->s, 40 * MS + GUARD), 3);
+    assert_int_equal(dequeue_all(f->s, 40 * MS), 0);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), t + GUARD);
+    assert_int_equal(dequeue_all(f->s, t + GUARD), 3);
     assert_all_to(3, 1);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.rt_holds, 0);
+    assert_int_equal(st.rt_between_slices, 1);
     assert_int_equal(st.rt_batch_waits, 1);
+}
+
+/* Voice that arrives while a conflicting batch drains goes when that drain ends, not at the next slice start:
+ * the AP has delivered its batch and idles until its next one. */
+static void test_voice_goes_when_the_conflicting_drain_ends_between_slice_starts(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    struct adw_pkt v = down_voice(1);
+    enqueue1(f->s, &v, 5 * MS);
+    assert_int_equal(dequeue_all(f->s, 5 * MS), 0);
+    ack_from(f->s, 0, 40, 12 * MS);
+    assert_int_equal(dequeue_all(f->s, 12 * MS), 1);
+    assert_ptr_equal(out[0].cookie, v.cookie);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.rt_between_slices, 1);
 }
 
 /* A pair's own voice holds nothing back: its AP sends AC_VO ahead of its data. */
@@ -175,24 +196,32 @@ static void test_voice_arriving_during_a_hold_goes_with_the_held_voice(void **st
     assert_ptr_equal(out[1].cookie, v2.cookie);
 }
 
-/* hold_max_fraction = 0 and guard_us = 0: voice and the batch go together at the slice start, voice first. */
-static void test_zero_hold_and_guard_release_voice_and_batch_together(void **state)
+/* hold_max_fraction = 0: voice goes at the slice start even into a conflicting drain (the paper's order alone);
+ * guard_us = 0: the conflicting batch goes right behind the voice. */
+static void test_zero_hold_and_guard_release_at_the_slice_start_without_waiting(void **state)
 {
     struct sched_fixture *f = *state;
-    f->cfg->policies.dynamic_slicing.enabled = true;
     f->cfg->policies.realtime.hold_max_fraction = 0;
     f->cfg->policies.realtime.guard_us = 0;
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
-    dequeue_all(f->s, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
     struct adw_pkt v = down_voice(1);
-    enqueue1(f->s, &v, 10 * MS);
-    ack_from(f->s, 0, 40, 15 * MS);
-    unsigned n = dequeue_all(f->s, 20 * MS);
-    assert_true(n > 1);
+    enqueue1(f->s, &v, 10 * MS); /* AP1's drain open: waits for the next slice start */
+    assert_int_equal(dequeue_all(f->s, 10 * MS), 0);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 1); /* AP2's slice: goes, AP1's drain still open */
     assert_ptr_equal(out[0].cookie, v.cookie);
-    for (unsigned i = 1; i < n; i++)
-        assert_int_equal(out[i].out_port, 1);
+    ack_from(f->s, 0, 40, 30 * MS);
+    struct adw_pkt v2 = down_voice(1);
+    enqueue1(f->s, &v2, 40 * MS - 100 * US);
+    assert_int_equal(dequeue_all(f->s, 40 * MS - 100 * US), 1);
+    unsigned n = dequeue_all(f->s, 40 * MS); /* AP1's batch at its slice start, no guard */
+    assert_true(n > 0);
+    assert_all_to(n, 1);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.rt_holds, 0);
+    assert_int_equal(st.rt_batch_waits, 0);
 }
 
 static void test_out_of_range_hold_and_guard_are_refused_by_name(void **state)
@@ -217,10 +246,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         LAB_TEST(test_voice_waits_for_conflicting_drain_then_batch_waits_guard),
         LAB_TEST(test_voice_goes_at_the_hold_bound_when_the_conflicting_drain_does_not_end),
-        LAB_TEST(test_voice_goes_first_and_the_conflicting_batch_a_guard_later),
+        LAB_TEST(test_voice_goes_at_once_when_clear_and_a_conflicting_batch_waits_the_guard),
+        LAB_TEST(test_voice_goes_when_the_conflicting_drain_ends_between_slice_starts),
         LAB_TEST(test_batch_of_the_voice_pair_itself_goes_at_once_after_its_voice),
         LAB_TEST(test_voice_arriving_during_a_hold_goes_with_the_held_voice),
-        LAB_TEST(test_zero_hold_and_guard_release_voice_and_batch_together),
+        LAB_TEST(test_zero_hold_and_guard_release_at_the_slice_start_without_waiting),
         cmocka_unit_test(test_out_of_range_hold_and_guard_are_refused_by_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,7 @@ struct adw_stats {
     uint64_t rt_held_ns;         /* total time from those slice starts to the release of what was held, ns */
     uint64_t rt_hold_timeouts;   /* holds that ran out (hold_max_fraction of the slice) with a drain still open */
     uint64_t rt_batch_waits;     /* batches that waited behind held real-time packets or the guard after them */
+    uint64_t rt_between_slices;  /* real-time packets released between slice starts (no conflicting drain open) */
     uint64_t drops_tail;         /* refused at the A* queue limit */
     uint64_t drops_pool;         /* refused because the packet pool was full */
     uint64_t drops_config;       /* held packets of pairs removed by a new configuration, handed out as DROP */
