@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # `make bench`: packets per second through adwiser-dp's full scheduler
 # (parse, classify, enqueue, slice release, ACK tracking) for a recorded mix
-# of 4096 STAs on 16 APs, replayed by net_pcap ports (infinite_rx), and in
-# the same run dpdk-testpmd io-forwarding on the same ports; prints both and
-# their ratio.  Then the slice-start timing error (p50/p99 µs) of adwiser-dp
-# with its idle back-off, after the same mix played once.
+# of 4096 STAs on 16 APs, replayed by net_pcap ports (infinite_rx): the wired
+# side's frames on the uplink port, the STAs' ACKs on the first AP port (see
+# gen_sta_mix.c: every port is read at the same rate, so ACKs spread over the
+# 16 AP ports would be 94 % of what is offered), nothing on the other AP
+# ports; and in the same run dpdk-testpmd io-forwarding on the same ports;
+# prints both, their ratio and the offered mix.  Then the slice-start timing
+# error (p50/p99 µs) of adwiser-dp with its idle back-off, after the same mix
+# played once.
 # ROUNDS alternating runs of each (BENCH_ROUNDS, default 3), the median ratio printed.
 # Both run one forwarding core (-l 0 for adwiser-dp; testpmd needs -l 0,1:
 # its main lcore only prints stats).  Usage: run_bench.sh BUILD_DIR [seconds]
@@ -22,8 +26,9 @@ mkdir -p "$MIX"
 
 EAL=(--no-huge -m 1024 --no-pci --log-level=lib.eal:error --file-prefix "adwbench$$")
 vdevs() {   # infinite=0|1
-    local v=(--vdev="net_pcap0,rx_pcap=$MIX/uplink.pcap,infinite_rx=$1")
-    for i in $(seq 1 "$N_APS"); do v+=(--vdev="net_pcap$i,rx_pcap=$MIX/ap$i.pcap,infinite_rx=$1"); done
+    local v=(--vdev="net_pcap0,rx_pcap=$MIX/uplink.pcap,infinite_rx=$1"
+             --vdev="net_pcap1,rx_pcap=$MIX/acks.pcap,infinite_rx=$1")
+    for i in $(seq 2 "$N_APS"); do v+=(--vdev="net_pcap$i,rx_pcap=$MIX/idle.pcap,infinite_rx=0"); done
     printf '%s\n' "${v[@]}"
 }
 mapfile -t VDEVS_LOOP < <(vdevs 1)
@@ -66,7 +71,9 @@ for r in range(1, rounds + 1):
         sys.exit(f"bench: no testpmd rate in testpmd-{r}.log")
     tp_pps = statistics.median(periods)
     dps.append(dp_pps); tps.append(tp_pps); ratios.append(dp_pps / tp_pps)
-    print(f"round {r}: adwiser-dp {dp_pps / 1e6:.3f} Mpps ({c['released_pkts'] / secs / 1e6:.3f} Mpps released in "
+    acks = core["pass_uplink"] / core["rx_pkts"]
+    print(f"round {r}: adwiser-dp {dp_pps / 1e6:.3f} Mpps ({100 * acks:.0f} % uplink ACKs; "
+          f"{c['released_pkts'] / secs / 1e6:.3f} Mpps released in "
           f"slices, {core['drains_completed']} drains closed by ACKs, {core['drops_tail']} A* drops); "
           f"testpmd {tp_pps / 1e6:.3f} Mpps (median of {len(periods)} 1-s periods); ratio {dp_pps / tp_pps:.3f}")
 i = ratios.index(statistics.median(ratios))

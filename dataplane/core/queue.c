@@ -3,9 +3,11 @@
 
 #include <stdlib.h>
 
+#include "big_alloc.h"
+
 int adw_pool_init(struct adw_pool *p, uint32_t size)
 {
-    p->nodes = calloc(size, sizeof(*p->nodes));
+    p->nodes = adw_big_calloc(size, sizeof(*p->nodes));
     if (p->nodes == NULL)
         return -1;
     p->size = size;
@@ -18,7 +20,7 @@ int adw_pool_init(struct adw_pool *p, uint32_t size)
 
 void adw_pool_free(struct adw_pool *p)
 {
-    free(p->nodes);
+    adw_big_free(p->nodes);
     p->nodes = NULL;
     p->size = p->in_use = 0;
     p->free_head = ADW_NODE_NONE;
@@ -32,6 +34,10 @@ uint32_t adw_pool_get(struct adw_pool *p)
     p->free_head = p->nodes[i].next;
     p->nodes[i].next = ADW_NODE_NONE;
     p->in_use++;
+    /* Nodes are reused in LIFO order, but a slice start frees thousands at once, more than the cache keeps: the
+     * next get's node is fetched while this packet is handled. */
+    if (p->free_head != ADW_NODE_NONE)
+        adw_node_prefetch(p, p->free_head);
     return i;
 }
 
@@ -69,6 +75,8 @@ uint32_t adw_fifo_pop(struct adw_fifo *q, struct adw_pool *p)
     q->head = p->nodes[i].next;
     if (q->head == ADW_NODE_NONE)
         q->tail = ADW_NODE_NONE;
+    else /* a queue is drained node after node, each queued long ago (cold): the next is fetched meanwhile */
+        adw_node_prefetch(p, q->head);
     q->len--;
     q->bytes -= p->nodes[i].pkt.len;
     p->nodes[i].next = ADW_NODE_NONE;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "big_alloc.h"
 #include "realtime_release.h"
 #include "sched_internal.h"
 
@@ -28,7 +29,7 @@ void adw_sched_free(struct adw_sched *s)
     adw_plan_free(s->plan);
     adw_plan_free(s->staged);
     adw_pool_free(&s->pool);
-    free(s->slots);
+    adw_big_free(s->slots);
     free(s->rt_pending);
     free(s->in_slice);
     free(s->paced);
@@ -60,7 +61,7 @@ struct adw_sched *adw_sched_create(const struct adw_sched_params *p, const struc
         adw_sched_free(s);
         return NULL;
     }
-    s->slots = calloc(ADW_MAX_PAIRS, sizeof(*s->slots));
+    s->slots = adw_big_calloc(ADW_MAX_PAIRS, sizeof(*s->slots));
     s->rt_pending = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
     s->in_slice = calloc(ADW_MAX_PAIRS, 1);
     s->paced = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
@@ -301,8 +302,6 @@ static unsigned hand_out(struct adw_sched *s, struct adw_fifo *q, struct adw_pkt
         uint32_t idx = adw_fifo_pop(q, &s->pool);
         if (idx == ADW_NODE_NONE)
             break;
-        if (q->head != ADW_NODE_NONE) /* the next node, fetched while this one is handed out */
-            __builtin_prefetch(adw_node_at(&s->pool, q->head));
         struct adw_node *node = adw_node_at(&s->pool, idx);
         out[n++] = node->pkt;
         if (node->pkt.out_port != ADW_PORT_DROP) {

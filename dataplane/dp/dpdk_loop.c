@@ -10,6 +10,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "idle_backoff.h"
 #include "tsc_clock.h"
@@ -251,6 +252,10 @@ static unsigned release_due(struct loop_ctx *x, struct adw_pkt *out, unsigned bu
     while ((k = adw_sched_dequeue_burst(x->e->sched, out, burst, now)) > 0) {
         x->e->c.released_pkts += k;
         total += k;
+        /* Released packets waited up to a frame (thousands of others since): their mbufs are cold, and the PMD
+         * reads each one's header when it sends or frees it. Fetched together here rather than one miss at a time. */
+        for (unsigned i = 0; i < k; i++)
+            rte_prefetch0(out[i].cookie);
         for (unsigned i = 0; i < k; i++)
             send_pkt(x, &out[i]);
         if (k < burst)
