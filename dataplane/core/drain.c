@@ -113,6 +113,10 @@ void adw_drain_note_released(struct adw_drain *d, const struct adw_tcp_meta *m, 
         return;
     }
     bool carries_seq = m->payload_len > 0 || (m->flags & (ADW_TCP_SYN | ADW_TCP_FIN));
+    if (m->flags & ADW_TCP_SYN)
+        f->sta_reset = false;
+    if (carries_seq && f->sta_reset)
+        return; /* queued for a connection the STA reset: the AP sends it, nothing acknowledges it (drain.h) */
     if (carries_seq) {
         /* Downlink data: the drain waits for the ACK of the highest end (retransmissions never lower it). */
         uint32_t start = m->seq_end - m->payload_len - ((m->flags & (ADW_TCP_SYN | ADW_TCP_FIN)) ? 1u : 0u);
@@ -152,6 +156,8 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
     if (f == NULL)
         return false;
     f->last_seen_ns = now_ns;
+    if (m->flags & ADW_TCP_RST)
+        f->sta_reset = true;
     if (!d->open || !f->in_batch) {
         if (m->flags & (ADW_TCP_RST | ADW_TCP_FIN))
             f->have_last_ack = false;

@@ -24,7 +24,8 @@
  *    segment's ACK covers it as above. Data released before the STA closed
  *    is still in the AP's queue: the AP sends it whatever the STA's socket
  *    did, so the drain (and a conflicting pair waiting on it, release.c)
- *    waits for it like for lost ACKs. Taking the STA's RST as drained
+ *    waits for it like for lost ACKs; data released after the STA's RST is
+ *    never acknowledged and not waited for. Taking the STA's RST as drained
  *    released the conflicting AP into that data at the end of every
  *    downlink transfer (iperf's receiver resets with 300-600 packets still
  *    queued): a 200 ms collision burst, 1.6 points of the 3.9-4.7 % slice
@@ -59,6 +60,8 @@ struct adw_drain_flow {
     struct adw_flow_key key;
     uint64_t last_seen_ns;       /* for eviction */
     bool have_last_ack;          /* last_ack_released valid (persists across batches) */
+    bool sta_reset;              /* the STA reset the connection: nothing released later is acknowledged (persists
+                                    until a SYN reopens the flow) */
     uint32_t last_ack_released;  /* highest ACK number released to the STA on this flow */
     /* per batch: */
     bool in_batch;

@@ -165,6 +165,28 @@ static void test_rst_from_the_sta_drains_only_what_its_ack_covers(void **st)
     assert_true(adw_drain_observe_uplink(d, &rst, 30));
 }
 
+/* After the STA's RST, what was still queued for the connection goes to the AP and is never acknowledged: later
+ * batches do not wait for it (a conflicting pair would lose every slice until the queue is flushed), until a SYN
+ * opens the flow again. */
+static void test_data_released_after_the_sta_reset_is_not_waited_for(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, 0, 1448, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta rst = ack(40000, 0);
+    rst.flags = ADW_TCP_RST | ADW_TCP_ACK;
+    assert_false(adw_drain_observe_uplink(d, &rst, 10));
+    adw_drain_abandon(d); /* the batch in the air when the STA reset is closed by its pair's next slice */
+    adw_drain_begin(d, 40);
+    release_data(d, 40000, 1448, 1448, 40);
+    assert_false(adw_drain_end_release(d)); /* nothing to wait for */
+    adw_drain_begin(d, 80);
+    struct adw_tcp_meta syn = {.is_tcp = true, .flags = ADW_TCP_SYN | ADW_TCP_ACK, .seq_end = 1001, .key = flow(40000)};
+    adw_drain_note_released(d, &syn, 80);
+    assert_true(adw_drain_end_release(d)); /* a new connection on the same ports is waited for again */
+}
+
 static void test_fin_from_the_sta_drains_the_data_it_acknowledges(void **st)
 {
     (void)st;
@@ -258,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_sack_of_last_byte_ends_the_drain),
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
         cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
+        cmocka_unit_test(test_data_released_after_the_sta_reset_is_not_waited_for),
         cmocka_unit_test(test_fin_from_the_sta_drains_the_data_it_acknowledges),
         cmocka_unit_test(test_fin_from_the_sta_ends_its_uplink_transfer),
         cmocka_unit_test(test_uplink_drain_ends_when_acked_bytes_come_back),
