@@ -5,47 +5,56 @@
 
 #include "big_alloc.h"
 
+#define POOL_LOOKAHEAD 4u     /* gets between the request of a node and its use */
+
 int adw_pool_init(struct adw_pool *p, uint32_t size)
 {
     p->nodes = adw_big_calloc(size, sizeof(*p->nodes));
-    if (p->nodes == NULL)
+    p->free = malloc(sizeof(*p->free) * (size ? size : 1u));
+    if (p->nodes == NULL || p->free == NULL) {
+        adw_big_free(p->nodes);
+        free(p->free);
+        p->nodes = NULL;
+        p->free = NULL;
         return -1;
+    }
     p->size = size;
     p->in_use = 0;
-    for (uint32_t i = 0; i < size; i++)
-        p->nodes[i].next = i + 1 < size ? i + 1 : ADW_NODE_NONE;
-    p->free_head = size ? 0 : ADW_NODE_NONE;
+    for (uint32_t i = 0; i < size; i++) {
+        p->nodes[i].next = ADW_NODE_NONE;
+        p->free[i] = size - 1 - i; /* node 0 on top: taken in index order at first */
+    }
     return 0;
 }
 
 void adw_pool_free(struct adw_pool *p)
 {
     adw_big_free(p->nodes);
+    free(p->free);
     p->nodes = NULL;
+    p->free = NULL;
     p->size = p->in_use = 0;
-    p->free_head = ADW_NODE_NONE;
 }
 
 uint32_t adw_pool_get(struct adw_pool *p)
 {
-    uint32_t i = p->free_head;
-    if (i == ADW_NODE_NONE)
-        return i;
-    p->free_head = p->nodes[i].next;
-    p->nodes[i].next = ADW_NODE_NONE;
+    uint32_t n_free = p->size - p->in_use;
+    if (n_free == 0)
+        return ADW_NODE_NONE;
+    uint32_t i = p->free[n_free - 1];
     p->in_use++;
-    /* Nodes are reused in LIFO order, but a slice start frees thousands at once, more than the cache keeps: the
-     * next get's node is fetched while this packet is handled. */
-    if (p->free_head != ADW_NODE_NONE)
-        adw_node_prefetch(p, p->free_head);
+    /* Nodes are reused in LIFO order, but a slice start frees thousands at once, more than the cache keeps: the node
+     * a later get takes is fetched now. */
+    if (n_free > POOL_LOOKAHEAD)
+        adw_node_prefetch(p, p->free[n_free - 1 - POOL_LOOKAHEAD]);
     return i;
 }
 
 void adw_pool_put(struct adw_pool *p, uint32_t idx)
 {
-    p->nodes[idx].next = p->free_head;
-    p->free_head = idx;
+    p->nodes[idx].next = ADW_NODE_NONE;
     p->in_use--;
+    p->free[p->size - p->in_use - 1] = idx;
 }
 
 void adw_fifo_init(struct adw_fifo *q)

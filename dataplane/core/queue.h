@@ -47,7 +47,9 @@ struct adw_pool {
     struct adw_node *nodes;
     uint32_t size;               /* nodes */
     uint32_t in_use;             /* nodes held */
-    uint32_t free_head;          /* free list through next */
+    uint32_t *free;              /* stack of the free nodes' indices, free[0 .. size - in_use), top last: an array
+                                    rather than a list through the nodes, so the nodes the next gets will take are
+                                    known (and fetched) ahead without reading cold nodes */
 };
 
 struct adw_fifo {
