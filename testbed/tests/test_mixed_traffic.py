@@ -2,12 +2,12 @@
 voice at STA2 beside STA1's downlink bulk TCP, with dynamic slicing through
 adwiser-dp (DPDK) and with straight forwarding. The tests pin the result
 document's shape, that every slice reassignment is in the dataplane's
-telemetry, that voice is released first at every slice start, and the
-directions of 004 Table 5 with dynamic slicing (STA1's gain, shorter pages).
-The paper's other directions (no voice loss, STA1's gain beside voice)
-are checked too, but a miss is an expected failure carrying the figures:
-over a few seconds they are within the noise here (REPORT.md has the
-30 s / 25 s runs and what limits them).
+telemetry, that voice waits for clear air (its frames rarely start while the
+hidden AP1 transmits, fewer are lost), and the directions of 004 Table 5 with
+dynamic slicing (STA1's gain, shorter pages). STA1's gain beside voice (004
+Table 6) is checked too, but a miss is an expected failure carrying the
+figures: over a few seconds it is within the noise here (REPORT.md has the
+25 s runs).
 
 Pushes real traffic: run under `flock /tmp/adwiser-testbed.lock`.
 """
@@ -77,7 +77,7 @@ def test_dynamic_slicing_gives_think_time_slices_to_bulk_tcp_and_logs_each_reass
                        f"{sliced['http']['pages']}/{plain['http']['pages']} pages")
 
 
-def test_voice_is_released_first_every_slice_while_all_slices_go_to_bulk_tcp(prefix: str, tmp_path: Path) -> None:
+def test_voice_waits_for_clear_air_and_is_lost_less_while_all_slices_go_to_bulk_tcp(prefix: str, tmp_path: Path) -> None:
     plain = _run("voice-bulk-noslicing", prefix, tmp_path, VOICE_S)
     sliced = _run("voice-bulk", prefix, tmp_path, VOICE_S)
     n = int(VOICE_S * 1000 / voice.INTERVAL_MS)
@@ -93,17 +93,20 @@ def test_voice_is_released_first_every_slice_while_all_slices_go_to_bulk_tcp(pre
     assert ds["slices_given_to"] == {"ap1/sta1": ds["reassignments"]}
     core = sliced["dataplane"]["core"]
     assert core["queued_rt"] > 0 and core["released_rt"] == core["queued_rt"]
-    # Held downlink voice waits for the next slice start (half a slice on
-    # average, 004 §6.4); uplink voice is not sliced.
-    assert sliced["voice"]["down"]["mean_delay_ms"] > plain["voice"]["down"]["mean_delay_ms"]
-    # 004 Table 6: fewer voice packets lost (378 of 10,000 -> none) and every
-    # slice to AP1-STA1's batch raises its throughput (61.3 -> 70.7 Mbit/s).
-    # Not reproduced on this emulator so far: AP1 is on the air at most slice
-    # starts either way, so the voice frames to STA2 collide alike, and
-    # without slicing STA1 already gets ~90 % of its isolated rate. A miss is
-    # reported as an expected failure with the figures; it passes the day
-    # the gain appears.
+    # Downlink voice waits for clear air (dataplane/core/realtime_release.c):
+    # AP2's voice starts its first attempt while the hidden AP1 transmits far
+    # less often than without slicing (~170 of 200 there), and so, 004 Table 6,
+    # fewer voice packets are lost (378 of 10,000 -> none). Its mean delay is
+    # not compared: over one short round it depends on where the voice falls
+    # in the slice (a round's mean ranges from under 2 ms to over 15 ms).
+    air_s, air_p = sliced["voice"]["air"], plain["voice"]["air"]
+    assert 2 * air_s["vo_first_attempts_during_ap1"] < air_p["vo_first_attempts_during_ap1"]
     lost_s, lost_p = sliced["voice"]["down"]["lost"], plain["voice"]["down"]["lost"]
-    if lost_s > lost_p or _theta1(sliced) <= _theta1(plain):
-        pytest.xfail(f"D/L voice lost {lost_s} with slicing vs {lost_p} without; STA1 {_theta1(sliced):.1f} "
+    assert lost_s <= lost_p
+    # 004 Table 6: every slice to AP1-STA1's batch raises its throughput
+    # (61.3 -> 70.7 Mbit/s). Over 25 s x8 it does here too (73.0 vs 69.6
+    # Mbit/s), but over one 4 s round mostly not (lower in 5 of 6 rounds, by
+    # 0.5-4 Mbit/s): a miss is reported as an expected failure with the figures.
+    if _theta1(sliced) <= _theta1(plain):
+        pytest.xfail(f"STA1 {_theta1(sliced):.1f} "
                      f"Mbit/s with slicing vs {_theta1(plain):.1f} without (004 Table 6; see REPORT.md)")
