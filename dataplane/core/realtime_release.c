@@ -1,5 +1,6 @@
 /*
- * realtime_release.c — real-time packets at a slice start (004 §6.4, SPEC §3.4).
+ * realtime_release.c — when real-time packets go: at slice starts and, between them, whenever the air is
+ * clear of conflicting downlink drains (004 §6.4, SPEC §3.4).
  *
  * 004 §6.4: "In each time-slice, ADWISER releases downlink voice packets to AP2, and then releases the batch
  * of TCP packets to AP1". The order of release alone does not keep them apart on the air: AP1 and AP2 cannot

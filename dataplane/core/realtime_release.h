@@ -1,6 +1,7 @@
 /*
- * realtime_release.h — when real-time packets go at a slice start, and how long a batch to a conflicting pair
- * waits behind them (004 §6.4, SPEC §3.4; the why is in realtime_release.c). Pure: time is passed in.
+ * realtime_release.h — when real-time packets go (at slice starts and between them), and how long a batch to
+ * a conflicting pair waits behind them (004 §6.4, SPEC §3.4; the why is in realtime_release.c). Pure: time is
+ * passed in.
  */
 #ifndef ADW_CORE_REALTIME_RELEASE_H
 #define ADW_CORE_REALTIME_RELEASE_H
