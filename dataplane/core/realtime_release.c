@@ -118,7 +118,10 @@ void adw_rt_release_when_clear(struct adw_sched *s, uint64_t now_ns)
 
 bool adw_rt_holding(const struct adw_sched *s) { return s->rt_hold_until_ns != 0; }
 
-uint64_t adw_rt_hold_until_ns(const struct adw_sched *s) { return s->rt_hold_until_ns != 0 ? s->rt_hold_until_ns : UINT64_MAX; }
+uint64_t adw_rt_hold_until_ns(const struct adw_sched *s)
+{
+    return s->rt_hold_until_ns != 0 ? s->rt_hold_until_ns : UINT64_MAX;
+}
 
 uint64_t adw_rt_batch_free_at(const struct adw_sched *s, uint16_t pair)
 {
