@@ -110,8 +110,8 @@ def _introduced(intro: str, items: list[str]) -> list[str]:
 
 
 def voice_round_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
-    """Downlink voice delay per round: held voice waits for the next slice
-    start and the 20 ms voice clock keeps one phase to the 20 ms slice clock
+    """Downlink voice delay per round: voice waits for a gap in AP1's batches
+    (mostly a slice start) and the 20 ms voice clock keeps one phase to the 20 ms slice clock
     for a whole round, so rounds, not packets, are the independent samples."""
     out = []
     for name, _ in T6_ROWS:
@@ -139,7 +139,8 @@ def voice_air_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
                    "in all (wlan-emu ground truth)")
     return _introduced("AP1 and AP2 cannot hear each other, and a frame whose preamble starts while the other AP "
                        "transmits is lost at its STA (004 §4.1; the emulator has no preamble capture), so a voice "
-                       "frame to STA2 survives only by a retry that falls in a gap of AP1's transmissions:", out)
+                       "frame to STA2 needs a gap in AP1's transmissions: without slicing only a retry that falls "
+                       "in one gets through; with slicing the dataplane releases the voice into one:", out)
 
 
 def goal_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
@@ -233,7 +234,10 @@ def section_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
             "48-byte UDP packets (DSCP EF, AC_VO in the emulator) every 20 ms each way between the server and "
             "STA2, the directions alternating; one-way delay from the send time to the kernel receive time "
             "(one clock for all namespaces). STA1 runs downlink bulk TCP. With slicing, every slice goes to "
-            "AP1-STA1's batch and held voice is released first at every slice start; uplink UDP is not sliced.",
+            "AP1-STA1's batch; downlink voice goes when no conflicting downlink drain is open (at a slice start "
+            "it waits for AP1's drain at most a quarter of the slice, between slice starts it goes on arrival or "
+            "when that drain ends) and AP1's next batch 300 µs after it (dataplane/core/realtime_release.c); "
+            "uplink UDP is not sliced.",
             "", *table6_lines(docs), "", *voice_round_lines(docs), *voice_air_lines(docs),
             "### Issue 5 goals against these measurements", "", *goal_lines(docs), "",
             "### The air and the dataplane in these runs", "", *air_lines(docs), ""]
