@@ -1,15 +1,21 @@
 /* sched_fixture.c — the 2AP-2STA lab scheduler fixture and TCP headers shared by the scheduler tests. */
 #include "sched_fixture.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 #include "lab_config.h"
 #include "parse.h"
 
 static uint8_t bufs[SCHED_FIXTURE_BUFS][1600];
 static unsigned next_buf;
+struct adw_pkt sched_out[SCHED_OUT_CAP];
 
 int sched_fixture_setup(void **state)
 {
@@ -83,4 +89,27 @@ struct adw_pkt lab_up_ack_pkt(unsigned sta, uint32_t ackno)
     struct fb_tcp t = lab_up_ack(sta, ackno);
     uint8_t *b = lab_buf();
     return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = (uint16_t)(sta + 1), .cookie = b};
+}
+
+struct adw_pkt lab_voice_pkt(unsigned sta)
+{
+    uint8_t *b = lab_buf();
+    uint32_t n = fb_udp4(b, 1600, LAB_SRV_MAC, LAB_STA_MAC[sta], LAB_SRV_IP, LAB_STA_IP[sta], 46, 5004, 5004, 20);
+    return (struct adw_pkt){.data = b, .len = n, .in_port = 0, .cookie = b};
+}
+
+enum adw_verdict sched_enqueue1(struct adw_sched *s, struct adw_pkt *p, uint64_t now)
+{
+    enum adw_verdict v;
+    adw_sched_enqueue_burst(s, p, &v, 1, now);
+    return v;
+}
+
+unsigned sched_dequeue_all(struct adw_sched *s, uint64_t now)
+{
+    unsigned n = 0, k;
+    while ((k = adw_sched_dequeue_burst(s, sched_out + n, SCHED_OUT_CAP - n < 64 ? SCHED_OUT_CAP - n : 64, now)) > 0)
+        n += k;
+    assert_true(n < SCHED_OUT_CAP); /* a full array may have left packets in the scheduler */
+    return n;
 }

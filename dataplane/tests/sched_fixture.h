@@ -34,6 +34,17 @@ struct adw_pkt lab_down_pkt(unsigned sta, uint32_t seq, uint32_t payload);
 /* lab_up_ack in the next buffer, arriving from the STA's AP port (sta + 1). */
 struct adw_pkt lab_up_ack_pkt(unsigned sta, uint32_t ackno);
 
+/* A downlink voice packet (UDP 5004, DSCP EF, 20 bytes of payload) server -> STA sta, in the next buffer. */
+struct adw_pkt lab_voice_pkt(unsigned sta);
+
+/* One packet through adw_sched_enqueue_burst at now: its verdict. */
+enum adw_verdict sched_enqueue1(struct adw_sched *s, struct adw_pkt *p, uint64_t now);
+/* Everything the scheduler hands out at now, into sched_out (from index 0): how many. The test fails if it is
+ * more than sched_out holds. */
+#define SCHED_OUT_CAP 8192
+extern struct adw_pkt sched_out[SCHED_OUT_CAP];
+unsigned sched_dequeue_all(struct adw_sched *s, uint64_t now);
+
 /* Downlink TCP server:80 -> STA sta (0/1):40000 with ACK set, `payload` bytes (0 = pure ACK). */
 struct fb_tcp lab_down_tcp(unsigned sta, uint32_t seq, uint32_t payload);
 /* Uplink pure ACK STA sta (0/1):40000 -> server:80 acknowledging ackno. */

@@ -16,16 +16,6 @@
 #define MS 1000000ull
 #define SEG 1448u
 
-static struct adw_pkt out[1024];
-
-static unsigned dequeue_all(struct adw_sched *s, uint64_t now)
-{
-    unsigned n = 0, k;
-    while ((k = adw_sched_dequeue_burst(s, out + n, 64, now)) > 0)
-        n += k;
-    return n;
-}
-
 static void enqueue_data(struct adw_sched *s, unsigned sta, unsigned n, uint64_t now)
 {
     for (unsigned i = 0; i < n; i++) {
@@ -60,20 +50,20 @@ static void test_taken_slice_waits_for_the_takers_own_drain_of_the_slice_before(
     struct sched_fixture *f = *state;
     enable_dynamic_slicing(f);
     enqueue_data(f->s, 0, 300, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     sta1_acks(f->s, 20, 15 * MS); /* half the batch acknowledged: the rest is still in the air */
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
     sta1_acks(f->s, 40, 22 * MS);
-    assert_int_equal(dequeue_all(f->s, 22 * MS), 34);
+    assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 34);
     for (unsigned i = 0; i < 34; i++)
-        assert_int_equal(out[i].out_port, 1);
+        assert_int_equal(sched_out[i].out_port, 1);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.reassignments, 1);
     assert_int_equal(st.slice_deferrals, 1);
     assert_int_equal(st.drains_completed, 1);
     assert_int_equal(st.drains_superseded, 0);
-    dequeue_all(f->s, 40 * MS);
+    sched_dequeue_all(f->s, 40 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
@@ -97,7 +87,7 @@ static void test_taker_r_settles_where_its_batch_drains_in_a_slice(void **state)
             delivered = delivered + 1.6 < released ? delivered + 1.6 : released;
             sta1_acks(f->s, (unsigned)delivered, ms * MS);
         }
-        released += dequeue_all(f->s, ms * MS);
+        released += sched_dequeue_all(f->s, ms * MS);
         if (released - (unsigned)delivered > max_backlog)
             max_backlog = released - (unsigned)delivered;
     }

@@ -16,16 +16,6 @@
 #define MS 1000000ull
 #define SEG 1448u
 
-static struct adw_pkt out[512];
-
-static unsigned dequeue_all(struct adw_sched *s, uint64_t now)
-{
-    unsigned n = 0, k;
-    while ((k = adw_sched_dequeue_burst(s, out + n, 64, now)) > 0)
-        n += k;
-    return n;
-}
-
 /* STA1's batch of r_init packets (of 100 queued) at 0, acknowledged whole at v_ms: its limit at frame end. */
 static uint32_t sta1_limit_after_one_batch(struct sched_fixture *f, uint32_t r_init, uint64_t v_ms)
 {
@@ -37,11 +27,11 @@ static uint32_t sta1_limit_after_one_batch(struct sched_fixture *f, uint32_t r_i
         enum adw_verdict v;
         adw_sched_enqueue_burst(f->s, &p, &v, 1, 0);
     }
-    assert_int_equal(dequeue_all(f->s, 0), r_init);
+    assert_int_equal(sched_dequeue_all(f->s, 0), r_init);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + r_init * SEG);
     enum adw_verdict v;
     adw_sched_enqueue_burst(f->s, &a, &v, 1, v_ms * MS);
-    dequeue_all(f->s, 40 * MS);
+    sched_dequeue_all(f->s, 40 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);

@@ -19,70 +19,45 @@
 
 #define MS 1000000ull
 
-/* A voice packet (UDP, DSCP EF) to sta. */
-static struct adw_pkt down_voice(unsigned sta)
-{
-    uint8_t *b = lab_buf();
-    uint32_t n = fb_udp4(b, 1600, LAB_SRV_MAC, LAB_STA_MAC[sta], LAB_SRV_IP, LAB_STA_IP[sta], 46, 5004, 5004, 20);
-    return (struct adw_pkt){.data = b, .len = n, .in_port = 0, .cookie = b};
-}
-
-static enum adw_verdict enqueue1(struct adw_sched *s, struct adw_pkt *p, uint64_t now)
-{
-    enum adw_verdict v;
-    adw_sched_enqueue_burst(s, p, &v, 1, now);
-    return v;
-}
-
 /* Enqueues n data segments of 1448 bytes to sta starting at seq; returns how many were queued. */
 static unsigned enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
 {
     unsigned queued = 0;
     for (unsigned i = 0; i < n; i++) {
         struct adw_pkt p = lab_down_pkt(sta, seq + i * 1448, 1448);
-        queued += enqueue1(s, &p, now) == ADW_QUEUED;
+        queued += sched_enqueue1(s, &p, now) == ADW_QUEUED;
     }
     return queued;
-}
-
-static struct adw_pkt out[4096];
-
-static unsigned dequeue_all(struct adw_sched *s, uint64_t now)
-{
-    unsigned n = 0, k;
-    while ((k = adw_sched_dequeue_burst(s, out + n, 64, now)) > 0)
-        n += k;
-    return n;
 }
 
 static void test_batch_is_released_only_at_its_slice_start(void **state)
 {
     struct sched_fixture *f = *state;
     assert_int_equal(enqueue_data(f->s, 1, 1000, 10, 1 * MS), 10);
-    assert_int_equal(dequeue_all(f->s, 1 * MS), 0);
-    assert_int_equal(dequeue_all(f->s, 20 * MS - 1), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 1 * MS), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS - 1), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS - 1), 20 * MS);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 10);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 10);
     for (unsigned i = 0; i < 10; i++)
-        assert_int_equal(out[i].out_port, 2);
+        assert_int_equal(sched_out[i].out_port, 2);
 }
 
 static void test_packets_of_a_pair_outside_the_current_slice_are_held(void **state)
 {
     struct sched_fixture *f = *state;
-    dequeue_all(f->s, 0);
+    sched_dequeue_all(f->s, 0);
     assert_int_equal(enqueue_data(f->s, 0, 1000, 5, 25 * MS), 5); /* STA1's slice is over until 40 ms */
-    assert_int_equal(dequeue_all(f->s, 30 * MS), 0);
-    assert_int_equal(dequeue_all(f->s, 39 * MS), 0);
-    assert_int_equal(dequeue_all(f->s, 40 * MS), 5);
-    assert_int_equal(out[0].out_port, 1);
+    assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 39 * MS), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 5);
+    assert_int_equal(sched_out[0].out_port, 1);
 }
 
 static void test_batch_holds_r_packets_and_keeps_the_rest(void **state)
 {
     struct sched_fixture *f = *state;
     assert_int_equal(enqueue_data(f->s, 0, 1, 100, 0), 100);
-    assert_int_equal(dequeue_all(f->s, 0), 40); /* r_init = 40 */
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40); /* r_init = 40 */
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.pool_in_use, 60);
@@ -92,13 +67,13 @@ static void test_drain_from_returning_ack_updates_r(void **state)
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 38 * 1448);
-    assert_int_equal(enqueue1(f->s, &a, 2 * MS), ADW_PASS);
+    assert_int_equal(sched_enqueue1(f->s, &a, 2 * MS), ADW_PASS);
     assert_int_equal(a.out_port, 0);
     a = lab_up_ack_pkt(0, 1 + 40 * 1448); /* covers the last released byte: V = 3 ms */
-    enqueue1(f->s, &a, 3 * MS);
-    dequeue_all(f->s, 40 * MS); /* frame 0 ends */
+    sched_enqueue1(f->s, &a, 3 * MS);
+    sched_dequeue_all(f->s, 40 * MS); /* frame 0 ends */
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
@@ -119,15 +94,15 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
-    dequeue_all(f->s, 0);
+    sched_dequeue_all(f->s, 0);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 38 * 1448); /* the ACKs of the last two segments never come */
-    enqueue1(f->s, &a, 2 * MS);
-    dequeue_all(f->s, 40 * MS);
+    sched_enqueue1(f->s, &a, 2 * MS);
+    sched_dequeue_all(f->s, 40 * MS);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.drains_superseded, 1); /* open 40 ms at the next batch, under the 60 ms cap */
     assert_int_equal(st.drains_completed, 0);
-    dequeue_all(f->s, 80 * MS);
+    sched_dequeue_all(f->s, 80 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 0 */
@@ -142,14 +117,14 @@ static void test_frame_report_counts_every_drain_that_ended_in_it(void **state)
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 1, 1, 200, 0);
-    dequeue_all(f->s, 20 * MS); /* STA2's batch of frame 0: 40 packets */
-    dequeue_all(f->s, 40 * MS);
+    sched_dequeue_all(f->s, 20 * MS); /* STA2's batch of frame 0: 40 packets */
+    sched_dequeue_all(f->s, 40 * MS);
     struct adw_pkt a = lab_up_ack_pkt(1, 1 + 40 * 1448);
-    enqueue1(f->s, &a, 45 * MS); /* ends in frame 1: V = 25 ms, r = 35 */
-    dequeue_all(f->s, 60 * MS);
+    sched_enqueue1(f->s, &a, 45 * MS); /* ends in frame 1: V = 25 ms, r = 35 */
+    sched_dequeue_all(f->s, 60 * MS);
     a = lab_up_ack_pkt(1, 1 + 75 * 1448);
-    enqueue1(f->s, &a, 75 * MS); /* frame 1's batch: V = 15 ms */
-    dequeue_all(f->s, 80 * MS);
+    sched_enqueue1(f->s, &a, 75 * MS); /* frame 1's batch: V = 15 ms */
+    sched_dequeue_all(f->s, 80 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 0 */
@@ -169,16 +144,16 @@ static void test_batch_waits_while_a_conflicting_pair_still_drains(void **state)
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     enqueue_data(f->s, 1, 1, 100, 1 * MS);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 20 * 1448);
-    enqueue1(f->s, &a, 19 * MS);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 0); /* AP1's batch is still in the air */
+    sched_enqueue1(f->s, &a, 19 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0); /* AP1's batch is still in the air */
     a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    assert_int_equal(enqueue1(f->s, &a, 21 * MS), ADW_PASS);
+    assert_int_equal(sched_enqueue1(f->s, &a, 21 * MS), ADW_PASS);
     assert_int_equal(adw_sched_next_event_ns(f->s, 21 * MS), 21 * MS);
-    assert_int_equal(dequeue_all(f->s, 21 * MS), 38); /* r = 40 for 20 ms, 19 ms left */
-    assert_int_equal(out[0].out_port, 2);
+    assert_int_equal(sched_dequeue_all(f->s, 21 * MS), 38); /* r = 40 for 20 ms, 19 ms left */
+    assert_int_equal(sched_out[0].out_port, 2);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.slice_deferrals, 1);
@@ -191,17 +166,17 @@ static void test_deferred_batch_waits_for_a_conflicting_drain_whose_acks_pause(v
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     enqueue_data(f->s, 1, 1, 100, 1 * MS);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 10 * 1448);
-    enqueue1(f->s, &a, 1 * MS);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
+    sched_enqueue1(f->s, &a, 1 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 40 * MS); /* the slice end at the latest */
-    assert_int_equal(dequeue_all(f->s, 35 * MS - 1), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 35 * MS - 1), 0);
     a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    enqueue1(f->s, &a, 35 * MS);
-    assert_int_equal(dequeue_all(f->s, 35 * MS), 10); /* 5 ms of the slice left */
-    assert_int_equal(out[0].out_port, 2);
+    sched_enqueue1(f->s, &a, 35 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 35 * MS), 10); /* 5 ms of the slice left */
+    assert_int_equal(sched_out[0].out_port, 2);
 }
 
 /* A drain still acknowledged is still in the air, however long it overruns: releasing into it would make the
@@ -210,19 +185,19 @@ static void test_deferred_batch_waits_while_the_conflicting_drain_is_still_ackno
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     enqueue_data(f->s, 1, 1, 100, 1 * MS);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 10 * 1448);
-    enqueue1(f->s, &a, 19 * MS);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
+    sched_enqueue1(f->s, &a, 19 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
     a = lab_up_ack_pkt(0, 1 + 20 * 1448);
-    enqueue1(f->s, &a, 27 * MS);
-    assert_int_equal(dequeue_all(f->s, 30 * MS), 0);
+    sched_enqueue1(f->s, &a, 27 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 30 * MS), 40 * MS);
     a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    enqueue1(f->s, &a, 34 * MS);
-    assert_int_equal(dequeue_all(f->s, 34 * MS), 12); /* 6 ms left: 40 x 6 / 20 */
-    assert_int_equal(out[0].out_port, 2);
+    sched_enqueue1(f->s, &a, 34 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 34 * MS), 12); /* 6 ms left: 40 x 6 / 20 */
+    assert_int_equal(sched_out[0].out_port, 2);
 }
 
 /* A conflicting drain in the air until the end of the waiting slice took that slice: the waiting batch is
@@ -231,16 +206,16 @@ static void test_deferred_batch_is_skipped_when_its_slice_ends_under_the_conflic
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     enqueue_data(f->s, 1, 1, 100, 1 * MS);
     for (unsigned k = 1; k <= 4; k++) {
         struct adw_pkt a = lab_up_ack_pkt(0, 1 + k * 7 * 1448);
-        enqueue1(f->s, &a, (15 + 5 * k) * MS); /* 20, 25, 30, 35 ms */
-        assert_int_equal(dequeue_all(f->s, (15 + 5 * k) * MS), 0);
+        sched_enqueue1(f->s, &a, (15 + 5 * k) * MS); /* 20, 25, 30, 35 ms */
+        assert_int_equal(sched_dequeue_all(f->s, (15 + 5 * k) * MS), 0);
     }
-    unsigned n = dequeue_all(f->s, 40 * MS); /* AP1's next slice */
+    unsigned n = sched_dequeue_all(f->s, 40 * MS); /* AP1's next slice */
     for (unsigned i = 0; i < n; i++)
-        assert_int_equal(out[i].out_port, 1);
+        assert_int_equal(sched_out[i].out_port, 1);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.slice_deferrals, 1);
@@ -253,11 +228,11 @@ static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **s
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    enqueue1(f->s, &a, 15 * MS);
+    sched_enqueue1(f->s, &a, 15 * MS);
     enqueue_data(f->s, 1, 1, 100, 16 * MS);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.slice_deferrals, 0);
@@ -271,10 +246,10 @@ static void test_queue_limit_holds_two_batches_when_ebdp_says_less(void **state)
     f->cfg->policies.queue_sizing.t_max_ns = 20 * MS; /* Q_eBDP = 20 ms / 0.5 ms + 5 = 45 after the drain below */
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    enqueue1(f->s, &a, 10 * MS); /* V = 10 ms: r = 40 + 10 = 50, T_serv = 10/40 ms x 40/20 = 0.5 ms */
-    assert_int_equal(dequeue_all(f->s, 40 * MS), 50);
+    sched_enqueue1(f->s, &a, 10 * MS); /* V = 10 ms: r = 40 + 10 = 50, T_serv = 10/40 ms x 40/20 = 0.5 ms */
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 50);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
@@ -289,13 +264,13 @@ static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
     f->cfg->policies.ts_abr_qd.v_cap_factor = 1.5; /* cap 30 ms, shorter than the 40 ms frame */
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
-    dequeue_all(f->s, 0);
-    dequeue_all(f->s, 40 * MS);
+    sched_dequeue_all(f->s, 0);
+    sched_dequeue_all(f->s, 40 * MS);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.drains_capped, 1);
     assert_int_equal(st.drains_superseded, 0);
-    dequeue_all(f->s, 80 * MS);
+    sched_dequeue_all(f->s, 80 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     adw_sched_poll_frame(f->s, &fr, pr, 2);
@@ -313,13 +288,13 @@ static void test_batch_scales_with_the_length_of_the_slice(void **state)
     f->cfg->slices[2].duration_ns = 40 * MS;
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 400, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    enqueue1(f->s, &a, 10 * MS); /* V = 10 ms in a 20 ms slice: r = 40 + 10 = 50 */
-    assert_int_equal(dequeue_all(f->s, 40 * MS), 100); /* twice the slice, twice the batch */
+    sched_enqueue1(f->s, &a, 10 * MS); /* V = 10 ms in a 20 ms slice: r = 40 + 10 = 50 */
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 100); /* twice the slice, twice the batch */
     a = lab_up_ack_pkt(0, 1 + 140 * 1448);
-    enqueue1(f->s, &a, 60 * MS); /* 100 packets in 20 ms of a 40 ms slice: as 50 in 10 ms of 20: r = 60 */
-    assert_int_equal(dequeue_all(f->s, 80 * MS), 60);
+    sched_enqueue1(f->s, &a, 60 * MS); /* 100 packets in 20 ms of a 40 ms slice: as 50 in 10 ms of 20: r = 60 */
+    assert_int_equal(sched_dequeue_all(f->s, 80 * MS), 60);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.drains_completed, 2);
@@ -371,7 +346,7 @@ static void test_queue_limit_drops_are_counted(void **state)
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.drops_tail, 8);
     assert_int_equal(st.queued_data, 32);
-    dequeue_all(f->s, 40 * MS);
+    sched_dequeue_all(f->s, 40 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     adw_sched_poll_frame(f->s, &fr, pr, 2);
@@ -394,17 +369,17 @@ static void test_pool_exhaustion_drops_are_counted(void **state)
 static void test_config_swaps_only_at_frame_boundary(void **state)
 {
     struct sched_fixture *f = *state;
-    dequeue_all(f->s, 0);
+    sched_dequeue_all(f->s, 0);
     struct adw_config *c2 = lab_config_2ap_2sta(10);
     c2->version = 2;
     char err[256];
     assert_int_equal(adw_sched_set_config(f->s, c2, 5 * MS, err, sizeof(err)), 0);
-    dequeue_all(f->s, 20 * MS);
+    sched_dequeue_all(f->s, 20 * MS);
     assert_int_equal(adw_sched_active_version(f->s), 1);
     assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 40 * MS); /* still the 20 ms slices */
-    dequeue_all(f->s, 39 * MS);
+    sched_dequeue_all(f->s, 39 * MS);
     assert_int_equal(adw_sched_active_version(f->s), 1);
-    dequeue_all(f->s, 40 * MS);
+    sched_dequeue_all(f->s, 40 * MS);
     assert_int_equal(adw_sched_active_version(f->s), 2);
     assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), 50 * MS); /* the new 10 ms slices */
     struct adw_frame_report fr;
@@ -426,7 +401,7 @@ static void test_invalid_config_is_refused_whole_naming_the_field(void **state)
     c2->slices[1].pairs[0] = 7;
     assert_int_equal(adw_sched_set_config(f->s, c2, 0, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "slice_map.slices[1].pairs[0]"));
-    dequeue_all(f->s, 100 * MS);
+    sched_dequeue_all(f->s, 100 * MS);
     assert_int_equal(adw_sched_active_version(f->s), 1);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
@@ -438,20 +413,20 @@ static void test_invalid_config_is_refused_whole_naming_the_field(void **state)
 static void test_removed_pair_held_packets_are_dropped_with_a_cause(void **state)
 {
     struct sched_fixture *f = *state;
-    dequeue_all(f->s, 0);
+    sched_dequeue_all(f->s, 0);
     enqueue_data(f->s, 1, 1, 5, 1 * MS); /* STA2 held until 20 ms */
     struct adw_config *c2 = lab_config_2ap_2sta(20);
     c2->version = 2;
     c2->n_aps = 1, c2->n_stas = 1, c2->n_slices = 1, c2->n_conflicts = 0; /* AP2 and STA2 leave */
     char err[256];
     assert_int_equal(adw_sched_set_config(f->s, c2, 2 * MS, err, sizeof(err)), 0);
-    unsigned n = dequeue_all(f->s, 20 * MS);
+    unsigned n = sched_dequeue_all(f->s, 20 * MS);
     assert_int_equal(n, 5); /* STA2's own slice still runs in this frame */
     enqueue_data(f->s, 1, 8000, 3, 25 * MS);
-    n = dequeue_all(f->s, 40 * MS); /* the swap: STA2's 3 held packets come out as drops */
+    n = sched_dequeue_all(f->s, 40 * MS); /* the swap: STA2's 3 held packets come out as drops */
     assert_int_equal(n, 3);
     for (unsigned i = 0; i < n; i++)
-        assert_int_equal(out[i].out_port, ADW_PORT_DROP);
+        assert_int_equal(sched_out[i].out_port, ADW_PORT_DROP);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.drops_config, 3);
@@ -463,15 +438,15 @@ static void test_kept_pair_keeps_its_batch_size_across_versions(void **state)
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
-    dequeue_all(f->s, 0);
+    sched_dequeue_all(f->s, 0);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    enqueue1(f->s, &a, 3 * MS); /* r -> 57 */
+    sched_enqueue1(f->s, &a, 3 * MS); /* r -> 57 */
     struct adw_config *c2 = lab_config_2ap_2sta(20);
     c2->version = 2;
     assert_int_equal(adw_sched_set_config(f->s, c2, 4 * MS, NULL, 0), 0);
     enqueue_data(f->s, 0, 1 + 100 * 1448, 100, 5 * MS);
-    dequeue_all(f->s, 20 * MS);
-    assert_int_equal(dequeue_all(f->s, 40 * MS), 57);
+    sched_dequeue_all(f->s, 20 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 57);
     assert_int_equal(adw_sched_active_version(f->s), 2);
     free(c2);
 }
@@ -481,17 +456,17 @@ static void test_flush_releases_everything_held(void **state)
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 50, 0);
     enqueue_data(f->s, 1, 1, 30, 0);
-    struct adw_pkt v = down_voice(1);
-    enqueue1(f->s, &v, 0);
-    dequeue_all(f->s, 0);      /* 1 voice handed out */
-    dequeue_all(f->s, 1 * MS); /* and 38 of STA1 (r = 40 for the 19 ms left), a guard after the voice */
+    struct adw_pkt v = lab_voice_pkt(1);
+    sched_enqueue1(f->s, &v, 0);
+    sched_dequeue_all(f->s, 0);      /* 1 voice handed out */
+    sched_dequeue_all(f->s, 1 * MS); /* and 38 of STA1 (r = 40 for the 19 ms left), a guard after the voice */
     unsigned n = 0, k;
-    while ((k = adw_sched_flush(f->s, out + n, 7)) > 0)
+    while ((k = adw_sched_flush(f->s, sched_out + n, 7)) > 0)
         n += k;
     assert_int_equal(n, 12 + 30);
     unsigned to1 = 0, to2 = 0;
     for (unsigned i = 0; i < n; i++)
-        to1 += out[i].out_port == 1, to2 += out[i].out_port == 2;
+        to1 += sched_out[i].out_port == 1, to2 += sched_out[i].out_port == 2;
     assert_int_equal(to1, 12);
     assert_int_equal(to2, 30);
     struct adw_stats st;
@@ -506,22 +481,22 @@ static void test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back(void **
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 300, 0); /* STA1 bulk, STA2 in think time */
-    assert_int_equal(dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     /* STA2's slice goes to STA1; its first drain ends at 20 ms = S: r stays 40 */
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    enqueue1(f->s, &a, 20 * MS);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 40);
-    assert_int_equal(out[0].out_port, 1);
+    sched_enqueue1(f->s, &a, 20 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
+    assert_int_equal(sched_out[0].out_port, 1);
     enqueue_data(f->s, 1, 1, 10, 30 * MS); /* STA2 wants again */
     a = lab_up_ack_pkt(0, 1 + 80 * 1448); /* STA1's batches drain in S, each before the next slice */
-    enqueue1(f->s, &a, 40 * MS);
-    dequeue_all(f->s, 40 * MS);
+    sched_enqueue1(f->s, &a, 40 * MS);
+    sched_dequeue_all(f->s, 40 * MS);
     a = lab_up_ack_pkt(0, 1 + 120 * 1448);
-    enqueue1(f->s, &a, 60 * MS);
+    sched_enqueue1(f->s, &a, 60 * MS);
     /* and gets its own slice back at its start */
-    assert_int_equal(dequeue_all(f->s, 60 * MS), 10);
-    assert_int_equal(out[0].out_port, 2);
-    dequeue_all(f->s, 80 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 60 * MS), 10);
+    assert_int_equal(sched_out[0].out_port, 2);
+    sched_dequeue_all(f->s, 80 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
@@ -540,15 +515,15 @@ static void test_idle_slice_is_not_given_away_without_dynamic_slicing(void **sta
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 300, 0);
-    dequeue_all(f->s, 0);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
+    sched_dequeue_all(f->s, 0);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
 }
 
 static void test_late_dequeue_skips_whole_frames(void **state)
 {
     struct sched_fixture *f = *state;
-    dequeue_all(f->s, 0);
-    dequeue_all(f->s, 1000 * MS + 5 * MS);
+    sched_dequeue_all(f->s, 0);
+    sched_dequeue_all(f->s, 1000 * MS + 5 * MS);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.frames_skipped, 24); /* frames 1..24 skipped, frame 25 starts at 1000 ms */
