@@ -284,16 +284,26 @@ enum {
     PROTECTED_START_US = RTS_START_US + RTS_US + 16 + CTS_US + 16,
 };
 
+/* The air of c with AP2's 19-frame A-MPDU to STA2 queued at TRY0_US (its first, unprotected try starts then);
+ * r is cleared and *cb records into it. */
+static wlan_air_t *air_with_ap2_ampdu(const struct wlan_air_config *c, struct recorder *r,
+                                      struct wlan_air_callbacks *cb)
+{
+    wlan_air_t *a = wlan_air_create(c, 1);
+    memset(r, 0, sizeof *r);
+    *cb = (struct wlan_air_callbacks){on_deliver, on_gt, on_dropped, r};
+    wlan_air_advance(a, TRY0_US, cb);
+    enqueue_n(a, AP2, STA2, 1, 19, 1514, TRY0_US);
+    return a;
+}
+
 static void test_rts_and_cts_precede_only_the_fallback_try_by_their_airtime(void **state)
 {
     (void)state;
     struct wlan_air_config c = rts_lab(true);
-    wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
-    wlan_air_advance(a, TRY0_US, &cb);
-    enqueue_n(a, AP2, STA2, 1, 19, 1514, TRY0_US);
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = air_with_ap2_ampdu(&c, &r, &cb);
     wlan_air_advance(a, PROTECTED_START_US + AMPDU19_US + 16 + BA_US, &cb);
     assert_int_equal(r.ng, 3);
     assert_int_equal(r.g[0].start_us, TRY0_US);
@@ -319,12 +329,9 @@ static void test_rts_and_cts_precede_only_the_fallback_try_by_their_airtime(void
 static uint64_t ap1_start_when_queued_during_ap2_third_try(bool rts_on_fallback)
 {
     struct wlan_air_config c = rts_lab(rts_on_fallback);
-    wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
-    wlan_air_advance(a, TRY0_US, &cb);
-    enqueue_n(a, AP2, STA2, 1, 19, 1514, TRY0_US);
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = air_with_ap2_ampdu(&c, &r, &cb);
     uint64_t queued = PROTECTED_START_US + 100;
     wlan_air_advance(a, queued, &cb);
     enqueue_n(a, AP1, STA1, 5001, 1, 1514, queued);
@@ -354,12 +361,9 @@ static void test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts(void **
 {
     (void)state;
     struct wlan_air_config c = rts_lab(true);
-    wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
-    wlan_air_advance(a, TRY0_US, &cb);
-    enqueue_n(a, AP2, STA2, 1, 19, 1514, TRY0_US);
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = air_with_ap2_ampdu(&c, &r, &cb);
     uint64_t ap1_start = TRY1_US + AMPDU19_US + 10; /* after AP2's second try, before its RTS */
     wlan_air_advance(a, ap1_start, &cb);
     enqueue_n(a, AP1, STA1, 5001, 19, 1514, ap1_start);
@@ -387,12 +391,9 @@ static void test_sta_whose_nav_is_set_does_not_answer_rts(void **state)
     c.rss_dbm[AP1][STA2] = -95.0;
     c.rss_dbm[STA2][AP1] = -95.0;
     c.rss_dbm[STA1][AP1] = -72.0;
-    wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
-    wlan_air_advance(a, TRY0_US, &cb);
-    enqueue_n(a, AP2, STA2, 1, 19, 1514, TRY0_US);
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = air_with_ap2_ampdu(&c, &r, &cb);
     /* AP1's second try ends before STA2's CTS starts (STA1 is free to hear
      * it) and its RTS follows once the CTS has ended. */
     uint64_t ap1_first = 4650 - 2 * (TRY1_US - TRY0_US);
