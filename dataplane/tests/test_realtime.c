@@ -196,6 +196,29 @@ static void test_voice_arriving_during_a_hold_goes_with_the_held_voice(void **st
     assert_ptr_equal(out[1].cookie, v2.cookie);
 }
 
+/* Two voice packets released together (one pending since the previous slice, the next arriving during the hold)
+ * are two frame exchanges at AP2: AP1's next batch waits a guard for each, not one for both. */
+static void test_a_conflicting_batch_waits_one_guard_per_real_time_packet_released(void **state)
+{
+    struct sched_fixture *f = *state;
+    f->cfg->policies.dynamic_slicing.enabled = true;
+    sched_fixture_recreate(f, NULL);
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(dequeue_all(f->s, 0), 40);
+    struct adw_pkt v1 = down_voice(1), v2 = down_voice(1);
+    enqueue1(f->s, &v1, 1 * MS);
+    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
+    enqueue1(f->s, &v2, 21 * MS);
+    ack_from(f->s, 0, 40, 22 * MS);
+    assert_int_equal(dequeue_all(f->s, 22 * MS), 2);
+    assert_all_to(2, 2);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 22 * MS), 22 * MS + 2 * GUARD);
+    assert_int_equal(dequeue_all(f->s, 22 * MS + 2 * GUARD - 1), 0);
+    unsigned n = dequeue_all(f->s, 22 * MS + 2 * GUARD);
+    assert_true(n > 0);
+    assert_all_to(n, 1);
+}
+
 /* hold_max_fraction = 0: voice goes at the slice start even into a conflicting drain (the paper's order alone);
  * guard_us = 0: the conflicting batch goes right behind the voice. */
 static void test_zero_hold_and_guard_release_at_the_slice_start_without_waiting(void **state)
@@ -250,6 +273,7 @@ int main(void)
         LAB_TEST(test_voice_goes_when_the_conflicting_drain_ends_between_slice_starts),
         LAB_TEST(test_batch_of_the_voice_pair_itself_goes_at_once_after_its_voice),
         LAB_TEST(test_voice_arriving_during_a_hold_goes_with_the_held_voice),
+        LAB_TEST(test_a_conflicting_batch_waits_one_guard_per_real_time_packet_released),
         LAB_TEST(test_zero_hold_and_guard_release_at_the_slice_start_without_waiting),
         cmocka_unit_test(test_out_of_range_hold_and_guard_are_refused_by_name),
     };

@@ -111,7 +111,7 @@ struct adw_realtime_policy {
     double hold_max_fraction;        /* real-time packets wait for a conflicting pair's downlink drain to end at
                                         most this fraction of the slice, [0, 1]; 0 = never wait */
     uint32_t guard_us;               /* a batch to a pair that conflicts with real-time packets just released
-                                        waits this long after them, us; 0 = no guard */
+                                        waits this long per packet released, us; 0 = no guard */
 };
 
 /* A* queue sizing, 003 §IV-V / SPEC §3.5: limit = min(Q_eBDP, q_ALT). */
