@@ -45,7 +45,7 @@ static bool conflicting_downlink_drain_open(const struct adw_sched *s, uint16_t 
  * longer than the voice interval go out together (a packet pending since the previous slice and the next one),
  * and the AP sends them as separate exchanges, the second starting ~140 us after the first. With one guard for
  * both, AP1's next batch started during the second exchange: on the emulated lab (voice-bulk, 4 x 10 s) the
- * second of such a pair began its first attempt in a collision 40 times in 202 (1 in 6 took 8-30 attempts) against
+ * second of such a pair began its first attempt in a collision 40 times in 202 (9 took 8-30 attempts) against
  * 28 in 1,596 for a packet released alone, and the voice packet lost in the air there was the second of a pair.
  * Capped at ADW_RT_GUARD_US_MAX, so a burst of real-time packets never stalls a conflicting pair for long. */
 static uint64_t guard_ns(const struct adw_plan *p, uint32_t pkts)
