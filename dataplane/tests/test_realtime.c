@@ -23,49 +23,24 @@
 #define MS 1000000ull
 #define GUARD (ADW_RT_GUARD_US_DEFAULT * US)
 
-/* A voice packet (UDP, DSCP EF) to sta. */
-static struct adw_pkt down_voice(unsigned sta)
-{
-    uint8_t *b = lab_buf();
-    uint32_t n = fb_udp4(b, 1600, LAB_SRV_MAC, LAB_STA_MAC[sta], LAB_SRV_IP, LAB_STA_IP[sta], 46, 5004, 5004, 20);
-    return (struct adw_pkt){.data = b, .len = n, .in_port = 0, .cookie = b};
-}
-
-static enum adw_verdict enqueue1(struct adw_sched *s, struct adw_pkt *p, uint64_t now)
-{
-    enum adw_verdict v;
-    adw_sched_enqueue_burst(s, p, &v, 1, now);
-    return v;
-}
-
 static void enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
 {
     for (unsigned i = 0; i < n; i++) {
         struct adw_pkt p = lab_down_pkt(sta, seq + i * 1448, 1448);
-        assert_int_equal(enqueue1(s, &p, now), ADW_QUEUED);
+        assert_int_equal(sched_enqueue1(s, &p, now), ADW_QUEUED);
     }
 }
 
 static void ack_from(struct adw_sched *s, unsigned sta, unsigned segments, uint64_t now)
 {
     struct adw_pkt a = lab_up_ack_pkt(sta, 1 + segments * 1448);
-    assert_int_equal(enqueue1(s, &a, now), ADW_PASS);
-}
-
-static struct adw_pkt out[4096];
-
-static unsigned dequeue_all(struct adw_sched *s, uint64_t now)
-{
-    unsigned n = 0, k;
-    while ((k = adw_sched_dequeue_burst(s, out + n, 64, now)) > 0)
-        n += k;
-    return n;
+    assert_int_equal(sched_enqueue1(s, &a, now), ADW_PASS);
 }
 
 static void assert_all_to(unsigned n, uint16_t port)
 {
     for (unsigned i = 0; i < n; i++)
-        assert_int_equal(out[i].out_port, port);
+        assert_int_equal(sched_out[i].out_port, port);
 }
 
 /* voice-bulk's case: STA2 has only voice, so AP1-STA1 takes its slice (dynamic slicing); AP1's batch of slice 0
@@ -77,19 +52,19 @@ static void test_voice_waits_for_conflicting_drain_then_batch_waits_guard(void *
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
-    struct adw_pkt v = down_voice(1);
-    assert_int_equal(enqueue1(f->s, &v, 10 * MS), ADW_QUEUED);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    struct adw_pkt v = lab_voice_pkt(1);
+    assert_int_equal(sched_enqueue1(f->s, &v, 10 * MS), ADW_QUEUED);
     ack_from(f->s, 0, 20, 19 * MS);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 0); /* AP1 still on the air: neither voice nor batch */
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0); /* AP1 still on the air: neither voice nor batch */
     assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 25 * MS); /* the hold's bound */
     ack_from(f->s, 0, 40, 22 * MS); /* AP1's drain ends */
-    assert_int_equal(dequeue_all(f->s, 22 * MS), 1);
-    assert_ptr_equal(out[0].cookie, v.cookie);
-    assert_int_equal(out[0].out_port, 2);
+    assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 1);
+    assert_ptr_equal(sched_out[0].cookie, v.cookie);
+    assert_int_equal(sched_out[0].out_port, 2);
     assert_int_equal(adw_sched_next_event_ns(f->s, 22 * MS), 22 * MS + GUARD);
-    assert_int_equal(dequeue_all(f->s, 22 * MS + GUARD - 1), 0);
-    unsigned n = dequeue_all(f->s, 22 * MS + GUARD);
+    assert_int_equal(sched_dequeue_all(f->s, 22 * MS + GUARD - 1), 0);
+    unsigned n = sched_dequeue_all(f->s, 22 * MS + GUARD);
     assert_true(n > 0);
     assert_all_to(n, 1);
     struct adw_stats st;
@@ -109,15 +84,15 @@ static void test_voice_goes_at_the_hold_bound_when_the_conflicting_drain_does_no
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
-    struct adw_pkt v = down_voice(1);
-    enqueue1(f->s, &v, 10 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    struct adw_pkt v = lab_voice_pkt(1);
+    sched_enqueue1(f->s, &v, 10 * MS);
     ack_from(f->s, 0, 20, 19 * MS);
-    assert_int_equal(dequeue_all(f->s, 21 * MS), 0); /* the slice start handled late: the bound is still 25 ms */
-    assert_int_equal(dequeue_all(f->s, 25 * MS - 1), 0);
-    assert_int_equal(dequeue_all(f->s, 25 * MS), 1);
-    assert_ptr_equal(out[0].cookie, v.cookie);
-    assert_int_equal(dequeue_all(f->s, 25 * MS + GUARD - 1), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 21 * MS), 0); /* the slice start handled late: the bound is still 25 ms */
+    assert_int_equal(sched_dequeue_all(f->s, 25 * MS - 1), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 25 * MS), 1);
+    assert_ptr_equal(sched_out[0].cookie, v.cookie);
+    assert_int_equal(sched_dequeue_all(f->s, 25 * MS + GUARD - 1), 0);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.rt_hold_timeouts, 1);
@@ -129,17 +104,17 @@ static void test_voice_goes_at_the_hold_bound_when_the_conflicting_drain_does_no
 static void test_voice_goes_at_once_when_clear_and_a_conflicting_batch_waits_the_guard(void **state)
 {
     struct sched_fixture *f = *state;
-    dequeue_all(f->s, 21 * MS);
+    sched_dequeue_all(f->s, 21 * MS);
     enqueue_data(f->s, 0, 1, 3, 22 * MS);
-    struct adw_pkt v = down_voice(1);
+    struct adw_pkt v = lab_voice_pkt(1);
     uint64_t t = 40 * MS - 100 * US;
-    assert_int_equal(enqueue1(f->s, &v, t), ADW_QUEUED);
-    assert_int_equal(dequeue_all(f->s, t), 1);
-    assert_ptr_equal(out[0].cookie, v.cookie);
-    assert_int_equal(out[0].out_port, 2);
-    assert_int_equal(dequeue_all(f->s, 40 * MS), 0);
+    assert_int_equal(sched_enqueue1(f->s, &v, t), ADW_QUEUED);
+    assert_int_equal(sched_dequeue_all(f->s, t), 1);
+    assert_ptr_equal(sched_out[0].cookie, v.cookie);
+    assert_int_equal(sched_out[0].out_port, 2);
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), t + GUARD);
-    assert_int_equal(dequeue_all(f->s, t + GUARD), 3);
+    assert_int_equal(sched_dequeue_all(f->s, t + GUARD), 3);
     assert_all_to(3, 1);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
@@ -154,13 +129,13 @@ static void test_voice_goes_when_the_conflicting_drain_ends_between_slice_starts
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
-    struct adw_pkt v = down_voice(1);
-    enqueue1(f->s, &v, 5 * MS);
-    assert_int_equal(dequeue_all(f->s, 5 * MS), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    struct adw_pkt v = lab_voice_pkt(1);
+    sched_enqueue1(f->s, &v, 5 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 5 * MS), 0);
     ack_from(f->s, 0, 40, 12 * MS);
-    assert_int_equal(dequeue_all(f->s, 12 * MS), 1);
-    assert_ptr_equal(out[0].cookie, v.cookie);
+    assert_int_equal(sched_dequeue_all(f->s, 12 * MS), 1);
+    assert_ptr_equal(sched_out[0].cookie, v.cookie);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.rt_between_slices, 1);
@@ -171,10 +146,10 @@ static void test_batch_of_the_voice_pair_itself_goes_at_once_after_its_voice(voi
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 1, 1, 5, 1 * MS);
-    struct adw_pkt v = down_voice(1);
-    enqueue1(f->s, &v, 2 * MS);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 6);
-    assert_ptr_equal(out[0].cookie, v.cookie);
+    struct adw_pkt v = lab_voice_pkt(1);
+    sched_enqueue1(f->s, &v, 2 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 6);
+    assert_ptr_equal(sched_out[0].cookie, v.cookie);
     assert_all_to(6, 2);
 }
 
@@ -185,15 +160,15 @@ static void test_voice_arriving_during_a_hold_goes_with_the_held_voice(void **st
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
-    dequeue_all(f->s, 0);
-    struct adw_pkt v1 = down_voice(1), v2 = down_voice(1);
-    enqueue1(f->s, &v1, 10 * MS);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
-    enqueue1(f->s, &v2, 21 * MS);
+    sched_dequeue_all(f->s, 0);
+    struct adw_pkt v1 = lab_voice_pkt(1), v2 = lab_voice_pkt(1);
+    sched_enqueue1(f->s, &v1, 10 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
+    sched_enqueue1(f->s, &v2, 21 * MS);
     ack_from(f->s, 0, 40, 22 * MS);
-    assert_int_equal(dequeue_all(f->s, 22 * MS), 2);
-    assert_ptr_equal(out[0].cookie, v1.cookie);
-    assert_ptr_equal(out[1].cookie, v2.cookie);
+    assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 2);
+    assert_ptr_equal(sched_out[0].cookie, v1.cookie);
+    assert_ptr_equal(sched_out[1].cookie, v2.cookie);
 }
 
 /* Two voice packets released together (one pending since the previous slice, the next arriving during the hold)
@@ -204,17 +179,17 @@ static void test_a_conflicting_batch_waits_one_guard_per_real_time_packet_releas
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
-    struct adw_pkt v1 = down_voice(1), v2 = down_voice(1);
-    enqueue1(f->s, &v1, 1 * MS);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 0);
-    enqueue1(f->s, &v2, 21 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    struct adw_pkt v1 = lab_voice_pkt(1), v2 = lab_voice_pkt(1);
+    sched_enqueue1(f->s, &v1, 1 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
+    sched_enqueue1(f->s, &v2, 21 * MS);
     ack_from(f->s, 0, 40, 22 * MS);
-    assert_int_equal(dequeue_all(f->s, 22 * MS), 2);
+    assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 2);
     assert_all_to(2, 2);
     assert_int_equal(adw_sched_next_event_ns(f->s, 22 * MS), 22 * MS + 2 * GUARD);
-    assert_int_equal(dequeue_all(f->s, 22 * MS + 2 * GUARD - 1), 0);
-    unsigned n = dequeue_all(f->s, 22 * MS + 2 * GUARD);
+    assert_int_equal(sched_dequeue_all(f->s, 22 * MS + 2 * GUARD - 1), 0);
+    unsigned n = sched_dequeue_all(f->s, 22 * MS + 2 * GUARD);
     assert_true(n > 0);
     assert_all_to(n, 1);
 }
@@ -228,17 +203,17 @@ static void test_zero_hold_and_guard_release_at_the_slice_start_without_waiting(
     f->cfg->policies.realtime.guard_us = 0;
     sched_fixture_recreate(f, NULL);
     enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(dequeue_all(f->s, 0), 40);
-    struct adw_pkt v = down_voice(1);
-    enqueue1(f->s, &v, 10 * MS); /* AP1's drain open: waits for the next slice start */
-    assert_int_equal(dequeue_all(f->s, 10 * MS), 0);
-    assert_int_equal(dequeue_all(f->s, 20 * MS), 1); /* AP2's slice: goes, AP1's drain still open */
-    assert_ptr_equal(out[0].cookie, v.cookie);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    struct adw_pkt v = lab_voice_pkt(1);
+    sched_enqueue1(f->s, &v, 10 * MS); /* AP1's drain open: waits for the next slice start */
+    assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 1); /* AP2's slice: goes, AP1's drain still open */
+    assert_ptr_equal(sched_out[0].cookie, v.cookie);
     ack_from(f->s, 0, 40, 30 * MS);
-    struct adw_pkt v2 = down_voice(1);
-    enqueue1(f->s, &v2, 40 * MS - 100 * US);
-    assert_int_equal(dequeue_all(f->s, 40 * MS - 100 * US), 1);
-    unsigned n = dequeue_all(f->s, 40 * MS); /* AP1's batch at its slice start, no guard */
+    struct adw_pkt v2 = lab_voice_pkt(1);
+    sched_enqueue1(f->s, &v2, 40 * MS - 100 * US);
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS - 100 * US), 1);
+    unsigned n = sched_dequeue_all(f->s, 40 * MS); /* AP1's batch at its slice start, no guard */
     assert_true(n > 0);
     assert_all_to(n, 1);
     struct adw_stats st;
