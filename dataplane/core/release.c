@@ -147,19 +147,18 @@ static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64
  * whole one, was taken as over three times in 20 s and the batch released into it set off 300-400 ms collision
  * bursts. Once its AP is done, the STA's ACKs go at once (nobody else contends), so a drain open a frame without
  * one lost its last ACKs; its own pair's next slice start closes it anyway. One still in the air when the
- * waiting slice ends took the
- * whole slice: the waiting batch is skipped (slice_deferrals_expired) rather than released into the next
- * slice, where it would collide with the next batch of the same conflicting pair. A fixed wait of half the slice
- * released batches into drains still delivering (a fading link at 3 of 21 MPDUs per A-MPDU): 200 ms collision
- * bursts in which every drain capped, r fell to r_min and TCP lost its window (downlink-20ms: three bursts in
- * 20 s, 5 % of the air time outside the slices).
+ * waiting slice ends took the whole slice: the waiting batch is skipped (slice_deferrals_expired) rather than
+ * released into the next slice, where it would collide with the next batch of the same conflicting pair. A
+ * fixed wait of half the slice released batches into drains still delivering (a fading link at 3 of 21 MPDUs per
+ * A-MPDU): 200 ms collision bursts in which every drain capped, r fell to r_min and TCP lost its window
+ * (downlink-20ms: three bursts in 20 s, 5 % of the air time outside the slices).
  * Only drains of downlink data hold the next slice back: their open state means released data not yet
  * acknowledged, i.e. still in the AP's queue or the air. An uplink drain (released ACKs) stays open until the
  * STA has sent every byte they allowed, which a cwnd- or application-limited sender may never do; holding the
  * next slice on it cost 3.2 s of 20 s in uplink-20ms (utility 7.58 without deferral, 7.16 with it).
  */
-/* When the conflicting drains in the air would count as silent (UINT64_MAX: none of them is open). A drain is in
- * the air at now_ns if now_ns is before that. */
+/* The later of at and the time o's drain would count as silent (open, no ACK heard for silence_ns); at itself if
+ * o has no downlink drain open. UINT64_MAX stands for "none so far". */
 static uint64_t drain_silent_at(const struct adw_pair_state *o, uint64_t silence_ns, uint64_t at)
 {
     if (!o->active || !adw_drain_awaits_downlink_acks(&o->drain))
@@ -168,6 +167,8 @@ static uint64_t drain_silent_at(const struct adw_pair_state *o, uint64_t silence
     return at == UINT64_MAX || quiet > at ? quiet : at;
 }
 
+/* When the drains that hold pair's batch back would all count as silent (UINT64_MAX: none of them is open). A
+ * drain is in the air at now_ns if now_ns is before that. */
 static uint64_t conflicting_drains_silent_at(const struct adw_sched *s, uint16_t pair, uint64_t silence_ns)
 {
     const struct adw_plan *p = s->plan;
