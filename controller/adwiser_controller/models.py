@@ -246,9 +246,9 @@ class Realtime(Strict):
         default=300,
         ge=0,
         le=10000,
-        description="A batch to a pair that conflicts with real-time packets just released waits this long after "
-        "them, in microseconds (0 = no guard): AIFS[VO] + CWmin[VO] + one short frame at MCS0 + SIFS + BlockAck, "
-        "about 252 us, plus release jitter.",
+        description="A batch to a pair that conflicts with real-time packets just released waits this long per "
+        "packet released (10 ms at most), in microseconds (0 = no guard): AIFS[VO] + CWmin[VO] + one short frame "
+        "at MCS0 + SIFS + BlockAck, about 252 us, plus release jitter.",
     )
 
     @field_validator("dscp", "udp_ports")

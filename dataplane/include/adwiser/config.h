@@ -90,7 +90,7 @@ struct adw_dynslice_policy {
     uint16_t pairs[ADW_MAX_PAIRS];   /* pair indices allowed to take idle slices */
 };
 
-/* Defaults of the real-time release (004 §6.4; core/release.c says why real-time packets may wait). The guard
+/* Defaults of the real-time release (004 §6.4; core/realtime_release.c says why real-time packets wait). The guard
  * is the air time of one voice frame exchange at the AP, 802.11-2016 (5 GHz OFDM, AC_VO of Table 9-137):
  * AIFS[VO] = SIFS 16 + 1 slot of 9 us = 25 us, the largest first backoff CWmin[VO] = 3 slots = 27 us, a PPDU of
  * 90 octets (48-byte packet, 38 of MAC framing, 4 of A-MPDU delimiter) at the slowest HT rate, MCS0 6.5 Mbit/s:
