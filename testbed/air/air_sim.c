@@ -446,45 +446,33 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
         launch_data(a, idx, now);
 }
 
-static void start_ba(struct wlan_air *a, int data_idx, uint64_t now)
+/* The control response (TX_BA or TX_CTS) of the addressee of hist[req_idx], SIFS after that request (the A-MPDU
+ * or the RTS), at the legacy rate its duration dur_us was computed for; none if the addressee is transmitting. */
+static void start_response(struct wlan_air *a, int req_idx, enum tx_kind kind, uint32_t dur_us, double rate_mbps,
+                           uint64_t now)
 {
-    struct tx *d = &a->hist[data_idx];
-    d->ba_start_us = NONE;
-    if (a->nodes[d->rx].transmitting)
+    struct tx *q = &a->hist[req_idx];
+    if (kind == TX_BA)
+        q->ba_start_us = NONE;
+    else
+        q->cts_start_us = NONE;
+    if (a->nodes[q->rx].transmitting)
         return;
     int idx;
     struct tx *t = new_tx(a, &idx);
-    d = &a->hist[data_idx];
-    t->kind = TX_BA;
-    t->node = d->rx;
-    t->rx = d->node;
+    q = &a->hist[req_idx];
+    t->kind = kind;
+    t->node = q->rx;
+    t->rx = q->node;
     t->start_us = now;
-    t->end_us = now + a->ba_us;
+    t->end_us = now + dur_us;
     t->preamble_us = 20;
-    t->phy_mbps = a->c.ba_rate_mbps;
-    t->data_tx = data_idx;
-    d->ba_tx = idx;
-    put_on_air(a, t, idx);
-}
-
-/* The CTS, SIFS after an RTS its addressee decoded with its NAV idle. */
-static void start_cts(struct wlan_air *a, int rts_idx, uint64_t now)
-{
-    struct tx *r = &a->hist[rts_idx];
-    r->cts_start_us = NONE;
-    if (a->nodes[r->rx].transmitting)
-        return;
-    int idx;
-    struct tx *t = new_tx(a, &idx);
-    r = &a->hist[rts_idx];
-    t->kind = TX_CTS;
-    t->node = r->rx;
-    t->rx = r->node;
-    t->start_us = now;
-    t->end_us = now + a->cts_us;
-    t->preamble_us = 20;
-    t->data_tx = rts_idx;
-    r->cts_tx = idx;
+    t->phy_mbps = rate_mbps;
+    t->data_tx = req_idx;
+    if (kind == TX_BA)
+        q->ba_tx = idx;
+    else
+        q->cts_tx = idx; /* a CTS goes SIFS after an RTS its addressee decoded with its NAV idle */
     put_on_air(a, t, idx);
 }
 
@@ -839,9 +827,9 @@ static void step(struct wlan_air *a, uint64_t t)
     for (int k = 0; k < nl; k++) {
         struct tx *x = &a->hist[ids[k]];
         if (x->kind == TX_DATA && x->ended && x->ba_start_us == t)
-            start_ba(a, ids[k], t);
+            start_response(a, ids[k], TX_BA, a->ba_us, a->c.ba_rate_mbps, t);
         else if (x->kind == TX_RTS && x->cts_start_us == t)
-            start_cts(a, ids[k], t);
+            start_response(a, ids[k], TX_CTS, a->cts_us, a->c.rts_rate_mbps, t);
         else if (x->kind == TX_RTS && x->data_start_us == t)
             start_protected_data(a, ids[k], t);
     }
