@@ -194,10 +194,8 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, const struct a
         adw_meta_from_desc(d, false, &m);
         if (m.is_tcp && adw_drain_observe_uplink(&ps->drain, &m, now_ns)) {
             adw_finish_drain(s, ps, now_ns - ps->drain.start_ns, false, now_ns);
-            if (s->n_deferred > 0 || adw_rt_holding(s)) /* a batch or real-time packets may have waited for it */
+            if (s->n_deferred > 0 || s->n_rt_pending > 0) /* a batch or real-time packets may have waited for it */
                 adw_release_deferred(s, now_ns, false);
-            else if (s->n_rt_pending > 0)
-                adw_rt_release_when_clear(s, now_ns);
         }
         if (m.is_tcp) /* ACK bursts -> aggregation level (001 §4.1) */
             adw_ack_est_observe_ack(&ps->ack, s->has_ack_model ? &s->ack_model : NULL, &m, now_ns);
