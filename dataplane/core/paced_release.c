@@ -138,6 +138,14 @@ static void release_paced_pair(struct adw_sched *s, struct adw_pair_state *ps, u
     }
     if (any)
         adw_astar_observe(&ps->astar, now_ns, ps->q_data.len + ps->q_ack.len, PACED_BUSY_THRESHOLD);
+    /* Packets still waiting: the pacer, not the sender, is the limit until the next release, so a late next call
+     * owes them (pacer.h). At most N-bar frames leave on such a catch-up: no more than the aggregation level the
+     * policy allows in one A-MPDU (000 §V-A (17)), so the AP can still clear them in one frame. */
+    uint64_t frame_bytes = (uint64_t)s->params.mtu_bytes + 18u; /* the one-frame cap of adw_pair_state_init */
+    uint64_t backlog_cap = ps->q_data.len + ps->q_ack.len > 0
+                               ? (uint64_t)s->plan->cfg->policies.aggregation_target.n_target_max * frame_bytes
+                               : 0;
+    adw_pacer_backlogged(&ps->pacer, backlog_cap, now_ns);
 }
 
 void adw_paced_release(struct adw_sched *s, uint64_t now_ns)

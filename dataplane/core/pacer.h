@@ -11,6 +11,17 @@
  * in place at any instant (credit accrued at the old rate up to that instant,
  * at the new one afterwards): no packet is touched, so a rate change can lose
  * none.
+ *
+ * While the pair's queue stays backlogged between two releases the cap is the
+ * backlog cap instead (adw_pacer_backlogged): the one-frame cap is there to
+ * bound the burst after the *sender* was idle, but with packets waiting the
+ * only reason for credit to pile up is that the release loop ran late (it
+ * shares two cores with the testbed; it was measured to release 65-78 % of x_i
+ * with its queue never empty). Capping then would lose that credit for good and
+ * the pair would get less than x_i, which the controller reads as "the pacer
+ * is not the limit" (conditional integration) and so never corrects. The
+ * packets owed leave together on the late wake-up instead, at most the backlog
+ * cap of them.
  */
 #ifndef ADW_CORE_PACER_H
 #define ADW_CORE_PACER_H
@@ -23,6 +34,7 @@ struct adw_pacer {
     int64_t credit_bits_ns;      /* credit in bits x 1e9 (bit-ns per s), may be negative by one frame */
     uint64_t last_ns;            /* time credit was last brought up to date */
     uint64_t cap_bits_ns;        /* credit cap: one MTU frame, bits x 1e9 */
+    uint64_t backlog_cap_bits_ns; /* credit cap while the queue stays backlogged, bits x 1e9; 0 = not backlogged */
 };
 
 /* Not paced; cap_bytes is the burst allowance (one MTU frame). */
@@ -34,6 +46,9 @@ static inline bool adw_pacer_active(const struct adw_pacer *p) { return p->rate_
 bool adw_pacer_may_send(struct adw_pacer *p, uint64_t now_ns);
 /* A frame of len bytes left at now_ns. */
 void adw_pacer_sent(struct adw_pacer *p, uint32_t len, uint64_t now_ns);
+/* After a release at now_ns: the queue still holds packets (backlog_cap_bytes > 0, the most credit that may pile up
+ * until the next release) or is empty (0: the one-frame cap). */
+void adw_pacer_backlogged(struct adw_pacer *p, uint64_t backlog_cap_bytes, uint64_t now_ns);
 /* Earliest instant >= now_ns (rounded up to a whole µs) at which a frame may leave. */
 uint64_t adw_pacer_next_ns(const struct adw_pacer *p, uint64_t now_ns);
 

@@ -104,19 +104,62 @@ static void test_paced_pair_is_not_batched_at_its_slice_start(void **state)
     enqueue_data(f->s, 0, 1, 60, 0);
     enqueue_data(f->s, 1, 1, 60, 0); /* sta2 stays time-sliced: its batch of 40 comes at 20 ms */
     assert_int_equal(dequeue_at(f->s, 0), 1);
-    /* sta2's batch, and 2 of sta1: its bucket, idle since 0, holds one frame of credit (the burst allowance). */
-    assert_int_equal(dequeue_at(f->s, 20 * MS), 40 + 2);
+    /* sta2's batch, and the 20 sta1 is owed at 1/ms since 0 (its queue stayed backlogged: pacer.h), not a batch */
+    assert_int_equal(dequeue_at(f->s, 20 * MS), 40 + 20);
     run_until(f->s, 20 * MS, 40 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
     assert_int_equal(pr[0].mode, ADW_MODE_PACED);
     assert_int_equal(pr[0].pace_bps, one_per_ms_bps());
-    /* at 0, two at 20 ms (the cap is 1518 bytes, so a deficit of 1458 of 1488 is left), then one per ms from 20.98 ms */
-    assert_int_equal(pr[0].released_pkts, 1 + 2 + 20);
+    /* at 0, 20 at 20 ms, then one per ms at 21 ... 39 ms (the one at 40 ms is the next frame's) */
+    assert_int_equal(pr[0].released_pkts, 1 + 20 + 19);
     assert_int_equal(pr[1].mode, ADW_MODE_SLICED);
     assert_int_equal(pr[1].pace_bps, 0);
     assert_int_equal(pr[1].released_pkts, 40);
+}
+
+/* Calls the backend loop every step_ns from `from` to `to` (a loop that wakes late, as on a loaded host). */
+static void run_every(struct adw_sched *s, uint64_t from, uint64_t to, uint64_t step_ns)
+{
+    for (uint64_t t = from; t <= to; t += step_ns)
+        dequeue_at(s, t);
+}
+
+static void test_a_backlogged_pair_woken_late_still_gets_its_rate(void **state)
+{
+    struct sched_fixture *f = *state;
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(enqueue_data(f->s, 0, 1, 200, 0), 200);
+    /* The loop runs every 5 ms instead of at each 1 ms release instant: the queue never empties, so the credit
+     * of the missed instants is owed, not capped at one frame (which gave 2 per call, 40 % of x_i). */
+    run_every(f->s, 0, 100 * MS, 5 * MS);
+    assert_int_equal(n_out, 101); /* 0, 1, ..., 100 ms: one per ms, five at each call after the first */
+    for (unsigned i = 0; i < n_out; i++)
+        assert_int_equal(seq_of(&out[i]), 1 + i * 1448);
+}
+
+static void test_a_catch_up_after_a_late_wake_up_is_at_most_n_bar_frames(void **state)
+{
+    struct sched_fixture *f = *state;
+    uint32_t n_bar = f->cfg->policies.aggregation_target.n_target_max;
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(enqueue_data(f->s, 0, 1, 200, 0), 200);
+    assert_int_equal(dequeue_at(f->s, 0), 1);
+    /* 100 ms late: 100 owed, but at most N-bar frames of credit pile up (one A-MPDU's worth at the AP, 000 (17)),
+     * and the frame that may leave at a credit of zero. */
+    assert_int_equal(dequeue_at(f->s, 100 * MS), n_bar + 1);
+}
+
+static void test_a_pair_that_was_idle_gets_at_most_one_frame_of_burst(void **state)
+{
+    struct sched_fixture *f = *state;
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(enqueue_data(f->s, 0, 1, 1, 0), 1);
+    assert_int_equal(dequeue_at(f->s, 0), 1);
+    /* The queue emptied at 0: the sender, not the pacer, was the limit for 50 ms; no credit is owed for that. */
+    assert_int_equal(enqueue_data(f->s, 0, 1449, 20, 50 * MS), 20);
+    assert_int_equal(dequeue_at(f->s, 50 * MS), 2);
 }
 
 static void test_rate_change_applies_at_once_and_loses_no_packet(void **state)
@@ -205,6 +248,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         LAB_TEST(test_paced_pair_releases_at_its_rate),
         LAB_TEST(test_paced_pair_is_not_batched_at_its_slice_start),
+        LAB_TEST(test_a_backlogged_pair_woken_late_still_gets_its_rate),
+        LAB_TEST(test_a_catch_up_after_a_late_wake_up_is_at_most_n_bar_frames),
+        LAB_TEST(test_a_pair_that_was_idle_gets_at_most_one_frame_of_burst),
         LAB_TEST(test_rate_change_applies_at_once_and_loses_no_packet),
         LAB_TEST(test_paced_queue_is_bounded_by_the_astar_limit),
         LAB_TEST(test_next_event_is_the_next_paced_release),
