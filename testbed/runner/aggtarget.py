@@ -14,7 +14,11 @@ other on the same topology:
 Per pair the JSON has throughput_mbps, mean_delay_ms (one-way, appliance ->
 STA, UDP probes captured at both ends: delay_probe.py), mean_ampdu and
 mean_phy_mbps (emulator), airtime_frac, and for aggtarget the target
-(T̄, final N_target) and the loop's time series.
+(T̄, final N_target), the loop's time series (with z, x and the rate the
+pair carried) and appliance_queue (the dataplane's queue of the pair over
+the second half: how often empty, backlog, A* limit, drops, released rate
+against the pacing rate, to tell a pacer that falls short from a sender
+that does).
 
 One-STA scenarios run on the 2AP-2STA lab (topology.py, only AP1-STA1
 carries traffic); several STAs run on agg_lab.py (one AP, air config
@@ -288,11 +292,44 @@ def _loop_history(url: str) -> list[dict[str, Any]]:
     for sid, f in raw:
         row: dict[str, Any] = {"pair": f.get("pair"), "state": f.get("state"), "bottleneck": f.get("bottleneck"),
                                "unix": int(sid.split("-")[0]) / 1000.0}  # the stream id: Redis's clock, ms
-        for k in ("ts", "nu", "c_hat_us", "n_target", "mu_n", "pace_bps", "phy_rate_mbps", "p_backhaul"):
+        for k in ("ts", "nu", "c_hat_us", "n_target", "mu_n", "z", "x_pps", "pace_bps", "delivered_bps",
+                  "phy_rate_mbps", "p_backhaul"):
             v = f.get(k, "")
             row[k] = float(v) if v not in ("", None) else None
         out.append(row)
     return out
+
+
+def appliance_queue(entries: list[dict[str, str]], pair: str) -> dict[str, Any] | None:
+    """What the appliance's queue of a paced pair did over the second half of its transfer (its `tm:pair`
+    entries, one per frame): the share
+    of entries with the queue empty (the sender, not the pacer, was the limit then), the mean backlog
+    and A* limit, the tail drops, and the rate released against the rate asked of the pacer."""
+    mine = [e for e in entries if e.get("pair") == pair and e.get("paced") == "1"]
+    busy = [i for i, e in enumerate(mine) if float(e.get("released_bytes") or 0) > 0]
+    # the second half of the transfer (after the loop's start-up ramp, as second_half_mbps)
+    mine = mine[(busy[0] + busy[-1] + 1) // 2: busy[-1] + 1] if busy else []
+    if len(mine) < 2:
+        return None
+    q = [float(e.get("queue_pkts") or 0) for e in mine]
+    t0, t1 = int(mine[0]["ts_ns"]), int(mine[-1]["ts_ns"])
+    released = sum(float(e.get("released_bytes") or 0) for e in mine[1:])
+    paced = [float(e.get("pace_bps") or 0) for e in mine[1:]]
+    drops = [float(e.get("drops_tail") or 0) for e in mine]
+    return {"entries": len(mine), "empty_frac": round(sum(1 for v in q if v == 0) / len(q), 3),
+            "mean_queue_pkts": round(statistics.fmean(q), 1),
+            "mean_limit_pkts": round(statistics.fmean(float(e.get("limit_pkts") or 0) for e in mine), 1),
+            "drops_tail": int(drops[-1] - drops[0]),
+            "released_mbps": round(released * 8 / ((t1 - t0) / 1e9) / 1e6, 3) if t1 > t0 else None,
+            "mean_pace_mbps": round(statistics.fmean(paced) / 1e6, 3) if paced else None}
+
+
+def _pair_entries(url: str) -> list[dict[str, str]]:
+    r = redis.Redis.from_url(url, decode_responses=True)
+    try:
+        return [f for _, f in r.xrange(f"adwiser:appliance:{APPLIANCE}:tm:pair", count=200000)]
+    finally:
+        r.close()
 
 
 def _mean(xs: list[float]) -> float | None:
@@ -348,6 +385,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
     stack = _Stack()
     url = None
     history: list[dict[str, Any]] = []
+    pair_entries: list[dict[str, str]] = []
     reports: dict[str, dict[str, Any]] = {}
     pcaps: dict[str, tuple[Path, Path]] = {}
     emu_stats: dict[str, Any] = {}
@@ -399,6 +437,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
         time.sleep(0.5)
         if url is not None:
             history = _loop_history(url)
+            pair_entries = _pair_entries(url)
     finally:
         errors = stack.close()
         for e in errors:
@@ -438,6 +477,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
                                "n_target_final": mine[-1]["n_target"] if mine else None,
                                "loop_steps": len(mine)}
             entry["loop"] = mine
+            entry["appliance_queue"] = appliance_queue(pair_entries, pair)
         pairs.append(entry)
     return {"mode": mode, "congestion_control": cc, "started_unix": round(started, 3), "pairs": pairs, "wlan_emu_links": emu_stats.get("links"),
             "cleanup_errors": errors}

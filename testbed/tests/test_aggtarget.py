@@ -102,3 +102,19 @@ def test_recovery_is_the_first_time_the_delay_stays_within_20pct_of_tbar() -> No
 def test_no_recovery_when_the_delay_never_settles() -> None:
     rows = [(10.0 + i * 0.005, 6.0, 0.0) for i in range(600)]
     assert aggtarget.step_figures(rows, 10.0, 1.5, [])["recovery_s"] is None
+
+
+def test_appliance_queue_reports_the_second_half_of_the_transfer_against_the_pace() -> None:
+    def e(ts_s: float, q: int, released: int, drops: int = 0) -> dict[str, str]:
+        return {"pair": "ap1/sta1", "paced": "1", "ts_ns": str(int(ts_s * 1e9)), "queue_pkts": str(q),
+                "limit_pkts": "100", "released_bytes": str(released), "drops_tail": str(drops),
+                "pace_bps": "2000000"}
+    # idle before and after the transfer; released 1 Mbit/s (125000 B per 1 s entry) against 2 Mbit/s asked
+    entries = [e(0, 0, 0), e(1, 5, 125000), e(2, 5, 125000), e(3, 0, 125000, 1), e(4, 7, 125000, 3), e(5, 0, 0)]
+    entries.insert(2, {"pair": "ap1/sta2", "paced": "1", "ts_ns": "0", "released_bytes": "9"})
+    aq = aggtarget.appliance_queue(entries, "ap1/sta1")
+    assert aq is not None
+    assert aq["entries"] == 2  # the second half of 1 .. 4 s: the entries at 3 and 4 s
+    assert aq["empty_frac"] == 0.5 and aq["mean_queue_pkts"] == 3.5 and aq["drops_tail"] == 2
+    assert aq["released_mbps"] == 1.0 and aq["mean_pace_mbps"] == 2.0
+    assert aggtarget.appliance_queue(entries, "ap2/sta2") is None
