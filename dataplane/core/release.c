@@ -272,6 +272,61 @@ uint64_t adw_deferred_next_ns(const struct adw_sched *s)
     return next;
 }
 
+/*
+ * Refill (004 §5, design principle (2): the link must "drain out that data within the time-slice, while staying
+ * busy right up to the end of the slice"). Eq. (1) drives E[V] to S, but V varies a lot from batch to batch for
+ * the same r: MPDU retries and rate changes (downlink-20ms ground truth: sd of the air drain 2.8-3.1 ms at 18-19
+ * ms, 18 % of AP1's MPDUs retried). With one batch per slice the slice then idles after every short drain (1.3-1.6
+ * ms per slice on average, 7-8 % of the slice) and overruns after every long one (35-40 % of the drains, 2.3-3.4
+ * % of the slice time outside it), and lowering E[V] to cut the overruns only idles the slice more. So a drain
+ * that ends with at least ADW_REFILL_MIN_NS of its slice left, while the pair still has backlog, gets the batch
+ * for that time: r scaled by the time left over S_ref, the same scaling as a batch held back by a conflicting
+ * drain (adw_release_deferred). It joins the drain just ended: V runs from the first release of the slice to the
+ * end of the refill's drain and is one sample of eq. (1) for the slice (r + the refill released). A refilled
+ * slice ends near S, so E[V] = S is reached with a smaller r: fewer batches overrun, and the short ones no
+ * longer leave the slice idle. One refill per slice: a second would be smaller than the fixed cost of a release
+ * (below). Not while real-time packets wait for a gap between drains (004 §6.4: they go first), nor while a
+ * conflicting drain or the real-time guard holds the pair's batches back.
+ */
+/* Fixed cost of a release within the slice: it reaches the AP about 0.5 ms after the drain's air end (the time
+ * from the last A-MPDU to the returning TCP ACK that ends V: median 0.46 ms in the downlink-20ms ground truth),
+ * and the AP sends the first packet before the rest of the batch has arrived (first A-MPDU of a batch: 1.2
+ * MPDUs on average, then 18-20). Under 2 ms left a refill would be mostly that cost. */
+#define ADW_REFILL_MIN_NS 2000000ull
+
+bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns)
+{
+    const struct adw_slice_clock *c = &s->clock;
+    if (!c->started || c->slice >= s->plan->cfg->n_slices || ps->deferred || adw_pacer_active(&ps->pacer) ||
+        ps->q_data.len + ps->q_ack.len == 0 || s->n_rt_pending > 0 || adw_rt_holding(s))
+        return false;
+    uint64_t slice_start = c->slice_start_ns, slice_end = slice_start + c->dur_ns[c->slice];
+    if (ps->drain.start_ns < slice_start || now_ns + ADW_REFILL_MIN_NS > slice_end ||
+        ps->refill_slice_ns == slice_start + 1)
+        return false; /* a batch of an earlier slice, too little time left, or refilled already */
+    const struct adw_slice_cfg *sl = &s->plan->cfg->slices[c->slice];
+    bool own = s->given_to[c->slice] == ps->pair;
+    for (unsigned i = 0; i < sl->n_pairs && !own; i++)
+        own = sl->pairs[i] == ps->pair && s->given_to[c->slice] == ADW_PAIR_NONE;
+    if (!own || conflicting_drain_in_air(s, ps->pair, defer_silence_ns(s), now_ns) ||
+        now_ns < adw_rt_batch_free_at(s, ps->pair))
+        return false;
+    uint64_t first_ns = ps->drain.start_ns, first_s_ns = ps->batch_s_ns;
+    uint32_t first_pkts = ps->batch_pkts;
+    bool first_underfilled = ps->batch_underfilled;
+    release_batch(s, ps, slice_end - now_ns, now_ns); /* the drain is closed: nothing stale to close */
+    ps->refill_slice_ns = slice_start + 1;
+    s->st.batch_refills++;
+    /* One batch for eq. (1): released from first_ns into the slice it was sized for (batch_s_ns). */
+    ps->drain.start_ns = first_ns;
+    ps->batch_s_ns = first_s_ns;
+    ps->batch_pkts += first_pkts;
+    ps->batch_underfilled = ps->batch_underfilled || first_underfilled;
+    if (!ps->drain.open) /* nothing in the refill to wait for (no TCP data or ACKs tracked) */
+        adw_finish_drain(s, ps, now_ns - first_ns, false, now_ns);
+    return true;
+}
+
 static void begin_frame(struct adw_sched *s, const struct adw_slice_event *ev, uint64_t now_ns)
 {
     if (s->frame_open)

@@ -72,6 +72,8 @@ struct adw_pair_state {
     uint64_t batch_s_ns;                     /* slice length it was released into, ns */
     uint32_t batch_pkts;                     /* packets released in it */
     bool batch_underfilled;
+    uint64_t refill_slice_ns;                /* 1 + start of the slice whose time left it last had a refill in,
+                                                0 = none (adw_refill_batch: one per slice) */
     uint64_t last_v_ns;                      /* last completed (or capped) drain time, ns */
     /* a batch held back at its slice start while a conflicting pair still drained (release.c): */
     bool deferred;
@@ -157,6 +159,9 @@ void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force);
 /* Earliest deadline of a deferred batch, UINT64_MAX if none. */
 uint64_t adw_deferred_next_ns(const struct adw_sched *s);
 void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v_ns, bool capped, uint64_t now_ns);
+/* The pair's drain just ended with time left in its slice: true if a batch for that time was released into the
+ * same drain (V runs on from the first release; the drain is finished when that batch is drained). */
+bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns);
 uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair);
 uint32_t adw_pair_queued(const struct adw_pair_state *ps);
 void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_t pair, uint64_t now_ns);

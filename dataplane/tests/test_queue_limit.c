@@ -22,7 +22,7 @@ static uint32_t sta1_limit_after_one_batch(struct sched_fixture *f, uint32_t r_i
     f->cfg->policies.ts_abr_qd.r_init_pkts = r_init;
     sched_fixture_recreate(f, NULL);
     assert_non_null(f->s);
-    for (unsigned i = 0; i < 100; i++) {
+    for (unsigned i = 0; i < r_init; i++) { /* one batch: no refill when it drains (test_refill.c) */
         struct adw_pkt p = lab_down_pkt(0, 1 + i * SEG, SEG);
         enum adw_verdict v;
         adw_sched_enqueue_burst(f->s, &p, &v, 1, 0);

@@ -66,7 +66,7 @@ static void test_batch_holds_r_packets_and_keeps_the_rest(void **state)
 static void test_drain_from_returning_ack_updates_r(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
+    enqueue_data(f->s, 0, 1, 40, 0); /* one batch: nothing queued for a refill when it drains (test_refill.c) */
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 38 * 1448);
     assert_int_equal(sched_enqueue1(f->s, &a, 2 * MS), ADW_PASS);
@@ -82,7 +82,7 @@ static void test_drain_from_returning_ack_updates_r(void **state)
     assert_int_equal(pr[0].v_ns, 3 * MS);
     assert_int_equal(pr[0].r_pkts, 57); /* 40 + 1 pkt/ms * (20 - 3) ms */
     assert_int_equal(pr[0].released_pkts, 40);
-    assert_int_equal(pr[0].queue_pkts, 60);
+    assert_int_equal(pr[0].queue_pkts, 0);
     assert_int_equal(pr[0].rate_bps, (uint64_t)(40 / 3.0 * 1000 * 1500 * 8)); /* 40 packets drained in 3 ms */
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
@@ -116,7 +116,7 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
 static void test_frame_report_counts_every_drain_that_ended_in_it(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 1, 1, 200, 0);
+    enqueue_data(f->s, 1, 1, 75, 0); /* two batches, 40 + 35: nothing left for a refill (test_refill.c) */
     sched_dequeue_all(f->s, 20 * MS); /* STA2's batch of frame 0: 40 packets */
     sched_dequeue_all(f->s, 40 * MS);
     struct adw_pkt a = lab_up_ack_pkt(1, 1 + 40 * 1448);
@@ -227,7 +227,7 @@ static void test_deferred_batch_is_skipped_when_its_slice_ends_under_the_conflic
 static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
+    enqueue_data(f->s, 0, 1, 40, 0); /* one batch: no refill when it drains (test_refill.c) */
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     sched_enqueue1(f->s, &a, 15 * MS);
@@ -245,10 +245,11 @@ static void test_queue_limit_holds_two_batches_when_ebdp_says_less(void **state)
     struct sched_fixture *f = *state;
     f->cfg->policies.queue_sizing.t_max_ns = 20 * MS; /* Q_eBDP = 20 ms / 0.5 ms + 5 = 45 after the drain below */
     sched_fixture_recreate(f, NULL);
-    enqueue_data(f->s, 0, 1, 100, 0);
+    enqueue_data(f->s, 0, 1, 40, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     sched_enqueue1(f->s, &a, 10 * MS); /* V = 10 ms: r = 40 + 10 = 50, T_serv = 10/40 ms x 40/20 = 0.5 ms */
+    enqueue_data(f->s, 0, 1 + 40 * 1448, 60, 11 * MS); /* after the drain: no refill (test_refill.c) */
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 50);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
@@ -287,13 +288,16 @@ static void test_batch_scales_with_the_length_of_the_slice(void **state)
     f->cfg->slices[2] = f->cfg->slices[0];
     f->cfg->slices[2].duration_ns = 40 * MS;
     sched_fixture_recreate(f, NULL);
-    enqueue_data(f->s, 0, 1, 400, 0);
+    /* Data comes after each drain has ended, so no refill goes into the time left (test_refill.c). */
+    enqueue_data(f->s, 0, 1, 40, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     sched_enqueue1(f->s, &a, 10 * MS); /* V = 10 ms in a 20 ms slice: r = 40 + 10 = 50 */
+    enqueue_data(f->s, 0, 1 + 40 * 1448, 100, 11 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 100); /* twice the slice, twice the batch */
     a = lab_up_ack_pkt(0, 1 + 140 * 1448);
     sched_enqueue1(f->s, &a, 60 * MS); /* 100 packets in 20 ms of a 40 ms slice: as 50 in 10 ms of 20: r = 60 */
+    enqueue_data(f->s, 0, 1 + 140 * 1448, 100, 61 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 80 * MS), 60);
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
@@ -437,7 +441,7 @@ static void test_removed_pair_held_packets_are_dropped_with_a_cause(void **state
 static void test_kept_pair_keeps_its_batch_size_across_versions(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
+    enqueue_data(f->s, 0, 1, 40, 0); /* one batch: no refill when it drains (test_refill.c) */
     sched_dequeue_all(f->s, 0);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     sched_enqueue1(f->s, &a, 3 * MS); /* r -> 57 */

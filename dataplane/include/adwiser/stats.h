@@ -35,6 +35,8 @@ struct adw_stats {
     uint64_t frames_skipped;     /* whole frames skipped because dequeue was called too late */
     uint64_t batches;            /* TS-ABR-QD batches released */
     uint64_t batches_underfilled;/* batches that held fewer packets than r (no growth of r) */
+    uint64_t batch_refills;      /* of the batches, refills: released into the time left in the slice when the
+                                    pair's drain ended early (release.c, adw_refill_batch) */
     uint64_t drains_completed;   /* drains ended by inferred ACKs / data */
     uint64_t drains_capped;      /* drains still open after v_cap_factor * S (lost ACKs), closed at that value */
     uint64_t drains_superseded;  /* drains still open (under the cap) when the pair's next batch was released,

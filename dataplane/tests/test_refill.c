@@ -1,0 +1,171 @@
+/*
+ * test_refill.c — a drain that ends early in its slice gets a batch for the time left, in the same drain
+ * (release.c, adw_refill_batch; 004 §5 design principle (2): busy up to the end of the slice). The 2AP-2STA lab:
+ * AP1-STA1 in slice 0, AP2-STA2 in slice 1, 20 ms each, r_init = 40, a = 1 packet/ms, time starting at 0.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "adwiser/sched.h"
+#include "sched_fixture.h"
+
+#define MS 1000000ull
+#define SEG 1448u
+
+/* n data segments of SEG bytes to sta from segment index first (sequence 1 + first * SEG). */
+static void enqueue_segments(struct adw_sched *s, unsigned sta, unsigned first, unsigned n, uint64_t now)
+{
+    for (unsigned i = 0; i < n; i++) {
+        struct adw_pkt p = lab_down_pkt(sta, 1 + (first + i) * SEG, SEG);
+        assert_int_equal(sched_enqueue1(s, &p, now), ADW_QUEUED);
+    }
+}
+
+/* STA sta acknowledges everything up to segment index end (exclusive) at now. */
+static void ack_segments(struct adw_sched *s, unsigned sta, unsigned end, uint64_t now)
+{
+    struct adw_pkt a = lab_up_ack_pkt(sta, 1 + end * SEG);
+    assert_int_equal(sched_enqueue1(s, &a, now), ADW_PASS);
+}
+
+static struct adw_stats stats(struct adw_sched *s)
+{
+    struct adw_stats st;
+    adw_sched_stats_read(s, &st);
+    return st;
+}
+
+/* Frame 0's report of AP1-STA1 (polled once frame 1 has begun). */
+static struct adw_pair_report sta1_report_of_frame0(struct adw_sched *s)
+{
+    sched_dequeue_all(s, 40 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(s, &fr, pr, 2), 1);
+    assert_int_equal(fr.frame, 0);
+    return pr[0];
+}
+
+static void test_a_drain_ending_early_in_its_slice_releases_a_batch_for_the_time_left(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    ack_segments(f->s, 0, 40, 10 * MS); /* drained in 10 ms: 10 ms of the slice left */
+    unsigned n = sched_dequeue_all(f->s, 10 * MS);
+    assert_int_equal(n, 20); /* r = 40 for 20 ms, scaled to the 10 ms left */
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(sched_out[i].out_port, 1);
+    struct adw_stats st = stats(f->s);
+    assert_int_equal(st.batch_refills, 1);
+    assert_int_equal(st.drains_completed, 0); /* the refill joined the drain */
+}
+
+static void test_a_refilled_slice_is_one_drain_timed_from_the_first_release(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 10 * MS);
+    sched_dequeue_all(f->s, 10 * MS);
+    ack_segments(f->s, 0, 60, 19 * MS); /* the refill drained: V = 19 ms from the first release */
+    struct adw_stats st = stats(f->s);
+    assert_int_equal(st.drains_completed, 1);
+    struct adw_pair_report pr = sta1_report_of_frame0(f->s);
+    assert_int_equal(pr.drains, 1);
+    assert_int_equal(pr.v_ns, 19 * MS);
+    assert_int_equal(pr.released_pkts, 60);
+    assert_int_equal(pr.r_pkts, 41); /* eq. (1): 40 + 1 packet/ms x (20 - 19) ms */
+}
+
+static void test_one_refill_per_slice(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 10 * MS);
+    sched_dequeue_all(f->s, 10 * MS);
+    ack_segments(f->s, 0, 60, 14 * MS); /* 6 ms left again, 40 packets still queued */
+    assert_int_equal(sched_dequeue_all(f->s, 14 * MS), 0);
+    struct adw_stats st = stats(f->s);
+    assert_int_equal(st.batch_refills, 1);
+    assert_int_equal(st.drains_completed, 1);
+    assert_int_equal(sta1_report_of_frame0(f->s).v_ns, 14 * MS);
+}
+
+static void test_no_refill_with_under_2_ms_of_the_slice_left(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 18 * MS + MS / 2); /* 1.5 ms left */
+    assert_int_equal(sched_dequeue_all(f->s, 18 * MS + MS / 2), 0);
+    struct adw_stats st = stats(f->s);
+    assert_int_equal(st.batch_refills, 0);
+    assert_int_equal(st.drains_completed, 1);
+}
+
+static void test_no_refill_for_a_drain_that_ends_in_another_pairs_slice(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    sched_dequeue_all(f->s, 20 * MS); /* AP2-STA2's slice (nothing queued for it) */
+    ack_segments(f->s, 0, 40, 25 * MS); /* AP1's drain overran into it */
+    assert_int_equal(sched_dequeue_all(f->s, 25 * MS), 0);
+    struct adw_stats st = stats(f->s);
+    assert_int_equal(st.batch_refills, 0);
+    assert_int_equal(st.drains_completed, 1);
+    assert_int_equal(st.drains_overrun, 1);
+}
+
+static void test_no_refill_without_backlog(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 40, 0);
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 10 * MS);
+    assert_int_equal(stats(f->s).batch_refills, 0);
+    assert_int_equal(sta1_report_of_frame0(f->s).v_ns, 10 * MS);
+}
+
+/* 004 §6.4: real-time packets go first. A voice packet for AP2 held while AP1's drain was in the air goes out
+ * when that drain ends, and AP1 gets no refill into the gap it was waiting for. */
+static void test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    struct adw_pkt v = lab_voice_pkt(1);
+    assert_int_equal(sched_enqueue1(f->s, &v, 5 * MS), ADW_QUEUED);
+    assert_int_equal(sched_dequeue_all(f->s, 5 * MS), 0); /* held: AP1's drain is in the air */
+    ack_segments(f->s, 0, 40, 10 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 1);
+    assert_int_equal(sched_out[0].out_port, 2);
+    assert_int_equal(stats(f->s).batch_refills, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_a_drain_ending_early_in_its_slice_releases_a_batch_for_the_time_left,
+                                        sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_a_refilled_slice_is_one_drain_timed_from_the_first_release,
+                                        sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_one_refill_per_slice, sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_refill_with_under_2_ms_of_the_slice_left, sched_fixture_setup,
+                                        sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_refill_for_a_drain_that_ends_in_another_pairs_slice,
+                                        sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_refill_without_backlog, sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill,
+                                        sched_fixture_setup, sched_fixture_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
