@@ -10,18 +10,21 @@
 int adw_pool_init(struct adw_pool *p, uint32_t size)
 {
     p->nodes = adw_big_calloc(size, sizeof(*p->nodes));
+    p->link = malloc(sizeof(*p->link) * (size ? size : 1u));
     p->free = malloc(sizeof(*p->free) * (size ? size : 1u));
-    if (p->nodes == NULL || p->free == NULL) {
+    if (p->nodes == NULL || p->link == NULL || p->free == NULL) {
         adw_big_free(p->nodes);
+        free(p->link);
         free(p->free);
         p->nodes = NULL;
+        p->link = NULL;
         p->free = NULL;
         return -1;
     }
     p->size = size;
     p->in_use = 0;
     for (uint32_t i = 0; i < size; i++) {
-        p->nodes[i].next = ADW_NODE_NONE;
+        p->link[i] = ADW_NODE_NONE;
         p->free[i] = size - 1 - i; /* node 0 on top: taken in index order at first */
     }
     return 0;
@@ -30,8 +33,10 @@ int adw_pool_init(struct adw_pool *p, uint32_t size)
 void adw_pool_free(struct adw_pool *p)
 {
     adw_big_free(p->nodes);
+    free(p->link);
     free(p->free);
     p->nodes = NULL;
+    p->link = NULL;
     p->free = NULL;
     p->size = p->in_use = 0;
 }
@@ -52,7 +57,7 @@ uint32_t adw_pool_get(struct adw_pool *p)
 
 void adw_pool_put(struct adw_pool *p, uint32_t idx)
 {
-    p->nodes[idx].next = ADW_NODE_NONE;
+    p->link[idx] = ADW_NODE_NONE;
     p->in_use--;
     p->free[p->size - p->in_use - 1] = idx;
 }
@@ -66,11 +71,11 @@ void adw_fifo_init(struct adw_fifo *q)
 
 void adw_fifo_push(struct adw_fifo *q, struct adw_pool *p, uint32_t idx)
 {
-    p->nodes[idx].next = ADW_NODE_NONE;
+    p->link[idx] = ADW_NODE_NONE;
     if (q->tail == ADW_NODE_NONE)
         q->head = idx;
     else
-        p->nodes[q->tail].next = idx;
+        p->link[q->tail] = idx;
     q->tail = idx;
     q->len++;
     q->bytes += p->nodes[idx].pkt.len;
@@ -81,14 +86,12 @@ uint32_t adw_fifo_pop(struct adw_fifo *q, struct adw_pool *p)
     uint32_t i = q->head;
     if (i == ADW_NODE_NONE)
         return i;
-    q->head = p->nodes[i].next;
+    q->head = p->link[i];
     if (q->head == ADW_NODE_NONE)
         q->tail = ADW_NODE_NONE;
-    else /* a queue is drained node after node, each queued long ago (cold): the next is fetched meanwhile */
-        adw_node_prefetch(p, q->head);
     q->len--;
-    q->bytes -= p->nodes[i].pkt.len;
-    p->nodes[i].next = ADW_NODE_NONE;
+    q->bytes -= p->nodes[i].pkt.len; /* the node's first line: requested ahead by the caller (adw_fifo_ahead) */
+    p->link[i] = ADW_NODE_NONE;
     return i;
 }
 
@@ -99,7 +102,7 @@ void adw_fifo_splice(struct adw_fifo *dst, struct adw_fifo *src, struct adw_pool
     if (dst->tail == ADW_NODE_NONE)
         dst->head = src->head;
     else
-        p->nodes[dst->tail].next = src->head;
+        p->link[dst->tail] = src->head;
     dst->tail = src->tail;
     dst->len += src->len;
     dst->bytes += src->bytes;

@@ -96,6 +96,8 @@ static void close_stale_drain(struct adw_sched *s, struct adw_pair_state *ps, ui
     adw_finish_drain(s, ps, v, true, now_ns);
 }
 
+#define RELEASE_AHEAD 8u /* nodes of each queue requested from the cache ahead of their release */
+
 /* TS-ABR-QD batch (004 §5): r_i(k) packets at the slice start, or what there is. A drain of the pair still
  * open then is closed first (capped), so r is updated before it sizes this batch. */
 static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t s_ns, uint64_t now_ns)
@@ -113,11 +115,15 @@ static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64
     if (n == 0)
         return;
     adw_drain_begin(&ps->drain, now_ns);
+    struct adw_fifo_ahead ahead_ack, ahead_data; /* the batch's nodes were queued long ago: fetched ahead */
+    adw_fifo_ahead_start(&ahead_ack, &ps->q_ack, &s->pool, RELEASE_AHEAD);
+    adw_fifo_ahead_start(&ahead_data, &ps->q_data, &s->pool, RELEASE_AHEAD);
     bool ack_turn = true;
     for (uint32_t i = 0; i < n; i++) {
         struct adw_fifo *q = ack_turn ? &ps->q_ack : &ps->q_data;
         if (q->len == 0)
             q = ack_turn ? &ps->q_data : &ps->q_ack;
+        adw_fifo_ahead_step(q == &ps->q_ack ? &ahead_ack : &ahead_data, &s->pool);
         release_node(s, ps, adw_fifo_pop(q, &s->pool), now_ns);
         ack_turn = !ack_turn;
     }

@@ -119,7 +119,7 @@ static uint16_t port_of_ap(const struct adw_config *cfg, const char *ap_id)
 
 static void stamp_port(struct adw_sched *s, struct adw_fifo *q, uint16_t port)
 {
-    for (uint32_t i = q->head; i != ADW_NODE_NONE; i = adw_node_at(&s->pool, i)->next)
+    for (uint32_t i = q->head; i != ADW_NODE_NONE; i = s->pool.link[i])
         adw_node_at(&s->pool, i)->pkt.out_port = port;
 }
 
@@ -294,10 +294,16 @@ void adw_sched_enqueue_burst(struct adw_sched *s, struct adw_pkt *pkts, enum adw
     }
 }
 
+#define HAND_OUT_AHEAD 8u /* nodes requested from the cache ahead of their hand-out */
+
 static unsigned hand_out(struct adw_sched *s, struct adw_fifo *q, struct adw_pkt *out, unsigned max)
 {
     unsigned n = 0;
+    struct adw_fifo_ahead ahead; /* a slice start releases more nodes than the cache keeps until they go out */
+    adw_fifo_ahead_start(&ahead, q, &s->pool, max < HAND_OUT_AHEAD ? max : HAND_OUT_AHEAD);
     while (n < max) {
+        if (n + HAND_OUT_AHEAD < max)
+            adw_fifo_ahead_step(&ahead, &s->pool);
         uint32_t idx = adw_fifo_pop(q, &s->pool);
         if (idx == ADW_NODE_NONE)
             break;
