@@ -39,11 +39,34 @@ void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_
     adw_ack_est_init(&ps->ack);
 }
 
+/*
+ * A drain closed before it completed, whose batch has not been heard from (no ACK or data of a flow it waits for)
+ * for a whole slice: its last ACKs are not coming, and what ended in the air is what was heard last. Once its AP
+ * is done the STA's segments go at once (nobody else contends in the slice; release.c, deferral), so such a
+ * silence is not a drain still in the air but an ACK the STA holds or will never send: a lone segment's ACK held
+ * by the receiver's delayed-ACK timer (RFC 1122 §4.2.3.2; Linux 40 ms and more), the end of a connection the STA
+ * reset, an uplink sender that does not use all the ACKs released (cwnd- or application-limited). Taking the
+ * close time (40 ms, the pair's next slice) as V(r) cut r by 20 packets per such drain in eq. (1) (downlink-20ms:
+ * at the start and end of every transfer, r from 125-130 to 65-85 before the next one; V = 40-43 ms where the
+ * ground truth had the pair's last PPDU at 3 ms). So V is the time to the last segment heard (004 §5: the drain
+ * is inferred from what passes through the appliance, and that is all that passed).
+ */
+static uint64_t silent_drain_v(const struct adw_pair_state *ps, uint64_t v_ns, uint64_t now_ns)
+{
+    const struct adw_drain *d = &ps->drain;
+    if (d->last_heard_ns <= d->start_ns || now_ns < d->last_heard_ns + ps->batch_s_ns)
+        return v_ns;
+    return d->last_heard_ns - d->start_ns;
+}
+
 void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v_ns, bool capped, uint64_t now_ns)
 {
-    (void)now_ns;
     const struct adw_policies *pol = &s->plan->cfg->policies;
     uint64_t cap = (uint64_t)(pol->ts_abr_qd.v_cap_factor * (double)ps->batch_s_ns);
+    if (capped && silent_drain_v(ps, v_ns, now_ns) < v_ns) {
+        v_ns = silent_drain_v(ps, v_ns, now_ns);
+        s->st.drains_silent++;
+    }
     if (capped) {
         if (v_ns >= cap) {
             s->st.drains_capped++;
@@ -291,7 +314,8 @@ uint64_t adw_deferred_next_ns(const struct adw_sched *s)
  * end of the refill's drain and is one sample of eq. (1) for the slice (r + the refill released). A refilled
  * slice ends near S, so E[V] = S is reached with a smaller r: fewer batches overrun, and the short ones no
  * longer leave the slice idle. One refill per slice: a second would be smaller than the fixed cost of a release
- * (below). Not while real-time packets wait for a gap between drains (004 §6.4: they go first), nor while a
+ * (below); and one of at least an A-MPDU (ADW_EBDP_MIN_BATCH_PKTS): a refill of 1-2 segments in TCP's slow start
+ * waited 40 ms for the receiver's delayed ACK and cut r by 20 (downlink-20ms, first batch after r_init). Not while real-time packets wait for a gap between drains (004 §6.4: they go first), nor while a
  * conflicting drain or the real-time guard holds the pair's batches back.
  */
 /* Fixed cost of a release within the slice: it reaches the AP about 0.5 ms after the drain's air end (the time
@@ -320,7 +344,12 @@ bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t n
     uint64_t first_ns = ps->drain.start_ns, first_s_ns = ps->batch_s_ns;
     uint32_t first_pkts = ps->batch_pkts;
     bool first_underfilled = ps->batch_underfilled;
-    release_batch(s, ps, slice_end - now_ns, now_ns); /* the drain is closed: nothing stale to close */
+    uint64_t left = slice_end - now_ns, s_ref = s->plan->s_ref_ns[ps->pair];
+    double want = (double)adw_tsabr_batch(&ps->tsabr, &s->plan->cfg->policies.ts_abr_qd) * (double)left /
+                  (double)(s_ref > 0 ? s_ref : left);
+    if (want < ADW_EBDP_MIN_BATCH_PKTS || ps->q_data.len + ps->q_ack.len < ADW_EBDP_MIN_BATCH_PKTS)
+        return false; /* under one A-MPDU: one transmission, and a lone segment's ACK may be held (see above) */
+    release_batch(s, ps, left, now_ns); /* the drain is closed: nothing stale to close */
     ps->refill_slice_ns = slice_start + 1;
     s->st.batch_refills++;
     /* One batch for eq. (1): released from first_ns into the slice it was sized for (batch_s_ns). */

@@ -135,6 +135,18 @@ static void test_no_refill_without_backlog(void **state)
     assert_int_equal(sta1_report_of_frame0(f->s).v_ns, 10 * MS);
 }
 
+/* A refill under one A-MPDU (ADW_EBDP_MIN_BATCH_PKTS) is one transmission whose lone last segment's ACK the
+ * receiver may hold for its delayed-ACK timer: not released. */
+static void test_no_refill_of_less_than_an_ampdu(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 50, 0); /* 10 left after the batch of 40 */
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 10 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
+    assert_int_equal(stats(f->s).batch_refills, 0);
+}
+
 /* 004 §6.4: real-time packets go first. A voice packet for AP2 held while AP1's drain was in the air goes out
  * when that drain ends, and AP1 gets no refill into the gap it was waiting for. */
 static void test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill(void **state)
@@ -164,6 +176,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_refill_for_a_drain_that_ends_in_another_pairs_slice,
                                         sched_fixture_setup, sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_no_refill_without_backlog, sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_refill_of_less_than_an_ampdu, sched_fixture_setup,
+                                        sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill,
                                         sched_fixture_setup, sched_fixture_teardown),
     };

@@ -90,7 +90,10 @@ static void test_drain_from_returning_ack_updates_r(void **state)
     assert_int_equal(st.pass_uplink, 2);
 }
 
-static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
+/* The ACK of the last segments never comes (lost, or held by the receiver's delayed-ACK timer): the drain is
+ * closed at the pair's next batch, and as nothing of it was heard for a slice, V is the time to the last ACK
+ * heard, not the 40 ms to the close (release.c, silent_drain_v). */
+static void test_lost_final_ack_closes_the_drain_with_v_at_the_last_ack_heard(void **state)
 {
     struct sched_fixture *f = *state;
     enqueue_data(f->s, 0, 1, 100, 0);
@@ -101,12 +104,35 @@ static void test_lost_final_ack_caps_the_drain_at_the_next_slice(void **state)
     struct adw_stats st;
     adw_sched_stats_read(f->s, &st);
     assert_int_equal(st.drains_superseded, 1); /* open 40 ms at the next batch, under the 60 ms cap */
+    assert_int_equal(st.drains_silent, 1);
     assert_int_equal(st.drains_completed, 0);
     sched_dequeue_all(f->s, 80 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 0 */
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 1 */
+    assert_int_equal(pr[0].v_ns, 2 * MS);
+    assert_int_equal(pr[0].r_pkts, 58); /* 40 + (20 - 2) */
+}
+
+/* A drain still heard from within the last slice when it is closed was still delivering: V is the close time. */
+static void test_drain_heard_from_within_a_slice_of_its_close_takes_the_close_time(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 30 * 1448);
+    sched_enqueue1(f->s, &a, 25 * MS); /* 15 ms before the close */
+    sched_dequeue_all(f->s, 40 * MS);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drains_superseded, 1);
+    assert_int_equal(st.drains_silent, 0);
+    sched_dequeue_all(f->s, 80 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    adw_sched_poll_frame(f->s, &fr, pr, 2);
+    adw_sched_poll_frame(f->s, &fr, pr, 2);
     assert_int_equal(pr[0].v_ns, 40 * MS);
     assert_int_equal(pr[0].r_pkts, 20); /* 40 + (20 - 40) */
 }
@@ -543,7 +569,8 @@ int main(void)
         LAB_TEST(test_packets_of_a_pair_outside_the_current_slice_are_held),
         LAB_TEST(test_batch_holds_r_packets_and_keeps_the_rest),
         LAB_TEST(test_drain_from_returning_ack_updates_r),
-        LAB_TEST(test_lost_final_ack_caps_the_drain_at_the_next_slice),
+        LAB_TEST(test_lost_final_ack_closes_the_drain_with_v_at_the_last_ack_heard),
+        LAB_TEST(test_drain_heard_from_within_a_slice_of_its_close_takes_the_close_time),
         LAB_TEST(test_frame_report_counts_every_drain_that_ended_in_it),
         LAB_TEST(test_batch_waits_while_a_conflicting_pair_still_drains),
         LAB_TEST(test_deferred_batch_waits_for_a_conflicting_drain_whose_acks_pause),

@@ -41,6 +41,8 @@ struct adw_stats {
     uint64_t drains_capped;      /* drains still open after v_cap_factor * S (lost ACKs), closed at that value */
     uint64_t drains_superseded;  /* drains still open (under the cap) when the pair's next batch was released,
                                     closed at that time; like capped ones they give no rate sample */
+    uint64_t drains_silent;      /* of the capped and superseded ones, not heard from for a slice before they were
+                                    closed: V is the time to the last segment heard (release.c, silent_drain_v) */
     uint64_t drains_overrun;     /* drains longer than the slice S_i */
     uint64_t slice_deferrals;    /* batches held back at their slice start while a conflicting pair still drained */
     uint64_t slice_deferred_ns;  /* total time they were held back, ns */
