@@ -74,6 +74,7 @@ dp-test-e2e: $(DP_BIN)
 	PY=$(PY) dp/tests/test_e2e_nfqueue.sh $(BUILD)
 	PY=$(PY) dp/tests/test_e2e_vlan_trunk.sh $(BUILD)
 	PY=$(PY) dp/tests/test_campus_ports.sh $(BUILD)
+	PY=$(PY) dp/tests/test_release_leaves_before_passed_traffic.sh $(BUILD)
 	PY=$(PY) dp/tests/test_redis_link.sh $(BUILD)
 	PY=$(PY) dp/tests/test_e2e_pacing.sh $(BUILD)
 
