@@ -62,9 +62,17 @@ enum adw_tsabr_outcome adw_tsabr_update(struct adw_tsabr *t, const struct adw_ts
     double cap_ms = p->v_cap_factor * s_ms;
     if (v_ms > cap_ms)
         v_ms = cap_ms;
+    double rate_before = t->rate_ewma;
     if (!underfilled && !capped && released > 0 && v_ms > 0 && rate_changed(t, p, released / v_ms)) {
-        t->r = p->r_init_pkts;
-        return ADW_TSABR_RESET;
+        /* The restart at r_init is for r to follow the new rate faster than eq. (1) would; it applies only when
+         * r_init lies on the side of r the new rate calls for. A faster link with r above r_init (TCP's ramp with
+         * refills: 75 -> 40 packets in downlink-20ms) or a slower one with r below it (uplink ACK batches of
+         * 20-30) would be moved away from its new equilibrium: eq. (1) takes the sample instead. */
+        bool faster = released / v_ms > rate_before;
+        if (faster ? t->r < p->r_init_pkts : t->r > p->r_init_pkts) {
+            t->r = p->r_init_pkts;
+            return ADW_TSABR_RESET;
+        }
     }
     /* Eq. (1) with (x)^+ = max(x, 0), then the production bounds. */
     double next = fmax(0.0, t->r + p->a_pkts_per_ms * (s_ms - v_ms));

@@ -22,7 +22,9 @@
  *  - a sharp rate change: the drain rate released/V of full batches is
  *    tracked by an EWMA; once it holds ADW_TSABR_RESET_WARMUP samples, three
  *    consecutive samples off by more than rate_change_reset (relative) on
- *    the same side reset r to r_init and restart the EWMA at the new rate.
+ *    the same side restart the EWMA at the new rate and reset r to r_init
+ *    if that moves r the way the rate moved (r_init above r for a faster
+ *    link, below it for a slower one); otherwise eq. (1) takes the sample.
  */
 #ifndef ADW_CORE_TSABR_H
 #define ADW_CORE_TSABR_H

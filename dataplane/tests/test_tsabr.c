@@ -180,6 +180,33 @@ static void test_sharp_rate_change_resets_r(void **st)
     assert_int_equal(adw_tsabr_batch(&t, &p), 40);
 }
 
+/* Rate up with r above r_init (or down with r below it): r_init is on the wrong side, no reset; eq. (1) moves r. */
+static void test_a_rate_change_never_resets_r_away_from_the_new_rate(void **st)
+{
+    (void)st;
+    struct adw_tsabr_policy p = open_policy(1);
+    p.rate_change_reset = 0.5;
+    struct adw_tsabr t;
+    adw_tsabr_init(&t, &p);
+    for (int k = 0; k < 200; k++) { /* 7 pkt/ms: r settles at 140, above r_init = 40 */
+        uint32_t n = adw_tsabr_batch(&t, &p);
+        adw_tsabr_update(&t, &p, 20000000, (uint64_t)(n / 7.0 * 1e6), n, false, false);
+    }
+    for (int k = 0; k < 3; k++) { /* the link doubles its rate */
+        uint32_t n = adw_tsabr_batch(&t, &p);
+        assert_int_equal(adw_tsabr_update(&t, &p, 20000000, (uint64_t)(n / 14.0 * 1e6), n, false, false),
+                         ADW_TSABR_UPDATED);
+    }
+    assert_true(adw_tsabr_batch(&t, &p) > 140);
+    p.r_init_pkts = 500; /* now r is below r_init and the link slows down to 2 pkt/ms */
+    for (int k = 0; k < 20; k++) {
+        uint32_t n = adw_tsabr_batch(&t, &p);
+        assert_int_equal(adw_tsabr_update(&t, &p, 20000000, (uint64_t)(n / 2.0 * 1e6), n, false, false),
+                         ADW_TSABR_UPDATED);
+    }
+    assert_true(adw_tsabr_batch(&t, &p) < 140);
+}
+
 static void test_no_reset_while_the_rate_average_warms_up(void **st)
 {
     (void)st;
@@ -223,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_capped_drain_limits_the_step),
         cmocka_unit_test(test_r_stays_within_bounds),
         cmocka_unit_test(test_sharp_rate_change_resets_r),
+        cmocka_unit_test(test_a_rate_change_never_resets_r_away_from_the_new_rate),
         cmocka_unit_test(test_no_reset_while_the_rate_average_warms_up),
         cmocka_unit_test(test_single_outlier_does_not_reset),
     };
