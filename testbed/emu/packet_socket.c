@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 int packet_socket_open(const char *ifname, char *err, size_t errlen)
@@ -41,19 +43,33 @@ int packet_socket_open(const char *ifname, char *err, size_t errlen)
     if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof buf) != 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
     setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     return fd;
 }
 
-ssize_t packet_socket_recv(int fd, uint8_t *buf, size_t cap)
+ssize_t packet_socket_recv(int fd, uint8_t *buf, size_t cap, uint64_t *arrival_ns)
 {
     for (;;) {
         struct sockaddr_ll from;
-        socklen_t fl = sizeof from;
-        ssize_t n = recvfrom(fd, buf, cap, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&from, &fl);
+        union {
+            char buf[CMSG_SPACE(sizeof(struct timespec))];
+            struct cmsghdr align;
+        } control;
+        struct iovec iov = {.iov_base = buf, .iov_len = cap};
+        struct msghdr mh = {.msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov, .msg_iovlen = 1,
+                            .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+        ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
         if (n < 0)
             return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : -1;
         if (from.sll_pkttype == PACKET_OUTGOING)
             continue;
+        *arrival_ns = 0;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+                struct timespec ts;
+                memcpy(&ts, CMSG_DATA(c), sizeof ts);
+                *arrival_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+            }
         return n;
     }
 }

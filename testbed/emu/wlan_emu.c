@@ -57,6 +57,7 @@ struct link_stats {
     uint64_t refused;            /* frames the model refused (queue full) */
     struct delivery_timing timing; /* lateness of frames_out, at send completion */
     struct delivery_timing wakeup; /* lateness of the loop reaching the delivery event */
+    struct delivery_timing intake; /* kernel arrival on the interface -> read and queued into the air */
 };
 
 struct emu {
@@ -183,8 +184,9 @@ static void flood_to_stas(struct emu *e, int ap, const uint8_t *buf, size_t len)
     }
 }
 
+/* intake_us: how long the frame waited between its arrival on the interface and our read (UINT64_MAX: unknown). */
 static void into_air(struct emu *e, int src, int dst, const struct eth_info *info, const uint8_t *buf,
-                     size_t len, uint64_t now)
+                     size_t len, uint64_t now, uint64_t intake_us)
 {
     uint64_t id = frame_store_put(&e->store, buf, (uint32_t)len, now);
     if (id == UINT64_MAX) {
@@ -201,9 +203,11 @@ static void into_air(struct emu *e, int src, int dst, const struct eth_info *inf
     }
     l->frames_in++;
     l->bytes_in += len;
+    if (intake_us != UINT64_MAX)
+        delivery_timing_add(&l->intake, intake_us);
 }
 
-static void from_ap(struct emu *e, struct port *p, const uint8_t *buf, size_t len, uint64_t now)
+static void from_ap(struct emu *e, struct port *p, const uint8_t *buf, size_t len, uint64_t now, uint64_t intake_us)
 {
     struct eth_info info;
     eth_classify(buf, len, &info);
@@ -226,7 +230,7 @@ static void from_ap(struct emu *e, struct port *p, const uint8_t *buf, size_t le
             e->bypass_oversize++;
             send_on(e, s->node, buf, len);
         } else {
-            into_air(e, p->node, s->node, &info, buf, len, now);
+            into_air(e, p->node, s->node, &info, buf, len, now, intake_us);
         }
         return;
     }
@@ -234,7 +238,7 @@ static void from_ap(struct emu *e, struct port *p, const uint8_t *buf, size_t le
     flood_to_stas(e, p->node, buf, len);
 }
 
-static void from_sta(struct emu *e, struct port *p, const uint8_t *buf, size_t len, uint64_t now)
+static void from_sta(struct emu *e, struct port *p, const uint8_t *buf, size_t len, uint64_t now, uint64_t intake_us)
 {
     struct eth_info info;
     eth_classify(buf, len, &info);
@@ -255,7 +259,7 @@ static void from_sta(struct emu *e, struct port *p, const uint8_t *buf, size_t l
         e->bypass_oversize++;
         send_on(e, ap, buf, len);
     } else {
-        into_air(e, p->node, ap, &info, buf, len, now);
+        into_air(e, p->node, ap, &info, buf, len, now, intake_us);
     }
 }
 
@@ -264,7 +268,8 @@ static int drain_port(struct emu *e, struct port *p)
 {
     int got = 0;
     while (got < RX_BATCH) {
-        ssize_t n = packet_socket_recv(p->fd, e->rxbuf, RX_BUF_BYTES);
+        uint64_t arrival_ns;
+        ssize_t n = packet_socket_recv(p->fd, e->rxbuf, RX_BUF_BYTES, &arrival_ns);
         if (n == 0)
             break;
         if (n < 0) {
@@ -272,14 +277,17 @@ static int drain_port(struct emu *e, struct port *p)
             break;
         }
         size_t len = (size_t)n > RX_BUF_BYTES ? RX_BUF_BYTES : (size_t)n;
+        /* The wait before the air model sees the frame: a real AP's queue would have held it from arrival. */
+        uint64_t read_ns = realtime_ns();
+        uint64_t intake_us = arrival_ns == 0 ? UINT64_MAX : read_ns > arrival_ns ? (read_ns - arrival_ns) / 1000 : 0;
         /* Bring the air up to the arrival instant before queueing into it. */
         const struct wlan_air_callbacks *cb = callbacks(e);
         uint64_t now = e->advance_us;
         wlan_air_advance(e->air, now, cb);
         if (e->cfg->nodes[p->node].role == WLAN_ROLE_AP)
-            from_ap(e, p, e->rxbuf, len, now);
+            from_ap(e, p, e->rxbuf, len, now, intake_us);
         else
-            from_sta(e, p, e->rxbuf, len, now);
+            from_sta(e, p, e->rxbuf, len, now, intake_us);
         got++;
     }
     return got;
@@ -330,6 +338,7 @@ static int write_stats(struct emu *e, const char *path, double wall_s)
                 "throughput_mbps", wall_s > 0 ? (double)k.delivered_bytes * 8.0 / (wall_s * 1e6) : 0.0);
             /* RTS/CTS of the APs' fallback attempts (rate_control.rts_on_fallback; 004 §4.1 counts
              * the protected share of A-MPDUs). */
+            json_object_set_new(j, "intake_latency_us", timing_json(&l->intake));
             json_object_set_new(j, "rts_tx", json_integer((json_int_t)k.rts_tx));
             json_object_set_new(j, "rts_failed", json_integer((json_int_t)k.rts_failed));
             json_object_set_new(j, "ppdus_protected", json_integer((json_int_t)k.ppdus_protected));

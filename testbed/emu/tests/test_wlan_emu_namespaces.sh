@@ -112,6 +112,8 @@ for key, link in (("ap1", "sta1"), down), (("sta1", "ap1"), up):
           f"{key}: nothing left in the air at exit (in {link['frames_in']}, out {link['frames_out']}, dropped {link['dropped']})")
     check(len(ok_ids.get(key, ())) == link["frames_out"],
           f"{key}: ground truth shows a decoded MPDU for each delivered frame ({len(ok_ids.get(key, ()))})")
+    check(link["intake_latency_us"]["n"] == link["frames_in"],
+          f"{key}: every frame queued into the air carries its kernel arrival stamp ({link['intake_latency_us']})")
 check(down["frames_out"] >= n + nbytes // 1448, "downlink carried the UDP burst and the TCP data")
 check(down["mean_ampdu"] is not None and down["mean_ampdu"] >= 1.0, f"downlink mean A-MPDU {down['mean_ampdu']}")
 check(stats["bypass"]["unknown_destination"] == 0, "no frame for an unknown MAC")
