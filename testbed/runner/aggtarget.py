@@ -324,6 +324,35 @@ def appliance_queue(entries: list[dict[str, str]], pair: str) -> dict[str, Any] 
             "mean_pace_mbps": round(statistics.fmean(paced) / 1e6, 3) if paced else None}
 
 
+def airtime_second_half(gt_path: Path, pairs: list[tuple[str, str]]) -> dict[str, float]:
+    """Each downlink pair's airtime (µs of its data PPDUs, emulator ground truth) over the second half of
+    the span in which the pairs carried data: the steady state, without the start-up (the loop's ramp
+    from ν = 1, or a TCP start stalled by retransmission timeouts while rate control settles)."""
+    wanted = {f"{ap}/{sta}" for ap, sta in pairs}
+    ppdus: list[tuple[int, str, int]] = []
+    try:
+        with open(gt_path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                pair = f"{rec.get('src')}/{rec.get('dst')}"
+                if pair in wanted and rec.get("ac") == "BE" and rec.get("mpdus"):
+                    ppdus.append((int(rec["start_us"]), pair, int(rec["duration_us"])))
+    except OSError:
+        return {}
+    if not ppdus:
+        return {}
+    first, last = min(t for t, _, _ in ppdus), max(t for t, _, _ in ppdus)
+    mid = (first + last) / 2
+    out = {p: 0.0 for p in sorted(wanted)}
+    for t, pair, dur in ppdus:
+        if t >= mid:
+            out[pair] += dur
+    return out
+
+
 def _pair_entries(url: str) -> list[dict[str, str]]:
     r = redis.Redis.from_url(url, decode_responses=True)
     try:
@@ -391,6 +420,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
     emu_stats: dict[str, Any] = {}
     errors: list[str] = []
     step_unix: float | None = None
+    gt_path: Path | None = None
     try:
         lab.prepare(cc, controlled, stack)
         gt_path = lab.start_emu(out, stack, emu_stats)
@@ -444,6 +474,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
             print(f"aggtarget: cleanup: {e}", file=sys.stderr)
         for kept in [*lab.run_dir.glob("*.log"), *lab.run_dir.glob("iperf3-*.json")]:
             kept.replace(out / f"{mode}-{kept.name}")
+    half_air = airtime_second_half(gt_path, list(sc.pairs)) if gt_path is not None else {}
     pairs = []
     for ap, sta in sc.pairs:
         pair = f"{ap}/{sta}"
@@ -463,6 +494,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
             "probes": {"at_ap": d["probes_at_ap"], "at_sta": d["probes_at_sta"], "matched": len(rows)},
             "mean_ampdu": ampdu, "mean_phy_mbps": phy, "airtime_frac": link.get("airtime_frac"),
             "retx": link.get("retx"), "queue_drops": link.get("queue_drops"),
+            "airtime_second_half_us": half_air.get(pair),
             "throughput_second_half_mbps": second_half_mbps(iperf.interval_series(reports[f"{ap}-{sta}"])),
             "series": iperf.interval_series(reports[f"{ap}-{sta}"]),
             "delay_series": [(round(r[0], 3), round(r[1], 3)) for r in rows[:: max(1, len(rows) // 400)]],
@@ -579,6 +611,13 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
             dev = max(abs(sh * len(fr) - 1.0) for sh in shares)
             out[f"airtime_{mode}"] = {"shares": [round(x, 3) for x in shares], "max_rel_dev_from_equal": round(dev, 3),
                                       "within_10pct": dev <= 0.10}
+            half = [p.get("airtime_second_half_us") for p in r.get("pairs", [])]
+            if all(isinstance(h, int | float) for h in half) and sum(half) > 0:
+                hs = [h / sum(half) for h in half]
+                hdev = max(abs(sh * len(hs) - 1.0) for sh in hs)
+                out[f"airtime_{mode}"].update({"second_half_shares": [round(x, 3) for x in hs],
+                                               "second_half_max_rel_dev": round(hdev, 3),
+                                               "second_half_within_10pct": hdev <= 0.10})
     return out
 
 

@@ -118,3 +118,17 @@ def test_appliance_queue_reports_the_second_half_of_the_transfer_against_the_pac
     assert aq["empty_frac"] == 0.5 and aq["mean_queue_pkts"] == 3.5 and aq["drops_tail"] == 2
     assert aq["released_mbps"] == 1.0 and aq["mean_pace_mbps"] == 2.0
     assert aggtarget.appliance_queue(entries, "ap2/sta2") is None
+
+
+def test_second_half_airtime_counts_each_pairs_data_ppdus_after_the_midpoint(tmp_path: Path) -> None:
+    def ppdu(t: int, src: str, dst: str, dur: int, ac: str = "BE") -> str:
+        return json.dumps({"start_us": t, "duration_us": dur, "src": src, "dst": dst, "ac": ac, "mpdus": 3})
+    gt = tmp_path / "groundtruth.jsonl"
+    gt.write_text("\n".join([
+        ppdu(0, "ap1", "sta1", 1000), ppdu(400, "ap1", "sta2", 900),    # first half: not counted
+        ppdu(600, "ap1", "sta1", 100), ppdu(700, "ap1", "sta2", 300),
+        ppdu(800, "sta1", "ap1", 50), ppdu(900, "ap1", "sta2", 70, ac="VO"),  # uplink, voice: not data of a pair
+        ppdu(1000, "ap1", "sta2", 100), "not json"]) + "\n")
+    assert aggtarget.airtime_second_half(gt, [("ap1", "sta1"), ("ap1", "sta2")]) == {"ap1/sta1": 100.0,
+                                                                                     "ap1/sta2": 400.0}
+    assert aggtarget.airtime_second_half(tmp_path / "missing.jsonl", [("ap1", "sta1")]) == {}
