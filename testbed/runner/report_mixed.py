@@ -235,7 +235,7 @@ def section_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
             "STA2, the directions alternating; one-way delay from the send time to the kernel receive time "
             "(one clock for all namespaces). STA1 runs downlink bulk TCP. With slicing, every slice goes to "
             "AP1-STA1's batch; downlink voice goes when no conflicting downlink drain is open (at a slice start "
-            "it waits for AP1's drain at most a quarter of the slice, between slice starts it goes on arrival or "
+            "it waits for AP1's drain at most half the slice, between slice starts it goes on arrival or "
             "when that drain ends) and AP1's next batch 300 µs after it (dataplane/core/realtime_release.c); "
             "uplink UDP is not sliced.",
             "", *table6_lines(docs), "", *voice_round_lines(docs), *voice_air_lines(docs),
