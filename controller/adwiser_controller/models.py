@@ -104,6 +104,16 @@ class AccessPoint(Strict):
     vlan: int | None = Field(
         default=None, ge=1, le=4094, description="802.1Q VLAN id towards this AP on its port; null = untagged."
     )
+    ampdu_ceiling_mpdus: float | None = Field(
+        default=None,
+        ge=1,
+        le=256,
+        description="Operator-measured aggregation ceiling of this AP: the mean A-MPDU size, in MPDUs, it reaches "
+        "with a standing queue (a saturating straight-forwarding transfer to its fastest station, counted from the "
+        "AP's statistics or a monitor capture). The aggregation-target loop takes N-bar = min(n_target_max, "
+        "48/64 of this) for the AP's pairs (000 §V-A (17): N-bar below the AP's real maximum; the paper's 48 of 64). "
+        "At most policies.aggregation_target.n_max_mpdus. null = not measured: N-bar = n_target_max.",
+    )
 
 
 class Station(Strict):
@@ -481,6 +491,13 @@ def cross_reference_problems(cfg: AdwiserConfig) -> list[FieldProblem]:
             )
 
     pol = cfg.policies
+    n_max = pol.aggregation_target.n_max_mpdus
+    for i, ap in enumerate(topo.aps):
+        if ap.ampdu_ceiling_mpdus is not None and ap.ampdu_ceiling_mpdus > n_max:
+            problems.append(FieldProblem(
+                loc=["topology", "aps", i, "ampdu_ceiling_mpdus"],
+                message=f"aggregation ceiling {ap.ampdu_ceiling_mpdus:g} MPDUs is above "
+                f"policies.aggregation_target.n_max_mpdus ({n_max}), the most one A-MPDU holds"))
     for i, ref in enumerate(pol.dynamic_slicing.pairs):
         check_ref(ref, ["policies", "dynamic_slicing", "pairs", i])
     for i, ref in enumerate(pol.aggregation_target.pairs):

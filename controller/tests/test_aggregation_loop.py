@@ -7,6 +7,7 @@ import pytest
 from aggregation_plant import Plant
 
 from adwiser_controller.aggregation import bottleneck as bn
+from adwiser_controller.aggregation import nbar
 from adwiser_controller.aggregation.loop import LoopParams, LoopState, StaMeasurement, initial, step
 
 
@@ -189,3 +190,24 @@ def test_loss_window_covers_about_p_packets() -> None:
     w.add_packets(100, 10)   # an old burst of loss ...
     w.add_packets(100, 0)    # ... pushed out by p clean packets
     assert w.loss() == 0.0
+
+
+def test_nbar_is_the_papers_48_of_64_of_the_measured_ap_ceiling_and_never_above_the_policy() -> None:
+    assert nbar.n_bar(48, None) == 48.0                      # not measured: the policy's N̄
+    assert nbar.n_bar(48, 38.5) == pytest.approx(38.5 * 48 / 64)
+    assert nbar.n_bar(48, 64) == 48.0                        # an AP reaching N_max: the paper's case
+    assert nbar.n_bar(20, 38.5) == 20.0                      # a tighter policy N̄ stays
+    with pytest.raises(ValueError, match="ampdu_ceiling_mpdus"):
+        nbar.n_bar(48, 0.0)
+
+
+def test_loop_meets_a_target_under_the_ap_ceiling_it_could_not_meet_at_the_papers_nbar() -> None:
+    # An AP whose A-MPDUs reach 38.5 MPDUs at most (its own caps), with a loose delay target:
+    # N̄ = 48 is a level it never reaches, so the target stays unmet (the real AP holds a standing
+    # queue trying); N̄ from its measured ceiling is met with the AP below its ceiling (000 (17)).
+    plant = Plant(c_s=250e-6, rates_bps={"ap/sta1": 400e6}, n_max=38.5)
+    st, mu = run(LoopParams(t_bar_s=0.050, n_bar=48), plant, 120)
+    assert mu["ap/sta1"] == pytest.approx(38.5) and st.n_target["ap/sta1"] == pytest.approx(48)
+    st, mu = run(LoopParams(t_bar_s=0.050, n_bar=nbar.n_bar(48, 38.5)), plant, 120)
+    assert st.n_target["ap/sta1"] == pytest.approx(38.5 * 0.75)
+    assert mu["ap/sta1"] == pytest.approx(38.5 * 0.75, rel=0.03)

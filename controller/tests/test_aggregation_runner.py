@@ -200,3 +200,22 @@ def test_aggregation_loop_command_runs_the_loops_until_stopped(api, appliance, r
     finally:
         _stop(proc)
         log.close()
+
+
+def test_ap_aggregation_ceiling_in_the_topology_sets_the_aps_nbar(api, appliance, redis_server, rdb):
+    aid, _ = appliance
+    doc = lab_doc(aid)
+    doc["topology"]["aps"][0]["ampdu_ceiling_mpdus"] = 38.5
+    at = doc["policies"]["aggregation_target"]
+    at.update({"enabled": True, "pairs": list(PAIRS), "t_bar_ms": 50.0, "delta_s": 0.5, "n_target_max": 48})
+    for sta in doc["topology"]["stas"]:
+        sta["phy_rate_mbps"] = 400.0
+    res = api("operator").post("/api/v1/versions", json={"doc": doc, "comment": "measured AP ceiling"})
+    assert res.status_code == 201, res.text
+    plant = Plant(c_s=250e-6, rates_bps={"ap1/sta1": 400e6}, n_max=38.5)
+    _, statuses = asyncio.run(drive(redis_server.url, aid, int(res.json()["version"]), plant, 80))
+    ap = statuses[-1]["aps"]["ap1"]
+    assert ap["ampdu_ceiling_mpdus"] == 38.5 and ap["n_bar"] == 38.5 * 48 / 64
+    assert ap["pairs"]["ap1/sta1"]["n_target"] <= ap["n_bar"] + 1e-9
+    body = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation").json()
+    assert body["aps"]["ap1"]["n_bar"] == ap["n_bar"] and body["aps"]["ap1"]["ampdu_ceiling_mpdus"] == 38.5

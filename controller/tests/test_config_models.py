@@ -212,3 +212,26 @@ def test_cli_schema_check_detects_a_stale_file(tmp_path: Path):
     assert run_cli("schema", "--check", "-o", str(stale)).returncode == 1
     assert run_cli("schema", "-o", str(stale)).returncode == 0
     assert run_cli("schema", "--check", "-o", str(stale)).returncode == 0
+
+
+@pytest.mark.parametrize("value", [0.5, 300, "many"])
+def test_ap_aggregation_ceiling_out_of_range_names_the_field(value):
+    doc = lab()
+    doc["topology"]["aps"][0]["ampdu_ceiling_mpdus"] = value
+    assert "topology.aps[0].ampdu_ceiling_mpdus" in problems(doc)
+
+
+def test_ap_aggregation_ceiling_above_n_max_is_refused_naming_both_fields():
+    doc = lab()
+    doc["topology"]["aps"][1]["ampdu_ceiling_mpdus"] = 70
+    found = problems(doc)
+    assert "topology.aps[1].ampdu_ceiling_mpdus" in found
+    assert "n_max_mpdus (64)" in found["topology.aps[1].ampdu_ceiling_mpdus"]
+
+
+def test_ap_aggregation_ceiling_is_optional_and_accepted_by_the_schema():
+    doc = lab()
+    doc["topology"]["aps"][0]["ampdu_ceiling_mpdus"] = 38.5
+    cfg = configfile.validate_data(doc, "test")
+    assert cfg.topology.aps[0].ampdu_ceiling_mpdus == 38.5 and cfg.topology.aps[1].ampdu_ceiling_mpdus is None
+    jsonschema.Draft202012Validator(json.loads(schema.DEFAULT_PATH.read_text())).validate(doc)

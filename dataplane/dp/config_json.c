@@ -21,9 +21,10 @@ struct loader {
 
 static const char *const ROOT_KEYS[] = {"schema_version", "appliance_id", "topology", "slice_map", "policies", NULL};
 static const char *const TOPO_KEYS[] = {"aps", "stas", "conflicts", NULL};
-static const char *const AP_KEYS[] = {"id", "name", "channel", "port", "vlan", NULL};
-/* phy_rate_mbps and the aggregation loop's c_beta .. bottleneck_packets are the
- * controller's (its aggregation-target runner, issue 9); accepted, not used here. */
+static const char *const AP_KEYS[] = {"id", "name", "channel", "port", "vlan", "ampdu_ceiling_mpdus", NULL};
+/* phy_rate_mbps, the APs' ampdu_ceiling_mpdus and the aggregation loop's c_beta ..
+ * bottleneck_packets are the controller's (its aggregation-target runner, issue 9);
+ * accepted, not used here. */
 static const char *const STA_KEYS[] = {"id", "mac", "ips", "ap", "phy_rate_mbps", NULL};
 static const char *const SLICEMAP_KEYS[] = {"slices", NULL};
 static const char *const SLICE_KEYS[] = {"duration_ms", "pairs", NULL};
@@ -192,6 +193,10 @@ static int read_aps(struct loader *l, const json_t *topo)
             return -1;
         json_t *jv = json_object_get(v, "vlan");
         if (jv && !json_is_null(jv) && jw_integer(&l->w, v, p, "vlan", 0, 1, 4094, &vlan))
+            return -1;
+        double ceiling;
+        jv = json_object_get(v, "ampdu_ceiling_mpdus");
+        if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_mpdus", 0, 1.0, 256.0, &ceiling))
             return -1;
         if (ap->port[0] == '\0')
             return jw_fail_at(&l->w, p, "port", "empty port name");

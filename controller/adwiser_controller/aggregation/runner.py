@@ -39,6 +39,7 @@ from redis.exceptions import RedisError
 from .. import keys
 from ..models import AdwiserConfig
 from . import bottleneck as bn
+from . import nbar
 from .loop import LoopParams, LoopState, StaMeasurement, initial, step
 
 STATUS_MAXLEN = 20000
@@ -87,9 +88,16 @@ async def _config(r: aioredis.Redis, aid: str) -> tuple[int | None, AdwiserConfi
     return None, None
 
 
-def params_for(cfg: AdwiserConfig, t_bar_ms: float | None = None) -> LoopParams:
+def _ceiling(cfg: AdwiserConfig, ap: str | None) -> float | None:
+    return next((a.ampdu_ceiling_mpdus for a in cfg.topology.aps if a.id == ap), None)
+
+
+def params_for(cfg: AdwiserConfig, t_bar_ms: float | None = None, ap: str | None = None) -> LoopParams:
+    """The loop parameters of AP `ap`: N̄ is n_target_max cut to 48/64 of the AP's measured
+    aggregation ceiling when the topology has one (nbar.py, 000 §V-A (17))."""
     at = cfg.policies.aggregation_target
-    return LoopParams(k1=at.k1, k2=at.k2, t_bar_s=(t_bar_ms or at.t_bar_ms) / 1000.0, n_bar=float(at.n_target_max),
+    n_bar = nbar.n_bar(at.n_target_max, _ceiling(cfg, ap))
+    return LoopParams(k1=at.k1, k2=at.k2, t_bar_s=(t_bar_ms or at.t_bar_ms) / 1000.0, n_bar=n_bar,
                       beta=at.c_beta, c_init_s=at.c_init_us * 1e-6, packet_bytes=at.packet_bytes,
                       mpdu_overhead_bytes=at.mpdu_overhead_bytes, n_max=float(at.n_max_mpdus))
 
@@ -202,7 +210,8 @@ class AggregationRunner:
             t_bars = [ovr[p][1] for p in ap_pairs if p in ovr and ovr[p][1] is not None]
             # The AP's queueing delay is one scheduler round for all its pairs
             # (000 eq. 10), so the AP loop works to the tightest T̄ among them.
-            params = params_for(cfg, min(t_bars) if t_bars else None)
+            params = params_for(cfg, min(t_bars) if t_bars else None, ap)
+            ceiling = _ceiling(cfg, ap)
             meas: dict[str, StaMeasurement] = {}
             pair_status: dict[str, Any] = {}
             for p in ap_pairs:
@@ -222,7 +231,9 @@ class AggregationRunner:
                 if mbps is None:
                     pair_status[p]["state"] = "no_rate"
                     continue
-                n_bar = ovr[p][0] if p in ovr else None
+                ovr_nbar = ovr[p][0] if p in ovr else None
+                # a class override of N̄ is cut to the AP's ceiling too (000 §V-A (17))
+                n_bar = nbar.n_bar(ovr_nbar, ceiling) if ovr_nbar is not None else None
                 # what the dataplane released for the pair over the slot (frame bytes, a little above
                 # the IP bytes the rate counts), for the loop's conditional integration
                 delivered = (t.released_bytes / (at.packet_bytes * slot_s)
@@ -263,6 +274,7 @@ class AggregationRunner:
             aps_status[ap] = {"k": state.k, "nu": state.nu, "c_hat_us": state.c_hat * 1e6,
                               "c_check_us": c_check * 1e6 if c_check is not None else None,
                               "t_bar_ms": params.t_bar_s * 1000, "n_bar": params.n_bar,
+                              "ampdu_ceiling_mpdus": ceiling,
                               "held": state.held, "pairs": pair_status}
         await self._apply(st, rates_bps)
         await self._release(st, controlled)

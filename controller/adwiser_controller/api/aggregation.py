@@ -45,7 +45,10 @@ class ApLoop(BaseModel):
     c_hat_us: float = Field(description="Estimated per-round overhead c (eq. 40), microseconds")
     c_check_us: float | None = Field(description="This step's sample c-check, microseconds")
     t_bar_ms: float
-    n_bar: float
+    n_bar: float = Field(description="N-bar the AP's loop works to: n_target_max, cut to 48/64 of the AP's "
+                         "measured aggregation ceiling when the topology has one (000 §V-A (17))")
+    ampdu_ceiling_mpdus: float | None = Field(
+        default=None, description="The AP's operator-measured aggregation ceiling (topology), MPDUs; null = none")
     held: bool = Field(description="Every pair of the AP held (backhaul bottleneck)")
     pairs: dict[str, PairLoop]
 
