@@ -20,6 +20,15 @@ the second half: how often empty, backlog, A* limit, drops, released rate
 against the pacing rate, to tell a pacer that falls short from a sender
 that does).
 
+N̄ of the loop: the controller takes 48/64 of the AP's aggregation ceiling
+when the topology has one (000 §V-A (17); controller aggregation/nbar.py).
+It is measured here the way an operator would: the straight-forwarding CUBIC
+run of the same scenario saturates the AP (a standing queue), and the mean
+A-MPDU size of the AP's fastest pair (highest mean PHY rate) in the
+emulator's ground truth is the AP's ceiling (`ap_ceilings` in the JSON, with
+the run it came from). The cubic mode therefore runs first; `--modes
+aggtarget` alone takes the ceiling from the kept cubic run.
+
 One-STA scenarios run on the 2AP-2STA lab (topology.py, only AP1-STA1
 carries traffic); several STAs run on agg_lab.py (one AP, air config
 air/aggtarget-1ap-3sta-vht80.json: STAs at high, middle and low MCS). A
@@ -56,6 +65,7 @@ APPLIANCE = "aggtarget"
 MODES = ("aggtarget", "cubic", "bbr")
 PROBE_PPS = 200.0
 LAB_NBAR = 48.0  # n_target_max of the lab policy (configs/lab-2ap-2sta.yaml), used by every scenario
+NBAR_FRACTION = 48.0 / 64.0  # the controller's N̄ / ceiling (controller aggregation/nbar.py, 000 §V-A)
 BASE_PORT = 5301
 
 
@@ -240,7 +250,8 @@ class _MultiLab:
 Lab = _PairLab | _MultiLab
 
 
-def _start_controlled(lab: Lab, sc: AggScenario, stack: _Stack, gt_path: Path) -> str:
+def _start_controlled(lab: Lab, sc: AggScenario, stack: _Stack, gt_path: Path,
+                      ceilings: dict[str, dict[str, Any]]) -> str:
     sock = lab.run_dir / "redis.sock"
     rdir = lab.run_dir / "redis"
     rdir.mkdir(parents=True, exist_ok=True)
@@ -265,7 +276,7 @@ def _start_controlled(lab: Lab, sc: AggScenario, stack: _Stack, gt_path: Path) -
             return False
     _wait(_ping, "redis-server")
     cfg_path = lab.run_dir / "aggtarget-config.json"
-    cfg_path.write_text(json.dumps(lab.config(sc), indent=1) + "\n")
+    cfg_path.write_text(json.dumps(with_ceilings(lab.config(sc), ceilings), indent=1) + "\n")
     _controller(url, "seed", str(cfg_path), "--apply", "--comment", f"testbed {sc.name}")
     dp = processes.start(lab.run_dir, "adwiser-dp", lab.ns("appl"), lab.dp_argv(dp_bin, cfg_path, sock))
     stack.push("adwiser-dp", lambda: processes.stop(dp, grace_s=10.0))
@@ -407,7 +418,35 @@ def step_figures(rows: list[tuple[float, float, float]], step_unix: float, t_bar
             "phy_after_mbps": round(sum(phy_after) / len(phy_after), 1) if phy_after else None}
 
 
-def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) -> dict[str, Any]:
+def ap_ceilings(straight: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each AP's aggregation ceiling from a straight-forwarding saturation run (`runs.cubic`): the mean
+    A-MPDU size (emulator ground truth) of its fastest pair, the one whose target N̄ caps (000 §V-C,
+    eq. 30), with where it came from. Empty when there is no such run."""
+    out: dict[str, dict[str, Any]] = {}
+    for p in straight.get("pairs", []):
+        if not isinstance(p.get("mean_ampdu"), int | float) or not p["mean_ampdu"] >= 1:
+            continue
+        best = out.get(p["ap"])
+        if best is None or (p.get("mean_phy_mbps") or 0.0) > best["pair_phy_mbps"]:
+            out[p["ap"]] = {"ampdu_ceiling_mpdus": round(float(p["mean_ampdu"]), 2),
+                            "n_bar": round(min(LAB_NBAR, NBAR_FRACTION * float(p["mean_ampdu"])), 2),
+                            "pair": f"{p['ap']}/{p['sta']}", "pair_phy_mbps": p.get("mean_phy_mbps") or 0.0,
+                            "source": f"mean A-MPDU of the pair in the straight-forwarding "
+                                      f"{straight.get('congestion_control', 'cubic')} run (emulator ground truth)",
+                            "run_started_unix": straight.get("started_unix")}
+    return out
+
+
+def with_ceilings(cfg: dict[str, Any], ceilings: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The configuration document with each AP's measured ceiling entered (topology.aps[].ampdu_ceiling_mpdus)."""
+    for ap in cfg["topology"]["aps"]:
+        if ap["id"] in ceilings:
+            ap["ampdu_ceiling_mpdus"] = ceilings[ap["id"]]["ampdu_ceiling_mpdus"]
+    return cfg
+
+
+def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
+            ceilings: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     controlled = mode == "aggtarget"
     cc = "cubic" if controlled else mode
     started = time.time()
@@ -427,7 +466,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
         if sc.backhaul_mbit is not None:
             lab.start_backhaul(sc, stack)
         if controlled:
-            url = _start_controlled(lab, sc, stack, gt_path)
+            url = _start_controlled(lab, sc, stack, gt_path, ceilings or {})
         for ap, sta in sc.pairs:
             at_ap, at_sta = out / f"{mode}-probe-{ap}-{sta}-at-ap.pcap", out / f"{mode}-probe-{sta}.pcap"
             pcaps[f"{ap}/{sta}"] = (at_ap, at_sta)
@@ -511,8 +550,13 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path) 
             entry["loop"] = mine
             entry["appliance_queue"] = appliance_queue(pair_entries, pair)
         pairs.append(entry)
-    return {"mode": mode, "congestion_control": cc, "started_unix": round(started, 3), "pairs": pairs, "wlan_emu_links": emu_stats.get("links"),
-            "cleanup_errors": errors}
+    res = {"mode": mode, "congestion_control": cc, "started_unix": round(started, 3), "pairs": pairs,
+           "wlan_emu_links": emu_stats.get("links"), "cleanup_errors": errors}
+    if controlled:
+        # what the loop ran with: each AP's ceiling entered in the topology and the N̄ it gave
+        res["ap_ceilings"] = ceilings or {}
+        res["n_bar"] = {ap: (ceilings or {}).get(ap, {}).get("n_bar", LAB_NBAR) for ap in {a for a, _ in sc.pairs}}
+    return res
 
 
 def run(name: str, duration_s: float, modes: tuple[str, ...] = MODES, *, prefix: str | None = None,
@@ -542,9 +586,10 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] = MODES, *, prefix:
         except (OSError, json.JSONDecodeError):
             pass
     try:
-        for mode in modes:
+        # the straight CUBIC run first: it is the saturation run the APs' ceilings are measured in
+        for mode in sorted(modes, key=lambda m: m != "cubic"):
             try:
-                runs[mode] = one_run(sc, mode, duration_s, lab, out)
+                runs[mode] = one_run(sc, mode, duration_s, lab, out, ap_ceilings(runs.get("cubic", {})))
             except backend_mod.BackendUnavailable as e:
                 runs[mode] = {"mode": mode, "skipped": str(e)}
             (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
@@ -553,7 +598,8 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] = MODES, *, prefix:
     air = MULTI_AIR if len(sc.pairs) > 1 else VHT_AIR
     doc = {"scenario": name, "duration_s": duration_s, "t_bar_ms": sc.t_bar_ms,
            "backhaul_mbit": sc.backhaul_mbit, "air": str(air.relative_to(REPO)),
-           "started_unix": round(started, 3), "runs": runs, "goals": goals(sc, runs)}
+           "started_unix": round(started, 3), "ap_ceilings": runs.get("aggtarget", {}).get("ap_ceilings"),
+           "runs": runs, "goals": goals(sc, runs)}
     results_dir.mkdir(parents=True, exist_ok=True)
     (results_dir / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
     return doc
@@ -574,7 +620,9 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
                                               / len(tail), 3) if tail else None
         # N-bar binds when the target of the AP's fastest pair sits at N-bar (000 §V-C: the AP's
         # delay is one round for all its pairs, below T-bar by design; the delay goal does not apply).
-        g["nbar_binds"] = any((h.get("n_target") or 0.0) >= LAB_NBAR - 0.5
+        n_bar = (agg.get("n_bar") or {}).get(p["ap"], LAB_NBAR)
+        g["n_bar"] = n_bar
+        g["nbar_binds"] = any((h.get("n_target") or 0.0) >= n_bar - 0.5
                               for q in agg.get("pairs", []) if q["ap"] == p["ap"]
                               for h in (q.get("loop") or [])[len(q.get("loop") or []) // 2:])
         applies = not g["nbar_binds"] and not sc.backhaul_mbit
@@ -623,6 +671,9 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
 
 def summary(doc: dict[str, Any]) -> str:
     lines = [f"{doc['scenario']} (T-bar {doc['t_bar_ms']} ms, {doc['duration_s']} s per run)"]
+    for ap, c in (doc.get("ap_ceilings") or {}).items():
+        lines.append(f"  {ap}: aggregation ceiling {c['ampdu_ceiling_mpdus']} MPDUs ({c['pair']}, {c['source']}), "
+                     f"N-bar {c['n_bar']}")
     for mode, r in doc["runs"].items():
         if "skipped" in r:
             lines.append(f"  {mode:9s} SKIPPED: {r['skipped']}")

@@ -132,3 +132,33 @@ def test_second_half_airtime_counts_each_pairs_data_ppdus_after_the_midpoint(tmp
     assert aggtarget.airtime_second_half(gt, [("ap1", "sta1"), ("ap1", "sta2")]) == {"ap1/sta1": 100.0,
                                                                                      "ap1/sta2": 400.0}
     assert aggtarget.airtime_second_half(tmp_path / "missing.jsonl", [("ap1", "sta1")]) == {}
+
+
+def test_ap_ceiling_is_the_fastest_pairs_mean_ampdu_in_the_straight_run_and_enters_the_topology(
+        tmp_path: Path) -> None:
+    straight = {"congestion_control": "cubic", "started_unix": 1.5, "pairs": [
+        {"ap": "ap1", "sta": "sta1", "mean_ampdu": 46.6159, "mean_phy_mbps": 836.6},
+        {"ap": "ap1", "sta": "sta2", "mean_ampdu": 50.85, "mean_phy_mbps": 405.6},
+        {"ap": "ap1", "sta": "sta3", "mean_ampdu": 6.4, "mean_phy_mbps": 347.3}]}
+    c = aggtarget.ap_ceilings(straight)
+    assert c["ap1"]["ampdu_ceiling_mpdus"] == 46.62 and c["ap1"]["pair"] == "ap1/sta1"
+    assert c["ap1"]["n_bar"] == round(46.62 * 0.75, 2) and c["ap1"]["run_started_unix"] == 1.5
+    assert aggtarget.ap_ceilings({}) == {}
+    lab = agg_lab.MultiStaLab("tst", 3)
+    base = yaml.safe_load((REPO / "configs" / "lab-2ap-2sta.yaml").read_text())
+    doc = aggtarget.with_ceilings(lab.config_doc("aggtarget", ["ap1/sta1"], 10.0, base), c)
+    assert doc["topology"]["aps"][0]["ampdu_ceiling_mpdus"] == 46.62
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc))
+    res = subprocess.run([sys.executable, "-m", "adwiser_controller", "validate", str(path)],
+                         capture_output=True, text=True, timeout=60, cwd=REPO / "controller")
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_nbar_goal_uses_the_n_bar_the_loop_ran_with() -> None:
+    sc = aggtarget.SCENARIOS["aggtarget-1sta"]
+    loop = [{"n_target": 28.9}] * 4
+    runs = {"aggtarget": {"n_bar": {"ap1": 28.94}, "pairs": [
+        {"ap": "ap1", "sta": "sta1", "throughput_mbps": 150.0, "mean_delay_ms": 2.0, "loop": loop}]}}
+    g = aggtarget.goals(sc, runs)["ap1/sta1"]
+    assert g["n_bar"] == 28.94 and g["nbar_binds"] and not g["delay_goal_applies"]
