@@ -205,4 +205,14 @@ bool adw_drain_awaits_downlink_acks(const struct adw_drain *d)
     return false;
 }
 
+bool adw_drain_awaits_reset_flow(const struct adw_drain *d)
+{
+    for (uint32_t m = d->used; m != 0; m &= m - 1) {
+        const struct adw_drain_flow *f = &d->flows[__builtin_ctz(m)];
+        if (f->in_batch && f->down_open && f->sta_reset)
+            return true;
+    }
+    return false;
+}
+
 void adw_drain_abandon(struct adw_drain *d) { d->open = false; }

@@ -102,6 +102,9 @@ bool adw_drain_awaits_downlink_acks(const struct adw_drain *d);
 /* The tracked flow with key k whose hash is `hash`, or NULL. Takes the hash so that tests can look a key up under
  * another key's hash (a collision); the packet path passes adw_flow_key_hash(k). */
 struct adw_drain_flow *adw_drain_lookup(struct adw_drain *d, const struct adw_flow_key *k, uint32_t hash);
+/* True if a flow of the batch still waits for the ACK of released data that the STA has reset: that ACK will never
+ * come (the STA answers each segment still delivered with a RST), so the drain's length is no drain time. */
+bool adw_drain_awaits_reset_flow(const struct adw_drain *d);
 /* Closes an open drain without completion (capped or abandoned). */
 void adw_drain_abandon(struct adw_drain *d);
 

@@ -137,6 +137,36 @@ static void test_drain_heard_from_within_a_slice_of_its_close_takes_the_close_ti
     assert_int_equal(pr[0].r_pkts, 20); /* 40 + (20 - 40) */
 }
 
+/* The STA resets the connection (a transfer's end) with the batch still at the AP; its RSTs to the data still
+ * delivered keep the drain from counting as silent, and no ACK will end it. Closed at the next batch, it is no
+ * drain time: r stays (no eq. (1) sample) and the report shows no V for it (release.c, adw_finish_drain). */
+static void test_drain_to_a_connection_the_sta_reset_gives_no_v(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    for (uint64_t t = 5; t <= 35; t += 10) { /* a RST for every segment that still arrives */
+        struct fb_tcp rst = lab_up_ack(0, 1 + 10 * 1448);
+        rst.flags = ADW_TCP_RST | ADW_TCP_ACK;
+        uint8_t *b = lab_buf();
+        struct adw_pkt p = {.data = b, .len = fb_tcp(b, 1600, &rst), .in_port = 1, .cookie = b};
+        sched_enqueue1(f->s, &p, t * MS);
+    }
+    sched_dequeue_all(f->s, 40 * MS);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drains_unmeasured, 1);
+    assert_int_equal(st.drains_superseded, 1);
+    assert_int_equal(st.drains_silent, 0);
+    sched_dequeue_all(f->s, 80 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 0 */
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 1: the close at 40 ms */
+    assert_int_equal(pr[0].drains, 0);
+    assert_int_equal(pr[0].r_pkts, 40); /* r_init, untouched (V = 40 ms would have made it 20) */
+}
+
 /* A drain that overruns the frame boundary ends in the next frame, next to that frame's own drain: the report
  * counts both (drains, v_sum_ns), where v_ns shows only the last and repeats it in a frame where none ended. */
 static void test_frame_report_counts_every_drain_that_ended_in_it(void **state)
@@ -571,6 +601,7 @@ int main(void)
         LAB_TEST(test_drain_from_returning_ack_updates_r),
         LAB_TEST(test_lost_final_ack_closes_the_drain_with_v_at_the_last_ack_heard),
         LAB_TEST(test_drain_heard_from_within_a_slice_of_its_close_takes_the_close_time),
+        LAB_TEST(test_drain_to_a_connection_the_sta_reset_gives_no_v),
         LAB_TEST(test_frame_report_counts_every_drain_that_ended_in_it),
         LAB_TEST(test_batch_waits_while_a_conflicting_pair_still_drains),
         LAB_TEST(test_deferred_batch_waits_for_a_conflicting_drain_whose_acks_pause),

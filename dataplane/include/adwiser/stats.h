@@ -43,6 +43,8 @@ struct adw_stats {
                                     closed at that time; like capped ones they give no rate sample */
     uint64_t drains_silent;      /* of the capped and superseded ones, not heard from for a slice before they were
                                     closed: V is the time to the last segment heard (release.c, silent_drain_v) */
+    uint64_t drains_unmeasured;  /* of the capped and superseded ones, still waiting for data to a connection the STA
+                                    had reset: no V (release.c, adw_finish_drain) */
     uint64_t drains_overrun;     /* drains longer than the slice S_i */
     uint64_t slice_deferrals;    /* batches held back at their slice start while a conflicting pair still drained */
     uint64_t slice_deferred_ns;  /* total time they were held back, ns */
