@@ -329,7 +329,9 @@ uint64_t adw_deferred_next_ns(const struct adw_sched *s)
  * slow start waited 40 ms for the receiver's delayed ACK (downlink-20ms, first batch after r_init), and a drain
  * open on it holds the conflicting pair's batch back (deferral below). Requiring the scaled r to be an A-MPDU as
  * well (left >= 2.5 ms at r = 130) cut the refills by a third and raised the overflow (1.3/1.1 % -> 1.7-2.5 /
- * 0.9-1.9 % over four 3x20 s runs). Not while real-time packets wait for a gap between drains (004 §6.4: they go first), nor while a
+ * 0.9-1.9 % over four 3x20 s runs). Downlink data only: an uplink pair's batch is ACKs, and the STA data they
+ * release is not bounded by the time left (uplink-20ms: mean V 21-22 ms, over S; utility 7.45-7.52 in three 3x20 s
+ * runs with ~1,600 ACK refills against 7.53-7.56 in two with ~300). Not while real-time packets wait for a gap between drains (004 §6.4: they go first), nor while a
  * conflicting drain or the real-time guard holds the pair's batches back.
  */
 /* Fixed cost of a release within the slice: it reaches the AP about 0.5 ms after the drain's air end (the time
@@ -358,8 +360,9 @@ bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t n
     uint64_t first_ns = ps->drain.start_ns, first_s_ns = ps->batch_s_ns;
     uint32_t first_pkts = ps->batch_pkts;
     bool first_underfilled = ps->batch_underfilled;
-    if (ps->q_data.len + ps->q_ack.len < ADW_EBDP_MIN_BATCH_PKTS)
-        return false; /* under one A-MPDU queued: one transmission, and a lone segment's ACK may be held (above) */
+    if (ps->q_data.len < ADW_EBDP_MIN_BATCH_PKTS)
+        return false; /* under one A-MPDU of data queued: one transmission, a lone segment's ACK may be held (above);
+                         and no refill of ACKs to an uplink sender (below) */
     release_batch(s, ps, slice_end - now_ns, now_ns); /* the drain is closed: nothing stale to close */
     ps->refill_slice_ns = slice_start + 1;
     s->st.batch_refills++;

@@ -147,6 +147,31 @@ static void test_no_refill_of_less_than_an_ampdu(void **state)
     assert_int_equal(stats(f->s).batch_refills, 0);
 }
 
+/* An uplink transfer's batch is the server's ACKs (queued as downlink ACKs): no refill of them. */
+static void test_no_refill_of_acks_to_an_uplink_sender(void **state)
+{
+    struct sched_fixture *f = *state;
+    for (unsigned i = 0; i < 100; i++) { /* the server's pure ACKs of the STA's data */
+        struct fb_tcp a = lab_down_tcp(0, 1, 0);
+        a.ack = 1 + i * 2 * SEG;
+        uint8_t *b = lab_buf();
+        struct adw_pkt p = {.data = b, .len = fb_tcp(b, 1600, &a), .in_port = 0, .cookie = b};
+        assert_int_equal(sched_enqueue1(f->s, &p, 0), ADW_QUEUED);
+    }
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    for (unsigned k = 0; k < 78; k++) { /* the STA sends the 39 x 2 segments the released ACKs allow */
+        struct fb_tcp d = lab_up_ack(0, 1);
+        d.seq = 1 + k * SEG;
+        d.payload_len = SEG;
+        uint8_t *b = lab_buf();
+        struct adw_pkt p = {.data = b, .len = fb_tcp(b, 1600, &d), .in_port = 1, .cookie = b};
+        sched_enqueue1(f->s, &p, 5 * MS + k * 50000ull);
+    }
+    struct adw_stats st = stats(f->s);
+    assert_int_equal(st.drains_completed, 1);
+    assert_int_equal(st.batch_refills, 0);
+}
+
 /* 004 §6.4: real-time packets go first. A voice packet for AP2 held while AP1's drain was in the air goes out
  * when that drain ends, and AP1 gets no refill into the gap it was waiting for. */
 static void test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill(void **state)
@@ -177,6 +202,8 @@ int main(void)
                                         sched_fixture_setup, sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_no_refill_without_backlog, sched_fixture_setup, sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_no_refill_of_less_than_an_ampdu, sched_fixture_setup,
+                                        sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_refill_of_acks_to_an_uplink_sender, sched_fixture_setup,
                                         sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill,
                                         sched_fixture_setup, sched_fixture_teardown),
