@@ -90,6 +90,9 @@ def section_lines(results_dir: Path) -> list[str]:
         lines.append(f"- `{name}` (T̄ {doc['t_bar_ms']:g} ms, {doc['duration_s']:g} s per run, air `{doc['air']}`"
                      + (f", backhaul {doc['backhaul_mbit']:g} Mbit/s" if doc.get("backhaul_mbit") else "")
                      + f"): goals as measured {json.dumps(doc.get('goals'))}")
+        for ap, c in (doc.get("ap_ceilings") or {}).items():
+            lines.append(f"  - {ap}'s aggregation ceiling {c['ampdu_ceiling_mpdus']:g} MPDUs ({c['pair']}: "
+                         f"{c['source']}) entered in the topology; N̄ = 48/64 of it = {c['n_bar']:g} (000 §V-A (17))")
         png = plot(doc, results_dir / f"{name}.png")
         if png:
             lines.append(f"\n  ![{name}]({png.name})\n")
