@@ -137,6 +137,9 @@ class LivenessJudge:
 
     def judge(self, now_ns: int, heartbeat: Heartbeat | None, redis_ok: bool, ports: PortSample) -> Verdict:
         """`heartbeat` is None when the key is absent (or unreadable: then `redis_ok` is False)."""
+        if heartbeat is not None and heartbeat.pid is not None and heartbeat.pid != self.last_pid:
+            # A new dataplane process: the frames its dead predecessor never sent on are not its stall.
+            self._last_out = None
         stalled = self._stalled(now_ns, ports)
         if not redis_ok:
             self._redis_failed_ns = now_ns

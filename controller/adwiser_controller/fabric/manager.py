@@ -96,6 +96,7 @@ class FabricManager:
         self.reason = "starting"
         self.switches = 0
         self._healthy_streak = 0
+        self._last_verdict_reason: str | None = None
         self._holddown_until_ns = 0
         self._holddown_pid: int | None = None
         self._status_due_ns = 0
@@ -243,6 +244,11 @@ class FabricManager:
         return verdict, redis_ok
 
     def _decide(self, now: int, verdict: Verdict) -> None:
+        # A verdict that changes without a switch (unhealthy while already in bypass, or
+        # healthy during a hold-down) is logged too: it is why the traffic is not steered back.
+        if verdict.reason != self._last_verdict_reason:
+            self.log("verdict", healthy=verdict.healthy, reason=verdict.reason, mode=self.mode)
+            self._last_verdict_reason = verdict.reason
         self._healthy_streak = self._healthy_streak + 1 if verdict.healthy else 0
         if self.mode == "steered" and not verdict.healthy:
             if verdict.stall:

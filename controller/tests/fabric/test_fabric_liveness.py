@@ -106,6 +106,20 @@ def test_frames_coming_out_again_end_the_stall_clock(child: int) -> None:
         assert v.healthy, v.reason
 
 
+def test_a_restarted_dataplane_is_not_blamed_for_its_dead_predecessors_stall(child: int) -> None:
+    j = LivenessJudge(stall_ms=600)
+    dead = child + 1_000_000  # no such process
+    assert j.judge(T0, beat(child, T0), True, ports(100, 90)).healthy
+    # The old process died; frames kept going into its ports (bypass floods), none came out.
+    for k, into in enumerate(range(110, 200, 10), start=1):
+        t = T0 + k * 100 * MS
+        j.judge(t, beat(dead, t), True, ports(into, 90))
+    # A new process beats: its stall clock starts now, so it is healthy at once.
+    t = T0 + 20 * 100 * MS
+    v = j.judge(t, beat(child, t), True, ports(200, 90))
+    assert v.healthy, v.reason
+
+
 def test_an_idle_dataplane_is_not_stalled(child: int) -> None:
     j = LivenessJudge(stall_ms=600)
     for k in range(20):
