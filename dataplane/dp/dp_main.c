@@ -15,6 +15,7 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
 
 #include "dp_engine.h"
 #include "dp_topology.h"
@@ -23,6 +24,28 @@
 #include "nfq_loop.h"
 
 #define MBUF_CACHE 256u   /* per-lcore mbuf cache, packets */
+
+/*
+ * The mbuf pool.  A forwarder frees each buffer microseconds after it
+ * arrived, so a FIFO ring pool hands back buffers still in cache; the
+ * appliance holds a frame's worth of packets (thousands) before they
+ * leave, so the ring pool cycles through cold memory and every received
+ * packet is copied into a buffer that misses the cache.  A LIFO pool
+ * (DPDK's "stack" mempool driver) hands back the most recently freed
+ * buffer first.  An operator's --mbuf-pool-ops-name wins; without the
+ * stack driver (not loaded as a plugin) the platform's default is used.
+ */
+static struct rte_mempool *create_mbuf_pool(unsigned n)
+{
+    const char *ops = rte_eal_mbuf_user_pool_ops() ? rte_mbuf_best_mempool_ops() : "stack";
+    struct rte_mempool *pool = rte_pktmbuf_pool_create_by_ops("adw_mbufs", n, MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                                              (int)rte_socket_id(), ops);
+    if (!pool && !rte_eal_mbuf_user_pool_ops()) {
+        fprintf(stderr, "adwiser-dp: no \"stack\" mempool driver (%s); using the default pool\n", rte_strerror(rte_errno));
+        pool = rte_pktmbuf_pool_create("adw_mbufs", n, MBUF_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+    }
+    return pool;
+}
 
 static int run_nfqueue(struct dp_options *o, struct adw_config *cfg)
 {
@@ -76,8 +99,7 @@ static int run_dpdk(struct dp_options *o, struct adw_config *cfg)
         return 1;
     }
     o->hold_pkts = o->total_num_mbufs - rings;
-    struct rte_mempool *pool = rte_pktmbuf_pool_create("adw_mbufs", o->total_num_mbufs, MBUF_CACHE, 0,
-                                                       RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+    struct rte_mempool *pool = create_mbuf_pool(o->total_num_mbufs);
     if (!pool) {
         fprintf(stderr, "adwiser-dp: cannot create a pool of %u mbufs: %s (raise -m or lower --total-num-mbufs)\n",
                 o->total_num_mbufs, rte_strerror(rte_errno));
