@@ -113,3 +113,9 @@ unsigned sched_dequeue_all(struct adw_sched *s, uint64_t now)
     assert_true(n < SCHED_OUT_CAP); /* a full array may have left packets in the scheduler */
     return n;
 }
+
+void sched_poll_second_frame(struct adw_sched *s, struct adw_frame_report *fr, struct adw_pair_report pr[2])
+{
+    assert_int_equal(adw_sched_poll_frame(s, fr, pr, 2), 1);
+    assert_int_equal(adw_sched_poll_frame(s, fr, pr, 2), 1);
+}

@@ -44,6 +44,9 @@ enum adw_verdict sched_enqueue1(struct adw_sched *s, struct adw_pkt *p, uint64_t
 #define SCHED_OUT_CAP 8192
 extern struct adw_pkt sched_out[SCHED_OUT_CAP];
 unsigned sched_dequeue_all(struct adw_sched *s, uint64_t now);
+/* Polls frames 0 and 1 (the test fails unless both are ready) and leaves frame 1's report in fr and its two
+ * pairs' reports in pr: where a drain closed at the second frame start shows. */
+void sched_poll_second_frame(struct adw_sched *s, struct adw_frame_report *fr, struct adw_pair_report pr[2]);
 
 /* Downlink TCP server:80 -> STA sta (0/1):40000 with ACK set, `payload` bytes (0 = pure ACK). */
 struct fb_tcp lab_down_tcp(unsigned sta, uint32_t seq, uint32_t payload);
