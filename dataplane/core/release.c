@@ -331,8 +331,9 @@ uint64_t adw_deferred_next_ns(const struct adw_sched *s)
  * well (left >= 2.5 ms at r = 130) cut the refills by a third and raised the overflow (1.3/1.1 % -> 1.7-2.5 /
  * 0.9-1.9 % over four 3x20 s runs). Downlink data only: an uplink pair's batch is ACKs, and the STA data they
  * release is not bounded by the time left (uplink-20ms: mean V 21-22 ms, over S; utility 7.45-7.52 in three 3x20 s
- * runs with ~1,600 ACK refills against 7.53-7.56 in two with ~300). Not while real-time packets wait for a gap between drains (004 §6.4: they go first), nor while a
- * conflicting drain or the real-time guard holds the pair's batches back.
+ * runs with ~1,600 ACK refills against 7.53-7.56 in two with ~300). Not while real-time packets wait for a gap
+ * between drains (004 §6.4: they go first), nor while a conflicting drain or the real-time guard holds the pair's
+ * batches back.
  */
 /* Fixed cost of a release within the slice: it reaches the AP about 0.5 ms after the drain's air end (the time
  * from the last A-MPDU to the returning TCP ACK that ends V: median 0.46 ms in the downlink-20ms ground truth),
