@@ -155,6 +155,14 @@ def test_ap_ceiling_is_the_fastest_pairs_mean_ampdu_in_the_straight_run_and_ente
     assert res.returncode == 0, res.stdout + res.stderr
 
 
+def test_a_straight_run_behind_a_rate_limited_backhaul_measures_no_ceiling() -> None:
+    straight = {"congestion_control": "cubic", "pairs": [
+        {"ap": "ap1", "sta": "sta1", "mean_ampdu": 6.2, "mean_phy_mbps": 365.9}]}
+    assert aggtarget.scenario_ceilings(aggtarget.SCENARIOS["aggtarget-backhaul"], straight) == {}
+    measured = aggtarget.scenario_ceilings(aggtarget.SCENARIOS["aggtarget-1sta"], straight)
+    assert measured["ap1"]["ampdu_ceiling_mpdus"] == 6.2
+
+
 def test_nbar_goal_uses_the_n_bar_the_loop_ran_with() -> None:
     sc = aggtarget.SCENARIOS["aggtarget-1sta"]
     loop = [{"n_target": 28.9}] * 4
