@@ -139,12 +139,13 @@ def test_slice_map_applied_under_traffic_is_acknowledged_shows_in_telemetry_and_
         "apply_to_active_ms": apply_ms, "ack_ms": ack_ms, "frame_ms_before": 40, "frame_ms_after": 90,
         "probes_sent": count, "probes_received": len(received),
         "dataplane_drops": {k: stats["core"][k] for k in ("drops_tail", "drops_config", "drops_pool")}
-        | {"tx_drops": stats["counters"]["tx_drops"]},
+        | {k: stats["counters"][k] for k in ("tx_drops", "rx_missed")},
         "tcp_mbps": round(tcp["end"]["sum_received"]["bits_per_second"] / 1e6, 1)}, indent=2) + "\n")
     assert rc["iperf-c"] == 0, "the TCP transfer did not complete"
     assert len(received) == count, (f"{count - len(received)} of {count} probes lost "
                                     f"(seq {sorted(set(range(count)) - {r[0] for r in received})}); "
-                                    f"{drops_before} -> {_link_drops(lab)}")
+                                    f"{drops_before} -> {_link_drops(lab)}; adwiser-dp rx_missed "
+                                    f"{stats['counters']['rx_missed']} (its af_packet rings full)")
     assert stats["core"]["config_swaps"] >= 5, stats["core"]
     assert stats["core"]["drops_config"] == 0 and stats["core"]["drops_pool"] == 0, stats["core"]
     assert stats["counters"]["tx_drops"] == 0, stats["counters"]
