@@ -248,6 +248,12 @@ static bool drained_in_previous_slice(const struct adw_sched *s, const struct ad
 
 static uint64_t defer_silence_ns(const struct adw_sched *s) { return s->plan->frame_ns; }
 
+/* A batch of pair may not go now: a conflicting drain is on the air, or the real-time guard holds it. */
+static bool batch_held_back(const struct adw_sched *s, uint16_t pair, uint64_t now_ns)
+{
+    return conflicting_drain_in_air(s, pair, defer_silence_ns(s), now_ns) || now_ns < adw_rt_batch_free_at(s, pair);
+}
+
 static void defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struct adw_slice_event *ev,
                         uint64_t duration_ns, uint64_t now_ns)
 {
@@ -355,8 +361,7 @@ bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t n
     bool own = s->given_to[c->slice] == ps->pair;
     for (unsigned i = 0; i < sl->n_pairs && !own; i++)
         own = sl->pairs[i] == ps->pair && s->given_to[c->slice] == ADW_PAIR_NONE;
-    if (!own || conflicting_drain_in_air(s, ps->pair, defer_silence_ns(s), now_ns) ||
-        now_ns < adw_rt_batch_free_at(s, ps->pair))
+    if (!own || batch_held_back(s, ps->pair, now_ns))
         return false;
     uint64_t first_ns = ps->drain.start_ns, first_s_ns = ps->batch_s_ns;
     uint32_t first_pkts = ps->batch_pkts;
@@ -423,8 +428,7 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
                 struct adw_pair_state *ts = &s->slots[p->slot_of_pair[taker]];
                 if (!drained_in_previous_slice(s, ts, ev))
                     close_stale_drain(s, ts, now_ns);
-                if (conflicting_drain_in_air(s, taker, defer_silence_ns(s), now_ns) ||
-                    now_ns < adw_rt_batch_free_at(s, taker))
+                if (batch_held_back(s, taker, now_ns))
                     defer_batch(s, ts, ev, sl->duration_ns, now_ns);
                 else
                     release_batch(s, ts, sl->duration_ns, now_ns);
@@ -437,8 +441,7 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
             }
             continue;
         }
-        if (backlog && (conflicting_drain_in_air(s, q, defer_silence_ns(s), now_ns) ||
-                        now_ns < adw_rt_batch_free_at(s, q)))
+        if (backlog && batch_held_back(s, q, now_ns))
             defer_batch(s, ps, ev, sl->duration_ns, now_ns);
         else
             release_batch(s, ps, sl->duration_ns, now_ns);
