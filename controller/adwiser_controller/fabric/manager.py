@@ -246,9 +246,11 @@ class FabricManager:
     def _decide(self, now: int, verdict: Verdict) -> None:
         # A verdict that changes without a switch (unhealthy while already in bypass, or
         # healthy during a hold-down) is logged too: it is why the traffic is not steered back.
-        if verdict.reason != self._last_verdict_reason:
+        # Compared without its parenthesised figures, so a stale heartbeat is one line, not one per poll.
+        kind = verdict.reason.split(" (", 1)[0]
+        if kind != self._last_verdict_reason:
             self.log("verdict", healthy=verdict.healthy, reason=verdict.reason, mode=self.mode)
-            self._last_verdict_reason = verdict.reason
+            self._last_verdict_reason = kind
         self._healthy_streak = self._healthy_streak + 1 if verdict.healthy else 0
         if self.mode == "steered" and not verdict.healthy:
             if verdict.stall:
