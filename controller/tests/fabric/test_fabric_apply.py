@@ -15,6 +15,7 @@ recorded in testbed/results/apply-under-traffic.json for `make report`.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sys
 import time
@@ -54,6 +55,22 @@ def _link_drops(lab: Lab) -> dict[str, str]:
     udp = [ln.split() for ln in snmp if ln.startswith("Udp:")]
     if len(udp) == 2:
         out["sta1:udp"] = ",".join(f"{k}={v}" for k, v in zip(udp[0][1:], udp[1][1:]) if "Err" in k)
+    out.update(_packet_socket_drops(lab))
+    return out
+
+
+def _packet_socket_drops(lab: Lab) -> dict[str, str]:
+    """Frames dropped by the appliance's AF_PACKET sockets (OVS netdev ports, the dataplane's rings) because
+    their receive queues were full: the kernel counts them only in the socket (`ss -m`, skmem d<N>)."""
+    res = lab.run("app", "ss", "-0", "-a", "-m", "-p", "-H", check=False).stdout
+    out, owner = {}, ""
+    for line in res.splitlines():
+        m = re.search(r'\*:(\S+)\s.*users:\(\("([^"]+)",pid=(\d+)', line)
+        if m:
+            owner = f"{m.group(2)}:{m.group(1)}"
+        d = re.search(r"skmem:\(.*,d(\d+)\)", line)
+        if d and int(d.group(1)):
+            out[f"pkt:{owner}"] = d.group(1)
     return out
 
 
