@@ -4,6 +4,7 @@ controller process for the whole run, an admin made by the CLI, and API tokens p
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,6 +14,10 @@ import pytest
 import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The controller is run from its source tree (it is not installed in the venv): every `python -m
+# adwiser_controller...` these tests start finds it wherever pytest was started from.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")) if p)
 
 from api_accounts import ADMIN, PASSWORDS, login  # noqa: E402
 from lab_document import lab_doc  # noqa: E402
