@@ -171,9 +171,9 @@ class _PairLab:
         stack.push("wlan-emu", lambda: stats.update(wlan.stop(self.tb, emu)))
         return emu.groundtruth_path
 
-    def start_backhaul(self, sc: AggScenario, stack: _Stack) -> None:
+    def start_backhaul(self, sc: AggScenario, stack: _Stack, stats: dict[str, Any]) -> None:
         w = wan.start(self.tb, delay_ms=sc.backhaul_delay_ms, rate_mbit=float(sc.backhaul_mbit or 0))
-        stack.push("wan-emu", lambda: wan.stop(w))
+        stack.push("wan-emu", lambda: stats.update(wan.stop(w)))
 
     def config(self, sc: AggScenario) -> dict[str, Any]:
         cfg: dict[str, Any] = yaml.safe_load(backend_mod.LAB_CONFIG.read_text())
@@ -235,7 +235,7 @@ class _MultiLab:
         stack.push("wlan-emu", stop)
         return log
 
-    def start_backhaul(self, sc: AggScenario, stack: _Stack) -> None:
+    def start_backhaul(self, sc: AggScenario, stack: _Stack, stats: dict[str, Any]) -> None:
         raise ValueError(f"{sc.name}: a rate-limited backhaul is only wired on the 2AP-2STA lab")
 
     def config(self, sc: AggScenario) -> dict[str, Any]:
@@ -305,8 +305,9 @@ def _loop_history(url: str) -> list[dict[str, Any]]:
     for sid, f in raw:
         row: dict[str, Any] = {"pair": f.get("pair"), "state": f.get("state"), "bottleneck": f.get("bottleneck"),
                                "unix": int(sid.split("-")[0]) / 1000.0}  # the stream id: Redis's clock, ms
+        # the bottleneck classifier's inputs (001 §5) with its output: agg_ratio, loss (L^p)
         for k in ("ts", "nu", "c_hat_us", "n_target", "mu_n", "z", "x_pps", "pace_bps", "delivered_bps",
-                  "phy_rate_mbps", "p_backhaul"):
+                  "phy_rate_mbps", "p_backhaul", "agg_ratio", "loss"):
             v = f.get(k, "")
             row[k] = float(v) if v not in ("", None) else None
         out.append(row)
@@ -467,6 +468,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
     reports: dict[str, dict[str, Any]] = {}
     pcaps: dict[str, tuple[Path, Path]] = {}
     emu_stats: dict[str, Any] = {}
+    wan_stats: dict[str, Any] = {}
     errors: list[str] = []
     step_unix: float | None = None
     gt_path: Path | None = None
@@ -474,7 +476,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
         lab.prepare(cc, controlled, stack)
         gt_path = lab.start_emu(out, stack, emu_stats)
         if sc.backhaul_mbit is not None:
-            lab.start_backhaul(sc, stack)
+            lab.start_backhaul(sc, stack, wan_stats)
         if controlled:
             url = _start_controlled(lab, sc, stack, gt_path, ceilings or {})
         for ap, sta in sc.pairs:
@@ -562,6 +564,9 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
         pairs.append(entry)
     res = {"mode": mode, "congestion_control": cc, "started_unix": round(started, 3), "pairs": pairs,
            "wlan_emu_links": emu_stats.get("links"), "cleanup_errors": errors}
+    if wan_stats:
+        # wan-emu's counters per direction: drop_queue is the loss at the backhaul's queue
+        res["backhaul"] = wan_stats
     if controlled:
         # what the loop ran with: each AP's ceiling entered in the topology and the N̄ it gave
         res["ap_ceilings"] = ceilings or {}
