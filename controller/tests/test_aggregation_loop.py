@@ -159,30 +159,45 @@ def _full_window(aggregation: float, sent: int, lost: int) -> bn.PairWindow:
 
 
 def test_classifier_says_wlan_at_target_without_loss() -> None:
-    v = _full_window(aggregation=30.0, sent=1000, lost=0).classify(expected=32.0)
+    v = _full_window(aggregation=30.0, sent=1000, lost=0).classify(target=32.0)
     assert v.bottleneck == "wlan" and v.p_backhaul is not None and v.p_backhaul < 0.1
 
 
 def test_classifier_says_backhaul_for_low_aggregation_with_loss() -> None:
     w = _full_window(aggregation=6.0, sent=200, lost=3)
-    assert w.classify(expected=32.0).bottleneck == "backhaul"
+    assert w.classify(target=32.0).bottleneck == "backhaul"
 
 
 def test_classifier_keeps_ap_queue_overflow_on_the_wlan_side() -> None:
     w = _full_window(aggregation=60.0, sent=100, lost=2)
-    assert w.classify(expected=40.0).bottleneck == "wlan"
+    assert w.classify(target=40.0).bottleneck == "wlan"
 
 
 def test_classifier_keeps_low_aggregation_without_loss_on_the_wlan_side() -> None:
     w = _full_window(aggregation=8.0, sent=1000, lost=0)
-    assert w.classify(expected=32.0).bottleneck == "wlan"
+    assert w.classify(target=32.0).bottleneck == "wlan"
+
+
+def test_classifier_says_backhaul_for_aggregation_far_below_target_without_loss() -> None:
+    # aggtarget-backhaul: a 100 Mbit/s backhaul with a deep buffer, A-MPDUs of about 6 MPDUs
+    # against a target of 48, no loss in the last p packets
+    w = _full_window(aggregation=6.0, sent=1000, lost=0)
+    v = w.classify(target=48.0)
+    assert v.bottleneck == "backhaul" and v.agg_ratio == pytest.approx(6.0 / 48.0)
+
+
+def test_classifier_never_puts_a_pair_that_carries_its_paced_rate_on_the_backhaul() -> None:
+    # the backhaul is upstream of the pacer: if the pair got its paced rate, the backhaul carried it
+    w = _full_window(aggregation=6.0, sent=200, lost=3)
+    v = w.classify(target=48.0, pacer_limited=True)
+    assert v.bottleneck == "wlan" and v.p_backhaul is not None and v.p_backhaul > 0.5
 
 
 def test_classifier_is_unknown_until_it_has_n_samples() -> None:
     w = bn.PairWindow(n=5, p=100)
     for _ in range(4):
         w.add_aggregation(6.0)
-    assert w.classify(expected=32.0).bottleneck == "unknown"
+    assert w.classify(target=32.0).bottleneck == "unknown"
 
 
 def test_loss_window_covers_about_p_packets() -> None:

@@ -9,6 +9,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 from aggregation_plant import Plant
 from lab_document import lab_doc
@@ -32,9 +33,11 @@ def enable(api, aid: str, *, phy_rate_mbps: float | None = 100.0, t_bar_ms: floa
 
 
 async def drive(url: str, aid: str, version: int, plant: Plant, steps: int, *, loss_per_slot: int = 0,
-                agg_override: float | None = None, t0: float = 0.0,
-                runner: AggregationRunner | None = None) -> tuple[AggregationRunner, list[dict[str, Any]]]:
-    """`steps` slots: the plant turns the paced rates into agg_est entries, the runner ticks."""
+                agg_override: float | None = None, t0: float = 0.0, backhaul_bps: float | None = None,
+                report_released: bool = True, runner: AggregationRunner | None = None) -> tuple[AggregationRunner, list[dict[str, Any]]]:
+    """`steps` slots: the plant turns the paced rates into agg_est entries, the runner ticks.
+    With `backhaul_bps` a backhaul upstream of the appliance carries at most that (IP bit/s): the
+    pair's released rate is min(paced, backhaul) and the AP sees packets at that rate."""
     r = aioredis.from_url(url, decode_responses=True)
     await r.set(keys.appliance(aid, "active"), version)
     runner = runner or AggregationRunner(r)
@@ -45,13 +48,16 @@ async def drive(url: str, aid: str, version: int, plant: Plant, steps: int, *, l
         for k in range(steps):
             pacing = await r.hgetall(keys.appliance(aid, "pacing"))
             x = {p: float(v) / (1500 * 8) for p, v in pacing.items()}
-            mu = plant.aggregation(x) if x else {}
+            carried = {p: min(v, backhaul_bps / (1500 * 8)) if backhaul_bps else v for p, v in x.items()}
+            mu = plant.aggregation(carried) if carried else {}
             for _ in range(5):  # five telemetry samples per slot
                 for p in PAIRS:
                     retx += loss_per_slot // 5
                     fields = {"pair": p, "mode": "paced" if p in x else "sliced", "released_pkts": "100",
                               "retx_pkts": str(retx), "drops_tail": "0", "drops_other": "0",
                               "pace_bps": pacing.get(p, ""), "paced": "1" if p in x else "0"}
+                    if report_released and p in carried:  # a tenth of the 0.5 s slot's packets, as frame bytes
+                        fields["released_bytes"] = str(int(carried[p] * 0.1 * 1500))
                     if p in mu:
                         fields["agg_est"] = str(agg_override if agg_override is not None else mu[p])
                     await r.xadd(keys.appliance(aid, "tm:pair"), fields)
@@ -106,10 +112,50 @@ def test_rates_hold_when_backhaul_is_bottleneck(api, appliance, redis_server, rd
     # The backhaul now carries less than the paced rate: packets reach the AP spaced out
     # (low aggregation) and the flow loses packets upstream (TCP retransmissions).
     _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 10, loss_per_slot=20, agg_override=3.0,
-                                    t0=100.0, runner=runner))
+                                    t0=100.0, backhaul_bps=0.5 * int(before), runner=runner))
     pair = statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]
     assert pair["bottleneck"] == "backhaul" and pair["state"] == "held"
     assert rdb.hget(keys.appliance(aid, "pacing"), "ap1/sta1") == before
+
+
+def _pair(status: dict[str, Any]) -> dict[str, Any]:
+    return dict(status["aps"]["ap1"]["pairs"]["ap1/sta1"])
+
+
+def test_backhaul_bottleneck_holds_rates_when_ampdu_small_without_loss(api, appliance, redis_server, rdb):
+    """aggtarget-backhaul: a 100 Mbit/s backhaul in front of an AP whose link runs at 400 Mbit/s, its
+    buffer deep enough that TCP loses nothing in the classifier's window. The pair carries under 90 %
+    of its paced rate, so the loop stops raising z (conditional integration) and the AP's A-MPDUs stay
+    at the backhaul's small aggregation while N_target rises: the classifier must say backhaul and the
+    loop hold its rate (at c47bedb it compared the aggregation with z and said wlan in every step)."""
+    aid, _ = appliance
+    v = enable(api, aid, phy_rate_mbps=400.0)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 400e6})
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 40, backhaul_bps=100e6))
+    tail = [_pair(s) for s in statuses[-10:]]
+    assert all(p["loss"] == 0.0 for p in tail)
+    assert all(p["agg_ratio"] < 0.2 for p in tail)
+    assert [p["bottleneck"] for p in tail] == ["backhaul"] * 10 and all(p["state"] == "held" for p in tail)
+    assert len({p["pace_bps"] for p in tail}) == 1 and tail[-1]["pace_bps"] > 100e6
+    assert rdb.hget(keys.appliance(aid, "pacing"), "ap1/sta1") == str(int(round(tail[-1]["pace_bps"])))
+
+
+def test_a_held_pair_whose_backhaul_carries_its_paced_rate_again_tracks_the_target(api, appliance,
+                                                                                 redis_server):
+    aid, _ = appliance
+    v = enable(api, aid, phy_rate_mbps=400.0)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 400e6})
+    runner, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 40, backhaul_bps=100e6))
+    assert _pair(statuses[-1])["state"] == "held"
+    # the backhaul's limit goes (cross traffic stops): the pair carries the held rate, its A-MPDUs
+    # are the aggregation of that rate, still far below N_target, but it is pacer-limited
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 60, t0=100.0, runner=runner))
+    assert _pair(statuses[0])["bottleneck"] == "wlan" and _pair(statuses[0])["state"] == "tracking"
+    tail = [_pair(s) for s in statuses[-10:]]
+    assert all(p["bottleneck"] == "wlan" and p["state"] == "tracking" for p in tail)
+    last = tail[-1]
+    assert last["mu_n"] == pytest.approx(last["n_target"], rel=0.05)
+    assert last["pace_bps"] > 150e6
 
 
 def test_pair_without_a_phy_rate_is_reported_and_left_unpaced(api, appliance, redis_server, rdb):
@@ -158,7 +204,7 @@ def test_status_reports_what_the_dataplane_released(api, appliance, redis_server
     for _ in range(10):  # 10 x 62 500 bytes over the 0.5 s slot = 10 Mbit/s
         rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "released_pkts": "0",
                                                    "released_bytes": "62500", "agg_est": "5"})
-    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 1, t0=1.5, runner=runner))
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 1, t0=1.5, report_released=False, runner=runner))
     pair = statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]
     assert abs(pair["delivered_bps"] - 10e6) < 1e3
 

@@ -40,7 +40,7 @@ from .. import keys
 from ..models import AdwiserConfig
 from . import bottleneck as bn
 from . import nbar
-from .loop import LoopParams, LoopState, StaMeasurement, initial, step
+from .loop import PACER_SLACK, LoopParams, LoopState, StaMeasurement, initial, step
 
 STATUS_MAXLEN = 20000
 LOSS_FIELDS = ("retx_pkts", "drops_tail", "drops_other")
@@ -244,8 +244,14 @@ class AggregationRunner:
             hold: set[str] = set()
             verdicts: dict[str, bn.Verdict] = {}
             for p in meas:
-                expected = prev.z.get(p) if prev else None
-                verdicts[p] = st.windows[p].classify(expected or 0.0)
+                # against the target of the slot just measured (bottleneck.py (i)); a pair that carried
+                # its paced rate is pacer-limited, not backhaul-limited (bottleneck.py (ii))
+                target = prev.n_target.get(p) if prev else None
+                paced = prev.x.get(p) if prev else None
+                carried = meas[p].delivered_pps
+                pacer_limited = (carried is not None and paced is not None
+                                 and carried >= (1.0 - PACER_SLACK) * paced)
+                verdicts[p] = st.windows[p].classify(target or 0.0, pacer_limited)
                 if verdicts[p].bottleneck == "backhaul":
                     hold.add(p)
             if prev is None or not meas:

@@ -36,7 +36,7 @@ class PairLoop(BaseModel):
     bottleneck: str | None = Field(default=None, description="wlan | backhaul | unknown (001 §5)")
     p_backhaul: float | None = None
     loss: float | None = Field(default=None, description="Loss fraction L^p over the last p packets")
-    agg_ratio: float | None = Field(default=None, description="Mean of the last n aggregation samples / z (the aggregation the paced rate should give)")
+    agg_ratio: float | None = Field(default=None, description="Mean of the last n aggregation samples / N_target of the slot (the aggregation the loop asked of the AP)")
 
 
 class ApLoop(BaseModel):
