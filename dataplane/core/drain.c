@@ -16,7 +16,7 @@ static bool key_eq(const struct adw_flow_key *a, const struct adw_flow_key *b)
     return memcmp(a->srv_ip, b->srv_ip, 16) == 0 && memcmp(a->sta_ip, b->sta_ip, 16) == 0;
 }
 
-static bool flow_open(const struct adw_drain_flow *f) { return f->down_open || f->up_open; }
+static bool flow_open(const struct adw_drain_flow *f) { return f->down_open || f->rst_open || f->up_open; }
 
 void adw_drain_reset(struct adw_drain *d) { memset(d, 0, sizeof(*d)); }
 
@@ -31,8 +31,9 @@ void adw_drain_begin(struct adw_drain *d, uint64_t now_ns)
     /* Entries not in use are all zero (taken from a reset table or cleared when taken). */
     for (uint32_t m = d->used; m != 0; m &= m - 1) {
         struct adw_drain_flow *f = &d->flows[__builtin_ctz(m)];
-        f->in_batch = f->down_open = f->up_open = false;
+        f->in_batch = f->down_open = f->rst_open = f->up_open = false;
         f->up_expected = f->up_seen = 0;
+        f->rst_expected = f->rst_seen = 0;
     }
 }
 
@@ -88,7 +89,7 @@ static void settle(struct adw_drain *d, struct adw_drain_flow *f, bool was_open)
 static void close_flow(struct adw_drain *d, struct adw_drain_flow *f)
 {
     bool was = flow_open(f);
-    f->down_open = f->up_open = false;
+    f->down_open = f->rst_open = f->up_open = false;
     f->have_last_ack = false;
     settle(d, f, was);
 }
@@ -115,8 +116,13 @@ void adw_drain_note_released(struct adw_drain *d, const struct adw_tcp_meta *m, 
     bool carries_seq = m->payload_len > 0 || (m->flags & (ADW_TCP_SYN | ADW_TCP_FIN));
     if (m->flags & ADW_TCP_SYN)
         f->sta_reset = false;
-    if (carries_seq && f->sta_reset)
-        return; /* queued for a connection the STA reset: the AP sends it, nothing acknowledges it (drain.h) */
+    if (carries_seq && f->sta_reset) {
+        /* Queued for a connection the STA reset: the AP sends it, the STA answers each segment with a RST (drain.h). */
+        f->rst_expected++;
+        f->rst_open = f->rst_seen < f->rst_expected;
+        settle(d, f, was);
+        return;
+    }
     if (carries_seq) {
         /* Downlink data: the drain waits for the ACK of the highest end (retransmissions never lower it). */
         uint32_t start = m->seq_end - m->payload_len - ((m->flags & (ADW_TCP_SYN | ADW_TCP_FIN)) ? 1u : 0u);
@@ -156,6 +162,7 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
     if (f == NULL)
         return false;
     f->last_seen_ns = now_ns;
+    bool answers_reset_data = (m->flags & ADW_TCP_RST) && f->sta_reset; /* a RST to data sent after the reset */
     if (m->flags & ADW_TCP_RST)
         f->sta_reset = true;
     if (!d->open || !f->in_batch) {
@@ -176,6 +183,8 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
         if (acked)
             f->down_open = false;
     }
+    if (f->rst_open && answers_reset_data && ++f->rst_seen >= f->rst_expected)
+        f->rst_open = false;
     if (m->flags & (ADW_TCP_RST | ADW_TCP_FIN)) {
         /* The STA closed: nothing more comes up, but what was released down is still the AP's to send. */
         f->up_open = false;
@@ -199,7 +208,7 @@ bool adw_drain_awaits_downlink_acks(const struct adw_drain *d)
         return false;
     for (uint32_t m = d->used; m != 0; m &= m - 1) {
         const struct adw_drain_flow *f = &d->flows[__builtin_ctz(m)];
-        if (f->in_batch && f->down_open)
+        if (f->in_batch && (f->down_open || f->rst_open))
             return true;
     }
     return false;

@@ -165,10 +165,11 @@ static void test_rst_from_the_sta_drains_only_what_its_ack_covers(void **st)
     assert_true(adw_drain_observe_uplink(d, &rst, 30));
 }
 
-/* After the STA's RST, what was still queued for the connection goes to the AP and is never acknowledged: later
- * batches do not wait for it (a conflicting pair would lose every slice until the queue is flushed), until a SYN
- * opens the flow again. */
-static void test_data_released_after_the_sta_reset_is_not_waited_for(void **st)
+/* After the STA's RST, what was still queued for the connection goes to the AP and is never acknowledged: the STA
+ * answers each segment of it with a RST, and the drain ends when every segment released to it has been answered
+ * (the AP's air is busy until then: a conflicting pair released earlier collides with it). Until a SYN opens the
+ * flow again. */
+static void test_data_released_after_the_sta_reset_drains_with_the_stas_rsts(void **st)
 {
     (void)st;
     struct adw_drain *d = drain_opened_at(0);
@@ -179,12 +180,21 @@ static void test_data_released_after_the_sta_reset_is_not_waited_for(void **st)
     assert_false(adw_drain_observe_uplink(d, &rst, 10));
     adw_drain_abandon(d); /* the batch in the air when the STA reset is closed by its pair's next slice */
     adw_drain_begin(d, 40);
-    release_data(d, 40000, 1448, 1448, 40);
-    assert_false(adw_drain_end_release(d)); /* nothing to wait for */
+    release_segments(d, 40000, 1448, 1448, 3, 40);
+    assert_true(adw_drain_end_release(d)); /* three segments the AP still sends */
+    assert_true(adw_drain_awaits_downlink_acks(d));
+    struct adw_tcp_meta answer = {.is_tcp = true, .flags = ADW_TCP_RST, .key = flow(40000)};
+    assert_false(adw_drain_observe_uplink(d, &answer, 42));
+    assert_false(adw_drain_observe_uplink(d, &answer, 43));
+    assert_true(adw_drain_awaits_downlink_acks(d));
+    assert_false(ack_arrives(d, 40000, 5 * 1448, 44)); /* an ACK is no answer to a reset connection's data */
+    assert_true(adw_drain_observe_uplink(d, &answer, 45)); /* the third segment's RST: all three delivered */
+    assert_false(adw_drain_awaits_downlink_acks(d));
     adw_drain_begin(d, 80);
     struct adw_tcp_meta syn = {.is_tcp = true, .flags = ADW_TCP_SYN | ADW_TCP_ACK, .seq_end = 1001, .key = flow(40000)};
     adw_drain_note_released(d, &syn, 80);
-    assert_true(adw_drain_end_release(d)); /* a new connection on the same ports is waited for again */
+    assert_true(adw_drain_end_release(d)); /* a new connection on the same ports is waited for by its ACKs again */
+    assert_false(adw_drain_observe_uplink(d, &answer, 81)); /* a RST answers data released after a reset only */
 }
 
 static void test_fin_from_the_sta_drains_the_data_it_acknowledges(void **st)
@@ -280,7 +290,7 @@ int main(void)
         cmocka_unit_test(test_sack_of_last_byte_ends_the_drain),
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
         cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
-        cmocka_unit_test(test_data_released_after_the_sta_reset_is_not_waited_for),
+        cmocka_unit_test(test_data_released_after_the_sta_reset_drains_with_the_stas_rsts),
         cmocka_unit_test(test_fin_from_the_sta_drains_the_data_it_acknowledges),
         cmocka_unit_test(test_fin_from_the_sta_ends_its_uplink_transfer),
         cmocka_unit_test(test_uplink_drain_ends_when_acked_bytes_come_back),
