@@ -29,21 +29,18 @@ static void set_err(char *err, size_t errlen, const char *msg, const char *arg)
         snprintf(err, errlen, msg, arg);
 }
 
-static uint16_t pair_by_name(const struct adw_config *c, const char *name)
+static uint16_t pair_by_name(const struct adw_plan *p, const char *name)
 {
-    char buf[ADW_PAIR_NAME_LEN];
-    for (uint16_t q = 0; q < c->n_stas; q++) {
-        adw_config_pair_name(c, q, buf, sizeof(buf));
-        if (strcmp(buf, name) == 0)
+    for (uint16_t q = 0; q < p->cfg->n_stas; q++)
+        if (strcmp(p->pair_name[q], name) == 0)
             return q;
-    }
     return ADW_PAIR_NONE;
 }
 
 int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t rate_bps, uint64_t now_ns, char *err,
                          size_t errlen)
 {
-    uint16_t q = pair_name != NULL ? pair_by_name(s->plan->cfg, pair_name) : ADW_PAIR_NONE;
+    uint16_t q = pair_name != NULL ? pair_by_name(s->plan, pair_name) : ADW_PAIR_NONE;
     if (q == ADW_PAIR_NONE) {
         set_err(err, errlen, "pacing: unknown pair \"%s\" (not in the configuration in force)",
                 pair_name != NULL ? pair_name : "(null)");

@@ -121,6 +121,21 @@ bool adw_plan_conflict(const struct adw_plan *p, uint16_t a, uint16_t b)
     return false;
 }
 
+static int build_names(struct adw_plan *p)
+{
+    const struct adw_config *c = p->cfg;
+    size_t n = c->n_stas ? c->n_stas : 1u;
+    p->pair_name = malloc(n * sizeof(*p->pair_name));
+    p->pair_name_len = malloc(n);
+    if (p->pair_name == NULL || p->pair_name_len == NULL)
+        return -1;
+    for (uint16_t q = 0; q < c->n_stas; q++) {
+        adw_config_pair_name(c, q, p->pair_name[q], sizeof(p->pair_name[q]));
+        p->pair_name_len[q] = (uint8_t)strlen(p->pair_name[q]);
+    }
+    return 0;
+}
+
 void adw_plan_free(struct adw_plan *p)
 {
     if (p == NULL)
@@ -128,6 +143,8 @@ void adw_plan_free(struct adw_plan *p)
     adw_pair_table_free(&p->table);
     free(p->conflict_off);
     free(p->conflict_list);
+    free(p->pair_name);
+    free(p->pair_name_len);
     free(p->cfg);
     free(p);
 }
@@ -144,7 +161,8 @@ struct adw_plan *adw_plan_build(const struct adw_config *cfg, const struct adw_p
         return NULL;
     }
     memcpy(p->cfg, cfg, sizeof(*cfg));
-    if (adw_pair_table_build(&p->table, p->cfg) != 0 || build_conflicts(p) != 0 || assign_slots(p, current) != 0) {
+    if (adw_pair_table_build(&p->table, p->cfg) != 0 || build_conflicts(p) != 0 || assign_slots(p, current) != 0
+        || build_names(p) != 0) {
         adw_plan_free(p);
         snprintf(err, errlen, "out of memory (or more than %u pairs across versions)", ADW_MAX_PAIRS);
         return NULL;

@@ -37,7 +37,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         ps->tput_bps = ps->tput_bps > 0 ? ps->tput_bps + ADW_TPUT_EWMA * (inst - ps->tput_bps) : inst;
         struct adw_pair_report *r = &e->pairs[q];
         r->pair = q;
-        adw_config_pair_name(p->cfg, q, r->name, sizeof(r->name));
+        memcpy(r->name, p->pair_name[q], p->pair_name_len[q] + 1u);
         r->mode = adw_pacer_active(&ps->pacer) ? ADW_MODE_PACED : ADW_MODE_SLICED;
         r->reassigned = ps->frame_reassigned;
         r->s_ns = ps->frame_s_ns;
