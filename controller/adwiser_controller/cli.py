@@ -135,10 +135,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _cmd_aggregation_loop(args: argparse.Namespace) -> int:
     import asyncio
 
+    from .aggregation import bottleneck
     from .aggregation.runner import run_forever
 
     try:
-        asyncio.run(run_forever(args.redis_url, args.appliance or None))
+        model = (bottleneck.load_model(args.bottleneck_model) if args.bottleneck_model
+                 else bottleneck.default_model())
+    except bottleneck.ModelError as e:
+        print(f"aggregation-loop: {e}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(run_forever(args.redis_url, args.appliance or None, model=model))
     except KeyboardInterrupt:
         pass
     return 0
@@ -195,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run the aggregation-target loops (000 §VI) of the appliances against Redis")
     ag.add_argument("--redis-url", default=DEFAULT_REDIS)
     ag.add_argument("--appliance", action="append", default=[], help="only this appliance (repeatable); default all")
+    ag.add_argument("--bottleneck-model", metavar="FILE", default=None,
+                    help="bottleneck classifier coefficients (001 §5); default $ADWISER_BOTTLENECK_MODEL or "
+                         "configs/bottleneck_model.json")
     ag.set_defaults(fn=_cmd_aggregation_loop)
     return p
 

@@ -173,11 +173,6 @@ def test_classifier_keeps_ap_queue_overflow_on_the_wlan_side() -> None:
     assert w.classify(target=40.0).bottleneck == "wlan"
 
 
-def test_classifier_keeps_low_aggregation_without_loss_on_the_wlan_side() -> None:
-    w = _full_window(aggregation=8.0, sent=1000, lost=0)
-    assert w.classify(target=32.0).bottleneck == "wlan"
-
-
 def test_classifier_says_backhaul_for_aggregation_far_below_target_without_loss() -> None:
     # aggtarget-backhaul: a 100 Mbit/s backhaul with a deep buffer, A-MPDUs of about 6 MPDUs
     # against a target of 48, no loss in the last p packets

@@ -35,29 +35,97 @@ rate, is WLAN, and the loop tracks again. Loss the appliance causes itself
 backhaul either.
 
 (iii) The n samples share one weight (their mean), the paper's n = 5 weights
-being near-equal by symmetry. The coefficients below are NOT fitted on
-measurements: they are set by hand from the geometry of 001 Fig. 19(b) so that
-a pair at its target without loss is WLAN (P ≈ 0.007), low aggregation with
-about 1 % loss is backhaul, aggregation below 1/6 of the target is backhaul
-even without loss (a deep backhaul buffer: TCP loses a few packets every few
-seconds, L^p is 0 in most windows), aggregation between 1/6 of the target and
-the target without loss (the start-up ramp, an application that sends less
-than its rate) and loss with high aggregation (AP queue overflow) stay WLAN.
-They are hand-set-2's; only the reference of the aggregation feature (i) and
-the pacer-limited rule (ii) changed. Fitting them on the testbed's ground
-truth (scikit-learn, like the ACK-burst estimator) is future work; the
-version string travels with every status written.
+being near-equal by symmetry.
+
+The coefficients are FITTED, the paper's way (001 §5.2.1), on the testbed:
+runs of the aggregation-target policy with the backhaul limited (40-120
+Mbit/s, below the WLAN's ~150 Mbit/s) and unlimited (none, 250, 300 Mbit/s),
+each 0.5 s step labelled by which link was the narrower
+(testbed/runner/bottleneck_capture.py, bottleneck_train.py: scikit-learn
+logistic regression). They are shipped as a versioned file,
+configs/bottleneck_model.json (`ADWISER_BOTTLENECK_MODEL` or
+`aggregation-loop --bottleneck-model FILE` name another), loaded once at the
+loop's start; a malformed file is refused naming the field. The version
+string travels with every status written. (Before: hand-set-3, θ = (1, -6,
+200) set from the geometry of Fig. 19(b); it put the aggtarget-backhaul run at
+p 0.50-0.58, on the boundary.)
 """
 from __future__ import annotations
 
+import json
 import math
+import os
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
-COEFFICIENTS_VERSION = "hand-set-3"  # hand-set-2's θ; aggregation / N_target, pacer-limited rule
-THETA0 = 1.0
-THETA_N = -6.0
-THETA_L = 200.0
+MODEL_KIND = "adwiser-bottleneck-classifier"
+FEATURES = ("agg_ratio", "loss")   # what PairWindow.classify computes, in this order
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parents[3] / "configs" / "bottleneck_model.json"
+MODEL_ENV = "ADWISER_BOTTLENECK_MODEL"
+
+
+class ModelError(ValueError):
+    """The coefficient file is missing or malformed; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Model:
+    version: str
+    intercept: float
+    coef_agg_ratio: float
+    coef_loss: float
+    threshold: float = 0.5
+
+
+def _number(doc: dict[str, Any], key: str, where: str) -> float:
+    v = doc.get(key)
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        raise ModelError(f"{where}: {key}: expected a finite number, got {v!r}")
+    return float(v)
+
+
+def parse_model(doc: Any, where: str = "bottleneck model") -> Model:
+    if not isinstance(doc, dict):
+        raise ModelError(f"{where}: expected a JSON object, got {type(doc).__name__}")
+    if doc.get("model") != MODEL_KIND:
+        raise ModelError(f"{where}: model: expected {MODEL_KIND!r}, got {doc.get('model')!r}")
+    version = doc.get("version")
+    if not isinstance(version, str) or not version.strip():
+        raise ModelError(f"{where}: version: expected a non-empty string, got {version!r}")
+    if doc.get("features") != list(FEATURES):
+        raise ModelError(f"{where}: features: expected {list(FEATURES)} (what the controller computes), "
+                         f"got {doc.get('features')!r}")
+    coef = doc.get("coef")
+    if not isinstance(coef, dict) or set(coef) != set(FEATURES):
+        raise ModelError(f"{where}: coef: expected an object with exactly {list(FEATURES)}, got {coef!r}")
+    threshold = _number(doc, "threshold", where) if "threshold" in doc else 0.5
+    if not 0.0 < threshold < 1.0:
+        raise ModelError(f"{where}: threshold: expected 0 < threshold < 1, got {threshold!r}")
+    return Model(version=version, intercept=_number(doc, "intercept", where),
+                 coef_agg_ratio=_number(coef, "agg_ratio", f"{where}: coef"),
+                 coef_loss=_number(coef, "loss", f"{where}: coef"), threshold=threshold)
+
+
+def load_model(path: str | os.PathLike[str]) -> Model:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ModelError(f"{p}: cannot read the bottleneck classifier's coefficients: {e.strerror or e}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ModelError(f"{p}: not JSON: {e}") from None
+    return parse_model(doc, str(p))
+
+
+@lru_cache(maxsize=1)
+def default_model() -> Model:
+    """The shipped file, or the one $ADWISER_BOTTLENECK_MODEL names."""
+    return load_model(os.environ.get(MODEL_ENV) or DEFAULT_MODEL_PATH)
 
 
 @dataclass(frozen=True)
@@ -68,8 +136,9 @@ class Verdict:
     loss: float | None        # L^p
 
 
-def p_backhaul(agg_ratio: float, loss: float) -> float:
-    logit = THETA0 + THETA_N * agg_ratio + THETA_L * loss
+def p_backhaul(agg_ratio: float, loss: float, model: Model | None = None) -> float:
+    m = model or default_model()
+    logit = m.intercept + m.coef_agg_ratio * agg_ratio + m.coef_loss * loss
     if logit >= 0:
         return 1.0 / (1.0 + math.exp(-logit))
     e = math.exp(logit)
@@ -105,12 +174,14 @@ class PairWindow:
             return None
         return lost / (total + lost)
 
-    def classify(self, target: float, pacer_limited: bool = False) -> Verdict:
+    def classify(self, target: float, pacer_limited: bool = False, model: Model | None = None) -> Verdict:
         """`target`: the N_target the loop asked of the AP for the slot just measured;
-        `pacer_limited`: the pair carried (nearly) its paced rate over that slot (docstring (ii))."""
+        `pacer_limited`: the pair carried (nearly) its paced rate over that slot (docstring (ii));
+        `model`: the coefficients (default: default_model())."""
         if len(self.agg) < self.n or target <= 0:
             return Verdict("unknown", None, None, self.loss())
         ratio = sum(self.agg) / len(self.agg) / target
         loss = self.loss() or 0.0
-        p = p_backhaul(ratio, loss)
-        return Verdict("backhaul" if p > 0.5 and not pacer_limited else "wlan", p, ratio, loss)
+        m = model or default_model()
+        p = p_backhaul(ratio, loss, m)
+        return Verdict("backhaul" if p > m.threshold and not pacer_limited else "wlan", p, ratio, loss)

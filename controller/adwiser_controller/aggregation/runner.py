@@ -111,8 +111,11 @@ def _overrides(cfg: AdwiserConfig) -> dict[str, tuple[int | None, float | None]]
 
 
 class AggregationRunner:
-    def __init__(self, r: aioredis.Redis):
+    def __init__(self, r: aioredis.Redis, model: bn.Model | None = None):
         self.r = r
+        # the bottleneck classifier's coefficients (bottleneck.py), loaded once: a malformed file stops
+        # the loop at its start rather than at its first classification
+        self.model = model or bn.default_model()
         self.state: dict[str, ApplianceLoops] = {}
 
     async def _read_telemetry(self, st: ApplianceLoops, pairs: set[str]) -> dict[str, PairTelemetry]:
@@ -251,7 +254,7 @@ class AggregationRunner:
                 carried = meas[p].delivered_pps
                 pacer_limited = (carried is not None and paced is not None
                                  and carried >= (1.0 - PACER_SLACK) * paced)
-                verdicts[p] = st.windows[p].classify(target or 0.0, pacer_limited)
+                verdicts[p] = st.windows[p].classify(target or 0.0, pacer_limited, self.model)
                 if verdicts[p].bottleneck == "backhaul":
                     hold.add(p)
             if prev is None or not meas:
@@ -285,7 +288,7 @@ class AggregationRunner:
         await self._apply(st, rates_bps)
         await self._release(st, controlled)
         status = {"appliance_id": aid, "version": version, "enabled": True, "ts": now_s, "delta_s": at.delta_s,
-                  "classifier": bn.COEFFICIENTS_VERSION, "aps": aps_status}
+                  "classifier": self.model.version, "aps": aps_status}
         pipe = self.r.pipeline(transaction=True)
         pipe.set(keys.appliance(aid, "aggregation"), json.dumps(status))
         for entry in xadd:
@@ -320,10 +323,11 @@ class AggregationRunner:
 
 
 async def run_forever(redis_url: str, appliances: list[str] | None, period_s: float = 0.05,
-                      stop: asyncio.Event | None = None) -> None:
+                      stop: asyncio.Event | None = None, model: bn.Model | None = None) -> None:
     """Wall-clock driver: looks every `period_s` whether a Δ has passed per appliance."""
+    model = model or bn.default_model()
     r = aioredis.from_url(redis_url, decode_responses=True)
-    runner = AggregationRunner(r)
+    runner = AggregationRunner(r, model)
     try:
         while stop is None or not stop.is_set():
             try:
