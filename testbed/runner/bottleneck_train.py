@@ -243,6 +243,7 @@ def train(runs: list[dict[str, Any]], model_path: Path = MODEL, result_path: Pat
             ph = _p(HAND_SET_3[0], list(HAND_SET_3[1:]), s["x"])
             row = {"y": s["y"], "pred_model": pm, "pred_verdict": int(pm and not s["pacer_limited"]),
                    "pred_hand": int(ph > 0.5), "backhaul_mbit": r.get("backhaul_mbit") or "none",
+                   "t_bar_ms": r.get("t_bar_ms"),
                    "rate_bin_mbit": _rate_bin(s["carried_mbit"]), "p": p}
             rows.append(row)
         evald += rows
@@ -298,6 +299,11 @@ def train(runs: list[dict[str, Any]], model_path: Path = MODEL, result_path: Pat
                     "hand_set_3_model": _scores(ys, [s["pred_hand"] for s in evald])},
         "by_backhaul_mbit": _group(evald, "backhaul_mbit"),
         "by_carried_rate_mbit": _group(evald, "rate_bin_mbit"),
+        "by_t_bar_ms": _group(evald, "t_bar_ms"),
+        "note": "hand_set_3_model scores hand-set-3's θ on the same feature values; the runs were not all captured "
+                "under it (runs[].captured_with): a classifier in the loop holds the pair's rate, which shapes "
+                "N_target and so agg_ratio, so this is not hand-set-3's closed-loop accuracy. The verdict adds "
+                "the pacer-limited rule with the carried/paced rates of the loop history.",
         "runs": per_run,
     }
     result_path.write_text(json.dumps(doc, indent=1) + "\n")

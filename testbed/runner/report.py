@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from . import groundtruth, report_ack_burst, report_aggtarget, report_mixed  # noqa: E402
+from . import groundtruth, report_ack_burst, report_aggtarget, report_bottleneck, report_mixed  # noqa: E402
 from .experiment import RESULTS  # noqa: E402
 
 # 004 §6, Table 3 (downlink) and Table 4 (uplink): θ1, V1, θ2, V2, utility.
@@ -372,6 +372,7 @@ def write_report(results_dir: Path = RESULTS) -> Path:
     lines += report_mixed.section_lines(docs)
     lines += report_aggtarget.section_lines(results_dir)
     lines += report_ack_burst.section_lines(results_dir)
+    lines += report_bottleneck.section_lines(results_dir)
     lines += ["## Fail-open (issue 10: interruption when something fails)", "", *failopen_lines(results_dir)]
     lines += ["## Slice-map apply under traffic (issue 6: apply -> dataplane running the version)", "",
               *apply_lines(results_dir)]
