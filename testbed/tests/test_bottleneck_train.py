@@ -62,8 +62,8 @@ def test_fit_writes_a_model_the_controller_loads_and_that_separates_the_cases(tm
 def test_report_section_tables_the_held_out_figures_by_backhaul_rate(tmp_path: Path) -> None:
     from runner import report_bottleneck
 
-    runs = [_run("none-a", None, 1.0, 150e6, seed=1), _run("100-a", 100.0, 0.15, 140e6, seed=3),
-            _run("60-a", 60.0, 0.1, 140e6, seed=4)]
+    runs = [_run("none-a", None, 1.0, 150e6, seed=1), _run("none-b", None, 0.9, 150e6, seed=2),
+            _run("100-a", 100.0, 0.15, 140e6, seed=3), _run("60-a", 60.0, 0.1, 140e6, seed=4)]
     bt.train(runs, tmp_path / "model.json", tmp_path / "bottleneck-classifier.json")
     text = "\n".join(report_bottleneck.section_lines(tmp_path))
     assert "| 60.0 |" in text and "| 100.0 |" in text and "| none |" in text
