@@ -40,6 +40,8 @@ struct dp_counters {
     uint64_t vlan_unknown;     /* frames on a VLAN trunk with a VLAN id of no AP (taken as its first AP's) */
 };
 
+#define DP_RX_SECONDS 120         /* loop seconds whose receive count --stats keeps */
+
 struct dp_engine {
     const struct dp_options *opt;  /* command line (not owned) */
     struct adw_config *cfg;        /* configuration in force (owned) */
@@ -63,6 +65,10 @@ struct dp_engine {
     struct pacing_table *pacing;   /* pacing rates in force (--pacing, then the Redis hash), NULL = none */
     uint64_t pacing_swaps_seen;    /* core's config_swaps when the rates were last applied */
     uint32_t ack_model_version;    /* version of the --ack-model file loaded, 0 = none */
+    /* c.rx_pkts at each whole second of the loop (DPDK backend), for per-second rates like testpmd's
+     * --stats-period 1 (`make bench` compares the two by the median of the same 1-s periods). */
+    uint64_t rx_per_s[DP_RX_SECONDS];
+    unsigned n_rx_per_s;
 };
 
 extern volatile sig_atomic_t dp_stop_requested;    /* SIGTERM / SIGINT */

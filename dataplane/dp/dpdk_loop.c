@@ -366,6 +366,8 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
             }
         }
         now = dpdk_clock_ns();
+        if (e->n_rx_per_s < DP_RX_SECONDS && now - start >= (e->n_rx_per_s + 1) * 1000000000ull)
+            e->rx_per_s[e->n_rx_per_s++] = e->c.rx_pkts;
         dp_engine_tick(e, now, due);
         moved += release_due(&x, out, burst, now);
         flush_tx(&x);

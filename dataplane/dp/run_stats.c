@@ -77,6 +77,13 @@ void run_stats_write(const struct dp_engine *e, const char *path)
         "p99_us", slice_lateness_quantile_us(&e->lateness, 0.99),
         "p999_us", slice_lateness_quantile_us(&e->lateness, 0.999),
         "max_us", (double)e->lateness.max_ns / 1000.0);
+    json_t *per_s = json_array();
+    for (unsigned i = 0; i < e->n_rx_per_s; i++)
+        json_array_append_new(per_s, json_integer((json_int_t)e->rx_per_s[i]));
+    if (doc)
+        json_object_set_new(doc, "rx_pkts_at_each_second", per_s);
+    else
+        json_decref(per_s);
     if (!doc || json_dump_file(doc, path, JSON_INDENT(1)) != 0)
         fprintf(stderr, "adwiser-dp: cannot write --stats %s\n", path);
     json_decref(doc);
