@@ -65,7 +65,7 @@ DATA = RESULTS / "bottleneck-training-runs.json"   # the runs' loop histories, c
 KEEP = ("ts", "n_target", "mu_n", "pace_bps", "delivered_bps", "agg_ratio", "loss", "p_backhaul", "bottleneck",
         "state")
 MODEL = REPO / "configs" / "bottleneck_model.json"
-MODEL_VERSION = "fitted-1"
+MODEL_VERSION = "fitted-2"   # fitted-1: the interim fit of eb78004 (10 runs, T-bar 5 ms)
 FEATURES = ("agg_ratio", "loss")
 PACER_SLACK = 0.10        # controller aggregation/loop.py: carried >= 90 % of x is pacer-limited
 CLEAR_BELOW = 0.85        # B <= 0.85 C: the backhaul is the narrower link
@@ -177,12 +177,20 @@ def _scores(ys: list[int], preds: list[int]) -> dict[str, Any]:
     return out
 
 
+def _order(key: str) -> float:
+    """Groups in numeric order ("none", no backhaul limit, last)."""
+    try:
+        return float(key.split("-")[0].lstrip(">="))
+    except ValueError:
+        return math.inf
+
+
 def _group(evald: list[dict[str, Any]], key: str) -> dict[str, Any]:
     groups: dict[str, list[dict[str, Any]]] = {}
     for s in evald:
         groups.setdefault(str(s[key]), []).append(s)
     out: dict[str, Any] = {}
-    for g, ss in groups.items():
+    for g, ss in sorted(groups.items(), key=lambda kv: _order(kv[0])):
         ys = [s["y"] for s in ss]
         out[g] = {"model": _scores(ys, [s["pred_model"] for s in ss]),
                   "verdict": _scores(ys, [s["pred_verdict"] for s in ss]),
