@@ -172,6 +172,7 @@ struct adw_plan *adw_plan_build(const struct adw_config *cfg, const struct adw_p
         p->frame_ns += c->slices[sl].duration_ns;
         for (unsigned i = 0; i < c->slices[sl].n_pairs; i++) {
             uint16_t q = c->slices[sl].pairs[i];
+            p->slice_mask[q] |= 1ull << sl;
             if (p->s_ns[q] == 0)
                 p->s_ref_ns[q] = c->slices[sl].duration_ns;
             p->s_ns[q] += c->slices[sl].duration_ns;

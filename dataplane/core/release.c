@@ -357,10 +357,10 @@ bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t n
     if (ps->drain.start_ns < slice_start || now_ns + ADW_REFILL_MIN_NS > slice_end ||
         ps->refill_slice_ns == slice_start + 1)
         return false; /* a batch of an earlier slice, too little time left, or refilled already */
-    const struct adw_slice_cfg *sl = &s->plan->cfg->slices[c->slice];
-    bool own = s->given_to[c->slice] == ps->pair;
-    for (unsigned i = 0; i < sl->n_pairs && !own; i++)
-        own = sl->pairs[i] == ps->pair && s->given_to[c->slice] == ADW_PAIR_NONE;
+    /* The slice is the pair's: given to it, or one of its pairs' and not given away. From the plan's slice mask,
+     * not a scan of the slice's pairs at every drain end (2,048 per slice in `make bench`: ~1.9 % of its samples). */
+    bool own = s->given_to[c->slice] == ps->pair ||
+               (s->given_to[c->slice] == ADW_PAIR_NONE && (s->plan->slice_mask[ps->pair] >> c->slice & 1u));
     if (!own || batch_held_back(s, ps->pair, now_ns))
         return false;
     uint64_t first_ns = ps->drain.start_ns, first_s_ns = ps->batch_s_ns;

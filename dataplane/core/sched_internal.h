@@ -38,6 +38,7 @@ struct adw_plan {
     uint64_t s_ns[ADW_MAX_PAIRS];            /* slice time of each pair per frame, ns */
     uint64_t s_ref_ns[ADW_MAX_PAIRS];        /* length of the pair's first slice, ns: r is the batch for it and
                                                 scales with the length of any other slice it is released into */
+    uint64_t slice_mask[ADW_MAX_PAIRS];      /* bit s: the pair is one of slices[s].pairs (ADW_MAX_SLICES <= 64) */
     uint64_t frame_ns;                       /* frame length, ns */
     uint32_t *conflict_off;                  /* CSR: conflicts of pair p are conflict_list[off[p]..off[p+1]) */
     uint16_t *conflict_list;
@@ -48,6 +49,7 @@ struct adw_plan {
     char (*pair_name)[ADW_PAIR_NAME_LEN];
     uint8_t *pair_name_len;                  /* strlen of each */
 };
+_Static_assert(ADW_MAX_SLICES <= 64, "struct adw_plan.slice_mask has one bit per slice");
 
 /*
  * Per-pair runtime state, one per slot. With thousands of pairs (4096 in
