@@ -1,0 +1,65 @@
+"""The start of the inner-outer loops of 000 §VI (aggregation/loop.py): where a pair starts and
+what the first slot, which was paced at none of the loop's rates, may change."""
+
+from __future__ import annotations
+
+import pytest
+from aggregation_plant import Plant
+
+from adwiser_controller.aggregation.loop import LoopParams, LoopState, StaMeasurement, initial, step
+
+
+def test_the_first_pair_is_not_stepped_on_the_slot_it_joined_in() -> None:
+    # The runner's loop after slots without a PHY rate ('no_rate'): an empty state. The slot in
+    # which the rate first appears was not paced at any x of the loop's (the pair went unpaced),
+    # so its μ̃ must move neither ν (43), nor ĉ (40), nor z (45).
+    params = LoopParams(t_bar_s=0.0015, n_bar=28.95, c_init_s=250e-6)
+    unpaced = {"ap1/sta1": StaMeasurement(358e6, mu_n=20.0, delivered_pps=12000.0)}
+    res = step(params, LoopState(), unpaced, now_s=1.0)
+    start = initial(params, {"ap1/sta1": StaMeasurement(358e6, None)})
+    assert res.state.nu == 1.0
+    assert res.state.c_hat == params.c_init_s and res.c_check is None
+    assert res.state.z == start.z and res.state.n_target == start.n_target
+    assert res.rates_pps == pytest.approx(start.x)
+    assert res.state.k == 1 and res.state.t_s == 1.0
+
+
+def test_a_joining_slow_pair_leaves_nu_and_c_hat_alone_until_a_slot_paced_at_its_rate() -> None:
+    params = LoopParams(t_bar_s=0.005, n_bar=48, c_init_s=300e-6)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/fast": 300e6})
+    st = initial(params, {"ap/fast": StaMeasurement(300e6, None)})
+    for k in range(60):
+        mu = plant.aggregation(st.x)
+        st = step(params, st, {"ap/fast": StaMeasurement(300e6, mu["ap/fast"])}, now_s=0.5 * (k + 1)).state
+    # a slower pair (station 1 from now on) joins; its μ̃ was measured while it went unpaced
+    mu_fast = plant.aggregation(st.x)["ap/fast"]
+    meas = {"ap/fast": StaMeasurement(300e6, mu_fast), "ap/slow": StaMeasurement(60e6, 40.0)}
+    res = step(params, st, meas, now_s=31.0)
+    assert res.state.nu == st.nu
+    assert res.state.c_hat == st.c_hat and res.c_check is None
+    assert res.state.z["ap/slow"] == pytest.approx(st.nu * 1.0)                # its share νW_1 of ν
+    assert res.state.z["ap/fast"] == pytest.approx(st.z["ap/fast"] + params.k1 * (st.n_target["ap/fast"] - mu_fast))
+    # the next slot was paced at its rate: both loops move again
+    plant.rates_bps["ap/slow"] = 60e6
+    mu = plant.aggregation(res.state.x)
+    nxt = step(params, res.state, {s: StaMeasurement(plant.rates_bps[s], mu[s]) for s in mu}, now_s=31.5)
+    assert nxt.c_check is not None and nxt.state.nu != res.state.nu
+
+
+def test_startup_from_nu_one_keeps_the_delay_under_tbar_while_c_hat_underestimates_c() -> None:
+    # aggtarget-1sta-lowdelay's plant: T-bar 1.5 ms, c about 0.75 ms (č 0.5-0.86 ms in the testbed's
+    # loop history), ĉ from 250 us. Starting at the bottom of Lemma 2's range (ν(1) = 1) the ramp
+    # approaches the target from below: the AP's delay never exceeds T-bar on the way up, at the
+    # cost of the start-up time (000 (51): ν grows by at most 1 + K2 (T̄ - c)/c per Δ, about 1.2 here).
+    params = LoopParams(t_bar_s=0.0015, n_bar=28.95, c_init_s=250e-6)
+    plant = Plant(c_s=750e-6, rates_bps={"ap1/sta1": 358e6})
+    st = initial(params, {"ap1/sta1": StaMeasurement(358e6, None)})
+    delays = []
+    for k in range(200):
+        mu = plant.aggregation(st.x)
+        delays.append(plant.delay_s(mu))
+        st = step(params, st, {"ap1/sta1": StaMeasurement(358e6, mu["ap1/sta1"])}, now_s=0.5 * (k + 1)).state
+    assert max(delays) <= 0.0015 * 1.02
+    assert delays[-1] == pytest.approx(0.0015, rel=0.05)
+    nu_star = (params.t_bar_s - plant.c_s) / plant.w("ap1/sta1")                 # Lemma 2 (i)
+    assert st.nu == pytest.approx(nu_star, rel=0.05)
