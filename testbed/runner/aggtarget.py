@@ -396,6 +396,18 @@ def second_half_mbps(series: list[tuple[float, float]]) -> float | None:
     return round(sum(tail) / len(tail), 3) if tail else None
 
 
+def startup_s(loop: list[dict[str, Any]]) -> float | None:
+    """Seconds from the loop's first paced step until ν first reaches 90 % of its mean over the
+    second half of the run: the start-up ramp from ν(1) = 1, whose length the outer loop sets
+    (000 (51): ν grows by at most 1 + K2 (T̄ - c)/c per Δ, so slowly when T̄ is near c)."""
+    steps = [h for h in loop if h.get("x_pps") and h.get("nu") is not None and h.get("unix") is not None]
+    if len(steps) < 4:
+        return None
+    settled = statistics.fmean(float(h["nu"]) for h in steps[len(steps) // 2:])
+    first = next((h for h in steps if float(h["nu"]) >= 0.9 * settled), None)
+    return round(first["unix"] - steps[0]["unix"], 2) if first is not None else None
+
+
 def step_figures(rows: list[tuple[float, float, float]], step_unix: float, t_bar_ms: float,
                  loop: list[dict[str, Any]], window_s: float = 0.5, hold_s: float = 1.0) -> dict[str, Any]:
     """Delay before/after the step and the recovery time: from the step to the first instant after
@@ -631,6 +643,7 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
         g: dict[str, Any] = {}
         loop = p.get("loop") or []
         tail = loop[len(loop) // 2:]  # second half of the run: after the start-up transient
+        g["startup_s"] = startup_s(loop)
         g["backhaul_bottleneck_frac"] = round(sum(1 for h in tail if h.get("bottleneck") == "backhaul")
                                               / len(tail), 3) if tail else None
         # N-bar binds when the target of the AP's fastest pair sits at N-bar (000 §V-C: the AP's
