@@ -181,3 +181,11 @@ def test_startup_is_the_time_until_nu_first_reaches_90pct_of_its_second_half_mea
     pair = {"ap": "ap1", "sta": "sta1", "throughput_mbps": 90.0, "mean_delay_ms": 1.5, "loop": ramp}
     g = aggtarget.goals(aggtarget.SCENARIOS["aggtarget-1sta-lowdelay"], {"aggtarget": {"pairs": [pair]}})
     assert g["ap1/sta1"]["startup_s"] == 8.5
+
+
+def test_second_half_delay_is_the_mean_probe_delay_after_the_midpoint_of_the_series() -> None:
+    series = [(100.0 + t, 1.0 if t < 10 else 2.0) for t in range(21)]  # below T-bar on the ramp, above after
+    assert aggtarget.second_half_delay_ms(series) == 2.0
+    pair = {"ap": "ap1", "sta": "sta1", "throughput_mbps": 90.0, "mean_delay_ms": 1.5, "delay_series": series}
+    g = aggtarget.goals(aggtarget.SCENARIOS["aggtarget-1sta-lowdelay"], {"aggtarget": {"pairs": [pair]}})
+    assert g["ap1/sta1"]["delay_within_20pct"] and g["ap1/sta1"]["second_half_delay_error_frac"] == 0.333
