@@ -1,0 +1,47 @@
+"""The uplink overflow split (runner/overflow_breakdown.py) on a hand-made run:
+one frame of two 20 ms slices, AP1's ACK batch numbered 10 by the emulator."""
+import json
+from pathlib import Path
+
+from runner import groundtruth, overflow_breakdown, slice_overflow
+
+T0_NS = 1_000_000_000
+FRAMES = [{"type": "frame", "ts_ns": T0_NS + k * 40_000_000,
+           "slices": [{"duration_ms": 20.0, "pairs": ["ap1/sta1"]}, {"duration_ms": 20.0, "pairs": ["ap2/sta2"]}]}
+          for k in range(2)]
+
+
+def _ppdu(start_us: int, dur_us: int, src: str, dst: str, ids: list[int]) -> dict:
+    return {"start_us": start_us, "duration_us": dur_us, "src": src, "dst": dst, "mcs": 15, "phy_mbps": 144.4,
+            "mpdus": len(ids), "ok": len(ids), "collided": False, "ids": ids, "ok_mask": "1" * len(ids)}
+
+
+PPDUS = [
+    _ppdu(100, 60, "ap1", "sta1", [10]),           # the slice's ACK batch
+    _ppdu(1_000, 1_000, "sta1", "ap1", [5, 6]),    # queued before it, sent inside the slice
+    _ppdu(21_000, 1_000, "sta1", "ap1", [7]),      # queued before it, sent after the slice
+    _ppdu(23_000, 2_000, "sta1", "ap1", [11, 12]),  # freed by the batch, sent after the slice
+    _ppdu(25_500, 500, "sta1", "ap1", [7]),        # a MAC retry of 7, after the slice
+]
+
+
+def test_sta_data_queued_before_the_slices_acks_is_split_from_the_data_the_batch_freed(tmp_path: Path) -> None:
+    res = overflow_breakdown.breakdown(FRAMES, PPDUS, T0_NS)["ap1/sta1"]
+    slice_us = 2 * 20_000
+    assert res["sta_backlog"] == round(1_500 / slice_us, 5)
+    assert res["sta_batch"] == round(2_000 / slice_us, 5)
+    assert res["retried"] == round(500 / slice_us, 5)
+    assert res["ap"] == 0.0
+    # the batch's data ended 25 ms after the slice start: over the 20 ms slice
+    assert res["air_drain_ms"]["p50"] == 25.0 and res["air_drain_ms"]["over_slice"] == 1.0
+    # the same total as the runner's slice overflow
+    gt = tmp_path / "gt.jsonl"
+    gt.write_text("".join(json.dumps(p) + "\n" for p in PPDUS))
+    total = slice_overflow.overflow_fraction(FRAMES, groundtruth.read(gt), T0_NS)["ap1/sta1"]
+    assert res["overflow"] == round(total, 5)
+
+
+def test_sta_queue_wait_lower_bound_is_first_send_minus_the_latest_possible_arrival() -> None:
+    waits = overflow_breakdown.sta_wait_lower_bound_us(PPDUS)
+    # 5, 6 and 7 arrived before the ACK numbered 10, on the air at 100 µs; 11 and 12 no later than their send
+    assert list(waits["sta1"]) == [900.0, 900.0, 20_900.0, 0.0, 0.0]
