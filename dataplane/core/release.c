@@ -133,8 +133,8 @@ static void close_stale_drain(struct adw_sched *s, struct adw_pair_state *ps, ui
 #define RELEASE_AHEAD 8u /* nodes of each queue requested from the cache ahead of their release */
 
 /* TS-ABR-QD batch (004 §5): r_i(k) packets at the slice start, or what there is. A drain of the pair still
- * open then is closed first (capped), so r is updated before it sizes this batch. */
-static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t s_ns, uint64_t now_ns)
+ * open then is closed first (capped), so r is updated before it sizes this batch. Returns how many went. */
+static uint32_t release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t s_ns, uint64_t now_ns)
 {
     close_stale_drain(s, ps, now_ns);
     const struct adw_tsabr_policy *tp = &s->plan->cfg->policies.ts_abr_qd;
@@ -147,7 +147,7 @@ static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64
     uint32_t avail = ps->q_data.len + ps->q_ack.len;
     uint32_t n = avail < r ? avail : r;
     if (n == 0)
-        return;
+        return 0;
     adw_drain_begin(&ps->drain, now_ns);
     struct adw_fifo_ahead ahead_ack, ahead_data; /* the batch's nodes were queued long ago: fetched ahead */
     adw_fifo_ahead_start(&ahead_ack, &ps->q_ack, &s->pool, RELEASE_AHEAD);
@@ -169,6 +169,22 @@ static void release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64
         s->st.batches_underfilled++;
     adw_drain_end_release(&ps->drain);
     adw_astar_observe(&ps->astar, now_ns, ps->q_data.len + ps->q_ack.len, adw_tsabr_batch(&ps->tsabr, tp));
+    return n;
+}
+
+/*
+ * The batch of a slice (not a refill, which joins the drain before it). A batch of TCP packets that leaves
+ * nothing to wait for drained at once: V = 0 for eq. (1). That is a batch of the server's duplicate ACKs to an
+ * uplink sender in loss recovery: they acknowledge no new byte, so no uplink bytes are awaited (drain.h). Taking
+ * no sample left r where the loss had put it, r_min after the capped drains, and the STA's recovery was clocked
+ * by 2 of its ~120 queued ACKs per frame: uplink-20ms at 17:43, 40 frames (1.6 s) with r = 2, no drain sample
+ * and 75-155 ACKs queued, STA1 at 10-30 MPDUs per frame and then silent; iperf3 saw 2.5 s at 0 Mbit/s. Not
+ * packets of no tracked flow (UDP): there is still nothing to infer V from.
+ */
+static void release_slice_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t s_ns, uint64_t now_ns)
+{
+    if (release_batch(s, ps, s_ns, now_ns) > 0 && !ps->drain.open && ps->drain.n_tracked > 0)
+        adw_finish_drain(s, ps, 0, false, now_ns);
 }
 
 /*
@@ -294,7 +310,7 @@ void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force)
         uint64_t left = ps->defer_slice_end_ns - now_ns;
         if (left < ADW_SLICE_MIN_NS)
             left = ADW_SLICE_MIN_NS;
-        release_batch(s, ps, left, now_ns);
+        release_slice_batch(s, ps, left, now_ns);
     }
     s->n_deferred = kept;
 }
@@ -431,7 +447,7 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
                 if (batch_held_back(s, taker, now_ns))
                     defer_batch(s, ts, ev, sl->duration_ns, now_ns);
                 else
-                    release_batch(s, ts, sl->duration_ns, now_ns);
+                    release_slice_batch(s, ts, sl->duration_ns, now_ns);
                 ts->frame_s_ns += sl->duration_ns;
                 ps->frame_s_ns -= sl->duration_ns;
                 ps->frame_reassigned = true;
@@ -444,7 +460,7 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
         if (backlog && batch_held_back(s, q, now_ns))
             defer_batch(s, ps, ev, sl->duration_ns, now_ns);
         else
-            release_batch(s, ps, sl->duration_ns, now_ns);
+            release_slice_batch(s, ps, sl->duration_ns, now_ns);
     }
     for (unsigned i = 0; i < sl->n_pairs; i++)
         s->in_slice[sl->pairs[i]] = 0;

@@ -162,6 +162,29 @@ static void test_uplink_transfer_drain_ends_when_data_comes_back(void **st)
     free(c);
 }
 
+/* The server's duplicate ACKs (an uplink sender in loss recovery) acknowledge no new byte: their batch drains at
+ * once (V = 0), so r grows by a * S, rather than staying where the loss put it with the ACKs queued. */
+static void test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    for (unsigned i = 0; i < 200; i++) {
+        struct fb_tcp t = lab_down_tcp(0, 1, 0);
+        t.sport = 5201, t.dport = 41000, t.ack = 1000; /* all the same ACK number */
+        struct adw_pkt p = pkt_of(&t, 0);
+        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    }
+    assert_int_equal(drain_out(s, 0), 40);           /* r_init */
+    assert_int_equal(drain_out(s, 40 * MS), 40 + 20); /* r + a (1 packet/ms) x S (20 ms) */
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.drains_completed, 2);
+    adw_sched_free(s);
+    free(c);
+}
+
 static void test_every_packet_is_counted_exactly_once(void **st)
 {
     (void)st;
@@ -316,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_vlan_tagged_frame_is_managed),
         cmocka_unit_test(test_acks_are_isolated_from_data_in_the_batch),
         cmocka_unit_test(test_uplink_transfer_drain_ends_when_data_comes_back),
+        cmocka_unit_test(test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows),
         cmocka_unit_test(test_every_packet_is_counted_exactly_once),
         cmocka_unit_test(test_full_scale_every_pair_released_in_its_own_slice),
     };
