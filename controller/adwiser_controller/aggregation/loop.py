@@ -21,8 +21,8 @@ so that N_target ∝ MCS rate and every station gets the same airtime
 in G so that equal airtime also holds when N̄ binds (see nu_max). Production guards the paper is silent on:
 z is kept in [1, N_max] (an application that does not fill its rate would
 otherwise wind z up without bound); a station with no measurement this slot
-keeps its z; a pair that joins starts at its share of ν and enters (40), (43)
-and (45) from the first slot paced at its rate (the slot it joined in held none); z is not raised while a pair carries less than its paced rate
+keeps its z; a pair that joins starts at its share of ν and enters (40) and
+(45) from the first slot paced at its rate (the slot it joined in held none); z is not raised while a pair carries less than its paced rate
 (conditional integration: the pacer is not the limit then); č is only used when it is finite and positive and is clamped
 to [C_MIN_S, C_MAX_S]; while the bottleneck is the backhaul (001 §5) the
 loop holds z, ν, ĉ and the rates instead of chasing the target.
@@ -144,8 +144,8 @@ def _rates(w: dict[str, float], z: dict[str, float], c: float) -> dict[str, floa
 def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], now_s: float,
          hold: frozenset[str] = frozenset()) -> StepResult:
     """One Δ update. `stas` is the AP's current set of controlled pairs; a pair
-    joining starts at its share of the current ν (not stepped on the slot it joined in,
-    which was not paced at any rate of the loop's), a pair leaving is dropped.
+    joining starts at its share of the current ν (its z and ĉ are not moved by the slot it
+    joined in, which was not paced at any rate of the loop's), a pair leaving is dropped.
     Pairs in `hold` (bottleneck in the backhaul, 001 §5) keep z and their rate."""
     if not stas:
         return StepResult(replace(state, z={}, x={}, n_target={}, k=state.k + 1, t_s=now_s), {}, None)
@@ -158,12 +158,6 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
         state = replace(state, z={s: state.z.get(s, fresh.z[s]) for s in stas},
                         x={s: state.x.get(s, fresh.x[s]) for s in stas},
                         n_target={s: state.n_target.get(s, fresh.n_target[s]) for s in stas})
-    if joined == set(stas):
-        # Every pair is new (the loop's start, or its first pair once a PHY rate is known): no
-        # rate of theirs was held over the slot just ended, so μ̃(k) says nothing about x(k)
-        # and (40), (43) and (45) have nothing to work on. Start at the fresh state; the first
-        # step is taken on the first slot paced at these rates (000 §VI-A1, Fig. 6: H holds x(k)).
-        return StepResult(replace(state, k=state.k + 1, t_s=now_s, held=False), dict(state.x), None)
     held = {s for s in stas if s in hold}
     if held == set(stas):
         # 001 §5: the WLAN is not the bottleneck; the aggregation level says
@@ -174,7 +168,9 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
 
     # (40): č from the slot just ended (rates x(k) held, μ̃(k) measured), averaged over
     # the stations that were measured (each gives the same c in the model (7)). Not on a slot
-    # in which a pair joined: its x(k) was not held, so wᵀx(k) is not the load the AP carried.
+    # in which a pair joined (the loop's start, or its first pair once a PHY rate is known): its
+    # x(k) was not held over it (000 §VI-A1, Fig. 6: H holds x(k) over slot k), so neither its
+    # μ̃(k) nor wᵀx(k) is what the AP carried.
     wx = sum(w[s] * state.x[s] for s in stas)
     checks = [m.mu_n / state.x[s] * (1.0 - wx) for s, m in free.items()
               if m.mu_n is not None and m.mu_n > 0 and state.x[s] > 0]
@@ -185,10 +181,10 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
         c_hat = (1.0 - params.beta) * state.c_hat + params.beta * c_check
 
     # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
-    # A station 1 that just joined had no x_1(k) held: ν waits for a slot paced at its rate.
+    # x(k) = F⁻¹(z(k)) is the loop's own (46), no measurement: a joined pair's counts too.
     s1 = max(w, key=lambda s: w[s])
     g = min(params.t_bar_s * state.x[s1], nu_max(params, stas, w))
-    nu = state.nu if s1 in joined else max(state.nu + params.k2 * (g - state.nu), 1.0)
+    nu = max(state.nu + params.k2 * (g - state.nu), 1.0)
     # (45): inner integral loop against the target of slot k; a pair that just joined starts
     # at its share of ν (its μ̃ was measured at no rate of the loop's).
     z = {}
