@@ -388,7 +388,7 @@ def _pct(xs: list[float], q: float) -> float | None:
 
 def second_half_mbps(series: list[tuple[float, float]]) -> float | None:
     """Mean sender rate over the second half of the transfer (after the loop's start-up ramp
-    from ν = 1, about 5-8 s at K2 = 0.2), beside the whole-run receiver goodput."""
+    from ν = 1, 5-10 s at K2 = 0.2: goals' startup_s), beside the whole-run receiver goodput."""
     if not series:
         return None
     end = series[-1][0]
