@@ -19,7 +19,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from . import groundtruth, report_ack_burst, report_aggtarget, report_bottleneck, report_mixed  # noqa: E402
+from . import (groundtruth, report_ack_burst, report_aggtarget, report_bottleneck, report_mixed,  # noqa: E402
+               report_overflow)
 from .experiment import RESULTS  # noqa: E402
 
 # 004 §6, Table 3 (downlink) and Table 4 (uplink): θ1, V1, θ2, V2, utility.
@@ -369,6 +370,7 @@ def write_report(results_dir: Path = RESULTS) -> Path:
               *calibration_lines(docs), ""]
     for direction, title in (("downlink", "Downlink TCP (like Table 3)"), ("uplink", "Uplink TCP (like Table 4)")):
         lines += [f"## {title}", "", markdown_table(docs, direction)]
+    lines += report_overflow.section_lines(results_dir)
     lines += report_mixed.section_lines(docs)
     lines += report_aggtarget.section_lines(results_dir)
     lines += report_ack_burst.section_lines(results_dir)

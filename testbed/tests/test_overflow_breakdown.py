@@ -3,7 +3,7 @@ one frame of two 20 ms slices, AP1's ACK batch numbered 10 by the emulator."""
 import json
 from pathlib import Path
 
-from runner import groundtruth, overflow_breakdown, slice_overflow
+from runner import groundtruth, overflow_breakdown, report_overflow, slice_overflow
 
 T0_NS = 1_000_000_000
 FRAMES = [{"type": "frame", "ts_ns": T0_NS + k * 40_000_000,
@@ -45,3 +45,13 @@ def test_sta_queue_wait_lower_bound_is_first_send_minus_the_latest_possible_arri
     waits = overflow_breakdown.sta_wait_lower_bound_us(PPDUS)
     # 5, 6 and 7 arrived before the ACK numbered 10, on the air at 100 µs; 11 and 12 no later than their send
     assert list(waits["sta1"]) == [900.0, 900.0, 20_900.0, 0.0, 0.0]
+
+
+def test_report_section_has_a_row_per_pair_and_says_when_nothing_was_measured(tmp_path: Path) -> None:
+    doc = {"uplink-20ms": {"matches_committed_json": True,
+                           "pairs": {"ap1/sta1": overflow_breakdown.breakdown(FRAMES, PPDUS, T0_NS)["ap1/sta1"]},
+                           "iperf_last_run": {}}}
+    (tmp_path / "overflow-breakdown.json").write_text(json.dumps(doc))
+    text = "\n".join(report_overflow.section_lines(tmp_path))
+    assert "| uplink-20ms | ap1/sta1 | 8.8 | 3.8 | 5.0 | 0.0 | 1.2 |" in text
+    assert "not measured yet" in "\n".join(report_overflow.section_lines(tmp_path / "absent"))
