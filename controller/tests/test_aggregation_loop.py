@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from aggregation_plant import Plant
+from bottleneck_windows import full_window
 
 from adwiser_controller.aggregation import bottleneck as bn
 from adwiser_controller.aggregation import nbar
@@ -149,41 +150,32 @@ def test_parameters_outside_the_stability_region_are_refused_by_name(name: str, 
         LoopParams(**kwargs)
 
 
-def _full_window(aggregation: float, sent: int, lost: int) -> bn.PairWindow:
-    """A window of n=5 samples, all at `aggregation`, and `lost` of `sent` packets lost (p=100)."""
-    w = bn.PairWindow(n=5, p=100)
-    for _ in range(5):
-        w.add_aggregation(aggregation)
-    w.add_packets(sent, lost)
-    return w
-
-
 def test_classifier_says_wlan_at_target_without_loss() -> None:
-    v = _full_window(aggregation=30.0, sent=1000, lost=0).classify(target=32.0)
+    v = full_window(aggregation=30.0, sent=1000, lost=0).classify(target=32.0)
     assert v.bottleneck == "wlan" and v.p_backhaul is not None and v.p_backhaul < 0.1
 
 
 def test_classifier_says_backhaul_for_low_aggregation_with_loss() -> None:
-    w = _full_window(aggregation=6.0, sent=200, lost=3)
+    w = full_window(aggregation=6.0, sent=200, lost=3)
     assert w.classify(target=32.0).bottleneck == "backhaul"
 
 
 def test_classifier_keeps_ap_queue_overflow_on_the_wlan_side() -> None:
-    w = _full_window(aggregation=60.0, sent=100, lost=2)
+    w = full_window(aggregation=60.0, sent=100, lost=2)
     assert w.classify(target=40.0).bottleneck == "wlan"
 
 
 def test_classifier_says_backhaul_for_aggregation_far_below_target_without_loss() -> None:
     # aggtarget-backhaul: a 100 Mbit/s backhaul with a deep buffer, A-MPDUs of about 6 MPDUs
     # against a target of 48, no loss in the last p packets
-    w = _full_window(aggregation=6.0, sent=1000, lost=0)
+    w = full_window(aggregation=6.0, sent=1000, lost=0)
     v = w.classify(target=48.0)
     assert v.bottleneck == "backhaul" and v.agg_ratio == pytest.approx(6.0 / 48.0)
 
 
 def test_classifier_never_puts_a_pair_that_carries_its_paced_rate_on_the_backhaul() -> None:
     # the backhaul is upstream of the pacer: if the pair got its paced rate, the backhaul carried it
-    w = _full_window(aggregation=6.0, sent=200, lost=3)
+    w = full_window(aggregation=6.0, sent=200, lost=3)
     v = w.classify(target=48.0, pacer_limited=True)
     assert v.bottleneck == "wlan" and v.p_backhaul is not None and v.p_backhaul > 0.5
 

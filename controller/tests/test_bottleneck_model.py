@@ -11,18 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bottleneck_windows import full_window
 
 from adwiser_controller.aggregation import bottleneck as bn
 
 CONTROLLER = Path(__file__).resolve().parents[1]
-
-
-def _window(aggregation: float, sent: int, lost: int) -> bn.PairWindow:
-    w = bn.PairWindow(n=5, p=100)
-    for _ in range(5):
-        w.add_aggregation(aggregation)
-    w.add_packets(sent, lost)
-    return w
 
 
 def _good() -> dict[str, Any]:
@@ -38,21 +31,21 @@ def test_shipped_model_is_a_fitted_version_and_loads() -> None:
 def test_fitted_model_puts_aggtarget_backhaul_operating_point_on_the_backhaul() -> None:
     # a 100 Mbit/s backhaul: A-MPDUs of about 6 MPDUs against N_target 40, no loss in the last p packets
     m = bn.load_model(bn.DEFAULT_MODEL_PATH)
-    v = _window(aggregation=6.0, sent=1000, lost=0).classify(target=40.0, model=m)
+    v = full_window(aggregation=6.0, sent=1000, lost=0).classify(target=40.0, model=m)
     assert v.bottleneck == "backhaul" and v.p_backhaul is not None and v.p_backhaul > 0.7
 
 
 def test_fitted_model_puts_a_pair_at_its_target_on_the_wlan() -> None:
     # WLAN bottleneck: the loop holds the AP at N_target (aggtarget-1sta: μ̃_N ≈ N_target ≈ 28)
     m = bn.load_model(bn.DEFAULT_MODEL_PATH)
-    v = _window(aggregation=28.0, sent=1000, lost=0).classify(target=28.0, model=m)
+    v = full_window(aggregation=28.0, sent=1000, lost=0).classify(target=28.0, model=m)
     assert v.bottleneck == "wlan" and v.p_backhaul is not None and v.p_backhaul < 0.3
 
 
 def test_the_model_given_is_the_one_used() -> None:
     always = bn.Model(version="test-always-backhaul", intercept=50.0, coef_agg_ratio=0.0, coef_loss=0.0)
     never = bn.Model(version="test-never-backhaul", intercept=-50.0, coef_agg_ratio=0.0, coef_loss=0.0)
-    w = _window(aggregation=28.0, sent=1000, lost=0)
+    w = full_window(aggregation=28.0, sent=1000, lost=0)
     assert w.classify(target=28.0, model=always).bottleneck == "backhaul"
     assert w.classify(target=28.0, model=never).bottleneck == "wlan"
 
