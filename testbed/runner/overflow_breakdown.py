@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .jsonl import json_records
 from .slice_overflow import read_frames, slice_intervals
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -44,15 +45,7 @@ SCENARIOS = ("uplink-20ms", "uplink-100ms", "uplink-wan-20ms", "downlink-20ms", 
 
 def read_ppdus(path: Path) -> list[dict[str, Any]]:
     """Ground-truth records (JSON lines) with their MPDU numbers; others skipped."""
-    out = []
-    for line in path.read_text(errors="replace").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(rec, dict) and rec.get("ids") and "src" in rec and "start_us" in rec:
-            out.append(rec)
-    return out
+    return [rec for rec in json_records(path) if rec.get("ids") and "src" in rec and "start_us" in rec]
 
 
 def _pct(a: np.ndarray, q: float) -> float | None:
@@ -175,14 +168,7 @@ def scenario(run_dir: Path) -> dict[str, Any] | None:
     t0 = json.loads(stats.read_text()).get("t0_unix_ns")
     if not isinstance(t0, int):
         return None
-    pairs = []
-    for line in tel.read_text(errors="replace").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(rec, dict) and rec.get("type") == "pair":
-            pairs.append(rec)
+    pairs = [rec for rec in json_records(tel) if rec.get("type") == "pair"]
     out: dict[str, Any] = {"t0_unix_ns": t0, "pairs": breakdown(read_frames(tel), read_ppdus(gt), t0, pairs)}
     out["iperf_last_run"] = {p.stem.removeprefix("iperf3-").replace("-", "/"): iperf_figures(p)
                              for p in sorted(run_dir.glob("iperf3-ap*-sta*.json"))}

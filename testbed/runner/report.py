@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 from . import (groundtruth, report_ack_burst, report_aggtarget, report_bottleneck, report_mixed,  # noqa: E402
                report_overflow)
 from .experiment import RESULTS  # noqa: E402
+from .jsonl import telemetry_records  # noqa: E402
 
 # 004 §6, Table 3 (downlink) and Table 4 (uplink): θ1, V1, θ2, V2, utility.
 PAPER: dict[str, dict[str, tuple[float, float | None, float, float | None, float]]] = {
@@ -229,23 +230,11 @@ def plot_cdfs(docs: dict[str, dict[str, Any]], names: list[str], results_dir: Pa
     return out
 
 
-def _pair_records(telemetry: Path) -> list[dict[str, Any]]:
-    recs = []
-    for line in telemetry.read_text(errors="replace").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(rec, dict) and rec.get("type") == "pair" and isinstance(rec.get("ts_ns"), int):
-            recs.append(rec)
-    return recs
-
-
 def plot_slicing_timeseries(results_dir: Path, name: str, out: Path) -> Path | None:
     """Like 004 Fig 11, from the dataplane's per-pair telemetry: packets
     released per slice, EWMA throughput per pair, and Σ ln of those EWMAs."""
     tel = results_dir / "runs" / name / "adwiser-dp.telemetry.jsonl"
-    recs = _pair_records(tel) if tel.exists() else []
+    recs = telemetry_records(tel, "pair") if tel.exists() else []
     if not recs:
         return None
     t0 = min(r["ts_ns"] for r in recs)

@@ -15,11 +15,11 @@ A pair's airtime is every PPDU between its AP and its STA, either direction
 from __future__ import annotations
 
 import bisect
-import json
 from pathlib import Path
 from typing import Any
 
 from .groundtruth import Ppdu
+from .jsonl import telemetry_records
 
 
 def slice_intervals(frames: list[dict[str, Any]]) -> dict[str, list[tuple[float, float]]]:
@@ -78,12 +78,4 @@ def overflow_fraction(frames: list[dict[str, Any]], ppdus: list[Ppdu],
 
 
 def read_frames(telemetry: Path) -> list[dict[str, Any]]:
-    frames = []
-    for line in telemetry.read_text(errors="replace").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(rec, dict) and rec.get("type") == "frame" and isinstance(rec.get("ts_ns"), int):
-            frames.append(rec)
-    return frames
+    return telemetry_records(telemetry, "frame")

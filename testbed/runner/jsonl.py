@@ -1,0 +1,26 @@
+"""Reading the JSON-lines logs the testbed's processes write (the dataplane's telemetry, wlan-emu's
+ground truth): one object per line. A process stopped mid-write leaves a partial last line, and some
+logs interleave plain-text lines, so a line that is not a JSON object is skipped, not an error."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+def json_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects of `path`, one per line, in file order; other lines skipped."""
+    for line in path.read_text(errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict):
+            yield rec
+
+
+def telemetry_records(path: Path, kind: str) -> list[dict[str, Any]]:
+    """The dataplane telemetry's records of one type ("frame", "pair"), those with a ts_ns (ns, CLOCK_REALTIME)."""
+    return [rec for rec in json_records(path) if rec.get("type") == kind and isinstance(rec.get("ts_ns"), int)]
