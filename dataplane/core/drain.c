@@ -224,4 +224,20 @@ bool adw_drain_awaits_reset_flow(const struct adw_drain *d)
     return false;
 }
 
+bool adw_drain_awaits_only_uplink_bytes(const struct adw_drain *d)
+{
+    if (d->untracked > 0)
+        return false; /* a flow beyond the table may be downlink data */
+    bool up = false;
+    for (uint32_t m = d->used; m != 0; m &= m - 1) {
+        const struct adw_drain_flow *f = &d->flows[__builtin_ctz(m)];
+        if (!f->in_batch)
+            continue;
+        if (f->down_open || f->rst_open)
+            return false;
+        up = up || f->up_open;
+    }
+    return up;
+}
+
 void adw_drain_abandon(struct adw_drain *d) { d->open = false; }

@@ -117,6 +117,9 @@ struct adw_drain_flow *adw_drain_lookup(struct adw_drain *d, const struct adw_fl
 /* True if a flow of the batch still waits for the ACK of released data that the STA has reset: that ACK will never
  * come (the STA answers each segment still delivered with a RST), so the drain's length is no drain time. */
 bool adw_drain_awaits_reset_flow(const struct adw_drain *d);
+/* True if the batch (open or closed since) waits only for uplink bytes: the server's ACKs released to an uplink
+ * sender, with no flow of it awaiting the ACK of released data or RSTs, and every flow of it tracked. */
+bool adw_drain_awaits_only_uplink_bytes(const struct adw_drain *d);
 /* Closes an open drain without completion (capped or abandoned). */
 void adw_drain_abandon(struct adw_drain *d);
 

@@ -185,6 +185,55 @@ static void test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows(void **st)
     free(c);
 }
 
+/* The server's ACKs to an uplink sender that sends nothing for them (in RTO recovery, or done): no byte of its
+ * data comes back for a whole frame, so the pair's air held only the AP's ACKs. The slice was left idle, not
+ * overrun: V = 0 and r grows by a * S, instead of the close time (40 ms) cutting r by 20 (release.c,
+ * silent_drain_v). */
+static void test_an_ack_batch_the_sta_sends_nothing_for_is_no_overrun_and_r_grows(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    for (unsigned i = 0; i < 200; i++) {
+        struct fb_tcp t = lab_down_tcp(0, 1, 0);
+        t.sport = 5201, t.dport = 41000, t.ack = 1000 + i * 2896; /* each frees two segments of the STA's */
+        struct adw_pkt p = pkt_of(&t, 0);
+        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    }
+    assert_int_equal(drain_out(s, 0), 40);           /* r_init; the STA sends nothing back */
+    assert_int_equal(drain_out(s, 40 * MS), 40 + 20); /* V = 0: r + a (1 packet/ms) x S (20 ms) */
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.drains_silent, 1);
+    assert_int_equal(sts.drains_overrun, 0);
+    adw_sched_free(s);
+    free(c);
+}
+
+/* Downlink data of which no ACK came back may still be in the AP's queue or the air: a drain not heard from at
+ * all still takes the close time (40 ms, an overrun), unlike the uplink batch above. */
+static void test_a_data_batch_never_acknowledged_takes_the_close_time(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    for (unsigned i = 0; i < 200; i++) {
+        struct fb_tcp t = lab_down_tcp(0, 1 + i * 1448, 1448);
+        struct adw_pkt p = pkt_of(&t, 0);
+        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    }
+    assert_int_equal(drain_out(s, 0), 40);
+    assert_int_equal(drain_out(s, 40 * MS), 40 - 20); /* V = 40 ms: r + a x (20 - 40) */
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.drains_silent, 0);
+    assert_int_equal(sts.drains_overrun, 1);
+    adw_sched_free(s);
+    free(c);
+}
+
 static void test_every_packet_is_counted_exactly_once(void **st)
 {
     (void)st;
@@ -340,6 +389,8 @@ int main(void)
         cmocka_unit_test(test_acks_are_isolated_from_data_in_the_batch),
         cmocka_unit_test(test_uplink_transfer_drain_ends_when_data_comes_back),
         cmocka_unit_test(test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows),
+        cmocka_unit_test(test_an_ack_batch_the_sta_sends_nothing_for_is_no_overrun_and_r_grows),
+        cmocka_unit_test(test_a_data_batch_never_acknowledged_takes_the_close_time),
         cmocka_unit_test(test_every_packet_is_counted_exactly_once),
         cmocka_unit_test(test_full_scale_every_pair_released_in_its_own_slice),
     };
