@@ -268,3 +268,38 @@ def test_ap_aggregation_ceiling_in_the_topology_sets_the_aps_nbar(api, appliance
     assert ap["pairs"]["ap1/sta1"]["n_target"] <= ap["n_bar"] + 1e-9
     body = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation").json()
     assert body["aps"]["ap1"]["n_bar"] == ap["n_bar"] and body["aps"]["ap1"]["ampdu_ceiling_mpdus"] == 38.5
+
+
+def test_sta_side_mu_n_is_the_mean_over_the_slots_frames_not_over_its_entries(api, appliance, redis_server, rdb):
+    # 000 (37): μ̃_N(k) is the mean over the frames of slot k; an entry of 10 A-MPDUs of 30 MPDUs and
+    # one of 30 A-MPDUs of 10 give (300 + 300) / 40 = 15, not the entries' plain mean 20.
+    aid, _ = appliance
+    v = enable(api, aid)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    rdb.xadd(keys.appliance(aid, "tm:sta"), {"pair": "ap1/sta1", "mpdus": "30", "frames": "10"})
+    rdb.xadd(keys.appliance(aid, "tm:sta"), {"pair": "ap1/sta1", "mpdus": "10", "frames": "30"})
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 1, t0=20.0, runner=runner))
+    pair = statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    assert pair["mu_source"] == "sta" and pair["mu_n"] == 15.0
+
+
+def test_ack_burst_mu_n_weights_each_entry_by_its_bursts(api, appliance, redis_server, rdb):
+    aid, _ = appliance
+    v = enable(api, aid)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    for agg, bursts in (("24", "1"), ("8", "3")):
+        rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "released_pkts": "0", "released_bytes": "0",
+                                                   "agg_est": agg, "agg_bursts": bursts})
+
+    async def tick() -> dict[str, Any] | None:
+        runner.r = aioredis.from_url(redis_server.url, decode_responses=True)
+        try:
+            return await runner.tick(aid, 1.5)
+        finally:
+            await runner.r.aclose()
+
+    # (24 x 1 + 8 x 3) / 4 = 12, where the entries' plain mean is 16
+    pair = asyncio.run(tick())["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    assert pair["mu_source"] == "agg_est" and pair["mu_n"] == 12.0

@@ -7,7 +7,9 @@ Every Δ (the aggregation_target policy of the version the dataplane runs,
    μ̃_N_i = mean of `agg_est` over the slot (the dataplane's ACK-burst
    estimate of MPDUs per A-MPDU), or of `mpdus` in `tm:sta` when a STA-side
    agent (MAC timestamps, 001 §2.2; in the testbed the emulator's ground
-   truth) reported the pair this slot; loss = Δ(`retx_pkts` + `drops_tail` +
+   truth) reported the pair this slot; each entry is itself a mean over
+   `agg_bursts` / `frames` A-MPDUs and counts with that weight, so μ̃_N is
+   the mean over the slot's frames of 000 (37); loss = Δ(`retx_pkts` + `drops_tail` +
    `drops_other`) over Δ packets (`released_pkts`) for the classifier;
    Σ `released_bytes` over the slot is the rate the pair carried (the loop
    does not raise z while that is under its paced rate);
@@ -58,7 +60,18 @@ def _float(v: str | None) -> float | None:
 @dataclass
 class PairTelemetry:
     agg: list[float] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)   # A-MPDUs behind each entry of `agg`
     source: str = "agg_est"
+
+    def mu_n(self) -> float | None:
+        """000 (37): μ̃_N(k) = Σ_f N_f / |Φ(k)|, the mean over the slot's frames. The entries are means
+        over different numbers of A-MPDUs (at a fixed rate a period of larger A-MPDUs has fewer of
+        them), so their plain mean leans to the larger ones: +2.5 % on the ground truth of an
+        aggtarget-1sta-lowdelay run, which (43) turns into a rate 2.5 % below its T̄."""
+        total = sum(self.weights)
+        if not self.agg or total <= 0:
+            return None
+        return sum(a * w for a, w in zip(self.agg, self.weights)) / total
     released_bytes: int = 0
     released_seen: bool = False
     packets: int = 0
@@ -135,7 +148,9 @@ class AggregationRunner:
             t = out[pair]
             agg = _float(f.get("agg_est"))
             if agg is not None and agg > 0:
+                bursts = _float(f.get("agg_bursts"))
                 t.agg.append(agg)
+                t.weights.append(bursts if bursts is not None and bursts > 0 else 1.0)
             t.packets += int(_float(f.get("released_pkts")) or 0)
             rb = _float(f.get("released_bytes"))
             if rb is not None:
@@ -162,14 +177,15 @@ class AggregationRunner:
             st.last_sta_id = last[0][0] if last else "0-0"
             return
         entries = await self.r.xrange(stream, min=f"({st.last_sta_id}", max="+", count=100000)
-        samples: dict[str, list[float]] = {}
+        samples: dict[str, list[tuple[float, float]]] = {}
         for sid, f in entries:
             st.last_sta_id = sid
             pair, mpdus, frames = f.get("pair"), _float(f.get("mpdus")), _float(f.get("frames"))
             if pair in out and mpdus is not None and mpdus > 0 and frames and frames > 0:
-                samples.setdefault(pair, []).append(mpdus)
+                samples.setdefault(pair, []).append((mpdus, frames))
         for pair, agg in samples.items():
-            out[pair].agg = agg
+            out[pair].agg = [m for m, _ in agg]
+            out[pair].weights = [n for _, n in agg]
             out[pair].source = "sta"
 
     async def _phy_rates(self, aid: str) -> dict[str, float]:
@@ -222,7 +238,7 @@ class AggregationRunner:
                 rate_src, mbps = ("telemetry", phy[p]) if p in phy else (
                     ("topology", sta.phy_rate_mbps) if sta.phy_rate_mbps else ("none", None))
                 t = tel[p]
-                mu = sum(t.agg) / len(t.agg) if t.agg and not first else None
+                mu = t.mu_n() if not first else None
                 win = st.windows.setdefault(p, bn.PairWindow(at.bottleneck_frames, at.bottleneck_packets))
                 win.n, win.p = at.bottleneck_frames, at.bottleneck_packets
                 if not first:
