@@ -54,7 +54,7 @@ import redis
 import yaml
 
 from . import backend as backend_mod
-from . import delay_probe, iperf, processes, topology, wan, wlan
+from . import aggtarget_air, delay_probe, iperf, processes, topology, wan, wlan
 from .agg_lab import MultiStaLab
 from .gt_feed import GroundTruthFeed
 
@@ -548,6 +548,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
         for kept in [*lab.run_dir.glob("*.log"), *lab.run_dir.glob("iperf3-*.json")]:
             kept.replace(out / f"{mode}-{kept.name}")
     half_air = airtime_second_half(gt_path, list(sc.pairs)) if gt_path is not None else {}
+    rounds = aggtarget_air.second_half_rounds(gt_path, list(sc.pairs)) if gt_path is not None else {}
     pairs = []
     for ap, sta in sc.pairs:
         pair = f"{ap}/{sta}"
@@ -568,6 +569,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             "mean_ampdu": ampdu, "mean_phy_mbps": phy, "airtime_frac": link.get("airtime_frac"),
             "retx": link.get("retx"), "queue_drops": link.get("queue_drops"),
             "airtime_second_half_us": half_air.get(pair),
+            "air_second_half": rounds.get(pair),
             "throughput_second_half_mbps": second_half_mbps(iperf.interval_series(reports[f"{ap}-{sta}"])),
             "series": iperf.interval_series(reports[f"{ap}-{sta}"]),
             "delay_series": [(round(r[0], 3), round(r[1], 3)) for r in rows[:: max(1, len(rows) // 400)]],
@@ -673,6 +675,8 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
         if half_delay is not None:
             g["second_half_delay_ms"] = half_delay
             g["second_half_delay_error_frac"] = round(abs(half_delay - sc.t_bar_ms) / sc.t_bar_ms, 3)
+        # beside the probes' one-way delay, the delay the loop holds at T̄ (000 (9), aggtarget_air.py)
+        g["second_half_loop_delay_ms"] = aggtarget_air.second_half_loop_delay_ms(loop)
         base = cubic.get("pairs", [])[i]["throughput_mbps"] if i < len(cubic.get("pairs", [])) else None
         if base:
             g["throughput_frac_of_straight"] = round(p["throughput_mbps"] / base, 3)

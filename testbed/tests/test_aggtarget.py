@@ -189,3 +189,30 @@ def test_second_half_delay_is_the_mean_probe_delay_after_the_midpoint_of_the_ser
     pair = {"ap": "ap1", "sta": "sta1", "throughput_mbps": 90.0, "mean_delay_ms": 1.5, "delay_series": series}
     g = aggtarget.goals(aggtarget.SCENARIOS["aggtarget-1sta-lowdelay"], {"aggtarget": {"pairs": [pair]}})
     assert g["ap1/sta1"]["delay_within_20pct"] and g["ap1/sta1"]["second_half_delay_error_frac"] == 0.333
+
+
+def test_second_half_rounds_give_the_schedulers_round_and_the_retransmitted_share(tmp_path: Path) -> None:
+    from runner import aggtarget_air
+
+    def ppdu(t: int, ids: list[int], src: str = "ap1", dst: str = "sta1") -> str:
+        return json.dumps({"start_us": t, "duration_us": 100, "src": src, "dst": dst, "ac": "BE",
+                           "mpdus": len(ids), "ids": ids})
+    gt = tmp_path / "groundtruth.jsonl"
+    gt.write_text("\n".join([
+        ppdu(0, [1, 2, 3, 4]), ppdu(1000, [5, 6]),   # first half: not counted, but their ids were on the air
+        ppdu(2000, [3, 7, 8]),                       # id 3 again: a retransmission
+        ppdu(2500, [1], "sta1", "ap1"),              # uplink: not the pair
+        ppdu(3000, [9, 10]), ppdu(4000, [8, 11, 12, 13])]) + "\n")   # id 8 again
+    r = aggtarget_air.second_half_rounds(gt, [("ap1", "sta1")])["ap1/sta1"]
+    assert r == {"round_ms": 1.0, "mpdus_per_ampdu": 3.0, "new_mpdus_per_ampdu": 2.333,
+                 "retx_frac": round(2 / 9, 4)}
+    assert aggtarget_air.second_half_rounds(tmp_path / "missing.jsonl", [("ap1", "sta1")]) == {}
+
+
+def test_loop_delay_is_mean_mu_over_mean_rate_over_the_second_half_of_the_paced_steps() -> None:
+    from runner import aggtarget_air
+    loop = [{"x_pps": None, "mu_n": None},                      # no rate yet: not a paced step
+            {"x_pps": 1000.0, "mu_n": 1.0}, {"x_pps": 2000.0, "mu_n": 1.0},
+            {"x_pps": 10000.0, "mu_n": 12.0}, {"x_pps": 10000.0, "mu_n": 18.0}]
+    assert aggtarget_air.second_half_loop_delay_ms(loop) == 1.5   # (12 + 18) / 2 / 10000 s
+    assert aggtarget_air.second_half_loop_delay_ms([]) is None
