@@ -162,6 +162,20 @@ static void test_uplink_transfer_drain_ends_when_data_comes_back(void **st)
     free(c);
 }
 
+/* Queues 200 downlink TCP packets of one flow to lab STA1 at t = 0: data segments of `payload` bytes in sequence,
+ * or (payload 0) the server's ACKs, the i-th acknowledging 1000 + i * ack_step bytes (ack_step 0: duplicates). */
+static void queue_200_to_sta1(struct adw_sched *s, uint32_t payload, uint32_t ack_step)
+{
+    nb = 0;
+    for (unsigned i = 0; i < 200; i++) {
+        struct fb_tcp t = lab_down_tcp(0, 1 + i * payload, payload);
+        if (payload == 0)
+            t.sport = 5201, t.dport = 41000, t.ack = 1000 + i * ack_step;
+        struct adw_pkt p = pkt_of(&t, 0);
+        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    }
+}
+
 /* The server's duplicate ACKs (an uplink sender in loss recovery) acknowledge no new byte: their batch drains at
  * once (V = 0), so r grows by a * S, rather than staying where the loss put it with the ACKs queued. */
 static void test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows(void **st)
@@ -169,13 +183,7 @@ static void test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows(void **st)
     (void)st;
     struct adw_config *c = lab_config_2ap_2sta(20);
     struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
-    nb = 0;
-    for (unsigned i = 0; i < 200; i++) {
-        struct fb_tcp t = lab_down_tcp(0, 1, 0);
-        t.sport = 5201, t.dport = 41000, t.ack = 1000; /* all the same ACK number */
-        struct adw_pkt p = pkt_of(&t, 0);
-        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
-    }
+    queue_200_to_sta1(s, 0, 0);
     assert_int_equal(drain_out(s, 0), 40);           /* r_init */
     assert_int_equal(drain_out(s, 40 * MS), 40 + 20); /* r + a (1 packet/ms) x S (20 ms) */
     struct adw_stats sts;
@@ -194,13 +202,7 @@ static void test_an_ack_batch_the_sta_sends_nothing_for_is_no_overrun_and_r_grow
     (void)st;
     struct adw_config *c = lab_config_2ap_2sta(20);
     struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
-    nb = 0;
-    for (unsigned i = 0; i < 200; i++) {
-        struct fb_tcp t = lab_down_tcp(0, 1, 0);
-        t.sport = 5201, t.dport = 41000, t.ack = 1000 + i * 2896; /* each frees two segments of the STA's */
-        struct adw_pkt p = pkt_of(&t, 0);
-        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
-    }
+    queue_200_to_sta1(s, 0, 2896);                   /* each ACK frees two segments of the STA's */
     assert_int_equal(drain_out(s, 0), 40);           /* r_init; the STA sends nothing back */
     assert_int_equal(drain_out(s, 40 * MS), 40 + 20); /* V = 0: r + a (1 packet/ms) x S (20 ms) */
     struct adw_stats sts;
@@ -218,12 +220,7 @@ static void test_a_data_batch_never_acknowledged_takes_the_close_time(void **st)
     (void)st;
     struct adw_config *c = lab_config_2ap_2sta(20);
     struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
-    nb = 0;
-    for (unsigned i = 0; i < 200; i++) {
-        struct fb_tcp t = lab_down_tcp(0, 1 + i * 1448, 1448);
-        struct adw_pkt p = pkt_of(&t, 0);
-        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
-    }
+    queue_200_to_sta1(s, 1448, 0);
     assert_int_equal(drain_out(s, 0), 40);
     assert_int_equal(drain_out(s, 40 * MS), 40 - 20); /* V = 40 ms: r + a x (20 - 40) */
     struct adw_stats sts;
