@@ -343,19 +343,7 @@ def airtime_second_half(gt_path: Path, pairs: list[tuple[str, str]]) -> dict[str
     the span in which the pairs carried data: the steady state, without the start-up (the loop's ramp
     from ν = 1, or a TCP start stalled by retransmission timeouts while rate control settles)."""
     wanted = {f"{ap}/{sta}" for ap, sta in pairs}
-    ppdus: list[tuple[int, str, int]] = []
-    try:
-        with open(gt_path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                pair = f"{rec.get('src')}/{rec.get('dst')}"
-                if pair in wanted and rec.get("ac") == "BE" and rec.get("mpdus"):
-                    ppdus.append((int(rec["start_us"]), pair, int(rec["duration_us"])))
-    except OSError:
-        return {}
+    ppdus = [(int(r["start_us"]), r["pair"], int(r["duration_us"])) for r in aggtarget_air.data_ppdus(gt_path, wanted)]
     if not ppdus:
         return {}
     first, last = min(t for t, _, _ in ppdus), max(t for t, _, _ in ppdus)

@@ -10,10 +10,22 @@ truth and the loop's history, over the second half of the run (after the start-u
 """
 from __future__ import annotations
 
-import json
 import statistics
 from pathlib import Path
 from typing import Any
+
+from .jsonl import json_records
+
+
+def data_ppdus(gt_path: Path, wanted: set[str]) -> list[dict[str, Any]]:
+    """The ground truth's data PPDUs (AC_BE, with MPDUs) of the pairs in `wanted` ("ap/sta"), each with its
+    `pair`, in start order; [] if the log cannot be read."""
+    try:
+        recs = [dict(rec, pair=f"{rec.get('src')}/{rec.get('dst')}") for rec in json_records(gt_path)]
+    except OSError:
+        return []
+    out = [rec for rec in recs if rec["pair"] in wanted and rec.get("ac") == "BE" and rec.get("mpdus")]
+    return sorted(out, key=lambda rec: int(rec["start_us"]))
 
 
 def second_half_rounds(gt_path: Path, pairs: list[tuple[str, str]]) -> dict[str, dict[str, float]]:
@@ -24,23 +36,10 @@ def second_half_rounds(gt_path: Path, pairs: list[tuple[str, str]]) -> dict[str,
     before; the model's N_f+1 = P_f of 000 §IV-C); `retx_frac`, the share of MPDUs that are
     retransmissions. So round_ms = new_mpdus_per_ampdu / x, and μ̃_N / x = round_ms / (1 - retx_frac)."""
     wanted = {f"{ap}/{sta}" for ap, sta in pairs}
-    ppdus: list[tuple[int, str, list[int]]] = []
-    try:
-        with open(gt_path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                pair = f"{rec.get('src')}/{rec.get('dst')}"
-                if pair in wanted and rec.get("ac") == "BE" and rec.get("mpdus"):
-                    ids = rec.get("ids") or []
-                    ppdus.append((int(rec["start_us"]), pair, [int(i) for i in ids]))
-    except OSError:
-        return {}
+    ppdus = [(int(r["start_us"]), r["pair"], [int(i) for i in r.get("ids") or []])
+             for r in data_ppdus(gt_path, wanted)]
     if not ppdus:
         return {}
-    ppdus.sort(key=lambda p: p[0])
     mid = (ppdus[0][0] + ppdus[-1][0]) / 2
     seen: dict[str, set[int]] = {p: set() for p in wanted}
     starts: dict[str, list[int]] = {p: [] for p in wanted}
