@@ -47,6 +47,7 @@ struct tx {
     uint32_t n;                  /* MPDUs */
     uint64_t seq[MAX_AMPDU];     /* their sequence numbers */
     uint64_t ids[MAX_AMPDU];     /* their frame ids */
+    uint64_t enq_us[MAX_AMPDU];  /* when each entered the transmitter's queue (µs) */
     uint32_t sub_bytes[MAX_AMPDU]; /* subframe lengths (bytes) */
     uint8_t ok[MAX_AMPDU];       /* decoded at the receiver */
     uint64_t mpdu_end_us[MAX_AMPDU]; /* end of the OFDM symbol carrying each MPDU's last bit (µs) */
@@ -421,6 +422,7 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
         t->sub_bytes[t->n] = airtime_subframe_bytes(mb, true);
         t->seq[t->n] = s;
         t->ids[t->n] = m->id;
+        t->enq_us[t->n] = m->enqueue_us;
         bytes = nb;
         txq_set_state(q, s, MPDU_INFLIGHT);
         t->n++;
@@ -491,6 +493,7 @@ static void start_protected_data(struct wlan_air *a, int rts_idx, uint64_t now)
     t->bytes = r->bytes;
     memcpy(t->seq, r->seq, r->n * sizeof t->seq[0]);
     memcpy(t->ids, r->ids, r->n * sizeof t->ids[0]);
+    memcpy(t->enq_us, r->enq_us, r->n * sizeof t->enq_us[0]);
     memcpy(t->sub_bytes, r->sub_bytes, r->n * sizeof t->sub_bytes[0]);
     t->rts_protected = true;
     /* Only now: the RTS slot stays live, hence unreused, until copied. */
@@ -725,7 +728,8 @@ static void finish_exchange(struct wlan_air *a, int idx, bool ba_ok)
             .tx = (uint8_t)t->node, .rx = (uint8_t)t->rx, .ac = t->ac, .mcs = (uint8_t)t->mcs,
             .start_us = t->start_us, .duration_us = (uint32_t)(t->end_us - t->start_us),
             .n_mpdu = t->n, .bytes = t->bytes, .phy_mbps = t->phy_mbps, .collided = t->collided,
-            .preamble_lost = t->preamble_lost, .ba_ok = ba_ok, .rts = t->rts_protected, .ids = t->ids, .ok = t->ok};
+            .preamble_lost = t->preamble_lost, .ba_ok = ba_ok, .rts = t->rts_protected, .ids = t->ids, .ok = t->ok,
+            .enq_us = t->enq_us};
         for (uint32_t i = 0; i < t->n; i++)
             r.n_ok += t->ok[i];
         a->cb->ground_truth(a->cb->ctx, &r);

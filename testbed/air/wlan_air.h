@@ -148,6 +148,8 @@ struct wlan_gt_record {
     bool rts;                    /* sent after a successful RTS/CTS exchange */
     const uint64_t *ids;         /* n_mpdu frame ids (valid during the callback) */
     const uint8_t *ok;           /* n_mpdu flags, 1 = decoded (valid during the callback) */
+    const uint64_t *enq_us;      /* n_mpdu enqueue times (µs): start_us - enq_us[i] is MPDU i's wait in the
+                                    transmitter's queue, the AP queueing delay of 000 (9) (valid during the callback) */
 };
 
 struct wlan_air_callbacks {

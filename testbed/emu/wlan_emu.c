@@ -159,7 +159,11 @@ static void on_ground_truth(void *ctx, const struct wlan_gt_record *r)
     fputs("],\"ok_mask\":\"", e->gt);
     for (uint32_t i = 0; i < r->n_mpdu; i++)
         fputc(r->ok[i] ? '1' : '0', e->gt);
-    fputs("\"}\n", e->gt);
+    /* Parallel to ids: when each MPDU entered the AP's queue, on start_us's clock. */
+    fputs("\",\"enq_us\":[", e->gt);
+    for (uint32_t i = 0; i < r->n_mpdu; i++)
+        fprintf(e->gt, "%s%llu", i ? "," : "", (unsigned long long)r->enq_us[i]);
+    fputs("]}\n", e->gt);
     e->gt_records++;
 }
 

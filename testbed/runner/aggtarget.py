@@ -537,6 +537,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             kept.replace(out / f"{mode}-{kept.name}")
     half_air = airtime_second_half(gt_path, list(sc.pairs)) if gt_path is not None else {}
     rounds = aggtarget_air.second_half_rounds(gt_path, list(sc.pairs)) if gt_path is not None else {}
+    ap_queue = aggtarget_air.ap_queue_delays(gt_path, list(sc.pairs)) if gt_path is not None else {}
     pairs = []
     for ap, sta in sc.pairs:
         pair = f"{ap}/{sta}"
@@ -558,6 +559,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             "retx": link.get("retx"), "queue_drops": link.get("queue_drops"),
             "airtime_second_half_us": half_air.get(pair),
             "air_second_half": rounds.get(pair),
+            **(ap_queue.get(pair) or {}),
             "throughput_second_half_mbps": second_half_mbps(iperf.interval_series(reports[f"{ap}-{sta}"])),
             "series": iperf.interval_series(reports[f"{ap}-{sta}"]),
             "delay_series": [(round(r[0], 3), round(r[1], 3)) for r in rows[:: max(1, len(rows) // 400)]],
@@ -665,6 +667,7 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
             g["second_half_delay_error_frac"] = round(abs(half_delay - sc.t_bar_ms) / sc.t_bar_ms, 3)
         # beside the probes' one-way delay, the delay the loop holds at T̄ (000 (9), aggtarget_air.py)
         g["second_half_loop_delay_ms"] = aggtarget_air.second_half_loop_delay_ms(loop)
+        g.update(aggtarget_air.ap_queue_goals(p, sc.t_bar_ms))
         base = cubic.get("pairs", [])[i]["throughput_mbps"] if i < len(cubic.get("pairs", [])) else None
         if base:
             g["throughput_frac_of_straight"] = round(p["throughput_mbps"] / base, 3)

@@ -72,3 +72,63 @@ def second_half_loop_delay_ms(loop: list[dict[str, Any]]) -> float | None:
         return None
     x = statistics.fmean(float(h["x_pps"]) for h in tail)
     return round(statistics.fmean(float(h["mu_n"]) for h in tail) / x * 1000, 3) if x > 0 else None
+
+
+def _mean_ms(xs: list[int]) -> float | None:
+    return round(statistics.fmean(xs) / 1000, 4) if xs else None
+
+
+def ap_queue_delays(gt_path: Path, pairs: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    """Per downlink pair, the AP queueing delay the goal names and 000 (9)'s μ_T = μ_N / x models, from
+    the ground truth's `enq_us` (when each MPDU entered the AP's queue): for each MPDU's first
+    transmission, `start_us - enq_us`, its wait in the AP's queue until the A-MPDU that first carried
+    it starts. `ap_queue_delay_ms` is the mean over the run, `second_half_ap_queue_delay_ms` over the
+    MPDUs first sent in the second half (the midpoint of `second_half_rounds`); the `*_sojourn_ms`
+    figures run to that PPDU's end instead (its airtime added). Neither holds the retransmissions nor
+    the STA's in-order hold that the probes' one-way delay includes. {} for a log without `enq_us`."""
+    wanted = {f"{ap}/{sta}" for ap, sta in pairs}
+    ppdus = data_ppdus(gt_path, wanted)
+    if not ppdus:
+        return {}
+    mid = (int(ppdus[0]["start_us"]) + int(ppdus[-1]["start_us"])) / 2
+    seen: dict[str, set[int]] = {p: set() for p in wanted}
+    wait: dict[str, tuple[list[int], list[int]]] = {p: ([], []) for p in wanted}
+    sojourn: dict[str, tuple[list[int], list[int]]] = {p: ([], []) for p in wanted}
+    for rec in ppdus:
+        enq = rec.get("enq_us")
+        if not isinstance(enq, list):
+            continue
+        start, end, pair = int(rec["start_us"]), int(rec["start_us"]) + int(rec.get("duration_us") or 0), rec["pair"]
+        half = 1 if start >= mid else 0
+        for i, e in zip((int(i) for i in rec.get("ids") or []), enq):
+            if i in seen[pair]:
+                continue
+            seen[pair].add(i)
+            for lists, t in ((wait, start), (sojourn, end)):
+                lists[pair][0].append(t - int(e))
+                if half:
+                    lists[pair][1].append(t - int(e))
+    out: dict[str, dict[str, Any]] = {}
+    for pair in sorted(wanted):
+        whole, tail = wait[pair]
+        if not whole:
+            continue
+        out[pair] = {"ap_queue_delay_ms": _mean_ms(whole), "second_half_ap_queue_delay_ms": _mean_ms(tail),
+                     "ap_sojourn_ms": _mean_ms(sojourn[pair][0]),
+                     "second_half_ap_sojourn_ms": _mean_ms(sojourn[pair][1]),
+                     "mpdus": len(whole), "second_half_mpdus": len(tail)}
+    return out
+
+
+def ap_queue_goals(pair: dict[str, Any], t_bar_ms: float) -> dict[str, Any]:
+    """The delay goal judged on the AP queueing delay of `ap_queue_delays` (whole run and second half),
+    set beside the probe-based `delay_error_frac` / `delay_within_20pct`."""
+    g: dict[str, Any] = {}
+    for key, prefix in (("ap_queue_delay_ms", "ap_queue_delay"),
+                        ("second_half_ap_queue_delay_ms", "second_half_ap_queue_delay")):
+        if pair.get(key) is not None:
+            err = abs(pair[key] - t_bar_ms) / t_bar_ms
+            g[key] = pair[key]
+            g[f"{prefix}_error_frac"] = round(err, 3)
+            g[f"{prefix}_within_20pct"] = err <= 0.2
+    return g

@@ -66,24 +66,28 @@ def section_lines(results_dir: Path) -> list[str]:
     lines += ["Controlled = adwiser-dp paces each pair at the rate of the controller's aggregation-loop "
               "(μ̃_N and μ_R from the emulator's ground truth as STA-side agent); cubic/bbr = straight "
               "forwarding with plain TCP. Delay = one-way, appliance → STA (UDP probes, 200/s, captured at the "
-              "AP port and at the STA): AP queueing plus air. Mbit/s = receiver goodput of the whole run; 2nd half = "
+              "AP port and at the STA): AP queueing plus air, retransmissions and the STA's in-order hold. AP queue = the "
+              "AP queueing delay of 000 (9) from the ground truth: enqueue to the start of each MPDU's first A-MPDU, "
+              "whole run / second half. Mbit/s = receiver goodput of the whole run; 2nd half = "
               "sender rate over its second half, after the loop's start-up ramp from ν = 1.", "",
-              "| scenario | mode | pair | Mbit/s | 2nd half Mbit/s | delay mean ms | delay p95 ms | A-MPDU | PHY Mbit/s "
-              "| airtime | N_target |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| scenario | mode | pair | Mbit/s | 2nd half Mbit/s | delay mean ms | delay p95 ms | AP queue ms "
+              "| A-MPDU | PHY Mbit/s | airtime | N_target |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, doc in docs.items():
         for mode in MODES:
             r = doc["runs"].get(mode)
             if r is None:
                 continue
             if "skipped" in r:
-                lines.append(f"| {name} | {mode} | – | skipped: {r['skipped']} | | | | | | | |")
+                lines.append(f"| {name} | {mode} | – | skipped: {r['skipped']} | | | | | | | | |")
                 continue
             for p in r["pairs"]:
                 tgt = (p.get("target") or {}).get("n_target_final")
                 lines.append(f"| {name} | {mode} | {p['ap']}/{p['sta']} | {_f(p['throughput_mbps'])} | "
                              f"{_f(p.get('throughput_second_half_mbps'))} | "
-                             f"{_f(p['mean_delay_ms'], 2)} | {_f(p['p95_delay_ms'], 2)} | {_f(p['mean_ampdu'])} | "
+                             f"{_f(p['mean_delay_ms'], 2)} | {_f(p['p95_delay_ms'], 2)} | "
+                             f"{_f(p.get('ap_queue_delay_ms'), 2)} / {_f(p.get('second_half_ap_queue_delay_ms'), 2)} | "
+                             f"{_f(p['mean_ampdu'])} | "
                              f"{_f(p['mean_phy_mbps'])} | {_f(p.get('airtime_frac'), 3)} | {_f(tgt)} |")
     lines.append("")
     for name, doc in docs.items():

@@ -23,6 +23,7 @@ struct recorder {
     int ng;
     uint64_t gt_ok_ids[MAX_LOG * 4];
     int n_gt_ok;
+    uint64_t gt_enq[64][64];     /* enq_us of the first 64 records (the record's pointer lives only in the callback) */
     int n_dropped;
 };
 
@@ -43,6 +44,9 @@ static void on_deliver(void *ctx, const struct wlan_delivery *d)
 static void on_gt(void *ctx, const struct wlan_gt_record *g)
 {
     struct recorder *r = ctx;
+    if (r->ng < 64)
+        for (uint32_t i = 0; i < g->n_mpdu && i < 64; i++)
+            r->gt_enq[r->ng][i] = g->enq_us[i];
     if (r->ng < MAX_LOG)
         r->g[r->ng++] = *g;
     for (uint32_t i = 0; i < g->n_mpdu; i++)
@@ -113,6 +117,36 @@ static void test_ampdu_of_19_mpdus_is_delivered_along_its_ppdu(void **state)
     wlan_air_link_counters(a, AP2, STA2, &k);
     assert_int_equal(k.airtime_us, 1668);
     assert_int_equal(k.delivered, 19);
+    wlan_air_destroy(a);
+}
+
+/* The ground truth carries, per MPDU, when it entered the AP's queue: frames queued at 1500 us while the
+ * first A-MPDU (queued at 1000 us) is on the air wait for it and its BlockAck, so the second PPDU starts
+ * after 1500 us and its start_us - enq_us is that wait in the AP's queue (000 (9)). */
+static void test_ground_truth_carries_each_mpdus_enqueue_time(void **state)
+{
+    (void)state;
+    struct wlan_air_config c = deterministic_lab();
+    wlan_air_t *a = wlan_air_create(&c, 1);
+    static struct recorder r;
+    memset(&r, 0, sizeof r);
+    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    wlan_air_advance(a, 1000, &cb);
+    enqueue_n(a, AP2, STA2, 100, 4, 1514, 1000);
+    wlan_air_advance(a, 1500, &cb);
+    enqueue_n(a, AP2, STA2, 200, 3, 1514, 1500);
+    run_until_idle(a, &cb, 100000);
+    assert_int_equal(r.ng, 2);
+    assert_int_equal(r.g[0].start_us, 1000);
+    assert_int_equal(r.g[0].n_mpdu, 4);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(r.gt_enq[0][i], 1000);
+    assert_int_equal(r.g[1].n_mpdu, 3);
+    assert_true(r.g[1].start_us > r.g[0].start_us + r.g[0].duration_us);
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(r.g[1].ids[i], 200 + i);
+        assert_int_equal(r.gt_enq[1][i], 1500);
+    }
     wlan_air_destroy(a);
 }
 
@@ -468,6 +502,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ampdu_of_19_mpdus_is_delivered_along_its_ppdu),
+        cmocka_unit_test(test_ground_truth_carries_each_mpdus_enqueue_time),
         cmocka_unit_test(test_hidden_ap_frame_starting_second_loses_its_preamble),
         cmocka_unit_test(test_sta_defers_until_the_exchange_it_overhears_ends),
         cmocka_unit_test(test_frame_whose_preamble_was_missed_is_sensed_by_energy_only),

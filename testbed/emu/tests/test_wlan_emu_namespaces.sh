@@ -93,8 +93,10 @@ stats = json.load(open(f"{work}/stats.json"))
 links = {(l["src"], l["dst"]): l for l in stats["links"]}
 down, up = links[("ap1", "sta1")], links[("sta1", "ap1")]
 ok_ids = {}
+enq_ok = True
 for line in open(f"{work}/gt.jsonl"):
     r = json.loads(line)
+    enq_ok = enq_ok and len(r["enq_us"]) == len(r["ids"]) and all(e <= r["start_us"] for e in r["enq_us"])
     for pid, bit in zip(r["ids"], r["ok_mask"]):
         if bit == "1":
             ok_ids.setdefault((r["src"], r["dst"]), set()).add(pid)
@@ -114,6 +116,7 @@ for key, link in (("ap1", "sta1"), down), (("sta1", "ap1"), up):
           f"{key}: ground truth shows a decoded MPDU for each delivered frame ({len(ok_ids.get(key, ()))})")
     check(link["intake_latency_us"]["n"] == link["frames_in"],
           f"{key}: every frame queued into the air carries its kernel arrival stamp ({link['intake_latency_us']})")
+check(enq_ok, "ground truth: every PPDU carries enq_us parallel to ids, none after the PPDU's start")
 check(down["frames_out"] >= n + nbytes // 1448, "downlink carried the UDP burst and the TCP data")
 check(down["mean_ampdu"] is not None and down["mean_ampdu"] >= 1.0, f"downlink mean A-MPDU {down['mean_ampdu']}")
 check(stats["bypass"]["unknown_destination"] == 0, "no frame for an unknown MAC")
