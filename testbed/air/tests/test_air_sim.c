@@ -74,6 +74,15 @@ static void enqueue_n(wlan_air_t *a, int src, int dst, uint64_t first_id, int n,
     }
 }
 
+/* An air of config c (random seed `seed`) whose callbacks record into r, emptied first. */
+static wlan_air_t *recording_air(const struct wlan_air_config *c, uint64_t seed, struct recorder *r,
+                                 struct wlan_air_callbacks *cb)
+{
+    memset(r, 0, sizeof *r);
+    *cb = (struct wlan_air_callbacks){on_deliver, on_gt, on_dropped, r};
+    return wlan_air_create(c, seed);
+}
+
 static void run_until_idle(wlan_air_t *a, const struct wlan_air_callbacks *cb, uint64_t limit)
 {
     uint64_t t;
@@ -85,10 +94,9 @@ static void test_ampdu_of_19_mpdus_is_delivered_along_its_ppdu(void **state)
 {
     (void)state;
     struct wlan_air_config c = deterministic_lab();
-    wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
     wlan_air_advance(a, 1000, &cb);
     enqueue_n(a, AP2, STA2, 100, 19, 1514, 1000);
     /* Medium idle for more than AIFS: immediate access at 1000 us. */
@@ -127,10 +135,9 @@ static void test_ground_truth_carries_each_mpdus_enqueue_time(void **state)
 {
     (void)state;
     struct wlan_air_config c = deterministic_lab();
-    wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
     wlan_air_advance(a, 1000, &cb);
     enqueue_n(a, AP2, STA2, 100, 4, 1514, 1000);
     wlan_air_advance(a, 1500, &cb);
@@ -154,10 +161,9 @@ static void test_hidden_ap_frame_starting_second_loses_its_preamble(void **state
 {
     (void)state;
     struct wlan_air_config c = deterministic_lab();
-    wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
     wlan_air_advance(a, 1000, &cb);
     enqueue_n(a, AP1, STA1, 1, 19, 1514, 1000);
     wlan_air_advance(a, 1200, &cb);
@@ -187,10 +193,9 @@ static void test_sta_defers_until_the_exchange_it_overhears_ends(void **state)
 {
     (void)state;
     struct wlan_air_config c = deterministic_lab();
-    wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
     wlan_air_advance(a, 1000, &cb);
     enqueue_n(a, AP2, STA2, 1, 19, 1514, 1000);
     wlan_air_advance(a, 1300, &cb);
@@ -216,10 +221,9 @@ static uint64_t sta1_ack_start_under_a_missed_preamble(double ed_threshold_dbm, 
 {
     struct wlan_air_config c = deterministic_lab();
     c.ed_threshold_dbm = ed_threshold_dbm;
-    wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
     wlan_air_advance(a, 1000, &cb);
     enqueue_n(a, AP1, STA1, 1, 2, 1514, 1000);
     wlan_air_advance(a, 1150, &cb);
@@ -256,10 +260,9 @@ static void test_retransmissions_deliver_every_frame_at_most_once_in_order(void 
     struct wlan_air_config c;
     assert_int_equal(wlan_air_config_load("../lab-2ap-2sta.json", &c, err, sizeof err), 0);
     c.mpdu_retry_limit = 64; /* hidden-AP starvation can still outlast this, rarely */
-    wlan_air_t *a = wlan_air_create(&c, 3);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 3, &r, &cb);
     /* Both hidden APs at once: many collisions and retransmissions. */
     for (int burst = 0; burst < 10; burst++) {
         uint64_t now = 1000 + (uint64_t)burst * 3000;
@@ -323,9 +326,7 @@ enum {
 static wlan_air_t *air_with_ap2_ampdu(const struct wlan_air_config *c, struct recorder *r,
                                       struct wlan_air_callbacks *cb)
 {
-    wlan_air_t *a = wlan_air_create(c, 1);
-    memset(r, 0, sizeof *r);
-    *cb = (struct wlan_air_callbacks){on_deliver, on_gt, on_dropped, r};
+    wlan_air_t *a = recording_air(c, 1, r, cb);
     wlan_air_advance(a, TRY0_US, cb);
     enqueue_n(a, AP2, STA2, 1, 19, 1514, TRY0_US);
     return a;
@@ -457,10 +458,9 @@ static void test_voice_frame_overtakes_a_best_effort_backlog(void **state)
 {
     (void)state;
     struct wlan_air_config c = deterministic_lab();
-    wlan_air_t *a = wlan_air_create(&c, 1);
     static struct recorder r;
-    memset(&r, 0, sizeof r);
-    struct wlan_air_callbacks cb = {on_deliver, on_gt, on_dropped, &r};
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
     wlan_air_advance(a, 1000, &cb);
     enqueue_n(a, AP2, STA2, 1, 500, 1514, 1000); /* about 60 ms of BE airtime */
     wlan_air_advance(a, 3000, &cb);
