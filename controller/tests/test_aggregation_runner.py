@@ -69,6 +69,15 @@ async def drive(url: str, aid: str, version: int, plant: Plant, steps: int, *, l
     return runner, statuses
 
 
+def warmed_up(api, aid: str, url: str) -> tuple[int, Plant, AggregationRunner]:
+    """The loop enabled (enable's defaults) over a 100 Mbit/s ap1/sta1 plant, after 3 slots: its version, the
+    plant and the runner, for a test that then feeds the runner entries of its own."""
+    v = enable(api, aid)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    runner, _ = asyncio.run(drive(url, aid, v, plant, 3))
+    return v, plant, runner
+
+
 def test_loop_paces_the_pair_and_reaches_the_delay_target(api, appliance, redis_server, rdb):
     aid, _ = appliance
     v = enable(api, aid, t_bar_ms=5.0)
@@ -178,9 +187,7 @@ def test_pair_without_a_phy_rate_is_reported_and_left_unpaced(api, appliance, re
 
 def test_disabling_the_policy_releases_the_pacing_and_publishes(api, appliance, redis_server, rdb):
     aid, v_off = appliance
-    v = enable(api, aid)
-    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
-    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
     assert rdb.hgetall(keys.appliance(aid, "pacing"))
     sub = rdb.pubsub()
     sub.subscribe(keys.appliance(aid, "pacing"))
@@ -201,9 +208,7 @@ def test_status_of_an_appliance_whose_loop_never_ran_is_404_naming_the_runner(ap
 
 def test_status_reports_what_the_dataplane_released(api, appliance, redis_server, rdb):
     aid, _ = appliance
-    v = enable(api, aid)
-    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
-    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
     for _ in range(10):  # 10 x 62 500 bytes over the 0.5 s slot = 10 Mbit/s
         rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "released_pkts": "0",
                                                    "released_bytes": "62500", "agg_est": "5"})
@@ -214,9 +219,7 @@ def test_status_reports_what_the_dataplane_released(api, appliance, redis_server
 
 def test_sta_side_aggregation_replaces_the_ack_burst_estimate(api, appliance, redis_server, rdb):
     aid, _ = appliance
-    v = enable(api, aid)
-    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
-    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
     rdb.xadd(keys.appliance(aid, "tm:sta"), {"pair": "ap1/sta1", "mpdus": "17.5", "frames": "40"})
     _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 1, t0=20.0, runner=runner))
     pair = statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]
@@ -274,9 +277,7 @@ def test_sta_side_mu_n_is_the_mean_over_the_slots_frames_not_over_its_entries(ap
     # 000 (37): μ̃_N(k) is the mean over the frames of slot k; an entry of 10 A-MPDUs of 30 MPDUs and
     # one of 30 A-MPDUs of 10 give (300 + 300) / 40 = 15, not the entries' plain mean 20.
     aid, _ = appliance
-    v = enable(api, aid)
-    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
-    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
     rdb.xadd(keys.appliance(aid, "tm:sta"), {"pair": "ap1/sta1", "mpdus": "30", "frames": "10"})
     rdb.xadd(keys.appliance(aid, "tm:sta"), {"pair": "ap1/sta1", "mpdus": "10", "frames": "30"})
     _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 1, t0=20.0, runner=runner))
@@ -286,9 +287,7 @@ def test_sta_side_mu_n_is_the_mean_over_the_slots_frames_not_over_its_entries(ap
 
 def test_ack_burst_mu_n_weights_each_entry_by_its_bursts(api, appliance, redis_server, rdb):
     aid, _ = appliance
-    v = enable(api, aid)
-    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
-    runner, _ = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
     for agg, bursts in (("24", "1"), ("8", "3")):
         rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "released_pkts": "0", "released_bytes": "0",
                                                    "agg_est": agg, "agg_bursts": bursts})
