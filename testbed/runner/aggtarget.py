@@ -338,23 +338,6 @@ def appliance_queue(entries: list[dict[str, str]], pair: str) -> dict[str, Any] 
             "mean_pace_mbps": round(statistics.fmean(paced) / 1e6, 3) if paced else None}
 
 
-def airtime_second_half(gt_path: Path, pairs: list[tuple[str, str]]) -> dict[str, float]:
-    """Each downlink pair's airtime (µs of its data PPDUs, emulator ground truth) over the second half of
-    the span in which the pairs carried data: the steady state, without the start-up (the loop's ramp
-    from ν = 1, or a TCP start stalled by retransmission timeouts while rate control settles)."""
-    wanted = {f"{ap}/{sta}" for ap, sta in pairs}
-    ppdus = [(int(r["start_us"]), r["pair"], int(r["duration_us"])) for r in aggtarget_air.data_ppdus(gt_path, wanted)]
-    if not ppdus:
-        return {}
-    first, last = min(t for t, _, _ in ppdus), max(t for t, _, _ in ppdus)
-    mid = (first + last) / 2
-    out = {p: 0.0 for p in sorted(wanted)}
-    for t, pair, dur in ppdus:
-        if t >= mid:
-            out[pair] += dur
-    return out
-
-
 def _pair_entries(url: str) -> list[dict[str, str]]:
     r = redis.Redis.from_url(url, decode_responses=True)
     try:
@@ -535,9 +518,10 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             print(f"aggtarget: cleanup: {e}", file=sys.stderr)
         for kept in [*lab.run_dir.glob("*.log"), *lab.run_dir.glob("iperf3-*.json")]:
             kept.replace(out / f"{mode}-{kept.name}")
-    half_air = airtime_second_half(gt_path, list(sc.pairs)) if gt_path is not None else {}
-    rounds = aggtarget_air.second_half_rounds(gt_path, list(sc.pairs)) if gt_path is not None else {}
-    ap_queue = aggtarget_air.ap_queue_delays(gt_path, list(sc.pairs)) if gt_path is not None else {}
+    ppdus = aggtarget_air.data_ppdus(gt_path, list(sc.pairs)) if gt_path is not None else []
+    half_air = aggtarget_air.airtime_second_half(ppdus, list(sc.pairs))
+    rounds = aggtarget_air.second_half_rounds(ppdus, list(sc.pairs))
+    ap_queue = aggtarget_air.ap_queue_delays(ppdus, list(sc.pairs))
     pairs = []
     for ap, sta in sc.pairs:
         pair = f"{ap}/{sta}"

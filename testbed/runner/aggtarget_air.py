@@ -17,9 +17,17 @@ from typing import Any
 from .jsonl import json_records
 
 
-def data_ppdus(gt_path: Path, wanted: set[str]) -> list[dict[str, Any]]:
-    """The ground truth's data PPDUs (AC_BE, with MPDUs) of the pairs in `wanted` ("ap/sta"), each with its
-    `pair`, in start order; [] if the log cannot be read."""
+Pairs = list[tuple[str, str]]
+
+
+def _names(pairs: Pairs) -> set[str]:
+    return {f"{ap}/{sta}" for ap, sta in pairs}
+
+
+def data_ppdus(gt_path: Path, pairs: Pairs) -> list[dict[str, Any]]:
+    """The ground truth's data PPDUs (AC_BE, with MPDUs) of `pairs`, each with its `pair` ("ap/sta"), in
+    start order; [] if the log cannot be read. Read once per run: the functions below take this list."""
+    wanted = _names(pairs)
     try:
         recs = [dict(rec, pair=f"{rec.get('src')}/{rec.get('dst')}") for rec in json_records(gt_path)]
     except OSError:
@@ -28,24 +36,42 @@ def data_ppdus(gt_path: Path, wanted: set[str]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda rec: int(rec["start_us"]))
 
 
-def second_half_rounds(gt_path: Path, pairs: list[tuple[str, str]]) -> dict[str, dict[str, float]]:
+def _midpoint_us(ppdus: list[dict[str, Any]]) -> float:
+    """The middle of the span in which the pairs carried data (`ppdus` in start order, not empty)."""
+    return (int(ppdus[0]["start_us"]) + int(ppdus[-1]["start_us"])) / 2
+
+
+def airtime_second_half(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, float]:
+    """Each downlink pair's airtime (µs of its data PPDUs) over the second half of the span in which the
+    pairs carried data: the steady state, without the start-up (the loop's ramp from ν = 1, or a TCP start
+    stalled by retransmission timeouts while rate control settles)."""
+    if not ppdus:
+        return {}
+    mid = _midpoint_us(ppdus)
+    out = {p: 0.0 for p in sorted(_names(pairs))}
+    for r in ppdus:
+        if int(r["start_us"]) >= mid:
+            out[r["pair"]] += int(r["duration_us"])
+    return out
+
+
+def second_half_rounds(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, dict[str, float]]:
     """Per downlink pair, over the second half of the span its pairs carried data (the midpoint
-    of `aggtarget.airtime_second_half`): `round_ms`, the mean time between the starts of the
+    of `airtime_second_half`): `round_ms`, the mean time between the starts of the
     pair's data A-MPDUs (the AP's scheduling round c + wᵀμ_N, which 000 §VI-B calls the mean
     delay); `mpdus_per_ampdu`; `new_mpdus_per_ampdu` (MPDUs whose packet was not on the air
     before; the model's N_f+1 = P_f of 000 §IV-C); `retx_frac`, the share of MPDUs that are
     retransmissions. So round_ms = new_mpdus_per_ampdu / x, and μ̃_N / x = round_ms / (1 - retx_frac)."""
-    wanted = {f"{ap}/{sta}" for ap, sta in pairs}
-    ppdus = [(int(r["start_us"]), r["pair"], [int(i) for i in r.get("ids") or []])
-             for r in data_ppdus(gt_path, wanted)]
     if not ppdus:
         return {}
-    mid = (ppdus[0][0] + ppdus[-1][0]) / 2
+    wanted = _names(pairs)
+    mid = _midpoint_us(ppdus)
     seen: dict[str, set[int]] = {p: set() for p in wanted}
     starts: dict[str, list[int]] = {p: [] for p in wanted}
     sizes: dict[str, list[int]] = {p: [] for p in wanted}
     new: dict[str, list[int]] = {p: [] for p in wanted}
-    for t, pair, ids in ppdus:
+    for r in ppdus:
+        t, pair, ids = int(r["start_us"]), r["pair"], [int(i) for i in r.get("ids") or []]
         fresh = sum(1 for i in ids if i not in seen[pair])
         seen[pair].update(ids)
         if t >= mid:
@@ -78,7 +104,7 @@ def _mean_ms(xs: list[int]) -> float | None:
     return round(statistics.fmean(xs) / 1000, 4) if xs else None
 
 
-def ap_queue_delays(gt_path: Path, pairs: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+def ap_queue_delays(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, dict[str, Any]]:
     """Per downlink pair, the AP queueing delay the goal names and 000 (9)'s μ_T = μ_N / x models, from
     the ground truth's `enq_us` (when each MPDU entered the AP's queue): for each MPDU's first
     transmission, `start_us - enq_us`, its wait in the AP's queue until the A-MPDU that first carried
@@ -86,11 +112,10 @@ def ap_queue_delays(gt_path: Path, pairs: list[tuple[str, str]]) -> dict[str, di
     MPDUs first sent in the second half (the midpoint of `second_half_rounds`); the `*_sojourn_ms`
     figures run to that PPDU's end instead (its airtime added). Neither holds the retransmissions nor
     the STA's in-order hold that the probes' one-way delay includes. {} for a log without `enq_us`."""
-    wanted = {f"{ap}/{sta}" for ap, sta in pairs}
-    ppdus = data_ppdus(gt_path, wanted)
     if not ppdus:
         return {}
-    mid = (int(ppdus[0]["start_us"]) + int(ppdus[-1]["start_us"])) / 2
+    wanted = _names(pairs)
+    mid = _midpoint_us(ppdus)
     seen: dict[str, set[int]] = {p: set() for p in wanted}
     wait: dict[str, tuple[list[int], list[int]]] = {p: ([], []) for p in wanted}
     sojourn: dict[str, tuple[list[int], list[int]]] = {p: ([], []) for p in wanted}

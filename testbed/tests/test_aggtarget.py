@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from runner import agg_lab, aggtarget, delay_probe
+from runner import agg_lab, aggtarget, aggtarget_air, delay_probe
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -129,9 +129,11 @@ def test_second_half_airtime_counts_each_pairs_data_ppdus_after_the_midpoint(tmp
         ppdu(600, "ap1", "sta1", 100), ppdu(700, "ap1", "sta2", 300),
         ppdu(800, "sta1", "ap1", 50), ppdu(900, "ap1", "sta2", 70, ac="VO"),  # uplink, voice: not data of a pair
         ppdu(1000, "ap1", "sta2", 100), "not json"]) + "\n")
-    assert aggtarget.airtime_second_half(gt, [("ap1", "sta1"), ("ap1", "sta2")]) == {"ap1/sta1": 100.0,
-                                                                                     "ap1/sta2": 400.0}
-    assert aggtarget.airtime_second_half(tmp_path / "missing.jsonl", [("ap1", "sta1")]) == {}
+    pairs = [("ap1", "sta1"), ("ap1", "sta2")]
+    assert aggtarget_air.airtime_second_half(aggtarget_air.data_ppdus(gt, pairs), pairs) == {"ap1/sta1": 100.0,
+                                                                                          "ap1/sta2": 400.0}
+    missing = aggtarget_air.data_ppdus(tmp_path / "missing.jsonl", [("ap1", "sta1")])
+    assert aggtarget_air.airtime_second_half(missing, [("ap1", "sta1")]) == {}
 
 
 def test_ap_ceiling_is_the_fastest_pairs_mean_ampdu_in_the_straight_run_and_enters_the_topology(
@@ -192,8 +194,6 @@ def test_second_half_delay_is_the_mean_probe_delay_after_the_midpoint_of_the_ser
 
 
 def test_second_half_rounds_give_the_schedulers_round_and_the_retransmitted_share(tmp_path: Path) -> None:
-    from runner import aggtarget_air
-
     def ppdu(t: int, ids: list[int], src: str = "ap1", dst: str = "sta1") -> str:
         return json.dumps({"start_us": t, "duration_us": 100, "src": src, "dst": dst, "ac": "BE",
                            "mpdus": len(ids), "ids": ids})
@@ -203,15 +203,14 @@ def test_second_half_rounds_give_the_schedulers_round_and_the_retransmitted_shar
         ppdu(2000, [3, 7, 8]),                       # id 3 again: a retransmission
         ppdu(2500, [1], "sta1", "ap1"),              # uplink: not the pair
         ppdu(3000, [9, 10]), ppdu(4000, [8, 11, 12, 13])]) + "\n")   # id 8 again
-    r = aggtarget_air.second_half_rounds(gt, [("ap1", "sta1")])["ap1/sta1"]
+    r = aggtarget_air.second_half_rounds(aggtarget_air.data_ppdus(gt, [("ap1", "sta1")]), [("ap1", "sta1")])["ap1/sta1"]
     assert r == {"round_ms": 1.0, "mpdus_per_ampdu": 3.0, "new_mpdus_per_ampdu": 2.333,
                  "retx_frac": round(2 / 9, 4)}
-    assert aggtarget_air.second_half_rounds(tmp_path / "missing.jsonl", [("ap1", "sta1")]) == {}
+    missing = aggtarget_air.data_ppdus(tmp_path / "missing.jsonl", [("ap1", "sta1")])
+    assert aggtarget_air.second_half_rounds(missing, [("ap1", "sta1")]) == {}
 
 
 def test_ap_queue_delay_is_the_wait_from_enqueue_to_each_mpdus_first_ppdu_start(tmp_path: Path) -> None:
-    from runner import aggtarget_air
-
     def ppdu(t: int, ids: list[int], enq: list[int], src: str = "ap1", dst: str = "sta1") -> str:
         return json.dumps({"start_us": t, "duration_us": 100, "src": src, "dst": dst, "ac": "BE",
                            "mpdus": len(ids), "ids": ids, "enq_us": enq})
@@ -222,14 +221,14 @@ def test_ap_queue_delay_is_the_wait_from_enqueue_to_each_mpdus_first_ppdu_start(
         ppdu(2600, [1], [100], "sta1", "ap1"),       # uplink: not the pair
         ppdu(3000, [4, 5], [2000, 2800]),            # second half (midpoint 2500 us): 1000 and 200 us
         ppdu(4000, [6], [3600])]) + "\n")            # 400 us
-    q = aggtarget_air.ap_queue_delays(gt, [("ap1", "sta1")])["ap1/sta1"]
+    q = aggtarget_air.ap_queue_delays(aggtarget_air.data_ppdus(gt, [("ap1", "sta1")]), [("ap1", "sta1")])["ap1/sta1"]
     assert q == {"ap_queue_delay_ms": round(3100 / 6 / 1000, 4), "second_half_ap_queue_delay_ms": 0.5333,
                  "ap_sojourn_ms": round(3700 / 6 / 1000, 4), "second_half_ap_sojourn_ms": 0.6333,
                  "mpdus": 6, "second_half_mpdus": 3}
     old = tmp_path / "old.jsonl"   # a log written before enq_us: no figure rather than a wrong one
     old.write_text(json.dumps({"start_us": 0, "duration_us": 100, "src": "ap1", "dst": "sta1", "ac": "BE",
                                "mpdus": 1, "ids": [1]}) + "\n")
-    assert aggtarget_air.ap_queue_delays(old, [("ap1", "sta1")]) == {}
+    assert aggtarget_air.ap_queue_delays(aggtarget_air.data_ppdus(old, [("ap1", "sta1")]), [("ap1", "sta1")]) == {}
 
 
 def test_delay_goal_is_also_judged_on_the_ap_queueing_delay_beside_the_probes() -> None:
@@ -242,7 +241,6 @@ def test_delay_goal_is_also_judged_on_the_ap_queueing_delay_beside_the_probes() 
 
 
 def test_loop_delay_is_mean_mu_over_mean_rate_over_the_second_half_of_the_paced_steps() -> None:
-    from runner import aggtarget_air
     loop = [{"x_pps": None, "mu_n": None},                      # no rate yet: not a paced step
             {"x_pps": 1000.0, "mu_n": 1.0}, {"x_pps": 2000.0, "mu_n": 1.0},
             {"x_pps": 10000.0, "mu_n": 12.0}, {"x_pps": 10000.0, "mu_n": 18.0}]
