@@ -202,42 +202,34 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
     return false;
 }
 
-bool adw_drain_awaits_downlink_acks(const struct adw_drain *d)
+/* What a flow of the batch still waits for: the ACK of released downlink data, or the RSTs that answer data
+ * released to a connection the STA reset (either way the data is still the AP's to send); or uplink bytes. */
+static bool awaits_downlink(const struct adw_drain_flow *f) { return f->down_open || f->rst_open; }
+static bool awaits_reset_ack(const struct adw_drain_flow *f) { return f->down_open && f->sta_reset; }
+static bool awaits_uplink(const struct adw_drain_flow *f) { return f->up_open; }
+
+/* True if some flow of the batch satisfies `awaits`. */
+static bool batch_flow_awaits(const struct adw_drain *d, bool (*awaits)(const struct adw_drain_flow *))
 {
-    if (!d->open)
-        return false;
     for (uint32_t m = d->used; m != 0; m &= m - 1) {
         const struct adw_drain_flow *f = &d->flows[__builtin_ctz(m)];
-        if (f->in_batch && (f->down_open || f->rst_open))
+        if (f->in_batch && awaits(f))
             return true;
     }
     return false;
 }
 
-bool adw_drain_awaits_reset_flow(const struct adw_drain *d)
+bool adw_drain_awaits_downlink_acks(const struct adw_drain *d)
 {
-    for (uint32_t m = d->used; m != 0; m &= m - 1) {
-        const struct adw_drain_flow *f = &d->flows[__builtin_ctz(m)];
-        if (f->in_batch && f->down_open && f->sta_reset)
-            return true;
-    }
-    return false;
+    return d->open && batch_flow_awaits(d, awaits_downlink);
 }
+
+bool adw_drain_awaits_reset_flow(const struct adw_drain *d) { return batch_flow_awaits(d, awaits_reset_ack); }
 
 bool adw_drain_awaits_only_uplink_bytes(const struct adw_drain *d)
 {
-    if (d->untracked > 0)
-        return false; /* a flow beyond the table may be downlink data */
-    bool up = false;
-    for (uint32_t m = d->used; m != 0; m &= m - 1) {
-        const struct adw_drain_flow *f = &d->flows[__builtin_ctz(m)];
-        if (!f->in_batch)
-            continue;
-        if (f->down_open || f->rst_open)
-            return false;
-        up = up || f->up_open;
-    }
-    return up;
+    /* untracked: a flow beyond the table may be downlink data */
+    return d->untracked == 0 && !batch_flow_awaits(d, awaits_downlink) && batch_flow_awaits(d, awaits_uplink);
 }
 
 void adw_drain_abandon(struct adw_drain *d) { d->open = false; }
