@@ -62,6 +62,10 @@ class PairTelemetry:
     agg: list[float] = field(default_factory=list)
     weights: list[float] = field(default_factory=list)   # A-MPDUs behind each entry of `agg`
     source: str = "agg_est"
+    released_bytes: int = 0
+    released_seen: bool = False
+    packets: int = 0
+    lost: int = 0
 
     def mu_n(self) -> float | None:
         """000 (37): μ̃_N(k) = Σ_f N_f / |Φ(k)|, the mean over the slot's frames. The entries are means
@@ -72,10 +76,6 @@ class PairTelemetry:
         if not self.agg or total <= 0:
             return None
         return sum(a * w for a, w in zip(self.agg, self.weights)) / total
-    released_bytes: int = 0
-    released_seen: bool = False
-    packets: int = 0
-    lost: int = 0
 
 
 @dataclass
