@@ -6,6 +6,11 @@
  * ACK or other control segment (ACK isolation), real-time (DSCP in the
  * policy or a configured UDP port), or unmanaged (ARP, DHCP, ICMP, other UDP,
  * fragments, other protocols: passed straight through).
+ *
+ * Downlink UDP to a pair in paced mode is data of the pair: SPEC §3.7 paces
+ * "the pair's packets", and 000 §VII drives the aggregation level with UDP.
+ * A time-sliced pair's UDP still passes: TS-ABR-QD measures a batch's drain
+ * by the TCP ACKs it returns (004 §5), which UDP has none of.
  */
 #include <string.h>
 
@@ -33,6 +38,21 @@ void adw_meta_from_desc(const struct adw_desc *d, bool downlink, struct adw_tcp_
     memcpy(k->sta_ip, downlink ? d->dst_ip : d->src_ip, n);
     k->srv_port = downlink ? d->sport : d->dport;
     k->sta_port = downlink ? d->dport : d->sport;
+}
+
+/* DHCP (RFC 2131 server/client ports 67/68, DHCPv6 RFC 8415 546/547) keeps passing straight through. */
+static bool dhcp(const struct adw_desc *d)
+{
+    uint16_t p = d->dport;
+    return p == 67 || p == 68 || p == 546 || p == 547;
+}
+
+/* Downlink UDP of a pair the controller paces (the pacer holds a rate). */
+static bool paced_udp(const struct adw_sched *s, uint16_t pair, const struct adw_desc *d)
+{
+    if (d->l4 != ADW_L4_UDP || d->fragment || dhcp(d))
+        return false;
+    return adw_pacer_active(&s->slots[s->plan->slot_of_pair[pair]].pacer);
 }
 
 static bool realtime(const struct adw_plan *p, const struct adw_desc *d)
@@ -108,6 +128,10 @@ void adw_classify(struct adw_sched *s, const struct adw_desc *d, bool parsed, co
     }
     if (d->l4 == ADW_L4_TCP && !d->fragment) {
         c->kind = d->payload_len > 0 ? ADW_CLASS_DATA : ADW_CLASS_ACK;
+        return;
+    }
+    if (paced_udp(s, c->pair, d)) {
+        c->kind = ADW_CLASS_DATA;
         return;
     }
     c->counter = &s->st.pass_other;

@@ -241,6 +241,44 @@ static void test_pacing_rate_stays_with_the_pair_across_versions(void **state)
     assert_int_equal(adw_sched_pacing(f->s, 0), 0);
 }
 
+/* Downlink UDP server:sport -> STA sta:dport, best effort, an IP packet as long as lab_down_pkt(.., 1448)'s. */
+static struct adw_pkt lab_down_udp(unsigned sta, uint16_t sport, uint16_t dport)
+{
+    uint8_t *b = lab_buf();
+    uint32_t n = fb_udp4(b, 1600, LAB_SRV_MAC, LAB_STA_MAC[sta], LAB_SRV_IP, LAB_STA_IP[sta], 0, sport, dport, 1460);
+    return (struct adw_pkt){.data = b, .len = n, .in_port = 0, .cookie = b};
+}
+
+static void test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_passes(void **state)
+{
+    struct sched_fixture *f = *state;
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    for (unsigned i = 0; i < 10; i++) {
+        struct adw_pkt p = lab_down_udp(0, 40000, 5201);
+        assert_int_equal(sched_enqueue1(f->s, &p, 0), ADW_QUEUED);
+    }
+    struct adw_pkt offer = lab_down_udp(0, 67, 68);
+    assert_int_equal(sched_enqueue1(f->s, &offer, 0), ADW_PASS);
+    run_until(f->s, 0, 9 * MS + 999 * US);
+    assert_int_equal(n_out, 10); /* one per ms at 0 .. 9 ms, as TCP segments of the same size would go */
+    for (unsigned i = 0; i < n_out; i++) {
+        assert_int_equal(out_ns[i], i * MS);
+        assert_int_equal(out[i].out_port, 1);
+    }
+}
+
+static void test_udp_to_a_time_sliced_pair_passes_straight_through(void **state)
+{
+    struct sched_fixture *f = *state;
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    struct adw_pkt p = lab_down_udp(1, 40000, 5201); /* sta2 stays time-sliced: no ACKs to time a drain by */
+    assert_int_equal(sched_enqueue1(f->s, &p, 0), ADW_PASS);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.pass_other, 1);
+    assert_int_equal(st.queued_data, 0);
+}
+
 #define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, setup, sched_fixture_teardown)
 
 int main(void)
@@ -256,6 +294,8 @@ int main(void)
         LAB_TEST(test_next_event_is_the_next_paced_release),
         LAB_TEST(test_pacing_an_unknown_pair_is_refused_naming_it),
         LAB_TEST(test_pacing_rate_stays_with_the_pair_across_versions),
+        LAB_TEST(test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_passes),
+        LAB_TEST(test_udp_to_a_time_sliced_pair_passes_straight_through),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
