@@ -11,6 +11,11 @@ other on the same topology:
   cubic, bbr straight forwarding (Linux bridge in the appliance), plain TCP
              with that congestion control: the comparison of 001 §4.5/Fig 16.
 
+A UDP scenario (udp_offered_mbit) sends iperf3 UDP at a fixed offered rate
+instead of TCP, as 000 §VII does, in two modes: aggtarget (paced as above;
+what the pacer holds back beyond the A* limit is dropped in the appliance)
+and udp (the same stream forwarded straight, the AP's queue saturated).
+
 Per pair the JSON has throughput_mbps, mean_delay_ms (one-way, appliance ->
 STA, UDP probes captured at both ends: delay_probe.py), mean_ampdu and
 mean_phy_mbps (emulator), airtime_frac, and for aggtarget the target
@@ -26,8 +31,8 @@ It is measured here the way an operator would: the straight-forwarding CUBIC
 run of the same scenario saturates the AP (a standing queue), and the mean
 A-MPDU size of the AP's fastest pair (highest mean PHY rate) in the
 emulator's ground truth is the AP's ceiling (`ap_ceilings` in the JSON, with
-the run it came from). The cubic mode therefore runs first; `--modes
-aggtarget` alone takes the ceiling from the kept cubic run. Behind a
+the run it came from). The cubic (or udp) mode therefore runs first; `--modes
+aggtarget` alone takes the ceiling from the kept straight run. Behind a
 rate-limited backhaul the straight run does not saturate the AP, so no
 ceiling is measured there (N̄ = n_target_max).
 
@@ -64,7 +69,9 @@ VHT_AIR = REPO / "testbed" / "air" / "lab-2ap-2sta-vht80.json"
 MULTI_AIR = REPO / "testbed" / "air" / "aggtarget-1ap-3sta-vht80.json"
 PY = REPO / ".venv" / "bin" / "python"
 APPLIANCE = "aggtarget"
-MODES = ("aggtarget", "cubic", "bbr")
+TCP_MODES = ("aggtarget", "cubic", "bbr")
+UDP_MODES = ("aggtarget", "udp")       # udp = the same UDP stream forwarded straight (no pacing)
+MODES = ("aggtarget", "cubic", "bbr", "udp")
 PROBE_PPS = 200.0
 LAB_NBAR = 48.0  # n_target_max of the lab policy (configs/lab-2ap-2sta.yaml), used by every scenario
 NBAR_FRACTION = 48.0 / 64.0  # the controller's N̄ / ceiling (controller aggregation/nbar.py, 000 §V-A)
@@ -83,6 +90,19 @@ class AggScenario:
     # pair, whose overlapping transmissions make Minstrel step the measured pair's MCS down (004 §4.1).
     step_pair: tuple[str, str] | None = None
     step_at_frac: float = 0.5
+    # Bulk UDP offered at this rate (Mbit/s) instead of bulk TCP, as in 000 §VII (iperf UDP
+    # downlink): above what the air carries, so the straight run saturates the AP and, controlled,
+    # the pacer sets the rate and the appliance's A* limit drops the rest.
+    udp_offered_mbit: float | None = None
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return UDP_MODES if self.udp_offered_mbit is not None else TCP_MODES
+
+    @property
+    def straight_mode(self) -> str:
+        """The straight-forwarding run the goals compare against and the AP ceiling is measured in."""
+        return "udp" if self.udp_offered_mbit is not None else "cubic"
 
 
 SCENARIOS = {s.name: s for s in (
@@ -90,6 +110,9 @@ SCENARIOS = {s.name: s for s in (
     # T-bar below c + N-bar w of this link (about 2 ms at its ~350 Mbit/s PHY rate): the regime in which
     # N-bar does not bind and the delay goal applies (T-bar 5 and 10 ms bind N-bar at 11ac rates).
     AggScenario("aggtarget-1sta-lowdelay", (("ap1", "sta1"),), t_bar_ms=1.5),
+    # The same with UDP at 300 Mbit/s offered (the air carries about 190): the loop without TCP's
+    # own dynamics (slow start, ACKs on the air, the window limiting the rate).
+    AggScenario("aggtarget-1sta-lowdelay-udp", (("ap1", "sta1"),), t_bar_ms=1.5, udp_offered_mbit=300.0),
     AggScenario("aggtarget-backhaul", (("ap1", "sta1"),), t_bar_ms=5.0, backhaul_mbit=100.0),
     AggScenario("aggtarget-3sta-mixed-mcs", (("ap1", "sta1"), ("ap1", "sta2"), ("ap1", "sta3")), t_bar_ms=10.0),
     # wlan-emu has no scheduled RSS change, so the MCS of sta1 is made to drop the way it drops in
@@ -415,7 +438,7 @@ def step_figures(rows: list[tuple[float, float, float]], step_unix: float, t_bar
 
 
 def ap_ceilings(straight: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each AP's aggregation ceiling from a straight-forwarding saturation run (`runs.cubic`): the mean
+    """Each AP's aggregation ceiling from a straight-forwarding saturation run (`runs.cubic` or `runs.udp`): the mean
     A-MPDU size (emulator ground truth) of its fastest pair, the one whose target N̄ caps (000 §V-C,
     eq. 30), with where it came from. Empty when there is no such run."""
     out: dict[str, dict[str, Any]] = {}
@@ -428,7 +451,8 @@ def ap_ceilings(straight: dict[str, Any]) -> dict[str, dict[str, Any]]:
                             "n_bar": round(min(LAB_NBAR, NBAR_FRACTION * float(p["mean_ampdu"])), 2),
                             "pair": f"{p['ap']}/{p['sta']}", "pair_phy_mbps": p.get("mean_phy_mbps") or 0.0,
                             "source": f"mean A-MPDU of the pair in the straight-forwarding "
-                                      f"{straight.get('congestion_control', 'cubic')} run (emulator ground truth)",
+                                      f"{straight.get('congestion_control') or straight.get('mode', 'cubic')} run "
+                                      f"(emulator ground truth)",
                             "run_started_unix": straight.get("started_unix")}
     return out
 
@@ -452,7 +476,7 @@ def with_ceilings(cfg: dict[str, Any], ceilings: dict[str, dict[str, Any]]) -> d
 def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             ceilings: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     controlled = mode == "aggtarget"
-    cc = "cubic" if controlled else mode
+    cc = mode if mode in ("cubic", "bbr") else "cubic"   # the STAs' stack; the UDP runs send no TCP
     started = time.time()
     stack = _Stack()
     url = None
@@ -487,7 +511,8 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
         transfers, probes = [], []
         for i, (ap, sta) in enumerate(sc.pairs):
             sta_ip = lab.sta_ip(sta)
-            t = iperf.Transfer(f"{ap}-{sta}", lab.ns("server"), lab.ns(sta), sta_ip, BASE_PORT + i, duration_s, cc)
+            t = iperf.Transfer(f"{ap}-{sta}", lab.ns("server"), lab.ns(sta), sta_ip, BASE_PORT + i, duration_s, cc,
+                               udp_mbit=sc.udp_offered_mbit)
             transfers.append(iperf.start(lab.run_dir, t))
             probes.append(processes.start(
                 lab.run_dir, f"probe-{sta}", lab.ns("server"),
@@ -560,7 +585,8 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             entry["loop"] = mine
             entry["appliance_queue"] = appliance_queue(pair_entries, pair)
         pairs.append(entry)
-    res = {"mode": mode, "congestion_control": cc, "started_unix": round(started, 3), "pairs": pairs,
+    res = {"mode": mode, "congestion_control": None if sc.udp_offered_mbit is not None else cc,
+           "udp_offered_mbit": sc.udp_offered_mbit, "started_unix": round(started, 3), "pairs": pairs,
            "wlan_emu_links": emu_stats.get("links"), "cleanup_errors": errors}
     if wan_stats:
         # wan-emu's counters per direction: drop_queue is the loss at the backhaul's queue
@@ -572,16 +598,17 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
     return res
 
 
-def run(name: str, duration_s: float, modes: tuple[str, ...] = MODES, *, prefix: str | None = None,
+def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, prefix: str | None = None,
         results_dir: Path = RESULTS) -> dict[str, Any]:
     sc = get(name)
     if sc.unsupported:
         raise backend_mod.BackendUnavailable(f"{name}: {sc.unsupported}")
     if not 0 < duration_s <= 600:
         raise ValueError(f"duration {duration_s!r} s: expected 0 < duration <= 600")
-    bad = [m for m in modes if m not in MODES]
+    modes = modes or sc.modes
+    bad = [m for m in modes if m not in sc.modes]
     if bad:
-        raise ValueError(f"modes {bad}: expected some of {MODES}")
+        raise ValueError(f"{name}: modes {bad}: expected some of {sc.modes}")
     prefix = prefix or topology.default_prefix()
     lab: Lab = _MultiLab(prefix, len(sc.pairs)) if len(sc.pairs) > 1 else _PairLab(topology.Testbed(prefix))
     out = results_dir / "runs" / name
@@ -591,7 +618,7 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] = MODES, *, prefix:
             old.unlink()
     started = time.time()
     runs: dict[str, Any] = {}
-    if set(modes) != set(MODES):
+    if set(modes) != set(sc.modes):
         # A subset of the modes re-runs only those; the others' last results are kept (each run
         # carries its own started_unix).
         try:
@@ -599,10 +626,11 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] = MODES, *, prefix:
         except (OSError, json.JSONDecodeError):
             pass
     try:
-        # the straight CUBIC run first: it is the saturation run the APs' ceilings are measured in
-        for mode in sorted(modes, key=lambda m: m != "cubic"):
+        # the straight run first: it is the saturation run the APs' ceilings are measured in
+        for mode in sorted(modes, key=lambda m: m != sc.straight_mode):
             try:
-                runs[mode] = one_run(sc, mode, duration_s, lab, out, scenario_ceilings(sc, runs.get("cubic", {})))
+                runs[mode] = one_run(sc, mode, duration_s, lab, out,
+                                     scenario_ceilings(sc, runs.get(sc.straight_mode, {})))
             except backend_mod.BackendUnavailable as e:
                 runs[mode] = {"mode": mode, "skipped": str(e)}
             (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
@@ -610,7 +638,7 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] = MODES, *, prefix:
         lab.close()
     air = MULTI_AIR if len(sc.pairs) > 1 else VHT_AIR
     doc = {"scenario": name, "duration_s": duration_s, "t_bar_ms": sc.t_bar_ms,
-           "backhaul_mbit": sc.backhaul_mbit, "air": str(air.relative_to(REPO)),
+           "backhaul_mbit": sc.backhaul_mbit, "udp_offered_mbit": sc.udp_offered_mbit, "air": str(air.relative_to(REPO)),
            "started_unix": round(started, 3), "ap_ceilings": runs.get("aggtarget", {}).get("ap_ceilings"),
            "runs": runs, "goals": goals(sc, runs)}
     results_dir.mkdir(parents=True, exist_ok=True)
@@ -620,10 +648,10 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] = MODES, *, prefix:
 
 def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
     """The issue's goals, as measured (never tuned to): delay within 20 % of T̄ when N̄ does not bind,
-    throughput >= 85 % of straight forwarding (plain CUBIC through the same air), airtime shares of
-    STAs at different MCS within 10 % of equal."""
+    throughput >= 85 % of straight forwarding (plain CUBIC, or the same UDP stream, through the same
+    air), airtime shares of STAs at different MCS within 10 % of equal."""
     out: dict[str, Any] = {}
-    agg, cubic = runs.get("aggtarget", {}), runs.get("cubic", {})
+    agg, straight = runs.get("aggtarget", {}), runs.get(sc.straight_mode, {})
     for i, p in enumerate(agg.get("pairs", [])):
         pair = f"{p['ap']}/{p['sta']}"
         g: dict[str, Any] = {}
@@ -652,7 +680,7 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
         # beside the probes' one-way delay, the delay the loop holds at T̄ (000 (9), aggtarget_air.py)
         g["second_half_loop_delay_ms"] = aggtarget_air.second_half_loop_delay_ms(loop)
         g.update(aggtarget_air.ap_queue_goals(p, sc.t_bar_ms))
-        base = cubic.get("pairs", [])[i]["throughput_mbps"] if i < len(cubic.get("pairs", [])) else None
+        base = straight.get("pairs", [])[i]["throughput_mbps"] if i < len(straight.get("pairs", [])) else None
         if base:
             g["throughput_frac_of_straight"] = round(p["throughput_mbps"] / base, 3)
             g["throughput_ge_85pct"] = p["throughput_mbps"] >= 0.85 * base
@@ -663,12 +691,12 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
     # Throughput of all the pairs together against straight forwarding (with several STAs the
     # per-pair split differs by design: equal airtime instead of whatever CUBIC gives).
     tot_a = sum(p["throughput_mbps"] for p in agg.get("pairs", []))
-    tot_c = sum(p["throughput_mbps"] for p in cubic.get("pairs", []))
+    tot_c = sum(p["throughput_mbps"] for p in straight.get("pairs", []))
     if tot_a and tot_c:
-        out["total"] = {"aggtarget_mbps": round(tot_a, 3), "straight_cubic_mbps": round(tot_c, 3),
+        out["total"] = {"aggtarget_mbps": round(tot_a, 3), f"straight_{sc.straight_mode}_mbps": round(tot_c, 3),
                         "throughput_frac_of_straight": round(tot_a / tot_c, 3), "throughput_ge_85pct": tot_a >= 0.85 * tot_c}
         half_a = [second_half_mbps(p.get("series") or []) for p in agg.get("pairs", [])]
-        half_c = [second_half_mbps(p.get("series") or []) for p in cubic.get("pairs", [])]
+        half_c = [second_half_mbps(p.get("series") or []) for p in straight.get("pairs", [])]
         if all(h is not None for h in half_a + half_c) and sum(h or 0 for h in half_c) > 0:
             frac = sum(h or 0 for h in half_a) / sum(h or 0 for h in half_c)
             out["total"]["second_half_frac_of_straight"] = round(frac, 3)
@@ -714,14 +742,14 @@ def main(argv: list[str]) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenario", nargs="?", help="one of: " + ", ".join(SCENARIOS))
     ap.add_argument("--duration", type=float, default=20.0)
-    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--modes", default="", help="comma-separated subset of the scenario's modes (default: all)")
     args = ap.parse_args(argv)
     if not args.scenario:
         for s in SCENARIOS.values():
             print(f"{s.name:28s} T-bar {s.t_bar_ms:g} ms  {s.unsupported or 'runs here'}")
         return 0
     try:
-        doc = run(args.scenario, args.duration, tuple(m for m in args.modes.split(",") if m))
+        doc = run(args.scenario, args.duration, tuple(m for m in args.modes.split(",") if m) or None)
     except backend_mod.BackendUnavailable as e:
         print(f"SKIPPED {args.scenario}: {e}", file=sys.stderr)
         return 0

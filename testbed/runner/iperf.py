@@ -3,7 +3,8 @@
 The sender is always the iperf3 client and the receiver a one-shot server
 (`-s -1`), so downlink (server -> STA) and uplink (STA -> server) differ only
 in where each side runs. Every run is bounded by `-t` and a wall-clock
-timeout, and its JSON report is kept.
+timeout, and its JSON report is kept. A transfer is bulk TCP, or UDP at a
+fixed offered rate (`udp_mbit`) like 000 §VII's iperf UDP downlink.
 """
 from __future__ import annotations
 
@@ -28,6 +29,22 @@ class Transfer:
     duration_s: float      # -t
     congestion: str = "cubic"
     interval_s: float = 0.5
+    udp_mbit: float | None = None   # None: bulk TCP; else UDP offered at this rate (Mbit/s)
+    udp_payload_bytes: int = 1448   # the TCP segments' payload, so both fill MTU-sized frames
+
+
+def client_argv(t: Transfer, report: Path) -> list[str]:
+    """The iperf3 client's command line: TCP with the transfer's congestion control, or UDP at
+    the offered rate in MTU-sized datagrams."""
+    argv = ["iperf3", "-c", t.receiver_ip, "-p", str(t.port), "-t", f"{t.duration_s:g}", "-J",
+            "-i", f"{t.interval_s:g}", "--logfile", str(report)]
+    if t.udp_mbit is None:
+        return argv + ["-C", t.congestion]
+    if not t.udp_mbit > 0:
+        raise ValueError(f"iperf3 {t.label}: UDP offered rate {t.udp_mbit!r} Mbit/s must be positive")
+    # The client's intervals count what it sent; the receiver's (what got through) come back with
+    # --get-server-output, for interval_series.
+    return argv + ["-u", "-b", f"{t.udp_mbit:g}M", "-l", str(t.udp_payload_bytes), "--get-server-output"]
 
 
 @dataclass
@@ -56,10 +73,7 @@ def start(run_dir: Path, t: Transfer) -> RunningTransfer:
     _wait_listening(t.receiver_ns, t.receiver_ip, t.port)
     report = run_dir / f"iperf3-{t.label}.json"
     report.unlink(missing_ok=True)  # iperf3 --logfile appends
-    client = processes.start(
-        run_dir, f"iperf3-cli-{t.label}", t.sender_ns,
-        ["iperf3", "-c", t.receiver_ip, "-p", str(t.port), "-t", f"{t.duration_s:g}", "-J",
-         "-C", t.congestion, "-i", f"{t.interval_s:g}", "--logfile", str(report)])
+    client = processes.start(run_dir, f"iperf3-cli-{t.label}", t.sender_ns, client_argv(t, report))
     return RunningTransfer(t, server, client, report)
 
 
@@ -82,11 +96,19 @@ def finish(rt: RunningTransfer, grace_s: float = 20.0) -> dict[str, Any]:
 
 
 def received_mbps(report: dict[str, Any]) -> float:
-    """Goodput measured at the receiver, Mbit/s."""
-    return float(report["end"]["sum_received"]["bits_per_second"]) / 1e6
+    """Goodput measured at the receiver, Mbit/s. A UDP report without the receiver's sum gives
+    its sender sum less the datagrams the receiver counted lost."""
+    end = report["end"]
+    if "sum_received" in end:
+        return float(end["sum_received"]["bits_per_second"]) / 1e6
+    udp = end["sum"]
+    return float(udp["bits_per_second"]) * (1.0 - float(udp["lost_percent"]) / 100.0) / 1e6
 
 
 def interval_series(report: dict[str, Any]) -> list[tuple[float, float]]:
-    """(interval end s, sender Mbit/s) per reporting interval."""
+    """(interval end s, Mbit/s) per reporting interval: the receiver's when the report carries the
+    server's output (UDP: what the sender offered is not what got through), else the sender's (TCP:
+    what it sent is what its window let through)."""
+    source = report.get("server_output_json") or report
     return [(round(float(iv["sum"]["end"]), 3), round(float(iv["sum"]["bits_per_second"]) / 1e6, 3))
-            for iv in report.get("intervals", [])]
+            for iv in source.get("intervals", [])]

@@ -65,7 +65,8 @@ def section_lines(results_dir: Path) -> list[str]:
         return lines + ["No `aggtarget-*` results yet (`make experiment SCENARIO=aggtarget-1sta`).", ""]
     lines += ["Controlled = adwiser-dp paces each pair at the rate of the controller's aggregation-loop "
               "(μ̃_N and μ_R from the emulator's ground truth as STA-side agent); cubic/bbr = straight "
-              "forwarding with plain TCP. Delay = one-way, appliance → STA (UDP probes, 200/s, captured at the "
+              "forwarding with plain TCP; a `-udp` scenario sends iperf3 UDP at a fixed offered rate instead "
+              "(paced by the loop, or forwarded straight in mode udp). Delay = one-way, appliance → STA (UDP probes, 200/s, captured at the "
               "AP port and at the STA): AP queueing plus air, retransmissions and the STA's in-order hold. AP queue = the "
               "AP queueing delay of 000 (9) from the ground truth: enqueue to the start of each MPDU's first A-MPDU, "
               "whole run / second half. Mbit/s = receiver goodput of the whole run; 2nd half = "

@@ -8,9 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
-from runner import agg_lab, aggtarget, aggtarget_air, delay_probe
+from runner import agg_lab, aggtarget, aggtarget_air, delay_probe, iperf
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -155,6 +156,43 @@ def test_ap_ceiling_is_the_fastest_pairs_mean_ampdu_in_the_straight_run_and_ente
     res = subprocess.run([sys.executable, "-m", "adwiser_controller", "validate", str(path)],
                          capture_output=True, text=True, timeout=60, cwd=REPO / "controller")
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_a_udp_scenario_is_judged_against_the_same_udp_stream_forwarded_straight() -> None:
+    sc = aggtarget.SCENARIOS["aggtarget-1sta-lowdelay-udp"]
+    assert sc.modes == ("aggtarget", "udp") and sc.straight_mode == "udp"
+    pair = {"ap": "ap1", "sta": "sta1", "mean_delay_ms": 1.6}
+    runs = {"aggtarget": {"pairs": [dict(pair, throughput_mbps=170.0)]},
+            "udp": {"mode": "udp", "congestion_control": None,
+                    "pairs": [dict(pair, throughput_mbps=190.0, mean_ampdu=40.0, mean_phy_mbps=350.0)]},
+            "cubic": {"pairs": [dict(pair, throughput_mbps=100.0)]}}   # a stale TCP run is not the baseline
+    g = aggtarget.goals(sc, runs)
+    assert g["total"]["straight_udp_mbps"] == 190.0 and g["ap1/sta1"]["throughput_frac_of_straight"] == 0.895
+    ceiling = aggtarget.scenario_ceilings(sc, runs["udp"])["ap1"]
+    assert ceiling["ampdu_ceiling_mpdus"] == 40.0 and "straight-forwarding udp run" in ceiling["source"]
+    with pytest.raises(ValueError, match="modes \\['cubic'\\]"):
+        aggtarget.run(sc.name, 5.0, ("cubic",))
+
+
+def test_udp_transfer_sends_mtu_sized_datagrams_at_the_offered_rate_and_tcp_keeps_its_cc(tmp_path: Path) -> None:
+    t = iperf.Transfer("ap1-sta1", "srv", "sta", "198.18.1.2", 5301, 20.0, "bbr", udp_mbit=300.0)
+    argv = iperf.client_argv(t, tmp_path / "r.json")
+    assert argv[argv.index("-b") + 1] == "300M" and argv[argv.index("-l") + 1] == "1448"
+    assert "-u" in argv and "-C" not in argv and "--get-server-output" in argv
+    tcp = iperf.client_argv(iperf.Transfer("ap1-sta1", "srv", "sta", "198.18.1.2", 5301, 20.0, "bbr"), tmp_path / "r")
+    assert tcp[tcp.index("-C") + 1] == "bbr" and "-u" not in tcp
+    with pytest.raises(ValueError, match="offered rate 0"):
+        iperf.client_argv(iperf.Transfer("x", "s", "r", "198.18.1.2", 1, 1.0, udp_mbit=0.0), tmp_path / "r")
+
+
+def test_udp_goodput_and_its_series_are_what_the_receiver_got() -> None:
+    assert iperf.received_mbps({"end": {"sum_received": {"bits_per_second": 150e6},
+                                        "sum": {"bits_per_second": 300e6, "lost_percent": 50.0}}}) == 150.0
+    assert iperf.received_mbps({"end": {"sum": {"bits_per_second": 300e6, "lost_percent": 40.0}}}) == 180.0
+    sent = {"intervals": [{"sum": {"end": 0.5, "bits_per_second": 300e6}}]}
+    assert iperf.interval_series(sent) == [(0.5, 300.0)]
+    got = dict(sent, server_output_json={"intervals": [{"sum": {"end": 0.5, "bits_per_second": 190e6}}]})
+    assert iperf.interval_series(got) == [(0.5, 190.0)]
 
 
 def test_a_straight_run_behind_a_rate_limited_backhaul_measures_no_ceiling() -> None:
