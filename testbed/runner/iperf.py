@@ -33,6 +33,13 @@ class Transfer:
     udp_payload_bytes: int = 1448   # the TCP segments' payload, so both fill MTU-sized frames
 
 
+def server_argv(t: Transfer) -> list[str]:
+    """The one-shot iperf3 server; for UDP it reports in JSON at the client's interval, so that the
+    client's --get-server-output carries the receiver's intervals (server_output_json)."""
+    argv = ["iperf3", "-s", "-1", "-B", t.receiver_ip, "-p", str(t.port)]
+    return argv if t.udp_mbit is None else argv + ["-J", "-i", f"{t.interval_s:g}"]
+
+
 def client_argv(t: Transfer, report: Path) -> list[str]:
     """The iperf3 client's command line: TCP with the transfer's congestion control, or UDP at
     the offered rate in MTU-sized datagrams."""
@@ -68,8 +75,7 @@ def _wait_listening(ns: str, ip: str, port: int, timeout_s: float = 5.0) -> None
 
 
 def start(run_dir: Path, t: Transfer) -> RunningTransfer:
-    server = processes.start(run_dir, f"iperf3-srv-{t.label}", t.receiver_ns,
-                             ["iperf3", "-s", "-1", "-B", t.receiver_ip, "-p", str(t.port)])
+    server = processes.start(run_dir, f"iperf3-srv-{t.label}", t.receiver_ns, server_argv(t))
     _wait_listening(t.receiver_ns, t.receiver_ip, t.port)
     report = run_dir / f"iperf3-{t.label}.json"
     report.unlink(missing_ok=True)  # iperf3 --logfile appends
