@@ -70,7 +70,8 @@ def section_lines(results_dir: Path) -> list[str]:
               "AP port and at the STA): AP queueing plus air, retransmissions and the STA's in-order hold. AP queue = the "
               "AP queueing delay of 000 (9) from the ground truth: enqueue to the start of each MPDU's first A-MPDU, "
               "whole run / second half. Mbit/s = receiver goodput of the whole run; 2nd half = "
-              "sender rate over its second half, after the loop's start-up ramp from ν = 1.", "",
+              "sender rate over its second half (the receiver's in a `-udp` scenario), after the loop's start-up "
+              "ramp from ν = 1.", "",
               "| scenario | mode | pair | Mbit/s | 2nd half Mbit/s | delay mean ms | delay p95 ms | AP queue ms "
               "| A-MPDU | PHY Mbit/s | airtime | N_target |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
