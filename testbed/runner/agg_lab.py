@@ -28,6 +28,33 @@ SERVER_MAC = "02:ad:03:00:00:01"
 AP = "ap1"
 
 
+STA_STA_RSS_DBM = -65.0  # between any two STAs of a derived air config: well above the -82 dBm CS threshold
+
+
+def air_config(base: dict[str, Any], ap_sta_rss_dbm: list[float]) -> dict[str, Any]:
+    """The air config `base` (one AP with its STAs) with one STA per entry of ap_sta_rss_dbm: the AP and
+    STA i hear each other at that RSS (dBm), so the STA's distance sets its MCS; every two STAs hear each
+    other at STA_STA_RSS_DBM (one BSS, no hidden terminal). PHY and MAC constants are base's."""
+    if not 1 <= len(ap_sta_rss_dbm) <= 7:
+        raise ValueError(f"air config: {len(ap_sta_rss_dbm)} STAs; wlan-emu takes one AP and 1..7 STAs")
+    doc = json.loads(json.dumps(base))
+    n = len(ap_sta_rss_dbm) + 1
+    rss: list[list[float | None]] = [[None if i == j else STA_STA_RSS_DBM for j in range(n)] for i in range(n)]
+    for i, r in enumerate(ap_sta_rss_dbm, start=1):
+        rss[0][i] = rss[i][0] = float(r)
+    stas = [f"sta{i}" for i in range(1, n)]
+    doc["description"] = (f"{base.get('description', '')} Derived (runner/agg_lab.py air_config): {n - 1} STAs at "
+                          f"AP<->STA RSS {', '.join(f'{r:g}' for r in ap_sta_rss_dbm)} dBm, STA<->STA "
+                          f"{STA_STA_RSS_DBM:g} dBm.")
+    doc["topology"] = {
+        "nodes": {"value": [{"name": AP, "role": "ap"}, *({"name": s, "role": "sta", "ap": AP} for s in stas)],
+                  "source": "issue 9: one AP, STAs at different MCS"},
+        "rss_dbm": {"value": rss, "source": "chosen (not measured): AP<->STA by the scenario, to put the STAs at "
+                                            "different MCS; STA<->STA above the CS threshold (no hidden terminal); "
+                                            "cell (i,j) = RSS at i from j; order AP1, STA1..n"}}
+    return doc
+
+
 def sta_ip(i: int) -> str:
     return f"198.18.3.{10 + i}"
 

@@ -59,7 +59,7 @@ import redis
 import yaml
 
 from . import backend as backend_mod
-from . import aggtarget_air, delay_probe, iperf, processes, topology, wan, wlan
+from . import agg_lab, aggtarget_air, delay_probe, iperf, processes, topology, wan, wlan
 from .agg_lab import MultiStaLab
 from .gt_feed import GroundTruthFeed
 
@@ -94,6 +94,9 @@ class AggScenario:
     # downlink): above what the air carries, so the straight run saturates the AP and, controlled,
     # the pacer sets the rate and the appliance's A* limit drops the rest.
     udp_offered_mbit: float | None = None
+    # Several STAs on an air derived from MULTI_AIR with these AP<->STA RSS (dBm, one per STA:
+    # agg_lab.air_config) instead of MULTI_AIR's own three STAs.
+    ap_sta_rss_dbm: tuple[float, ...] | None = None
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -115,11 +118,32 @@ SCENARIOS = {s.name: s for s in (
     AggScenario("aggtarget-1sta-lowdelay-udp", (("ap1", "sta1"),), t_bar_ms=1.5, udp_offered_mbit=300.0),
     AggScenario("aggtarget-backhaul", (("ap1", "sta1"),), t_bar_ms=5.0, backhaul_mbit=100.0),
     AggScenario("aggtarget-3sta-mixed-mcs", (("ap1", "sta1"), ("ap1", "sta2"), ("ap1", "sta3")), t_bar_ms=10.0),
+    # Two and five STAs (issue 9: one AP with 1, 2 and 5 STAs at different MCS), from high to low MCS as
+    # in the three-STA air (-50 / -62 / -70 dBm there).
+    AggScenario("aggtarget-2sta-mixed-mcs", (("ap1", "sta1"), ("ap1", "sta2")), t_bar_ms=10.0,
+                ap_sta_rss_dbm=(-50.0, -66.0)),
+    AggScenario("aggtarget-5sta-mixed-mcs", tuple(("ap1", f"sta{i}") for i in range(1, 6)), t_bar_ms=10.0,
+                ap_sta_rss_dbm=(-50.0, -56.0, -62.0, -66.0, -70.0)),
     # wlan-emu has no scheduled RSS change, so the MCS of sta1 is made to drop the way it drops in
     # the lab: AP2-STA2, hidden from AP1 (004 Table 2), starts sending mid-run. This also adds
     # collisions and loss, so it is a harsher step than a pure MCS change. T-bar as in -lowdelay.
     AggScenario("aggtarget-mcs-step", (("ap1", "sta1"),), t_bar_ms=1.5, step_pair=("ap2", "sta2")),
 )}
+
+
+def scenario_air(sc: AggScenario, out: Path) -> Path:
+    """The air config the scenario runs on: the 2AP-2STA lab's 802.11ac air for one pair, MULTI_AIR for
+    several, or MULTI_AIR with the scenario's STAs (agg_lab.air_config) written to out/air.json."""
+    if len(sc.pairs) == 1:
+        return VHT_AIR
+    if sc.ap_sta_rss_dbm is None:
+        return MULTI_AIR
+    if len(sc.ap_sta_rss_dbm) != len(sc.pairs):
+        raise ValueError(f"{sc.name}: {len(sc.ap_sta_rss_dbm)} AP<->STA RSS values for {len(sc.pairs)} pairs")
+    path = out / "air.json"
+    path.write_text(json.dumps(agg_lab.air_config(json.loads(MULTI_AIR.read_text()), list(sc.ap_sta_rss_dbm)),
+                               indent=1) + "\n")
+    return path
 
 
 def get(name: str) -> AggScenario:
@@ -219,8 +243,9 @@ class _PairLab:
 class _MultiLab:
     """One AP with several STAs (agg_lab.py), built for the scenario and removed after it."""
 
-    def __init__(self, prefix: str, n_stas: int):
+    def __init__(self, prefix: str, n_stas: int, air: Path):
         self.lab = MultiStaLab(prefix, n_stas)
+        self.air = air
         self.run_dir = self.lab.run_dir
         self.built = False
 
@@ -243,7 +268,7 @@ class _MultiLab:
         for f in (stats_path, log):
             f.unlink(missing_ok=True)
         proc = processes.start(self.run_dir, "wlan-emu", self.ns("wlan"),
-                               self.lab.emu_argv(wlan.WLAN_EMU, MULTI_AIR, stats_path, log,
+                               self.lab.emu_argv(wlan.WLAN_EMU, self.air, stats_path, log,
                                                  self.run_dir / "wlan-emu.own.pid"))
         time.sleep(0.5)
         if not proc.running():
@@ -610,12 +635,13 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
     if bad:
         raise ValueError(f"{name}: modes {bad}: expected some of {sc.modes}")
     prefix = prefix or topology.default_prefix()
-    lab: Lab = _MultiLab(prefix, len(sc.pairs)) if len(sc.pairs) > 1 else _PairLab(topology.Testbed(prefix))
     out = results_dir / "runs" / name
     out.mkdir(parents=True, exist_ok=True)
     for old in out.iterdir():
         if old.is_file() and (old.name.split("-", 1)[0] in modes or not old.name.startswith(MODES)):
             old.unlink()
+    air = scenario_air(sc, out)
+    lab: Lab = _MultiLab(prefix, len(sc.pairs), air) if len(sc.pairs) > 1 else _PairLab(topology.Testbed(prefix))
     started = time.time()
     runs: dict[str, Any] = {}
     if set(modes) != set(sc.modes):
@@ -636,9 +662,9 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
             (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
     finally:
         lab.close()
-    air = MULTI_AIR if len(sc.pairs) > 1 else VHT_AIR
     doc = {"scenario": name, "duration_s": duration_s, "t_bar_ms": sc.t_bar_ms,
            "backhaul_mbit": sc.backhaul_mbit, "udp_offered_mbit": sc.udp_offered_mbit, "air": str(air.relative_to(REPO)),
+           "ap_sta_rss_dbm": list(sc.ap_sta_rss_dbm) if sc.ap_sta_rss_dbm else None,
            "started_unix": round(started, 3), "ap_ceilings": runs.get("aggtarget", {}).get("ap_ceilings"),
            "runs": runs, "goals": goals(sc, runs)}
     results_dir.mkdir(parents=True, exist_ok=True)

@@ -89,6 +89,26 @@ def test_the_three_sta_air_config_loads_in_wlan_emu() -> None:
     assert "interface adwnoif0" in res.stderr, res.stderr
 
 
+def test_a_derived_air_config_puts_each_sta_at_its_rss_and_loads_in_wlan_emu(tmp_path: Path) -> None:
+    sc = aggtarget.SCENARIOS["aggtarget-5sta-mixed-mcs"]
+    path = aggtarget.scenario_air(sc, tmp_path)
+    cfg = json.loads(path.read_text())
+    assert [n["name"] for n in cfg["topology"]["nodes"]["value"]] == ["ap1", "sta1", "sta2", "sta3", "sta4", "sta5"]
+    rss = cfg["topology"]["rss_dbm"]["value"]
+    assert [rss[0][i] for i in range(1, 6)] == [rss[i][0] for i in range(1, 6)] == [-50, -56, -62, -66, -70]
+    assert rss[2][4] == agg_lab.STA_STA_RSS_DBM and rss[3][3] is None
+    assert cfg["phy"] == json.loads(aggtarget.MULTI_AIR.read_text())["phy"]
+    assert aggtarget.scenario_air(aggtarget.SCENARIOS["aggtarget-3sta-mixed-mcs"], tmp_path) == aggtarget.MULTI_AIR
+    with pytest.raises(ValueError, match="1..7 STAs"):
+        agg_lab.air_config(cfg, [-50.0] * 8)
+    emu = REPO / "testbed" / "emu" / "wlan-emu"
+    if not emu.exists():
+        pytest.skip("wlan-emu is not built")
+    res = subprocess.run([str(emu), "--air", str(path), "--ap", "ap1=adwnoif0", "--sta", "sta1=adwnoif1"],
+                         capture_output=True, text=True, timeout=30)
+    assert "interface adwnoif0" in res.stderr, res.stderr
+
+
 def test_recovery_is_the_first_time_the_delay_stays_within_20pct_of_tbar() -> None:
     step = 1000.0
     rows = [(step - 1 + i * 0.005, 1.5, 0.0) for i in range(200)]             # at target before
