@@ -38,9 +38,10 @@ ceiling is measured there (N̄ = n_target_max).
 
 One-STA scenarios run on the 2AP-2STA lab (topology.py, only AP1-STA1
 carries traffic); several STAs run on agg_lab.py (one AP, air config
-air/aggtarget-1ap-3sta-vht80.json: STAs at high, middle and low MCS). A
-scenario that needs a mid-run MCS change refuses to run and says what is
-missing, rather than measuring something else.
+air/aggtarget-1ap-3sta-vht80.json: STAs at high, middle and low MCS, or that
+air with the scenario's own STAs: scenario_air). A scenario this testbed
+cannot run refuses to, saying what is missing, rather than measuring
+something else.
 """
 from __future__ import annotations
 
