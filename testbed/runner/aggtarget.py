@@ -407,8 +407,9 @@ def _pct(xs: list[float], q: float) -> float | None:
 
 
 def second_half_mbps(series: list[tuple[float, float]]) -> float | None:
-    """Mean sender rate over the second half of the transfer (after the loop's start-up ramp
-    from ν = 1, 5-10 s at K2 = 0.2: goals' startup_s), beside the whole-run receiver goodput."""
+    """Mean rate of the iperf3 series over the second half of the transfer (after the loop's start-up
+    ramp from ν = 1, 5-15 s at K2 = 0.2: goals' startup_s), beside the whole-run receiver goodput: the
+    sender's rate for TCP, the receiver's for UDP (iperf.interval_series)."""
     if not series:
         return None
     end = series[-1][0]
