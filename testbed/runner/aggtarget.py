@@ -114,7 +114,7 @@ SCENARIOS = {s.name: s for s in (
     # T-bar below c + N-bar w of this link (about 2 ms at its ~350 Mbit/s PHY rate): the regime in which
     # N-bar does not bind and the delay goal applies (T-bar 5 and 10 ms bind N-bar at 11ac rates).
     AggScenario("aggtarget-1sta-lowdelay", (("ap1", "sta1"),), t_bar_ms=1.5),
-    # The same with UDP at 300 Mbit/s offered (the air carries about 190): the loop without TCP's
+    # The same with UDP at 300 Mbit/s offered (the air carries about 215): the loop without TCP's
     # own dynamics (slow start, ACKs on the air, the window limiting the rate).
     AggScenario("aggtarget-1sta-lowdelay-udp", (("ap1", "sta1"),), t_bar_ms=1.5, udp_offered_mbit=300.0),
     AggScenario("aggtarget-backhaul", (("ap1", "sta1"),), t_bar_ms=5.0, backhaul_mbit=100.0),

@@ -30,7 +30,7 @@ class Transfer:
     congestion: str = "cubic"
     interval_s: float = 0.5
     udp_mbit: float | None = None   # None: bulk TCP; else UDP offered at this rate (Mbit/s)
-    udp_payload_bytes: int = 1448   # the TCP segments' payload, so both fill MTU-sized frames
+    udp_payload_bytes: int = 1448   # the TCP segments' payload (a 1476-byte IP packet; the segments' is 1500)
 
 
 def server_argv(t: Transfer) -> list[str]:
