@@ -54,10 +54,15 @@ def test_dynamic_slicing_gives_think_time_slices_to_bulk_tcp_and_logs_each_reass
     sliced = _run("http-bulk", prefix, tmp_path, HTTP_S)
     for doc in (plain, sliced):
         h = doc["http"]
-        assert h["pages"] >= 2 and h["incomplete_pages"] == 0 and h["errors"] == 0
+        assert h["pages"] >= 2 and h["incomplete_pages"] == 0
         assert h["page_bytes"] == http_server.PAGE_BYTES == 2_830_000
         assert 0 < h["mean_response_ms"] <= h["p95_response_ms"]
         assert _theta1(doc) > 0
+    # Without slicing a page load may fail outright: a fresh-clone run lost STA2's first connect
+    # (httpx ConnectError about 3 s into the attempt: its ARP or SYN exchange did not get through AP2
+    # while the hidden AP1's bulk frames held the air, the capture testbed/air/CALIBRATION.md
+    # describes). That is the baseline's pathology, counted in its JSON; with slicing none may fail.
+    assert sliced["http"]["errors"] == 0
     assert "dynamic_slicing" not in plain
     ds = sliced["dynamic_slicing"]
     # STA2's think times leave its queue empty at some of its slice starts:
