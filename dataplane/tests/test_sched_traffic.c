@@ -197,20 +197,29 @@ static void test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows(void **st)
  * data comes back for a whole frame, so the pair's air held only the AP's ACKs. The slice was left idle, not
  * overrun: V = 0 and r grows by a * S, instead of the close time (40 ms) cutting r by 20 (release.c,
  * silent_drain_v). */
+/* The batch released at the frame start of the lab (r_init = 40) after queue_200_to_sta1(payload, ack_step), of
+ * which nothing comes back: the size of the next frame's batch, and the scheduler's counters after it. */
+static unsigned batch_after_a_silent_one(uint32_t payload, uint32_t ack_step, struct adw_stats *sts)
+{
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    queue_200_to_sta1(s, payload, ack_step);
+    assert_int_equal(drain_out(s, 0), 40);
+    unsigned next = drain_out(s, 40 * MS);
+    adw_sched_stats_read(s, sts);
+    adw_sched_free(s);
+    free(c);
+    return next;
+}
+
 static void test_an_ack_batch_the_sta_sends_nothing_for_is_no_overrun_and_r_grows(void **st)
 {
     (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
-    queue_200_to_sta1(s, 0, 2896);                   /* each ACK frees two segments of the STA's */
-    assert_int_equal(drain_out(s, 0), 40);           /* r_init; the STA sends nothing back */
-    assert_int_equal(drain_out(s, 40 * MS), 40 + 20); /* V = 0: r + a (1 packet/ms) x S (20 ms) */
     struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
+    /* Pure ACKs, each freeing two segments of the STA's, which sends nothing back. */
+    assert_int_equal(batch_after_a_silent_one(0, 2896, &sts), 40 + 20); /* V = 0: r + a (1 packet/ms) x S (20 ms) */
     assert_int_equal(sts.drains_silent, 1);
     assert_int_equal(sts.drains_overrun, 0);
-    adw_sched_free(s);
-    free(c);
 }
 
 /* Downlink data of which no ACK came back may still be in the AP's queue or the air: a drain not heard from at
@@ -218,17 +227,10 @@ static void test_an_ack_batch_the_sta_sends_nothing_for_is_no_overrun_and_r_grow
 static void test_a_data_batch_never_acknowledged_takes_the_close_time(void **st)
 {
     (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
-    queue_200_to_sta1(s, 1448, 0);
-    assert_int_equal(drain_out(s, 0), 40);
-    assert_int_equal(drain_out(s, 40 * MS), 40 - 20); /* V = 40 ms: r + a x (20 - 40) */
     struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
+    assert_int_equal(batch_after_a_silent_one(1448, 0, &sts), 40 - 20); /* V = 40 ms: r + a x (20 - 40) */
     assert_int_equal(sts.drains_silent, 0);
     assert_int_equal(sts.drains_overrun, 1);
-    adw_sched_free(s);
-    free(c);
 }
 
 static void test_every_packet_is_counted_exactly_once(void **st)

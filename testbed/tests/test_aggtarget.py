@@ -77,16 +77,18 @@ def test_the_three_sta_air_config_has_one_ap_and_three_stas() -> None:
     assert all(n.get("ap") == "ap1" for n in nodes[1:])
 
 
-def test_the_three_sta_air_config_loads_in_wlan_emu() -> None:
+def _assert_loads_in_wlan_emu(air: Path) -> None:
     """The air model refuses a stale config whole, naming the key; it must get as far as the interfaces."""
     emu = REPO / "testbed" / "emu" / "wlan-emu"
     if not emu.exists():
-        import pytest
         pytest.skip("wlan-emu is not built")
-    res = subprocess.run([str(emu), "--air", str(REPO / "testbed" / "air" / "aggtarget-1ap-3sta-vht80.json"),
-                          "--ap", "ap1=adwnoif0", "--sta", "sta1=adwnoif1"], capture_output=True, text=True,
-                         timeout=30)
+    res = subprocess.run([str(emu), "--air", str(air), "--ap", "ap1=adwnoif0", "--sta", "sta1=adwnoif1"],
+                         capture_output=True, text=True, timeout=30)
     assert "interface adwnoif0" in res.stderr, res.stderr
+
+
+def test_the_three_sta_air_config_loads_in_wlan_emu() -> None:
+    _assert_loads_in_wlan_emu(REPO / "testbed" / "air" / "aggtarget-1ap-3sta-vht80.json")
 
 
 def test_a_derived_air_config_puts_each_sta_at_its_rss_and_loads_in_wlan_emu(tmp_path: Path) -> None:
@@ -101,12 +103,7 @@ def test_a_derived_air_config_puts_each_sta_at_its_rss_and_loads_in_wlan_emu(tmp
     assert aggtarget.scenario_air(aggtarget.SCENARIOS["aggtarget-3sta-mixed-mcs"], tmp_path) == aggtarget.MULTI_AIR
     with pytest.raises(ValueError, match="1..7 STAs"):
         agg_lab.air_config(cfg, [-50.0] * 8)
-    emu = REPO / "testbed" / "emu" / "wlan-emu"
-    if not emu.exists():
-        pytest.skip("wlan-emu is not built")
-    res = subprocess.run([str(emu), "--air", str(path), "--ap", "ap1=adwnoif0", "--sta", "sta1=adwnoif1"],
-                         capture_output=True, text=True, timeout=30)
-    assert "interface adwnoif0" in res.stderr, res.stderr
+    _assert_loads_in_wlan_emu(path)
 
 
 def test_recovery_is_the_first_time_the_delay_stays_within_20pct_of_tbar() -> None:
