@@ -924,6 +924,18 @@ int wlan_air_node_index(const wlan_air_t *a, const char *name)
 
 const struct wlan_air_config *wlan_air_config(const wlan_air_t *a) { return &a->c; }
 
+int wlan_air_shift_link_rss(wlan_air_t *a, int n1, int n2, double delta_db)
+{
+    if (n1 < 0 || n2 < 0 || (uint32_t)n1 >= a->c.n_nodes || (uint32_t)n2 >= a->c.n_nodes || n1 == n2)
+        return -1;
+    double x = a->c.rss_dbm[n1][n2] + delta_db, y = a->c.rss_dbm[n2][n1] + delta_db;
+    if (!(x >= -150.0 && x <= 0.0 && y >= -150.0 && y <= 0.0))
+        return -1;
+    a->c.rss_dbm[n1][n2] = x;
+    a->c.rss_dbm[n2][n1] = y;
+    return 0;
+}
+
 static bool linked(const struct wlan_air_config *c, int s, int d)
 {
     return (c->nodes[s].role == WLAN_ROLE_STA && c->nodes[s].ap == d) ||

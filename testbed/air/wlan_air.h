@@ -207,4 +207,12 @@ void wlan_air_link_counters(const wlan_air_t *air, int tx, int rx, struct wlan_l
 /* Frames queued at node (all destinations and ACs, in flight included). */
 uint32_t wlan_air_queued(const wlan_air_t *air, int node, int dst);
 
+/* Shifts the RSS between nodes a and b by delta_db, both ways (path gain is
+ * reciprocal: an obstacle or the STA moving changes both cells of the
+ * rss_dbm matrix alike). Takes effect from the next PPDU on; rate control
+ * learns it from the losses it causes, as minstrel_ht does. Returns -1, with
+ * nothing changed, for an unknown or identical pair of nodes or a result
+ * outside the config's [-150, 0] dBm. */
+int wlan_air_shift_link_rss(wlan_air_t *air, int a, int b, double delta_db);
+
 #endif

@@ -84,11 +84,63 @@ struct emu {
 };
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t rss_step_requested;   /* SIGUSR1s not yet applied */
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    stop_requested = 1;
+    if (sig == SIGUSR1)
+        rss_step_requested++;
+    else
+        stop_requested = 1;
+}
+
+/* A path change applied on SIGUSR1 (--rss-step): an obstacle or a STA moving changes the link's RSS mid-run
+ * (issue 9's MCS step), at the instant the test harness chooses, on the virtual clock. */
+struct rss_step {
+    int a, b;          /* air-model nodes of the link */
+    double delta_db;   /* RSS change, both ways (dB) */
+};
+
+#define MAX_RSS_STEPS 8
+
+static int parse_rss_step(const wlan_air_t *air, const char *spec, struct rss_step *out, char *err, size_t errlen)
+{
+    char a[64], b[64];
+    double d;
+    char tail;
+    if (sscanf(spec, "%63[^,],%63[^,],%lf%c", a, b, &d, &tail) != 3) {
+        snprintf(err, errlen, "'%s': expected NODE,NODE,DELTA_DB", spec);
+        return -1;
+    }
+    out->a = wlan_air_node_index(air, a);
+    out->b = wlan_air_node_index(air, b);
+    if (out->a < 0 || out->b < 0 || out->a == out->b) {
+        snprintf(err, errlen, "'%s': '%s' and '%s' must be two nodes of the air config", spec, a, b);
+        return -1;
+    }
+    if (!(d >= -60.0 && d <= 60.0)) {
+        snprintf(err, errlen, "'%s': DELTA_DB must be within [-60, 60] dB", spec);
+        return -1;
+    }
+    out->delta_db = d;
+    return 0;
+}
+
+/* Applies every --rss-step once per SIGUSR1 received, logging what the link's RSS became. */
+static void apply_rss_steps(wlan_air_t *air, const struct rss_step *st, int n, uint64_t now_us)
+{
+    const struct wlan_air_config *c = wlan_air_config(air);
+    for (int i = 0; i < n; i++) {
+        if (wlan_air_shift_link_rss(air, st[i].a, st[i].b, st[i].delta_db) != 0) {
+            fprintf(stderr, "wlan-emu: rss step %s<->%s %+.1f dB at %llu us refused (outside [-150, 0] dBm)\n",
+                    c->nodes[st[i].a].name, c->nodes[st[i].b].name, st[i].delta_db, (unsigned long long)now_us);
+            continue;
+        }
+        fprintf(stderr, "wlan-emu: rss step at %llu us: %s<->%s %+.1f dB, now %.1f dBm at %s, %.1f dBm at %s\n",
+                (unsigned long long)now_us, c->nodes[st[i].a].name, c->nodes[st[i].b].name, st[i].delta_db,
+                c->rss_dbm[st[i].b][st[i].a], c->nodes[st[i].b].name, c->rss_dbm[st[i].a][st[i].b],
+                c->nodes[st[i].a].name);
+    }
 }
 
 static uint64_t mono_ns(void)
@@ -383,6 +435,7 @@ static void usage(FILE *f)
           "  --seed      air model random seed (default 1)\n"
           "  --spin-us   busy-wait this long before an event instead of sleeping (default 10)\n"
           "  --rt-priority  SCHED_FIFO priority, 0 = normal scheduling (default 10)\n"
+          "  --rss-step  NODE,NODE,DB: on each SIGUSR1, shift that link's RSS by DB both ways (repeatable)\n"
           "  --pidfile   write the process id here\n",
           f);
 }
@@ -459,11 +512,12 @@ int main(int argc, char **argv)
         {"groundtruth", required_argument, 0, 'g'}, {"stats", required_argument, 0, 's'},
         {"duration", required_argument, 0, 'd'}, {"seed", required_argument, 0, 'r'},
         {"spin-us", required_argument, 0, 'p'},  {"pidfile", required_argument, 0, 'P'},
-        {"rt-priority", required_argument, 0, 'R'}, {"help", no_argument, 0, 'h'},
+        {"rt-priority", required_argument, 0, 'R'}, {"rss-step", required_argument, 0, 'X'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     char air_path[4096] = "", *gt_path = NULL, *stats_path = NULL, *pidfile = NULL;
-    char *aps[WLAN_MAX_NODES], *stas[WLAN_MAX_NODES];
-    int n_aps = 0, n_stas = 0;
+    char *aps[WLAN_MAX_NODES], *stas[WLAN_MAX_NODES], *step_specs[MAX_RSS_STEPS];
+    int n_aps = 0, n_stas = 0, n_steps = 0;
     double duration = 0;
     uint64_t seed = 1, spin_us = 10;
     int rt_priority = 10;
@@ -480,6 +534,13 @@ int main(int argc, char **argv)
         case 'p': spin_us = strtoull(optarg, NULL, 10); break;
         case 'P': pidfile = optarg; break;
         case 'R': rt_priority = atoi(optarg); break;
+        case 'X':
+            if (n_steps == MAX_RSS_STEPS) {
+                fprintf(stderr, "wlan-emu: at most %d --rss-step\n", MAX_RSS_STEPS);
+                return 2;
+            }
+            step_specs[n_steps++] = optarg;
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -507,6 +568,12 @@ int main(int argc, char **argv)
     e.cfg = wlan_air_config(e.air);
     for (int i = 0; i < WLAN_MAX_NODES; i++)
         e.port_of_node[i] = -1;
+    struct rss_step steps[MAX_RSS_STEPS];
+    for (int i = 0; i < n_steps; i++)
+        if (parse_rss_step(e.air, step_specs[i], &steps[i], err, sizeof err) != 0) {
+            fprintf(stderr, "wlan-emu: --rss-step %s\n", err);
+            return 1;
+        }
     for (int i = 0; i < n_aps; i++)
         if (bind_port(&e, aps[i], WLAN_ROLE_AP, err, sizeof err) != 0) {
             fprintf(stderr, "wlan-emu: --ap %s\n", err);
@@ -553,12 +620,15 @@ int main(int argc, char **argv)
     sigemptyset(&block);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGUSR1);
     sigprocmask(SIG_BLOCK, &block, &waitmask);
     sigdelset(&waitmask, SIGTERM);
     sigdelset(&waitmask, SIGINT);
+    sigdelset(&waitmask, SIGUSR1);
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
 
     struct pollfd pfd[WLAN_MAX_NODES];
     for (int i = 0; i < e.n_ports; i++)
@@ -577,6 +647,8 @@ int main(int argc, char **argv)
         uint64_t now = e.advance_us;
         if (now >= deadline)
             break;
+        for (; rss_step_requested > 0; rss_step_requested--)
+            apply_rss_steps(e.air, steps, n_steps, now);
         wlan_air_advance(e.air, now, cb);
         int got = 0;
         for (int i = 0; i < e.n_ports; i++)

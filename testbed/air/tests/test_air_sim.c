@@ -498,6 +498,85 @@ static void test_full_queue_refuses_and_counts(void **state)
     wlan_air_destroy(a);
 }
 
+/* A path change (an obstacle, the STA moving) shifts both cells of the link alike; a shift the config
+ * loader would refuse (a pair that is not two nodes, an RSS outside [-150, 0] dBm) changes nothing. */
+static void test_link_rss_shift_applies_both_ways_and_refuses_what_the_config_would(void **state)
+{
+    (void)state;
+    struct wlan_air_config c = deterministic_lab();
+    wlan_air_t *a = wlan_air_create(&c, 1);
+    const struct wlan_air_config *live = wlan_air_config(a);
+    assert_int_equal(wlan_air_shift_link_rss(a, AP1, STA1, -6.0), 0);
+    assert_float_equal(live->rss_dbm[STA1][AP1], c.rss_dbm[STA1][AP1] - 6.0, 1e-9);
+    assert_float_equal(live->rss_dbm[AP1][STA1], c.rss_dbm[AP1][STA1] - 6.0, 1e-9);
+    assert_float_equal(live->rss_dbm[STA2][AP1], c.rss_dbm[STA2][AP1], 1e-9);
+    assert_int_equal(wlan_air_shift_link_rss(a, AP1, AP1, -1.0), -1);
+    assert_int_equal(wlan_air_shift_link_rss(a, AP1, WLAN_MAX_NODES, -1.0), -1);
+    assert_int_equal(wlan_air_shift_link_rss(a, AP1, STA1, -100.0), -1);
+    assert_int_equal(wlan_air_shift_link_rss(a, AP1, STA1, +80.0), -1);
+    assert_float_equal(live->rss_dbm[STA1][AP1], c.rss_dbm[STA1][AP1] - 6.0, 1e-9);
+    wlan_air_destroy(a);
+}
+
+/* Keeps AP1's queue to STA1 backlogged (topped up to 128 frames every ms) from `from` to `to` us. */
+static void backlogged_downlink(wlan_air_t *a, const struct wlan_air_callbacks *cb, uint64_t *next_id,
+                                uint64_t from, uint64_t to)
+{
+    for (uint64_t t = from; t < to; t += 1000) {
+        uint32_t q = wlan_air_queued(a, AP1, STA1);
+        if (q < 128) {
+            enqueue_n(a, AP1, STA1, *next_id, (int)(128 - q), 1514, t);
+            *next_id += 128 - q;
+        }
+        run_until_idle(a, cb, t + 1000);
+        wlan_air_advance(a, t + 1000, cb);
+    }
+}
+
+/* Mean PHY rate (Mbit/s) and MPDU success of AP1's data PPDUs to STA1 that started in [from, to) us. */
+static double mean_phy_between(const struct recorder *r, uint64_t from, uint64_t to, double *success)
+{
+    double sum = 0;
+    uint64_t n = 0, mpdus = 0, ok = 0;
+    for (int i = 0; i < r->ng; i++)
+        if (r->g[i].tx == AP1 && r->g[i].rx == STA1 && r->g[i].start_us >= from && r->g[i].start_us < to) {
+            sum += r->g[i].phy_mbps;
+            n++;
+            mpdus += r->g[i].n_mpdu;
+            ok += r->g[i].n_ok;
+        }
+    assert_true(n > 0);
+    *success = (double)ok / (double)mpdus;
+    return sum / (double)n;
+}
+
+/* After the link loses 6 dB (STA1 from -64.6 to -70.6 dBm, below the -70 dBm that MCS12 needs and far below
+ * MCS13-15's -66 to -64; 802.11-2016 Table 19-23), the AP's rate control (the lab's minstrel_ht parameters,
+ * fading and sampling on) has moved to rates the link still carries one to two seconds after the loss. */
+static void test_rate_control_steps_down_after_the_link_loses_6_db(void **state)
+{
+    (void)state;
+    struct wlan_air_config c;
+    char err[256];
+    assert_int_equal(wlan_air_config_load("../lab-2ap-2sta.json", &c, err, sizeof err), 0);
+    static struct recorder r;
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
+    uint64_t id = 1;
+    double ok_before, ok_after;
+    backlogged_downlink(a, &cb, &id, 0, 1000000);
+    double before = mean_phy_between(&r, 500000, 1000000, &ok_before);
+    assert_int_equal(wlan_air_shift_link_rss(a, AP1, STA1, -6.0), 0);
+    backlogged_downlink(a, &cb, &id, 1000000, 3000000);
+    double after = mean_phy_between(&r, 2000000, 3000000, &ok_after);
+    print_message("PHY %.1f Mbit/s, MPDU success %.2f before; %.1f, %.2f in the second after the first one after the loss\n",
+                  before, ok_before, after, ok_after);
+    assert_true(before >= 110.0);
+    assert_true(after <= 90.0);
+    assert_true(ok_after >= 0.6);
+    wlan_air_destroy(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -513,6 +592,8 @@ int main(void)
         cmocka_unit_test(test_sta_whose_nav_is_set_does_not_answer_rts),
         cmocka_unit_test(test_voice_frame_overtakes_a_best_effort_backlog),
         cmocka_unit_test(test_full_queue_refuses_and_counts),
+        cmocka_unit_test(test_link_rss_shift_applies_both_ways_and_refuses_what_the_config_would),
+        cmocka_unit_test(test_rate_control_steps_down_after_the_link_loses_6_db),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@
 # A bounded UDP burst and a bounded TCP transfer cross the emulated air;
 # asserts delivery, ordering, and that the ground-truth log shows a decoded
 # MPDU for every frame the emulator delivered. A last run without mac= checks
-# that the STA's MAC is learned from its first (uplink) frame. Namespaces are named with this
+# that the STA's MAC is learned from its first (uplink) frame and that a SIGUSR1 applies --rss-step
+# mid-run (refused at start when it names no link of the air). Namespaces are named with this
 # run's PID and removed on any exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -130,8 +131,16 @@ print(f"delivery timing error ap1->sta1: p50 {t['p50']} us, p99 {t['p99']} us, m
       f"mean A-MPDU {down['mean_ampdu']:.1f}, mean PHY {down['mean_phy_mbps']:.1f} Mbit/s")
 sys.exit(1 if errors else 0)
 PYEOF
-# 3. Without mac=: the STA's MAC is learned from its first frame (uplink, through the air).
-ip netns exec "$EMU" "$EMU_DIR/wlan-emu" --ap ap1=ap1 --sta sta1=sta1 \
+# 3. Without mac=: the STA's MAC is learned from its first frame (uplink, through the air). On SIGUSR1
+#    the link loses 6 dB (--rss-step); the downlink burst that follows still arrives whole.
+if ip netns exec "$EMU" "$EMU_DIR/wlan-emu" --ap ap1=ap1 --sta sta1=sta1 --rss-step ap1,sta9,-6 \
+        --duration 1 2>"$WORK/badstep.err"; then
+    fail "wlan-emu accepted --rss-step naming no node sta9"
+fi
+grep -q -- "--rss-step 'ap1,sta9,-6': 'ap1' and 'sta9' must be two nodes" "$WORK/badstep.err" \
+    || fail "unclear --rss-step refusal: $(cat "$WORK/badstep.err")"
+echo "ok   --rss-step naming an unknown node is refused: $(cat "$WORK/badstep.err")"
+ip netns exec "$EMU" "$EMU_DIR/wlan-emu" --ap ap1=ap1 --sta sta1=sta1 --rss-step ap1,sta1,-6 \
     --stats "$WORK/learn.json" --duration 30 2>"$WORK/learn.err" &
 EMU_PID=$!
 sleep 0.3
@@ -140,6 +149,7 @@ RECV_PID=$!
 wait_ready "$WORK/up.ready"
 in_ns "$STA" timeout 20 "$PY" "$HERE/udp_burst.py" send 198.18.200.1 9002 1 1 0
 wait "$RECV_PID"
+kill -USR1 "$EMU_PID"
 in_ns "$STA" timeout 30 "$PY" "$HERE/udp_burst.py" recv 9003 200 10 "$WORK/down.json" "$WORK/down.ready" &
 RECV_PID=$!
 wait_ready "$WORK/down.ready"
@@ -148,6 +158,9 @@ wait "$RECV_PID"
 kill -TERM "$EMU_PID"
 wait "$EMU_PID" || fail "wlan-emu (learning) exited with an error: $(cat "$WORK/learn.err")"
 EMU_PID=""
+grep -q "rss step at .* us: ap1<->sta1 -6.0 dB, now -70.6 dBm at sta1, -70.1 dBm at ap1" "$WORK/learn.err" \
+    || fail "SIGUSR1 did not apply --rss-step ap1,sta1,-6: $(cat "$WORK/learn.err")"
+echo "ok   SIGUSR1 applied the RSS step: $(grep 'rss step' "$WORK/learn.err")"
 "$PY" - "$WORK" <<'PYEOF'
 import json, sys
 work = sys.argv[1]
