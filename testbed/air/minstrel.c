@@ -50,10 +50,16 @@ int minstrel_sample_rate(const struct minstrel *m, double u)
      * nominal rate above max_tp's expected throughput (minstrel_ht skips
      * rates that cannot improve on it). */
     double best_tp = minstrel_expected_tp(m, m->max_tp);
+    double slowest = m->r[m->max_prob].rate_mbps / 3.0;
     uint32_t cand[WLAN_MAX_MCS], n = 0;
-    for (uint32_t i = 0; i < m->n_mcs; i++)
-        if (i != m->max_tp && m->r[i].rate_mbps > best_tp)
+    for (uint32_t i = 0; i < m->n_mcs; i++) {
+        const struct minstrel_rate *r = &m->r[i];
+        if (i == m->max_tp)
+            continue;
+        if (r->rate_mbps > best_tp ||
+            (r->sample_skipped >= MINSTREL_SLOW_SAMPLE_SKIPPED && r->rate_mbps >= slowest))
             cand[n++] = i;
+    }
     if (n == 0)
         return -1;
     uint32_t k = (uint32_t)(u / m->sample_ratio * n);
@@ -87,8 +93,12 @@ void minstrel_update(struct minstrel *m, uint64_t now_us)
     m->next_update_us = now_us + m->update_interval_us;
     for (uint32_t i = 0; i < m->n_mcs; i++) {
         struct minstrel_rate *r = &m->r[i];
-        if (r->attempts == 0)
+        if (r->attempts == 0) {
+            if (r->sample_skipped < UINT32_MAX)
+                r->sample_skipped++;
             continue;
+        }
+        r->sample_skipped = 0;
         double p = (double)r->success / r->attempts;
         r->prob = r->has_stats ? m->ewma_weight * r->prob + (1.0 - m->ewma_weight) * p : p;
         r->has_stats = true;
@@ -118,10 +128,12 @@ void minstrel_update(struct minstrel *m, uint64_t now_us)
     if (t1 > 0) {
         m->max_tp = tp1;
         m->max_tp2 = t2 > 0 ? tp2 : tp1;
-    } else if (pbest >= 0) {
-        /* Nothing gets through: step down to the next lower nominal rate. */
-        m->max_tp = m->max_tp2 = next_lower_rate(m, m->max_tp);
-    }
-    if (pbest >= 0)
         m->max_prob = mp;
+    } else if (pbest >= 0) {
+        /* Nothing gets through: the whole rate table steps down to the next lower nominal rate. Keeping
+         * max_prob on the best of the failing rates would hold every retransmission there, and with the
+         * A-MPDU's first MPDU always a retransmission, neither sampling nor the lower max_tp would ever be
+         * tried (minstrel_ht's tables fall to its lowest rates when no rate has throughput). */
+        m->max_tp = m->max_tp2 = m->max_prob = next_lower_rate(m, m->max_tp);
+    }
 }

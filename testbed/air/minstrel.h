@@ -7,7 +7,9 @@
  * rate * min(prob, prob_cap), zero below 10 %. The link sends at the best
  * throughput MCS (max_tp), falls back to the second best (max_tp2) and then
  * to the most reliable (max_prob) for retransmission attempts, and sends a
- * fraction of PPDUs as single-MPDU probes at another MCS (sampling).
+ * fraction of PPDUs as single-MPDU probes at another MCS (sampling): rates
+ * that could beat max_tp, and now and then a slower one, so that the
+ * fallback entries have statistics to fall back on when the link degrades.
  */
 #ifndef MINSTREL_H
 #define MINSTREL_H
@@ -24,6 +26,7 @@ struct minstrel_rate {
     uint32_t attempts;           /* MPDU attempts in this interval */
     uint32_t success;            /* MPDUs delivered in this interval */
     uint64_t total_attempts;     /* MPDU attempts since start */
+    uint32_t sample_skipped;     /* statistics updates since the rate was last attempted */
 };
 
 struct minstrel {
@@ -39,6 +42,8 @@ struct minstrel {
     double sample_ratio;         /* fraction of PPDUs used as probes (0..1) */
 };
 
+#define MINSTREL_SLOW_SAMPLE_SKIPPED 20  /* minstrel_ht: mrs->sample_skipped < 20 keeps a slower rate unsampled */
+
 void minstrel_init(struct minstrel *m, const struct wlan_air_config *c, uint64_t now_us);
 /* Entry of the retry chain (rate table) an attempt uses: 0 for attempts
  * 0..1 (max_tp), 1 for 2..3 (max_tp2), 2 after (max_prob); the model counts
@@ -47,7 +52,11 @@ void minstrel_init(struct minstrel *m, const struct wlan_air_config *c, uint64_t
 uint32_t minstrel_chain_entry(uint32_t attempt);
 /* MCS for an attempt: the rate of its chain entry. */
 uint32_t minstrel_rate_for_attempt(const struct minstrel *m, uint32_t attempt);
-/* A probe MCS to sample given a uniform draw u in [0,1); -1 if none worth sampling. */
+/* A probe MCS to sample given a uniform draw u in [0,1); -1 if none worth sampling. Candidates are the
+ * rates whose nominal rate is above max_tp's expected throughput, and, as minstrel_ht's
+ * minstrel_get_sample_rate lets "lower rates get sampled only occasionally", a slower rate once it has
+ * gone MINSTREL_SLOW_SAMPLE_SKIPPED updates without attempts, unless it is over 3 times slower than
+ * max_prob (minstrel_ht does not sample those at all). */
 int minstrel_sample_rate(const struct minstrel *m, double u);
 void minstrel_report(struct minstrel *m, uint32_t mcs, uint32_t attempts, uint32_t success, uint64_t now_us);
 /* Folds interval statistics into the EWMA when the interval has elapsed. */

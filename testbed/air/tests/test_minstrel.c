@@ -1,6 +1,7 @@
 /*
  * test_minstrel.c — the Minstrel-like rate control steps down under loss
- * and back up when a rate works.
+ * and back up when a rate works, and samples slower rates now and then so
+ * that its fallback entries have statistics when the link degrades.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,7 +49,9 @@ static void test_rate_steps_down_when_the_best_rate_loses_most_mpdus(void **stat
     assert_true(m.r[minstrel_rate_for_attempt(&m, 5)].rate_mbps <= m.r[m.max_tp].rate_mbps);
 }
 
-static void test_rate_steps_down_one_rate_when_nothing_gets_through(void **state)
+/* The whole table, max_prob included: a retransmission (an A-MPDU whose first MPDU was tried before) goes
+ * at max_prob, so a max_prob left on the failing rate would hold the link there. */
+static void test_whole_rate_table_steps_down_one_rate_when_nothing_gets_through(void **state)
 {
     (void)state;
     struct minstrel m;
@@ -57,28 +60,48 @@ static void test_rate_steps_down_one_rate_when_nothing_gets_through(void **state
     uint32_t start = m.max_tp;
     interval(&m, &now, start, 50, 0);
     assert_true(m.r[m.max_tp].rate_mbps < m.r[start].rate_mbps);
+    assert_int_equal(m.max_tp2, m.max_tp);
+    assert_int_equal(m.max_prob, m.max_tp);
+    assert_int_equal(minstrel_rate_for_attempt(&m, 10), m.max_tp);
 }
 
-static void test_sampling_only_probes_rates_that_could_be_better(void **state)
+/* Rates that could beat max_tp are probed at any time; a slower one only after MINSTREL_SLOW_SAMPLE_SKIPPED
+ * updates without attempts, never one over 3 times slower than max_prob, and not again once it was tried. */
+static void test_sampling_probes_a_slower_rate_only_after_20_updates_without_attempts(void **state)
 {
     (void)state;
     struct minstrel m;
     uint64_t now = 0;
     minstrel_init(&m, &cfg, now);
     interval(&m, &now, 15, 100, 100);
+    double best = minstrel_expected_tp(&m, m.max_tp);
     for (double u = 0; u < m.sample_ratio; u += m.sample_ratio / 50) {
         int s = minstrel_sample_rate(&m, u);
-        assert_true(s < 0 || m.r[s].rate_mbps > minstrel_expected_tp(&m, m.max_tp));
+        assert_true(s < 0 || m.r[s].rate_mbps > best);
     }
     assert_int_equal(minstrel_sample_rate(&m, m.sample_ratio + 0.01), -1);
+    for (int i = 0; i < MINSTREL_SLOW_SAMPLE_SKIPPED; i++)
+        interval(&m, &now, 15, 100, 100);
+    int slow = -1;
+    for (double u = 0; u < m.sample_ratio; u += m.sample_ratio / 200) {
+        int s = minstrel_sample_rate(&m, u);
+        if (s >= 0 && m.r[s].rate_mbps <= best) {
+            assert_true(m.r[s].rate_mbps >= m.r[m.max_prob].rate_mbps / 3.0);
+            slow = s;
+        }
+    }
+    assert_true(slow >= 0);
+    interval(&m, &now, (uint32_t)slow, 1, 1);
+    for (double u = 0; u < m.sample_ratio; u += m.sample_ratio / 200)
+        assert_int_not_equal(minstrel_sample_rate(&m, u), slow);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rate_steps_down_when_the_best_rate_loses_most_mpdus),
-        cmocka_unit_test(test_rate_steps_down_one_rate_when_nothing_gets_through),
-        cmocka_unit_test(test_sampling_only_probes_rates_that_could_be_better),
+        cmocka_unit_test(test_whole_rate_table_steps_down_one_rate_when_nothing_gets_through),
+        cmocka_unit_test(test_sampling_probes_a_slower_rate_only_after_20_updates_without_attempts),
     };
     return cmocka_run_group_tests(tests, load, NULL);
 }
