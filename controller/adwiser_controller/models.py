@@ -114,6 +114,17 @@ class AccessPoint(Strict):
         "48/64 of this) for the AP's pairs (000 §V-A (17): N-bar below the AP's real maximum; the paper's 48 of 64). "
         "At most policies.aggregation_target.n_max_mpdus. null = not measured: N-bar = n_target_max.",
     )
+    ampdu_ceiling_us: float | None = Field(
+        default=None,
+        ge=100,
+        le=10000,
+        description="Operator-measured aggregation ceiling of this AP as airtime: the mean A-MPDU duration, in "
+        "microseconds, it reaches with a standing queue (measured like ampdu_ceiling_mpdus). APs cap an A-MPDU's "
+        "duration (802.11 aPPDUMaxTime, a driver's limit at the slowest rate it may retry at), so the ceiling in "
+        "MPDUs falls with a station's MCS while its airtime stays: with this, each pair's N-bar is 48/64 of the "
+        "MPDUs this airtime holds at the pair's current PHY rate, every step (and at most what "
+        "ampdu_ceiling_mpdus gives when both are set). null = not measured.",
+    )
 
 
 class Station(Strict):

@@ -203,6 +203,18 @@ def test_nbar_is_the_papers_48_of_64_of_the_measured_ap_ceiling_and_never_above_
         nbar.n_bar(48, 0.0)
 
 
+def test_nbar_from_an_airtime_ceiling_is_48_of_64_of_the_mpdus_it_holds_at_the_pairs_rate() -> None:
+    assert nbar.n_bar(48, None, 1450.0, 50.0) == pytest.approx(29.0 * 48 / 64)     # 1450 us / 50 us per MPDU
+    assert nbar.n_bar(48, None, 1450.0, 100.0) == pytest.approx(14.5 * 48 / 64)    # half the rate, half the MPDUs
+    assert nbar.n_bar(48, 20.0, 1450.0, 50.0) == pytest.approx(20.0 * 48 / 64)     # both entered: the tighter
+    assert nbar.n_bar(10, None, 1450.0, 50.0) == 10.0                              # a tighter policy N̄ stays
+    assert nbar.n_bar(48, None, 1450.0, 5000.0) == 1.0                             # never under one MPDU
+    with pytest.raises(ValueError, match="MPDU airtime"):
+        nbar.n_bar(48, None, 1450.0, None)
+    with pytest.raises(ValueError, match="ampdu_ceiling_us"):
+        nbar.n_bar(48, None, 0.0, 50.0)
+
+
 def test_loop_meets_a_target_under_the_ap_ceiling_it_could_not_meet_at_the_papers_nbar() -> None:
     # An AP whose A-MPDUs reach 38.5 MPDUs at most (its own caps), with a loose delay target:
     # N̄ = 48 is a level it never reaches, so the target stays unmet (the real AP holds a standing

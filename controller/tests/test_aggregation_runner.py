@@ -273,6 +273,35 @@ def test_ap_aggregation_ceiling_in_the_topology_sets_the_aps_nbar(api, appliance
     assert body["aps"]["ap1"]["n_bar"] == ap["n_bar"] and body["aps"]["ap1"]["ampdu_ceiling_mpdus"] == 38.5
 
 
+def test_ap_airtime_ceiling_gives_each_pair_an_nbar_that_falls_with_its_mcs(api, appliance, redis_server, rdb):
+    # An AP whose A-MPDUs last at most 1450 us (a duration cap): at 400 Mbit/s that is 1450 us / w MPDUs,
+    # at 200 Mbit/s half as many. N̄ follows the pair's PHY rate, so after the MCS drop N_target stays at
+    # 48/64 of what the AP can still aggregate instead of at the ceiling of the faster MCS.
+    aid, _ = appliance
+    doc = lab_doc(aid)
+    doc["topology"]["aps"][0]["ampdu_ceiling_us"] = 1450.0
+    at = doc["policies"]["aggregation_target"]
+    at.update({"enabled": True, "pairs": list(PAIRS), "t_bar_ms": 50.0, "delta_s": 0.5, "n_target_max": 48})
+    w_us = (at.get("packet_bytes", 1500) + at.get("mpdu_overhead_bytes", 48)) * 8 / 400.0   # us per MPDU at 400
+    runner = None
+    for mbps in (400.0, 200.0):
+        for sta in doc["topology"]["stas"]:
+            sta["phy_rate_mbps"] = mbps
+        res = api("operator").post("/api/v1/versions", json={"doc": doc, "comment": f"sta1 at {mbps:g} Mbit/s"})
+        assert res.status_code == 201, res.text
+        cap = 1450.0 / (w_us * 400.0 / mbps)
+        plant = Plant(c_s=250e-6, rates_bps={"ap1/sta1": mbps * 1e6}, n_max=cap)
+        runner, statuses = asyncio.run(drive(redis_server.url, aid, int(res.json()["version"]), plant, 60,
+                                             runner=runner))
+        ap = statuses[-1]["aps"]["ap1"]
+        pair = ap["pairs"]["ap1/sta1"]
+        assert ap["ampdu_ceiling_us"] == 1450.0
+        assert pair["n_bar"] == pytest.approx(cap * 48 / 64, rel=1e-6)
+        assert pair["n_target"] <= pair["n_bar"] + 1e-9 and pair["n_target"] >= 0.9 * pair["n_bar"]
+    body = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation").json()
+    assert body["aps"]["ap1"]["pairs"]["ap1/sta1"]["n_bar"] == pytest.approx(pair["n_bar"])
+
+
 def test_sta_side_mu_n_is_the_mean_over_the_slots_frames_not_over_its_entries(api, appliance, redis_server, rdb):
     # 000 (37): μ̃_N(k) is the mean over the frames of slot k; an entry of 10 A-MPDUs of 30 MPDUs and
     # one of 30 A-MPDUs of 10 give (300 + 300) / 40 = 15, not the entries' plain mean 20.

@@ -214,11 +214,13 @@ def test_cli_schema_check_detects_a_stale_file(tmp_path: Path):
     assert run_cli("schema", "--check", "-o", str(stale)).returncode == 0
 
 
-@pytest.mark.parametrize("value", [0.5, 300, "many"])
-def test_ap_aggregation_ceiling_out_of_range_names_the_field(value):
+@pytest.mark.parametrize("field,value", [("ampdu_ceiling_mpdus", 0.5), ("ampdu_ceiling_mpdus", 300),
+                                         ("ampdu_ceiling_mpdus", "many"), ("ampdu_ceiling_us", 50),
+                                         ("ampdu_ceiling_us", 20000), ("ampdu_ceiling_us", "long")])
+def test_ap_aggregation_ceiling_out_of_range_names_the_field(field, value):
     doc = lab()
-    doc["topology"]["aps"][0]["ampdu_ceiling_mpdus"] = value
-    assert "topology.aps[0].ampdu_ceiling_mpdus" in problems(doc)
+    doc["topology"]["aps"][0][field] = value
+    assert f"topology.aps[0].{field}" in problems(doc)
 
 
 def test_ap_aggregation_ceiling_above_n_max_is_refused_naming_both_fields():
@@ -232,6 +234,8 @@ def test_ap_aggregation_ceiling_above_n_max_is_refused_naming_both_fields():
 def test_ap_aggregation_ceiling_is_optional_and_accepted_by_the_schema():
     doc = lab()
     doc["topology"]["aps"][0]["ampdu_ceiling_mpdus"] = 38.5
+    doc["topology"]["aps"][1]["ampdu_ceiling_us"] = 1450.0
     cfg = configfile.validate_data(doc, "test")
     assert cfg.topology.aps[0].ampdu_ceiling_mpdus == 38.5 and cfg.topology.aps[1].ampdu_ceiling_mpdus is None
+    assert cfg.topology.aps[1].ampdu_ceiling_us == 1450.0 and cfg.topology.aps[0].ampdu_ceiling_us is None
     jsonschema.Draft202012Validator(json.loads(schema.DEFAULT_PATH.read_text())).validate(doc)

@@ -21,8 +21,9 @@ struct loader {
 
 static const char *const ROOT_KEYS[] = {"schema_version", "appliance_id", "topology", "slice_map", "policies", NULL};
 static const char *const TOPO_KEYS[] = {"aps", "stas", "conflicts", NULL};
-static const char *const AP_KEYS[] = {"id", "name", "channel", "port", "vlan", "ampdu_ceiling_mpdus", NULL};
-/* phy_rate_mbps, the APs' ampdu_ceiling_mpdus and the aggregation loop's c_beta ..
+static const char *const AP_KEYS[] = {"id", "name", "channel", "port", "vlan", "ampdu_ceiling_mpdus",
+                                      "ampdu_ceiling_us", NULL};
+/* phy_rate_mbps, the APs' ampdu_ceiling_mpdus / _us and the aggregation loop's c_beta ..
  * bottleneck_packets are the controller's (its aggregation-target runner, issue 9);
  * accepted, not used here. */
 static const char *const STA_KEYS[] = {"id", "mac", "ips", "ap", "phy_rate_mbps", NULL};
@@ -197,6 +198,9 @@ static int read_aps(struct loader *l, const json_t *topo)
         double ceiling;
         jv = json_object_get(v, "ampdu_ceiling_mpdus");
         if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_mpdus", 0, 1.0, 256.0, &ceiling))
+            return -1;
+        jv = json_object_get(v, "ampdu_ceiling_us");
+        if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_us", 0, 100.0, 10000.0, &ceiling))
             return -1;
         if (ap->port[0] == '\0')
             return jw_fail_at(&l->w, p, "port", "empty port name");

@@ -105,6 +105,10 @@ def _ceiling(cfg: AdwiserConfig, ap: str | None) -> float | None:
     return next((a.ampdu_ceiling_mpdus for a in cfg.topology.aps if a.id == ap), None)
 
 
+def _ceiling_us(cfg: AdwiserConfig, ap: str | None) -> float | None:
+    return next((a.ampdu_ceiling_us for a in cfg.topology.aps if a.id == ap), None)
+
+
 def params_for(cfg: AdwiserConfig, t_bar_ms: float | None = None, ap: str | None = None) -> LoopParams:
     """The loop parameters of AP `ap`: N̄ is n_target_max cut to 48/64 of the AP's measured
     aggregation ceiling when the topology has one (nbar.py, 000 §V-A (17))."""
@@ -230,7 +234,7 @@ class AggregationRunner:
             # The AP's queueing delay is one scheduler round for all its pairs
             # (000 eq. 10), so the AP loop works to the tightest T̄ among them.
             params = params_for(cfg, min(t_bars) if t_bars else None, ap)
-            ceiling = _ceiling(cfg, ap)
+            ceiling, ceiling_us = _ceiling(cfg, ap), _ceiling_us(cfg, ap)
             meas: dict[str, StaMeasurement] = {}
             pair_status: dict[str, Any] = {}
             for p in ap_pairs:
@@ -251,8 +255,12 @@ class AggregationRunner:
                     pair_status[p]["state"] = "no_rate"
                     continue
                 ovr_nbar = ovr[p][0] if p in ovr else None
-                # a class override of N̄ is cut to the AP's ceiling too (000 §V-A (17))
-                n_bar = nbar.n_bar(ovr_nbar, ceiling) if ovr_nbar is not None else None
+                # a class override of N̄ is cut to the AP's ceiling too (000 §V-A (17)); an airtime ceiling
+                # gives each pair its own N̄ at its PHY rate of this slot (nbar.py)
+                n_bar = (nbar.n_bar(ovr_nbar if ovr_nbar is not None else at.n_target_max, ceiling, ceiling_us,
+                                    params.w_of(mbps * 1e6) * 1e6)
+                         if ovr_nbar is not None or ceiling_us is not None else None)
+                pair_status[p]["n_bar"] = min(n_bar if n_bar is not None else params.n_bar, params.n_max)
                 # what the dataplane released for the pair over the slot (frame bytes, a little above
                 # the IP bytes the rate counts), for the loop's conditional integration
                 delivered = (t.released_bytes / (at.packet_bytes * slot_s)
@@ -299,7 +307,7 @@ class AggregationRunner:
             aps_status[ap] = {"k": state.k, "nu": state.nu, "c_hat_us": state.c_hat * 1e6,
                               "c_check_us": c_check * 1e6 if c_check is not None else None,
                               "t_bar_ms": params.t_bar_s * 1000, "n_bar": params.n_bar,
-                              "ampdu_ceiling_mpdus": ceiling,
+                              "ampdu_ceiling_mpdus": ceiling, "ampdu_ceiling_us": ceiling_us,
                               "held": state.held, "pairs": pair_status}
         await self._apply(st, rates_bps)
         await self._release(st, controlled)

@@ -37,6 +37,8 @@ class PairLoop(BaseModel):
     p_backhaul: float | None = None
     loss: float | None = Field(default=None, description="Loss fraction L^p over the last p packets")
     agg_ratio: float | None = Field(default=None, description="Mean of the last n aggregation samples / N_target of the slot (the aggregation the loop asked of the AP)")
+    n_bar: float | None = Field(default=None, description="N-bar of this pair for the step: the AP's, or its own "
+                                "from a class override or the AP's airtime ceiling at the pair's PHY rate")
 
 
 class ApLoop(BaseModel):
@@ -49,6 +51,9 @@ class ApLoop(BaseModel):
                          "measured aggregation ceiling when the topology has one (000 §V-A (17))")
     ampdu_ceiling_mpdus: float | None = Field(
         default=None, description="The AP's operator-measured aggregation ceiling (topology), MPDUs; null = none")
+    ampdu_ceiling_us: float | None = Field(
+        default=None, description="The AP's operator-measured aggregation ceiling as A-MPDU airtime (topology), "
+                                  "microseconds; null = none. Each pair's N-bar is then its own (pairs[].n_bar)")
     held: bool = Field(description="Every pair of the AP held (backhaul bottleneck)")
     pairs: dict[str, PairLoop]
 
@@ -76,7 +81,7 @@ async def aggregation(appliance: str, svc: Services = Depends(services),
 
 
 NUMERIC = {"ts", "k", "nu", "c_hat_us", "phy_rate_mbps", "mu_n", "frames_in_slot", "n_target", "z", "x_pps",
-           "pace_bps", "delivered_bps", "p_backhaul", "loss", "agg_ratio"}
+           "pace_bps", "delivered_bps", "p_backhaul", "loss", "agg_ratio", "n_bar"}
 
 
 def parse_entry(sid: str, f: dict[str, str]) -> dict[str, Any]:

@@ -228,6 +228,7 @@ static void test_optional_fields_may_be_absent_or_present(void **state)
                                   "t_bar_ms", 5.0));
     json_object_set_new(at(doc, "topology.aps[0]"), "vlan", json_integer(100));
     json_object_set_new(at(doc, "topology.aps[0]"), "ampdu_ceiling_mpdus", json_real(38.5));
+    json_object_set_new(at(doc, "topology.aps[0]"), "ampdu_ceiling_us", json_real(1450.0));
     json_object_set_new(at(doc, "policies.realtime"), "hold_max_fraction", json_real(0.5));
     json_object_set_new(at(doc, "policies.realtime"), "guard_us", json_integer(150));
     json_object_set_new(at(doc, "topology.aps[0]"), "name", json_string("AP one"));
@@ -263,6 +264,7 @@ static const struct {
     {"topology.aps[0]", "channel", "300", "topology.aps[0].channel: ", "outside"},
     {"topology.aps[0]", "vlan", "4095", "topology.aps[0].vlan: ", "outside"},
     {"topology.aps[0]", "ampdu_ceiling_mpdus", "0.5", "topology.aps[0].ampdu_ceiling_mpdus: ", "outside"},
+    {"topology.aps[0]", "ampdu_ceiling_us", "20000", "topology.aps[0].ampdu_ceiling_us: ", "outside"},
     {"topology.aps[1]", "id", "\"ap1\"", "topology.aps[1].id: ", "duplicate"},
     {"topology.aps[1]", "id", "\"-ap\"", "topology.aps[1].id: ", "not an identifier"},
     {"topology.stas[0]", "mac", "\"02:ad:00:00:01\"", "topology.stas[0].mac: ", "not a MAC"},

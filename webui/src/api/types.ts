@@ -151,6 +151,7 @@ export interface PairLoop {
   p_backhaul: number | null
   loss: number | null
   agg_ratio?: number | null
+  n_bar?: number | null // this pair's N̄ for the step (the AP's, an override's, or from the AP's airtime ceiling)
 }
 
 export interface ApLoop {
@@ -160,6 +161,8 @@ export interface ApLoop {
   c_check_us: number | null
   t_bar_ms: number
   n_bar: number
+  ampdu_ceiling_mpdus?: number | null
+  ampdu_ceiling_us?: number | null // the AP's A-MPDU airtime ceiling: each pair then has its own n_bar
   held: boolean
   pairs: Record<string, PairLoop>
 }

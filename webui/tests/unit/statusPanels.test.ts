@@ -14,12 +14,12 @@ const status: AggregationStatus = {
   classifier: 'bottleneck-v1',
   aps: {
     ap1: {
-      k: 42, nu: 12.5, c_hat_us: 310, c_check_us: 305, t_bar_ms: 5, n_bar: 64, held: false,
+      k: 42, nu: 12.5, c_hat_us: 310, c_check_us: 305, t_bar_ms: 5, n_bar: 64, ampdu_ceiling_us: 1450, held: false,
       pairs: {
         'ap1/sta1': {
           state: 'tracking', phy_rate_mbps: 390, rate_source: 'telemetry', mu_n: 11.8, mu_source: 'agg_est', frames_in_slot: 25,
           n_target: 12.5, z: 3000, x_pps: 8000, pace_bps: 96e6, delivered_bps: 95e6, bottleneck: 'wlan', p_backhaul: 0.08,
-          loss: 0.002, agg_ratio: 0.98,
+          loss: 0.002, agg_ratio: 0.98, n_bar: 15.8,
         },
       },
     },
@@ -45,6 +45,9 @@ describe('AggregationLoops', () => {
     expect(ap1.attributes('tabindex')).toBe('0') // scrollable region reachable from the keyboard
     const p1 = w.get('[data-testid="aggregation-pair-ap1/sta1"]')
     expect(p1.get('[data-testid=n-target]').text()).toBe('12.5')
+    expect(p1.get('[data-testid=n-bar]').text()).toBe('(N̄ 15.8)') // its own, from the AP's airtime ceiling
+    expect(ap1.get('caption').text()).toContain('1450 µs A-MPDU ceiling')
+    expect(w.get('[data-testid=aggregation-ap-ap2] caption').text()).toContain('N̄ = 64')
     expect(p1.get('[data-testid=mu-n]').text()).toContain('11.8')
     expect(p1.get('[data-testid=pace]').text()).toContain('96.0 Mbit/s')
     expect(p1.get('[data-testid=bottleneck]').text()).toContain('WLAN')
