@@ -48,13 +48,14 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import redis
 import yaml
@@ -87,8 +88,11 @@ class AggScenario:
     backhaul_mbit: float | None = None     # wan-emu rate between server and appliance
     backhaul_delay_ms: float = 1.0
     unsupported: str = ""                  # why this testbed cannot run it (empty = it can)
-    # Mid-run MCS drop: at step_at_frac of the run, bulk TCP starts on this (hidden, conflicting)
-    # pair, whose overlapping transmissions make Minstrel step the measured pair's MCS down (004 §4.1).
+    # Mid-run steps at step_at_frac of the run. rss_step_db: the measured pair's AP<->STA path loses
+    # this much (an obstacle, the STA moving; wlan-emu --rss-step, applied by SIGUSR1), so Minstrel
+    # steps its MCS down. step_pair: bulk TCP starts on this (hidden, conflicting) pair instead, whose
+    # overlapping transmissions make Minstrel step the MCS down with collisions besides (004 §4.1).
+    rss_step_db: float | None = None
     step_pair: tuple[str, str] | None = None
     step_at_frac: float = 0.5
     # Bulk UDP offered at this rate (Mbit/s) instead of bulk TCP, as in 000 §VII (iperf UDP
@@ -125,10 +129,13 @@ SCENARIOS = {s.name: s for s in (
                 ap_sta_rss_dbm=(-50.0, -66.0)),
     AggScenario("aggtarget-5sta-mixed-mcs", tuple(("ap1", f"sta{i}") for i in range(1, 6)), t_bar_ms=10.0,
                 ap_sta_rss_dbm=(-50.0, -56.0, -62.0, -66.0, -70.0)),
-    # wlan-emu has no scheduled RSS change, so the MCS of sta1 is made to drop the way it drops in
-    # the lab: AP2-STA2, hidden from AP1 (004 Table 2), starts sending mid-run. This also adds
-    # collisions and loss, so it is a harsher step than a pure MCS change. T-bar as in -lowdelay.
-    AggScenario("aggtarget-mcs-step", (("ap1", "sta1"),), t_bar_ms=1.5, step_pair=("ap2", "sta2")),
+    # The MCS of sta1 drops mid-run: its link to AP1 loses 6 dB (-64.6 to -70.6 dBm at the STA), from
+    # 2 SS MCS4 to MCS2 (802.11-2016 Table 21-25: MCS3 needs -68, MCS2 -71 dBm at 80 MHz), the MCS
+    # values of 000 Fig. 10(b). T-bar as in -lowdelay, so that N-bar does not bind on either side.
+    AggScenario("aggtarget-mcs-step", (("ap1", "sta1"),), t_bar_ms=1.5, rss_step_db=-6.0),
+    # The MCS of sta1 drops the way it drops in the lab: AP2-STA2, hidden from AP1 (004 Table 2),
+    # starts sending mid-run. This adds collisions and loss, a harsher step than a pure MCS change.
+    AggScenario("aggtarget-hidden-step", (("ap1", "sta1"),), t_bar_ms=1.5, step_pair=("ap2", "sta2")),
 )}
 
 
@@ -194,6 +201,7 @@ class _PairLab:
 
     def __init__(self, tb: topology.Testbed):
         self.tb = tb
+        self.emu_pid = 0   # the running wlan-emu's, for step_rss
         self.created = not tb.state_file.exists()
         self.run_dir = tb.run_dir
 
@@ -208,16 +216,22 @@ class _PairLab:
         topology.set_congestion_control(self.tb, cc)
         stack.push("topology modes", lambda: topology.set_modes(self.tb, wan="bridge", wlan="bridge", appl="bridge"))
 
-    def start_emu(self, out: Path, stack: _Stack, stats: dict[str, Any]) -> Path:
-        os.environ["WLAN_EMU_CMD"] = wlan.DEFAULT_TEMPLATE + f" --air {VHT_AIR}"
+    def start_emu(self, out: Path, stack: _Stack, stats: dict[str, Any], rss_steps: Sequence[str] = ()) -> Path:
+        os.environ["WLAN_EMU_CMD"] = (wlan.DEFAULT_TEMPLATE + f" --air {VHT_AIR}"
+                                      + "".join(f" --rss-step {step}" for step in rss_steps))
         try:
             emu = wlan.start(self.tb, out)
         finally:
             os.environ.pop("WLAN_EMU_CMD", None)
         if emu is None:
             raise RuntimeError("wlan-emu is not built (make -C testbed build)")
+        self.emu_pid = emu.proc.pid
         stack.push("wlan-emu", lambda: stats.update(wlan.stop(self.tb, emu)))
         return emu.groundtruth_path
+
+    def step_rss(self) -> None:
+        """Applies wlan-emu's --rss-step now (SIGUSR1 to the emulator this lab started)."""
+        os.kill(self.emu_pid, signal.SIGUSR1)
 
     def start_backhaul(self, sc: AggScenario, stack: _Stack, stats: dict[str, Any]) -> None:
         w = wan.start(self.tb, delay_ms=sc.backhaul_delay_ms, rate_mbit=float(sc.backhaul_mbit or 0))
@@ -264,7 +278,9 @@ class _MultiLab:
         self.lab.set_appl("ports" if controlled else "bridge")
         stack.push("appliance bridge", lambda: self.lab.set_appl("bridge"))
 
-    def start_emu(self, out: Path, stack: _Stack, stats: dict[str, Any]) -> Path:
+    def start_emu(self, out: Path, stack: _Stack, stats: dict[str, Any], rss_steps: Sequence[str] = ()) -> Path:
+        if rss_steps:
+            raise ValueError("an RSS step is only wired on the 2AP-2STA lab")
         stats_path, log = out / "wlan-emu.stats.json", out / "groundtruth.jsonl"
         for f in (stats_path, log):
             f.unlink(missing_ok=True)
@@ -355,7 +371,7 @@ def _loop_history(url: str) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"pair": f.get("pair"), "state": f.get("state"), "bottleneck": f.get("bottleneck"),
                                "unix": int(sid.split("-")[0]) / 1000.0}  # the stream id: Redis's clock, ms
         # the bottleneck classifier's inputs (001 §5) with its output: agg_ratio, loss (L^p)
-        for k in ("ts", "nu", "c_hat_us", "n_target", "mu_n", "z", "x_pps", "pace_bps", "delivered_bps",
+        for k in ("ts", "nu", "c_hat_us", "n_target", "n_bar", "mu_n", "z", "x_pps", "pace_bps", "delivered_bps",
                   "phy_rate_mbps", "p_backhaul", "agg_ratio", "loss"):
             v = f.get(k, "")
             row[k] = float(v) if v not in ("", None) else None
@@ -465,19 +481,27 @@ def step_figures(rows: list[tuple[float, float, float]], step_unix: float, t_bar
 
 
 def ap_ceilings(straight: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each AP's aggregation ceiling from a straight-forwarding saturation run (`runs.cubic` or `runs.udp`): the mean
-    A-MPDU size (emulator ground truth) of its fastest pair, the one whose target N̄ caps (000 §V-C,
-    eq. 30), with where it came from. Empty when there is no such run."""
+    """Each AP's aggregation ceiling from a straight-forwarding saturation run (`runs.cubic` or `runs.udp`), from
+    its fastest pair (the one whose target N̄ caps: 000 §V-C, eq. 30), emulator ground truth: the mean A-MPDU
+    airtime (`ampdu_ceiling_us`, airtime_us / ppdus of the link), which is what the loop is given, and the mean
+    A-MPDU size in MPDUs beside it, with where they came from. The AP caps an A-MPDU's duration, so the airtime
+    holds when the MCS changes and the MPDU count does not (controller aggregation/nbar.py). `n_bar` is N̄ at
+    the pair's mean PHY rate of that run; the loop's own, per step, is in its history. Empty without such a run."""
+    links = {(lk.get("src"), lk.get("dst")): lk for lk in straight.get("wlan_emu_links") or []}
     out: dict[str, dict[str, Any]] = {}
     for p in straight.get("pairs", []):
         if not isinstance(p.get("mean_ampdu"), int | float) or not p["mean_ampdu"] >= 1:
             continue
+        link = links.get((p["ap"], p["sta"])) or {}
+        if not link.get("ppdus") or not link.get("airtime_us"):
+            continue
         best = out.get(p["ap"])
         if best is None or (p.get("mean_phy_mbps") or 0.0) > best["pair_phy_mbps"]:
-            out[p["ap"]] = {"ampdu_ceiling_mpdus": round(float(p["mean_ampdu"]), 2),
+            out[p["ap"]] = {"ampdu_ceiling_us": round(float(link["airtime_us"]) / float(link["ppdus"]), 1),
+                            "ampdu_ceiling_mpdus": round(float(p["mean_ampdu"]), 2),
                             "n_bar": round(min(LAB_NBAR, NBAR_FRACTION * float(p["mean_ampdu"])), 2),
                             "pair": f"{p['ap']}/{p['sta']}", "pair_phy_mbps": p.get("mean_phy_mbps") or 0.0,
-                            "source": f"mean A-MPDU of the pair in the straight-forwarding "
+                            "source": f"mean A-MPDU airtime and size of the pair in the straight-forwarding "
                                       f"{straight.get('congestion_control') or straight.get('mode', 'cubic')} run "
                                       f"(emulator ground truth)",
                             "run_started_unix": straight.get("started_unix")}
@@ -493,10 +517,11 @@ def scenario_ceilings(sc: AggScenario, straight: dict[str, Any]) -> dict[str, di
 
 
 def with_ceilings(cfg: dict[str, Any], ceilings: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The configuration document with each AP's measured ceiling entered (topology.aps[].ampdu_ceiling_mpdus)."""
+    """The configuration document with each AP's measured ceiling entered as airtime
+    (topology.aps[].ampdu_ceiling_us): the loop turns it into each pair's N̄ at the pair's PHY rate."""
     for ap in cfg["topology"]["aps"]:
         if ap["id"] in ceilings:
-            ap["ampdu_ceiling_mpdus"] = ceilings[ap["id"]]["ampdu_ceiling_mpdus"]
+            ap["ampdu_ceiling_us"] = ceilings[ap["id"]]["ampdu_ceiling_us"]
     return cfg
 
 
@@ -518,7 +543,8 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
     gt_path: Path | None = None
     try:
         lab.prepare(cc, controlled, stack)
-        gt_path = lab.start_emu(out, stack, emu_stats)
+        rss_steps = [f"{ap},{sta},{sc.rss_step_db:g}" for ap, sta in sc.pairs] if sc.rss_step_db is not None else []
+        gt_path = lab.start_emu(out, stack, emu_stats, rss_steps)
         if sc.backhaul_mbit is not None:
             lab.start_backhaul(sc, stack, wan_stats)
         if controlled:
@@ -545,14 +571,18 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
                 lab.run_dir, f"probe-{sta}", lab.ns("server"),
                 [str(PY), "-m", "runner.delay_probe", "send", sta_ip, str(delay_probe.PROBE_PORT),
                  f"{PROBE_PPS:g}", f"{duration_s:g}"], env={"PYTHONPATH": str(REPO / "testbed")}))
-        if sc.step_pair is not None:
+        if sc.rss_step_db is not None or sc.step_pair is not None:
             t_step = duration_s * sc.step_at_frac
             time.sleep(t_step)
-            sap, ssta = sc.step_pair
             step_unix = time.time()
-            transfers.append(iperf.start(lab.run_dir, iperf.Transfer(
-                f"{sap}-{ssta}", lab.ns("server"), lab.ns(ssta), lab.sta_ip(ssta), BASE_PORT + 50,
-                duration_s - t_step, cc)))
+            if sc.rss_step_db is not None:
+                assert isinstance(lab, _PairLab)
+                lab.step_rss()
+            if sc.step_pair is not None:
+                sap, ssta = sc.step_pair
+                transfers.append(iperf.start(lab.run_dir, iperf.Transfer(
+                    f"{sap}-{ssta}", lab.ns("server"), lab.ns(ssta), lab.sta_ip(ssta), BASE_PORT + 50,
+                    duration_s - t_step, cc)))
         for rt in transfers:
             reports[rt.transfer.label] = iperf.finish(rt)
         for p in probes:
@@ -602,9 +632,16 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
         }
         if step_unix is not None:
             entry["step"] = step_figures(rows, step_unix, sc.t_bar_ms, mine)
-            sap, ssta = sc.step_pair or ("", "")
-            entry["step"]["interferer"] = f"{sap}/{ssta}"
-            entry["step"]["interferer_mbps"] = round(iperf.received_mbps(reports[f"{sap}-{ssta}"]), 3)
+            t0_ns = emu_stats.get("t0_unix_ns")
+            if isinstance(t0_ns, int):
+                entry["step"].update(aggtarget_air.ap_queue_step(ppdus, pair, step_unix * 1e6 - t0_ns / 1e3,
+                                                                 sc.t_bar_ms))
+            if sc.rss_step_db is not None:
+                entry["step"]["rss_step_db"] = sc.rss_step_db
+            if sc.step_pair is not None:
+                sap, ssta = sc.step_pair
+                entry["step"]["interferer"] = f"{sap}/{ssta}"
+                entry["step"]["interferer_mbps"] = round(iperf.received_mbps(reports[f"{sap}-{ssta}"]), 3)
         if controlled:
             entry["target"] = {"t_bar_ms": sc.t_bar_ms,
                                "n_target_final": mine[-1]["n_target"] if mine else None,
@@ -692,7 +729,8 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
         # delay is one round for all its pairs, below T-bar by design; the delay goal does not apply).
         n_bar = (agg.get("n_bar") or {}).get(p["ap"], LAB_NBAR)
         g["n_bar"] = n_bar
-        g["nbar_binds"] = any((h.get("n_target") or 0.0) >= n_bar - 0.5
+        # each step against the N̄ it ran with (per pair, at its PHY rate, with an airtime ceiling)
+        g["nbar_binds"] = any((h.get("n_target") or 0.0) >= (h.get("n_bar") or n_bar) - 0.5
                               for q in agg.get("pairs", []) if q["ap"] == p["ap"]
                               for h in (q.get("loop") or [])[len(q.get("loop") or []) // 2:])
         applies = not g["nbar_binds"] and not sc.backhaul_mbit
@@ -713,8 +751,14 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
             g["throughput_frac_of_straight"] = round(p["throughput_mbps"] / base, 3)
             g["throughput_ge_85pct"] = p["throughput_mbps"] >= 0.85 * base
         if p.get("step"):
+            # by the probes' one-way delay (0.5 s means within 20 % of T̄ for 1 s), and by the AP queueing
+            # delay of the ground truth (1 s means at most 1.2 T̄ for 1 s: aggtarget_air.ap_queue_step)
             g["recovery_s"] = p["step"].get("recovery_s")
             g["recovered_within_3s"] = g["recovery_s"] is not None and g["recovery_s"] <= 3.0
+            if "ap_queue_recovery_s" in p["step"]:
+                rec = p["step"]["ap_queue_recovery_s"]
+                g["ap_queue_recovery_s"] = rec
+                g["ap_queue_recovered_within_3s"] = rec is not None and rec <= 3.0
         out[pair] = g
     # Throughput of all the pairs together against straight forwarding (with several STAs the
     # per-pair split differs by design: equal airtime instead of whatever CUBIC gives).
@@ -749,8 +793,8 @@ def goals(sc: AggScenario, runs: dict[str, Any]) -> dict[str, Any]:
 def summary(doc: dict[str, Any]) -> str:
     lines = [f"{doc['scenario']} (T-bar {doc['t_bar_ms']} ms, {doc['duration_s']} s per run)"]
     for ap, c in (doc.get("ap_ceilings") or {}).items():
-        lines.append(f"  {ap}: aggregation ceiling {c['ampdu_ceiling_mpdus']} MPDUs ({c['pair']}, {c['source']}), "
-                     f"N-bar {c['n_bar']}")
+        lines.append(f"  {ap}: aggregation ceiling {c.get('ampdu_ceiling_us', '-')} us, {c['ampdu_ceiling_mpdus']} MPDUs "
+                     f"({c['pair']}, {c['source']}), N-bar {c['n_bar']} at its PHY rate")
     for mode, r in doc["runs"].items():
         if "skipped" in r:
             lines.append(f"  {mode:9s} SKIPPED: {r['skipped']}")

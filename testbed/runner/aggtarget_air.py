@@ -145,6 +145,53 @@ def ap_queue_delays(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, dict
     return out
 
 
+def ap_queue_step(ppdus: list[dict[str, Any]], pair: str, step_us: float, t_bar_ms: float,
+                  window_s: float = 1.0, hold_s: float = 1.0) -> dict[str, Any]:
+    """The AP queueing delay of `ap_queue_delays` around a step at `step_us` (ground-truth clock): its mean
+    over the 5 s before the step and from 3 s after it to the end, the largest `window_s` mean after it,
+    and the recovery time: from the step to the first instant after which every `window_s` mean (windows
+    starting 0.1 s apart) over the next `hold_s` is at most 1.2 T̄, the delay regulated "to below T̄"
+    again (000 §VI-B, Fig. 10(b)-(d)) with the goal's 20 %; None if that never holds. {} without `enq_us`."""
+    seen: set[int] = set()
+    waits: list[tuple[int, int]] = []
+    for rec in ppdus:
+        enq = rec.get("enq_us")
+        if rec["pair"] != pair or not isinstance(enq, list):
+            continue
+        start = int(rec["start_us"])
+        for i, e in zip((int(i) for i in rec.get("ids") or []), enq):
+            if i not in seen:
+                seen.add(i)
+                waits.append((start, start - int(e)))
+    if not waits:
+        return {}
+    before = [w for t, w in waits if step_us - 5e6 <= t < step_us]
+    settled = [w for t, w in waits if t >= step_us + 3e6]
+    end = max(t for t, _ in waits)
+    win_us, bins = window_s * 1e6, int((end - step_us) // 1e5) + 1
+    sums, counts = [0.0] * max(bins, 0), [0] * max(bins, 0)
+    for t, w in waits:
+        if t >= step_us:
+            k = int((t - step_us) // 1e5)
+            sums[k] += w
+            counts[k] += 1
+    per = int(win_us // 1e5)
+    means: list[float | None] = []
+    for k in range(0, bins - per + 1):
+        n = sum(counts[k:k + per])
+        means.append(sum(sums[k:k + per]) / n / 1000 if n else None)
+    hold = int(hold_s * 1e6 // 1e5)
+    recovery = None
+    for k in range(0, len(means) - hold):
+        span = means[k:k + hold + 1]
+        if all(m is not None and m <= 1.2 * t_bar_ms for m in span):
+            recovery = round(k * 0.1, 1)
+            break
+    peaks = [m for m in means if m is not None]
+    return {"ap_queue_before_ms": _mean_ms(before), "ap_queue_settled_ms": _mean_ms(settled),
+            "ap_queue_peak_ms": round(max(peaks), 3) if peaks else None, "ap_queue_recovery_s": recovery}
+
+
 def ap_queue_goals(pair: dict[str, Any], t_bar_ms: float) -> dict[str, Any]:
     """The delay goal judged on the AP queueing delay of `ap_queue_delays` (whole run and second half),
     set beside the probe-based `delay_error_frac` / `delay_within_20pct`."""

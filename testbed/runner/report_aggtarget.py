@@ -97,8 +97,15 @@ def section_lines(results_dir: Path) -> list[str]:
                      + (f", backhaul {doc['backhaul_mbit']:g} Mbit/s" if doc.get("backhaul_mbit") else "")
                      + f"): goals as measured {json.dumps(doc.get('goals'))}")
         for ap, c in (doc.get("ap_ceilings") or {}).items():
-            lines.append(f"  - {ap}'s aggregation ceiling {c['ampdu_ceiling_mpdus']:g} MPDUs ({c['pair']}: "
-                         f"{c['source']}) entered in the topology; N̄ = 48/64 of it = {c['n_bar']:g} (000 §V-A (17))")
+            if c.get("ampdu_ceiling_us") is not None:
+                lines.append(f"  - {ap}'s aggregation ceiling {c['ampdu_ceiling_us']:g} us of A-MPDU airtime "
+                             f"({c['ampdu_ceiling_mpdus']:g} MPDUs at {c['pair_phy_mbps']:g} Mbit/s; {c['pair']}: "
+                             f"{c['source']}) entered in the topology; each pair's N̄ = 48/64 of the MPDUs it holds "
+                             f"at the pair's PHY rate, every step ({c['n_bar']:g} at that rate; 000 §V-A (17), "
+                             f"controller aggregation/nbar.py)")
+            else:
+                lines.append(f"  - {ap}'s aggregation ceiling {c['ampdu_ceiling_mpdus']:g} MPDUs ({c['pair']}: "
+                             f"{c['source']}) entered in the topology; N̄ = 48/64 of it = {c['n_bar']:g} (000 §V-A (17))")
         png = plot(doc, results_dir / f"{name}.png")
         if png:
             lines.append(f"\n  ![{name}]({png.name})\n")

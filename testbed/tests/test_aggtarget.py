@@ -154,20 +154,30 @@ def test_second_half_airtime_counts_each_pairs_data_ppdus_after_the_midpoint(tmp
     assert aggtarget_air.airtime_second_half(missing, [("ap1", "sta1")]) == {}
 
 
-def test_ap_ceiling_is_the_fastest_pairs_mean_ampdu_in_the_straight_run_and_enters_the_topology(
+def _links(*rows: tuple[str, str, float, int]) -> list[dict[str, object]]:
+    """wlan-emu link stats: (src, dst, airtime_us, ppdus)."""
+    return [{"src": s, "dst": d, "airtime_us": a, "ppdus": n} for s, d, a, n in rows]
+
+
+def test_ap_ceiling_is_the_fastest_pairs_mean_ampdu_airtime_in_the_straight_run_and_enters_the_topology(
         tmp_path: Path) -> None:
     straight = {"congestion_control": "cubic", "started_unix": 1.5, "pairs": [
         {"ap": "ap1", "sta": "sta1", "mean_ampdu": 46.6159, "mean_phy_mbps": 836.6},
         {"ap": "ap1", "sta": "sta2", "mean_ampdu": 50.85, "mean_phy_mbps": 405.6},
-        {"ap": "ap1", "sta": "sta3", "mean_ampdu": 6.4, "mean_phy_mbps": 347.3}]}
+        {"ap": "ap1", "sta": "sta3", "mean_ampdu": 6.4, "mean_phy_mbps": 347.3}],
+        "wlan_emu_links": _links(("ap1", "sta1", 9_000_000.0, 6000), ("ap1", "sta2", 8_000_000.0, 4000),
+                                 ("ap1", "sta3", 1_000_000.0, 2000), ("sta1", "ap1", 50_000.0, 500))}
     c = aggtarget.ap_ceilings(straight)
-    assert c["ap1"]["ampdu_ceiling_mpdus"] == 46.62 and c["ap1"]["pair"] == "ap1/sta1"
+    assert c["ap1"]["ampdu_ceiling_us"] == 1500.0 and c["ap1"]["pair"] == "ap1/sta1"
+    assert c["ap1"]["ampdu_ceiling_mpdus"] == 46.62
     assert c["ap1"]["n_bar"] == round(46.62 * 0.75, 2) and c["ap1"]["run_started_unix"] == 1.5
     assert aggtarget.ap_ceilings({}) == {}
+    assert aggtarget.ap_ceilings(dict(straight, wlan_emu_links=[])) == {}   # no airtime measured: no ceiling
     lab = agg_lab.MultiStaLab("tst", 3)
     base = yaml.safe_load((REPO / "configs" / "lab-2ap-2sta.yaml").read_text())
     doc = aggtarget.with_ceilings(lab.config_doc("aggtarget", ["ap1/sta1"], 10.0, base), c)
-    assert doc["topology"]["aps"][0]["ampdu_ceiling_mpdus"] == 46.62
+    assert doc["topology"]["aps"][0]["ampdu_ceiling_us"] == 1500.0
+    assert "ampdu_ceiling_mpdus" not in doc["topology"]["aps"][0]
     path = tmp_path / "doc.json"
     path.write_text(json.dumps(doc))
     res = subprocess.run([sys.executable, "-m", "adwiser_controller", "validate", str(path)],
@@ -181,7 +191,8 @@ def test_a_udp_scenario_is_judged_against_the_same_udp_stream_forwarded_straight
     pair = {"ap": "ap1", "sta": "sta1", "mean_delay_ms": 1.6}
     runs = {"aggtarget": {"pairs": [dict(pair, throughput_mbps=170.0)]},
             "udp": {"mode": "udp", "congestion_control": None,
-                    "pairs": [dict(pair, throughput_mbps=190.0, mean_ampdu=40.0, mean_phy_mbps=350.0)]},
+                    "pairs": [dict(pair, throughput_mbps=190.0, mean_ampdu=40.0, mean_phy_mbps=350.0)],
+                    "wlan_emu_links": _links(("ap1", "sta1", 1_500_000.0, 1000))},
             "cubic": {"pairs": [dict(pair, throughput_mbps=100.0)]}}   # a stale TCP run is not the baseline
     g = aggtarget.goals(sc, runs)
     assert g["total"]["straight_udp_mbps"] == 190.0 and g["ap1/sta1"]["throughput_frac_of_straight"] == 0.895
@@ -216,10 +227,11 @@ def test_udp_goodput_and_its_series_are_what_the_receiver_got() -> None:
 
 def test_a_straight_run_behind_a_rate_limited_backhaul_measures_no_ceiling() -> None:
     straight = {"congestion_control": "cubic", "pairs": [
-        {"ap": "ap1", "sta": "sta1", "mean_ampdu": 6.2, "mean_phy_mbps": 365.9}]}
+        {"ap": "ap1", "sta": "sta1", "mean_ampdu": 6.2, "mean_phy_mbps": 365.9}],
+        "wlan_emu_links": _links(("ap1", "sta1", 300_000.0, 1000))}
     assert aggtarget.scenario_ceilings(aggtarget.SCENARIOS["aggtarget-backhaul"], straight) == {}
     measured = aggtarget.scenario_ceilings(aggtarget.SCENARIOS["aggtarget-1sta"], straight)
-    assert measured["ap1"]["ampdu_ceiling_mpdus"] == 6.2
+    assert measured["ap1"]["ampdu_ceiling_mpdus"] == 6.2 and measured["ap1"]["ampdu_ceiling_us"] == 300.0
 
 
 def test_nbar_goal_uses_the_n_bar_the_loop_ran_with() -> None:
@@ -229,6 +241,12 @@ def test_nbar_goal_uses_the_n_bar_the_loop_ran_with() -> None:
         {"ap": "ap1", "sta": "sta1", "throughput_mbps": 150.0, "mean_delay_ms": 2.0, "loop": loop}]}}
     g = aggtarget.goals(sc, runs)["ap1/sta1"]
     assert g["n_bar"] == 28.94 and g["nbar_binds"] and not g["delay_goal_applies"]
+    # a per-step N̄ (an airtime ceiling at the pair's PHY rate) is what each step is judged against
+    per_step = [{"n_target": 20.0, "n_bar": 20.3}] * 4
+    runs["aggtarget"]["pairs"][0]["loop"] = per_step
+    assert aggtarget.goals(sc, runs)["ap1/sta1"]["nbar_binds"]
+    runs["aggtarget"]["pairs"][0]["loop"] = [{"n_target": 20.0, "n_bar": 27.0}] * 4
+    assert not aggtarget.goals(sc, runs)["ap1/sta1"]["nbar_binds"]
 
 
 def test_startup_is_the_time_until_nu_first_reaches_90pct_of_its_second_half_mean() -> None:
@@ -286,6 +304,37 @@ def test_ap_queue_delay_is_the_wait_from_enqueue_to_each_mpdus_first_ppdu_start(
     old.write_text(json.dumps({"start_us": 0, "duration_us": 100, "src": "ap1", "dst": "sta1", "ac": "BE",
                                "mpdus": 1, "ids": [1]}) + "\n")
     assert aggtarget_air.ap_queue_delays(aggtarget_air.data_ppdus(old, [("ap1", "sta1")]), [("ap1", "sta1")]) == {}
+
+
+def _waits_ppdus(waits_ms: list[tuple[float, float]]) -> list[dict[str, object]]:
+    """One single-MPDU PPDU of ap1/sta1 per (start s, AP wait ms), as data_ppdus returns them."""
+    return [{"pair": "ap1/sta1", "start_us": int(t * 1e6), "duration_us": 100, "ids": [i],
+             "enq_us": [int(t * 1e6 - w * 1e3)]} for i, (t, w) in enumerate(waits_ms)]
+
+
+def test_ap_queue_recovery_is_when_the_1s_mean_wait_stays_at_most_1_2_tbar() -> None:
+    step = 10.0
+    waits = [(5.0 + i * 0.01, 1.0) for i in range(500)]                 # 1 ms before the step
+    waits += [(step + i * 0.01, 20.0) for i in range(200)]              # a backlog for 2 s after it
+    waits += [(step + 2 + i * 0.01, 1.4) for i in range(600)]           # then 1.4 ms, under 1.2 * 1.5
+    fig = aggtarget_air.ap_queue_step(_waits_ppdus(waits), "ap1/sta1", step * 1e6, 1.5)
+    assert fig["ap_queue_before_ms"] == 1.0 and fig["ap_queue_settled_ms"] == 1.4
+    assert fig["ap_queue_peak_ms"] == 20.0
+    assert fig["ap_queue_recovery_s"] == 2.0    # the first 1 s window holding no backlog wait starts at 2 s
+    spiky = waits[:500] + [(step + i * 0.01, 1.4 if (i // 100) % 2 else 4.0) for i in range(800)]
+    assert aggtarget_air.ap_queue_step(_waits_ppdus(spiky), "ap1/sta1", step * 1e6, 1.5)["ap_queue_recovery_s"] is None
+    assert aggtarget_air.ap_queue_step(_waits_ppdus(waits), "ap2/sta2", step * 1e6, 1.5) == {}
+
+
+def test_mcs_step_is_an_rss_step_and_its_recovery_is_judged_on_probes_and_on_the_ap_queue() -> None:
+    sc = aggtarget.SCENARIOS["aggtarget-mcs-step"]
+    assert sc.rss_step_db == -6.0 and sc.step_pair is None
+    hidden = aggtarget.SCENARIOS["aggtarget-hidden-step"]
+    assert hidden.step_pair == ("ap2", "sta2") and hidden.rss_step_db is None
+    g = aggtarget.goals(sc, {"aggtarget": {"pairs": [{"ap": "ap1", "sta": "sta1", "throughput_mbps": 100.0,
+                                                      "step": {"recovery_s": None, "ap_queue_recovery_s": 2.5}}]}})
+    assert g["ap1/sta1"]["recovered_within_3s"] is False
+    assert g["ap1/sta1"]["ap_queue_recovery_s"] == 2.5 and g["ap1/sta1"]["ap_queue_recovered_within_3s"] is True
 
 
 def test_delay_goal_is_also_judged_on_the_ap_queueing_delay_beside_the_probes() -> None:
