@@ -254,18 +254,25 @@ def test_aggregation_loop_command_runs_the_loops_until_stopped(api, appliance, r
         log.close()
 
 
+def ceiling_version(api, aid: str, field: str, value: float, phy_rate_mbps: float) -> int:
+    """A version with AP1's aggregation ceiling `field` entered, the STAs at `phy_rate_mbps` and the
+    aggregation-target policy on for PAIRS with a loose T̄ (50 ms), so that N̄ is what binds."""
+    doc = lab_doc(aid)
+    doc["topology"]["aps"][0][field] = value
+    doc["policies"]["aggregation_target"].update(
+        {"enabled": True, "pairs": list(PAIRS), "t_bar_ms": 50.0, "delta_s": 0.5, "n_target_max": 48})
+    for sta in doc["topology"]["stas"]:
+        sta["phy_rate_mbps"] = phy_rate_mbps
+    res = api("operator").post("/api/v1/versions", json={"doc": doc, "comment": f"{field} {value:g}"})
+    assert res.status_code == 201, res.text
+    return int(res.json()["version"])
+
+
 def test_ap_aggregation_ceiling_in_the_topology_sets_the_aps_nbar(api, appliance, redis_server, rdb):
     aid, _ = appliance
-    doc = lab_doc(aid)
-    doc["topology"]["aps"][0]["ampdu_ceiling_mpdus"] = 38.5
-    at = doc["policies"]["aggregation_target"]
-    at.update({"enabled": True, "pairs": list(PAIRS), "t_bar_ms": 50.0, "delta_s": 0.5, "n_target_max": 48})
-    for sta in doc["topology"]["stas"]:
-        sta["phy_rate_mbps"] = 400.0
-    res = api("operator").post("/api/v1/versions", json={"doc": doc, "comment": "measured AP ceiling"})
-    assert res.status_code == 201, res.text
+    v = ceiling_version(api, aid, "ampdu_ceiling_mpdus", 38.5, 400.0)
     plant = Plant(c_s=250e-6, rates_bps={"ap1/sta1": 400e6}, n_max=38.5)
-    _, statuses = asyncio.run(drive(redis_server.url, aid, int(res.json()["version"]), plant, 80))
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 80))
     ap = statuses[-1]["aps"]["ap1"]
     assert ap["ampdu_ceiling_mpdus"] == 38.5 and ap["n_bar"] == 38.5 * 48 / 64
     assert ap["pairs"]["ap1/sta1"]["n_target"] <= ap["n_bar"] + 1e-9
@@ -278,21 +285,13 @@ def test_ap_airtime_ceiling_gives_each_pair_an_nbar_that_falls_with_its_mcs(api,
     # at 200 Mbit/s half as many. N̄ follows the pair's PHY rate, so after the MCS drop N_target stays at
     # 48/64 of what the AP can still aggregate instead of at the ceiling of the faster MCS.
     aid, _ = appliance
-    doc = lab_doc(aid)
-    doc["topology"]["aps"][0]["ampdu_ceiling_us"] = 1450.0
-    at = doc["policies"]["aggregation_target"]
-    at.update({"enabled": True, "pairs": list(PAIRS), "t_bar_ms": 50.0, "delta_s": 0.5, "n_target_max": 48})
-    w_us = (at.get("packet_bytes", 1500) + at.get("mpdu_overhead_bytes", 48)) * 8 / 400.0   # us per MPDU at 400
+    mpdu_bits = (1500 + 48) * 8          # the policy's packet_bytes + mpdu_overhead_bytes (defaults)
     runner = None
     for mbps in (400.0, 200.0):
-        for sta in doc["topology"]["stas"]:
-            sta["phy_rate_mbps"] = mbps
-        res = api("operator").post("/api/v1/versions", json={"doc": doc, "comment": f"sta1 at {mbps:g} Mbit/s"})
-        assert res.status_code == 201, res.text
-        cap = 1450.0 / (w_us * 400.0 / mbps)
+        v = ceiling_version(api, aid, "ampdu_ceiling_us", 1450.0, mbps)
+        cap = 1450.0 / (mpdu_bits / mbps)
         plant = Plant(c_s=250e-6, rates_bps={"ap1/sta1": mbps * 1e6}, n_max=cap)
-        runner, statuses = asyncio.run(drive(redis_server.url, aid, int(res.json()["version"]), plant, 60,
-                                             runner=runner))
+        runner, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 60, runner=runner))
         ap = statuses[-1]["aps"]["ap1"]
         pair = ap["pairs"]["ap1/sta1"]
         assert ap["ampdu_ceiling_us"] == 1450.0
