@@ -323,6 +323,12 @@ def test_ap_queue_recovery_is_when_the_1s_mean_wait_stays_at_most_1_2_tbar() -> 
     assert fig["ap_queue_recovery_s"] == 2.0    # the first 1 s window holding no backlog wait starts at 2 s
     spiky = waits[:500] + [(step + i * 0.01, 1.4 if (i // 100) % 2 else 4.0) for i in range(800)]
     assert aggtarget_air.ap_queue_step(_waits_ppdus(spiky), "ap1/sta1", step * 1e6, 1.5)["ap_queue_recovery_s"] is None
+    # a disturbance that builds up later (the hidden pair's TCP ramping up) is not "recovered" at the step
+    late = waits[:500] + [(step + i * 0.01, 1.0) for i in range(150)] + [(step + 1.5 + i * 0.01, 9.0) for i in range(150)]
+    late += [(step + 3 + i * 0.01, 1.2) for i in range(300)]
+    assert aggtarget_air.ap_queue_step(_waits_ppdus(late), "ap1/sta1", step * 1e6, 1.5)["ap_queue_recovery_s"] == 3.0
+    calm = waits[:500] + [(step + i * 0.01, 1.1) for i in range(300)]
+    assert aggtarget_air.ap_queue_step(_waits_ppdus(calm), "ap1/sta1", step * 1e6, 1.5)["ap_queue_recovery_s"] == 0.0
     assert aggtarget_air.ap_queue_step(_waits_ppdus(waits), "ap2/sta2", step * 1e6, 1.5) == {}
 
 
