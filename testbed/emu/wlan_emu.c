@@ -14,7 +14,8 @@
  * spins the last few µs (SPEC §7). Group-addressed frames, frames for unknown
  * MACs, runts and oversize frames bypass the air at once and are counted.
  * SIGTERM/SIGINT (or --duration) stop it; the stats file and the ground-truth
- * log (one JSON line per PPDU) are written then (see README.md).
+ * log (one JSON line per PPDU) are written then (see README.md). SIGUSR1
+ * applies the --rss-step path changes (a link's RSS, both ways) at that instant.
  */
 #define _GNU_SOURCE
 #include <errno.h>

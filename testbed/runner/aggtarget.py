@@ -131,7 +131,8 @@ SCENARIOS = {s.name: s for s in (
                 ap_sta_rss_dbm=(-50.0, -56.0, -62.0, -66.0, -70.0)),
     # The MCS of sta1 drops mid-run: its link to AP1 loses 6 dB (-64.6 to -70.6 dBm at the STA), from
     # 2 SS MCS4 to MCS2 (802.11-2016 Table 21-25: MCS3 needs -68, MCS2 -71 dBm at 80 MHz), the MCS
-    # values of 000 Fig. 10(b). T-bar as in -lowdelay, so that N-bar does not bind on either side.
+    # values of 000 Fig. 10(b). T-bar as in -lowdelay, so that N-bar does not bind before the step nor once
+    # the loop has settled after it (it does for the few steps in which N_target meets the lower N-bar).
     AggScenario("aggtarget-mcs-step", (("ap1", "sta1"),), t_bar_ms=1.5, rss_step_db=-6.0),
     # The MCS of sta1 drops the way it drops in the lab: AP2-STA2, hidden from AP1 (004 Table 2),
     # starts sending mid-run. This adds collisions and loss, a harsher step than a pure MCS change.
