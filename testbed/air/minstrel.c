@@ -46,9 +46,11 @@ int minstrel_sample_rate(const struct minstrel *m, double u)
 {
     if (u >= m->sample_ratio)
         return -1;
-    /* Probe uniformly among the rates that could beat the current best:
-     * nominal rate above max_tp's expected throughput (minstrel_ht skips
-     * rates that cannot improve on it). */
+    /* Probe uniformly among the rates that could beat the current best
+     * (nominal rate above max_tp's expected throughput) and the slower ones
+     * left untried for MINSTREL_SLOW_SAMPLE_SKIPPED updates, down to a third
+     * of max_prob's rate (minstrel_get_sample_rate: slower rates "only
+     * occasionally", none 3 times slower than max_prob). */
     double best_tp = minstrel_expected_tp(m, m->max_tp);
     double slowest = m->r[m->max_prob].rate_mbps / 3.0;
     uint32_t cand[WLAN_MAX_MCS], n = 0;
