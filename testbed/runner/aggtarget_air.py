@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .jsonl import json_records
 
@@ -104,6 +104,22 @@ def _mean_ms(xs: list[int]) -> float | None:
     return round(statistics.fmean(xs) / 1000, 4) if xs else None
 
 
+def _first_sends(ppdus: list[dict[str, Any]]) -> Iterator[tuple[str, int, int, int]]:
+    """(pair, PPDU start µs, PPDU end µs, the MPDU's enq_us) for each MPDU's first transmission, in start
+    order; PPDUs of a log without `enq_us` are skipped."""
+    seen: dict[str, set[int]] = {}
+    for rec in ppdus:
+        enq = rec.get("enq_us")
+        if not isinstance(enq, list):
+            continue
+        start, pair = int(rec["start_us"]), rec["pair"]
+        end, sent = start + int(rec.get("duration_us") or 0), seen.setdefault(pair, set())
+        for i, e in zip((int(i) for i in rec.get("ids") or []), enq):
+            if i not in sent:
+                sent.add(i)
+                yield pair, start, end, int(e)
+
+
 def ap_queue_delays(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, dict[str, Any]]:
     """Per downlink pair, the AP queueing delay the goal names and 000 (9)'s μ_T = μ_N / x models, from
     the ground truth's `enq_us` (when each MPDU entered the AP's queue): for each MPDU's first
@@ -116,23 +132,15 @@ def ap_queue_delays(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, dict
         return {}
     wanted = _names(pairs)
     mid = _midpoint_us(ppdus)
-    seen: dict[str, set[int]] = {p: set() for p in wanted}
     wait: dict[str, tuple[list[int], list[int]]] = {p: ([], []) for p in wanted}
     sojourn: dict[str, tuple[list[int], list[int]]] = {p: ([], []) for p in wanted}
-    for rec in ppdus:
-        enq = rec.get("enq_us")
-        if not isinstance(enq, list):
+    for pair, start, end, enq in _first_sends(ppdus):
+        if pair not in wanted:
             continue
-        start, end, pair = int(rec["start_us"]), int(rec["start_us"]) + int(rec.get("duration_us") or 0), rec["pair"]
-        half = 1 if start >= mid else 0
-        for i, e in zip((int(i) for i in rec.get("ids") or []), enq):
-            if i in seen[pair]:
-                continue
-            seen[pair].add(i)
-            for lists, t in ((wait, start), (sojourn, end)):
-                lists[pair][0].append(t - int(e))
-                if half:
-                    lists[pair][1].append(t - int(e))
+        for lists, t in ((wait, start), (sojourn, end)):
+            lists[pair][0].append(t - enq)
+            if start >= mid:
+                lists[pair][1].append(t - enq)
     out: dict[str, dict[str, Any]] = {}
     for pair in sorted(wanted):
         whole, tail = wait[pair]
@@ -154,35 +162,24 @@ def ap_queue_step(ppdus: list[dict[str, Any]], pair: str, step_us: float, t_bar_
     the next `hold_s` is at most 1.2 T̄, the delay regulated "to below T̄" again (000 §VI-B, Fig. 10(b)-(d))
     with the goal's 20 %; 0.0 if no mean after the step exceeded it, None if it never came back. A later
     excursion shows in the settled mean and the peak, not here. {} without `enq_us`."""
-    seen: set[int] = set()
-    waits: list[tuple[int, int]] = []
-    for rec in ppdus:
-        enq = rec.get("enq_us")
-        if rec["pair"] != pair or not isinstance(enq, list):
-            continue
-        start = int(rec["start_us"])
-        for i, e in zip((int(i) for i in rec.get("ids") or []), enq):
-            if i not in seen:
-                seen.add(i)
-                waits.append((start, start - int(e)))
+    waits = [(start, start - enq) for p, start, _, enq in _first_sends(ppdus) if p == pair]
     if not waits:
         return {}
     before = [w for t, w in waits if step_us - 5e6 <= t < step_us]
     settled = [w for t, w in waits if t >= step_us + 3e6]
-    end = max(t for t, _ in waits)
-    win_us, bins = window_s * 1e6, int((end - step_us) // 1e5) + 1
-    sums, counts = [0.0] * max(bins, 0), [0] * max(bins, 0)
+    # 0.1 s bins from the step; a window or the hold is a whole number of them
+    bins = max(int((max(t for t, _ in waits) - step_us) // 1e5) + 1, 0)
+    sums, counts = [0.0] * bins, [0] * bins
     for t, w in waits:
         if t >= step_us:
             k = int((t - step_us) // 1e5)
             sums[k] += w
             counts[k] += 1
-    per = int(win_us // 1e5)
+    per, hold, limit = round(window_s * 10), round(hold_s * 10), 1.2 * t_bar_ms
     means: list[float | None] = []
     for k in range(0, bins - per + 1):
         n = sum(counts[k:k + per])
         means.append(sum(sums[k:k + per]) / n / 1000 if n else None)
-    hold, limit = int(hold_s * 1e6 // 1e5), 1.2 * t_bar_ms
     first_out = next((k for k, m in enumerate(means) if m is not None and m > limit), None)
     recovery: float | None = 0.0
     if first_out is not None:
