@@ -81,9 +81,10 @@ def test_z_does_not_wind_up_while_the_pair_carries_less_than_its_rate() -> None:
 
     assert final_z(False) == params.n_max            # the paper's integral winds up to N_max
     z = final_z(True)
-    # held near the aggregation the capped rate gives, a bounded margin above the pacer's limit
+    # brought back to the aggregation the capped rate gives (back-calculation), a bounded margin above
+    # it: the first raise from the start (initial()) went to 24 at the full target error
     capped_mu = plant.aggregation({"ap/sta1": cap_pps})["ap/sta1"]
-    assert z < params.n_max and z <= capped_mu * 1.5
+    assert z <= capped_mu * 1.5
 
 
 def test_c_estimate_follows_a_tenfold_change_of_the_channel_overhead() -> None:

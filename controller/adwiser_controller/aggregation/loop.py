@@ -18,14 +18,21 @@ One step k -> k+1, with the measurement μ̃_N(k) taken while x(k) was held:
 
 so that N_target ∝ MCS rate and every station gets the same airtime
 (w_i N_i = ν w_1, 000 §V-C). ν_max = min_i N̄_i w_i/w_1 replaces the paper's N̄
-in G so that equal airtime also holds when N̄ binds (see nu_max). Production guards the paper is silent on:
-z is kept in [1, N_max] (an application that does not fill its rate would
-otherwise wind z up without bound); a station with no measurement this slot
-keeps its z; a pair that joins starts at its share of ν and enters (40) and
-(45) from the first slot paced at its rate (the slot it joined in held none); z is not raised while a pair carries less than its paced rate
-(conditional integration: the pacer is not the limit then); č is only used when it is finite and positive and is clamped
-to [C_MIN_S, C_MAX_S]; while the bottleneck is the backhaul (001 §5) the
-loop holds z, ν, ĉ and the rates instead of chasing the target.
+in G so that equal airtime also holds when N̄ binds (see nu_max).
+
+The start (initial): ν(1) = ν_max, the top of Lemma 2's range [1, N̄], with z(1) = W,
+the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β.
+
+Production guards the paper is silent on: z is kept in [1, N_max] (an application
+that does not fill its rate would otherwise wind z up without bound); a station
+with no measurement this slot keeps its z; a pair that joins starts at its share
+of ν and enters (40) and (45) from the first slot paced at its rate (the slot it
+joined in held none); while a pair carries less than its paced rate z is not
+raised and is brought down to the aggregation it produced (anti-windup by
+conditional integration and back-calculation: the pacer is not the limit then);
+č is only used when it is finite and positive and is clamped to [C_MIN_S,
+C_MAX_S]; while the bottleneck is the backhaul (001 §5) the loop holds z, ν, ĉ
+and the rates instead of chasing the target.
 """
 from __future__ import annotations
 
@@ -90,6 +97,7 @@ class LoopState:
     k: int = 0
     t_s: float | None = None                                    # time of the last step (caller's clock)
     held: bool = False                                          # last step held (backhaul bottleneck)
+    c_measured: bool = False                                    # ĉ has taken a č (before: c_init)
 
 
 @dataclass(frozen=True)
@@ -100,8 +108,18 @@ class StepResult:
 
 
 def initial(params: LoopParams, stas: dict[str, StaMeasurement]) -> LoopState:
-    """Start at ν = 1 (N_target = W, the smallest equal-airtime targets) with z = N_target."""
-    return _fresh(params, stas, LoopState(c_hat=params.c_init_s, nu=1.0))
+    """Start the outer loop at the top of Lemma 2's range, ν(1) = ν_max (N_target = min(ν_max W, N̄)),
+    and the inner loop at z(1) = W (the rates of ν = 1).
+
+    The rates start low and (45) raises z against the measured μ̃_N, so the first rates are safe; ν comes
+    down to the delay target through G(x). Started at ν(1) = 1 instead, ν grows by at most
+    1 + K2 (T̄ - c)/c per Δ (Lemma 2's dynamics (51)): with T̄ = 1.5 ms and c ≈ 0.7 ms that is about
+    1.2x per 0.5 s, and the pair was held at a fraction of its rate for 7-12 s (aggtarget-1sta-lowdelay,
+    -mcs-step at ν(1) = 1), while K1 = 0.5 halves z's distance to N_target every Δ."""
+    w = {s: params.w_of(m.phy_rate_bps) for s, m in stas.items()}
+    low = _fresh(params, stas, LoopState(c_hat=params.c_init_s, nu=1.0))
+    top = nu_max(params, stas, w)
+    return replace(low, nu=top, n_target=_targets(params, stas, w, top))
 
 
 def _fresh(params: LoopParams, stas: dict[str, StaMeasurement], base: LoopState) -> LoopState:
@@ -153,7 +171,9 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     if state.c_hat <= 0:
         state = replace(state, c_hat=params.c_init_s)
     joined = set(stas) - set(state.z)
-    if set(stas) != set(state.z):
+    if not state.z:  # the loop's first pairs (the slots before had no PHY rate): its start, as initial()
+        state = replace(initial(params, stas), c_hat=state.c_hat, k=state.k, t_s=state.t_s)
+    elif set(stas) != set(state.z):
         fresh = _fresh(params, stas, state)
         state = replace(state, z={s: state.z.get(s, fresh.z[s]) for s in stas},
                         x={s: state.x.get(s, fresh.x[s]) for s in stas},
@@ -178,7 +198,12 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     c_hat = state.c_hat
     if checks and wx < 1.0 and not joined:
         c_check = min(max(sum(checks) / len(checks), C_MIN_S), C_MAX_S)
-        c_hat = (1.0 - params.beta) * state.c_hat + params.beta * c_check
+        # The first č replaces c_init rather than entering the average at weight β (the first sample
+        # initialises the average, as RFC 6298 does SRTT): c_init (250 us) was a third of the č of the
+        # testbed's 802.11ac pairs (0.5-0.75 ms), and x = z / (ĉ + wᵀz) then over-paced the first
+        # raises of z past the link's rate (aggtarget-1sta-lowdelay: 239 Mbit/s paced into a link that
+        # carried about 190, a 40-MPDU backlog at the AP).
+        c_hat = (1.0 - params.beta) * state.c_hat + params.beta * c_check if state.c_measured else c_check
 
     # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
     # x(k) = F⁻¹(z(k)) is the loop's own (46), no measurement: a joined pair's counts too.
@@ -193,17 +218,24 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             z[s] = state.z[s]
             continue
         step_z = params.k1 * (state.n_target[s] - m.mu_n)
-        if step_z > 0 and m.delivered_pps is not None and m.delivered_pps < (1.0 - PACER_SLACK) * state.x[s]:
-            # Conditional integration (anti-windup): the pair carried less than its paced rate, so the
-            # pacer is not what limits it (TCP's window, the sender, a CPU, a queue elsewhere) and a
-            # higher rate cannot raise μ̃; integrating would only wind z up and later let the
-            # sender's bursts through to the AP's queue.
-            step_z = 0.0
-        z[s] = min(max(state.z[s] + step_z, Z_MIN), params.n_max)
+        z_top = params.n_max
+        if m.delivered_pps is not None and m.delivered_pps < (1.0 - PACER_SLACK) * state.x[s]:
+            # Anti-windup: the pair carried less than its paced rate, so the pacer is not what limits
+            # it (TCP's window, the sender, a CPU, a queue elsewhere) and a higher rate cannot raise μ̃.
+            # Conditional integration: z is not raised. Back-calculation: nor held above the
+            # aggregation the pair produced with twice the slack, a rate about 1/(1 - 2 slack) of what
+            # it carried: clear of the pacer-limited line (1 - slack), so the next slot does not read
+            # as pacer-limited and raise z again. One raise at the start's full target error
+            # (initial()) put z at 24 for a sender that filled 3.6 MPDUs; held there, the pacer would
+            # have let its bursts through to the AP's queue.
+            step_z = min(step_z, 0.0)
+            z_top = max(m.mu_n / (1.0 - 2.0 * PACER_SLACK), Z_MIN)
+        z[s] = min(max(state.z[s] + step_z, Z_MIN), z_top, params.n_max)
     n_target = _targets(params, stas, w, nu)     # (44), used by the next step
     x = _rates(w, z, c_hat)                      # (46)
     x.update({s: state.x[s] for s in held})
-    new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False)
+    new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
+                    c_measured=state.c_measured or c_check is not None)
     return StepResult(new, x, c_check)
 
 

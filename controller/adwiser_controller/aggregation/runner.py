@@ -211,7 +211,7 @@ class AggregationRunner:
         if st.last_step_s is not None and now_s - st.last_step_s < at.delta_s * 0.999 and st.version == version:
             return None
         if st.version != version:
-            st.loops.clear()     # new parameters: restart from ν = 1 (000 §VI, initial condition of Lemma 2)
+            st.loops.clear()     # new parameters: restart (loop.initial, 000 §VI Lemma 2's ν(1))
         st.version = version
         first = st.last_step_s is None
         slot_s = None if first else now_s - (st.last_step_s or now_s)
