@@ -424,8 +424,8 @@ def _pct(xs: list[float], q: float) -> float | None:
 
 
 def second_half_mbps(series: list[tuple[float, float]]) -> float | None:
-    """Mean rate of the iperf3 series over the second half of the transfer (after the loop's start-up
-    ramp from ν = 1, 5-15 s at K2 = 0.2: goals' startup_s), beside the whole-run receiver goodput: the
+    """Mean rate of the iperf3 series over the second half of the transfer (after the loop's start-up:
+    goals' startup_s), beside the whole-run receiver goodput: the
     sender's rate for TCP, the receiver's for UDP (iperf.interval_series)."""
     if not series:
         return None
@@ -435,14 +435,15 @@ def second_half_mbps(series: list[tuple[float, float]]) -> float | None:
 
 
 def startup_s(loop: list[dict[str, Any]]) -> float | None:
-    """Seconds from the loop's first paced step until ν first reaches 90 % of its mean over the
-    second half of the run: the start-up ramp from ν(1) = 1, whose length the outer loop sets
-    (000 (51): ν grows by at most 1 + K2 (T̄ - c)/c per Δ, so slowly when T̄ is near c)."""
-    steps = [h for h in loop if h.get("x_pps") and h.get("nu") is not None and h.get("unix") is not None]
+    """Seconds from the loop's first paced step until the pair's pacing rate x first reaches 90 % of its
+    mean over the second half of the run: the loop's start-up. From ν(1) = 1 it was the outer loop's
+    ramp (000 (51): ν grows by at most 1 + K2 (T̄ - c)/c per Δ, 7-12 s when T̄ is near c); from ν(1) =
+    ν_max (loop.initial) it is the inner loop's, z halving its distance to N_target every Δ."""
+    steps = [h for h in loop if h.get("x_pps") and h.get("unix") is not None]
     if len(steps) < 4:
         return None
-    settled = statistics.fmean(float(h["nu"]) for h in steps[len(steps) // 2:])
-    first = next((h for h in steps if float(h["nu"]) >= 0.9 * settled), None)
+    settled = statistics.fmean(float(h["x_pps"]) for h in steps[len(steps) // 2:])
+    first = next((h for h in steps if float(h["x_pps"]) >= 0.9 * settled), None)
     return round(first["unix"] - steps[0]["unix"], 2) if first is not None else None
 
 

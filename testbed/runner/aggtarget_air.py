@@ -43,7 +43,7 @@ def _midpoint_us(ppdus: list[dict[str, Any]]) -> float:
 
 def airtime_second_half(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, float]:
     """Each downlink pair's airtime (µs of its data PPDUs) over the second half of the span in which the
-    pairs carried data: the steady state, without the start-up (the loop's ramp from ν = 1, or a TCP start
+    pairs carried data: the steady state, without the start-up (the loop's, or a TCP start
     stalled by retransmission timeouts while rate control settles)."""
     if not ppdus:
         return {}

@@ -71,7 +71,7 @@ def section_lines(results_dir: Path) -> list[str]:
               "AP queueing delay of 000 (9) from the ground truth: enqueue to the start of each MPDU's first A-MPDU, "
               "whole run / second half. Mbit/s = receiver goodput of the whole run; 2nd half = "
               "sender rate over its second half (the receiver's in a `-udp` scenario), after the loop's start-up "
-              "ramp from ν = 1.", "",
+              "(`startup_s` in the JSON's goals).", "",
               "| scenario | mode | pair | Mbit/s | 2nd half Mbit/s | delay mean ms | delay p95 ms | AP queue ms "
               "| A-MPDU | PHY Mbit/s | airtime | N_target |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -249,10 +249,11 @@ def test_nbar_goal_uses_the_n_bar_the_loop_ran_with() -> None:
     assert not aggtarget.goals(sc, runs)["ap1/sta1"]["nbar_binds"]
 
 
-def test_startup_is_the_time_until_nu_first_reaches_90pct_of_its_second_half_mean() -> None:
+def test_startup_is_the_time_until_the_pacing_rate_first_reaches_90pct_of_its_second_half_mean() -> None:
     no_rate = [{"unix": 100.0 + 0.5 * k, "nu": 1.0, "x_pps": None} for k in range(4)]
-    ramp = [{"unix": 102.0 + 0.5 * k, "nu": min(1.0 + k, 20.0), "x_pps": 1000.0} for k in range(40)]
-    # settled at 20: 90 % is 18, first reached at k = 17, 8.5 s after the first paced step
+    ramp = [{"unix": 102.0 + 0.5 * k, "nu": 30.0 - k / 4, "x_pps": 1000.0 * min(1.0 + k, 20.0)} for k in range(40)]
+    # settled at 20,000 pps: 90 % is 18,000, first reached at k = 17, 8.5 s after the first paced step
+    # (ν, coming down from the top, plays no part)
     assert aggtarget.startup_s(no_rate + ramp) == 8.5
     assert aggtarget.startup_s(no_rate) is None
     pair = {"ap": "ap1", "sta": "sta1", "throughput_mbps": 90.0, "mean_delay_ms": 1.5, "loop": ramp}
