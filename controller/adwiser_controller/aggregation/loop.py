@@ -22,8 +22,6 @@ in G so that equal airtime also holds when N̄ binds (see nu_max).
 
 The start (initial): ν(1) = ν_max, the top of Lemma 2's range [1, N̄], with z(1) = W,
 the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β.
-A change of a pair's MCS rate scales its z and N_target (and ν, for station 1) by
-w_old/w_new before the step (feed-forward, _mcs_feed_forward).
 
 Production guards the paper is silent on: z is kept in [1, N_max] (an application
 that does not fill its rate would otherwise wind z up without bound); a station
@@ -100,7 +98,6 @@ class LoopState:
     t_s: float | None = None                                    # time of the last step (caller's clock)
     held: bool = False                                          # last step held (backhaul bottleneck)
     c_measured: bool = False                                    # ĉ has taken a č (before: c_init)
-    w: dict[str, float] = field(default_factory=dict)           # w_i of the last step, s/packet
 
 
 @dataclass(frozen=True)
@@ -188,7 +185,6 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
         x = {s: state.x[s] for s in stas}
         return StepResult(replace(state, x=x, k=state.k + 1, t_s=now_s, held=True), x, None)
     free = {s: m for s, m in stas.items() if s not in held}
-    ff = _mcs_feed_forward(state, w, free)
 
     # (40): č from the slot just ended (rates x(k) held, μ̃(k) measured), averaged over
     # the stations that were measured (each gives the same c in the model (7)). Not on a slot
@@ -212,9 +208,8 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
     # x(k) = F⁻¹(z(k)) is the loop's own (46), no measurement: a joined pair's counts too.
     s1 = max(w, key=lambda s: w[s])
-    g = min(params.t_bar_s * state.x[s1] * ff.get(s1, 1.0), nu_max(params, stas, w))
-    nu_k = state.nu * ff.get(s1, 1.0)
-    nu = max(nu_k + params.k2 * (g - nu_k), 1.0)
+    g = min(params.t_bar_s * state.x[s1], nu_max(params, stas, w))
+    nu = max(state.nu + params.k2 * (g - state.nu), 1.0)
     # (45): inner integral loop against the target of slot k; a pair that just joined starts
     # at its share of ν (its μ̃ was measured at no rate of the loop's).
     z = {}
@@ -222,8 +217,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
         if s in held or s in joined or m.mu_n is None:
             z[s] = state.z[s]
             continue
-        z_k = state.z[s] * ff.get(s, 1.0)
-        step_z = params.k1 * (state.n_target[s] * ff.get(s, 1.0) - m.mu_n)
+        step_z = params.k1 * (state.n_target[s] - m.mu_n)
         z_top = params.n_max
         if m.delivered_pps is not None and m.delivered_pps < (1.0 - PACER_SLACK) * state.x[s]:
             # Anti-windup: the pair carried less than its paced rate, so the pacer is not what limits
@@ -236,26 +230,13 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             # have let its bursts through to the AP's queue.
             step_z = min(step_z, 0.0)
             z_top = max(m.mu_n / (1.0 - 2.0 * PACER_SLACK), Z_MIN)
-        z[s] = min(max(z_k + step_z, Z_MIN), z_top, params.n_max)
+        z[s] = min(max(state.z[s] + step_z, Z_MIN), z_top, params.n_max)
     n_target = _targets(params, stas, w, nu)     # (44), used by the next step
     x = _rates(w, z, c_hat)                      # (46)
     x.update({s: state.x[s] for s in held})
     new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
-                    c_measured=state.c_measured or c_check is not None, w=dict(w))
+                    c_measured=state.c_measured or c_check is not None)
     return StepResult(new, x, c_check)
-
-
-def _mcs_feed_forward(state: LoopState, w: dict[str, float], free: dict[str, StaMeasurement]) -> dict[str, float]:
-    """w_i(k-1)/w_i(k) for each free pair whose w was known last step.
-
-    The MCS rate is a measured disturbance: at the delay the loop holds, the round c + wᵀμ_N stays and
-    the aggregation levels scale with 1/w (000 §VI-B, Fig. 10(b): 16 MPDUs at MCS2, 23 at MCS4, same
-    w·μ_N). So z_i, N_target_i and (for station 1) ν of the slot just ended are scaled by this factor
-    before (43)-(45), and x = z / (ĉ + wᵀz) follows the PHY rate in the step that first sees it. Left to
-    (45) alone, z came down by K1 (μ̃_N - N_target) per Δ with μ̃_N pinned at the AP's ceiling by the
-    backlog, and x stayed above the link's new rate for 2 s: aggtarget-mcs-step (345 -> 186 Mbit/s)
-    held an AP queue over 1.2 T̄ for 6.7-7.4 s."""
-    return {s: state.w[s] / w[s] for s in free if state.w.get(s)}
 
 
 def airtime_shares(params: LoopParams, stas: dict[str, StaMeasurement], mu_n: dict[str, float]) -> dict[str, float]:
