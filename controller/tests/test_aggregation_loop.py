@@ -4,7 +4,7 @@ analytic plant of 000 §IV, and the bottleneck classifier of 001 §5."""
 from __future__ import annotations
 
 import pytest
-from aggregation_plant import Plant
+from aggregation_plant import Plant, QueuePlant
 from bottleneck_windows import full_window
 
 from adwiser_controller.aggregation import bottleneck as bn
@@ -226,3 +226,44 @@ def test_loop_meets_a_target_under_the_ap_ceiling_it_could_not_meet_at_the_paper
     st, mu = run(LoopParams(t_bar_s=0.050, n_bar=nbar.n_bar(48, 38.5)), plant, 120)
     assert st.n_target["ap/sta1"] == pytest.approx(38.5 * 0.75)
     assert mu["ap/sta1"] == pytest.approx(38.5 * 0.75, rel=0.03)
+
+
+def test_an_mcs_change_scales_the_targets_and_nu_at_once_and_z_through_the_integral() -> None:
+    # At the delay the loop holds, the aggregation levels scale with 1/w (000 §VI-B: w^T μ_N is held
+    # as the MCS changes, Fig. 10(b)): the step that first sees a new w moves N_target and ν by
+    # w_old/w_new, and (45) takes z toward the new target from there.
+    params = LoopParams(t_bar_s=0.0015, n_bar=48)
+    plant = Plant(c_s=700e-6, rates_bps={"ap/sta1": 345e6})
+    st, _ = run(params, plant, 200)
+    ratio = 186e6 / 345e6
+    mu = st.n_target["ap/sta1"]                      # the AP still sends the old rate's A-MPDUs
+    nxt = step(params, st, {"ap/sta1": StaMeasurement(186e6, mu)}, now_s=200.0).state
+    assert nxt.nu == pytest.approx(st.nu * ratio, rel=0.02)
+    assert nxt.n_target["ap/sta1"] == pytest.approx(st.n_target["ap/sta1"] * ratio, rel=0.02)
+    assert nxt.z["ap/sta1"] == pytest.approx(st.z["ap/sta1"] + params.k1 * (mu * ratio - mu))
+
+
+def test_the_ap_backlog_of_an_mcs_drop_clears_within_2_s() -> None:
+    # aggtarget-mcs-step on a plant with a queue: 2 SS MCS4 -> MCS2 (345 -> 186 Mbit/s) at a slot
+    # boundary, so the slot after it is paced at the old rate and leaves a backlog at the AP. (45)
+    # against targets at the old rate's level took 3 s to clear it here.
+    params = LoopParams(t_bar_s=0.0015, n_bar=48)
+    plant = QueuePlant(c_s=730e-6, rate_bps=345e6, ceiling_s=1.45e-3)
+
+    def meas() -> dict[str, StaMeasurement]:
+        return {"ap/sta1": StaMeasurement(plant.rate_bps, mu, 0.75 * plant.ceiling_s / plant.w())}
+
+    mu = None
+    st = initial(params, meas())
+    for k in range(60):
+        mu, _ = plant.run(st.x["ap/sta1"], 0.5)
+        st = step(params, st, meas(), now_s=0.5 * (k + 1)).state
+    plant.rate_bps = 186e6
+    delays = []
+    for k in range(20):
+        mu, d = plant.run(st.x["ap/sta1"], 0.5)
+        delays.append(d)
+        st = step(params, st, meas(), now_s=30.5 + 0.5 * k).state
+    assert delays[0] > 0.050                                      # the slot at the old rate: a backlog
+    back = next(k for k, d in enumerate(delays) if d <= 1.2 * params.t_bar_s)
+    assert back * 0.5 <= 2.0 and all(d <= 1.2 * params.t_bar_s for d in delays[back:])

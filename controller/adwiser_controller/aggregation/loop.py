@@ -22,6 +22,8 @@ in G so that equal airtime also holds when N̄ binds (see nu_max).
 
 The start (initial): ν(1) = ν_max, the top of Lemma 2's range [1, N̄], with z(1) = W,
 the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β.
+A change of a pair's MCS rate scales its N_target (and ν, for station 1) by
+w_old/w_new before the step; z follows through (45) (feed-forward, _mcs_feed_forward).
 
 Production guards the paper is silent on: z is kept in [1, N_max] (an application
 that does not fill its rate would otherwise wind z up without bound); a station
@@ -98,6 +100,7 @@ class LoopState:
     t_s: float | None = None                                    # time of the last step (caller's clock)
     held: bool = False                                          # last step held (backhaul bottleneck)
     c_measured: bool = False                                    # ĉ has taken a č (before: c_init)
+    w: dict[str, float] = field(default_factory=dict)           # w_i of the last step, s/packet
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
         x = {s: state.x[s] for s in stas}
         return StepResult(replace(state, x=x, k=state.k + 1, t_s=now_s, held=True), x, None)
     free = {s: m for s, m in stas.items() if s not in held}
+    ff = _mcs_feed_forward(state, w, free)
 
     # (40): č from the slot just ended (rates x(k) held, μ̃(k) measured), averaged over
     # the stations that were measured (each gives the same c in the model (7)). Not on a slot
@@ -208,8 +212,9 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
     # x(k) = F⁻¹(z(k)) is the loop's own (46), no measurement: a joined pair's counts too.
     s1 = max(w, key=lambda s: w[s])
-    g = min(params.t_bar_s * state.x[s1], nu_max(params, stas, w))
-    nu = max(state.nu + params.k2 * (g - state.nu), 1.0)
+    g = min(params.t_bar_s * state.x[s1] * ff.get(s1, 1.0), nu_max(params, stas, w))
+    nu_k = state.nu * ff.get(s1, 1.0)
+    nu = max(nu_k + params.k2 * (g - nu_k), 1.0)
     # (45): inner integral loop against the target of slot k; a pair that just joined starts
     # at its share of ν (its μ̃ was measured at no rate of the loop's).
     z = {}
@@ -217,7 +222,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
         if s in held or s in joined or m.mu_n is None:
             z[s] = state.z[s]
             continue
-        step_z = params.k1 * (state.n_target[s] - m.mu_n)
+        step_z = params.k1 * (state.n_target[s] * ff.get(s, 1.0) - m.mu_n)
         z_top = params.n_max
         if m.delivered_pps is not None and m.delivered_pps < (1.0 - PACER_SLACK) * state.x[s]:
             # Anti-windup: the pair carried less than its paced rate, so the pacer is not what limits
@@ -235,8 +240,24 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     x = _rates(w, z, c_hat)                      # (46)
     x.update({s: state.x[s] for s in held})
     new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
-                    c_measured=state.c_measured or c_check is not None)
+                    c_measured=state.c_measured or c_check is not None, w=dict(w))
     return StepResult(new, x, c_check)
+
+
+def _mcs_feed_forward(state: LoopState, w: dict[str, float], free: dict[str, StaMeasurement]) -> dict[str, float]:
+    """w_i(k-1)/w_i(k) for each free pair whose w was known last step.
+
+    The MCS rate is a measured disturbance: at the delay the loop holds, the round c + wᵀμ_N stays and
+    the aggregation levels scale with 1/w (000 §VI-B, Fig. 10(b): 16 MPDUs at MCS2, 23 at MCS4, same
+    w·μ_N). So the targets of the slot just ended, N_target_i and (for station 1) ν and G(x), are scaled
+    by this factor before (43)-(45), and (45) brings z down against the target of the new rate at once.
+    Without it, ν fell from the old rate's level at the outer loop's pace (K2; about 0.9 per Δ at T̄ 1.5
+    ms), N_target stayed at N̄, μ̃_N was pinned at the AP's ceiling by the backlog, and x stayed above the
+    link's new rate: aggtarget-mcs-step held an AP queue over 1.2 T̄ for 4.9-7.4 s after 345 -> 186
+    Mbit/s. z itself is not scaled: the slot means of the PHY rate vary by 6-9 % from slot to slot on
+    the emulated air, and scaling z passed that noise straight to x (aggtarget-1sta-lowdelay 80-85 % of
+    straight forwarding against 87-89 %, bf3d842); through (45) it is halved (K1 = 0.5)."""
+    return {s: state.w[s] / w[s] for s in free if state.w.get(s)}
 
 
 def airtime_shares(params: LoopParams, stas: dict[str, StaMeasurement], mu_n: dict[str, float]) -> dict[str, float]:
