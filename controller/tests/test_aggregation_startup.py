@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from aggregation_plant import Plant
 
-from adwiser_controller.aggregation.loop import LoopParams, LoopState, StaMeasurement, initial, step
+from adwiser_controller.aggregation.loop import LoopParams, LoopState, StaMeasurement, StepResult, initial, step
 
 
 def test_the_slot_the_first_pair_joined_in_moves_neither_c_hat_nor_z() -> None:
@@ -77,14 +77,20 @@ def test_startup_reaches_the_delay_target_within_2_s_without_exceeding_it() -> N
     assert st.nu == pytest.approx(nu_star, rel=0.05)
 
 
-def test_the_first_c_check_replaces_c_init() -> None:
+def test_the_first_c_checks_replace_c_init_the_smaller_of_two_then_the_average() -> None:
     params = LoopParams(t_bar_s=0.0015, n_bar=28.95, c_init_s=250e-6)
-    plant = Plant(c_s=750e-6, rates_bps={"ap1/sta1": 358e6})
+    plant = Plant(c_s=2.0e-3, rates_bps={"ap1/sta1": 358e6})     # a first slot inflated by a backlog
     st = initial(params, {"ap1/sta1": StaMeasurement(358e6, None)})
-    mu = plant.aggregation(st.x)
-    res = step(params, st, {"ap1/sta1": StaMeasurement(358e6, mu["ap1/sta1"])}, now_s=0.5)
-    assert res.c_check == pytest.approx(750e-6) and res.state.c_hat == pytest.approx(750e-6)
-    plant.c_s = 1.75e-3                                        # later checks enter the average at weight β
-    mu = plant.aggregation(res.state.x)
-    nxt = step(params, res.state, {"ap1/sta1": StaMeasurement(358e6, mu["ap1/sta1"])}, now_s=1.0)
-    assert nxt.state.c_hat == pytest.approx(750e-6 + params.beta * (nxt.c_check - 750e-6))
+
+    def slot(state: LoopState, now_s: float) -> StepResult:
+        mu = plant.aggregation(state.x)
+        return step(params, state, {"ap1/sta1": StaMeasurement(358e6, mu["ap1/sta1"])}, now_s=now_s)
+
+    first = slot(st, 0.5)
+    assert first.c_check == pytest.approx(2.0e-3) and first.state.c_hat == pytest.approx(2.0e-3)
+    plant.c_s = 750e-6
+    second = slot(first.state, 1.0)
+    assert second.state.c_hat == pytest.approx(750e-6)            # the smaller of the first two
+    plant.c_s = 1.75e-3                                           # later checks enter the average at weight β
+    third = slot(second.state, 1.5)
+    assert third.state.c_hat == pytest.approx(750e-6 + params.beta * (third.c_check - 750e-6))

@@ -99,7 +99,7 @@ class LoopState:
     k: int = 0
     t_s: float | None = None                                    # time of the last step (caller's clock)
     held: bool = False                                          # last step held (backhaul bottleneck)
-    c_measured: bool = False                                    # ĉ has taken a č (before: c_init)
+    c_samples: int = 0                                          # č taken into ĉ so far (before any: c_init)
     w: dict[str, float] = field(default_factory=dict)           # w_i of the last step, s/packet
 
 
@@ -206,8 +206,16 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
         # initialises the average, as RFC 6298 does SRTT): c_init (250 us) was a third of the č of the
         # testbed's 802.11ac pairs (0.5-0.75 ms), and x = z / (ĉ + wᵀz) then over-paced the first
         # raises of z past the link's rate (aggtarget-1sta-lowdelay: 239 Mbit/s paced into a link that
-        # carried about 190, a 40-MPDU backlog at the AP).
-        c_hat = (1.0 - params.beta) * state.c_hat + params.beta * c_check if state.c_measured else c_check
+        # carried about 190, a 40-MPDU backlog at the AP). The second replaces it if smaller: the first
+        # paced slot starts with what the unpaced start left in the AP's queue, which can only add
+        # MPDUs to its A-MPDUs and so raise č (aggtarget-1sta-lowdelay-udp, 300 Mbit/s offered unpaced
+        # for 2 s: č 2.0 ms, then 0.5-0.7; ĉ took 20 s to come down and the start 10.7 s).
+        if state.c_samples == 0:
+            c_hat = c_check
+        elif state.c_samples == 1:
+            c_hat = min(state.c_hat, c_check)
+        else:
+            c_hat = (1.0 - params.beta) * state.c_hat + params.beta * c_check
 
     # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
     # x(k) = F⁻¹(z(k)) is the loop's own (46), no measurement: a joined pair's counts too.
@@ -240,7 +248,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     x = _rates(w, z, c_hat)                      # (46)
     x.update({s: state.x[s] for s in held})
     new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
-                    c_measured=state.c_measured or c_check is not None, w=dict(w))
+                    c_samples=state.c_samples + (c_check is not None), w=dict(w))
     return StepResult(new, x, c_check)
 
 
