@@ -21,7 +21,8 @@ so that N_target ∝ MCS rate and every station gets the same airtime
 in G so that equal airtime also holds when N̄ binds (see nu_max).
 
 The start (initial): ν(1) = ν_max, the top of Lemma 2's range [1, N̄], with z(1) = W,
-the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β.
+the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β,
+and the second replaces it if smaller.
 A change of a pair's MCS rate scales its N_target (and ν, for station 1) by
 w_old/w_new before the step; z follows through (45) (feed-forward, _mcs_feed_forward).
 
