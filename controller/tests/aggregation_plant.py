@@ -8,6 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+def mpdu_airtime_s(l_bytes: int, l_oh_bytes: int, rate_bps: float) -> float:
+    """w: the airtime of one MPDU of l bytes plus l_oh of framing at rate_bps (000 eq. 4)."""
+    return (l_bytes + l_oh_bytes) * 8.0 / rate_bps
+
+
 @dataclass
 class Plant:
     c_s: float
@@ -17,7 +22,7 @@ class Plant:
     n_max: float = 64.0
 
     def w(self, sta: str) -> float:
-        return (self.l_bytes + self.l_oh_bytes) * 8.0 / self.rates_bps[sta]
+        return mpdu_airtime_s(self.l_bytes, self.l_oh_bytes, self.rates_bps[sta])
 
     def aggregation(self, x_pps: dict[str, float]) -> dict[str, float]:
         wx = sum(self.w(s) * x for s, x in x_pps.items())
@@ -47,7 +52,7 @@ class QueuePlant:
     l_oh_bytes: int = 48
 
     def w(self) -> float:
-        return (self.l_bytes + self.l_oh_bytes) * 8.0 / self.rate_bps
+        return mpdu_airtime_s(self.l_bytes, self.l_oh_bytes, self.rate_bps)
 
     def run(self, x_pps: float, slot_s: float) -> tuple[float, float]:
         """Holds x for slot_s; returns (μ̃_N over the slot's A-MPDUs, the mean queueing delay, s)."""

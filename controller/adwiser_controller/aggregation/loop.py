@@ -221,8 +221,9 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
     # x(k) = F⁻¹(z(k)) is the loop's own (46), no measurement: a joined pair's counts too.
     s1 = max(w, key=lambda s: w[s])
-    g = min(params.t_bar_s * state.x[s1] * ff.get(s1, 1.0), nu_max(params, stas, w))
-    nu_k = state.nu * ff.get(s1, 1.0)
+    ff1 = ff.get(s1, 1.0)
+    g = min(params.t_bar_s * state.x[s1] * ff1, nu_max(params, stas, w))
+    nu_k = state.nu * ff1
     nu = max(nu_k + params.k2 * (g - nu_k), 1.0)
     # (45): inner integral loop against the target of slot k; a pair that just joined starts
     # at its share of ν (its μ̃ was measured at no rate of the loop's).
