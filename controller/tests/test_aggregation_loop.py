@@ -129,10 +129,12 @@ def test_only_the_backhaul_limited_pair_is_held() -> None:
     params = LoopParams(t_bar_s=0.005)
     plant = Plant(c_s=300e-6, rates_bps={"ap/a": 100e6, "ap/b": 100e6})
     st, _ = run(params, plant, 60)
-    za = st.z["ap/a"]
     meas = {"ap/a": StaMeasurement(100e6, 1.5), "ap/b": StaMeasurement(100e6, 1.5)}
     st2 = step(params, st, meas, now_s=99.0, hold=frozenset({"ap/a"})).state
-    assert st2.z["ap/a"] == za and st2.x["ap/a"] == st.x["ap/a"]
+    assert st2.x["ap/a"] == st.x["ap/a"]
+    # a's z is the one (46) maps to its held rate next to b's new z (bumpless transfer)
+    w = params.w_of(100e6)
+    assert st2.z["ap/a"] == pytest.approx(st2.x["ap/a"] * (st2.c_hat + w * (st2.z["ap/a"] + st2.z["ap/b"])))
     assert st2.z["ap/b"] > st.z["ap/b"]  # b below its target: the integral raises it
     assert not st2.held
 
@@ -267,3 +269,35 @@ def test_the_ap_backlog_of_an_mcs_drop_clears_within_2_s() -> None:
     assert delays[0] > 0.050                                      # the slot at the old rate: a backlog
     back = next(k for k, d in enumerate(delays) if d <= 1.2 * params.t_bar_s)
     assert back * 0.5 <= 2.0 and all(d <= 1.2 * params.t_bar_s for d in delays[back:])
+
+
+def test_pair_leaving_hold_resumes_at_its_held_rate() -> None:
+    """A pair held while the others' z grow (a TCP flow stalled at the start, classed as backhaul-limited)
+    keeps its rate and, when it is released, starts from that rate: its z is the one (46) maps to the held
+    rate (bumpless transfer). Before, its z stayed at the start's value and its first rate after the hold
+    was z/(ĉ + wᵀz) against the others' grown z: aggtarget-5sta-mixed-mcs cut sta5 from 27.3 to
+    2.5 Mbit/s at release, while it carried 10.3."""
+    params = LoopParams(t_bar_s=0.010, n_bar=48)
+    plant = Plant(c_s=1.5e-3, rates_bps={"ap/fast": 800e6, "ap/slow": 200e6})
+    meas = {s: StaMeasurement(r, None) for s, r in plant.rates_bps.items()}
+    st = initial(params, meas)
+    held = frozenset({"ap/slow"})
+    x_held = None
+    for k in range(12):
+        mu = plant.aggregation(st.x)
+        meas = {"ap/fast": StaMeasurement(800e6, mu["ap/fast"]), "ap/slow": StaMeasurement(200e6, 2.0)}
+        st = step(params, st, meas, now_s=0.5 * (k + 1), hold=held).state
+        x_held = x_held or st.x["ap/slow"]
+        assert st.x["ap/slow"] == x_held                       # held: its rate is kept
+    assert st.z["ap/fast"] > 5 * initial(params, meas).z["ap/fast"]  # the free pair's z grew meanwhile
+    # released while its flow still ramps up: it carried 40 % of its rate in 4-MPDU A-MPDUs, so z is not
+    # raised and is brought down to the aggregation it produced (anti-windup)
+    mu = plant.aggregation(st.x)
+    meas = {"ap/fast": StaMeasurement(800e6, mu["ap/fast"]),
+            "ap/slow": StaMeasurement(200e6, 4.0, delivered_pps=0.4 * x_held)}
+    released = step(params, st, meas, now_s=7.0).state
+    assert released.x["ap/slow"] > 0.5 * x_held
+    # and from there (45) takes it to equal airtime as before
+    st, mu = run(params, plant, 60, released)
+    shares = plant.airtime_shares(mu)
+    assert shares["ap/slow"] == pytest.approx(0.5, abs=0.05)
