@@ -61,7 +61,7 @@ import redis
 import yaml
 
 from . import backend as backend_mod
-from . import agg_lab, aggtarget_air, delay_probe, iperf, processes, topology, wan, wlan
+from . import agg_lab, aggtarget_air, delay_probe, iperf, processes, topology, udp_counters, wan, wlan
 from .agg_lab import MultiStaLab
 from .gt_feed import GroundTruthFeed
 
@@ -537,6 +537,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
     history: list[dict[str, Any]] = []
     pair_entries: list[dict[str, str]] = []
     reports: dict[str, dict[str, Any]] = {}
+    sta_udp: dict[str, dict[str, int]] = {}
     pcaps: dict[str, tuple[Path, Path]] = {}
     emu_stats: dict[str, Any] = {}
     wan_stats: dict[str, Any] = {}
@@ -563,6 +564,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
                                      lab.sta_ip(sta)])
                 stack.push(name, lambda p=p: processes.stop(p))
         time.sleep(2.0 if controlled else 1.0)  # the loop's first steps / tcpdump ready
+        udp_before = {sta: udp_counters.read(lab.ns(sta)) for _, sta in sc.pairs}
         transfers, probes = [], []
         for i, (ap, sta) in enumerate(sc.pairs):
             sta_ip = lab.sta_ip(sta)
@@ -592,6 +594,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
                 p.popen.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 processes.stop(p)
+        sta_udp = {sta: udp_counters.delta(udp_before[sta], udp_counters.read(lab.ns(sta))) for _, sta in sc.pairs}
         time.sleep(0.5)
         if url is not None:
             history = _loop_history(url)
@@ -625,6 +628,8 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             "probes": {"at_ap": d["probes_at_ap"], "at_sta": d["probes_at_sta"], "matched": len(rows)},
             "mean_ampdu": ampdu, "mean_phy_mbps": phy, "airtime_frac": link.get("airtime_frac"),
             "retx": link.get("retx"), "queue_drops": link.get("queue_drops"),
+            # datagrams (probes and a UDP transfer's) the STA's kernel dropped at a full socket buffer
+            "sta_udp": sta_udp.get(sta),
             "airtime_second_half_us": half_air.get(pair),
             "air_second_half": rounds.get(pair),
             **(ap_queue.get(pair) or {}),

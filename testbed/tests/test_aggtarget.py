@@ -359,3 +359,30 @@ def test_loop_delay_is_mean_mu_over_mean_rate_over_the_second_half_of_the_paced_
             {"x_pps": 10000.0, "mu_n": 12.0}, {"x_pps": 10000.0, "mu_n": 18.0}]
     assert aggtarget_air.second_half_loop_delay_ms(loop) == 1.5   # (12 + 18) / 2 / 10000 s
     assert aggtarget_air.second_half_loop_delay_ms([]) is None
+
+
+def test_udp_counters_count_datagrams_dropped_at_a_full_socket_buffer(prefix: str) -> None:
+    """A receiver that does not read in time loses datagrams in its kernel, after the path: the run
+    reports them per STA (udp_counters, `sta_udp`) so that they are not read as loss on the air."""
+    from runner import udp_counters
+    ns, ip = f"{prefix}udp", "198.18.250.1"
+    subprocess.run(["ip", "netns", "add", ns], check=True, timeout=10)
+    try:
+        subprocess.run(["ip", "-n", ns, "addr", "add", f"{ip}/32", "dev", "lo"], check=True, timeout=10)
+        subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True, timeout=10)
+        before = udp_counters.read(ns)
+        # 200 datagrams of 1400 bytes into a socket with the smallest receive buffer that is never read
+        code = ("import socket\n"
+                "r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                "r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)\n"
+                f"r.bind(('{ip}', 0))\n"
+                "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                "for _ in range(200):\n"
+                "    s.sendto(bytes(1400), r.getsockname())\n")
+        subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", code], check=True, timeout=20)
+        d = udp_counters.delta(before, udp_counters.read(ns))
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], check=False, timeout=10)
+    # the kernel counts InDatagrams when the application reads a datagram, so only the drops show here
+    assert 150 <= d["RcvbufErrors"] <= 200
+    assert d["InDatagrams"] == 0
