@@ -31,6 +31,12 @@ class Transfer:
     interval_s: float = 0.5
     udp_mbit: float | None = None   # None: bulk TCP; else UDP offered at this rate (Mbit/s)
     udp_payload_bytes: int = 1448   # the TCP segments' payload (a 1476-byte IP packet; the segments' is 1500)
+    # UDP socket buffer (-w), bytes, both ends: the receiver's must hold what arrives while its iperf3 waits
+    # for a core. With the default (rmem_default, 208 KiB) the STA's kernel dropped 14.5 % of the datagrams
+    # wlan-emu delivered in aggtarget-1sta-lowdelay-udp's paced run (RcvbufErrors, the run's sta_udp), where
+    # the controller, Redis, adwiser-dp and the ground-truth feed share the 2 cores; a real STA has its own
+    # CPU. 4 MiB is net.core.rmem_max here; the kernel doubles it for its bookkeeping.
+    udp_socket_buffer_bytes: int = 4 * 1024 * 1024
 
 
 def server_argv(t: Transfer) -> list[str]:
@@ -51,7 +57,8 @@ def client_argv(t: Transfer, report: Path) -> list[str]:
         raise ValueError(f"iperf3 {t.label}: UDP offered rate {t.udp_mbit!r} Mbit/s must be positive")
     # The client's intervals count what it sent; the receiver's (what got through) come back with
     # --get-server-output, for interval_series.
-    return argv + ["-u", "-b", f"{t.udp_mbit:g}M", "-l", str(t.udp_payload_bytes), "--get-server-output"]
+    return argv + ["-u", "-b", f"{t.udp_mbit:g}M", "-l", str(t.udp_payload_bytes),
+                   "-w", str(t.udp_socket_buffer_bytes), "--get-server-output"]
 
 
 @dataclass

@@ -207,6 +207,7 @@ def test_udp_transfer_sends_mtu_sized_datagrams_at_the_offered_rate_and_tcp_keep
     argv = iperf.client_argv(t, tmp_path / "r.json")
     assert argv[argv.index("-b") + 1] == "300M" and argv[argv.index("-l") + 1] == "1448"
     assert "-u" in argv and "-C" not in argv and "--get-server-output" in argv
+    assert argv[argv.index("-w") + 1] == str(4 * 1024 * 1024)  # the receiver's socket buffer (iperf3 sets both ends)
     srv = iperf.server_argv(t)
     assert "-J" in srv and srv[srv.index("-i") + 1] == "0.5"   # its intervals come back as server_output_json
     tcp = iperf.client_argv(iperf.Transfer("ap1-sta1", "srv", "sta", "198.18.1.2", 5301, 20.0, "bbr"), tmp_path / "r")
