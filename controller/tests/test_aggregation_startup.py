@@ -94,3 +94,32 @@ def test_the_first_c_checks_replace_c_init_the_smaller_of_two_then_the_average()
     plant.c_s = 1.75e-3                                           # later checks enter the average at weight β
     third = slot(second.state, 1.5)
     assert third.state.c_hat == pytest.approx(750e-6 + params.beta * (third.c_check - 750e-6))
+
+
+def test_a_replaced_c_hat_does_not_move_the_rates_by_itself() -> None:
+    # c_init (250 us, 000 §VII's c of one station) is a prior: with five stations the first č was 3.0-4.0 ms
+    # (aggtarget-5sta-mixed-mcs: 000 §IV's c sums every station's channel-access overhead of a round, and the
+    # STAs' TCP ACKs add theirs). Replacing c_init by it in (46) cut every start rate 2-12x for one Δ (sta4
+    # from 30.3 to 2.5 Mbit/s) although each pair's μ̃ was under its target. The first č re-expresses z at the
+    # rates held over the slot it measured (z = x D, D = č / (1 - wᵀx)), so only (45) moves the rates.
+    params = LoopParams(t_bar_s=0.010, n_bar=34.0, c_init_s=250e-6)
+    rates = {"ap/s1": 850e6, "ap/s2": 640e6, "ap/s3": 390e6, "ap/s4": 280e6, "ap/s5": 250e6}
+    plant = Plant(c_s=2.0e-3, rates_bps=rates)     # 8x c_init; at the start rates μ̃ = 0.8 N_target
+    st = initial(params, {s: StaMeasurement(r, None) for s, r in rates.items()})
+    mu = plant.aggregation(st.x)
+    assert all(mu[s] < st.n_target[s] for s in rates)
+    res = step(params, st, {s: StaMeasurement(r, mu[s]) for s, r in rates.items()}, now_s=0.5)
+    assert res.state.c_hat == pytest.approx(2.0e-3)
+    for s in rates:
+        assert res.rates_pps[s] >= st.x[s]
+    # z now stands for the aggregation the plant produced at those rates (000 (8): z = μ̃ at the fixed point)
+    raised = {s: res.state.z[s] - params.k1 * (st.n_target[s] - mu[s]) for s in rates}
+    assert raised == pytest.approx(mu, rel=1e-6)
+    # a smaller second č replaces ĉ in the same way: z is re-expressed at the rates of its slot, so the
+    # rates do not jump up with it (over-pacing every pair at once)
+    plant.c_s = 1.0e-3
+    mu2 = plant.aggregation(res.state.x)
+    res2 = step(params, res.state, {s: StaMeasurement(r, mu2[s]) for s, r in rates.items()}, now_s=1.0)
+    assert res2.state.c_hat == pytest.approx(1.0e-3)
+    raised2 = {s: res2.state.z[s] - params.k1 * (res.state.n_target[s] - mu2[s]) for s in rates}
+    assert raised2 == pytest.approx(mu2, rel=1e-6)

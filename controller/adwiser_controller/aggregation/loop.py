@@ -21,8 +21,9 @@ so that N_target ∝ MCS rate and every station gets the same airtime
 in G so that equal airtime also holds when N̄ binds (see nu_max).
 
 The start (initial): ν(1) = ν_max, the top of Lemma 2's range [1, N̄], with z(1) = W,
-the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β,
-and the second replaces it if smaller.
+the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β
+(and z is re-expressed at the rates of the slot it measured, so the prior's error does not
+move them), and the second replaces it if smaller.
 A change of a pair's MCS rate scales its N_target (and ν, for station 1) by
 w_old/w_new before the step; z follows through (45) (feed-forward, _mcs_feed_forward).
 
@@ -218,6 +219,16 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             c_hat = min(state.c_hat, c_check)
         else:
             c_hat = (1.0 - params.beta) * state.c_hat + params.beta * c_check
+        if state.c_samples < 2 and c_hat != state.c_hat:
+            # A replaced ĉ does not move the rates by itself: z is re-expressed at the rates held over the
+            # slot č measured, z = x D with D = ĉ / (1 - wᵀx), the aggregation (8) gives there, and only
+            # (45) moves the rates from it. c_init is a prior (000 §VII's c of one station); with several
+            # stations the first č was 8-16x it (aggtarget-5sta-mixed-mcs: 3.0-4.0 ms, the sum of every
+            # station's channel-access overhead in a round, 000 §IV, with the STAs' TCP ACKs), and (46)
+            # at the new ĉ cut every start rate by as much for one Δ while each μ̃ was under its target.
+            # The second č, if smaller, would likewise raise every rate at once.
+            d = c_hat / (1.0 - wx)
+            state = replace(state, z={s: min(max(state.x[s] * d, Z_MIN), params.n_max) for s in state.z})
 
     # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
     # x(k) = F⁻¹(z(k)) is the loop's own (46), no measurement: a joined pair's counts too.
