@@ -97,11 +97,12 @@ def test_the_first_c_checks_replace_c_init_the_smaller_of_two_then_the_average()
 
 
 def test_a_replaced_c_hat_does_not_move_the_rates_by_itself() -> None:
-    # c_init (250 us, 000 §VII's c of one station) is a prior: with five stations the first č was 3.0-4.0 ms
-    # (aggtarget-5sta-mixed-mcs: 000 §IV's c sums every station's channel-access overhead of a round, and the
-    # STAs' TCP ACKs add theirs). Replacing c_init by it in (46) cut every start rate 2-12x for one Δ (sta4
-    # from 30.3 to 2.5 Mbit/s) although each pair's μ̃ was under its target. The first č re-expresses z at the
-    # rates held over the slot it measured (z = x D, D = č / (1 - wᵀx)), so only (45) moves the rates.
+    # c_init (250 us; 000 §VI-B's c of one station is about 200 µs) is a prior: with five stations the
+    # first č was 3.0-4.0 ms (aggtarget-5sta-mixed-mcs: 000 §IV's c sums every station's channel-access
+    # overhead of a round, and the STAs' TCP ACKs add theirs). Replacing c_init by it in (46) cut every
+    # start rate 2-12x for one Δ (sta4 from 30.3 to 2.5 Mbit/s) although each pair's μ̃ was under its
+    # target. A replaced ĉ re-expresses z at the rates held over the slot it measured (z = x D,
+    # D = č / (1 - wᵀx)), so only (45) moves the rates.
     params = LoopParams(t_bar_s=0.010, n_bar=34.0, c_init_s=250e-6)
     rates = {"ap/s1": 850e6, "ap/s2": 640e6, "ap/s3": 390e6, "ap/s4": 280e6, "ap/s5": 250e6}
     plant = Plant(c_s=2.0e-3, rates_bps=rates)     # 8x c_init; at the start rates μ̃ = 0.8 N_target

@@ -21,9 +21,9 @@ so that N_target ∝ MCS rate and every station gets the same airtime
 in G so that equal airtime also holds when N̄ binds (see nu_max).
 
 The start (initial): ν(1) = ν_max, the top of Lemma 2's range [1, N̄], with z(1) = W,
-the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β
-(and z is re-expressed at the rates of the slot it measured, so the prior's error does not
-move them), and the second replaces it if smaller.
+the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β,
+and the second replaces it if smaller; each replacement re-expresses z at the rates of
+the slot it measured, so that a replaced ĉ does not move the rates by itself.
 A change of a pair's MCS rate scales its N_target (and ν, for station 1) by
 w_old/w_new before the step; z follows through (45) (feed-forward, _mcs_feed_forward).
 
@@ -222,10 +222,10 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
         if state.c_samples < 2 and c_hat != state.c_hat:
             # A replaced ĉ does not move the rates by itself: z is re-expressed at the rates held over the
             # slot č measured, z = x D with D = ĉ / (1 - wᵀx), the aggregation (8) gives there, and only
-            # (45) moves the rates from it. c_init is a prior (000 §VII's c of one station); with several
-            # stations the first č was 8-16x it (aggtarget-5sta-mixed-mcs: 3.0-4.0 ms, the sum of every
-            # station's channel-access overhead in a round, 000 §IV, with the STAs' TCP ACKs), and (46)
-            # at the new ĉ cut every start rate by as much for one Δ while each μ̃ was under its target.
+            # (45) moves the rates from it. c_init is a prior (000 §VI-B's c of one station, about 200 µs);
+            # with several stations the first č was 8-16x it (aggtarget-5sta-mixed-mcs: 3.0-4.0 ms, the sum
+            # of every station's channel-access overhead in a round, 000 §IV, with the STAs' TCP ACKs), and
+            # (46) at the new ĉ cut every start rate by as much for one Δ while each μ̃ was under its target.
             # The second č, if smaller, would likewise raise every rate at once.
             d = c_hat / (1.0 - wx)
             state = replace(state, z={s: min(max(state.x[s] * d, Z_MIN), params.n_max) for s in state.z})
