@@ -553,28 +553,42 @@ static double mean_phy_between(const struct recorder *r, int src, int dst, uint6
 /* After the link loses 6 dB (STA1 from -64.6 to -70.6 dBm, below the -70 dBm that MCS12 needs and far below
  * MCS13-15's -66 to -64; 802.11-2016 Table 19-23), the AP's rate control (the lab's minstrel_ht parameters,
  * fading and sampling on) has moved to rates the link still carries one to two seconds after the loss. */
+/* An air loaded from a config file (seed 1) with its recorder and the next frame id, for the backlogged-link
+ * tests (static: the recorder is large; the tests run one after the other). */
+struct file_air {
+    struct recorder r;
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a;
+    uint64_t next_id;
+};
+
+static struct file_air *air_from_file(const char *path)
+{
+    static struct file_air f;
+    struct wlan_air_config c;
+    char err[256];
+    assert_int_equal(wlan_air_config_load(path, &c, err, sizeof err), 0);
+    f.a = recording_air(&c, 1, &f.r, &f.cb);
+    f.next_id = 1;
+    return &f;
+}
+
 static void test_rate_control_steps_down_after_the_link_loses_6_db(void **state)
 {
     (void)state;
-    struct wlan_air_config c;
-    char err[256];
-    assert_int_equal(wlan_air_config_load("../lab-2ap-2sta.json", &c, err, sizeof err), 0);
-    static struct recorder r;
-    struct wlan_air_callbacks cb;
-    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
-    uint64_t id = 1;
+    struct file_air *f = air_from_file("../lab-2ap-2sta.json");
     double ok_before, ok_after;
-    backlogged_link(a, &cb, AP1, STA1, &id, 0, 1000000);
-    double before = mean_phy_between(&r, AP1, STA1, 500000, 1000000, &ok_before);
-    assert_int_equal(wlan_air_shift_link_rss(a, AP1, STA1, -6.0), 0);
-    backlogged_link(a, &cb, AP1, STA1, &id, 1000000, 3000000);
-    double after = mean_phy_between(&r, AP1, STA1, 2000000, 3000000, &ok_after);
+    backlogged_link(f->a, &f->cb, AP1, STA1, &f->next_id, 0, 1000000);
+    double before = mean_phy_between(&f->r, AP1, STA1, 500000, 1000000, &ok_before);
+    assert_int_equal(wlan_air_shift_link_rss(f->a, AP1, STA1, -6.0), 0);
+    backlogged_link(f->a, &f->cb, AP1, STA1, &f->next_id, 1000000, 3000000);
+    double after = mean_phy_between(&f->r, AP1, STA1, 2000000, 3000000, &ok_after);
     print_message("PHY %.1f Mbit/s, MPDU success %.2f before; %.1f, %.2f in the second after the first one after the loss\n",
                   before, ok_before, after, ok_after);
     assert_true(before >= 110.0);
     assert_true(after <= 90.0);
     assert_true(ok_after >= 0.6);
-    wlan_air_destroy(a);
+    wlan_air_destroy(f->a);
 }
 
 /* A STA far below the rate control's initial rate (2 SS MCS4 on 802.11ac, here at -70 dBm): the initial rate
@@ -585,23 +599,17 @@ static void test_rate_control_steps_down_after_the_link_loses_6_db(void **state)
 static void test_rate_control_samples_while_retransmissions_head_the_queue(void **state)
 {
     (void)state;
-    struct wlan_air_config c;
-    char err[256];
-    assert_int_equal(wlan_air_config_load("../aggtarget-1ap-3sta-vht80.json", &c, err, sizeof err), 0);
     enum { VHT_AP1, VHT_STA3 = 3 };
-    static struct recorder r;
-    struct wlan_air_callbacks cb;
-    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
-    uint64_t id = 1;
+    struct file_air *f = air_from_file("../aggtarget-1ap-3sta-vht80.json");
+    backlogged_link(f->a, &f->cb, VHT_AP1, VHT_STA3, &f->next_id, 0, 2000000);
     double ok_first, ok_late;
-    backlogged_link(a, &cb, VHT_AP1, VHT_STA3, &id, 0, 2000000);
-    double first = mean_phy_between(&r, VHT_AP1, VHT_STA3, 0, 250000, &ok_first);
-    double late = mean_phy_between(&r, VHT_AP1, VHT_STA3, 1000000, 2000000, &ok_late);
+    double first = mean_phy_between(&f->r, VHT_AP1, VHT_STA3, 0, 250000, &ok_first);
+    double late = mean_phy_between(&f->r, VHT_AP1, VHT_STA3, 1000000, 2000000, &ok_late);
     print_message("PHY %.1f Mbit/s, MPDU success %.2f in the first 0.25 s; %.1f, %.2f in the second second\n",
                   first, ok_first, late, ok_late);
     assert_true(ok_late >= 0.6);   /* 0.25 when sampling stopped behind retransmissions */
     assert_true(late >= 100.0);    /* and not by falling to the slowest rates */
-    wlan_air_destroy(a);
+    wlan_air_destroy(f->a);
 }
 
 int main(void)
