@@ -376,6 +376,7 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
     struct mpdu *fm = txq_at(q, first);
     uint32_t mcs = minstrel_rate_for_attempt(rc, fm->retries);
     uint32_t max_n = a->c.max_ampdu_subframes;
+    uint64_t limit = q->head_seq + a->c.ba_window; /* the BlockAck window's end */
     int sample = minstrel_sample_rate(rc, rnd(a));
     if (sample >= 0) {
         /* minstrel_ht picks its probes among the frames entering the driver (minstrel_ht_get_rate), never
@@ -384,7 +385,6 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
          * only when the head was NEW stopped it on a lossy link, where the head is nearly always a
          * retransmission, and left the link at the one rate with statistics (1 SS MCS7 at -70 dBm, about
          * 20 % of MPDUs through, for a whole run). */
-        uint64_t limit = q->head_seq + a->c.ba_window;
         for (uint64_t s = first; s < q->head_seq + q->count && s < limit; s++)
             if (txq_at(q, s)->state == MPDU_NEW) {
                 first = s;
@@ -416,7 +416,6 @@ static void start_data(struct wlan_air *a, int n, int ac, uint64_t now)
     t->mcs = mcs;
     t->phy_mbps = airtime_rate_mbps(a->c.phy, a->c.bandwidth_mhz, mcs, a->c.short_gi);
     uint32_t bytes = 0;
-    uint64_t limit = q->head_seq + a->c.ba_window;
     for (uint64_t s = first; s < q->head_seq + q->count && s < limit && t->n < max_n; s++) {
         struct mpdu *m = txq_at(q, s);
         if (m->state != MPDU_NEW && m->state != MPDU_RETX)

@@ -37,7 +37,7 @@ conditional integration and back-calculation: the pacer is not the limit then);
 č is only used when it is finite and positive and is clamped to [C_MIN_S,
 C_MAX_S]; while the bottleneck is the backhaul (001 §5) the loop holds z, ν, ĉ
 and the rates instead of chasing the target, and while only some pairs' is, it holds
-their rates and keeps their z at the value (46) maps to them (_z_at_held_rates).
+their rates and keeps their z at the value (46) maps to them (_z_at_rates).
 """
 from __future__ import annotations
 
@@ -227,8 +227,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             # of every station's channel-access overhead in a round, 000 §IV, with the STAs' TCP ACKs), and
             # (46) at the new ĉ cut every start rate by as much for one Δ while each μ̃ was under its target.
             # The second č, if smaller, would likewise raise every rate at once.
-            d = c_hat / (1.0 - wx)
-            state = replace(state, z={s: min(max(state.x[s] * d, Z_MIN), params.n_max) for s in state.z})
+            state = replace(state, z=_z_at_rates(params, w, {}, c_hat, state.x))
 
     # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
     # x(k) = F⁻¹(z(k)) is the loop's own (46), no measurement: a joined pair's counts too.
@@ -259,7 +258,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             z_top = max(m.mu_n / (1.0 - 2.0 * PACER_SLACK), Z_MIN)
         z[s] = min(max(state.z[s] + step_z, Z_MIN), z_top, params.n_max)
     n_target = _targets(params, stas, w, nu)     # (44), used by the next step
-    z.update(_z_at_held_rates(params, w, z, c_hat, {s: state.x[s] for s in held}))
+    z.update(_z_at_rates(params, w, z, c_hat, {s: state.x[s] for s in held}))
     x = _rates(w, z, c_hat)                      # (46)
     x.update({s: state.x[s] for s in held})
     new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
@@ -267,22 +266,23 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     return StepResult(new, x, c_check)
 
 
-def _z_at_held_rates(params: LoopParams, w: dict[str, float], z: dict[str, float], c: float,
-                     held_x: dict[str, float]) -> dict[str, float]:
-    """The z of the held pairs that (46) maps to the rates they are held at, given the free pairs' z:
-    with D = c + wᵀz and z_h = x_h D, D = (c + Σ_free w z) / (1 - Σ_held w_h x_h).
+def _z_at_rates(params: LoopParams, w: dict[str, float], z: dict[str, float], c: float,
+                given_x: dict[str, float]) -> dict[str, float]:
+    """The z of the pairs in given_x that (46) maps to those rates, the other pairs' z in z staying:
+    with D = c + wᵀz and z_g = x_g D, D = (c + Σ_others w z) / (1 - Σ_given w_g x_g). With every pair's
+    rate given (no others), D = c / (1 - wᵀx): how a replaced ĉ re-expresses z.
 
-    A bumpless transfer: the loop holds a backhaul-limited pair's rate (001 §5), not its z, while the
-    free pairs' z move; a held z left where it was would map, on release, to a rate against their new
-    z, not to the one it was held at (aggtarget-5sta-mixed-mcs: sta5 held at 27.3 Mbit/s from the start,
-    while sta1's z went from 2 to 40, fell to 2.5 Mbit/s at release, carrying 10.3). It also keeps the
-    free pairs' rates (46) counting the held pairs' airtime at their held rates. Nothing is returned when
-    the held rates alone fill the air (their stale z are then kept)."""
-    load = sum(w[s] * x for s, x in held_x.items())
-    if not held_x or load >= 1.0:
+    For held pairs it is a bumpless transfer: the loop holds a backhaul-limited pair's rate (001 §5), not
+    its z, while the free pairs' z move; a held z left where it was would map, on release, to a rate
+    against their new z, not to the one it was held at (aggtarget-5sta-mixed-mcs: sta5 held at 27.3
+    Mbit/s from the start, while sta1's z went from 2 to 40, fell to 2.5 Mbit/s at release, carrying
+    10.3). It also keeps the free pairs' rates (46) counting the held pairs' airtime at their held rates.
+    Nothing is returned when the given rates alone fill the air (their stale z are then kept)."""
+    load = sum(w[s] * x for s, x in given_x.items())
+    if not given_x or load >= 1.0:
         return {}
-    d = (c + sum(w[s] * z[s] for s in z if s not in held_x)) / (1.0 - load)
-    return {s: min(max(x * d, Z_MIN), params.n_max) for s, x in held_x.items()}
+    d = (c + sum(w[s] * z[s] for s in z if s not in given_x)) / (1.0 - load)
+    return {s: min(max(x * d, Z_MIN), params.n_max) for s, x in given_x.items()}
 
 
 def _mcs_feed_forward(state: LoopState, w: dict[str, float], free: dict[str, StaMeasurement]) -> dict[str, float]:
