@@ -57,11 +57,12 @@ class QueuePlant:
     def run(self, x_pps: float, slot_s: float) -> tuple[float, float]:
         """Holds x for slot_s; returns (μ̃_N over the slot's A-MPDUs, the mean queueing delay, s)."""
         t, frames, mpdus, delay_sum = 0.0, 0, 0.0, 0.0
-        n_cap = self.ceiling_s / self.w()
-        full_rate = n_cap / (self.c_s + self.w() * n_cap)
+        w = self.w()
+        n_cap = self.ceiling_s / w
+        full_rate = n_cap / (self.c_s + w * n_cap)
         while t < slot_s:
             n = min(self.q_pkts, n_cap)
-            dur = self.c_s + self.w() * n
+            dur = self.c_s + w * n
             self.q_pkts += x_pps * dur - n
             if n >= 1.0:
                 frames, mpdus = frames + 1, mpdus + n

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from runner import agg_lab, aggtarget, aggtarget_air, delay_probe, iperf
+from runner import agg_lab, aggtarget, aggtarget_air, delay_probe, iperf, shell, udp_counters
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -365,12 +365,11 @@ def test_loop_delay_is_mean_mu_over_mean_rate_over_the_second_half_of_the_paced_
 def test_udp_counters_count_datagrams_dropped_at_a_full_socket_buffer(prefix: str) -> None:
     """A receiver that does not read in time loses datagrams in its kernel, after the path: the run
     reports them per STA (udp_counters, `sta_udp`) so that they are not read as loss on the air."""
-    from runner import udp_counters
     ns, ip = f"{prefix}udp", "198.18.250.1"
-    subprocess.run(["ip", "netns", "add", ns], check=True, timeout=10)
+    shell.run(["ip", "netns", "add", ns])
     try:
-        subprocess.run(["ip", "-n", ns, "addr", "add", f"{ip}/32", "dev", "lo"], check=True, timeout=10)
-        subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True, timeout=10)
+        shell.ns_run(ns, ["ip", "addr", "add", f"{ip}/32", "dev", "lo"])
+        shell.ns_run(ns, ["ip", "link", "set", "lo", "up"])
         before = udp_counters.read(ns)
         # 200 datagrams of 1400 bytes into a socket with the smallest receive buffer that is never read
         code = ("import socket\n"
@@ -380,10 +379,10 @@ def test_udp_counters_count_datagrams_dropped_at_a_full_socket_buffer(prefix: st
                 "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
                 "for _ in range(200):\n"
                 "    s.sendto(bytes(1400), r.getsockname())\n")
-        subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", code], check=True, timeout=20)
+        shell.ns_run(ns, [sys.executable, "-c", code])
         d = udp_counters.delta(before, udp_counters.read(ns))
     finally:
-        subprocess.run(["ip", "netns", "del", ns], check=False, timeout=10)
+        shell.run(["ip", "netns", "del", ns], check=False)
     # the kernel counts InDatagrams when the application reads a datagram, so only the drops show here
     assert 150 <= d["RcvbufErrors"] <= 200
     assert d["InDatagrams"] == 0
