@@ -4,7 +4,7 @@ analytic plant of 000 §IV, and the bottleneck classifier of 001 §5."""
 from __future__ import annotations
 
 import pytest
-from aggregation_plant import Plant, QueuePlant
+from aggregation_plant import ApQueuePlant, Plant, QueuePlant, Slot
 from bottleneck_windows import full_window
 
 from adwiser_controller.aggregation import bottleneck as bn
@@ -301,3 +301,35 @@ def test_pair_leaving_hold_resumes_at_its_held_rate() -> None:
     st, mu = run(params, plant, 60, released)
     shares = plant.airtime_shares(mu)
     assert shares["ap/slow"] == pytest.approx(0.5, abs=0.05)
+
+
+def test_no_c_check_from_a_slot_in_which_the_ap_queue_grew() -> None:
+    # (8), and so (40), holds while the AP clears each station's queue at its turn (000 §IV regime 2).
+    # Every MCS rate falling by 30 % at once leaves the rates above what the rounds carry (regime 1,
+    # though wᵀx stays under 1): the queues grow, the A-MPDUs sit at the AP's ceiling, and μ̃/x reads a
+    # round too short. The STA-side agent's A-MPDU count shows that fewer MPDUs left the AP than
+    # arrived, so that slot gives no č.
+    params = LoopParams(t_bar_s=0.010, n_bar=48)
+    rates = {"ap/fast": 600e6, "ap/slow": 200e6}
+    plant = ApQueuePlant(c_s=1.5e-3, rates_bps=dict(rates), ceiling_s=2.0e-3)
+
+    def meas(sl: Slot | None, count: bool = True) -> dict[str, StaMeasurement]:
+        return {s: StaMeasurement(plant.rates_bps[s], sl.mu[s] if sl else None, None, None,
+                                  sl.ampdus_per_s[s] if sl and count else None) for s in rates}
+
+    st = initial(params, meas(None))
+    for k in range(40):
+        res = step(params, st, meas(plant.run(st.x, 0.5)), now_s=0.5 * (k + 1))
+        assert not res.queue_grew
+        st = res.state
+    assert st.c_hat == pytest.approx(plant.c_s, rel=0.1)
+    plant.rates_bps = {s: 0.7 * r for s, r in rates.items()}
+    q_before = sum(plant.q_pkts.values())
+    overloaded = plant.run(st.x, 0.5)
+    assert sum(plant.q_pkts.values()) > q_before + 100             # the queues grew over the slot
+    res = step(params, st, meas(overloaded), now_s=30.0)
+    assert res.queue_grew == {"ap/fast", "ap/slow"}
+    assert res.c_check is None and res.state.c_hat == st.c_hat
+    # without the A-MPDU count the same slot is read as if (8) held, and its č is far too small
+    blind = step(params, st, meas(overloaded, count=False), now_s=30.0)
+    assert blind.c_check is not None and blind.c_check < 0.7 * plant.c_s

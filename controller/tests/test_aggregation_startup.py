@@ -124,3 +124,28 @@ def test_a_replaced_c_hat_does_not_move_the_rates_by_itself() -> None:
     assert res2.state.c_hat == pytest.approx(1.0e-3)
     raised2 = {s: res2.state.z[s] - params.k1 * (res.state.n_target[s] - mu2[s]) for s in rates}
     assert raised2 == pytest.approx(mu2, rel=1e-6)
+
+
+def test_c_check_reads_the_round_at_the_rates_the_pairs_sent_not_at_their_paced_rates() -> None:
+    # 000 §IV's x is the send rate. At the start TCP's windows fill only part of the paced rates
+    # (aggtarget-5sta-mixed-mcs, cfb3075: two pairs sent 39-75 % of theirs), so the AP's aggregation
+    # follows what was sent, and (40) on the paced rates read a round too short by that ratio:
+    # č 0.1-0.6 ms against 2.5-3.0 ms, which as ĉ raised every rate through (46).
+    params = LoopParams(t_bar_s=0.010, n_bar=34.0, c_init_s=250e-6)
+    rates = {"ap/s1": 850e6, "ap/s2": 640e6, "ap/s3": 390e6, "ap/s4": 280e6, "ap/s5": 250e6}
+    plant = Plant(c_s=2.0e-3, rates_bps=rates)
+    share = {"ap/s1": 0.75, "ap/s2": 1.0, "ap/s3": 1.0, "ap/s4": 0.75, "ap/s5": 0.4}
+    st = initial(params, {s: StaMeasurement(r, None) for s, r in rates.items()})
+    for k in range(2):                            # the first č and the second, which replace ĉ
+        sent = {s: share[s] * st.x[s] for s in rates}
+        mu = plant.aggregation(sent)
+        res = step(params, st, {s: StaMeasurement(r, mu[s], delivered_pps=sent[s]) for s, r in rates.items()},
+                   now_s=0.5 * (k + 1))
+        assert res.c_check == pytest.approx(plant.c_s, rel=1e-6)
+        st = res.state
+    assert st.c_hat == pytest.approx(plant.c_s, rel=1e-6)
+    # where the sent rate is unknown, the paced rate stands for it, and the same slot reads low
+    sent = {s: share[s] * st.x[s] for s in rates}
+    mu = plant.aggregation(sent)
+    blind = step(params, st, {s: StaMeasurement(r, mu[s]) for s, r in rates.items()}, now_s=1.5)
+    assert blind.c_check is not None and blind.c_check < 0.8 * plant.c_s

@@ -11,6 +11,7 @@ at every step.
 One step k -> k+1, with the measurement μ̃_N(k) taken while x(k) was held:
 
   ĉ(k+1)       = (1-β) ĉ(k) + β č(k),  č = μ̃_N1/x_1 · (1 - wᵀx)        (40)
+                 (x here the rates the appliance released over the slot, where measured)
   ν(k+1)       = max(ν(k) + K2 (G(x(k)) - ν(k)), 1), G(x) = min(T̄ x_1, ν_max) (43)
   N_target(k+1)= min(ν(k+1) W(k), N̄),  W_i = w_1/w_i                       (44)
   z(k+1)       = z(k) + K1 (N_target(k) - μ̃_N(k))                          (45)
@@ -35,7 +36,8 @@ joined in held none); while a pair carries less than its paced rate z is not
 raised and is brought down to the aggregation it produced (anti-windup by
 conditional integration and back-calculation: the pacer is not the limit then);
 č is only used when it is finite and positive and is clamped to [C_MIN_S,
-C_MAX_S]; while the bottleneck is the backhaul (001 §5) the loop holds z, ν, ĉ
+C_MAX_S], and not from a slot in which a pair's AP queue grew (ap_queue_grew: (8) holds
+only while the AP carries what arrives); while the bottleneck is the backhaul (001 §5) the loop holds z, ν, ĉ
 and the rates instead of chasing the target, and while only some pairs' is, it holds
 their rates and keeps their z at the value (46) maps to them (_z_at_rates).
 """
@@ -47,6 +49,7 @@ C_MIN_S = 10e-6     # č below one 9 µs slot is not a channel-access overhead
 C_MAX_S = 50e-3     # nor above 50 ms (ten maximal 5.5 ms PPDUs of others)
 Z_MIN = 1.0         # an A-MPDU holds at least one MPDU (000 §IV-C, Π onto [1, N_max])
 PACER_SLACK = 0.1   # a pair carrying under 90 % of its paced rate is not limited by the pacer
+OVERLOAD_SLACK = 0.05  # sent over 1.05x the MPDUs its A-MPDUs carried: the AP's queue grew (no č)
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,8 @@ class StaMeasurement:
     phy_rate_bps: float               # μ_R_i: operator-entered or the emulator's ground truth
     mu_n: float | None                # μ̃_N_i(k): mean MPDUs per A-MPDU over the slot; None = no frames
     n_bar: float | None = None        # per-pair N̄ override
-    delivered_pps: float | None = None  # packets/s the pair actually carried over the slot; None = unknown
+    delivered_pps: float | None = None  # packets/s the appliance released for the pair over the slot; None = unknown
+    ampdus_per_s: float | None = None   # A-MPDUs the STA received per second over the slot; None = not counted
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,7 @@ class StepResult:
     state: LoopState
     rates_pps: dict[str, float]
     c_check: float | None              # č(k) used this step, s (None = not measurable)
+    queue_grew: frozenset[str] = frozenset()  # pairs whose AP queue grew over the slot (no č from it)
 
 
 def initial(params: LoopParams, stas: dict[str, StaMeasurement]) -> LoopState:
@@ -198,12 +203,22 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     # in which a pair joined (the loop's start, or its first pair once a PHY rate is known): its
     # x(k) was not held over it (000 §VI-A1, Fig. 6: H holds x(k) over slot k), so neither its
     # μ̃(k) nor wᵀx(k) is what the AP carried.
-    wx = sum(w[s] * state.x[s] for s in stas)
-    checks = [m.mu_n / state.x[s] * (1.0 - wx) for s, m in free.items()
-              if m.mu_n is not None and m.mu_n > 0 and state.x[s] > 0]
+    # Nor on a slot in which an AP queue grew (ap_queue_grew). x in (8) is the send rate, 1/E[Δ_i,k]
+    # (000 §IV): what the appliance released for the pair over the slot where that was measured, not
+    # the paced rate, which is only its ceiling. A flow that does not fill its rate (TCP's window at
+    # the start, a stalled sender) sends less, and μ̃/x then falls short of the round by the ratio:
+    # in an aggtarget-5sta-mixed-mcs start (cfb3075) two pairs sent 39-75 % of their rates, (40) on
+    # the paced rates gave č 0.1-0.6 ms in four slots against 2.5-3.0 ms later, the smaller second č
+    # became ĉ and (46) raised every rate (sta1 paced at 275 Mbit/s into a link carrying 75); on the
+    # released rates the same four slots give 2.8-3.8 ms.
+    y = {s: m.delivered_pps if m.delivered_pps is not None else state.x[s] for s, m in stas.items()}
+    wy = sum(w[s] * y[s] for s in stas)
+    checks = [m.mu_n / y[s] * (1.0 - wy) for s, m in free.items()
+              if m.mu_n is not None and m.mu_n > 0 and y[s] > 0]
+    grew = frozenset(s for s, m in free.items() if ap_queue_grew(m, y[s]))
     c_check: float | None = None
     c_hat = state.c_hat
-    if checks and wx < 1.0 and not joined:
+    if checks and wy < 1.0 and not joined and not grew:
         c_check = min(max(sum(checks) / len(checks), C_MIN_S), C_MAX_S)
         # The first č replaces c_init rather than entering the average at weight β (the first sample
         # initialises the average, as RFC 6298 does SRTT): c_init (250 us) was a third of the č of the
@@ -263,7 +278,23 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     x.update({s: state.x[s] for s in held})
     new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
                     c_samples=state.c_samples + (c_check is not None), w=dict(w))
-    return StepResult(new, x, c_check)
+    return StepResult(new, x, c_check, grew)
+
+
+def ap_queue_grew(m: StaMeasurement, sent_pps: float) -> bool:
+    """Whether more arrived at the AP for this pair over the slot (sent_pps) than the AP sent it.
+
+    (40) reads the round off (8), μ_N = x D, which holds while the AP clears each station's queue at
+    its turn (000 §IV, regime 2, with the transient regime 3 lumped in). In regime 1 the queue grows,
+    every A-MPDU is at the AP's ceiling whatever x is, and μ̃_N / x falls short of the round by the
+    overload factor, so a č from that slot would be low, and a low ĉ raises every rate through (46).
+    The AP sent the pair μ̃_N MPDUs per A-MPDU, retransmissions included, at the A-MPDU rate the
+    STA-side agent (or the ACK-burst estimator) counted; arrivals above that, by more than the
+    measurement's slack, can only have queued. An earlier guard, μ̃_N at the AP's ceiling, also caught
+    ordinary slots where N̄ binds (T̄ 10 ms) and held ĉ low: a full A-MPDU is not a growing queue."""
+    if m.mu_n is None or m.ampdus_per_s is None or m.mu_n <= 0 or m.ampdus_per_s <= 0:
+        return False
+    return sent_pps > (1.0 + OVERLOAD_SLACK) * m.mu_n * m.ampdus_per_s
 
 
 def _z_at_rates(params: LoopParams, w: dict[str, float], z: dict[str, float], c: float,

@@ -11,8 +11,11 @@ Every Δ (the aggregation_target policy of the version the dataplane runs,
    `agg_bursts` / `frames` A-MPDUs and counts with that weight, so μ̃_N is
    the mean over the slot's frames of 000 (37); loss = Δ(`retx_pkts` + `drops_tail` +
    `drops_other`) over Δ packets (`released_pkts`) for the classifier;
-   Σ `released_bytes` over the slot is the rate the pair carried (the loop
-   does not raise z while that is under its paced rate);
+   Σ `released_bytes` over the slot is the rate the pair sent, x of (40)
+   (the loop does not raise z while that is under its paced rate); the
+   slot's A-MPDU count (`frames` of `tm:sta`, else `agg_bursts`) over the
+   time its entries cover (their stream ids) times μ̃_N is what the AP sent
+   the pair (a slot in which less left the AP than arrived gives no č);
 2. the PHY rate μ_R_i of each pair: the hash `phy_rate` (Mbit/s, written by
    whoever measures it: the testbed from the emulator's ground truth) or
    else the operator-entered `phy_rate_mbps` of the STA in the topology; a
@@ -62,6 +65,8 @@ class PairTelemetry:
     agg: list[float] = field(default_factory=list)
     weights: list[float] = field(default_factory=list)   # A-MPDUs behind each entry of `agg`
     source: str = "agg_est"
+    counted: bool = True                                 # every entry said how many A-MPDUs it covers
+    span_s: float | None = None                          # time the slot's entries cover (stream ids), s
     released_bytes: int = 0
     released_seen: bool = False
     packets: int = 0
@@ -76,6 +81,20 @@ class PairTelemetry:
         if not self.agg or total <= 0:
             return None
         return sum(a * w for a, w in zip(self.agg, self.weights)) / total
+
+    def ampdus_per_s(self) -> float | None:
+        """The A-MPDUs the pair's STA received per second over the slot (ap_queue_grew in loop.py)."""
+        if not self.counted or not self.weights or not self.span_s or self.span_s <= 0:
+            return None
+        return sum(self.weights) / self.span_s
+
+
+def _span_s(before: str, after: str) -> float | None:
+    """Seconds between two stream ids (ms-seq, Redis's clock): what the entries read after `before`
+    up to `after` cover, each entry counting what happened since the one before it."""
+    if before in ("$", "0-0") or after == before:
+        return None
+    return (int(after.split("-", 1)[0]) - int(before.split("-", 1)[0])) / 1000.0
 
 
 @dataclass
@@ -144,6 +163,7 @@ class AggregationRunner:
         else:
             entries = await self.r.xrange(stream, min=f"({st.last_id}", max="+", count=100000)
         out = {p: PairTelemetry() for p in pairs}
+        before = st.last_id
         for sid, f in entries:
             st.last_id = sid
             pair = f.get("pair")
@@ -155,6 +175,7 @@ class AggregationRunner:
                 bursts = _float(f.get("agg_bursts"))
                 t.agg.append(agg)
                 t.weights.append(bursts if bursts is not None and bursts > 0 else 1.0)
+                t.counted = t.counted and bursts is not None and bursts > 0
             t.packets += int(_float(f.get("released_pkts")) or 0)
             rb = _float(f.get("released_bytes"))
             if rb is not None:
@@ -169,6 +190,8 @@ class AggregationRunner:
                 # cumulative counters; a smaller value means the dataplane restarted
                 t.lost += int(v - old) if old is not None and v >= old else 0
                 prev[name] = v
+        for t in out.values():
+            t.span_s = _span_s(before, st.last_id)
         await self._read_sta_side(st, out)
         return out
 
@@ -181,6 +204,7 @@ class AggregationRunner:
             st.last_sta_id = last[0][0] if last else "0-0"
             return
         entries = await self.r.xrange(stream, min=f"({st.last_sta_id}", max="+", count=100000)
+        before = st.last_sta_id
         samples: dict[str, list[tuple[float, float]]] = {}
         for sid, f in entries:
             st.last_sta_id = sid
@@ -191,6 +215,8 @@ class AggregationRunner:
             out[pair].agg = [m for m, _ in agg]
             out[pair].weights = [n for _, n in agg]
             out[pair].source = "sta"
+            out[pair].counted = True
+            out[pair].span_s = _span_s(before, st.last_sta_id)
 
     async def _phy_rates(self, aid: str) -> dict[str, float]:
         raw = await self.r.hgetall(keys.appliance(aid, "phy_rate"))
@@ -266,7 +292,11 @@ class AggregationRunner:
                 delivered = (t.released_bytes / (at.packet_bytes * slot_s)
                              if t.released_seen and slot_s and slot_s > 0 else None)
                 pair_status[p]["delivered_bps"] = delivered * at.packet_bytes * 8 if delivered is not None else None
-                meas[p] = StaMeasurement(mbps * 1e6, mu, float(n_bar) if n_bar is not None else None, delivered)
+                ampdus = t.ampdus_per_s() if not first else None
+                pair_status[p]["ampdus_per_s"] = ampdus
+                pair_status[p]["served_pps"] = mu * ampdus if mu is not None and ampdus is not None else None
+                meas[p] = StaMeasurement(mbps * 1e6, mu, float(n_bar) if n_bar is not None else None, delivered,
+                                         ampdus)
             prev = st.loops.get(ap)
             hold: set[str] = set()
             verdicts: dict[str, bn.Verdict] = {}
@@ -283,13 +313,13 @@ class AggregationRunner:
                     hold.add(p)
             if prev is None or not meas:
                 state = initial(params, meas) if meas else LoopState()
-                c_check = None
+                c_check, grew = None, frozenset()
                 if meas:
                     state = LoopState(z=state.z, x=state.x, n_target=state.n_target, nu=state.nu,
                                       c_hat=state.c_hat, k=0, t_s=now_s)
             else:
                 res = step(params, prev, meas, now_s, frozenset(hold))
-                state, c_check = res.state, res.c_check
+                state, c_check, grew = res.state, res.c_check, res.queue_grew
             st.loops[ap] = state
             for p in meas:
                 controlled.add(p)
@@ -298,7 +328,8 @@ class AggregationRunner:
                 pair_status[p].update({
                     "state": "held" if p in hold else "tracking", "n_target": state.n_target[p], "z": state.z[p],
                     "x_pps": state.x[p], "pace_bps": rates_bps[p], "bottleneck": v.bottleneck,
-                    "p_backhaul": v.p_backhaul, "loss": v.loss, "agg_ratio": v.agg_ratio})
+                    "p_backhaul": v.p_backhaul, "loss": v.loss, "agg_ratio": v.agg_ratio,
+                    "ap_queue_grew": p in grew})
             for p, ps in pair_status.items():
                 xadd.append({"ts": f"{now_s:.6f}", "ap": ap, "pair": p, "k": str(state.k),
                              "nu": f"{state.nu:.4f}", "c_hat_us": f"{state.c_hat * 1e6:.2f}",
