@@ -38,9 +38,10 @@ import numpy as np
 
 from .jsonl import json_records
 from .slice_overflow import read_frames, slice_intervals
+from .transfer_phases import phases
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
-SCENARIOS = ("uplink-20ms", "uplink-100ms", "uplink-wan-20ms", "downlink-20ms", "downlink-wan-20ms")
+SCENARIOS = ("uplink-20ms", "uplink-100ms", "uplink-wan-20ms", "downlink-20ms", "downlink-100ms", "downlink-wan-20ms")
 
 
 def read_ppdus(path: Path) -> list[dict[str, Any]]:
@@ -160,8 +161,9 @@ def iperf_figures(path: Path) -> dict[str, Any]:
             "mbps_second_half": _mean(half), "s_to_80pct_of_second_half": ramp}
 
 
-def scenario(run_dir: Path) -> dict[str, Any] | None:
-    """Everything above for one run directory; None if it lacks the logs (or the emulator's clock start)."""
+def scenario(run_dir: Path, duration_s: float = 20.0) -> dict[str, Any] | None:
+    """Everything above for one run directory, with each transfer's phases (transfer_phases.py; transfers of
+    duration_s); None if it lacks the logs (or the emulator's clock start)."""
     tel, gt, stats = run_dir / "adwiser-dp.telemetry.jsonl", run_dir / "groundtruth.jsonl", run_dir / "wlan-emu.stats.json"
     if not (tel.exists() and gt.exists() and stats.exists()):
         return None
@@ -170,6 +172,11 @@ def scenario(run_dir: Path) -> dict[str, Any] | None:
         return None
     pairs = [rec for rec in json_records(tel) if rec.get("type") == "pair"]
     out: dict[str, Any] = {"t0_unix_ns": t0, "pairs": breakdown(read_frames(tel), read_ppdus(gt), t0, pairs)}
+    by_pair: dict[str, list[dict[str, Any]]] = {}
+    for rec in pairs:
+        if isinstance(rec.get("ts_ns"), int):
+            by_pair.setdefault(str(rec.get("pair")), []).append(rec)
+    out["transfer_phases"] = {p: phases(recs, duration_s) for p, recs in sorted(by_pair.items())}
     out["iperf_last_run"] = {p.stem.removeprefix("iperf3-").replace("-", "/"): iperf_figures(p)
                              for p in sorted(run_dir.glob("iperf3-ap*-sta*.json"))}
     return out
@@ -183,13 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     doc: dict[str, Any] = {}
     for name in a.scenarios.split(","):
-        res = scenario(a.results / "runs" / name)
+        committed = a.results / f"{name}.json"
+        c = json.loads(committed.read_text()) if committed.exists() else {}
+        res = scenario(a.results / "runs" / name, float(c.get("duration_s") or 20.0))
         if res is None:
             print(f"{name}: no run logs with ground truth in {a.results / 'runs' / name}")
             continue
-        committed = a.results / f"{name}.json"
-        if committed.exists():
-            c = json.loads(committed.read_text())
+        if c:
             res["matches_committed_json"] = (c.get("wlan_emu") or {}).get("t0_unix_ns") == res["t0_unix_ns"]
         doc[name] = res
     out = a.out or a.results / "overflow-breakdown.json"

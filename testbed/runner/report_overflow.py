@@ -57,4 +57,17 @@ def section_lines(results_dir: Path) -> list[str]:
                          f"{_num(f.get('cwnd_kb_first'))} / {_num(f.get('cwnd_kb_max'))} | "
                          f"{_num(f.get('srtt_ms_mean'))} | {_num(f.get('mbps_first_half'))} / "
                          f"{_num(f.get('mbps_second_half'))} | {_num(round(f['s_to_80pct_of_second_half'], 1)) if isinstance(f.get('s_to_80pct_of_second_half'), (int, float)) else '–'} |")
+    lines += ["", "Each transfer's first seconds against the rest, from the dataplane's frame telemetry (released packets "
+              "× 1448 bytes; V the drain time it inferred), mean over the run's transfers "
+              "(`runner/transfer_phases.py`).", "",
+              "| scenario | pair | transfers | 0-4 s Mbit/s (V ms) | 4-8 s | 8 s to the end |", "|---|---|---|---|---|---|"]
+    for name, sc in doc.items():
+        for pair, runs in (sc.get("transfer_phases") or {}).items():
+            cells = []
+            for key in ("0-4s", "4-8s", "8s-end"):
+                got = [r[key] for r in runs if isinstance(r.get(key), dict)]
+                mbps = [g["mbps"] for g in got if isinstance(g.get("mbps"), (int, float))]
+                v = [g["v_ms"] for g in got if isinstance(g.get("v_ms"), (int, float))]
+                cells.append(f"{sum(mbps) / len(mbps):.1f} ({sum(v) / len(v):.1f})" if mbps and v else "–")
+            lines.append(f"| {name} | {pair} | {len(runs)} | " + " | ".join(cells) + " |")
     return lines + [""]

@@ -1,0 +1,54 @@
+"""Each transfer's start against its steady state, from the dataplane's per-pair telemetry (one
+record per pair per frame): what the pair released and the drain time V the dataplane inferred,
+over the first seconds of each transfer and over the rest (issue 4: "explain any shortfall from
+the same measurements"; README.md, "downlink-100ms: the first seconds of each transfer").
+
+A transfer starts at the first frame that releases `START_PKTS` packets after `GAP_S` of frames
+releasing fewer (iperf3's rounds are separate transfers with a pause between them) and lasts
+`duration_s`. Rates are released packets × the TCP payload of a full segment, so they compare
+with iperf3's goodput, not with the bytes on the wire."""
+from __future__ import annotations
+
+from typing import Any
+
+START_PKTS = 20
+GAP_S = 1.0
+PAYLOAD_BYTES = 1448
+PHASES_S = ((0.0, 4.0), (4.0, 8.0), (8.0, None))
+
+
+def transfer_starts(records: list[dict[str, Any]]) -> list[float]:
+    """Start times (s after the first record) of the transfers in one pair's records."""
+    t0 = records[0]["ts_ns"]
+    starts: list[float] = []
+    last_busy = float("-inf")
+    for rec in records:
+        t = (rec["ts_ns"] - t0) / 1e9
+        if (rec.get("released_pkts") or 0) >= START_PKTS:
+            if t - last_busy > GAP_S:
+                starts.append(t)
+            last_busy = t
+    return starts
+
+
+def phases(records: list[dict[str, Any]], duration_s: float) -> list[dict[str, Any]]:
+    """Per transfer: Mbit/s released and mean V (ms) in each phase of PHASES_S."""
+    if not records:
+        return []
+    t0 = records[0]["ts_ns"]
+    out = []
+    for start in transfer_starts(records):
+        rows = [((rec["ts_ns"] - t0) / 1e9 - start, rec) for rec in records]
+        per: dict[str, Any] = {"start_s": round(start, 2)}
+        for lo, hi in PHASES_S:
+            end = duration_s if hi is None else min(hi, duration_s)
+            if end <= lo:
+                continue
+            sel = [rec for t, rec in rows if lo <= t < end]
+            v = [rec["v_ms"] for rec in sel if isinstance(rec.get("v_ms"), (int, float)) and rec["v_ms"] > 0]
+            key = f"{lo:g}s-end" if hi is None else f"{lo:g}-{hi:g}s"
+            per[key] = {"mbps": round(sum(rec.get("released_pkts") or 0 for rec in sel) * PAYLOAD_BYTES * 8
+                                      / (end - lo) / 1e6, 2),
+                        "v_ms": round(sum(v) / len(v), 2) if v else None}
+        out.append(per)
+    return out

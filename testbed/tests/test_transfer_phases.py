@@ -1,0 +1,40 @@
+"""Each transfer's start against its steady state (runner/transfer_phases.py) on hand-made telemetry:
+two transfers of one pair, 200 ms frames, a pause between them."""
+import json
+
+from runner import report_overflow, transfer_phases
+
+T0_NS = 5_000_000_000
+
+
+def _rec(t_s: float, released: int, v_ms: float | None) -> dict:
+    return {"type": "pair", "pair": "ap1/sta1", "ts_ns": T0_NS + int(t_s * 1e9), "released_pkts": released, "v_ms": v_ms}
+
+
+def _transfer(start_s: float) -> list[dict]:
+    # 20 s: 100 packets a frame with V 40 ms for 4 s, then 500 a frame with V 98 ms
+    return [_rec(start_s + 0.2 * k, 100 if k < 20 else 500, 40.0 if k < 20 else 98.0) for k in range(100)]
+
+
+RECORDS = [_rec(0.2 * k, 2, None) for k in range(5)] + _transfer(1.0) + [_rec(21.0 + 0.2 * k, 3, 0.5) for k in range(10)] \
+    + _transfer(23.0)
+
+
+def test_transfers_start_at_the_first_busy_frame_after_a_pause() -> None:
+    assert transfer_phases.transfer_starts(RECORDS) == [1.0, 23.0]
+
+
+def test_each_phase_has_the_rate_released_and_the_mean_drain_time() -> None:
+    first, second = transfer_phases.phases(RECORDS, duration_s=20.0)
+    # 20 frames of 100 packets of 1448 bytes in 4 s, then 500 a frame (5 frames a second)
+    assert first["0-4s"] == {"mbps": round(2000 * 1448 * 8 / 4 / 1e6, 2), "v_ms": 40.0}
+    assert first["4-8s"] == {"mbps": round(20 * 500 * 1448 * 8 / 4 / 1e6, 2), "v_ms": 98.0}
+    assert first["8s-end"]["mbps"] == first["4-8s"]["mbps"] and second["start_s"] == 23.0
+
+
+def test_report_shows_the_phases_of_each_pair(tmp_path) -> None:
+    doc = {"downlink-100ms": {"pairs": {}, "iperf_last_run": {},
+                              "transfer_phases": {"ap1/sta1": transfer_phases.phases(RECORDS, 20.0)}}}
+    (tmp_path / "overflow-breakdown.json").write_text(json.dumps(doc))
+    text = "\n".join(report_overflow.section_lines(tmp_path))
+    assert "| downlink-100ms | ap1/sta1 | 2 | 5.8 (40.0) | 29.0 (98.0) | 29.0 (98.0) |" in text
