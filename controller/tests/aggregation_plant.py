@@ -105,12 +105,12 @@ class ApQueuePlant:
                 delay_sum[s] += (self.q_pkts[s] / cap[s] * full_round if backlog else n[s] / max(x, 1.0)) * dur
             t += dur
         return Slot(mu={s: mpdus[s] / frames[s] if frames[s] else 1.0 for s in x_pps},
-                    ampdus_per_s={s: frames[s] / t for s in x_pps},
+                    received_pps={s: mpdus[s] / t for s in x_pps},
                     delay_s={s: delay_sum[s] / t for s in x_pps})
 
 
 @dataclass(frozen=True)
 class Slot:
     mu: dict[str, float]              # μ̃_N over the slot's A-MPDUs
-    ampdus_per_s: dict[str, float]    # A-MPDUs sent per second
+    received_pps: dict[str, float]    # MPDUs the stations received per second (the plant loses none)
     delay_s: dict[str, float]         # mean queueing delay, s

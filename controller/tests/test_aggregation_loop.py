@@ -307,15 +307,15 @@ def test_no_c_check_from_a_slot_in_which_the_ap_queue_grew() -> None:
     # (8), and so (40), holds while the AP clears each station's queue at its turn (000 §IV regime 2).
     # Every MCS rate falling by 30 % at once leaves the rates above what the rounds carry (regime 1,
     # though wᵀx stays under 1): the queues grow, the A-MPDUs sit at the AP's ceiling, and μ̃/x reads a
-    # round too short. The STA-side agent's A-MPDU count shows that fewer MPDUs left the AP than
-    # arrived, so that slot gives no č.
+    # round too short. The STA-side agent's count shows that the STAs received fewer MPDUs than
+    # arrived at the AP, so that slot gives no č.
     params = LoopParams(t_bar_s=0.010, n_bar=48)
     rates = {"ap/fast": 600e6, "ap/slow": 200e6}
     plant = ApQueuePlant(c_s=1.5e-3, rates_bps=dict(rates), ceiling_s=2.0e-3)
 
     def meas(sl: Slot | None, count: bool = True) -> dict[str, StaMeasurement]:
         return {s: StaMeasurement(plant.rates_bps[s], sl.mu[s] if sl else None, None, None,
-                                  sl.ampdus_per_s[s] if sl and count else None) for s in rates}
+                                  sl.received_pps[s] if sl and count else None) for s in rates}
 
     st = initial(params, meas(None))
     for k in range(40):
@@ -330,6 +330,6 @@ def test_no_c_check_from_a_slot_in_which_the_ap_queue_grew() -> None:
     res = step(params, st, meas(overloaded), now_s=30.0)
     assert res.queue_grew == {"ap/fast", "ap/slow"}
     assert res.c_check is None and res.state.c_hat == st.c_hat
-    # without the A-MPDU count the same slot is read as if (8) held, and its č is far too small
+    # without the STAs' count the same slot is read as if (8) held, and its č is far too small
     blind = step(params, st, meas(overloaded, count=False), now_s=30.0)
     assert blind.c_check is not None and blind.c_check < 0.7 * plant.c_s

@@ -332,33 +332,32 @@ def test_ack_burst_mu_n_weights_each_entry_by_its_bursts(api, appliance, redis_s
     assert pair["mu_source"] == "agg_est" and pair["mu_n"] == 12.0
 
 
-def test_sta_side_ampdu_rate_is_the_frames_over_the_time_the_entries_cover(api, appliance, redis_server, rdb):
-    # Each tm:sta entry counts the A-MPDUs since the one before it, so the slot's rate is its frames over
-    # the span of the stream ids from the last entry of the previous slot to its own last one, not over
-    # Δ (five 0.1 s entries fall four or six to a 0.5 s slot). With it the runner sees whether the AP
-    # sent the pair what the dataplane released (ap_queue_grew in loop.py).
+def test_sta_side_received_rate_is_over_the_time_the_entries_cover(api, appliance, redis_server, rdb):
+    # Each tm:sta entry counts what the STA received since the one before it, so the slot's rate is its
+    # MPDUs over the span of the stream ids from the last entry of the previous slot to its own last one,
+    # not over Δ (five 0.1 s entries fall four or six to a 0.5 s slot). With it the runner sees whether
+    # the STA received what the dataplane released (ap_queue_grew in loop.py).
     aid, _ = appliance
     v, plant, runner = warmed_up(api, aid, redis_server.url)
     stream = keys.appliance(aid, "tm:sta")
     t0 = int(rdb.time()[0]) * 1000 + 60_000
 
-    def slot(first_id_ms: int, frames: int, now_s: float) -> dict[str, Any]:
+    def slot(first_id_ms: int, received: int, now_s: float) -> dict[str, Any]:
         for k in range(5):
-            rdb.xadd(stream, {"pair": "ap1/sta1", "mpdus": "17.5", "frames": str(frames)},
+            rdb.xadd(stream, {"pair": "ap1/sta1", "mpdus": "17.5", "frames": "40", "mpdus_ok": str(received)},
                      id=f"{first_id_ms + 100 * k}-0")
         _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 1, t0=now_s, runner=runner))
         return statuses[-1]["aps"]["ap1"]
 
-    slot(t0 - 400, 100, 20.0)                     # the first entries the runner reads: no span yet
-    ap = slot(t0 + 100, 100, 20.5)                # 500 A-MPDUs over 0.5 s: 17 500 MPDUs/s, above any
-    pair = ap["pairs"]["ap1/sta1"]                # rate a 100 Mbit/s link is paced at
-    assert pair["ampdus_per_s"] == pytest.approx(5 * 100 / 0.5)
-    assert pair["served_pps"] == pytest.approx(17.5 * 1000)
+    slot(t0 - 400, 1000, 20.0)                    # the first entries the runner reads: no span yet
+    ap = slot(t0 + 100, 1000, 20.5)               # 5000 MPDUs over 0.5 s: above any rate a 100 Mbit/s
+    pair = ap["pairs"]["ap1/sta1"]                # link is paced at
+    assert pair["received_pps"] == pytest.approx(5 * 1000 / 0.5)
     assert pair["ap_queue_grew"] is False and ap["c_check_us"] is not None
-    ap = slot(t0 + 600, 10, 21.0)                 # 1 750 MPDUs/s left the AP: less than was released
+    ap = slot(t0 + 600, 175, 21.0)                # 1750 MPDUs/s reached the STA: less than was released
     pair = ap["pairs"]["ap1/sta1"]
-    assert pair["delivered_bps"] > 1.05 * 1750 * 1500 * 8
+    assert pair["delivered_bps"] > 1.1 * 1750 * 1500 * 8
     assert pair["ap_queue_grew"] is True and ap["c_check_us"] is None
     body = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation").json()
-    assert body["aps"]["ap1"]["pairs"]["ap1/sta1"]["served_pps"] == pytest.approx(17.5 * 100)
+    assert body["aps"]["ap1"]["pairs"]["ap1/sta1"]["received_pps"] == pytest.approx(1750)
     assert body["aps"]["ap1"]["pairs"]["ap1/sta1"]["ap_queue_grew"] is True

@@ -7,7 +7,7 @@ both exactly, so this thread tails it and every `period_s` writes, per
 downlink pair it carries (AP -> STA, best effort):
 
 - `XADD adwiser:appliance:<id>:tm:sta` {pair, mpdus (mean MPDUs per A-MPDU
-  of the period), frames}
+  of the period), frames, mpdus_ok (MPDUs the STA received in them)}
 - `HSET adwiser:appliance:<id>:phy_rate` pair -> μ_R in Mbit/s, the harmonic
   mean of the PHY rates of the last second (μ_R = 1/E[1/R], 000 eq. 4).
 
@@ -58,7 +58,7 @@ class GroundTruthFeed:
             buf += f.read()
             lines = buf.split("\n")
             buf = lines.pop()
-            per: dict[str, list[int]] = {}
+            per: dict[str, list[tuple[int, int]]] = {}
             now = time.monotonic()
             for line in lines:
                 try:
@@ -68,13 +68,14 @@ class GroundTruthFeed:
                 pair = f"{rec.get('src')}/{rec.get('dst')}"
                 if pair not in self.pairs or rec.get("ac") != "BE" or not rec.get("mpdus"):
                     continue
-                per.setdefault(pair, []).append(int(rec["mpdus"]))
+                per.setdefault(pair, []).append((int(rec["mpdus"]), int(rec.get("ok") or 0)))
                 if rec.get("phy_mbps"):
                     rates[pair].append((now, float(rec["phy_mbps"])))
             pipe = self.r.pipeline(transaction=False)
-            for pair, sizes in per.items():
+            for pair, ppdus in per.items():
                 pipe.xadd(f"adwiser:appliance:{self.aid}:tm:sta",
-                          {"pair": pair, "mpdus": f"{sum(sizes) / len(sizes):.3f}", "frames": str(len(sizes))},
+                          {"pair": pair, "mpdus": f"{sum(n for n, _ in ppdus) / len(ppdus):.3f}",
+                           "frames": str(len(ppdus)), "mpdus_ok": str(sum(ok for _, ok in ppdus))},
                           maxlen=20000, approximate=True)
             for pair, q in rates.items():
                 while q and q[0][0] < now - self.rate_window_s:

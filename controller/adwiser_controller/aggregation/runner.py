@@ -13,9 +13,9 @@ Every Δ (the aggregation_target policy of the version the dataplane runs,
    `drops_other`) over Δ packets (`released_pkts`) for the classifier;
    Σ `released_bytes` over the slot is the rate the pair sent, x of (40)
    (the loop does not raise z while that is under its paced rate); the
-   slot's A-MPDU count (`frames` of `tm:sta`, else `agg_bursts`) over the
-   time its entries cover (their stream ids) times μ̃_N is what the AP sent
-   the pair (a slot in which less left the AP than arrived gives no č);
+   MPDUs the STA received (`mpdus_ok` of `tm:sta`, else `agg_est` ×
+   `agg_bursts`) over the time the entries cover (their stream ids) is what
+   left the AP for it (a slot in which less left than arrived gives no č);
 2. the PHY rate μ_R_i of each pair: the hash `phy_rate` (Mbit/s, written by
    whoever measures it: the testbed from the emulator's ground truth) or
    else the operator-entered `phy_rate_mbps` of the STA in the topology; a
@@ -65,7 +65,7 @@ class PairTelemetry:
     agg: list[float] = field(default_factory=list)
     weights: list[float] = field(default_factory=list)   # A-MPDUs behind each entry of `agg`
     source: str = "agg_est"
-    counted: bool = True                                 # every entry said how many A-MPDUs it covers
+    received: float | None = 0.0                         # MPDUs the STA received; None = an entry did not say
     span_s: float | None = None                          # time the slot's entries cover (stream ids), s
     released_bytes: int = 0
     released_seen: bool = False
@@ -82,11 +82,11 @@ class PairTelemetry:
             return None
         return sum(a * w for a, w in zip(self.agg, self.weights)) / total
 
-    def ampdus_per_s(self) -> float | None:
-        """The A-MPDUs the pair's STA received per second over the slot (ap_queue_grew in loop.py)."""
-        if not self.counted or not self.weights or not self.span_s or self.span_s <= 0:
+    def received_pps(self) -> float | None:
+        """The MPDUs the pair's STA received per second over the slot (ap_queue_grew in loop.py)."""
+        if self.received is None or not self.agg or not self.span_s or self.span_s <= 0:
             return None
-        return sum(self.weights) / self.span_s
+        return self.received / self.span_s
 
 
 def _span_s(before: str, after: str) -> float | None:
@@ -175,7 +175,9 @@ class AggregationRunner:
                 bursts = _float(f.get("agg_bursts"))
                 t.agg.append(agg)
                 t.weights.append(bursts if bursts is not None and bursts > 0 else 1.0)
-                t.counted = t.counted and bursts is not None and bursts > 0
+                # each burst of ACKs covers the MPDUs one A-MPDU delivered (001 §4.1)
+                counted = bursts is not None and bursts > 0 and t.received is not None
+                t.received = t.received + agg * bursts if counted else None
             t.packets += int(_float(f.get("released_pkts")) or 0)
             rb = _float(f.get("released_bytes"))
             if rb is not None:
@@ -205,17 +207,18 @@ class AggregationRunner:
             return
         entries = await self.r.xrange(stream, min=f"({st.last_sta_id}", max="+", count=100000)
         before = st.last_sta_id
-        samples: dict[str, list[tuple[float, float]]] = {}
+        samples: dict[str, list[tuple[float, float, float | None]]] = {}
         for sid, f in entries:
             st.last_sta_id = sid
             pair, mpdus, frames = f.get("pair"), _float(f.get("mpdus")), _float(f.get("frames"))
             if pair in out and mpdus is not None and mpdus > 0 and frames and frames > 0:
-                samples.setdefault(pair, []).append((mpdus, frames))
+                samples.setdefault(pair, []).append((mpdus, frames, _float(f.get("mpdus_ok"))))
         for pair, agg in samples.items():
-            out[pair].agg = [m for m, _ in agg]
-            out[pair].weights = [n for _, n in agg]
+            out[pair].agg = [m for m, _, _ in agg]
+            out[pair].weights = [n for _, n, _ in agg]
             out[pair].source = "sta"
-            out[pair].counted = True
+            ok = [k for _, _, k in agg]
+            out[pair].received = sum(k for k in ok if k is not None) if None not in ok else None
             out[pair].span_s = _span_s(before, st.last_sta_id)
 
     async def _phy_rates(self, aid: str) -> dict[str, float]:
@@ -292,11 +295,10 @@ class AggregationRunner:
                 delivered = (t.released_bytes / (at.packet_bytes * slot_s)
                              if t.released_seen and slot_s and slot_s > 0 else None)
                 pair_status[p]["delivered_bps"] = delivered * at.packet_bytes * 8 if delivered is not None else None
-                ampdus = t.ampdus_per_s() if not first else None
-                pair_status[p]["ampdus_per_s"] = ampdus
-                pair_status[p]["served_pps"] = mu * ampdus if mu is not None and ampdus is not None else None
+                received = t.received_pps() if not first else None
+                pair_status[p]["received_pps"] = received
                 meas[p] = StaMeasurement(mbps * 1e6, mu, float(n_bar) if n_bar is not None else None, delivered,
-                                         ampdus)
+                                         received)
             prev = st.loops.get(ap)
             hold: set[str] = set()
             verdicts: dict[str, bn.Verdict] = {}

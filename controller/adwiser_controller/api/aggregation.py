@@ -33,12 +33,10 @@ class PairLoop(BaseModel):
     pace_bps: float | None = Field(default=None, description="Pacing rate handed to the dataplane, bit/s")
     delivered_bps: float | None = Field(default=None, description="What the dataplane released for the pair over "
                                                                   "the last slot, bit/s (released_bytes)")
-    ampdus_per_s: float | None = Field(default=None, description="A-MPDUs the STA received per second over the "
-                                       "last slot (tm:sta frames, or agg_bursts), over the time the entries cover")
-    served_pps: float | None = Field(default=None, description="MPDUs per second the AP sent the pair, "
-                                     "retransmissions included: mu_n x ampdus_per_s")
-    ap_queue_grew: bool | None = Field(default=None, description="More was released for the pair than the AP "
-                                       "sent it (by over 5 %): the AP's queue grew, and the slot gave no c-check")
+    received_pps: float | None = Field(default=None, description="MPDUs per second the STA received over the last "
+                                       "slot (tm:sta mpdus_ok, or agg_est x agg_bursts), over the time the entries cover")
+    ap_queue_grew: bool | None = Field(default=None, description="More was released for the pair than its STA "
+                                       "received (by over 10 %): the AP's queue grew, and the slot gave no c-check")
     bottleneck: str | None = Field(default=None, description="wlan | backhaul | unknown (001 §5)")
     p_backhaul: float | None = None
     loss: float | None = Field(default=None, description="Loss fraction L^p over the last p packets")

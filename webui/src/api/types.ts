@@ -147,9 +147,8 @@ export interface PairLoop {
   x_pps: number | null // rate x_i, packets/s
   pace_bps: number | null // pacing rate handed to the dataplane, bit/s
   delivered_bps?: number | null
-  ampdus_per_s?: number | null // A-MPDUs the STA received per second over the last slot
-  served_pps?: number | null // MPDUs per second the AP sent the pair, retransmissions included
-  ap_queue_grew?: boolean | null // more released than the AP sent: its queue grew (no c-check from the slot)
+  received_pps?: number | null // MPDUs per second the STA received over the last slot
+  ap_queue_grew?: boolean | null // more released than the STA received: the AP's queue grew (no c-check from the slot)
   bottleneck: string | null // wlan | backhaul | unknown
   p_backhaul: number | null
   loss: number | null

@@ -19,7 +19,7 @@ const status: AggregationStatus = {
         'ap1/sta1': {
           state: 'tracking', phy_rate_mbps: 390, rate_source: 'telemetry', mu_n: 11.8, mu_source: 'agg_est', frames_in_slot: 25,
           n_target: 12.5, z: 3000, x_pps: 8000, pace_bps: 96e6, delivered_bps: 95e6, bottleneck: 'wlan', p_backhaul: 0.08,
-          loss: 0.002, agg_ratio: 0.98, n_bar: 15.8, ampdus_per_s: 700, served_pps: 8260, ap_queue_grew: false,
+          loss: 0.002, agg_ratio: 0.98, n_bar: 15.8, received_pps: 7900, ap_queue_grew: false,
         },
       },
     },
@@ -28,7 +28,7 @@ const status: AggregationStatus = {
       pairs: {
         'ap2/sta2': {
           state: 'held', phy_rate_mbps: 173, rate_source: 'topology', mu_n: 2.1, frames_in_slot: 10, n_target: 4,
-          z: 500, x_pps: 1500, pace_bps: 18e6, delivered_bps: 18e6, served_pps: 1200, ap_queue_grew: true,
+          z: 500, x_pps: 1500, pace_bps: 18e6, delivered_bps: 18e6, received_pps: 1200, ap_queue_grew: true,
           bottleneck: 'backhaul', p_backhaul: 0.93, loss: 0.04,
         },
       },
@@ -54,7 +54,7 @@ describe('AggregationLoops', () => {
     expect(p1.get('[data-testid=bottleneck]').text()).toContain('WLAN')
     const p2 = w.get('[data-testid="aggregation-pair-ap2/sta2"]')
     expect(p2.get('[data-testid=bottleneck]').text()).toContain('backhaul (rate held)')
-    expect(p1.get('[data-testid=delivered]').text()).toContain('AP sent 8260 MPDUs/s')
+    expect(p1.get('[data-testid=delivered]').text()).toContain('STA received 7900 MPDUs/s')
     expect(p1.get('[data-testid=delivered]').text()).not.toContain('AP queue grew')
     expect(p2.get('[data-testid=delivered]').text()).toContain('AP queue grew')
     expect(w.get('[data-testid=aggregation-ap-ap2] caption').text()).toContain('held: backhaul bottleneck')

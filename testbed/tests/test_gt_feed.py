@@ -1,0 +1,52 @@
+"""The emulator's ground truth as the aggregation loop's STA-side measurements (runner/gt_feed.py),
+against a real redis-server on a unix socket that the test starts and stops."""
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+from runner.gt_feed import GroundTruthFeed
+
+AID = "lab"
+
+
+def _ppdu(src: str, dst: str, mpdus: int, ok: int, phy: float, ac: str = "BE") -> str:
+    return json.dumps({"src": src, "dst": dst, "ac": ac, "mpdus": mpdus, "ok": ok, "phy_mbps": phy}) + "\n"
+
+
+def test_entries_carry_the_mean_a_mpdu_size_the_frames_and_the_mpdus_the_sta_received(tmp_path: Path) -> None:
+    sock = tmp_path / "redis.sock"
+    srv = subprocess.Popen(["redis-server", "--port", "0", "--unixsocket", str(sock), "--save", "", "--appendonly", "no",
+                            "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+    feed = None
+    try:
+        r = redis.Redis(unix_socket_path=str(sock), decode_responses=True)
+        for _ in range(100):
+            try:
+                r.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        gt = tmp_path / "groundtruth.jsonl"
+        gt.write_text(_ppdu("ap1", "sta1", 20, 18, 390.0) + _ppdu("ap1", "sta1", 10, 10, 130.0)
+                      + _ppdu("ap1", "sta1", 3, 3, 390.0, ac="VO")      # voice: not the loop's pair
+                      + _ppdu("ap2", "sta2", 30, 30, 390.0)            # not a controlled pair
+                      + _ppdu("sta1", "ap1", 2, 2, 390.0))             # uplink
+        feed = GroundTruthFeed(f"unix://{sock}", AID, gt, ["ap1/sta1"], period_s=0.05).start()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not r.xlen(f"adwiser:appliance:{AID}:tm:sta"):
+            time.sleep(0.05)
+        feed.stop()
+        feed = None
+        entries = r.xrange(f"adwiser:appliance:{AID}:tm:sta")
+        assert [f for _, f in entries] == [{"pair": "ap1/sta1", "mpdus": "15.000", "frames": "2", "mpdus_ok": "28"}]
+        # μ_R = 1 / E[1/R] over the PPDUs (000 eq. 4): 2 / (1/390 + 1/130) = 195
+        assert float(r.hget(f"adwiser:appliance:{AID}:phy_rate", "ap1/sta1")) == 195.0
+        r.close()
+    finally:
+        if feed is not None:
+            feed.stop()
+        srv.terminate()
+        srv.wait(timeout=10)
