@@ -176,7 +176,8 @@ def scenario(run_dir: Path, duration_s: float = 20.0) -> dict[str, Any] | None:
     for rec in pairs:
         if isinstance(rec.get("ts_ns"), int):
             by_pair.setdefault(str(rec.get("pair")), []).append(rec)
-    out["transfer_phases"] = {p: phases(recs, duration_s) for p, recs in sorted(by_pair.items())}
+    if run_dir.name.startswith("downlink"):       # released packets are data segments only downlink
+        out["transfer_phases"] = {p: phases(recs, duration_s) for p, recs in sorted(by_pair.items())}
     out["iperf_last_run"] = {p.stem.removeprefix("iperf3-").replace("-", "/"): iperf_figures(p)
                              for p in sorted(run_dir.glob("iperf3-ap*-sta*.json"))}
     return out

@@ -3,32 +3,36 @@ record per pair per frame): what the pair released and the drain time V the data
 over the first seconds of each transfer and over the rest (issue 4: "explain any shortfall from
 the same measurements"; README.md, "downlink-100ms: the first seconds of each transfer").
 
-A transfer starts at the first frame that releases `START_PKTS` packets after `GAP_S` of frames
-releasing fewer (iperf3's rounds are separate transfers with a pause between them) and lasts
-`duration_s`. Rates are released packets × the TCP payload of a full segment, so they compare
-with iperf3's goodput, not with the bytes on the wire."""
+A transfer starts at the first frame that releases `START_PKTS` packets after more than `GAP_S`
+of frames releasing fewer, once the previous transfer's `duration_s` and that gap have passed
+(iperf3's rounds are separate transfers with a pause between them: 0.3-0.4 s at 20 ms slices,
+1.4-1.8 s at 100 ms; the tail of a round can pause as long), and only if the records go on for
+half a transfer after it (the last frames of the last round are not a transfer). Rates are released packets × the TCP payload of a full
+segment, so they compare with iperf3's goodput for downlink TCP, where the appliance releases data
+segments, not for uplink, where it releases ACKs."""
 from __future__ import annotations
 
 from typing import Any
 
 START_PKTS = 20
-GAP_S = 1.0
+GAP_S = 0.3
 PAYLOAD_BYTES = 1448
 PHASES_S = ((0.0, 4.0), (4.0, 8.0), (8.0, None))
 
 
-def transfer_starts(records: list[dict[str, Any]]) -> list[float]:
+def transfer_starts(records: list[dict[str, Any]], duration_s: float) -> list[float]:
     """Start times (s after the first record) of the transfers in one pair's records."""
     t0 = records[0]["ts_ns"]
+    end = (records[-1]["ts_ns"] - t0) / 1e9
     starts: list[float] = []
     last_busy = float("-inf")
     for rec in records:
         t = (rec["ts_ns"] - t0) / 1e9
         if (rec.get("released_pkts") or 0) >= START_PKTS:
-            if t - last_busy > GAP_S:
+            if t - last_busy > GAP_S and (not starts or t > starts[-1] + duration_s + GAP_S):
                 starts.append(t)
             last_busy = t
-    return starts
+    return [t for t in starts if end - t >= duration_s / 2]
 
 
 def phases(records: list[dict[str, Any]], duration_s: float) -> list[dict[str, Any]]:
@@ -37,7 +41,7 @@ def phases(records: list[dict[str, Any]], duration_s: float) -> list[dict[str, A
         return []
     t0 = records[0]["ts_ns"]
     out = []
-    for start in transfer_starts(records):
+    for start in transfer_starts(records, duration_s):
         rows = [((rec["ts_ns"] - t0) / 1e9 - start, rec) for rec in records]
         per: dict[str, Any] = {"start_s": round(start, 2)}
         for lo, hi in PHASES_S:

@@ -21,7 +21,16 @@ RECORDS = [_rec(0.2 * k, 2, None) for k in range(5)] + _transfer(1.0) + [_rec(21
 
 
 def test_transfers_start_at_the_first_busy_frame_after_a_pause() -> None:
-    assert transfer_phases.transfer_starts(RECORDS) == [1.0, 23.0]
+    assert transfer_phases.transfer_starts(RECORDS, 20.0) == [1.0, 23.0]
+
+
+def test_a_pause_inside_a_transfer_does_not_start_a_new_one() -> None:
+    # the tail of a round paused 0.4 s (frames releasing 2 packets) 19 s after its start
+    paused = [r if not 20.0 <= (r["ts_ns"] - T0_NS) / 1e9 < 20.4 else {**r, "released_pkts": 2} for r in RECORDS]
+    assert transfer_phases.transfer_starts(paused, 20.0) == [1.0, 23.0]
+    # nor do the last round's last frames after a pause
+    tail = RECORDS + [_rec(42.8 + 0.2 * k, 2, None) for k in range(3)] + [_rec(43.6, 40, 5.0)]
+    assert transfer_phases.transfer_starts(tail, 20.0) == [1.0, 23.0]
 
 
 def test_each_phase_has_the_rate_released_and_the_mean_drain_time() -> None:

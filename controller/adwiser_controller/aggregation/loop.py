@@ -293,9 +293,10 @@ def ap_queue_grew(m: StaMeasurement, sent_pps: float) -> bool:
     returning ACKs covered); arrivals above that, by more than the measurement's slack (the released
     bytes are counted over Δ, the STA's MPDUs over the time its entries cover), can only have queued.
     Not μ̃_N times the A-MPDU rate: that counts retransmissions, a quarter of the MPDUs on the
-    testbed's 802.11ac air, and hid overloads of up to a third (aggtarget-1sta: 163-280 Mbit/s of
-    MPDUs sent against 123-205 released). Nor μ̃_N at the AP's ceiling, an earlier guard: at T̄ 10 ms
-    N̄ binds, μ̃_N reaches the ceiling in ordinary slots, and skipping them held ĉ low."""
+    testbed's 802.11ac air (aggtarget-1sta: 163-280 Mbit/s of MPDUs sent against 123-205 released),
+    so a queue growing by less than that would not show. Nor μ̃_N at the AP's ceiling, an earlier
+    guard: at T̄ 10 ms N̄ binds, μ̃_N reaches the ceiling in ordinary slots, and skipping them held ĉ
+    low."""
     if m.received_pps is None or m.received_pps <= 0:
         return False
     return sent_pps > (1.0 + OVERLOAD_SLACK) * m.received_pps
