@@ -1,7 +1,8 @@
 """Where the slice overflow of an uplink run comes from, and what held a WAN run
 under its local throughput, from the material a run keeps in
 results/runs/<scenario>/ (issue 4: "Uplink and WAN: report, and explain any
-shortfall from the same measurements").
+shortfall from the same measurements"); for downlink runs also each transfer's
+first seconds against the rest (transfer_phases.py).
 
 For uplink the appliance releases the server's TCP ACKs at the pair's slice
 start (004 §5, SPEC §3.2); the STA sends what they free, into its own MAC
