@@ -11,9 +11,8 @@ Every Δ (the aggregation_target policy of the version the dataplane runs,
    `agg_bursts` / `frames` A-MPDUs and counts with that weight, so μ̃_N is
    the mean over the slot's frames of 000 (37); loss = Δ(`retx_pkts` + `drops_tail` +
    `drops_other`) over Δ packets (`released_pkts`) for the classifier;
-   Σ `released_bytes` over the time the entries cover (their `ts_ns`, else
-   Δ) is the rate the pair sent, x of (40) (the loop does not raise z
-   while that is under its paced rate); the
+   Σ `released_bytes` over the slot is the rate the pair sent, x of (40)
+   (the loop does not raise z while that is under its paced rate); the
    MPDUs the STA received (`mpdus_ok` of `tm:sta`, else `agg_est` ×
    `agg_bursts`) over the time the entries cover (their stream ids) is what
    left the AP for it (a slot in which less left than arrived gives no č);
@@ -67,8 +66,7 @@ class PairTelemetry:
     weights: list[float] = field(default_factory=list)   # A-MPDUs behind each entry of `agg`
     source: str = "agg_est"
     received: float | None = 0.0                         # MPDUs the STA received; None = an entry did not say
-    span_s: float | None = None                          # time the slot's entries cover, s (None: unknown)
-    last_ts_ns: int | None = None                        # ts_ns of the pair's last tm:pair entry in the slot
+    span_s: float | None = None                          # time the slot's entries cover (stream ids), s
     released_bytes: int = 0
     released_seen: bool = False
     packets: int = 0
@@ -110,7 +108,6 @@ class ApplianceLoops:
     windows: dict[str, bn.PairWindow] = field(default_factory=dict)    # per pair
     counters: dict[str, dict[str, float]] = field(default_factory=dict)
     paced: set[str] = field(default_factory=set)
-    pair_ts_ns: dict[str, int] = field(default_factory=dict)           # per pair: ts_ns of its last tm:pair entry
 
 
 async def _config(r: aioredis.Redis, aid: str) -> tuple[int | None, AdwiserConfig | None]:
@@ -166,15 +163,13 @@ class AggregationRunner:
         else:
             entries = await self.r.xrange(stream, min=f"({st.last_id}", max="+", count=100000)
         out = {p: PairTelemetry() for p in pairs}
+        before = st.last_id
         for sid, f in entries:
             st.last_id = sid
             pair = f.get("pair")
             if pair not in out:
                 continue
             t = out[pair]
-            ts = f.get("ts_ns", "")
-            if ts.isdigit():
-                t.last_ts_ns = int(ts)
             agg = _float(f.get("agg_est"))
             if agg is not None and agg > 0:
                 bursts = _float(f.get("agg_bursts"))
@@ -197,16 +192,8 @@ class AggregationRunner:
                 # cumulative counters; a smaller value means the dataplane restarted
                 t.lost += int(v - old) if old is not None and v >= old else 0
                 prev[name] = v
-        for pair, t in out.items():
-            # each entry counts its frame, so the slot's entries cover the time from the pair's last entry
-            # of the slot before to its last one, by the dataplane's own clock: over Δ instead, a 0.5 s
-            # step caught 24 to 26 of the 20 ms frames of aggtarget-5sta-mixed-mcs, and every pair's
-            # released rate moved by 3-5 % together from step to step
-            prev_ts = st.pair_ts_ns.get(pair)
-            if t.last_ts_ns is not None:
-                st.pair_ts_ns[pair] = t.last_ts_ns
-                if prev_ts is not None and t.last_ts_ns > prev_ts:
-                    t.span_s = (t.last_ts_ns - prev_ts) / 1e9
+        for t in out.values():
+            t.span_s = _span_s(before, st.last_id)
         await self._read_sta_side(st, out)
         return out
 
@@ -305,9 +292,8 @@ class AggregationRunner:
                 pair_status[p]["n_bar"] = min(n_bar if n_bar is not None else params.n_bar, params.n_max)
                 # what the dataplane released for the pair over the slot (frame bytes, a little above
                 # the IP bytes the rate counts), for the loop's conditional integration
-                span_s = t.span_s if t.span_s is not None else slot_s
-                delivered = (t.released_bytes / (at.packet_bytes * span_s)
-                             if t.released_seen and span_s and span_s > 0 else None)
+                delivered = (t.released_bytes / (at.packet_bytes * slot_s)
+                             if t.released_seen and slot_s and slot_s > 0 else None)
                 pair_status[p]["delivered_bps"] = delivered * at.packet_bytes * 8 if delivered is not None else None
                 received = t.received_pps() if not first else None
                 pair_status[p]["received_pps"] = received
