@@ -39,39 +39,6 @@ class Plant:
 
 
 @dataclass
-class QueuePlant:
-    """One pair's AP queue with memory, fluid: the AP sends rounds of c + w N with N = min(Q, N_cap),
-    N_cap the MPDUs its A-MPDU airtime ceiling holds at the pair's rate, while packets arrive at the
-    paced rate x. Unlike Plant, a rate above the link's leaves a backlog that must be drained: what
-    a loop does after an MCS drop shows here. Deterministic."""
-    c_s: float
-    rate_bps: float
-    ceiling_s: float
-    q_pkts: float = 0.0
-    l_bytes: int = 1500
-    l_oh_bytes: int = 48
-
-    def w(self) -> float:
-        return mpdu_airtime_s(self.l_bytes, self.l_oh_bytes, self.rate_bps)
-
-    def run(self, x_pps: float, slot_s: float) -> tuple[float, float]:
-        """Holds x for slot_s; returns (μ̃_N over the slot's A-MPDUs, the mean queueing delay, s)."""
-        t, frames, mpdus, delay_sum = 0.0, 0, 0.0, 0.0
-        w = self.w()
-        n_cap = self.ceiling_s / w
-        full_rate = n_cap / (self.c_s + w * n_cap)
-        while t < slot_s:
-            n = min(self.q_pkts, n_cap)
-            dur = self.c_s + w * n
-            self.q_pkts += x_pps * dur - n
-            if n >= 1.0:
-                frames, mpdus = frames + 1, mpdus + n
-            delay_sum += (self.q_pkts / full_rate if self.q_pkts > n_cap else n / max(x_pps, 1.0)) * dur
-            t += dur
-        return (mpdus / frames if frames else 1.0), delay_sum / t
-
-
-@dataclass
 class ApQueuePlant:
     """One AP's per-station queues with memory, fluid: every round of c + Σ w_i n_i the AP sends each
     station n_i = min(Q_i, N_cap_i), N_cap_i the MPDUs its A-MPDU airtime ceiling holds at the

@@ -4,7 +4,7 @@ analytic plant of 000 §IV, and the bottleneck classifier of 001 §5."""
 from __future__ import annotations
 
 import pytest
-from aggregation_plant import ApQueuePlant, Plant, QueuePlant, Slot
+from aggregation_plant import ApQueuePlant, Plant, Slot
 from bottleneck_windows import full_window
 
 from adwiser_controller.aggregation import bottleneck as bn
@@ -250,21 +250,23 @@ def test_the_ap_backlog_of_an_mcs_drop_clears_within_2_s() -> None:
     # boundary, so the slot after it is paced at the old rate and leaves a backlog at the AP. (45)
     # against targets at the old rate's level took 3 s to clear it here.
     params = LoopParams(t_bar_s=0.0015, n_bar=48)
-    plant = QueuePlant(c_s=730e-6, rate_bps=345e6, ceiling_s=1.45e-3)
+    plant = ApQueuePlant(c_s=730e-6, rates_bps={"ap/sta1": 345e6}, ceiling_s=1.45e-3)
 
     def meas() -> dict[str, StaMeasurement]:
-        return {"ap/sta1": StaMeasurement(plant.rate_bps, mu, 0.75 * plant.ceiling_s / plant.w())}
+        return {"ap/sta1": StaMeasurement(plant.rates_bps["ap/sta1"], mu,
+                                          0.75 * plant.ceiling_s / plant.w("ap/sta1"))}
 
     mu = None
     st = initial(params, meas())
     for k in range(60):
-        mu, _ = plant.run(st.x["ap/sta1"], 0.5)
+        mu = plant.run(st.x, 0.5).mu["ap/sta1"]
         st = step(params, st, meas(), now_s=0.5 * (k + 1)).state
-    plant.rate_bps = 186e6
+    plant.rates_bps["ap/sta1"] = 186e6
     delays = []
     for k in range(20):
-        mu, d = plant.run(st.x["ap/sta1"], 0.5)
-        delays.append(d)
+        sl = plant.run(st.x, 0.5)
+        mu = sl.mu["ap/sta1"]
+        delays.append(sl.delay_s["ap/sta1"])
         st = step(params, st, meas(), now_s=30.5 + 0.5 * k).state
     assert delays[0] > 0.050                                      # the slot at the old rate: a backlog
     back = next(k for k, d in enumerate(delays) if d <= 1.2 * params.t_bar_s)

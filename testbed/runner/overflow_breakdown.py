@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .jsonl import json_records
+from .jsonl import json_records, telemetry_records
 from .slice_overflow import read_frames, slice_intervals
 from .transfer_phases import phases
 
@@ -171,12 +171,11 @@ def scenario(run_dir: Path, duration_s: float = 20.0) -> dict[str, Any] | None:
     t0 = json.loads(stats.read_text()).get("t0_unix_ns")
     if not isinstance(t0, int):
         return None
-    pairs = [rec for rec in json_records(tel) if rec.get("type") == "pair"]
+    pairs = telemetry_records(tel, "pair")
     out: dict[str, Any] = {"t0_unix_ns": t0, "pairs": breakdown(read_frames(tel), read_ppdus(gt), t0, pairs)}
     by_pair: dict[str, list[dict[str, Any]]] = {}
     for rec in pairs:
-        if isinstance(rec.get("ts_ns"), int):
-            by_pair.setdefault(str(rec.get("pair")), []).append(rec)
+        by_pair.setdefault(str(rec.get("pair")), []).append(rec)
     if run_dir.name.startswith("downlink"):       # released packets are data segments only downlink
         out["transfer_phases"] = {p: phases(recs, duration_s) for p, recs in sorted(by_pair.items())}
     out["iperf_last_run"] = {p.stem.removeprefix("iperf3-").replace("-", "/"): iperf_figures(p)

@@ -7,9 +7,9 @@ A transfer starts at the first frame that releases `START_PKTS` packets after mo
 of frames releasing fewer, once the previous transfer's `duration_s` and that gap have passed
 (iperf3's rounds are separate transfers with a pause between them: 0.3-0.4 s at 20 ms slices,
 1.4-1.8 s at 100 ms; the tail of a round can pause as long), and only if the records go on for
-half a transfer after it (the last frames of the last round are not a transfer). Rates are released packets × the TCP payload of a full
-segment, so they compare with iperf3's goodput for downlink TCP, where the appliance releases data
-segments, not for uplink, where it releases ACKs."""
+half a transfer after it (the last frames of the last round are not a transfer). Rates are
+released packets × the TCP payload of a full segment, so they compare with iperf3's goodput for
+downlink TCP, where the appliance releases data segments, not for uplink, where it releases ACKs."""
 from __future__ import annotations
 
 from typing import Any
@@ -40,15 +40,15 @@ def phases(records: list[dict[str, Any]], duration_s: float) -> list[dict[str, A
     if not records:
         return []
     t0 = records[0]["ts_ns"]
+    times = [(rec["ts_ns"] - t0) / 1e9 for rec in records]
     out = []
     for start in transfer_starts(records, duration_s):
-        rows = [((rec["ts_ns"] - t0) / 1e9 - start, rec) for rec in records]
         per: dict[str, Any] = {"start_s": round(start, 2)}
         for lo, hi in PHASES_S:
             end = duration_s if hi is None else min(hi, duration_s)
             if end <= lo:
                 continue
-            sel = [rec for t, rec in rows if lo <= t < end]
+            sel = [rec for t, rec in zip(times, records) if lo <= t - start < end]
             v = [rec["v_ms"] for rec in sel if isinstance(rec.get("v_ms"), (int, float)) and rec["v_ms"] > 0]
             key = f"{lo:g}s-end" if hi is None else f"{lo:g}-{hi:g}s"
             per[key] = {"mbps": round(sum(rec.get("released_pkts") or 0 for rec in sel) * PAYLOAD_BYTES * 8
