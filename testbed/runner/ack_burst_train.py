@@ -52,7 +52,7 @@ MODEL = REPO / "configs" / "ack_burst_model.json"
 FOLDS = 5
 SLOT_NS = 500_000_000  # Δ of the controller (000 §VI, 0.5 s)
 N_MAX = 64             # 802.11ac BlockAck window: the estimate is capped there (001 §4.1)
-MODEL_VERSION = 3      # 1 was the hand-set m = 1 baseline, 2 had no scale
+MODEL_VERSION = 4      # 1 was the hand-set m = 1 baseline, 2 had no scale, 3 was fitted before wlan-emu had its own core
 
 
 def _pipeline() -> Any:
@@ -191,6 +191,13 @@ def _model_first(model: dict[str, Any], t_ns: np.ndarray) -> np.ndarray:
     return first
 
 
+def _reach(c: ack_dataset.Capture) -> dict[str, Any]:
+    """The boundaries arrival times can show at all (ack_dataset.boundary_ceiling), when the way back is aligned."""
+    if c.check.get("uplink_ppdus_aligned_frac", 0.0) < 0.99:
+        return {"aligned": False}
+    return {"aligned": True, **ack_dataset.boundary_ceiling(c)}
+
+
 def evaluate_dataplane_runs(model: dict[str, Any], runs: Path) -> list[dict[str, Any]]:
     """Captures of `ack_capture --dataplane`: adwiser-dp paced the pair and ran the model itself. Per rate: goodput
     against the pacing rate, the dataplane's agg_est against the ground truth and against this model replayed on
@@ -217,7 +224,7 @@ def evaluate_dataplane_runs(model: dict[str, Any], runs: Path) -> list[dict[str,
                     "replay_agg_est": round(float(np.minimum(sizes, N_MAX).mean()), 3) if len(sizes) else None,
                     "model_agg_est": round(float(np.minimum(sizes_new, N_MAX).mean()), 3) if len(sizes_new) else None,
                     "f1": round(float(f1_score(c.labels[1:], first[1:], zero_division=0)), 4),
-                    "model_version": used.get("version"), "model_scale": used.get("scale", 1.0), "dp_pace_bps": dp.get("pace_bps"), "dp_drops_tail": dp.get("drops_tail"),
+                    "reach": _reach(c), "model_version": used.get("version"), "model_scale": used.get("scale", 1.0), "dp_pace_bps": dp.get("pace_bps"), "dp_drops_tail": dp.get("drops_tail"),
                     "dp_mean_queue_pkts": dp.get("mean_queue_pkts"), "alignment": c.check})
     return out
 
@@ -261,7 +268,7 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
         per_rate.append({"send_rate_mbit": c.rate_mbit, "received_mbps": meta.get("received_mbps"),
                          "acks": int(len(c.ack_t_ns)), "boundaries": int(c.labels.sum()),
                          "f1": round(float(f1_score(y[r], pred[r], zero_division=0)), 4),
-                         **ev,
+                         "reach": _reach(c), **ev,
                          "baseline_m1": {"f1": round(float(f1_score(yb[rb], pred_b[rb], zero_division=0)), 4),
                                          "est_mean_ampdu": evb["est_mean_ampdu"], "error": evb["error"],
                                          "slot_rmse": evb["slot_rmse"]},

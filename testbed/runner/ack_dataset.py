@@ -15,6 +15,15 @@ A-MPDUs of all earlier ACKs (the ACK starts a new burst; an MPDU the MAC
 retransmitted in a later PPDU does not make the labels flip back and forth).
 ACKs that acknowledge nothing new (duplicates) keep the previous ACK's A-MPDU,
 so they are never boundaries.
+
+The way back is aligned the same way: the frames the appliance received from
+the STA are the STA -> AP link's ids in order, since the AP's BlockAck
+reordering hands them up in sequence (802.11-2016 §10.24.7). Each ACK's
+uplink burst is the STA's PPDU whose reception released it (the one carrying
+it, or a later retransmission that filled a gap before it). ACKs released by
+one PPDU reach the appliance microseconds apart, so the A-MPDU boundaries that
+fall inside an uplink burst are out of reach of any estimator that sees only
+arrival times; `boundary_ceiling` measures that.
 """
 from __future__ import annotations
 
@@ -33,7 +42,8 @@ STA1_MAC = bytes.fromhex("02ad00000101")
 class Frame:
     t_ns: int
     length: int          # original frame length, bytes
-    to_sta: bool         # towards the STA (data) or from it (ACKs)
+    to_sta: bool         # towards the STA (data)
+    from_sta: bool       # from the STA (its ACKs)
     tcp: bool
     flow: tuple[int, int] = (0, 0)   # (server port, STA port)
     seq: int = 0
@@ -59,7 +69,7 @@ def read_pcap(path: Path) -> list[Frame]:
         pkt = data[off:off + incl]
         off += incl
         to_sta = pkt[0:6] == STA1_MAC
-        f = Frame(sec * 1_000_000_000 + frac * scale, orig, to_sta, False)
+        f = Frame(sec * 1_000_000_000 + frac * scale, orig, to_sta, pkt[6:12] == STA1_MAC, False)
         if len(pkt) >= 54 and pkt[12:14] == b"\x08\x00" and pkt[23] == 6:
             ihl = (pkt[14] & 0x0F) * 4
             tot = struct.unpack_from(">H", pkt, 16)[0]
@@ -85,12 +95,13 @@ class Ppdu:
     mpdus: int
 
 
-def read_downlink_ppdus(path: Path, ap: str = "ap1", sta: str = "sta1") -> list[Ppdu]:
+def read_ppdus(path: Path, src: str, dst: str) -> list[Ppdu]:
+    """The PPDUs of one link in wlan-emu's ground-truth log, in order."""
     out = []
     with open(path) as fh:
         for line in fh:
             r = json.loads(line)
-            if r["src"] == ap and r["dst"] == sta:
+            if r["src"] == src and r["dst"] == dst:
                 out.append(Ppdu(int(r["start_us"]), [int(i) for i in r["ids"]], r["ok_mask"], int(r["bytes"]),
                                 int(r["mpdus"])))
     return out
@@ -105,32 +116,58 @@ class Capture:
     labels: np.ndarray                   # Y: 1 = first ACK of a new A-MPDU
     ppdu_mpdus: np.ndarray               # MPDUs per downlink A-MPDU (ground truth)
     ppdu_send_ns: np.ndarray             # when the appliance sent the PPDU's first MPDU (its clock), -1 unknown
+    ack_uplink: np.ndarray               # index of the STA -> AP PPDU whose reception released the ACK, -1 unknown
     check: dict[str, float] = field(default_factory=dict)
+
+
+def _alignment(ppdus: list[Ppdu], frames: list[Frame], frame_of_id: dict[int, int]) -> tuple[int, float]:
+    """(per-MPDU overhead in bytes, fraction of PPDUs whose length matches their frames). An A-MPDU's length is
+    every MPDU's frame plus a fixed overhead (delimiter, MAC header, FCS), each subframe but the last padded to 4
+    bytes (802.11n/ac A-MPDU format). The overhead is read off single-MPDU PPDUs; a PPDU whose length then
+    matches exactly confirms the alignment of its frames."""
+    singles = [p.bytes - frames[frame_of_id[p.ids[0]]].length for p in ppdus
+               if len(p.ids) == 1 and p.ids[0] in frame_of_id]
+    mode = int(np.median(singles)) if singles else 0
+
+    def expected(p: Ppdu) -> int:
+        sub = [frames[frame_of_id[i]].length + mode for i in p.ids]
+        return sum(sub) + sum(-x % 4 for x in sub[:-1])
+
+    checked = [p.bytes == expected(p) for p in ppdus if all(i in frame_of_id for i in p.ids)]
+    return mode, float(np.mean(checked)) if checked else 0.0
+
+
+def _uplink_release(run: Path, frames: list[Frame]) -> tuple[dict[int, int], float]:
+    """Per frame the appliance received from the STA (keyed by its index in `frames`), the STA -> AP PPDU whose
+    reception released it from the AP's reorder buffer; and the fraction of uplink PPDUs aligned. Only MPDUs
+    that got through are handed up, in id order: the k-th received frame is the k-th delivered id, released by
+    the latest first-delivering PPDU among it and every id before it."""
+    up = read_ppdus(run / "groundtruth.jsonl", "sta1", "ap1")
+    first: dict[int, int] = {}
+    for pi, p in enumerate(up):
+        for i, okc in zip(p.ids, p.ok):
+            if okc == "1":
+                first.setdefault(i, pi)
+    ids = sorted(first)
+    from_sta = [k for k, f in enumerate(frames) if f.from_sta]
+    n = min(len(ids), len(from_sta))
+    released = np.maximum.accumulate(np.array([first[i] for i in ids[:n]], dtype=np.int64)) if n else []
+    sent = [frames[k] for k in from_sta]
+    frame_of_id = {ids[k]: k for k in range(n)}
+    _, aligned = _alignment(up, sent, frame_of_id)  # PPDUs with a lost MPDU have an id missing: skipped
+    return {from_sta[k]: int(released[k]) for k in range(n)}, aligned
 
 
 def build(run: Path) -> Capture:
     meta = json.loads((run / "meta.json").read_text())
     frames = read_pcap(run / "ap1.pcap")
-    ppdus = read_downlink_ppdus(run / "groundtruth.jsonl")
+    ppdus = read_ppdus(run / "groundtruth.jsonl", "ap1", "sta1")
     down = [f for f in frames if f.to_sta]
     if (run / "wlan-ap1.pcap").exists():  # adwiser-dp's sends are invisible on its side (ack_capture.py)
         down = [f for f in read_pcap(run / "wlan-ap1.pcap") if f.to_sta]
     ids = sorted({i for p in ppdus for i in p.ids})
-    n = min(len(down), len(ids))
-    frame_of_id = {ids[k]: k for k in range(n)}
-    # The A-MPDU length is every MPDU's frame plus a fixed overhead (delimiter, MAC header, FCS), each subframe
-    # but the last padded to 4 bytes (802.11n/ac A-MPDU format). The overhead is read off single-MPDU PPDUs;
-    # a PPDU whose length then matches exactly confirms the alignment of its frames.
-    singles = [p.bytes - down[frame_of_id[p.ids[0]]].length for p in ppdus
-               if len(p.ids) == 1 and p.ids[0] in frame_of_id]
-    mode = int(np.median(singles)) if singles else 0
-
-    def expected(p: Ppdu) -> int:
-        sub = [down[frame_of_id[i]].length + mode for i in p.ids]
-        return sum(sub) + sum(-x % 4 for x in sub[:-1])
-
-    checked = [p.bytes == expected(p) for p in ppdus if all(i in frame_of_id for i in p.ids)]
-    aligned = float(np.mean(checked)) if checked else 0.0
+    frame_of_id = {ids[k]: k for k in range(min(len(down), len(ids)))}
+    mode, aligned = _alignment(ppdus, down, frame_of_id)
     # First delivering PPDU of each frame.
     ppdu_of_frame = np.full(len(down), -1, dtype=np.int64)
     for pi, p in enumerate(ppdus):
@@ -145,12 +182,13 @@ def build(run: Path) -> Capture:
         if f.tcp and f.payload > 0:
             ends.setdefault((f.flow, (f.seq + f.payload) & 0xFFFFFFFF), []).append(k)
     down_t = [f.t_ns for f in down]
-    acks = [f for f in frames if not f.to_sta and f.tcp and f.payload == 0 and f.flags & 0x10
+    acks = [k for k, f in enumerate(frames) if f.from_sta and f.tcp and f.payload == 0 and f.flags & 0x10
             and not f.flags & 0x07]
+    released_by, up_aligned = _uplink_release(run, frames)
     t, segs, pp = [], [], []
     last_ack: dict[tuple[int, int], int] = {}
     prev_pp = -1
-    for a in acks:
+    for a in (frames[k] for k in acks):
         prev = last_ack.get(a.flow)
         adv = 0 if prev is None else (a.ack - prev) & 0xFFFFFFFF
         if adv >= 1 << 31:
@@ -177,9 +215,34 @@ def build(run: Path) -> Capture:
                         for p in ppdus], dtype=np.int64)
     check = {"down_frames": len(down), "downlink_ids": len(ids), "ppdus": len(ppdus), "acks": len(acks),
              "mpdu_overhead_bytes": mode, "ppdus_aligned_frac": aligned,
-             "acks_mapped_frac": float(np.mean(ack_pp >= 0)) if len(ack_pp) else 0.0, "mss": mss}
+             "acks_mapped_frac": float(np.mean(ack_pp >= 0)) if len(ack_pp) else 0.0, "mss": mss,
+             "uplink_ppdus_aligned_frac": up_aligned}
     return Capture(float(meta["rate_mbit"]), np.array(t, dtype=np.int64), np.array(segs), ack_pp, labels,
-                   np.array([p.mpdus for p in ppdus]), send_ns, check)
+                   np.array([p.mpdus for p in ppdus]), send_ns,
+                   np.array([released_by.get(k, -1) for k in acks], dtype=np.int64), check)
+
+
+def boundary_ceiling(c: Capture) -> dict[str, float | None]:
+    """What arrival times alone can tell: an A-MPDU boundary is within reach only where its ACK is the first of
+    an uplink burst. `recall` is the fraction of boundaries that are; `f1` = 2R / (1 + R), the F1 of a classifier
+    that marks exactly those (precision 1); `f1_burst_starts` the F1 of one marking every uplink burst's first
+    ACK; `ampdus_per_burst` the mean number of downlink A-MPDUs whose ACKs one uplink burst carries."""
+    up = c.ack_uplink
+    known = up >= 0
+    known[0] = False  # the first ACK has no predecessor: neither a label nor a burst start
+    starts = np.zeros(len(up), dtype=bool)
+    starts[1:] = up[1:] != up[:-1]
+    y, starts = c.labels.astype(bool) & known, starts & known
+    if not y.any():
+        return {"recall": None, "f1": None, "f1_burst_starts": None, "ampdus_per_burst": None}
+    tp, fp, fn = int((y & starts).sum()), int((~y & starts).sum()), int((y & ~starts).sum())
+    recall = tp / (tp + fn)
+    per_burst: dict[int, set[int]] = {}
+    for u, p in zip(up[known], c.ack_ppdu[known]):
+        per_burst.setdefault(int(u), set()).add(int(p))
+    return {"recall": round(recall, 4), "f1": round(2 * recall / (1 + recall), 4),
+            "f1_burst_starts": round(2 * tp / (2 * tp + fp + fn), 4),
+            "ampdus_per_burst": round(float(np.mean([len(v) for v in per_burst.values()])), 3)}
 
 
 def features(t_ns: np.ndarray, m: int) -> np.ndarray:

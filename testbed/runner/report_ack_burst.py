@@ -27,6 +27,9 @@ def plot(doc: dict[str, Any], out: Path) -> Path:
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
     a1.plot(x, [r["f1"] for r in rows], "o-", label=f"logistic, m = {doc['m']} + σ (shipped)")
     a1.plot(x, [r["baseline_m1"]["f1"] for r in rows], "s--", label="threshold (m = 1)")
+    reach = [(r["send_rate_mbit"], r["reach"]["f1"]) for r in rows if (r.get("reach") or {}).get("f1") is not None]
+    if reach:
+        a1.plot(*zip(*reach), "k:", label="ceiling: boundaries that start an uplink burst")
     for sw in doc.get("m_sweep", []):
         if sw["m"] == 20 and doc["m"] != 20 and len(sw.get("per_rate_f1", [])) == len(x):
             a1.plot(x, sw["per_rate_f1"], "d:", label="logistic, m = 20 + σ (001's choice)")
@@ -62,11 +65,20 @@ def section_lines(results_dir: Path) -> list[str]:
               f"reports as `agg_est`: a scale (fitted leaving the rate out; the shipped model's is fitted on all) "
               f"times the segments acknowledged per estimated burst, capped at {doc['n_max']}; "
               f"slot RMSE is over {doc['slot_s']:g} s slots (the controller's Δ).", "",
-              "| send rate Mbit/s | received Mbit/s | F1 | F1 (m=1) | true A-MPDU | estimate | raw (no scale) | "
-              "error | estimate (m=1) | slot RMSE |", "|---|---|---|---|---|---|---|---|---|---|"]
+              "The ceiling is what arrival times can show at all (runner/ack_dataset.py `boundary_ceiling`, from "
+              "the STA -> AP PPDUs of the ground truth): the ACKs that one uplink PPDU releases at the AP reach the "
+              "appliance microseconds apart, so a boundary is within reach only where its ACK is the first of an "
+              "uplink burst. Ceiling F1 = 2R / (1 + R) with R the fraction of boundaries that are; 'burst starts' "
+              "is the F1 of marking every uplink burst's first ACK; 'A-MPDUs / burst' how many downlink A-MPDUs "
+              "one uplink burst acknowledges.", "",
+              "| send rate Mbit/s | received Mbit/s | F1 | F1 (m=1) | ceiling F1 | burst starts F1 | A-MPDUs / burst "
+              "| true A-MPDU | estimate | raw (no scale) | error | estimate (m=1) | slot RMSE |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in doc["per_rate"]:
-        b = r["baseline_m1"]
+        b, reach = r["baseline_m1"], r.get("reach") or {}
         lines.append(f"| {r['send_rate_mbit']:g} | {r.get('received_mbps')} | {r['f1']} | {b['f1']} | "
+                     f"{reach.get('f1', '–')} | {reach.get('f1_burst_starts', '–')} | "
+                     f"{reach.get('ampdus_per_burst', '–')} | "
                      f"{r['true_mean_ampdu']} | {r['est_mean_ampdu']} | {r.get('est_raw')} | {r['error']} | "
                      f"{b['est_mean_ampdu']} | {r['slot_rmse']} |")
     if doc.get("m_sweep"):
@@ -80,11 +92,13 @@ def section_lines(results_dir: Path) -> list[str]:
                   "telemetry (mean weighted by bursts) with the model version it ran, the replay is that model on "
                   "the appliance's capture, the last estimate the model fitted now (it never saw these runs).", "",
                   "| x_i Mbit/s | goodput Mbit/s | expected | true A-MPDU | dataplane agg_est (model) | replay | "
-                  "this model | F1 | tail drops | mean queue pkts |", "|---|---|---|---|---|---|---|---|---|---|"]
+                  "this model | F1 | ceiling F1 | tail drops | mean queue pkts |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in runs:
             lines.append(f"| {r['pace_mbit']:g} | {r['received_mbps']} | {r['goodput_expected_mbps']} | "
                          f"{r['true_mean_ampdu']} | {r['dp_agg_est']} (v{r.get('model_version')}) | "
                          f"{r['replay_agg_est']} | {r.get('model_agg_est')} | {r['f1']} | "
+                         f"{(r.get('reach') or {}).get('f1', '–')} | "
                          f"{r['dp_drops_tail']} | {r['dp_mean_queue_pkts']} |")
     lines += ["", f"![ACK-burst estimator]({png.name})", ""]
     return lines

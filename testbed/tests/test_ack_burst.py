@@ -23,8 +23,17 @@ def _tcp_frame(to_sta: bool, seq: int, ack: int, payload: int) -> bytes:
     return eth + ip + tcp + bytes(payload)
 
 
-def _write_capture(run: Path, ampdus: list[int], gap_us: int = 2000) -> None:
-    """Downlink A-MPDUs of the given sizes; the STA ACKs every 2 segments, 30 µs apart, after each one."""
+def _ppdu(src: str, dst: str, start_us: int, frame_len: int, ids: list[int], ok_mask: str) -> dict[str, object]:
+    sub = [frame_len + 28] * len(ids)
+    return {"start_us": start_us, "src": src, "dst": dst, "mpdus": len(ids), "ok": ok_mask.count("1"),
+            "bytes": sum(sub) + sum(-x % 4 for x in sub[:-1]), "ids": ids, "ok_mask": ok_mask}
+
+
+def _write_capture(run: Path, ampdus: list[int], gap_us: int = 2000,
+                   uplink: list[tuple[list[int], str]] | None = None) -> None:
+    """Downlink A-MPDUs of the given sizes; the STA ACKs every 2 segments, 30 µs apart, after each one. `uplink`
+    groups the ACKs (numbered from 0 in order) into the STA's PPDUs, each with its ok mask: an MPDU lost there
+    goes again in a later PPDU of the list."""
     recs, pkts, t, seq, next_id = [], [], 1_000_000_000, 1, 1
     for n in ampdus:
         ids = []
@@ -34,9 +43,7 @@ def _write_capture(run: Path, ampdus: list[int], gap_us: int = 2000) -> None:
             ids.append(next_id)
             next_id += 1
             t += 10_000
-        sub = [len(_tcp_frame(True, 0, 0, 1448)) + 28] * n
-        recs.append({"start_us": t // 1000, "src": "ap1", "dst": "sta1", "mpdus": n, "ok": n,
-                     "bytes": sum(sub) + sum(-x % 4 for x in sub[:-1]), "ids": ids, "ok_mask": "1" * n})
+        recs.append(_ppdu("ap1", "sta1", t // 1000, len(_tcp_frame(True, 0, 0, 1448)), ids, "1" * n))
         t += 500_000
         acked = seq - 1448 * n
         for k in range(0, n, 2):
@@ -44,6 +51,9 @@ def _write_capture(run: Path, ampdus: list[int], gap_us: int = 2000) -> None:
             pkts.append((t, _tcp_frame(False, 1, acked, 0)))
             t += 30_000
         t += gap_us * 1000
+    ack_len = len(_tcp_frame(False, 0, 0, 0))
+    for k, (acks, ok_mask) in enumerate(uplink or []):
+        recs.append(_ppdu("sta1", "ap1", 10 * k, ack_len, [100_000 + a for a in acks], ok_mask))
     with open(run / "ap1.pcap", "wb") as fh:
         fh.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
         for ts, f in pkts:
@@ -60,6 +70,27 @@ def test_labels_mark_the_first_ack_of_each_ampdu(tmp_path: Path) -> None:
     assert list(c.labels) == [0, 1, 0, 1, 0, 0, 1, 1, 0, 0, 0]
     assert list(c.ppdu_mpdus) == [1, 4, 6, 2, 8]
     assert list(c.ack_segs) == [0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]
+
+
+def test_acks_are_given_the_uplink_ppdu_that_released_them_at_the_ap(tmp_path: Path) -> None:
+    # 11 ACKs; the first MPDU of the third uplink PPDU is lost and goes again in the fourth, which releases it
+    # and the two ACKs held behind it in the AP's reorder buffer.
+    _write_capture(tmp_path, [1, 4, 6, 2, 8], uplink=[([0], "1"), ([1, 2], "11"), ([3, 4, 5], "011"),
+                                                       ([3, 6, 7], "111"), ([8, 9, 10], "111")])
+    c = ack_dataset.build(tmp_path)
+    assert c.check["uplink_ppdus_aligned_frac"] == 1.0
+    assert list(c.ack_uplink) == [0, 1, 1, 3, 3, 3, 3, 3, 4, 4, 4]
+
+
+def test_boundaries_inside_an_uplink_burst_are_out_of_reach_of_arrival_times(tmp_path: Path) -> None:
+    # A-MPDUs answered by ACKs 0 | 1-2 | 3-5 | 6 | 7-10 (labels above); the STA sends the ACKs of A-MPDUs 1
+    # and 2 in one PPDU, and of 3 and 4 in another: of the 4 boundaries, 2 start an uplink burst.
+    _write_capture(tmp_path, [1, 4, 6, 2, 8],
+                   uplink=[([0], "1"), ([1, 2, 3, 4, 5], "11111"), ([6, 7, 8, 9, 10], "11111")])
+    reach = ack_dataset.boundary_ceiling(ack_dataset.build(tmp_path))
+    assert reach["recall"] == 0.5 and reach["f1"] == round(2 * 0.5 / 1.5, 4)
+    assert reach["f1_burst_starts"] == round(2 * 2 / (2 * 2 + 0 + 2), 4)
+    assert reach["ampdus_per_burst"] == 2.0
 
 
 def test_features_are_the_last_m_gaps_in_us_and_their_sd() -> None:
