@@ -193,8 +193,10 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, const struct a
         s->st.pass_uplink++;
         adw_meta_from_desc(d, false, &m);
         if (m.is_tcp && adw_drain_observe_uplink(&ps->drain, &m, now_ns)) {
-            if (!adw_refill_batch(s, ps, now_ns)) /* time left in its slice: a batch for it, same drain */
+            if (!adw_refill_batch(s, ps, now_ns)) { /* time left in its slice: a batch for it, same drain */
                 adw_finish_drain(s, ps, now_ns - ps->drain.start_ns, false, now_ns);
+                adw_start_next_slice_early(s, ps, now_ns); /* or the next slice's batches now */
+            }
             if (s->n_deferred > 0 || s->n_rt_pending > 0) /* a batch or real-time packets may have waited for it */
                 adw_release_deferred(s, now_ns, false);
         }

@@ -84,6 +84,8 @@ struct adw_pair_state {
     bool batch_underfilled;
     uint64_t refill_slice_ns;                /* 1 + start of the slice whose time left it last had a refill in,
                                                 0 = none (adw_refill_batch: one per slice) */
+    uint64_t early_slice_ns;                 /* 1 + start of the slice whose batch went early, before it began
+                                                (adw_start_next_slice_early), 0 = none */
     uint64_t last_v_ns;                      /* last completed (or capped) drain time, ns */
     /* a batch held back at its slice start while a conflicting pair still drained (release.c): */
     bool deferred;
@@ -172,6 +174,9 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
 /* The pair's drain just ended with time left in its slice: true if a batch for that time was released into the
  * same drain (V runs on from the first release; the drain is finished when that batch is drained). */
 bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns);
+/* The drain of pair `ended` ended in its own slice without a refill: the next slice's backlogged pairs that nothing
+ * holds back get their batches now, for the time to that slice's end (release.c). */
+void adw_start_next_slice_early(struct adw_sched *s, const struct adw_pair_state *ended, uint64_t now_ns);
 uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair);
 uint32_t adw_pair_queued(const struct adw_pair_state *ps);
 void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_t pair, uint64_t now_ns);

@@ -20,6 +20,8 @@ static json_t *with_realtime_stats(json_t *core, const struct adw_stats *s)
     json_object_set_new(core, "rt_batch_waits", json_integer((json_int_t)s->rt_batch_waits));
     json_object_set_new(core, "rt_between_slices", json_integer((json_int_t)s->rt_between_slices));
     json_object_set_new(core, "batch_refills", json_integer((json_int_t)s->batch_refills));
+    json_object_set_new(core, "early_slice_starts", json_integer((json_int_t)s->early_slice_starts));
+    json_object_set_new(core, "early_slice_ns", json_integer((json_int_t)s->early_slice_ns));
     json_object_set_new(core, "drains_silent", json_integer((json_int_t)s->drains_silent));
     json_object_set_new(core, "drains_unmeasured", json_integer((json_int_t)s->drains_unmeasured));
     return core;

@@ -1,6 +1,7 @@
 /*
  * test_refill.c — a drain that ends early in its slice gets a batch for the time left, in the same drain
- * (release.c, adw_refill_batch; 004 §5 design principle (2): busy up to the end of the slice). The 2AP-2STA lab:
+ * (release.c, adw_refill_batch; 004 §5 design principle (2): busy up to the end of the slice), and with too
+ * little time left for that the next slice's batch goes at once (adw_start_next_slice_early). The 2AP-2STA lab:
  * AP1-STA1 in slice 0, AP2-STA2 in slice 1, 20 ms each, r_init = 40, a = 1 packet/ms, time starting at 0.
  */
 #include <setjmp.h>
@@ -188,6 +189,97 @@ static void test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill(
     assert_int_equal(stats(f->s).batch_refills, 0);
 }
 
+/* Too little of the slice left for a refill: AP2-STA2's batch goes when AP1's drain ends, sized for the time to
+ * the end of its own slice (r = 40 for 20 ms, 21.5 ms away: 43 packets), and nothing more at its slice start. */
+static void test_next_slice_starts_when_a_drain_ends_with_no_time_left_for_a_refill(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    enqueue_segments(f->s, 1, 0, 100, 0);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
+    unsigned n = sched_dequeue_all(f->s, 18 * MS + MS / 2);
+    assert_int_equal(n, 43);
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(sched_out[i].out_port, 2);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
+    struct adw_stats st = stats(f->s);
+    assert_int_equal(st.early_slice_starts, 1);
+    assert_int_equal(st.early_slice_ns, 1500000);
+    assert_int_equal(st.batch_refills, 0);
+    assert_int_equal(st.slice_deferrals, 0);
+}
+
+/* The early batch is its slice's batch for eq. (1): drained in 20.425 ms of the 21.5 it was sized for, it is the
+ * sample 19 ms of S_ref = 20 (scaled back like a batch held back by an overrun), so r grows by a x 1 ms. Its drain
+ * ends with 1.075 ms of its slice left: AP1-STA1's batch of the next frame goes early in turn. */
+static void test_an_early_batch_is_its_slices_sample_scaled_back_to_the_reference_slice(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    enqueue_segments(f->s, 1, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
+    sched_dequeue_all(f->s, 18 * MS + MS / 2);
+    sched_dequeue_all(f->s, 20 * MS);
+    ack_segments(f->s, 1, 43, 38 * MS + 925000);
+    assert_true(sched_dequeue_all(f->s, 38 * MS + 925000) > 0);
+    assert_int_equal(stats(f->s).early_slice_starts, 2);
+    sched_dequeue_all(f->s, 40 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
+    assert_int_equal(pr[1].drains, 1);
+    assert_int_equal(pr[1].v_ns, 20 * MS + 425000);
+    assert_int_equal(pr[1].r_pkts, 41);
+}
+
+/* A drain that overran into the next pair's slice hands over through the deferral (adw_release_deferred), and
+ * starts no slice early: the slice after it is the overrunning pair's own. */
+static void test_no_early_start_after_a_drain_that_overran_its_slice(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    enqueue_segments(f->s, 1, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0); /* AP2's batch held back: AP1's drain is in the air */
+    ack_segments(f->s, 0, 40, 22 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 36); /* r = 40 scaled to the 18 ms left */
+    struct adw_stats st = stats(f->s);
+    assert_int_equal(st.slice_deferrals, 1);
+    assert_int_equal(st.early_slice_starts, 0);
+}
+
+/* Under an A-MPDU queued for the next pair: it waits for its slice start, as a refill would not go. */
+static void test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    enqueue_segments(f->s, 1, 0, 10, 0);
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
+    assert_int_equal(sched_dequeue_all(f->s, 18 * MS + MS / 2), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 10);
+    assert_int_equal(stats(f->s).early_slice_starts, 0);
+}
+
+/* With time left for a refill the slice stays its pair's: the refill goes, the next slice waits. */
+static void test_a_refill_keeps_the_slice_for_its_pair(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    enqueue_segments(f->s, 1, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 10 * MS);
+    unsigned n = sched_dequeue_all(f->s, 10 * MS);
+    assert_int_equal(n, 20);
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(sched_out[i].out_port, 1);
+    struct adw_stats st = stats(f->s);
+    assert_int_equal(st.batch_refills, 1);
+    assert_int_equal(st.early_slice_starts, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +299,16 @@ int main(void)
                                         sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill,
                                         sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_next_slice_starts_when_a_drain_ends_with_no_time_left_for_a_refill,
+                                        sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_an_early_batch_is_its_slices_sample_scaled_back_to_the_reference_slice,
+                                        sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_early_start_after_a_drain_that_overran_its_slice,
+                                        sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair,
+                                        sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_a_refill_keeps_the_slice_for_its_pair, sched_fixture_setup,
+                                        sched_fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
