@@ -452,6 +452,9 @@ void adw_start_next_slice_early(struct adw_sched *s, const struct adw_pair_state
         ps->early_slice_ns = next_start + 1;
         s->st.early_slice_starts++;
         s->st.early_slice_ns += next_start - now_ns;
+        uint64_t *early = next == 0 ? &s->next_frame_early_ns : &s->slice_early_ns[next]; /* for the frame report */
+        if (next_start - now_ns > *early)
+            *early = next_start - now_ns;
     }
 }
 
@@ -468,8 +471,12 @@ static void begin_frame(struct adw_sched *s, const struct adw_slice_event *ev, u
     s->frame_start_ns = ev->start_ns;
     s->frame_version = s->plan->cfg->version;
     s->frame_reassignments = 0;
-    for (unsigned i = 0; i < ADW_MAX_SLICES; i++)
+    for (unsigned i = 0; i < ADW_MAX_SLICES; i++) {
         s->given_to[i] = ADW_PAIR_NONE;
+        s->slice_early_ns[i] = 0;
+    }
+    s->slice_early_ns[0] = s->next_frame_early_ns; /* its batch went in the frame before */
+    s->next_frame_early_ns = 0;
     s->st.frames++;
     s->st.frames_skipped = s->clock.frames_skipped;
 }

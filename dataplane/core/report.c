@@ -29,6 +29,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
     e->f.n_pairs = p->cfg->n_stas;
     e->f.n_slices = p->cfg->n_slices;
     memcpy(e->f.given_to, s->given_to, sizeof(e->f.given_to));
+    memcpy(e->f.early_ns, s->slice_early_ns, sizeof(e->f.early_ns));
     const struct adw_policies *pol = &p->cfg->policies;
     for (uint16_t q = 0; q < p->cfg->n_stas; q++) {
         struct adw_pair_state *ps = &s->slots[p->slot_of_pair[q]];

@@ -128,6 +128,8 @@ struct adw_sched {
     uint32_t frame_version;
     uint32_t frame_reassignments;
     uint16_t given_to[ADW_MAX_SLICES];
+    uint64_t slice_early_ns[ADW_MAX_SLICES]; /* this frame's slices: how early their batches went, ns */
+    uint64_t next_frame_early_ns;            /* the same for slice 0 of the next frame, ns */
     uint8_t *in_slice;                       /* scratch: marks of pairs active in the current slice */
     uint16_t *paced;                         /* slots in paced mode */
     uint16_t *deferred;                      /* slots with a deferred batch */

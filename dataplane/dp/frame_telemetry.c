@@ -58,9 +58,10 @@ static json_t *slices_of(const struct adw_config *cfg, const struct adw_frame_re
             adw_config_pair_name(cfg, f->given_to[s], name, sizeof(name));
             json_array_append_new(given, json_string(name));
         }
-        json_array_append_new(slices, json_pack("{s:f, s:o, s:o}", "duration_ms",
+        json_array_append_new(slices, json_pack("{s:f, s:o, s:o, s:f}", "duration_ms",
                                                 (double)cfg->slices[s].duration_ns / 1e6, "pairs", pairs,
-                                                "given_to", given));
+                                                "given_to", given, "early_ms",
+                                                s < f->n_slices ? (double)f->early_ns[s] / 1e6 : 0.0));
     }
     return slices;
 }

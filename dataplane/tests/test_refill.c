@@ -229,9 +229,15 @@ static void test_an_early_batch_is_its_slices_sample_scaled_back_to_the_referenc
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
     assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
+    assert_int_equal(fr.early_ns[0], 0);
+    assert_int_equal(fr.early_ns[1], 1500000); /* the frame report says how early each slice began */
     assert_int_equal(pr[1].drains, 1);
     assert_int_equal(pr[1].v_ns, 20 * MS + 425000);
     assert_int_equal(pr[1].r_pkts, 41);
+    sched_dequeue_all(f->s, 80 * MS);
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
+    assert_int_equal(fr.frame, 1);
+    assert_int_equal(fr.early_ns[0], 1075000); /* AP1-STA1's batch of frame 1 went in frame 0 */
 }
 
 /* A drain that overran into the next pair's slice hands over through the deferral (adw_release_deferred), and

@@ -383,10 +383,14 @@ def write_report(results_dir: Path = RESULTS) -> Path:
             lines.append(f"  - adwiser-dp ({dp.get('backend')}): slice-start error p50 {se.get('p50_us')} µs, "
                          f"p99 {se.get('p99_us')} µs")
         if d.get("backend") not in (None, "none"):
-            ov = d.get("slice_overflow")
+            ov, ov_rel = d.get("slice_overflow"), d.get("slice_overflow_as_released")
             lines.append("  - slice overflow (airtime outside the pair's slices / its slice time): " + (
                 ", ".join(f"{k} {v * 100:.2f} %" for k, v in ov.items() if v is not None) if ov
                 else "not computed (the wlan-emu stats carry no t0_unix_ns to align its clock)"))
+            if ov_rel and ov_rel != ov:
+                lines.append("  - of the slices as released (a slice starting when the one before drained with no "
+                             "time left for a refill, `early_ms`): " +
+                             ", ".join(f"{k} {v * 100:.2f} %" for k, v in ov_rel.items() if v is not None))
         if d.get("repeats", 1) > 1:
             lines.append(f"  - {d['repeats']} repeats, per-run throughputs (Mbit/s): {d.get('throughput_runs_mbps')}")
         wan_stats = d.get("wan_emu")

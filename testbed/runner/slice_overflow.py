@@ -11,6 +11,12 @@ guessed by aligning the logs (which would fit the answer).
 
 A pair's airtime is every PPDU between its AP and its STA, either direction
 (data and TCP ACKs): the slice gives the pair the medium.
+
+Two grids. The fixed one is the frame records' slice durations from each
+frame's start: what the issue's goal counts. The one as released moves a
+slice's start back by its `early_ms`, when adwiser-dp released its batch
+before the scheduled start because the slice before had drained with no time
+left for a refill (dataplane/core/release.c, adw_start_next_slice_early).
 """
 from __future__ import annotations
 
@@ -22,17 +28,19 @@ from .groundtruth import Ppdu
 from .jsonl import telemetry_records
 
 
-def slice_intervals(frames: list[dict[str, Any]]) -> dict[str, list[tuple[float, float]]]:
+def slice_intervals(frames: list[dict[str, Any]], as_released: bool = False) -> dict[str, list[tuple[float, float]]]:
     """Per pair, the [start, end) µs (epoch) of each of its slices. A slice
-    given to another pair (`given_to`, dynamic slicing) belongs to that pair."""
+    given to another pair (`given_to`, dynamic slicing) belongs to that pair.
+    With as_released, a slice starts `early_ms` before its scheduled start."""
     out: dict[str, list[tuple[float, float]]] = {}
     for fr in sorted(frames, key=lambda f: f["ts_ns"]):
         t = fr["ts_ns"] / 1000.0
         for sl in fr.get("slices", []):
             dur = float(sl["duration_ms"]) * 1000.0
+            early = float(sl.get("early_ms") or 0.0) * 1000.0 if as_released else 0.0
             owners = sl.get("given_to") or sl.get("pairs") or []
             for pair in owners:
-                out.setdefault(str(pair), []).append((t, t + dur))
+                out.setdefault(str(pair), []).append((t - early, t + dur))
             t += dur
     return out
 
@@ -50,10 +58,12 @@ def _overlap(iv: list[tuple[float, float]], starts: list[float], s: float, e: fl
 
 
 def overflow_fraction(frames: list[dict[str, Any]], ppdus: list[Ppdu],
-                      t0_unix_ns: int) -> dict[str, float | None]:
-    """Per pair "ap/sta": airtime outside its slices / its total slice time,
-    over the span the telemetry covers."""
-    intervals = slice_intervals(frames)
+                      t0_unix_ns: int, as_released: bool = False) -> dict[str, float | None]:
+    """Per pair "ap/sta": airtime outside its slices / its total slice time
+    (of the fixed grid, which as_released does not change), over the span the
+    telemetry covers."""
+    intervals = slice_intervals(frames, as_released)
+    fixed = slice_intervals(frames) if as_released else intervals
     if not intervals:
         return {}
     span_lo = min(iv[0][0] for iv in intervals.values())
@@ -63,7 +73,7 @@ def overflow_fraction(frames: list[dict[str, Any]], ppdus: list[Ppdu],
     for pair, iv in intervals.items():
         ap, _, sta = pair.partition("/")
         starts = [a for a, _ in iv]
-        slice_time = sum(b - a for a, b in iv)
+        slice_time = sum(b - a for a, b in fixed.get(pair, []))
         outside = 0.0
         for p in ppdus:
             if {p.src, p.dst} != {ap, sta}:

@@ -258,6 +258,21 @@ def test_slice_overflow_counts_airtime_outside_the_pairs_own_slices() -> None:
     assert frac["ap2/sta2"] == pytest.approx(0.0)
 
 
+def test_a_slice_released_early_starts_where_its_batch_went_on_the_grid_as_released() -> None:
+    from runner import slice_overflow
+    from runner.groundtruth import Ppdu
+    # ap2/sta2's batch went 1.5 ms before its slice [20, 40) ms; it sent from 18.6 ms.
+    frames = [{"ts_ns": 0, "slices": [{"duration_ms": 20.0, "pairs": ["ap1/sta1"], "given_to": []},
+                                      {"duration_ms": 20.0, "pairs": ["ap2/sta2"], "given_to": [],
+                                       "early_ms": 1.5}]}]
+    assert slice_overflow.slice_intervals(frames)["ap2/sta2"] == [(20000.0, 40000.0)]
+    assert slice_overflow.slice_intervals(frames, as_released=True)["ap2/sta2"] == [(18500.0, 40000.0)]
+    ppdus = [Ppdu("ap2", "sta2", 10, 130.0, 18600.0, 2000.0, False)]
+    assert slice_overflow.overflow_fraction(frames, ppdus, 0)["ap2/sta2"] == pytest.approx(1.4 / 20.0)
+    # the slice time stays the scheduled 20 ms: an early start is not counted as more slice time
+    assert slice_overflow.overflow_fraction(frames, ppdus, 0, as_released=True)["ap2/sta2"] == pytest.approx(0.0)
+
+
 def test_slice_given_away_belongs_to_the_pair_it_was_given_to() -> None:
     from runner import slice_overflow
     frames = [{"ts_ns": 0, "slices": [{"duration_ms": 20.0, "pairs": ["ap1/sta1"], "given_to": ["ap2/sta2"]},
