@@ -418,8 +418,8 @@ bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t n
  * batch used to wait for its slice start: in the downlink-20ms ground truth 2,080 of 2,950 handovers went that
  * way, the air idle 868 µs on average between the STA's last ACK and the next batch at the other AP (2.9 % of the
  * air), against 199 µs for a batch that had waited for an overrun and went as soon as it drained (testbed/README.md).
- * So when a drain of the slice's own pair ends without a refill, each backlogged pair of the next slice that
- * nothing holds back (no conflicting drain in the air, no real-time packet waiting) gets its batch now, scaled to
+ * So when a drain of the slice's own pair ends with too little of it left for a refill, each backlogged pair of the
+ * next slice that nothing holds back (no conflicting drain in the air, no real-time packet waiting) gets its batch now, scaled to
  * the time from now to that slice's end: the scaling of a batch held back by an overrun (adw_release_deferred), the other way round, so eq.
  * (1) sees the same drain rate and that slice still ends on time. At its slice start the pair is skipped: its
  * batch is out. Not across a frame boundary with a new configuration staged (it applies from there), not for a
@@ -438,8 +438,10 @@ void adw_start_next_slice_early(struct adw_sched *s, const struct adw_pair_state
         return; /* the drain that ended overran from an earlier slice: this slice is another pair's */
     uint64_t next_start = c->slice_start_ns + c->dur_ns[c->slice];
     uint16_t next = (uint16_t)((c->slice + 1u) % n);
-    if (now_ns >= next_start || (next == 0 && s->staged != NULL))
-        return;
+    if (now_ns >= next_start || now_ns + ADW_REFILL_MIN_NS <= next_start || (next == 0 && s->staged != NULL))
+        return; /* time enough for a refill that did not go (too little queued, real-time waiting): the slice stays
+                   its pair's, whose packets may still arrive (downlink-wan-20ms, a cwnd-limited sender: early
+                   starts of 9 ms on average gave AP2 37 % of AP1's slice time, AP1 fell from 35 to 5-37 Mbit/s) */
     const struct adw_slice_cfg *sl = &p->cfg->slices[next];
     for (unsigned i = 0; i < sl->n_pairs; i++) {
         uint16_t q = sl->pairs[i];

@@ -269,6 +269,22 @@ static void test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair(voi
     assert_int_equal(stats(f->s).early_slice_starts, 0);
 }
 
+/* With time left for a refill but too little queued for one, the slice stays its pair's too: its packets may
+ * still come (a cwnd-limited sender), and the next pair's batch waits for its slice start. */
+static void test_no_early_start_with_time_left_for_a_refill_that_did_not_go(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 50, 0); /* 10 left after the batch of 40: no refill */
+    enqueue_segments(f->s, 1, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 10 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
+    struct adw_stats st = stats(f->s);
+    assert_int_equal(st.batch_refills, 0);
+    assert_int_equal(st.early_slice_starts, 0);
+}
+
 /* With time left for a refill the slice stays its pair's: the refill goes, the next slice waits. */
 static void test_a_refill_keeps_the_slice_for_its_pair(void **state)
 {
@@ -312,6 +328,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_early_start_after_a_drain_that_overran_its_slice,
                                         sched_fixture_setup, sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair,
+                                        sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_early_start_with_time_left_for_a_refill_that_did_not_go,
                                         sched_fixture_setup, sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_a_refill_keeps_the_slice_for_its_pair, sched_fixture_setup,
                                         sched_fixture_teardown),
