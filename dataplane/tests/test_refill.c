@@ -269,6 +269,21 @@ static void test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair(voi
     assert_int_equal(stats(f->s).early_slice_starts, 0);
 }
 
+/* An early batch only when the whole batch is queued: released underfilled, what arrives before its slice start
+ * would wait for the pair's next frame. */
+static void test_no_early_start_when_the_next_pairs_batch_would_be_underfilled(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    enqueue_segments(f->s, 1, 0, 30, 0); /* under the 43 of an early batch */
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
+    assert_int_equal(sched_dequeue_all(f->s, 18 * MS + MS / 2), 0);
+    enqueue_segments(f->s, 1, 30, 10, 19 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40); /* at its slice start, with what came meanwhile */
+    assert_int_equal(stats(f->s).early_slice_starts, 0);
+}
+
 /* With time left for a refill but too little queued for one, the slice stays its pair's too: its packets may
  * still come (a cwnd-limited sender), and the next pair's batch waits for its slice start. */
 static void test_no_early_start_with_time_left_for_a_refill_that_did_not_go(void **state)
@@ -328,6 +343,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_early_start_after_a_drain_that_overran_its_slice,
                                         sched_fixture_setup, sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair,
+                                        sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_early_start_when_the_next_pairs_batch_would_be_underfilled,
                                         sched_fixture_setup, sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_no_early_start_with_time_left_for_a_refill_that_did_not_go,
                                         sched_fixture_setup, sched_fixture_teardown),
