@@ -219,6 +219,13 @@ class TsAbrQd(Strict):
         le=10,
         description="Reset r to r_init when the pair's measured rate changes by more than this fraction (0.5 = 50 %).",
     )
+    early_handover: bool = Field(
+        default=False,
+        description="When a drain ends with under 2 ms of its slice left (no refill), release the next slice's "
+        "batches at once if they are queued whole, instead of at that slice's start. More throughput, but the "
+        "previous AP's MAC retries then meet the next batch more often (testbed/README.md). Off: the paper's "
+        "fixed slice starts.",
+    )
 
     @model_validator(mode="after")
     def _bounds_ordered(self) -> TsAbrQd:

@@ -420,8 +420,8 @@ bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t n
 }
 
 /*
- * Early start of the next slice (004 §5 design principle (2), busy up to the end of the slice, carried across the
- * handover). A drain that ends with under ADW_REFILL_MIN_NS of its slice left gets no refill, and the next pair's
+ * Early start of the next slice, with policies.ts_abr_qd.early_handover (004 §5 design principle (2), busy up to the
+ * end of the slice, carried across the handover; off by default: slices start on the clock as in 004 §5). A drain that ends with under ADW_REFILL_MIN_NS of its slice left gets no refill, and the next pair's
  * batch used to wait for its slice start: in the downlink-20ms ground truth 2,080 of 2,950 handovers went that
  * way, the air idle 868 µs on average between the STA's last ACK and the next batch at the other AP (2.9 % of the
  * air), against 199 µs for a batch that had waited for an overrun and went as soon as it drained (testbed/README.md).
@@ -432,15 +432,18 @@ bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t n
  * batch is out. Not across a frame boundary with a new configuration staged (it applies from there), not for a
  * paced pair, and only with the whole batch queued: an underfilled batch released early leaves what arrives
  * before the slice start to the pair's next frame, 40 ms on (downlink-wan-20ms, a window-limited sender whose
- * queue is under r: utility 6.95-7.19 in five 3 x 20 s runs with underfilled early batches, against 7.22-7.30 in
- * four without early starts).
+ * queue is under r: utility 6.95-7.19 in five 3 x 20 s runs with underfilled early batches, against 7.16-7.30 in
+ * five without early starts). Off by default because the AP of the slice before may still be retrying an MPDU
+ * whose TCP ACK already closed the drain (its BlockAck was lost): AP airtime collided 1.2-1.7 % with it on in
+ * downlink-20ms against 0.2-0.6 % off, for a utility of 7.50 against 7.46 (testbed/README.md).
  */
 void adw_start_next_slice_early(struct adw_sched *s, const struct adw_pair_state *ended, uint64_t now_ns)
 {
     const struct adw_slice_clock *c = &s->clock;
     const struct adw_plan *p = s->plan;
     uint16_t n = p->cfg->n_slices;
-    if (!c->started || c->slice >= n || n < 2 || s->n_deferred > 0 || s->n_rt_pending > 0 || adw_rt_holding(s))
+    if (!p->cfg->policies.ts_abr_qd.early_handover || !c->started || c->slice >= n || n < 2 || s->n_deferred > 0 ||
+        s->n_rt_pending > 0 || adw_rt_holding(s))
         return;
     if (s->given_to[c->slice] != ended->pair &&
         (s->given_to[c->slice] != ADW_PAIR_NONE || !(p->slice_mask[ended->pair] >> c->slice & 1u)))

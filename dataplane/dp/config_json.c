@@ -32,7 +32,7 @@ static const char *const SLICE_KEYS[] = {"duration_ms", "pairs", NULL};
 static const char *const POLICY_KEYS[] = {"ts_abr_qd", "dynamic_slicing", "realtime", "queue_sizing",
                                           "aggregation_target", NULL};
 static const char *const TSABR_KEYS[] = {"a_pkts_per_ms", "r_init_pkts", "r_min_pkts", "r_max_pkts",
-                                         "v_cap_factor", "rate_change_reset", NULL};
+                                         "v_cap_factor", "rate_change_reset", "early_handover", NULL};
 static const char *const DYN_KEYS[] = {"enabled", "pairs", NULL};
 static const char *const RT_KEYS[] = {"dscp", "udp_ports", "hold_max_fraction", "guard_us", NULL};
 static const char *const QS_KEYS[] = {"t_max_ms", "c_pkts", "q_max_pkts", "q_min_pkts", "a1", "b1", "ewma_alpha",
@@ -348,8 +348,10 @@ static int read_tsabr(struct loader *l, const json_t *pol)
     const char *p = "policies.ts_abr_qd";
     struct adw_tsabr_policy *t = &l->c->policies.ts_abr_qd;
     json_t *o = jw_member(&l->w, pol, "policies", "ts_abr_qd", 1);
-    if (!o || jw_object(&l->w, o, p, TSABR_KEYS))
+    int early = 0;
+    if (!o || jw_object(&l->w, o, p, TSABR_KEYS) || jw_bool(&l->w, o, p, "early_handover", 0, &early))
         return -1;
+    t->early_handover = early;
     return jw_number(&l->w, o, p, "a_pkts_per_ms", 1, ABOVE(0.0), 20.0, &t->a_pkts_per_ms)
         || read_u32(l, o, p, "r_init_pkts", 1, 65536, &t->r_init_pkts)
         || read_u32(l, o, p, "r_min_pkts", 1, 65536, &t->r_min_pkts)

@@ -1,7 +1,8 @@
 /*
  * test_refill.c — a drain that ends early in its slice gets a batch for the time left, in the same drain
  * (release.c, adw_refill_batch; 004 §5 design principle (2): busy up to the end of the slice), and with too
- * little time left for that the next slice's batch goes at once (adw_start_next_slice_early). The 2AP-2STA lab:
+ * little time left for that, with policies.ts_abr_qd.early_handover, the next slice's batch goes at once
+ * (adw_start_next_slice_early). The 2AP-2STA lab:
  * AP1-STA1 in slice 0, AP2-STA2 in slice 1, 20 ms each, r_init = 40, a = 1 packet/ms, time starting at 0.
  */
 #include <setjmp.h>
@@ -40,6 +41,14 @@ static struct adw_stats stats(struct adw_sched *s)
     struct adw_stats st;
     adw_sched_stats_read(s, &st);
     return st;
+}
+
+/* The lab with policies.ts_abr_qd.early_handover on (adw_start_next_slice_early). */
+static void enable_early_handover(struct sched_fixture *f)
+{
+    f->cfg->policies.ts_abr_qd.early_handover = true;
+    sched_fixture_recreate(f, NULL);
+    assert_non_null(f->s);
 }
 
 /* Frame 0's report of AP1-STA1 (polled once frame 1 has begun). */
@@ -189,11 +198,26 @@ static void test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill(
     assert_int_equal(stats(f->s).batch_refills, 0);
 }
 
-/* Too little of the slice left for a refill: AP2-STA2's batch goes when AP1's drain ends, sized for the time to
+/* By default (early_handover off) slices start on the clock, as in 004 §5: with 1.5 ms left and AP2-STA2's batch
+ * queued, it waits for its slice start. */
+static void test_without_early_handover_the_next_slice_starts_on_the_clock(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    enqueue_segments(f->s, 1, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
+    assert_int_equal(sched_dequeue_all(f->s, 18 * MS + MS / 2), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
+    assert_int_equal(stats(f->s).early_slice_starts, 0);
+}
+
+/* With early_handover, too little of the slice left for a refill: AP2-STA2's batch goes when AP1's drain ends, sized for the time to
  * the end of its own slice (r = 40 for 20 ms, 21.5 ms away: 43 packets), and nothing more at its slice start. */
 static void test_next_slice_starts_when_a_drain_ends_with_no_time_left_for_a_refill(void **state)
 {
     struct sched_fixture *f = *state;
+    enable_early_handover(f);
     enqueue_segments(f->s, 0, 0, 100, 0);
     enqueue_segments(f->s, 1, 0, 100, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
@@ -216,6 +240,7 @@ static void test_next_slice_starts_when_a_drain_ends_with_no_time_left_for_a_ref
 static void test_an_early_batch_is_its_slices_sample_scaled_back_to_the_reference_slice(void **state)
 {
     struct sched_fixture *f = *state;
+    enable_early_handover(f);
     enqueue_segments(f->s, 0, 0, 100, 0);
     enqueue_segments(f->s, 1, 0, 100, 0);
     sched_dequeue_all(f->s, 0);
@@ -245,6 +270,7 @@ static void test_an_early_batch_is_its_slices_sample_scaled_back_to_the_referenc
 static void test_no_early_start_after_a_drain_that_overran_its_slice(void **state)
 {
     struct sched_fixture *f = *state;
+    enable_early_handover(f);
     enqueue_segments(f->s, 0, 0, 100, 0);
     enqueue_segments(f->s, 1, 0, 100, 0);
     sched_dequeue_all(f->s, 0);
@@ -260,6 +286,7 @@ static void test_no_early_start_after_a_drain_that_overran_its_slice(void **stat
 static void test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair(void **state)
 {
     struct sched_fixture *f = *state;
+    enable_early_handover(f);
     enqueue_segments(f->s, 0, 0, 100, 0);
     enqueue_segments(f->s, 1, 0, 10, 0);
     sched_dequeue_all(f->s, 0);
@@ -274,6 +301,7 @@ static void test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair(voi
 static void test_no_early_start_when_the_next_pairs_batch_would_be_underfilled(void **state)
 {
     struct sched_fixture *f = *state;
+    enable_early_handover(f);
     enqueue_segments(f->s, 0, 0, 100, 0);
     enqueue_segments(f->s, 1, 0, 30, 0); /* under the 43 of an early batch */
     sched_dequeue_all(f->s, 0);
@@ -289,6 +317,7 @@ static void test_no_early_start_when_the_next_pairs_batch_would_be_underfilled(v
 static void test_no_early_start_with_time_left_for_a_refill_that_did_not_go(void **state)
 {
     struct sched_fixture *f = *state;
+    enable_early_handover(f);
     enqueue_segments(f->s, 0, 0, 50, 0); /* 10 left after the batch of 40: no refill */
     enqueue_segments(f->s, 1, 0, 100, 0);
     sched_dequeue_all(f->s, 0);
@@ -304,6 +333,7 @@ static void test_no_early_start_with_time_left_for_a_refill_that_did_not_go(void
 static void test_a_refill_keeps_the_slice_for_its_pair(void **state)
 {
     struct sched_fixture *f = *state;
+    enable_early_handover(f);
     enqueue_segments(f->s, 0, 0, 100, 0);
     enqueue_segments(f->s, 1, 0, 100, 0);
     sched_dequeue_all(f->s, 0);
@@ -335,6 +365,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_refill_of_acks_to_an_uplink_sender, sched_fixture_setup,
                                         sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill,
+                                        sched_fixture_setup, sched_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_without_early_handover_the_next_slice_starts_on_the_clock,
                                         sched_fixture_setup, sched_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_next_slice_starts_when_a_drain_ends_with_no_time_left_for_a_refill,
                                         sched_fixture_setup, sched_fixture_teardown),

@@ -111,6 +111,7 @@ static void test_lab_document_loads_every_field(void **state)
     assert_int_equal(cfg->policies.ts_abr_qd.r_init_pkts, 40);
     assert_int_equal(cfg->policies.ts_abr_qd.r_max_pkts, 2048);
     assert_true(cfg->policies.ts_abr_qd.v_cap_factor == 3.0);
+    assert_false(cfg->policies.ts_abr_qd.early_handover); /* absent: slices start on the clock */
     assert_int_equal(cfg->policies.realtime.n_dscp, 1);
     assert_int_equal(cfg->policies.realtime.dscp[0], 46);
     assert_true(cfg->policies.realtime.hold_max_fraction == ADW_RT_HOLD_MAX_FRACTION_DEFAULT); /* absent: default */
@@ -231,12 +232,14 @@ static void test_optional_fields_may_be_absent_or_present(void **state)
     json_object_set_new(at(doc, "topology.aps[0]"), "ampdu_ceiling_us", json_real(1450.0));
     json_object_set_new(at(doc, "policies.realtime"), "hold_max_fraction", json_real(0.5));
     json_object_set_new(at(doc, "policies.realtime"), "guard_us", json_integer(150));
+    json_object_set_new(at(doc, "policies.ts_abr_qd"), "early_handover", json_true());
     json_object_set_new(at(doc, "topology.aps[0]"), "name", json_string("AP one"));
     if (load(doc, cfg, err, sizeof(err)) != 0)
         fail_msg("optional fields refused: %s", err);
     assert_int_equal(cfg->aps[0].vlan, 100);
     assert_true(cfg->policies.realtime.hold_max_fraction == 0.5);
     assert_int_equal(cfg->policies.realtime.guard_us, 150);
+    assert_true(cfg->policies.ts_abr_qd.early_handover);
     free(cfg);
     json_decref(doc);
     json_decref(schema);
@@ -280,6 +283,7 @@ static const struct {
     {"policies.realtime", "guard_us", "10001", "policies.realtime.guard_us: ", "outside"},
     {"policies.realtime", "guard_us", "2.5", "policies.realtime.guard_us: ", "expected an integer"},
     {"policies.dynamic_slicing", "enabled", "\"yes\"", "policies.dynamic_slicing.enabled: ", "expected a boolean"},
+    {"policies.ts_abr_qd", "early_handover", "1", "policies.ts_abr_qd.early_handover: ", "expected a boolean"},
     {"policies.queue_sizing", "ewma_alpha", "1.5", "policies.queue_sizing.ewma_alpha: ", "outside"},
     {"", "schema_version", "2", "schema_version: ", "outside"},
     {"", "topology", "[]", "topology: ", "expected an object"},

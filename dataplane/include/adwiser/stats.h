@@ -50,8 +50,9 @@ struct adw_stats {
     uint64_t slice_deferred_ns;  /* total time they were held back, ns */
     uint64_t slice_deferrals_expired; /* of which skipped: the conflicting drain was still in the air at the end
                                          of their slice */
-    uint64_t early_slice_starts; /* batches released before their slice start: the slice before had no drain left
-                                    in the air and no refill (release.c, adw_start_next_slice_early) */
+    uint64_t early_slice_starts; /* batches released before their slice start (policies.ts_abr_qd.early_handover):
+                                    the slice before drained with no time left for a refill (release.c,
+                                    adw_start_next_slice_early) */
     uint64_t early_slice_ns;     /* total time they went before their slice start, ns */
     uint64_t drain_flows_untracked; /* TCP flows beyond the per-batch tracking table */
     uint64_t tsabr_resets;       /* r reset to r_init on a sharp rate change */
