@@ -51,6 +51,17 @@ static void enable_early_handover(struct sched_fixture *f)
     assert_non_null(f->s);
 }
 
+/* AP1-STA1 (100 segments queued) drains its batch of 40 with 1.5 ms of its slice left, AP2-STA2 has sta2_segments
+ * queued: what is released then. */
+static unsigned ap1_drains_with_1_5_ms_left(struct sched_fixture *f, unsigned sta2_segments)
+{
+    enqueue_segments(f->s, 0, 0, 100, 0);
+    enqueue_segments(f->s, 1, 0, sta2_segments, 0);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
+    return sched_dequeue_all(f->s, 18 * MS + MS / 2);
+}
+
 /* Frame 0's report of AP1-STA1 (polled once frame 1 has begun). */
 static struct adw_pair_report sta1_report_of_frame0(struct adw_sched *s)
 {
@@ -203,26 +214,19 @@ static void test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill(
 static void test_without_early_handover_the_next_slice_starts_on_the_clock(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_segments(f->s, 0, 0, 100, 0);
-    enqueue_segments(f->s, 1, 0, 100, 0);
-    sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
-    assert_int_equal(sched_dequeue_all(f->s, 18 * MS + MS / 2), 0);
+    assert_int_equal(ap1_drains_with_1_5_ms_left(f, 100), 0);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
     assert_int_equal(stats(f->s).early_slice_starts, 0);
 }
 
-/* With early_handover, too little of the slice left for a refill: AP2-STA2's batch goes when AP1's drain ends, sized for the time to
- * the end of its own slice (r = 40 for 20 ms, 21.5 ms away: 43 packets), and nothing more at its slice start. */
+/* With early_handover, too little of the slice left for a refill: AP2-STA2's batch goes when AP1's drain ends,
+ * sized for the time to the end of its own slice (r = 40 for 20 ms, 21.5 ms away: 43 packets), and nothing more at
+ * its slice start. */
 static void test_next_slice_starts_when_a_drain_ends_with_no_time_left_for_a_refill(void **state)
 {
     struct sched_fixture *f = *state;
     enable_early_handover(f);
-    enqueue_segments(f->s, 0, 0, 100, 0);
-    enqueue_segments(f->s, 1, 0, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
-    unsigned n = sched_dequeue_all(f->s, 18 * MS + MS / 2);
+    unsigned n = ap1_drains_with_1_5_ms_left(f, 100);
     assert_int_equal(n, 43);
     for (unsigned i = 0; i < n; i++)
         assert_int_equal(sched_out[i].out_port, 2);
@@ -241,11 +245,7 @@ static void test_an_early_batch_is_its_slices_sample_scaled_back_to_the_referenc
 {
     struct sched_fixture *f = *state;
     enable_early_handover(f);
-    enqueue_segments(f->s, 0, 0, 100, 0);
-    enqueue_segments(f->s, 1, 0, 100, 0);
-    sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
-    sched_dequeue_all(f->s, 18 * MS + MS / 2);
+    ap1_drains_with_1_5_ms_left(f, 100);
     sched_dequeue_all(f->s, 20 * MS);
     ack_segments(f->s, 1, 43, 38 * MS + 925000);
     assert_true(sched_dequeue_all(f->s, 38 * MS + 925000) > 0);
@@ -287,11 +287,7 @@ static void test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair(voi
 {
     struct sched_fixture *f = *state;
     enable_early_handover(f);
-    enqueue_segments(f->s, 0, 0, 100, 0);
-    enqueue_segments(f->s, 1, 0, 10, 0);
-    sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
-    assert_int_equal(sched_dequeue_all(f->s, 18 * MS + MS / 2), 0);
+    assert_int_equal(ap1_drains_with_1_5_ms_left(f, 10), 0);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 10);
     assert_int_equal(stats(f->s).early_slice_starts, 0);
 }
@@ -302,11 +298,7 @@ static void test_no_early_start_when_the_next_pairs_batch_would_be_underfilled(v
 {
     struct sched_fixture *f = *state;
     enable_early_handover(f);
-    enqueue_segments(f->s, 0, 0, 100, 0);
-    enqueue_segments(f->s, 1, 0, 30, 0); /* under the 43 of an early batch */
-    sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
-    assert_int_equal(sched_dequeue_all(f->s, 18 * MS + MS / 2), 0);
+    assert_int_equal(ap1_drains_with_1_5_ms_left(f, 30), 0); /* under the 43 of an early batch */
     enqueue_segments(f->s, 1, 30, 10, 19 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40); /* at its slice start, with what came meanwhile */
     assert_int_equal(stats(f->s).early_slice_starts, 0);
