@@ -4,6 +4,8 @@ response shapes come back. Bounded: a few examples per operation."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, settings
@@ -11,6 +13,27 @@ from schemathesis import DataGenerationMethod, GenerationConfig
 from schemathesis.specs.openapi.checks import ignored_auth
 
 schemathesis.experimental.OPEN_API_3_1.enable()  # FastAPI emits OpenAPI 3.1
+
+
+def _with_inclusive_bounds(node: Any) -> None:
+    """Adds `minimum: m` beside every numeric `exclusiveMinimum: m` (and the same for maximum): the same set of
+    values (x >= m and x > m is x > m). Schemathesis 3.39's negative mutations treat exclusiveMinimum as OpenAPI
+    3.0's boolean, which needs a `minimum` beside it, and raise KeyError('minimum') when they negate a 3.1 bound of
+    a `gt=` field (the policies' a_pkts_per_ms, v_cap_factor, rate_change_reset) without one."""
+    if isinstance(node, dict):
+        for bound, inclusive in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            if isinstance(node.get(bound), (int, float)) and not isinstance(node.get(bound), bool):
+                node.setdefault(inclusive, node[bound])
+        for value in node.values():
+            _with_inclusive_bounds(value)
+    elif isinstance(node, list):
+        for value in node:
+            _with_inclusive_bounds(value)
+
+
+@schemathesis.hook
+def before_load_schema(context: Any, raw_schema: dict[str, Any]) -> None:
+    _with_inclusive_bounds(raw_schema)
 
 
 @pytest.fixture
