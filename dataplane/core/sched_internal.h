@@ -176,8 +176,9 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
 /* The pair's drain just ended with time left in its slice: true if a batch for that time was released into the
  * same drain (V runs on from the first release; the drain is finished when that batch is drained). */
 bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns);
-/* The drain of pair `ended` ended in its own slice without a refill: the next slice's backlogged pairs that nothing
- * holds back get their batches now, for the time to that slice's end (release.c). */
+/* The drain of pair `ended` ended in its own slice without a refill: with policies.ts_abr_qd.early_handover and
+ * under ADW_REFILL_MIN_NS left, the next slice's pairs whose whole batch is queued and that nothing holds back get
+ * their batches now, for the time to that slice's end (release.c). */
 void adw_start_next_slice_early(struct adw_sched *s, const struct adw_pair_state *ended, uint64_t now_ns);
 uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair);
 uint32_t adw_pair_queued(const struct adw_pair_state *ps);
