@@ -384,6 +384,14 @@ uint64_t adw_deferred_next_ns(const struct adw_sched *s)
  * MPDUs on average, then 18-20). Under 2 ms left a refill would be mostly that cost. */
 #define ADW_REFILL_MIN_NS 2000000ull
 
+/* The current slice is pair's: given to it, or one of its pairs' and not given away. From the plan's slice mask,
+ * not a scan of the slice's pairs at every drain end (2,048 per slice in `make bench`: ~1.9 % of its samples). */
+static bool owns_current_slice(const struct adw_sched *s, uint16_t pair)
+{
+    uint16_t slice = s->clock.slice, given = s->given_to[slice];
+    return given == pair || (given == ADW_PAIR_NONE && (s->plan->slice_mask[pair] >> slice & 1u));
+}
+
 bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns)
 {
     const struct adw_slice_clock *c = &s->clock;
@@ -394,11 +402,7 @@ bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t n
     bool this_slices = ps->drain.start_ns >= slice_start || ps->early_slice_ns == slice_start + 1;
     if (!this_slices || now_ns + ADW_REFILL_MIN_NS > slice_end || ps->refill_slice_ns == slice_start + 1)
         return false; /* a batch of an earlier slice, too little time left, or refilled already */
-    /* The slice is the pair's: given to it, or one of its pairs' and not given away. From the plan's slice mask,
-     * not a scan of the slice's pairs at every drain end (2,048 per slice in `make bench`: ~1.9 % of its samples). */
-    bool own = s->given_to[c->slice] == ps->pair ||
-               (s->given_to[c->slice] == ADW_PAIR_NONE && (s->plan->slice_mask[ps->pair] >> c->slice & 1u));
-    if (!own || batch_held_back(s, ps->pair, now_ns))
+    if (!owns_current_slice(s, ps->pair) || batch_held_back(s, ps->pair, now_ns))
         return false;
     uint64_t first_ns = ps->drain.start_ns, first_s_ns = ps->batch_s_ns;
     uint32_t first_pkts = ps->batch_pkts;
@@ -447,8 +451,7 @@ void adw_start_next_slice_early(struct adw_sched *s, const struct adw_pair_state
     if (!p->cfg->policies.ts_abr_qd.early_handover || !c->started || c->slice >= n || n < 2 || s->n_deferred > 0 ||
         s->n_rt_pending > 0 || adw_rt_holding(s))
         return;
-    if (s->given_to[c->slice] != ended->pair &&
-        (s->given_to[c->slice] != ADW_PAIR_NONE || !(p->slice_mask[ended->pair] >> c->slice & 1u)))
+    if (!owns_current_slice(s, ended->pair))
         return; /* the drain that ended overran from an earlier slice: this slice is another pair's */
     uint64_t next_start = c->slice_start_ns + c->dur_ns[c->slice];
     uint16_t next = (uint16_t)((c->slice + 1u) % n);

@@ -95,14 +95,15 @@ class Ppdu:
     mpdus: int
 
 
-def read_ppdus(path: Path, src: str, dst: str) -> list[Ppdu]:
-    """The PPDUs of one link in wlan-emu's ground-truth log, in order."""
-    out = []
+def read_links(path: Path, links: tuple[tuple[str, str], ...]) -> dict[tuple[str, str], list[Ppdu]]:
+    """The PPDUs of each (src, dst) link in wlan-emu's ground-truth log, in order, from one pass over it."""
+    out: dict[tuple[str, str], list[Ppdu]] = {link: [] for link in links}
     with open(path) as fh:
         for line in fh:
             r = json.loads(line)
-            if r["src"] == src and r["dst"] == dst:
-                out.append(Ppdu(int(r["start_us"]), [int(i) for i in r["ids"]], r["ok_mask"], int(r["bytes"]),
+            got = out.get((r["src"], r["dst"]))
+            if got is not None:
+                got.append(Ppdu(int(r["start_us"]), [int(i) for i in r["ids"]], r["ok_mask"], int(r["bytes"]),
                                 int(r["mpdus"])))
     return out
 
@@ -137,12 +138,11 @@ def _alignment(ppdus: list[Ppdu], frames: list[Frame], frame_of_id: dict[int, in
     return mode, float(np.mean(checked)) if checked else 0.0
 
 
-def _uplink_release(run: Path, frames: list[Frame]) -> tuple[dict[int, int], float]:
+def _uplink_release(up: list[Ppdu], frames: list[Frame]) -> tuple[dict[int, int], float]:
     """Per frame the appliance received from the STA (keyed by its index in `frames`), the STA -> AP PPDU whose
     reception released it from the AP's reorder buffer; and the fraction of uplink PPDUs aligned. Only MPDUs
     that got through are handed up, in id order: the k-th received frame is the k-th delivered id, released by
     the latest first-delivering PPDU among it and every id before it."""
-    up = read_ppdus(run / "groundtruth.jsonl", "sta1", "ap1")
     first: dict[int, int] = {}
     for pi, p in enumerate(up):
         for i, okc in zip(p.ids, p.ok):
@@ -161,7 +161,8 @@ def _uplink_release(run: Path, frames: list[Frame]) -> tuple[dict[int, int], flo
 def build(run: Path) -> Capture:
     meta = json.loads((run / "meta.json").read_text())
     frames = read_pcap(run / "ap1.pcap")
-    ppdus = read_ppdus(run / "groundtruth.jsonl", "ap1", "sta1")
+    links = read_links(run / "groundtruth.jsonl", (("ap1", "sta1"), ("sta1", "ap1")))
+    ppdus = links[("ap1", "sta1")]
     down = [f for f in frames if f.to_sta]
     if (run / "wlan-ap1.pcap").exists():  # adwiser-dp's sends are invisible on its side (ack_capture.py)
         down = [f for f in read_pcap(run / "wlan-ap1.pcap") if f.to_sta]
@@ -184,7 +185,7 @@ def build(run: Path) -> Capture:
     down_t = [f.t_ns for f in down]
     acks = [k for k, f in enumerate(frames) if f.from_sta and f.tcp and f.payload == 0 and f.flags & 0x10
             and not f.flags & 0x07]
-    released_by, up_aligned = _uplink_release(run, frames)
+    released_by, up_aligned = _uplink_release(links[("sta1", "ap1")], frames)
     t, segs, pp = [], [], []
     last_ack: dict[tuple[int, int], int] = {}
     prev_pp = -1

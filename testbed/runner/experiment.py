@@ -104,16 +104,22 @@ def ci95(values: list[float]) -> float | None:
     return T95.get(n - 1, 1.96) * sd / math.sqrt(n)
 
 
-def _slice_overflow(run_out: Path, emu_stats: dict[str, Any],
-                    as_released: bool = False) -> dict[str, float | None] | None:
-    """Per pair, airtime outside its slices / slice time (slice_overflow.py), on the fixed slice grid or the
-    slices as released; None when the emulator's stats do not say when its clock started."""
+def _slice_overflow(run_out: Path, emu_stats: dict[str, Any]) -> tuple[dict[str, float | None] | None,
+                                                                        dict[str, float | None] | None]:
+    """Per pair, airtime outside its slices / slice time (slice_overflow.py), on the fixed slice grid and on the
+    slices as released, from one read of the logs; (None, None) when the emulator's stats do not say when its
+    clock started."""
     t0 = emu_stats.get("t0_unix_ns")
     tel, gt = run_out / "adwiser-dp.telemetry.jsonl", run_out / "groundtruth.jsonl"
     if not isinstance(t0, int) or not tel.exists() or not gt.exists():
-        return None
-    frac = slice_overflow.overflow_fraction(slice_overflow.read_frames(tel), groundtruth.read(gt), t0, as_released)
-    return {k: round(v, 5) if v is not None else None for k, v in frac.items()}
+        return None, None
+    frames, ppdus = slice_overflow.read_frames(tel), groundtruth.read(gt)
+
+    def rounded(as_released: bool) -> dict[str, float | None]:
+        frac = slice_overflow.overflow_fraction(frames, ppdus, t0, as_released)
+        return {k: round(v, 5) if v is not None else None for k, v in frac.items()}
+
+    return rounded(False), rounded(True)
 
 
 def _stop_all(steps: list[tuple[str, Any]]) -> list[str]:
@@ -216,8 +222,7 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         pairs.append(PairResult(ap, sta, s.direction, round(sum(per_round) / len(per_round), 3),
                                 ampdu, phy, drains.get(f"{ap}/{sta}"),
                                 iperf.interval_series(rounds[0][label])))
-    overflow = _slice_overflow(run_out, stats["emu"]) if be is not None else None
-    overflow_released = _slice_overflow(run_out, stats["emu"], as_released=True) if be is not None else None
+    overflow, overflow_released = _slice_overflow(run_out, stats["emu"]) if be is not None else (None, None)
     thr = [p.throughput_mbps for p in pairs]
     beta = isolated_throughputs(results_dir, s, thr)
     u, bound = utility(thr), utility_bound(beta or [], len(pairs))
