@@ -61,7 +61,8 @@ def second_half_rounds(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, d
     pair's data A-MPDUs (the AP's scheduling round c + wᵀμ_N, which 000 §VI-B calls the mean
     delay); `mpdus_per_ampdu`; `new_mpdus_per_ampdu` (MPDUs whose packet was not on the air
     before; the model's N_f+1 = P_f of 000 §IV-C); `retx_frac`, the share of MPDUs that are
-    retransmissions. So round_ms = new_mpdus_per_ampdu / x, and μ̃_N / x = round_ms / (1 - retx_frac)."""
+    retransmissions; `ampdu_airtime_us`, the mean airtime of its data PPDUs (wᵀμ_N's share of the round
+    that is this pair's). So round_ms = new_mpdus_per_ampdu / x, and μ̃_N / x = round_ms / (1 - retx_frac)."""
     if not ppdus:
         return {}
     wanted = _names(pairs)
@@ -70,6 +71,7 @@ def second_half_rounds(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, d
     starts: dict[str, list[int]] = {p: [] for p in wanted}
     sizes: dict[str, list[int]] = {p: [] for p in wanted}
     new: dict[str, list[int]] = {p: [] for p in wanted}
+    airtime: dict[str, list[int]] = {p: [] for p in wanted}
     for r in ppdus:
         t, pair, ids = int(r["start_us"]), r["pair"], [int(i) for i in r.get("ids") or []]
         fresh = sum(1 for i in ids if i not in seen[pair])
@@ -78,6 +80,7 @@ def second_half_rounds(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, d
             starts[pair].append(t)
             sizes[pair].append(len(ids))
             new[pair].append(fresh)
+            airtime[pair].append(int(r["duration_us"]))
     out: dict[str, dict[str, float]] = {}
     for pair in sorted(wanted):
         if len(starts[pair]) < 2 or not sum(sizes[pair]):
@@ -85,8 +88,32 @@ def second_half_rounds(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, d
         out[pair] = {"round_ms": round((starts[pair][-1] - starts[pair][0]) / (len(starts[pair]) - 1) / 1000, 4),
                      "mpdus_per_ampdu": round(statistics.fmean(sizes[pair]), 3),
                      "new_mpdus_per_ampdu": round(statistics.fmean(new[pair]), 3),
-                     "retx_frac": round(1 - sum(new[pair]) / sum(sizes[pair]), 4)}
+                     "retx_frac": round(1 - sum(new[pair]) / sum(sizes[pair]), 4),
+                     "ampdu_airtime_us": round(statistics.fmean(airtime[pair]), 1)}
     return out
+
+
+def air_per_round(pairs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """How one AP's scheduling round is spent over the second half of a run with several pairs, from each
+    pair's `air_second_half` (second_half_rounds) and `mean_phy_mbps`: `round_ms` (the pairs' mean),
+    `ampdu_airtime_us` per pair, `data_share` (Σ_i airtime_i / round_i: the share of the time the AP's data
+    PPDUs fill), `rest_ms` (the round's remainder: 000 §IV's c, channel access, BlockAcks and the STAs' TCP
+    ACKs) and `phy_mbps_by_airtime` (the pairs' PHY rates weighted by their airtime). The AP's goodput is
+    about data_share x phy_mbps_by_airtime x the MAC's efficiency, so setting two runs' figures side by side
+    says whether a difference in goodput comes from how much of the round carries data or from whose data
+    it carries. None unless every pair has them."""
+    figs = [(p.get("air_second_half") or {}, p.get("mean_phy_mbps")) for p in pairs]
+    if len(figs) < 2 or any(not a.get("round_ms") or a.get("ampdu_airtime_us") is None
+                            or not isinstance(phy, int | float) for a, phy in figs):
+        return None
+    shares = [a["ampdu_airtime_us"] / 1000 / a["round_ms"] for a, _ in figs]
+    round_ms = statistics.fmean(a["round_ms"] for a, _ in figs)
+    share = sum(shares)
+    return {"round_ms": round(round_ms, 3),
+            "ampdu_airtime_us": [a["ampdu_airtime_us"] for a, _ in figs],
+            "data_share": round(share, 4),
+            "rest_ms": round(round_ms * (1 - share), 3),
+            "phy_mbps_by_airtime": round(sum(s * phy for s, (_, phy) in zip(shares, figs)) / share, 1)}
 
 
 def second_half_loop_delay_ms(loop: list[dict[str, Any]]) -> float | None:

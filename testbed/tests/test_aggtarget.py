@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from runner import agg_lab, aggtarget, aggtarget_air, delay_probe, iperf, shell, udp_counters
+from runner import agg_lab, aggtarget, aggtarget_air, delay_probe, iperf, report_aggtarget, shell, udp_counters
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -282,9 +282,42 @@ def test_second_half_rounds_give_the_schedulers_round_and_the_retransmitted_shar
         ppdu(3000, [9, 10]), ppdu(4000, [8, 11, 12, 13])]) + "\n")   # id 8 again
     r = aggtarget_air.second_half_rounds(aggtarget_air.data_ppdus(gt, [("ap1", "sta1")]), [("ap1", "sta1")])["ap1/sta1"]
     assert r == {"round_ms": 1.0, "mpdus_per_ampdu": 3.0, "new_mpdus_per_ampdu": 2.333,
-                 "retx_frac": round(2 / 9, 4)}
+                 "retx_frac": round(2 / 9, 4), "ampdu_airtime_us": 100.0}
     missing = aggtarget_air.data_ppdus(tmp_path / "missing.jsonl", [("ap1", "sta1")])
     assert aggtarget_air.second_half_rounds(missing, [("ap1", "sta1")]) == {}
+
+
+def _air_pair(sta: str, round_ms: float, ampdu_us: float, phy: float, half_mbps: float) -> dict[str, object]:
+    return {"ap": "ap1", "sta": sta, "mean_phy_mbps": phy, "throughput_second_half_mbps": half_mbps,
+            "air_second_half": {"round_ms": round_ms, "ampdu_airtime_us": ampdu_us}}
+
+
+def test_air_per_round_gives_the_share_of_the_round_data_fills_and_the_phy_rate_by_airtime() -> None:
+    # a 4 ms round: 1 ms at 800 Mbit/s and 1 ms at 200 Mbit/s of data, 2 ms of the rest
+    air = aggtarget_air.air_per_round([_air_pair("sta1", 4.0, 1000.0, 800.0, 1.0),
+                                       _air_pair("sta2", 4.0, 1000.0, 200.0, 1.0)])
+    assert air == {"round_ms": 4.0, "ampdu_airtime_us": [1000.0, 1000.0], "data_share": 0.5, "rest_ms": 2.0,
+                   "phy_mbps_by_airtime": 500.0}
+    # a pair sending two A-MPDUs a round (its starts 2 ms apart) fills twice its A-MPDU's share
+    air = aggtarget_air.air_per_round([_air_pair("sta1", 2.0, 1000.0, 800.0, 1.0),
+                                       _air_pair("sta2", 4.0, 1000.0, 200.0, 1.0)])
+    assert air is not None and air["data_share"] == 0.75 and air["phy_mbps_by_airtime"] == 600.0
+    assert aggtarget_air.air_per_round([_air_pair("sta1", 4.0, 1000.0, 800.0, 1.0)]) is None   # one pair
+    no_gt = dict(_air_pair("sta2", 4.0, 1000.0, 200.0, 1.0), air_second_half=None)
+    assert aggtarget_air.air_per_round([_air_pair("sta1", 4.0, 1000.0, 800.0, 1.0), no_gt]) is None
+
+
+def test_report_splits_a_controlled_runs_goodput_ratio_into_data_share_and_phy_rate() -> None:
+    # straight: long A-MPDUs to the slow STA; controlled: equal airtime, less of the round carrying data
+    straight = [_air_pair("sta1", 4.0, 1000.0, 800.0, 100.0), _air_pair("sta2", 4.0, 2000.0, 200.0, 60.0)]
+    controlled = [_air_pair("sta1", 2.0, 500.0, 800.0, 110.0), _air_pair("sta2", 2.0, 500.0, 200.0, 26.0)]
+    docs = {"aggtarget-2sta-mixed-mcs": {"runs": {"cubic": {"pairs": straight}, "aggtarget": {"pairs": controlled}}}}
+    rows = [ln for ln in report_aggtarget.round_lines(docs) if ln.startswith("| aggtarget-2sta")]
+    # data share 0.5 against 0.75, PHY by airtime 500 against 400: 0.667 x 1.25 = 0.833; goodput 136 / 160
+    assert rows[0] == ("| aggtarget-2sta-mixed-mcs | aggtarget | 2.00 | 500, 500 | 0.500 | 1.00 | 500 | 136.0 "
+                       "| 0.667 x 1.250 = 0.833 | 0.850 |")
+    assert rows[1].startswith("| aggtarget-2sta-mixed-mcs | cubic | 4.00 | 1000, 2000 | 0.750 | 1.00 | 400 | 160.0 | |")
+    assert report_aggtarget.round_lines({"aggtarget-1sta": {"runs": {"cubic": {"pairs": straight[:1]}}}}) == []
 
 
 def test_ap_queue_delay_is_the_wait_from_enqueue_to_each_mpdus_first_ppdu_start(tmp_path: Path) -> None:
