@@ -318,7 +318,7 @@ class AggregationOverride(Strict):
         default=None, ge=1, le=256, description="N-bar for these pairs: cap of the A-MPDU target, in MPDUs."
     )
     t_bar_ms: float | None = Field(
-        default=None, gt=0, le=1000, description="T-bar for these pairs: queueing delay target, in ms."
+        default=None, gt=0, le=1000, description="T-bar for these pairs (as aggregation_target.t_bar_ms), in ms."
     )
 
 
@@ -329,7 +329,12 @@ class AggregationTarget(Strict):
     n_target_max: int = Field(
         ge=1, le=256, description="N-bar: cap of the aggregation target N_target, in MPDUs per A-MPDU (paper: 48)."
     )
-    t_bar_ms: float = Field(gt=0, le=1000, description="T-bar: target queueing delay at the AP, in ms.")
+    t_bar_ms: float = Field(
+        gt=0, le=1000,
+        description="T-bar: the AP delay the loops hold, in ms: 000 eq. (9) mu_N / x, the wait of each A-MPDU's first "
+                    "packet, which bounds the mean packet queueing delay at the AP from above (the mean packet waits "
+                    "part of it).",
+    )
     k1: float = Field(gt=0, le=5, description="Inner-loop gain K1 (z += K1 (N_target - mu_N)); dimensionless, paper 0.5.")
     k2: float = Field(gt=0, le=1, description="Outer-loop gain K2 (nu += K2 (G(x) - nu)); dimensionless, paper 0.2.")
     delta_s: float = Field(ge=0.01, le=60, description="Update interval Delta of the loops, in seconds (paper 0.5 s).")
