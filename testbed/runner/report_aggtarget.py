@@ -60,8 +60,8 @@ def plot(doc: dict[str, Any], out: Path) -> Path | None:
 
 
 def _half_mbps(run: dict[str, Any]) -> float | None:
-    rates = [p.get("throughput_second_half_mbps") for p in run["pairs"]]
-    return sum(rates) if all(isinstance(r, int | float) for r in rates) else None
+    rates = [p.get("throughput_second_half_mbps") for p in run.get("pairs") or []]
+    return sum(rates) if rates and all(isinstance(r, int | float) for r in rates) else None
 
 
 def round_lines(docs: dict[str, dict[str, Any]]) -> list[str]:

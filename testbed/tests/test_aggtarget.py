@@ -318,6 +318,9 @@ def test_report_splits_a_controlled_runs_goodput_ratio_into_data_share_and_phy_r
                        "| 0.667 x 1.250 = 0.833 | 0.850 |")
     assert rows[1].startswith("| aggtarget-2sta-mixed-mcs | cubic | 4.00 | 1000, 2000 | 0.750 | 1.00 | 400 | 160.0 | |")
     assert report_aggtarget.round_lines({"aggtarget-1sta": {"runs": {"cubic": {"pairs": straight[:1]}}}}) == []
+    # without its straight run a controlled run still gets its row, with no ratios
+    alone = report_aggtarget.round_lines({"aggtarget-2sta-mixed-mcs": {"runs": {"aggtarget": {"pairs": controlled}}}})
+    assert [ln for ln in alone if ln.startswith("| aggtarget-2sta")][0].endswith("| 136.0 | | |")
 
 
 def test_ap_queue_delay_is_the_wait_from_enqueue_to_each_mpdus_first_ppdu_start(tmp_path: Path) -> None:
