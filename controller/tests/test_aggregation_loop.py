@@ -335,3 +335,20 @@ def test_no_c_check_from_a_slot_in_which_the_ap_queue_grew() -> None:
     # without the STAs' count the same slot is read as if (8) held, and its č is far too small
     blind = step(params, st, meas(overloaded, count=False), now_s=30.0)
     assert blind.c_check is not None and blind.c_check < 0.7 * plant.c_s
+
+
+def test_c_check_is_the_median_over_stations_so_one_stations_start_backlog_does_not_set_it() -> None:
+    # Each station's (40) gives the same c in the model; at the start one station's A-MPDUs can carry what
+    # the unpaced start left in the AP's queue for it, four times what its rate gives. The median of the
+    # five checks is the plant's c; a mean would read 1.6 c, and at β = 0.05 ĉ would keep most of that
+    # for tens of slots.
+    params = LoopParams(t_bar_s=0.010, n_bar=48)
+    rates = {"ap/s1": 850e6, "ap/s2": 650e6, "ap/s3": 400e6, "ap/s4": 280e6, "ap/s5": 220e6}
+    plant = Plant(c_s=2.5e-3, rates_bps=rates)
+    st, _ = run(params, plant, 40)
+    assert st.c_hat == pytest.approx(plant.c_s, rel=0.02)
+    mu = plant.aggregation(st.x)
+    meas = {s: StaMeasurement(r, mu[s] * (4.0 if s == "ap/s5" else 1.0)) for s, r in rates.items()}
+    res = step(params, st, meas, now_s=20.5)
+    assert res.c_check == pytest.approx(plant.c_s, rel=0.02)
+    assert res.state.c_hat == pytest.approx(plant.c_s, rel=0.02)
