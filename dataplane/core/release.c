@@ -460,11 +460,11 @@ void adw_start_next_slice_early(struct adw_sched *s, const struct adw_pair_state
                    its pair's, whose packets may still arrive (downlink-wan-20ms, a cwnd-limited sender: early
                    starts of 9 ms on average gave AP2 37 % of AP1's slice time, AP1 fell from 35 to 5-37 Mbit/s) */
     const struct adw_slice_cfg *sl = &p->cfg->slices[next];
+    uint64_t s_ns = next_start + sl->duration_ns - now_ns; /* from now to the end of the next slice */
     for (unsigned i = 0; i < sl->n_pairs; i++) {
         uint16_t q = sl->pairs[i];
         struct adw_pair_state *ps = &s->slots[p->slot_of_pair[q]];
         bool in_this_slice = s->given_to[c->slice] == q || (p->slice_mask[q] >> c->slice & 1u);
-        uint64_t s_ns = next_start + sl->duration_ns - now_ns;
         if (in_this_slice || ps->early_slice_ns == next_start + 1 || ps->deferred || ps->drain.open ||
             adw_pacer_active(&ps->pacer) || ps->q_data.len < ADW_EBDP_MIN_BATCH_PKTS ||
             ps->q_data.len + ps->q_ack.len < batch_for(s, ps, s_ns) || batch_held_back(s, q, now_ns))

@@ -70,14 +70,14 @@ def round_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
     rows = []
     for name, doc in docs.items():
         straight = doc["runs"].get(SCENARIOS[name].straight_mode) or {}
-        base = air_per_round(straight.get("pairs") or [])
+        base, straight_got = air_per_round(straight.get("pairs") or []), _half_mbps(straight)
         for mode in MODES:
             run = doc["runs"].get(mode) or {}
             air = air_per_round(run.get("pairs") or [])
             if air is None:
                 continue
             ratios = "| | |"
-            got, straight_got = _half_mbps(run), _half_mbps(straight)
+            got = _half_mbps(run)
             if mode == "aggtarget" and base is not None and straight_got and got is not None:
                 share = air["data_share"] / base["data_share"]
                 phy = air["phy_mbps_by_airtime"] / base["phy_mbps_by_airtime"]
