@@ -149,3 +149,21 @@ def test_c_check_reads_the_round_at_the_rates_the_pairs_sent_not_at_their_paced_
     mu = plant.aggregation(sent)
     blind = step(params, st, {s: StaMeasurement(r, mu[s]) for s, r in rates.items()}, now_s=1.5)
     assert blind.c_check is not None and blind.c_check < 0.8 * plant.c_s
+
+
+def test_first_c_check_when_the_held_rates_overfill_the_air_at_the_new_phy_rates_keeps_z() -> None:
+    # The first č re-expresses z at the rates held over its slot, z = x ĉ / (1 - wᵀx), with w from the PHY
+    # rates reported in the same step. Right after the start those can be far lower than the first ones
+    # (rate control starting low), and wᵀx ≥ 1 then has no such z: the pairs keep theirs. Before this the
+    # step lost every z and raised KeyError, which stopped the aggregation loop (an
+    # aggtarget-5sta-mixed-mcs-5ms run, 2026-11-26).
+    params = LoopParams(t_bar_s=0.005, n_bar=34.0)
+    rates = {"ap/s1": 850e6, "ap/s2": 250e6}
+    st = initial(params, {s: StaMeasurement(r, None) for s, r in rates.items()})
+    quarter = {s: r / 4 for s, r in rates.items()}
+    assert sum(params.w_of(quarter[s]) * st.x[s] for s in rates) > 1.0
+    res = step(params, st, {s: StaMeasurement(quarter[s], 8.0, delivered_pps=0.2 * st.x[s]) for s in rates},
+               now_s=0.5)
+    assert res.c_check is not None and res.state.c_hat == res.c_check
+    assert set(res.state.z) == set(rates)
+    assert all(0 < x < st.x[s] for s, x in res.rates_pps.items())

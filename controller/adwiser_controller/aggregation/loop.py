@@ -251,7 +251,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             # of every station's channel-access overhead in a round, 000 §IV, with the STAs' TCP ACKs), and
             # (46) at the new ĉ cut every start rate by as much for one Δ while each μ̃ was under its target.
             # The second č, if smaller, would likewise raise every rate at once.
-            state = replace(state, z=_z_at_rates(params, w, {}, c_hat, state.x))
+            state = replace(state, z={**state.z, **_z_at_rates(params, w, {}, c_hat, state.x)})
 
     # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
     # x(k) = F⁻¹(z(k)) is the loop's own (46), no measurement: a joined pair's counts too.
