@@ -3,6 +3,8 @@ analytic plant of 000 §IV, and the bottleneck classifier of 001 §5."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from aggregation_plant import ApQueuePlant, Plant, Slot
 from bottleneck_windows import full_window
@@ -352,3 +354,43 @@ def test_c_check_is_the_median_over_stations_so_one_stations_start_backlog_does_
     res = step(params, st, meas, now_s=20.5)
     assert res.c_check == pytest.approx(plant.c_s, rel=0.02)
     assert res.state.c_hat == pytest.approx(plant.c_s, rel=0.02)
+
+
+def test_no_c_check_from_a_pair_whose_ampdus_are_single_arrival_bursts() -> None:
+    # After its transfer ends a pair can still trickle: a few packets at well under 1 Mbit/s, each sent
+    # as it arrives (μ̃ 1-2 MPDUs). μ̃/x is then the gap between arrivals, not the AP's round: read as
+    # (40) it gives C_MAX_S, which at β = 0.05 would add about 2.4 ms to ĉ in one step. The other
+    # pair, still carrying its paced rate, gives the check alone; with no such pair there is none.
+    params = LoopParams(t_bar_s=0.010, n_bar=48)
+    rates = {"ap/busy": 600e6, "ap/done": 300e6}
+    plant = Plant(c_s=1.0e-3, rates_bps=rates)
+    st, mu = run(params, plant, 60)
+    assert st.c_hat == pytest.approx(plant.c_s, rel=0.02)
+    trickle = StaMeasurement(rates["ap/done"], 1.5, delivered_pps=40.0)
+    busy = StaMeasurement(rates["ap/busy"], mu["ap/busy"], delivered_pps=st.x["ap/busy"])
+    res = step(params, st, {"ap/busy": busy, "ap/done": trickle}, now_s=30.5)
+    assert res.c_check is not None
+    assert res.c_check < 2.0 * plant.c_s            # the busy pair's check; with both, the median is ~19 ms
+    both_done = step(params, st, {"ap/busy": replace(trickle, phy_rate_bps=rates["ap/busy"], mu_n=2.0),
+                                  "ap/done": trickle}, now_s=30.5)
+    assert both_done.c_check is None and both_done.state.c_hat == st.c_hat
+
+
+def test_no_c_check_from_a_slot_whose_traffic_stopped_partway() -> None:
+    # Both transfers end 0.15 s into a 0.5 s slot: the A-MPDUs sent until then are the usual ones, but the
+    # released rate, counted over the whole slot, is 30 % of the rate they were sent at, so (40) reads
+    # the round 3.3 times too long. The STAs' counts, over the time their entries cover, show it.
+    params = LoopParams(t_bar_s=0.010, n_bar=48)
+    rates = {"ap/fast": 600e6, "ap/slow": 200e6}
+    plant = Plant(c_s=1.0e-3, rates_bps=rates)
+    st, mu = run(params, plant, 60)
+    assert st.c_hat == pytest.approx(plant.c_s, rel=0.02)
+
+    def last_slot(count: bool) -> dict[str, StaMeasurement]:
+        return {s: StaMeasurement(r, mu[s], delivered_pps=0.3 * st.x[s], received_pps=st.x[s] if count else None)
+                for s, r in rates.items()}
+
+    res = step(params, st, last_slot(count=True), now_s=30.5)
+    assert res.c_check is None and res.state.c_hat == st.c_hat
+    blind = step(params, st, last_slot(count=False), now_s=30.5)
+    assert blind.c_check is not None and blind.c_check > 3.0 * plant.c_s

@@ -3,10 +3,13 @@ what the first slot, which was paced at none of the loop's rates, may change."""
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 from aggregation_plant import Plant
 
-from adwiser_controller.aggregation.loop import LoopParams, LoopState, StaMeasurement, StepResult, initial, step
+from adwiser_controller.aggregation.loop import (BURST_MPDUS, LoopParams, LoopState, StaMeasurement, StepResult,
+                                                 initial, step)
 
 
 def test_the_slot_the_first_pair_joined_in_moves_neither_c_hat_nor_z() -> None:
@@ -144,11 +147,18 @@ def test_c_check_reads_the_round_at_the_rates_the_pairs_sent_not_at_their_paced_
         assert res.c_check == pytest.approx(plant.c_s, rel=1e-6)
         st = res.state
     assert st.c_hat == pytest.approx(plant.c_s, rel=1e-6)
-    # where the sent rate is unknown, the paced rate stands for it, and the same slot reads low
+    # where the sent rate is unknown, the paced rate stands for it, and the same slot reads low: each
+    # station's check is c · share · (1 - wᵀx)/(1 - wᵀsent), the median over those above BURST_MPDUS
+    # (s5, sending 40 %, is at the plant's floor by now)
     sent = {s: share[s] * st.x[s] for s in rates}
     mu = plant.aggregation(sent)
     blind = step(params, st, {s: StaMeasurement(r, mu[s]) for s, r in rates.items()}, now_s=1.5)
-    assert blind.c_check is not None and blind.c_check < 0.8 * plant.c_s
+    w = {s: params.w_of(r) for s, r in rates.items()}
+    load = sum(w[s] * st.x[s] for s in rates), sum(w[s] * sent[s] for s in rates)
+    assert mu["ap/s5"] <= BURST_MPDUS
+    counted = [share[s] for s in rates if s != "ap/s5"]
+    assert blind.c_check == pytest.approx(plant.c_s * statistics.median(counted) * (1 - load[0]) / (1 - load[1]))
+    assert blind.c_check < 0.85 * plant.c_s
 
 
 def test_first_c_check_when_the_held_rates_overfill_the_air_at_the_new_phy_rates_keeps_z() -> None:
