@@ -78,6 +78,9 @@ PROBE_PPS = 200.0
 LAB_NBAR = 48.0  # n_target_max of the lab policy (configs/lab-2ap-2sta.yaml), used by every scenario
 NBAR_FRACTION = 48.0 / 64.0  # the controller's N̄ / ceiling (controller aggregation/nbar.py, 000 §V-A)
 BASE_PORT = 5301
+# How long the loop's steps are read after the transfers ended (iperf3's clients exited): four Δ of
+# 0.5 s, what the loop does when the traffic stops (each pair's `loop_after_stop`)
+AFTER_STOP_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -542,6 +545,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
     url = None
     history: list[dict[str, Any]] = []
     pair_entries: list[dict[str, str]] = []
+    after_stop: list[dict[str, Any]] = []
     reports: dict[str, dict[str, Any]] = {}
     sta_udp: dict[str, dict[str, int]] = {}
     pcaps: dict[str, tuple[Path, Path]] = {}
@@ -595,6 +599,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
                     duration_s - t_step, cc)))
         for rt in transfers:
             reports[rt.transfer.label] = iperf.finish(rt)
+        transfers_done = time.time()
         for p in probes:
             try:
                 p.popen.wait(timeout=10)
@@ -605,6 +610,8 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
         if url is not None:
             history = _loop_history(url)
             pair_entries = _pair_entries(url)
+            time.sleep(max(transfers_done + AFTER_STOP_S - time.time(), 0.0))
+            after_stop = [h for h in _loop_history(url) if h["unix"] >= transfers_done]
     finally:
         errors = stack.close()
         for e in errors:
@@ -660,6 +667,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
                                "n_target_final": mine[-1]["n_target"] if mine else None,
                                "loop_steps": len(mine)}
             entry["loop"] = mine
+            entry["loop_after_stop"] = [h for h in after_stop if h["pair"] == pair]
             entry["appliance_queue"] = appliance_queue(pair_entries, pair)
         pairs.append(entry)
     res = {"mode": mode, "congestion_control": None if sc.udp_offered_mbit is not None else cc,

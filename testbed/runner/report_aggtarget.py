@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .aggtarget import MODES, SCENARIOS
+from .aggtarget import AFTER_STOP_S, MODES, SCENARIOS
 from .aggtarget_air import air_per_round
 
 
@@ -99,6 +99,20 @@ def round_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
             "|---|---|---|---|---|---|---|---|---|---|", *rows, ""]
 
 
+def c_hat_at_stop(run: dict[str, Any]) -> tuple[float, float] | None:
+    """ĉ (µs) at the loop's last step before the transfers ended and at its last step read AFTER_STOP_S
+    later (the first pair's: ĉ is the AP's), or None for a run without those steps (straight, or before
+    `loop_after_stop` was recorded)."""
+    pairs = run.get("pairs") or [{}]
+    after = pairs[0].get("loop_after_stop") or []
+    if not after:
+        return None
+    before = [h for h in pairs[0].get("loop") or [] if h["unix"] < after[0]["unix"] and h.get("c_hat_us")]
+    if not before or after[-1].get("c_hat_us") is None:
+        return None
+    return before[-1]["c_hat_us"], after[-1]["c_hat_us"]
+
+
 def section_lines(results_dir: Path) -> list[str]:
     docs = _load(results_dir)
     lines = ["## Aggregation-target policy (issue 9: 000 §VI, 001 §5; 802.11ac 80 MHz air)", ""]
@@ -138,6 +152,10 @@ def section_lines(results_dir: Path) -> list[str]:
         lines.append(f"- `{name}` (T̄ {doc['t_bar_ms']:g} ms, {doc['duration_s']:g} s per run, air `{doc['air']}`"
                      + (f", backhaul {doc['backhaul_mbit']:g} Mbit/s" if doc.get("backhaul_mbit") else "")
                      + f"): goals as measured {json.dumps(doc.get('goals'))}")
+        stop = c_hat_at_stop(doc["runs"].get("aggtarget") or {})
+        if stop:
+            lines.append(f"  - ĉ {stop[0]:.0f} µs at the loop's last step before the transfers ended, "
+                         f"{stop[1]:.0f} µs {AFTER_STOP_S:g} s after (`loop_after_stop`)")
         for ap, c in (doc.get("ap_ceilings") or {}).items():
             if c.get("ampdu_ceiling_us") is not None:
                 lines.append(f"  - {ap}'s aggregation ceiling {c['ampdu_ceiling_us']:g} us of A-MPDU airtime "

@@ -323,6 +323,16 @@ def test_report_splits_a_controlled_runs_goodput_ratio_into_data_share_and_phy_r
     assert [ln for ln in alone if ln.startswith("| aggtarget-2sta")][0].endswith("| 136.0 | | |")
 
 
+def test_c_hat_at_stop_is_the_last_step_before_the_transfers_ended_against_the_last_one_after() -> None:
+    # the run's loop history was read after the transfers ended, so its last steps are also in loop_after_stop
+    loop = [{"unix": 10.0, "c_hat_us": 2600.0}, {"unix": 10.5, "c_hat_us": 2610.0}, {"unix": 11.0, "c_hat_us": 5000.0}]
+    after = [loop[2], {"unix": 11.5, "c_hat_us": 5000.0}, {"unix": 12.0, "c_hat_us": 4900.0}]
+    run = {"pairs": [{"loop": loop, "loop_after_stop": after}, {"loop": [], "loop_after_stop": []}]}
+    assert report_aggtarget.c_hat_at_stop(run) == (2610.0, 4900.0)
+    assert report_aggtarget.c_hat_at_stop({"pairs": [{"loop": loop}]}) is None
+    assert report_aggtarget.c_hat_at_stop({}) is None
+
+
 def test_ap_queue_delay_is_the_wait_from_enqueue_to_each_mpdus_first_ppdu_start(tmp_path: Path) -> None:
     def ppdu(t: int, ids: list[int], enq: list[int], src: str = "ap1", dst: str = "sta1") -> str:
         return json.dumps({"start_us": t, "duration_us": 100, "src": src, "dst": dst, "ac": "BE",
