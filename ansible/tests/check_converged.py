@@ -73,6 +73,16 @@ def file_is(root: Root, rel: str, user: str, group: str, mode: int) -> tuple[boo
     return got == (user, group, mode), f"{got[0]}:{got[1]} {got[2]:04o}, want {user}:{group} {mode:04o}"
 
 
+def check_ack_model(root: Root, args: argparse.Namespace, unit: str, r: Report, tag: str = "") -> None:
+    """The ACK-burst classifier's coefficients (the paced pairs' agg_est) installed and passed to adwiser-dp;
+    adwiser-dp itself refuses a malformed file at start (dataplane/dp/tests/test_dp_pacing.c)."""
+    ok, d = file_is(root, "etc/adwiser/ack_burst_model.json", "root", "root", 0o644)
+    r.check(f"{tag}ACK-burst model installed root 0644, the project's file",
+            ok and root.p("etc/adwiser/ack_burst_model.json").read_bytes()
+            == (args.repo / "configs/ack_burst_model.json").read_bytes(), d)
+    r.check(f"{tag}dataplane unit loads the ACK-burst model", " --ack-model /etc/adwiser/ack_burst_model.json" in unit)
+
+
 def check_dpdk_appliance(root: Root, args: argparse.Namespace, schema: dict, r: Report) -> None:
     """The second root: an appliance with the dpdk backend (no controller there)."""
     doc = json.loads(root.p("etc/adwiser/dataplane.json").read_text())
@@ -86,6 +96,7 @@ def check_dpdk_appliance(root: Root, args: argparse.Namespace, schema: dict, r: 
             " --uplink 0000:00:04.0" in unit)
     r.check("dpdk: unit needs the NIC binding, restarts always",
             "Requires=adwiser-dpdk-bind.service" in unit and "Restart=always" in unit)
+    check_ack_model(root, args, unit, r, "dpdk: ")
     bind = root.p("etc/systemd/system/adwiser-dpdk-bind.service").read_text()
     r.check("dpdk: binding unit binds both NICs to uio_pci_generic",
             "dpdk-devbind.py --bind=uio_pci_generic 0000:00:04.0 0000:00:05.0" in bind)
@@ -189,7 +200,7 @@ def main() -> int:
 
     # Units: verified by systemd itself, enabled, with the restart policy and fail-open.
     units = ["adwiser-dataplane.service", "adwiser-nfqueue-rules.service", "adwiser-ovs-bridge.service",
-             "adwiser-controller.service", "adwiser-first-admin.service"]
+             "adwiser-controller.service", "adwiser-first-admin.service", "adwiser-aggregation-loop.service"]
     for u in units:
         r.check(f"{u} enabled", root.p(f"etc/systemd/system/multi-user.target.wants/{u}").is_symlink())
     verify = [f"/etc/systemd/system/{u}" for u in units]
@@ -208,6 +219,7 @@ def main() -> int:
     r.check("dataplane unit runs the nfqueue backend on queue 7 with the lab config",
             "--backend nfqueue --config /etc/adwiser/dataplane.json --uplink uplink0 --queue-num 7" in unit)
     r.check("dataplane unit validates its config before start", "ExecStartPre=/usr/local/sbin/adwiser-validate-config" in unit)
+    check_ack_model(root, args, unit, r)
     rules = root.p("usr/local/sbin/adwiser-nfqueue-rules").read_text()
     r.check("NFQUEUE rules fail open (--queue-bypass) on both AP interfaces",
             "--queue-bypass" in rules and all(f"-o {i} " in rules and f"-i {i} " in rules for i in ("ap1", "ap2")))
@@ -238,6 +250,20 @@ def main() -> int:
     fa = root.p("etc/systemd/system/adwiser-first-admin.service").read_text()
     r.check("first-admin unit creates netops once",
             "create-admin" in fa and "--username netops" in fa and "ConditionPathExists=!" in fa)
+    loop_unit = root.p("etc/systemd/system/adwiser-aggregation-loop.service").read_text()
+    r.check("aggregation-loop unit restarts always and runs the loops with the installed bottleneck model",
+            "Restart=always" in loop_unit and "User=adwiser" in loop_unit
+            and "adwiser_controller aggregation-loop --redis-url ${ADWISER_REDIS_URL} "
+                "--bottleneck-model /etc/adwiser/bottleneck_model.json" in loop_unit)
+    ok, d = file_is(root, "etc/adwiser/bottleneck_model.json", "root", "root", 0o644)
+    r.check("bottleneck model installed root 0644, the project's file",
+            ok and root.p("etc/adwiser/bottleneck_model.json").read_bytes()
+            == (args.repo / "configs/bottleneck_model.json").read_bytes(), d)
+    res = root.run("sh", "-c", "cd /opt/adwiser/controller/app && ../venv/bin/python -c 'import sys; "
+                   "from adwiser_controller.aggregation import bottleneck; "
+                   "print(bottleneck.load_model(sys.argv[1]).version)' /etc/adwiser/bottleneck_model.json")
+    r.check("the installed controller loads the bottleneck model", res.returncode == 0 and res.stdout.strip(),
+            res.stderr[-300:])
     cenv = root.p("etc/adwiser/controller.env")
     ok, d = file_is(root, "etc/adwiser/controller.env", "root", "adwiser", 0o640)
     r.check("controller.env root:adwiser 0640 with the Redis URL",
@@ -261,7 +287,8 @@ def main() -> int:
     # Nothing secret outside the files meant for it.
     leaks = []
     for rel in ["etc/adwiser/dataplane.json", "etc/systemd/system/adwiser-dataplane.service",
-                "etc/systemd/system/adwiser-controller.service", "etc/systemd/system/adwiser-first-admin.service"]:
+                "etc/systemd/system/adwiser-controller.service", "etc/systemd/system/adwiser-first-admin.service",
+                "etc/systemd/system/adwiser-aggregation-loop.service"]:
         if args.redis_password in root.p(rel).read_text() or args.admin_password in root.p(rel).read_text():
             leaks.append(rel)
     r.check("no secret in the document or the units", not leaks, ", ".join(leaks))

@@ -80,7 +80,8 @@ async def aggregation(appliance: str, svc: Services = Depends(services),
     raw = await svc.redis.get(keys.appliance(appliance, "aggregation"))
     if raw is None:
         raise ProblemException(404, f"no aggregation-target loop has run for appliance {appliance!r} "
-                                    "(is `adwiser_controller aggregation-loop` running?)", "aggregation")
+                                    "(is adwiser-aggregation-loop.service, `python -m adwiser_controller "
+                                    "aggregation-loop`, running?)", "aggregation")
     return AggregationStatus.model_validate(json.loads(raw))
 
 
