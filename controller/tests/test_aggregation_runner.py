@@ -15,6 +15,7 @@ from aggregation_plant import Plant
 from lab_document import lab_doc
 
 from adwiser_controller import keys
+from adwiser_controller.aggregation import runner as runner_mod
 from adwiser_controller.aggregation.runner import AggregationRunner
 
 PAIRS = ("ap1/sta1",)
@@ -361,3 +362,43 @@ def test_sta_side_received_rate_is_over_the_time_the_entries_cover(api, applianc
     body = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation").json()
     assert body["aps"]["ap1"]["pairs"]["ap1/sta1"]["received_pps"] == pytest.approx(1750)
     assert body["aps"]["ap1"]["pairs"]["ap1/sta1"]["ap_queue_grew"] is True
+
+
+def test_a_step_that_fails_for_one_appliance_leaves_the_other_appliances_loops_running(api, appliance,
+                                                                                       redis_server, capsys,
+                                                                                       monkeypatch):
+    # The fault is injected into the loop step of the appliance whose T̄ is 7 ms; Redis, the documents and
+    # the other appliance's loop are real.
+    sick, _ = appliance
+    well = f"{sick[:50]}-well"
+    res = api("operator").post("/api/v1/versions", json={"doc": lab_doc(well), "comment": "lab"})
+    assert res.status_code == 201, res.text
+    versions = {sick: enable(api, sick, t_bar_ms=7.0), well: enable(api, well, t_bar_ms=5.0)}
+    real_step = runner_mod.step
+
+    def step(params, *args, **kwargs):
+        if params.t_bar_s == pytest.approx(0.007):
+            raise KeyError("ap1/sta1")
+        return real_step(params, *args, **kwargs)
+
+    monkeypatch.setattr(runner_mod, "step", step)
+
+    async def go() -> AggregationRunner:
+        r = aioredis.from_url(redis_server.url, decode_responses=True)
+        try:
+            for aid, v in versions.items():
+                await r.set(keys.appliance(aid, "active"), v)
+            runner = AggregationRunner(r)
+            for k in range(4):
+                await runner.tick_all(0.5 * k, [sick, well])
+            return runner
+        finally:
+            await r.aclose()
+
+    runner = asyncio.run(go())
+    assert runner.state[well].loops["ap1"].k == 3       # the first tick only reads the start of the telemetry
+    assert runner.state[sick].loops == {}
+    err = capsys.readouterr().err
+    assert f"appliance {sick}: step failed" in err and "KeyError: 'ap1/sta1'" in err
+    # ticks 0 and 2 start its loops (loop.initial, no step), ticks 1 and 3 fail and restart them
+    assert err.count("step failed") == 2

@@ -35,6 +35,7 @@ import asyncio
 import json
 import sys
 import time
+import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -376,7 +377,19 @@ class AggregationRunner:
     async def tick_all(self, now_s: float, only: list[str] | None = None) -> None:
         aids = only or sorted(await self.r.smembers(keys.APPLIANCES))
         for aid in aids:
-            await self.tick(aid, now_s)
+            try:
+                await self.tick(aid, now_s)
+            except RedisError:
+                raise
+            except Exception:
+                # The daemon's boundary per appliance: one appliance's defect (its data, or a bug its data
+                # reaches) must not stop the loops of every other appliance on the campus, as a KeyError in
+                # one step did (506c355). Its loops restart from loop.initial at its next Δ; its pacing
+                # rates stay as last written until then.
+                print(f"aggregation-loop: appliance {aid}: step failed, its loops restart:\n"
+                      f"{traceback.format_exc()}", file=sys.stderr, flush=True)
+                if aid in self.state:
+                    self.state[aid].loops.clear()
 
 
 async def run_forever(redis_url: str, appliances: list[str] | None, period_s: float = 0.05,
