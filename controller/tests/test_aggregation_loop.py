@@ -356,16 +356,22 @@ def test_c_check_is_the_median_over_stations_so_one_stations_start_backlog_does_
     assert res.state.c_hat == pytest.approx(plant.c_s, rel=0.02)
 
 
+def settled_at_c(rates: dict[str, float]) -> tuple[LoopParams, Plant, LoopState, dict[str, float]]:
+    """A T̄ 10 ms loop after 60 steps on a plant of c = 1 ms, its ĉ there: params, plant, state, μ."""
+    params = LoopParams(t_bar_s=0.010, n_bar=48)
+    plant = Plant(c_s=1.0e-3, rates_bps=rates)
+    st, mu = run(params, plant, 60)
+    assert st.c_hat == pytest.approx(plant.c_s, rel=0.02)
+    return params, plant, st, mu
+
+
 def test_no_c_check_from_a_pair_whose_ampdus_are_single_arrival_bursts() -> None:
     # After its transfer ends a pair can still trickle: a few packets at well under 1 Mbit/s, each sent
     # as it arrives (μ̃ 1-2 MPDUs). μ̃/x is then the gap between arrivals, not the AP's round: read as
     # (40) it gives C_MAX_S, which at β = 0.05 would add about 2.4 ms to ĉ in one step. The other
     # pair, still carrying its paced rate, gives the check alone; with no such pair there is none.
-    params = LoopParams(t_bar_s=0.010, n_bar=48)
     rates = {"ap/busy": 600e6, "ap/done": 300e6}
-    plant = Plant(c_s=1.0e-3, rates_bps=rates)
-    st, mu = run(params, plant, 60)
-    assert st.c_hat == pytest.approx(plant.c_s, rel=0.02)
+    params, plant, st, mu = settled_at_c(rates)
     trickle = StaMeasurement(rates["ap/done"], 1.5, delivered_pps=40.0)
     busy = StaMeasurement(rates["ap/busy"], mu["ap/busy"], delivered_pps=st.x["ap/busy"])
     res = step(params, st, {"ap/busy": busy, "ap/done": trickle}, now_s=30.5)
@@ -380,11 +386,8 @@ def test_no_c_check_from_a_slot_whose_traffic_stopped_partway() -> None:
     # Both transfers end 0.15 s into a 0.5 s slot: the A-MPDUs sent until then are the usual ones, but the
     # released rate, counted over the whole slot, is 30 % of the rate they were sent at, so (40) reads
     # the round 3.3 times too long. The STAs' counts, over the time their entries cover, show it.
-    params = LoopParams(t_bar_s=0.010, n_bar=48)
     rates = {"ap/fast": 600e6, "ap/slow": 200e6}
-    plant = Plant(c_s=1.0e-3, rates_bps=rates)
-    st, mu = run(params, plant, 60)
-    assert st.c_hat == pytest.approx(plant.c_s, rel=0.02)
+    params, plant, st, mu = settled_at_c(rates)
 
     def last_slot(count: bool) -> dict[str, StaMeasurement]:
         return {s: StaMeasurement(r, mu[s], delivered_pps=0.3 * st.x[s], received_pps=st.x[s] if count else None)
