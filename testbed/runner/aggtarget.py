@@ -48,6 +48,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
@@ -331,6 +332,9 @@ def _start_controlled(lab: Lab, sc: AggScenario, stack: _Stack, gt_path: Path,
     sock = lab.run_dir / "redis.sock"
     rdir = lab.run_dir / "redis"
     rdir.mkdir(parents=True, exist_ok=True)
+    # removed after redis-server stops (the stack runs backwards): the 2AP-2STA lab's teardown removes
+    # only the run directory's files, and left this directory behind after every one-STA run
+    stack.push("redis directory", lambda: shutil.rmtree(rdir, ignore_errors=True))
     dp_bin = backend_mod.dp_binary()
     if not os.access(dp_bin, os.X_OK):
         raise backend_mod.BackendUnavailable(f"{dp_bin} is not built (make -C dataplane build)")
