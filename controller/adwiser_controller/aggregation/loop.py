@@ -204,59 +204,10 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     free = {s: m for s, m in stas.items() if s not in held}
     ff = _mcs_feed_forward(state, w, free)
 
-    # (40): č from the slot just ended (rates x(k) held, μ̃(k) measured): the median over the
-    # stations that were measured. Each gives the same c in the model (7) (000 takes station 1's);
-    # a station whose μ̃ says more than its rate does (what the unpaced start left in the AP's
-    # queue for it, a TCP start's bursts) gives an outlier that a mean passes on. In an
-    # aggtarget-5sta-mixed-mcs start (b502621) the two slowest stations gave 7.8-18.8 ms in the first
-    # three slots and the other three 2.8-3.8 ms (2.2-3.1 a few slots later): the mean's č of 5.7-6.1 ms
-    # became ĉ, which (40) at β = 0.05 brought down to only 3.2 ms by the end of the 20 s run, pacing
-    # every pair low (84.8 % of straight, against 87.7 and 89.0 % in two runs without the outlier);
-    # the medians were 3.1-3.9 ms. Not on a slot
-    # in which a pair joined (the loop's start, or its first pair once a PHY rate is known): its
-    # x(k) was not held over it (000 §VI-A1, Fig. 6: H holds x(k) over slot k), so neither its
-    # μ̃(k) nor wᵀx(k) is what the AP carried.
-    # Nor on a slot in which an AP queue grew (ap_queue_grew). x in (8) is the send rate, 1/E[Δ_i,k]
-    # (000 §IV): what the appliance released for the pair over the slot where that was measured, not
-    # the paced rate, which is only its ceiling. A flow that does not fill its rate (TCP's window at
-    # the start, a stalled sender) sends less, and μ̃/x then falls short of the round by the ratio:
-    # in an aggtarget-5sta-mixed-mcs start (cfb3075) two pairs sent 39-75 % of their rates, (40) on
-    # the paced rates gave č 0.1-0.6 ms in four slots against 2.5-3.0 ms later, the smaller second č
-    # became ĉ and (46) raised every rate (sta1 paced at 275 Mbit/s into a link carrying 75); on the
-    # released rates the same four slots give 2.8-3.8 ms.
-    # Nor from a pair at (8)'s floor. (8) is μ_N = Π[1, N_max](x D), and (40) inverts it only above the
-    # floor: a pair whose sender trickles gets each arrival sent as it comes, and μ̃/x is then the gap
-    # between arrivals, not the round. The floor here is an arrival burst, not one MPDU: after the
-    # sender idled the pacer lets two frames leave back to back (pacer.h), and TCP's delayed ACK clocks
-    # out two segments. After iperf3 stopped in an aggtarget-5sta-mixed-mcs run (9edd8ca), two pairs
-    # still sent a few packets at well under 1 Mbit/s in A-MPDUs of 1.0-1.7 MPDUs, their checks hit
-    # C_MAX_S, and ĉ went from 2.6 to 5.0 ms. In twelve runs of that loop (1345 pair-steps with a μ̃)
-    # the 13 at μ̃ ≤ 2 were the loop's first step, before the pair's TCP got going (0-10 % of its paced
-    # rate), a transfer's last step, or a stalled pair held as backhaul-limited.
-    # Nor from a pair busy for only part of the slot (busy_part_of_slot), a transfer's end above all.
-    y = {s: m.delivered_pps if m.delivered_pps is not None else state.x[s] for s, m in stas.items()}
-    wy = sum(w[s] * y[s] for s in stas)
-    checks = [m.mu_n / y[s] * (1.0 - wy) for s, m in free.items()
-              if m.mu_n is not None and m.mu_n > BURST_MPDUS and y[s] > 0 and not busy_part_of_slot(m, y[s])]
-    grew = frozenset(s for s, m in free.items() if ap_queue_grew(m, y[s]))
-    c_check: float | None = None
+    c_check, grew = slot_c_check(state, stas, free, w, bool(joined))
     c_hat = state.c_hat
-    if checks and wy < 1.0 and not joined and not grew:
-        c_check = min(max(statistics.median(checks), C_MIN_S), C_MAX_S)
-        # The first č replaces c_init rather than entering the average at weight β (the first sample
-        # initialises the average, as RFC 6298 does SRTT): c_init (250 us) was a third of the č of the
-        # testbed's 802.11ac pairs (0.5-0.75 ms), and x = z / (ĉ + wᵀz) then over-paced the first
-        # raises of z past the link's rate (aggtarget-1sta-lowdelay: 239 Mbit/s paced into a link that
-        # carried about 190, a 40-MPDU backlog at the AP). The second replaces it if smaller: the first
-        # paced slot starts with what the unpaced start left in the AP's queue, which can only add
-        # MPDUs to its A-MPDUs and so raise č (aggtarget-1sta-lowdelay-udp, 300 Mbit/s offered unpaced
-        # for 2 s: č 2.0 ms, then 0.5-0.7; ĉ took 20 s to come down and the start 10.7 s).
-        if state.c_samples == 0:
-            c_hat = c_check
-        elif state.c_samples == 1:
-            c_hat = min(state.c_hat, c_check)
-        else:
-            c_hat = (1.0 - params.beta) * state.c_hat + params.beta * c_check
+    if c_check is not None:
+        c_hat = _c_hat_after(params, state, c_check)
         if state.c_samples < 2 and c_hat != state.c_hat:
             # A replaced ĉ does not move the rates by itself: z is re-expressed at the rates held over the
             # slot č measured, z = x D with D = ĉ / (1 - wᵀx), the aggregation (8) gives there, and only
@@ -302,6 +253,71 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
                     c_samples=state.c_samples + (c_check is not None), w=dict(w))
     return StepResult(new, x, c_check, grew)
+
+
+def slot_c_check(state: LoopState, stas: dict[str, StaMeasurement], free: dict[str, StaMeasurement],
+                 w: dict[str, float], joined: bool) -> tuple[float | None, frozenset[str]]:
+    """(40)'s č from the slot just ended (rates x(k) held, μ̃(k) measured), s, or None when the slot
+    gives none; and the pairs whose AP queue grew over it.
+
+    č is the median over the free stations' checks μ̃_i/y_i · (1 - wᵀy). Each gives the same c in the
+    model (7) (000 takes station 1's); a station whose μ̃ says more than its rate does (what the unpaced
+    start left in the AP's queue for it, a TCP start's bursts) gives an outlier that a mean passes on.
+    In an aggtarget-5sta-mixed-mcs start (b502621) the two slowest stations gave 7.8-18.8 ms in the
+    first three slots and the other three 2.8-3.8 ms (2.2-3.1 a few slots later): the mean's č of
+    5.7-6.1 ms became ĉ, which (40) at β = 0.05 brought down to only 3.2 ms by the end of the 20 s run,
+    pacing every pair low (84.8 % of straight, against 87.7 and 89.0 % in two runs without the
+    outlier); the medians were 3.1-3.9 ms.
+
+    y is the send rate. x in (8) is 1/E[Δ_i,k] (000 §IV): what the appliance released for the pair
+    over the slot where that was measured, not the paced rate, which is only its ceiling. A flow that
+    does not fill its rate (TCP's window at the start, a stalled sender) sends less, and μ̃/x then falls
+    short of the round by the ratio: in an aggtarget-5sta-mixed-mcs start (cfb3075) two pairs sent
+    39-75 % of their rates, (40) on the paced rates gave č 0.1-0.6 ms in four slots against 2.5-3.0 ms
+    later, the smaller second č became ĉ and (46) raised every rate (sta1 paced at 275 Mbit/s into a
+    link carrying 75); on the released rates the same four slots give 2.8-3.8 ms.
+
+    No č from a slot in which a pair joined (the loop's start, or its first pair once a PHY rate is
+    known): its x(k) was not held over it (000 §VI-A1, Fig. 6: H holds x(k) over slot k), so neither
+    its μ̃(k) nor wᵀx(k) is what the AP carried. Nor from a slot in which an AP queue grew
+    (ap_queue_grew).
+
+    No check from a pair at (8)'s floor. (8) is μ_N = Π[1, N_max](x D), and (40) inverts it only above
+    the floor: a pair whose sender trickles gets each arrival sent as it comes, and μ̃/x is then the
+    gap between arrivals, not the round. The floor here is an arrival burst, not one MPDU: after the
+    sender idled the pacer lets two frames leave back to back (pacer.h), and TCP's delayed ACK clocks
+    out two segments (BURST_MPDUS). After iperf3 stopped in an aggtarget-5sta-mixed-mcs run (9edd8ca),
+    two pairs still sent a few packets at well under 1 Mbit/s in A-MPDUs of 1.0-1.7 MPDUs, their checks
+    hit C_MAX_S, and ĉ went from 2.6 to 5.0 ms. In twelve runs of that loop (1345 pair-steps with a
+    μ̃) the 13 at μ̃ ≤ 2 were the loop's first step, before the pair's TCP got going (0-10 % of its
+    paced rate), a transfer's last step, or a stalled pair held as backhaul-limited. Nor from a pair
+    busy for only part of the slot (busy_part_of_slot), a transfer's end above all."""
+    y = {s: m.delivered_pps if m.delivered_pps is not None else state.x[s] for s, m in stas.items()}
+    wy = sum(w[s] * y[s] for s in stas)
+    checks = [m.mu_n / y[s] * (1.0 - wy) for s, m in free.items()
+              if m.mu_n is not None and m.mu_n > BURST_MPDUS and y[s] > 0 and not busy_part_of_slot(m, y[s])]
+    grew = frozenset(s for s, m in free.items() if ap_queue_grew(m, y[s]))
+    if not checks or wy >= 1.0 or joined or grew:
+        return None, grew
+    return min(max(statistics.median(checks), C_MIN_S), C_MAX_S), grew
+
+
+def _c_hat_after(params: LoopParams, state: LoopState, c_check: float) -> float:
+    """ĉ after the slot's č: (40)'s average, except for the first two samples.
+
+    The first č replaces c_init rather than entering the average at weight β (the first sample
+    initialises the average, as RFC 6298 does SRTT): c_init (250 us) was a third of the č of the
+    testbed's 802.11ac pairs (0.5-0.75 ms), and x = z / (ĉ + wᵀz) then over-paced the first raises of z
+    past the link's rate (aggtarget-1sta-lowdelay: 239 Mbit/s paced into a link that carried about 190,
+    a 40-MPDU backlog at the AP). The second replaces it if smaller: the first paced slot starts with
+    what the unpaced start left in the AP's queue, which can only add MPDUs to its A-MPDUs and so raise
+    č (aggtarget-1sta-lowdelay-udp, 300 Mbit/s offered unpaced for 2 s: č 2.0 ms, then 0.5-0.7; ĉ took
+    20 s to come down and the start 10.7 s)."""
+    if state.c_samples == 0:
+        return c_check
+    if state.c_samples == 1:
+        return min(state.c_hat, c_check)
+    return (1.0 - params.beta) * state.c_hat + params.beta * c_check
 
 
 def ap_queue_grew(m: StaMeasurement, sent_pps: float) -> bool:
