@@ -20,7 +20,7 @@ FRAME_INT = {"ts_ns", "frame", "version", "reassignments"}
 FRAME_FLOAT = {"frame_ms", "utility", "utility_bound"}
 PAIR_INT = {"ts_ns", "frame", "r_pkts", "released_pkts", "released_bytes", "queue_pkts", "limit_pkts",
             "drops_tail", "drops_other", "reassigned", "paced", "retx_pkts", "dup_acks", "agg_bursts"}
-PAIR_FLOAT = {"s_ms", "v_ms", "tput_mbps", "agg_est", "pace_bps", "loss_frac"}
+PAIR_FLOAT = {"s_ms", "v_ms", "tput_mbps", "agg_est", "acked_segs", "pace_bps", "loss_frac"}
 
 
 def _num(value: str, kind: type) -> int | float | None:

@@ -402,3 +402,33 @@ def test_a_step_that_fails_for_one_appliance_leaves_the_other_appliances_loops_r
     assert f"appliance {sick}: step failed" in err and "KeyError: 'ap1/sta1'" in err
     # ticks 0 and 2 start its loops (loop.initial, no step), ticks 1 and 3 fail and restart them
     assert err.count("step failed") == 2
+
+
+def test_ack_side_received_rate_is_the_acked_segments_over_the_entries_that_saw_them(api, appliance, redis_server,
+                                                                                     rdb):
+    # Without a STA-side agent the STA's receptions are the segments its ACKs acknowledged (acked_segs), not
+    # agg_est x agg_bursts: the estimate's scale (0.56 in the shipped model) corrects an A-MPDU's size, and
+    # that product put every slot of an ACK-only run at 0.55 of what was released, so ap_queue_grew held
+    # c-hat at c_init. The rate is over the entries that saw ACKs: a pair busy for part of the slot shows.
+    aid, _ = appliance
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
+    stream = keys.appliance(aid, "tm:pair")
+    t0 = int(rdb.time()[0]) * 1000 + 60_000
+    for k in range(10):                  # frames 40 ms apart; ACKs in the 2nd to 4th only
+        acking = 1 <= k <= 3
+        rdb.xadd(stream, {"pair": "ap1/sta1", "released_pkts": "100", "released_bytes": str(100 * 1514),
+                          "agg_est": "10" if acking else "", "agg_bursts": "5" if acking else "0",
+                          "acked_segs": "100" if acking else "0"}, id=f"{t0 + 40 * k}-0")
+
+    async def tick() -> dict[str, Any] | None:
+        runner.r = aioredis.from_url(redis_server.url, decode_responses=True)
+        try:
+            return await runner.tick(aid, 1.5)
+        finally:
+            await runner.r.aclose()
+
+    ap = asyncio.run(tick())["aps"]["ap1"]
+    pair = ap["pairs"]["ap1/sta1"]
+    assert pair["mu_source"] == "agg_est" and pair["mu_n"] == 10.0
+    assert pair["received_pps"] == pytest.approx(300 / 0.120)      # not 150 segments, nor over the slot
+    assert ap["c_check_us"] is None                                  # busy for a quarter of the slot

@@ -115,6 +115,7 @@ void adw_ack_est_observe_ack(struct adw_ack_est *e, const struct adw_ack_model *
         int32_t adv = (int32_t)(m->ack - f->last_ack);
         if (adv > 0) {
             segs = (double)adv / (double)e->mss;
+            e->acked_segs += segs;
             f->last_ack = m->ack;
         } else if (adv == 0) {
             e->dup_acks++;
@@ -154,6 +155,13 @@ double adw_ack_est_take(struct adw_ack_est *e, double scale, uint32_t n_max, uin
     e->sum_segs = 0;
     e->n_bursts = 0;
     return mean;
+}
+
+double adw_ack_est_take_acked(struct adw_ack_est *e)
+{
+    double segs = e->acked_segs;
+    e->acked_segs = 0;
+    return segs;
 }
 
 double adw_ack_est_loss_frac(const struct adw_ack_est *e)

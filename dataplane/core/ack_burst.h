@@ -63,6 +63,7 @@ struct adw_ack_est {
     /* per report interval: */
     double sum_segs;                         /* segments of the bursts closed in the interval */
     uint32_t n_bursts;                       /* bursts closed in the interval */
+    double acked_segs;                       /* segments every ACK of the interval acknowledged, unscaled */
 };
 _Static_assert(ADW_ACK_FLOWS <= 8, "struct adw_ack_est.used has one bit per entry");
 
@@ -77,6 +78,9 @@ double adw_ack_model_prob(const struct adw_ack_model *model, const double *ia_us
 /* End of a report interval: scale x mean segments per burst closed in it (capped at n_max), or -1 if none;
  * resets. */
 double adw_ack_est_take(struct adw_ack_est *e, double scale, uint32_t n_max, uint32_t *bursts);
+/* End of a report interval: the segments (ACK advance / MSS, all flows) the STA acknowledged in it, i.e. what it
+ * received in order, whatever the burst classifier made of them; resets. */
+double adw_ack_est_take_acked(struct adw_ack_est *e);
 /* L_p: retransmitted fraction of the last ADW_ACK_LOSS_WINDOW data segments (0 if none seen). */
 double adw_ack_est_loss_frac(const struct adw_ack_est *e);
 

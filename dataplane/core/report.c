@@ -59,6 +59,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
                                       s->has_ack_model ? s->ack_model.n_max : 0, &r->agg_bursts);
         if (!s->has_ack_model)
             r->agg_est = -1;
+        r->acked_segs = adw_ack_est_take_acked(&ps->ack);
         r->dup_acks = ps->ack.dup_acks;
         r->retx_pkts = ps->ack.retrans;
         r->loss_frac = adw_ack_est_loss_frac(&ps->ack);

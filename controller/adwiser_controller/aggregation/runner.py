@@ -13,9 +13,11 @@ Every Δ (the aggregation_target policy of the version the dataplane runs,
    `drops_other`) over Δ packets (`released_pkts`) for the classifier;
    Σ `released_bytes` over the slot is the rate the pair sent, x of (40)
    (the loop does not raise z while that is under its paced rate); the
-   MPDUs the STA received (`mpdus_ok` of `tm:sta`, else `agg_est` ×
-   `agg_bursts`) over the time the entries cover (their stream ids) is what
-   left the AP for it (a slot in which less left than arrived gives no č);
+   MPDUs the STA received (`mpdus_ok` of `tm:sta`, else the segments its
+   ACKs acknowledged, `acked_segs`, else `agg_est` × `agg_bursts` from a
+   dataplane without that field) over the time the entries that saw them
+   cover (their stream ids) is what left the AP for it (a slot in which
+   less left than arrived gives no č, nor one busy for part of it);
 2. the PHY rate μ_R_i of each pair: the hash `phy_rate` (Mbit/s, written by
    whoever measures it: the testbed from the emulator's ground truth) or
    else the operator-entered `phy_rate_mbps` of the STA in the topology; a
@@ -68,6 +70,8 @@ class PairTelemetry:
     source: str = "agg_est"
     received: float | None = 0.0                         # MPDUs the STA received; None = an entry did not say
     span_s: float | None = None                          # time the slot's entries cover (stream ids), s
+    acked: float = 0.0                                   # Σ acked_segs: segments the STA's ACKs acknowledged
+    acked_ids: tuple[str, str] | None = None             # the stream ids the acknowledging entries cover
     released_bytes: int = 0
     released_seen: bool = False
     packets: int = 0
@@ -165,12 +169,20 @@ class AggregationRunner:
             entries = await self.r.xrange(stream, min=f"({st.last_id}", max="+", count=100000)
         out = {p: PairTelemetry() for p in pairs}
         before = st.last_id
+        previous = dict.fromkeys(pairs, before)        # each pair's entry before the current one
         for sid, f in entries:
             st.last_id = sid
             pair = f.get("pair")
             if pair not in out:
                 continue
             t = out[pair]
+            acked = _float(f.get("acked_segs"))
+            if acked is not None and acked > 0:
+                # what the STA received, counted from the ACKs' advance without the burst classifier, over
+                # the entries that saw it: a pair busy for part of the slot shows as a higher rate
+                t.acked += acked
+                t.acked_ids = (t.acked_ids[0] if t.acked_ids else previous[pair], sid)
+            previous[pair] = sid
             agg = _float(f.get("agg_est"))
             if agg is not None and agg > 0:
                 bursts = _float(f.get("agg_bursts"))
@@ -194,7 +206,10 @@ class AggregationRunner:
                 t.lost += int(v - old) if old is not None and v >= old else 0
                 prev[name] = v
         for t in out.values():
-            t.span_s = _span_s(before, st.last_id)
+            if t.acked_ids is not None:
+                t.received, t.span_s = t.acked, _span_s(*t.acked_ids)
+            else:
+                t.span_s = _span_s(before, st.last_id)
         await self._read_sta_side(st, out)
         return out
 

@@ -34,7 +34,8 @@ class PairLoop(BaseModel):
     delivered_bps: float | None = Field(default=None, description="What the dataplane released for the pair over "
                                                                   "the last slot, bit/s (released_bytes)")
     received_pps: float | None = Field(default=None, description="MPDUs per second the STA received over the last "
-                                       "slot (tm:sta mpdus_ok, or agg_est x agg_bursts), over the time the entries cover")
+                                       "slot (tm:sta mpdus_ok, else tm:pair acked_segs, else agg_est x agg_bursts), "
+                                       "over the time the entries that saw them cover")
     ap_queue_grew: bool | None = Field(default=None, description="More was released for the pair than its STA "
                                        "received (by over 10 %): the AP's queue grew, and the slot gave no c-check")
     bottleneck: str | None = Field(default=None, description="wlan | backhaul | unknown (001 §5)")

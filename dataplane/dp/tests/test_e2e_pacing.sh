@@ -52,7 +52,7 @@ echo "   sta1 (paced at $RATE bit/s): $got1 bit/s; sta2 (sliced): $got2 bit/s"
     || fail "unpaced sta2 got only $got2 bit/s: was it paced too?"
 
 echo "-- telemetry: sta1 paced with its rate and an aggregation estimate, sta2 sliced"
-"$LAB_PY" - "$WORK/telemetry.jsonl" "$RATE" <<'PY' || fail "telemetry does not show the pacing"
+"$LAB_PY" - "$WORK/telemetry.jsonl" "$RATE" "$WORK/iperf1.json" <<'PY' || fail "telemetry does not show the pacing"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if '"pair"' in l]
 p1 = [r for r in recs if r.get("type") == "pair" and r["pair"] == "ap1/sta1"]
@@ -61,6 +61,12 @@ assert p1 and p2, "no pair records"
 assert all(r["mode"] == "paced" and r["paced"] == 1 and r["pace_bps"] == int(sys.argv[2]) for r in p1), p1[-1]
 assert all(r["mode"] == "sliced" and r["paced"] == 0 and r["pace_bps"] == 0 for r in p2), p2[-1]
 assert any(r["agg_est"] is not None and r["agg_bursts"] > 0 for r in p1), "no agg_est for the paced pair"
+# the segments sta1's ACKs acknowledged are the bytes its iperf3 receiver got (MSS 1448; the control
+# connection's few bytes besides)
+acked = sum(r["acked_segs"] for r in p1)
+got = json.load(open(sys.argv[3]))["end"]["sum_received"]["bytes"]
+print(f"   acked segments x 1448 / bytes iperf3 received, ap1/sta1: {acked * 1448:.0f} / {got}")
+assert abs(acked * 1448 - got) <= 0.01 * got, (acked * 1448, got)
 PY
 
 lab_stop_dp

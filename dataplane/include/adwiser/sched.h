@@ -174,6 +174,8 @@ struct adw_pair_report {
     double agg_est;                          /* mu~_N: mean MPDUs per A-MPDU over the ACK bursts that ended in the
                                                 frame (001 §4.1 estimator); < 0 if none (or no model loaded) */
     uint32_t agg_bursts;                     /* ACK bursts (estimated A-MPDUs) that ended in the frame */
+    double acked_segs;                       /* segments (ACK advance / MSS) the STA acknowledged in the frame: the
+                                                MPDUs it received in order, counted without the classifier */
     uint64_t dup_acks;                       /* cumulative duplicate ACKs from the STA */
     uint64_t retx_pkts;                   /* cumulative retransmitted downlink TCP segments */
     double loss_frac;                        /* L_p of 001 §5: retransmitted share of the last 100 data segments */
