@@ -23,6 +23,9 @@ from . import processes
 from .shell import ns_run, run
 from .topology import existing_namespaces
 
+# The ACK-burst classifier's coefficients that ansible installs for adwiser-dp (--ack-model): agg_est
+ACK_MODEL = Path(__file__).resolve().parents[2] / "configs" / "ack_burst_model.json"
+
 SERVER_IP = "198.18.3.1"
 SERVER_MAC = "02:ad:03:00:00:01"
 AP = "ap1"
@@ -164,7 +167,7 @@ class MultiStaLab:
                 "--vdev=net_af_packet0,iface=up0", f"--vdev=net_af_packet1,iface={AP}", "--", "--config", str(config),
                 "--uplink", "up0", "--telemetry", str(rd / "adwiser-dp.telemetry.jsonl"),
                 "--stats", str(rd / "adwiser-dp.stats.json"), "--pid-file", str(rd / "adwiser-dp.own.pid"),
-                "--redis", f"unix:{sock}"]
+                "--redis", f"unix:{sock}", "--ack-model", str(ACK_MODEL)]
 
     def config_doc(self, appliance: str, pairs: list[str], t_bar_ms: float, base: dict[str, Any]) -> dict[str, Any]:
         """The lab document's policies with this topology: one AP, its STAs, one slice holding every pair

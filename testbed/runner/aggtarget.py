@@ -106,6 +106,10 @@ class AggScenario:
     # Several STAs on an air derived from MULTI_AIR with these AP<->STA RSS (dBm, one per STA:
     # agg_lab.air_config) instead of MULTI_AIR's own three STAs.
     ap_sta_rss_dbm: tuple[float, ...] | None = None
+    # Where the loop's μ̃_N comes from: "sta", the emulator's ground truth as a STA-side agent (gt_feed);
+    # "ack", the appliance alone, its ACK-burst estimate (agg_est, 001 §4.1) with the shipped coefficients,
+    # as on a campus without STA agents. The PHY rate comes from the ground truth either way.
+    mu_source: str = "sta"
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -125,6 +129,9 @@ SCENARIOS = {s.name: s for s in (
     # The same with UDP at 300 Mbit/s offered (the air carries about 215): the loop without TCP's
     # own dynamics (slow start, ACKs on the air, the window limiting the rate).
     AggScenario("aggtarget-1sta-lowdelay-udp", (("ap1", "sta1"),), t_bar_ms=1.5, udp_offered_mbit=300.0),
+    # -lowdelay and -1sta with μ̃_N from the appliance's ACK-burst estimate instead of the ground truth.
+    AggScenario("aggtarget-1sta-lowdelay-ack", (("ap1", "sta1"),), t_bar_ms=1.5, mu_source="ack"),
+    AggScenario("aggtarget-1sta-ack", (("ap1", "sta1"),), t_bar_ms=5.0, mu_source="ack"),
     AggScenario("aggtarget-backhaul", (("ap1", "sta1"),), t_bar_ms=5.0, backhaul_mbit=100.0),
     AggScenario("aggtarget-3sta-mixed-mcs", (("ap1", "sta1"), ("ap1", "sta2"), ("ap1", "sta3")), t_bar_ms=10.0),
     # Two and five STAs (issue 9: one AP with 1, 2 and 5 STAs at different MCS), from high to low MCS as
@@ -258,7 +265,8 @@ class _PairLab:
         rd = self.run_dir
         return shlex.split(backend_mod.DPDK_TEMPLATE.format(
             dp=dp, prefix=self.tb.prefix, config=cfg_path, telemetry=rd / "adwiser-dp.telemetry.jsonl",
-            stats=rd / "adwiser-dp.stats.json", pidfile=rd / "adwiser-dp.own.pid")) + ["--redis", f"unix:{sock}"]
+            stats=rd / "adwiser-dp.stats.json", pidfile=rd / "adwiser-dp.own.pid")) + [
+            "--redis", f"unix:{sock}", "--ack-model", str(agg_lab.ACK_MODEL)]
 
     def close(self) -> None:
         if self.created:
@@ -364,7 +372,8 @@ def _start_controlled(lab: Lab, sc: AggScenario, stack: _Stack, gt_path: Path,
           "adwiser-dp to acknowledge its configuration", 20.0)
     if not dp.running():
         raise RuntimeError(f"adwiser-dp exited at start:\n{dp.log_tail()}")
-    feed = GroundTruthFeed(url, APPLIANCE, gt_path, [f"{a}/{s}" for a, s in sc.pairs]).start()
+    feed = GroundTruthFeed(url, APPLIANCE, gt_path, [f"{a}/{s}" for a, s in sc.pairs],
+                           aggregation=sc.mu_source == "sta").start()
     stack.push("ground-truth feed", feed.stop)
     loop = processes.start(lab.run_dir, "aggregation-loop", None,
                            [str(PY), "-m", "adwiser_controller", "aggregation-loop", "--redis-url", url,
@@ -728,7 +737,7 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
         lab.close()
     doc = {"scenario": name, "duration_s": duration_s, "t_bar_ms": sc.t_bar_ms,
            "backhaul_mbit": sc.backhaul_mbit, "udp_offered_mbit": sc.udp_offered_mbit, "air": str(air.relative_to(REPO)),
-           "ap_sta_rss_dbm": list(sc.ap_sta_rss_dbm) if sc.ap_sta_rss_dbm else None,
+           "ap_sta_rss_dbm": list(sc.ap_sta_rss_dbm) if sc.ap_sta_rss_dbm else None, "mu_source": sc.mu_source,
            "started_unix": round(started, 3), "ap_ceilings": runs.get("aggtarget", {}).get("ap_ceilings"),
            "runs": runs, "goals": goals(sc, runs)}
     results_dir.mkdir(parents=True, exist_ok=True)

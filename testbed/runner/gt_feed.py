@@ -12,7 +12,9 @@ downlink pair it carries (AP -> STA, best effort):
   mean of the PHY rates of the last second (μ_R = 1/E[1/R], 000 eq. 4).
 
 This is the documented rate source "emulator ground truth" of the
-controller (controller/REDIS.md).
+controller (controller/REDIS.md). With `aggregation=False` it writes the PHY
+rate alone: the loop then reads μ̃_N from the appliance's own ACK-burst
+estimate (`agg_est`), as on a campus without a STA-side agent.
 """
 from __future__ import annotations
 
@@ -27,8 +29,9 @@ import redis
 
 class GroundTruthFeed:
     def __init__(self, redis_url: str, appliance: str, gt_path: Path, pairs: list[str],
-                 period_s: float = 0.1, rate_window_s: float = 1.0):
+                 period_s: float = 0.1, rate_window_s: float = 1.0, aggregation: bool = True):
         self.r = redis.Redis.from_url(redis_url, decode_responses=True)
+        self.aggregation = aggregation
         self.aid, self.gt_path, self.pairs = appliance, gt_path, set(pairs)
         self.period_s, self.rate_window_s = period_s, rate_window_s
         self._stop = threading.Event()
@@ -72,7 +75,7 @@ class GroundTruthFeed:
                 if rec.get("phy_mbps"):
                     rates[pair].append((now, float(rec["phy_mbps"])))
             pipe = self.r.pipeline(transaction=False)
-            for pair, ppdus in per.items():
+            for pair, ppdus in per.items() if self.aggregation else ():
                 pipe.xadd(f"adwiser:appliance:{self.aid}:tm:sta",
                           {"pair": pair, "mpdus": f"{sum(n for n, _ in ppdus) / len(ppdus):.3f}",
                            "frames": str(len(ppdus)), "mpdus_ok": str(sum(ok for _, ok in ppdus))},

@@ -3,8 +3,10 @@ against a real redis-server on a unix socket that the test starts and stops."""
 import json
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 import redis
 
 from runner.gt_feed import GroundTruthFeed
@@ -16,11 +18,11 @@ def _ppdu(src: str, dst: str, mpdus: int, ok: int, phy: float, ac: str = "BE") -
     return json.dumps({"src": src, "dst": dst, "ac": ac, "mpdus": mpdus, "ok": ok, "phy_mbps": phy}) + "\n"
 
 
-def test_entries_carry_the_mean_a_mpdu_size_the_frames_and_the_mpdus_the_sta_received(tmp_path: Path) -> None:
+@pytest.fixture
+def redis_sock(tmp_path: Path) -> Iterator[Path]:
     sock = tmp_path / "redis.sock"
     srv = subprocess.Popen(["redis-server", "--port", "0", "--unixsocket", str(sock), "--save", "", "--appendonly", "no",
                             "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
-    feed = None
     try:
         r = redis.Redis(unix_socket_path=str(sock), decode_responses=True)
         for _ in range(100):
@@ -29,24 +31,47 @@ def test_entries_carry_the_mean_a_mpdu_size_the_frames_and_the_mpdus_the_sta_rec
                 break
             except redis.ConnectionError:
                 time.sleep(0.05)
-        gt = tmp_path / "groundtruth.jsonl"
-        gt.write_text(_ppdu("ap1", "sta1", 20, 18, 390.0) + _ppdu("ap1", "sta1", 10, 10, 130.0)
-                      + _ppdu("ap1", "sta1", 3, 3, 390.0, ac="VO")      # voice: not the loop's pair
-                      + _ppdu("ap2", "sta2", 30, 30, 390.0)            # not a controlled pair
-                      + _ppdu("sta1", "ap1", 2, 2, 390.0))             # uplink
-        feed = GroundTruthFeed(f"unix://{sock}", AID, gt, ["ap1/sta1"], period_s=0.05).start()
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and not r.xlen(f"adwiser:appliance:{AID}:tm:sta"):
-            time.sleep(0.05)
-        feed.stop()
-        feed = None
-        entries = r.xrange(f"adwiser:appliance:{AID}:tm:sta")
-        assert [f for _, f in entries] == [{"pair": "ap1/sta1", "mpdus": "15.000", "frames": "2", "mpdus_ok": "28"}]
-        # μ_R = 1 / E[1/R] over the PPDUs (000 eq. 4): 2 / (1/390 + 1/130) = 195
-        assert float(r.hget(f"adwiser:appliance:{AID}:phy_rate", "ap1/sta1")) == 195.0
         r.close()
+        yield sock
     finally:
-        if feed is not None:
-            feed.stop()
         srv.terminate()
         srv.wait(timeout=10)
+
+
+def _feed_once(sock: Path, gt: Path, **kwargs: bool) -> redis.Redis:
+    """Runs a feed over gt until it has written the PHY rate, then stops it; returns a client."""
+    r = redis.Redis(unix_socket_path=str(sock), decode_responses=True)
+    feed = GroundTruthFeed(f"unix://{sock}", AID, gt, ["ap1/sta1"], period_s=0.05, **kwargs).start()
+    try:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not r.hget(f"adwiser:appliance:{AID}:phy_rate", "ap1/sta1"):
+            time.sleep(0.05)
+        time.sleep(0.1)   # the period that wrote the rate has written its entries too
+    finally:
+        feed.stop()
+    return r
+
+
+def test_entries_carry_the_mean_a_mpdu_size_the_frames_and_the_mpdus_the_sta_received(tmp_path: Path,
+                                                                                       redis_sock: Path) -> None:
+    gt = tmp_path / "groundtruth.jsonl"
+    gt.write_text(_ppdu("ap1", "sta1", 20, 18, 390.0) + _ppdu("ap1", "sta1", 10, 10, 130.0)
+                  + _ppdu("ap1", "sta1", 3, 3, 390.0, ac="VO")      # voice: not the loop's pair
+                  + _ppdu("ap2", "sta2", 30, 30, 390.0)            # not a controlled pair
+                  + _ppdu("sta1", "ap1", 2, 2, 390.0))             # uplink
+    r = _feed_once(redis_sock, gt)
+    entries = r.xrange(f"adwiser:appliance:{AID}:tm:sta")
+    assert [f for _, f in entries] == [{"pair": "ap1/sta1", "mpdus": "15.000", "frames": "2", "mpdus_ok": "28"}]
+    # μ_R = 1 / E[1/R] over the PPDUs (000 eq. 4): 2 / (1/390 + 1/130) = 195
+    assert float(r.hget(f"adwiser:appliance:{AID}:phy_rate", "ap1/sta1")) == 195.0
+    r.close()
+
+
+def test_without_aggregation_the_feed_writes_the_phy_rate_alone(tmp_path: Path, redis_sock: Path) -> None:
+    # the appliance-alone scenarios (mu_source "ack"): the loop reads the dataplane's agg_est instead
+    gt = tmp_path / "groundtruth.jsonl"
+    gt.write_text(_ppdu("ap1", "sta1", 20, 18, 390.0) + _ppdu("ap1", "sta1", 10, 10, 130.0))
+    r = _feed_once(redis_sock, gt, aggregation=False)
+    assert float(r.hget(f"adwiser:appliance:{AID}:phy_rate", "ap1/sta1")) == 195.0
+    assert r.xlen(f"adwiser:appliance:{AID}:tm:sta") == 0
+    r.close()
