@@ -70,6 +70,20 @@ async def drive(url: str, aid: str, version: int, plant: Plant, steps: int, *, l
     return runner, statuses
 
 
+def tick_once(runner: AggregationRunner, url: str, aid: str, now_s: float) -> dict[str, Any]:
+    """One runner.tick at now_s on a fresh connection; the status it wrote (a step must be due)."""
+    async def go() -> dict[str, Any] | None:
+        runner.r = aioredis.from_url(url, decode_responses=True)
+        try:
+            return await runner.tick(aid, now_s)
+        finally:
+            await runner.r.aclose()
+
+    status = asyncio.run(go())
+    assert status is not None
+    return status
+
+
 def warmed_up(api, aid: str, url: str) -> tuple[int, Plant, AggregationRunner]:
     """The loop enabled (enable's defaults) over a 100 Mbit/s ap1/sta1 plant, after 3 slots: its version, the
     plant and the runner, for a test that then feeds the runner entries of its own."""
@@ -321,15 +335,8 @@ def test_ack_burst_mu_n_weights_each_entry_by_its_bursts(api, appliance, redis_s
         rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "released_pkts": "0", "released_bytes": "0",
                                                    "agg_est": agg, "agg_bursts": bursts})
 
-    async def tick() -> dict[str, Any] | None:
-        runner.r = aioredis.from_url(redis_server.url, decode_responses=True)
-        try:
-            return await runner.tick(aid, 1.5)
-        finally:
-            await runner.r.aclose()
-
     # (24 x 1 + 8 x 3) / 4 = 12, where the entries' plain mean is 16
-    pair = asyncio.run(tick())["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    pair = tick_once(runner, redis_server.url, aid, 1.5)["aps"]["ap1"]["pairs"]["ap1/sta1"]
     assert pair["mu_source"] == "agg_est" and pair["mu_n"] == 12.0
 
 
@@ -420,14 +427,7 @@ def test_ack_side_received_rate_is_the_acked_segments_over_the_entries_that_saw_
                           "agg_est": "10" if acking else "", "agg_bursts": "5" if acking else "0",
                           "acked_segs": "100" if acking else "0"}, id=f"{t0 + 40 * k}-0")
 
-    async def tick() -> dict[str, Any] | None:
-        runner.r = aioredis.from_url(redis_server.url, decode_responses=True)
-        try:
-            return await runner.tick(aid, 1.5)
-        finally:
-            await runner.r.aclose()
-
-    ap = asyncio.run(tick())["aps"]["ap1"]
+    ap = tick_once(runner, redis_server.url, aid, 1.5)["aps"]["ap1"]
     pair = ap["pairs"]["ap1/sta1"]
     assert pair["mu_source"] == "agg_est" and pair["mu_n"] == 10.0
     assert pair["received_pps"] == pytest.approx(300 / 0.120)      # not 150 segments, nor over the slot
