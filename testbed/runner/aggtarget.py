@@ -140,6 +140,10 @@ SCENARIOS = {s.name: s for s in (
                 ap_sta_rss_dbm=(-50.0, -66.0)),
     AggScenario("aggtarget-5sta-mixed-mcs", tuple(("ap1", f"sta{i}") for i in range(1, 6)), t_bar_ms=10.0,
                 ap_sta_rss_dbm=(-50.0, -56.0, -62.0, -66.0, -70.0)),
+    # The same on the appliance alone (μ̃_N of each pair from its own ACKs, as -1sta-ack): equal airtime
+    # then rests on the estimate's error being alike across MCS.
+    AggScenario("aggtarget-5sta-mixed-mcs-ack", tuple(("ap1", f"sta{i}") for i in range(1, 6)), t_bar_ms=10.0,
+                ap_sta_rss_dbm=(-50.0, -56.0, -62.0, -66.0, -70.0), mu_source="ack"),
     # The same five STAs at T-bar 5 ms: their round c + Σ w N-bar (c 3-4 ms for five STAs with their TCP
     # ACKs, Σ w N-bar about 2.6 ms at this AP's ceiling) is over 5 ms, so N-bar does not bind and the delay
     # goal applies at one of the example targets.
