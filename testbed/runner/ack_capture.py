@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[2]
 VHT_AIR = REPO / "testbed" / "air" / "lab-2ap-2sta-vht80.json"
 OUT = Path(__file__).resolve().parents[1] / "results" / "runs" / "ack-burst"
 OUT_DP = Path(__file__).resolve().parents[1] / "results" / "runs" / "ack-burst-dp"
-MODEL = REPO / "configs" / "ack_burst_model.json"
+MODEL = backend_mod.ACK_MODEL
 DP_SCENARIO = Scenario("ack-burst-dp", "downlink", slice_ms=20, backend="dpdk")
 PREFIX = "adwackb"
 PORT = 5401

@@ -20,11 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from . import processes
+from .backend import ACK_MODEL
 from .shell import ns_run, run
 from .topology import existing_namespaces
-
-# The ACK-burst classifier's coefficients that ansible installs for adwiser-dp (--ack-model): agg_est
-ACK_MODEL = Path(__file__).resolve().parents[2] / "configs" / "ack_burst_model.json"
 
 SERVER_IP = "198.18.3.1"
 SERVER_MAC = "02:ad:03:00:00:01"

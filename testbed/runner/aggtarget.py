@@ -270,7 +270,7 @@ class _PairLab:
         return shlex.split(backend_mod.DPDK_TEMPLATE.format(
             dp=dp, prefix=self.tb.prefix, config=cfg_path, telemetry=rd / "adwiser-dp.telemetry.jsonl",
             stats=rd / "adwiser-dp.stats.json", pidfile=rd / "adwiser-dp.own.pid")) + [
-            "--redis", f"unix:{sock}", "--ack-model", str(agg_lab.ACK_MODEL)]
+            "--redis", f"unix:{sock}", "--ack-model", str(backend_mod.ACK_MODEL)]
 
     def close(self) -> None:
         if self.created:

@@ -27,6 +27,8 @@ from .shell import ns_run
 
 REPO = Path(__file__).resolve().parents[2]
 LAB_CONFIG = REPO / "configs" / "lab-2ap-2sta.yaml"
+# The ACK-burst classifier's coefficients adwiser-dp loads (--ack-model: agg_est, acked_segs), as ansible installs them
+ACK_MODEL = REPO / "configs" / "ack_burst_model.json"
 DEFAULT_DP = REPO / "dataplane" / "build" / "adwiser-dp"
 NFQUEUE_NUM = 0
 

@@ -75,11 +75,12 @@ class GroundTruthFeed:
                 if rec.get("phy_mbps"):
                     rates[pair].append((now, float(rec["phy_mbps"])))
             pipe = self.r.pipeline(transaction=False)
-            for pair, ppdus in per.items() if self.aggregation else ():
-                pipe.xadd(f"adwiser:appliance:{self.aid}:tm:sta",
-                          {"pair": pair, "mpdus": f"{sum(n for n, _ in ppdus) / len(ppdus):.3f}",
-                           "frames": str(len(ppdus)), "mpdus_ok": str(sum(ok for _, ok in ppdus))},
-                          maxlen=20000, approximate=True)
+            if self.aggregation:
+                for pair, ppdus in per.items():
+                    pipe.xadd(f"adwiser:appliance:{self.aid}:tm:sta",
+                              {"pair": pair, "mpdus": f"{sum(n for n, _ in ppdus) / len(ppdus):.3f}",
+                               "frames": str(len(ppdus)), "mpdus_ok": str(sum(ok for _, ok in ppdus))},
+                              maxlen=20000, approximate=True)
             for pair, q in rates.items():
                 while q and q[0][0] < now - self.rate_window_s:
                     q.popleft()
