@@ -146,15 +146,29 @@ void adw_ack_est_observe_ack(struct adw_ack_est *e, const struct adw_ack_model *
     e->burst_segs += segs;
 }
 
-double adw_ack_est_take(struct adw_ack_est *e, double scale, uint32_t n_max, uint32_t *bursts)
+double adw_ack_est_take_raw(struct adw_ack_est *e, uint32_t *bursts)
 {
     *bursts = e->n_bursts;
-    double mean = e->n_bursts > 0 ? scale * e->sum_segs / e->n_bursts : -1.0;
-    if (n_max > 0 && mean > n_max)
-        mean = n_max;
+    double mean = e->n_bursts > 0 ? e->sum_segs / e->n_bursts : -1.0;
     e->sum_segs = 0;
     e->n_bursts = 0;
     return mean;
+}
+
+double adw_ack_model_estimate(const struct adw_ack_model *model, double raw, uint32_t stas)
+{
+    double scale = model->scale;
+    if (model->n_scale_by_stas > 0) {
+        uint32_t k = stas < 1 ? 1 : stas > model->n_scale_by_stas ? model->n_scale_by_stas : stas;
+        scale = model->scale_by_stas[k - 1];
+    }
+    double est = scale * raw;
+    return model->n_max > 0 && est > model->n_max ? model->n_max : est;
+}
+
+bool adw_ack_est_receiving(const struct adw_ack_est *e, uint64_t now_ns)
+{
+    return e->have_last && (now_ns <= e->last_ns || now_ns - e->last_ns <= ADW_ACK_ACTIVE_NS);
 }
 
 double adw_ack_est_take_acked(struct adw_ack_est *e)

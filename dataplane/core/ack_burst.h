@@ -29,6 +29,10 @@
 #define ADW_ACK_FLOWS 8
 #define ADW_ACK_LOSS_WINDOW 100     /* p of 001 §5 */
 #define ADW_ACK_DEFAULT_MSS 1448
+/* A STA counts as receiving (for the scale's STA count) while its ACKs come back at least this often: several
+ * rounds of an AP's STAs (a round is a few ms to ~10 ms in the aggtarget runs), so a STA is not dropped
+ * between two of its A-MPDUs. */
+#define ADW_ACK_ACTIVE_NS 100000000ull
 
 struct adw_ack_flow {
     bool have_ack;
@@ -75,9 +79,14 @@ void adw_ack_est_observe_ack(struct adw_ack_est *e, const struct adw_ack_model *
                              uint64_t now_ns);
 /* Probability that an ACK with these features starts a burst (features: m inter-arrival times, oldest first). */
 double adw_ack_model_prob(const struct adw_ack_model *model, const double *ia_us_oldest_first);
-/* End of a report interval: scale x mean segments per burst closed in it (capped at n_max), or -1 if none;
- * resets. */
-double adw_ack_est_take(struct adw_ack_est *e, double scale, uint32_t n_max, uint32_t *bursts);
+/* End of a report interval: the raw mean segments per burst closed in it (unscaled, uncapped), or -1 if none;
+ * *bursts gets their number; resets. */
+double adw_ack_est_take_raw(struct adw_ack_est *e, uint32_t *bursts);
+/* mu~_N from a raw mean (>= 0): the model's scale for `stas` receiving STAs at the pair's AP times raw, capped at
+ * n_max. */
+double adw_ack_model_estimate(const struct adw_ack_model *model, double raw, uint32_t stas);
+/* The pair's STA is receiving: an ACK of it came back within ADW_ACK_ACTIVE_NS before now_ns. */
+bool adw_ack_est_receiving(const struct adw_ack_est *e, uint64_t now_ns);
 /* End of a report interval: the segments (ACK advance / MSS, all flows) the STA acknowledged in it, i.e. what it
  * received in order, whatever the burst classifier made of them; resets. */
 double adw_ack_est_take_acked(struct adw_ack_est *e);

@@ -31,6 +31,13 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
     memcpy(e->f.given_to, s->given_to, sizeof(e->f.given_to));
     memcpy(e->f.early_ns, s->slice_early_ns, sizeof(e->f.early_ns));
     const struct adw_policies *pol = &p->cfg->policies;
+    /* STAs receiving at each AP: the ACK-burst estimate's scale depends on it (adwiser/ack_model.h). */
+    uint16_t receiving[ADW_MAX_APS];
+    if (s->has_ack_model) {
+        memset(receiving, 0, p->cfg->n_aps * sizeof(receiving[0]));
+        for (uint16_t q = 0; q < p->cfg->n_stas; q++)
+            receiving[p->cfg->stas[q].ap] += adw_ack_est_receiving(&s->slots[p->slot_of_pair[q]].ack, end_ns);
+    }
     for (uint16_t q = 0; q < p->cfg->n_stas; q++) {
         struct adw_pair_state *ps = &s->slots[p->slot_of_pair[q]];
         adw_astar_interval(&ps->astar, &pol->queue_sizing, end_ns);
@@ -55,10 +62,11 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->tput_bps = (uint64_t)ps->tput_bps;
         r->rate_bps = (uint64_t)(ps->tsabr.rate_ewma * 1000.0 * s->params.mtu_bytes * 8.0);
         r->pace_bps = ps->pacer.rate_bps;
-        r->agg_est = adw_ack_est_take(&ps->ack, s->has_ack_model ? s->ack_model.scale : 1.0,
-                                      s->has_ack_model ? s->ack_model.n_max : 0, &r->agg_bursts);
-        if (!s->has_ack_model)
-            r->agg_est = -1;
+        r->agg_raw = adw_ack_est_take_raw(&ps->ack, &r->agg_bursts);
+        r->agg_stas = s->has_ack_model ? receiving[p->cfg->stas[q].ap] : 0;
+        r->agg_est = s->has_ack_model && r->agg_raw >= 0 ? adw_ack_model_estimate(&s->ack_model, r->agg_raw,
+                                                                                   r->agg_stas)
+                                                          : -1;
         r->acked_segs = adw_ack_est_take_acked(&ps->ack);
         r->dup_acks = ps->ack.dup_acks;
         r->retx_pkts = ps->ack.retrans;

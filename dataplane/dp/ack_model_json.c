@@ -11,7 +11,8 @@
 static int from_json(const json_t *root, struct adw_ack_model *out, char *err, size_t errlen)
 {
     static const char *const allowed[] = {"version", "m", "intercept", "coef", "threshold", "n_max", "scale",
-                                          "features", "training", NULL};
+                                          "scale_by_stas", "scale_by_stas_training", "features", "training",
+                                          NULL};
     struct jw w = {.err = err, .errlen = errlen};
     struct adw_ack_model m;
     memset(&m, 0, sizeof(m));
@@ -39,6 +40,19 @@ static int from_json(const json_t *root, struct adw_ack_model *out, char *err, s
         }
         m.coef[k] = json_number_value(v);
     }
+    json_t *by_stas = jw_array(&w, root, "", "scale_by_stas", 0, ADW_ACK_MODEL_MAX_STAS);
+    if (w.failed)
+        return -1;
+    for (size_t k = 0; by_stas != NULL && k < json_array_size(by_stas); k++) {
+        json_t *v = json_array_get(by_stas, k);
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!(isfinite(x) && x >= 1e-3 && x <= 1e3)) {
+            snprintf(err, errlen, "scale_by_stas[%zu]: expected a number in [0.001, 1000]", k);
+            return -1;
+        }
+        m.scale_by_stas[k] = x;
+    }
+    m.n_scale_by_stas = by_stas != NULL ? (uint8_t)json_array_size(by_stas) : 0;
     m.version = (uint32_t)version;
     m.m = (uint16_t)mm;
     m.intercept = intercept;

@@ -37,6 +37,8 @@ static json_t *pair_record_agg(json_t *r, const struct adw_pair_report *p)
     json_object_set_new(r, "pace_bps", json_integer((json_int_t)p->pace_bps));
     json_object_set_new(r, "agg_est", p->agg_est >= 0 ? json_real(p->agg_est) : json_null());
     json_object_set_new(r, "agg_bursts", json_integer((json_int_t)p->agg_bursts));
+    json_object_set_new(r, "agg_raw", p->agg_raw >= 0 ? json_real(p->agg_raw) : json_null());
+    json_object_set_new(r, "agg_stas", json_integer((json_int_t)p->agg_stas));
     json_object_set_new(r, "acked_segs", json_real(p->acked_segs));
     json_object_set_new(r, "dup_acks", json_integer((json_int_t)p->dup_acks));
     json_object_set_new(r, "retx_pkts", json_integer((json_int_t)p->retx_pkts));

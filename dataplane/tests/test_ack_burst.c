@@ -32,14 +32,20 @@ static void send_pkt(struct adw_sched *s, struct fb_tcp *t, uint16_t in_port, ui
     adw_sched_enqueue_burst(s, &p, &v, 1, now);
 }
 
-/* The STA1's ACK number `ackno` arriving from its AP. */
-static void ack_from_sta1(struct adw_sched *s, uint32_t ackno, uint32_t n_sack, uint64_t now)
+/* STA `sta`'s ACK number `ackno` arriving from the AP port `port`. */
+static void ack_from(struct adw_sched *s, unsigned sta, uint16_t port, uint32_t ackno, uint32_t n_sack, uint64_t now)
 {
-    struct fb_tcp t = lab_up_ack(0, ackno);
+    struct fb_tcp t = lab_up_ack(sta, ackno);
     t.n_sack = (uint8_t)n_sack;
     t.sack_left[0] = ackno + 1448;
     t.sack_right[0] = ackno + 2896;
-    send_pkt(s, &t, 1, now);
+    send_pkt(s, &t, port, now);
+}
+
+/* The STA1's ACK number `ackno` arriving from its AP. */
+static void ack_from_sta1(struct adw_sched *s, uint32_t ackno, uint32_t n_sack, uint64_t now)
+{
+    ack_from(s, 0, 1, ackno, n_sack, now);
 }
 
 static void data_to_sta1(struct adw_sched *s, uint32_t seq, uint64_t now)
@@ -69,17 +75,105 @@ static struct adw_pair_report first_frame_sta1(struct adw_sched *s)
     return pr[0];
 }
 
-/* Bursts of `acks` delayed ACKs, 20 µs apart, each acknowledging 2 segments; bursts 2 ms apart. */
-static void ack_bursts(struct adw_sched *s, unsigned bursts, unsigned acks, uint64_t t0)
+/* Bursts of `acks` delayed ACKs of STA `sta` (from AP port `port`), 20 µs apart, each acknowledging 2 segments;
+ * bursts 2 ms apart. */
+static void sta_ack_bursts(struct adw_sched *s, unsigned sta, uint16_t port, unsigned bursts, unsigned acks, uint64_t t0)
 {
     uint32_t ackno = 1;
-    ack_from_sta1(s, ackno, 0, t0);
+    ack_from(s, sta, port, ackno, 0, t0);
     for (unsigned b = 0; b < bursts; b++)
         for (unsigned a = 0; a < acks; a++) {
             ackno += 2 * 1448;
-            ack_from_sta1(s, ackno, 0, t0 + (b + 1) * 2 * MS + a * 20 * US);
+            ack_from(s, sta, port, ackno, 0, t0 + (b + 1) * 2 * MS + a * 20 * US);
         }
-    ack_from_sta1(s, ackno, 0, t0 + (bursts + 1) * 2 * MS); /* a later ACK closes the last burst */
+    ack_from(s, sta, port, ackno, 0, t0 + (bursts + 1) * 2 * MS); /* a later ACK closes the last burst */
+}
+
+static void ack_bursts(struct adw_sched *s, unsigned bursts, unsigned acks, uint64_t t0)
+{
+    sta_ack_bursts(s, 0, 1, bursts, acks, t0);
+}
+
+/* The two pairs' reports of the last frame that ended by `until` (frames before it are polled and dropped). */
+static void last_frame(struct adw_sched *s, uint64_t until, struct adw_pair_report pr[2])
+{
+    struct adw_pkt out[64];
+    while (adw_sched_dequeue_burst(s, out, 64, until) == 64)
+        ;
+    struct adw_frame_report fr;
+    unsigned frames = 0;
+    while (adw_sched_poll_frame(s, &fr, pr, 2) == 1)
+        frames++;
+    assert_true(frames > 0);
+}
+
+/* A model whose scale depends on the STAs receiving at the pair's AP: 0.5 with one, 1.0 with two or more. */
+static struct adw_ack_model model_by_stas(void)
+{
+    struct adw_ack_model m = gap_model();
+    m.n_scale_by_stas = 2;
+    m.scale_by_stas[0] = 0.5;
+    m.scale_by_stas[1] = 1.0;
+    return m;
+}
+
+static void test_scale_is_looked_up_by_the_stas_receiving_at_the_pairs_ap(void **state)
+{
+    /* One STA alone at its AP: about two A-MPDUs per uplink burst, scale 0.5. Both lab STAs on AP1: scale 1.0.
+     * STA2 at AP2 (the lab as it is) does not count for STA1. */
+    struct sched_fixture *f = *state;
+    struct adw_ack_model m = model_by_stas();
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, NULL, 0), 0);
+    sta_ack_bursts(f->s, 0, 1, 10, 5, 1 * MS);
+    sta_ack_bursts(f->s, 1, 2, 10, 5, 1 * MS);
+    last_frame(f->s, 40 * MS, pr);
+    assert_int_equal(pr[0].agg_stas, 1);
+    assert_true(fabs(pr[0].agg_raw - 10.0) < 1e-9);
+    assert_true(fabs(pr[0].agg_est - 5.0) < 1e-9);
+
+    f->cfg->stas[1].ap = 0; /* STA2 moves to AP1 */
+    sched_fixture_recreate(f, NULL);
+    assert_non_null(f->s);
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, NULL, 0), 0);
+    sta_ack_bursts(f->s, 0, 1, 10, 5, 1 * MS);
+    sta_ack_bursts(f->s, 1, 1, 10, 5, 1 * MS);
+    last_frame(f->s, 40 * MS, pr);
+    for (unsigned q = 0; q < 2; q++) {
+        assert_int_equal(pr[q].agg_stas, 2);
+        assert_true(fabs(pr[q].agg_est - 10.0) < 1e-9);
+    }
+}
+
+static void test_a_sta_whose_acks_stopped_is_no_longer_counted_at_its_ap(void **state)
+{
+    struct sched_fixture *f = *state;
+    struct adw_ack_model m = model_by_stas();
+    struct adw_pair_report pr[2];
+    f->cfg->stas[1].ap = 0;
+    sched_fixture_recreate(f, NULL);
+    assert_non_null(f->s);
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, NULL, 0), 0);
+    sta_ack_bursts(f->s, 1, 1, 2, 5, 1 * MS); /* STA2's last ACK at 7 ms */
+    last_frame(f->s, 40 * MS, pr);
+    assert_int_equal(pr[1].agg_stas, 1);
+    sta_ack_bursts(f->s, 0, 1, 10, 5, 162 * MS);
+    last_frame(f->s, 200 * MS, pr); /* STA2 silent for over ADW_ACK_ACTIVE_NS */
+    assert_true(pr[1].agg_raw < 0);
+    assert_int_equal(pr[0].agg_stas, 1);
+    assert_true(fabs(pr[0].agg_est - 5.0) < 1e-9);
+}
+
+static void test_a_model_with_a_scale_per_sta_count_uses_its_last_entry_beyond_the_table(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = model_by_stas();
+    m.n_max = 64;
+    assert_true(fabs(adw_ack_model_estimate(&m, 20.0, 5) - 20.0) < 1e-12);
+    assert_true(fabs(adw_ack_model_estimate(&m, 20.0, 0) - 10.0) < 1e-12); /* no count yet: the first entry */
+    m.n_scale_by_stas = 0;
+    m.scale = 0.25;
+    assert_true(fabs(adw_ack_model_estimate(&m, 20.0, 2) - 5.0) < 1e-12); /* no table: `scale` for any count */
 }
 
 static void test_ack_bursts_give_mpdus_per_ampdu(void **state)
@@ -183,6 +277,10 @@ static void test_invalid_model_is_refused_naming_the_field(void **state)
     m.scale = 0;
     assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, "scale"));
+    m = model_by_stas();
+    m.scale_by_stas[1] = -1;
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "scale_by_stas[1]"));
     m = gap_model();
     m.coef[1] = NAN;
     assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
@@ -200,6 +298,9 @@ int main(void)
         LAB_TEST(test_ack_bursts_give_mpdus_per_ampdu),
         LAB_TEST(test_estimate_is_capped_at_n_max),
         LAB_TEST(test_estimate_is_scaled_by_the_models_correction_and_acked_segments_are_not),
+        LAB_TEST(test_scale_is_looked_up_by_the_stas_receiving_at_the_pairs_ap),
+        LAB_TEST(test_a_sta_whose_acks_stopped_is_no_longer_counted_at_its_ap),
+        LAB_TEST(test_a_model_with_a_scale_per_sta_count_uses_its_last_entry_beyond_the_table),
         LAB_TEST(test_without_a_model_there_is_no_estimate),
         LAB_TEST(test_acked_segments_are_counted_without_a_model),
         LAB_TEST(test_duplicate_acks_and_retransmissions_are_counted),

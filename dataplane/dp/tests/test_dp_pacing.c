@@ -71,6 +71,20 @@ static void test_ack_model_file_is_loaded(void **state)
     assert_true(m.intercept == -1.5 && m.coef[0] == 0.1 && m.coef[2] == 0.3 && m.threshold == 0.5);
     assert_int_equal(m.n_max, 64);
     assert_true(m.scale == 1.0); /* absent: no correction */
+    assert_int_equal(m.n_scale_by_stas, 0);
+}
+
+static void test_ack_model_scale_per_sta_count_is_loaded(void **state)
+{
+    (void)state;
+    char err[256];
+    struct adw_ack_model m;
+    assert_int_equal(ack_model_json_parse("{\"version\": 5, \"m\": 1, \"intercept\": 0, \"coef\": [1, 0], "
+                                          "\"threshold\": 0.5, \"n_max\": 64, \"scale\": 0.56, "
+                                          "\"scale_by_stas\": [0.56, 0.8, 0.95], "
+                                          "\"scale_by_stas_training\": {\"slots\": 10}}", &m, err, sizeof err), 0);
+    assert_int_equal(m.n_scale_by_stas, 3);
+    assert_true(m.scale_by_stas[0] == 0.56 && m.scale_by_stas[1] == 0.8 && m.scale_by_stas[2] == 0.95);
 }
 
 static void expect_refused(const char *doc, const char *field)
@@ -100,6 +114,12 @@ static void test_malformed_ack_model_is_refused_naming_the_field(void **state)
                    "\"n_max\": 64, \"bias\": 1}", "bias");
     expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"scale\": -1}", "scale");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64, \"scale_by_stas\": [0.5, 0]}", "scale_by_stas[1]");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64, \"scale_by_stas\": [1, 1, 1, 1, 1, 1, 1, 1, 1]}", "scale_by_stas");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64, \"scale_by_stas\": 0.5}", "scale_by_stas");
 }
 
 int main(void)
@@ -109,6 +129,7 @@ int main(void)
         cmocka_unit_test(test_pacing_file_with_a_bad_rate_is_refused_naming_the_pair),
         cmocka_unit_test(test_redis_hash_values_are_decimal_bit_rates),
         cmocka_unit_test(test_ack_model_file_is_loaded),
+        cmocka_unit_test(test_ack_model_scale_per_sta_count_is_loaded),
         cmocka_unit_test(test_malformed_ack_model_is_refused_naming_the_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

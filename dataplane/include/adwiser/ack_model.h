@@ -8,11 +8,16 @@
  * t_{i-m+1..i}:
  *     P(first ACK of a new A-MPDU) = 1 / (1 + exp(-(intercept + sum_k coef[k] x_k)))
  * with x = [t_{i-m+1}, ..., t_i, sigma_i] (oldest first; m + 1 features).
- * A pair's estimate mu~_N is `scale` times the mean segments acknowledged per
+ * A pair's estimate mu~_N is a scale times the mean segments acknowledged per
  * burst, capped at n_max: ACKs of several A-MPDUs can come back in one burst
- * (the STA's uplink TXOP) and delayed ACKs cover two segments, so the raw
- * mean runs high by a fairly constant factor, which `scale` corrects (001
- * §4.2 corrects the same kind of consistent offset, Fig 13(d)).
+ * (the STA's uplink TXOP), so the raw mean runs high by a factor, which the
+ * scale corrects (001 §4.2 corrects the same kind of consistent offset, Fig
+ * 13(d)). How many A-MPDUs share an uplink burst depends on how many STAs the
+ * AP serves: with one, the AP wins the air back before the STA about every
+ * other time; with several served in turn, the STA's ACKs get out before its
+ * next A-MPDU. So the scale is looked up by the number of STAs of the pair's
+ * AP that are receiving (scale_by_stas[k-1] for k STAs, the last entry beyond
+ * the table); a model without the table uses `scale` for every count.
  * The coefficients are fitted offline (testbed/, scikit-learn) on the WLAN
  * emulator's ground truth and shipped as configs/ack_burst_model.json; any
  * feature scaling used in training is folded into them, so the features are
@@ -24,6 +29,7 @@
 #include <stdint.h>
 
 #define ADW_ACK_MODEL_MAX_M 64
+#define ADW_ACK_MODEL_MAX_STAS 8
 
 struct adw_ack_model {
     uint32_t version;                        /* format/version of the coefficient file */
@@ -33,6 +39,8 @@ struct adw_ack_model {
     double threshold;                        /* boundary when P >= threshold, (0, 1) */
     uint32_t n_max;                          /* cap of the estimated aggregation level, MPDUs (N_max) */
     double scale;                            /* estimate = scale x mean segments per burst; > 0 (1 = none) */
+    uint8_t n_scale_by_stas;                 /* entries of scale_by_stas; 0 = use `scale` for any STA count */
+    double scale_by_stas[ADW_ACK_MODEL_MAX_STAS]; /* scale with k receiving STAs at the pair's AP: [k - 1]; > 0 */
 };
 
 #endif
