@@ -42,7 +42,7 @@ from sklearn.metrics import f1_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from . import ack_dataset
+from . import ack_dataset, ack_scale
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = Path(__file__).resolve().parents[1] / "results" / "runs" / "ack-burst"
@@ -52,7 +52,8 @@ MODEL = REPO / "configs" / "ack_burst_model.json"
 FOLDS = 5
 SLOT_NS = 500_000_000  # Δ of the controller (000 §VI, 0.5 s)
 N_MAX = 64             # 802.11ac BlockAck window: the estimate is capped there (001 §4.1)
-MODEL_VERSION = 4      # 1 was the hand-set m = 1 baseline, 2 had no scale, 3 was fitted before wlan-emu had its own core
+MODEL_VERSION = ack_scale.MODEL_VERSION
+KEPT = ("scale_by_stas", "scale_by_stas_training")  # fitted by ack_scale.py on other runs: a re-fit here keeps them
 
 
 def _pipeline() -> Any:
@@ -316,6 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= a.m <= 64 or not sweep or any(not 1 <= v <= 64 for v in sweep):
         ap.error("--m and --m-sweep values must be 1..64 (the dataplane's ADW_ACK_MODEL_MAX_M)")
     out = train(a.runs, a.m or None, sweep)
+    if a.model_out.exists():
+        old = json.loads(a.model_out.read_text())
+        out["model"].update({k: old[k] for k in KEPT if k in old})
     a.model_out.write_text(json.dumps(out["model"], indent=1) + "\n")
     a.results_out.write_text(json.dumps(out["doc"], indent=1) + "\n")
     for r in out["doc"]["per_rate"]:

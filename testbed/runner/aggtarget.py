@@ -62,7 +62,7 @@ import redis
 import yaml
 
 from . import backend as backend_mod
-from . import agg_lab, aggtarget_air, delay_probe, iperf, processes, topology, udp_counters, wan, wlan
+from . import ack_scale, agg_lab, aggtarget_air, delay_probe, iperf, processes, topology, udp_counters, wan, wlan
 from .agg_lab import MultiStaLab
 from .gt_feed import GroundTruthFeed
 
@@ -430,10 +430,12 @@ def appliance_queue(entries: list[dict[str, str]], pair: str) -> dict[str, Any] 
             "mean_pace_mbps": round(statistics.fmean(paced) / 1e6, 3) if paced else None}
 
 
-def _pair_entries(url: str) -> list[dict[str, str]]:
+def _pair_entries(url: str) -> list[tuple[float, dict[str, str]]]:
+    """The dataplane's `tm:pair` records, each with its unix time (the stream id: Redis's clock, ms)."""
     r = redis.Redis.from_url(url, decode_responses=True)
     try:
-        return [f for _, f in r.xrange(f"adwiser:appliance:{APPLIANCE}:tm:pair", count=200000)]
+        return [(int(sid.split("-")[0]) / 1000.0, f)
+                for sid, f in r.xrange(f"adwiser:appliance:{APPLIANCE}:tm:pair", count=200000)]
     finally:
         r.close()
 
@@ -561,7 +563,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
     stack = _Stack()
     url = None
     history: list[dict[str, Any]] = []
-    pair_entries: list[dict[str, str]] = []
+    pair_entries: list[tuple[float, dict[str, str]]] = []
     after_stop: list[dict[str, Any]] = []
     reports: dict[str, dict[str, Any]] = {}
     sta_udp: dict[str, dict[str, int]] = {}
@@ -639,6 +641,8 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
     half_air = aggtarget_air.airtime_second_half(ppdus, list(sc.pairs))
     rounds = aggtarget_air.second_half_rounds(ppdus, list(sc.pairs))
     ap_queue = aggtarget_air.ap_queue_delays(ppdus, list(sc.pairs))
+    t0_ns = emu_stats.get("t0_unix_ns")
+    ack_slots = ack_scale.slot_rows(pair_entries, ppdus, t0_ns) if isinstance(t0_ns, int) else []
     pairs = []
     for ap, sta in sc.pairs:
         pair = f"{ap}/{sta}"
@@ -669,7 +673,6 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
         }
         if step_unix is not None:
             entry["step"] = step_figures(rows, step_unix, sc.t_bar_ms, mine)
-            t0_ns = emu_stats.get("t0_unix_ns")
             if isinstance(t0_ns, int):
                 entry["step"].update(aggtarget_air.ap_queue_step(ppdus, pair, step_unix * 1e6 - t0_ns / 1e3,
                                                                  sc.t_bar_ms))
@@ -685,7 +688,10 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
                                "loop_steps": len(mine)}
             entry["loop"] = mine
             entry["loop_after_stop"] = [h for h in after_stop if h["pair"] == pair]
-            entry["appliance_queue"] = appliance_queue(pair_entries, pair)
+            entry["appliance_queue"] = appliance_queue([f for _, f in pair_entries], pair)
+            # the dataplane's ACK-burst estimate against the ground truth per Δ slot (ack_scale.py)
+            entry["ack_slots"] = [r for r in ack_slots if r["pair"] == pair]
+            entry["ack_estimate"] = ack_scale.summary(entry["ack_slots"])
         pairs.append(entry)
     res = {"mode": mode, "congestion_control": None if sc.udp_offered_mbit is not None else cc,
            "udp_offered_mbit": sc.udp_offered_mbit, "started_unix": round(started, 3), "pairs": pairs,

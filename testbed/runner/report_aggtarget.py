@@ -113,6 +113,21 @@ def c_hat_at_stop(run: dict[str, Any]) -> tuple[float, float] | None:
     return before[-1]["c_hat_us"], after[-1]["c_hat_us"]
 
 
+def ack_estimate_line(doc: dict[str, Any]) -> str | None:
+    """The dataplane's ACK-burst estimate (agg_est) against the ground truth in the controlled run, per pair
+    (`ack_estimate`, runner/ack_scale.py), or None for a run without it."""
+    pairs = [p for p in (doc["runs"].get("aggtarget") or {}).get("pairs") or [] if (p.get("ack_estimate") or {})
+             .get("slots")]
+    if not pairs:
+        return None
+    used = "the loop ran on it" if doc.get("mu_source") == "ack" else "the loop ran on the ground truth"
+    return (f"  - ACK-burst estimate ({used}), true / estimated mean A-MPDU over 0.5 s slots (geometric mean), "
+            "receiving STAs at the AP: " + "; ".join(
+                f"{p['sta']} {_f(p['ack_estimate']['truth_over_estimate'], 2)} "
+                f"({'/'.join(str(k) for k in p['ack_estimate']['stas'])} STAs, {p['ack_estimate']['slots']} slots)"
+                for p in pairs))
+
+
 def section_lines(results_dir: Path) -> list[str]:
     docs = _load(results_dir)
     lines = ["## Aggregation-target policy (issue 9: 000 §VI, 001 §5; 802.11ac 80 MHz air)", ""]
@@ -156,6 +171,9 @@ def section_lines(results_dir: Path) -> list[str]:
         if stop:
             lines.append(f"  - ĉ {stop[0]:.0f} µs at the loop's last step before the transfers ended, "
                          f"{stop[1]:.0f} µs {AFTER_STOP_S:g} s after (`loop_after_stop`)")
+        est = ack_estimate_line(doc)
+        if est:
+            lines.append(est)
         for ap, c in (doc.get("ap_ceilings") or {}).items():
             if c.get("ampdu_ceiling_us") is not None:
                 lines.append(f"  - {ap}'s aggregation ceiling {c['ampdu_ceiling_us']:g} us of A-MPDU airtime "
