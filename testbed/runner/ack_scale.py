@@ -45,6 +45,7 @@ SLOT_S = 0.5          # the controller's Δ (000 §VI)
 MIN_BURSTS = 10       # a slot counts with at least this many ACK bursts of the pair ...
 MIN_PPDUS = 10        # ... and this many of its data PPDUs (as ack_burst_train._slots)
 MAX_STAS = 8          # the longest table the dataplane takes (ADW_ACK_MODEL_MAX_STAS)
+MIN_SLOTS = 30        # slots a STA count needs for a scale of its own (15 s of one pair)
 # Version of configs/ack_burst_model.json (ack_burst_train.py writes the rest of it): 1 was the hand-set m = 1
 # baseline, 2 had no scale, 3 was fitted before wlan-emu had its own core, 4 had one scale for any number of STAs,
 # 5 adds scale_by_stas.
@@ -54,8 +55,8 @@ MODEL_VERSION = 5
 def slot_rows(entries: Iterable[tuple[float, dict[str, str]]], ppdus: list[dict[str, Any]],
               t0_unix_ns: int) -> list[dict[str, Any]]:
     """Per (pair, Δ slot) with enough bursts and PPDUs: the dataplane's raw estimate, its STA count (the most
-    frequent agg_stas of the slot's bursts), the estimate it reported (agg_est) and the ground truth. `entries` are the dataplane's `tm:pair`
-    records with their unix time (the Redis stream id); `ppdus` aggtarget_air.data_ppdus of the run, whose
+    frequent agg_stas of the slot's bursts), the estimate it reported (agg_est) and the ground truth. `entries`
+    are the dataplane's `tm:pair` records with their unix time (the Redis stream id); `ppdus` aggtarget_air.data_ppdus of the run, whose
     start_us count from the emulator's t0_unix_ns."""
     bursts: dict[tuple[str, int], float] = defaultdict(float)
     segs: dict[tuple[str, int], float] = defaultdict(float)
@@ -102,8 +103,10 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "truth_over_estimate": round(ge, 4) if ge else None}
 
 
-def fit(rows: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
-    """Per STA count: the scale (geometric mean of truth / raw) and the slots and runs behind it."""
+def fit(rows: list[dict[str, Any]], min_slots: int = MIN_SLOTS) -> dict[int, dict[str, Any]]:
+    """Per STA count with at least min_slots slots: the scale (geometric mean of truth / raw) and the slots and
+    runs behind it. A count seen only in a few slots (the start and end of a run, while the STAs' transfers
+    start and stop) is left to table()'s interpolation."""
     by: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         if 1 <= r["stas"] <= MAX_STAS:
@@ -111,7 +114,7 @@ def fit(rows: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
     out = {}
     for k, rs in sorted(by.items()):
         g = geo_ratio(rs)
-        if g is not None:
+        if g is not None and len(rs) >= min_slots:
             out[k] = {"scale": g, "slots": len(rs), "runs": sorted({r.get("run", "") for r in rs})}
     return out
 
@@ -169,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     model["scale_by_stas"] = table(fitted)
     model["scale_by_stas_training"] = {
         "method": "runner/ack_scale.py: per STA count of the AP (agg_stas), geometric mean of true / raw mean "
-                  "A-MPDU over 0.5 s slots; counts without slots interpolated",
+                  "A-MPDU over 0.5 s slots of the controlled runs of the ground-truth-fed scenarios; a count with "
+                  f"fewer than {MIN_SLOTS} slots interpolated between its neighbours",
         "scenarios": used, "per_stas": {str(k): {"scale": round(v["scale"], 4), "slots": v["slots"],
                                                  "runs": v["runs"]} for k, v in fitted.items()},
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

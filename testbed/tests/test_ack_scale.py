@@ -50,10 +50,11 @@ def test_the_slots_sta_count_is_the_one_most_of_its_bursts_were_reported_with():
 def test_fit_is_the_geometric_mean_of_truth_over_raw_per_sta_count():
     rows = [{"stas": 1, "raw": 40.0, "truth": 20.0, "run": "a"}, {"stas": 1, "raw": 10.0, "truth": 8.0, "run": "b"},
             {"stas": 5, "raw": 20.0, "truth": 21.0, "run": "c"}]
-    fitted = ack_scale.fit(rows)
+    fitted = ack_scale.fit(rows, min_slots=1)
     assert fitted[1]["scale"] == pytest.approx(math.sqrt(0.5 * 0.8))
     assert fitted[1]["runs"] == ["a", "b"]
     assert fitted[5]["scale"] == pytest.approx(1.05)
+    assert list(ack_scale.fit(rows, min_slots=2)) == [1]  # 5 STAs in one slot only: left to the interpolation
 
 
 def test_table_interpolates_the_sta_counts_without_slots_of_their_own():
@@ -82,12 +83,13 @@ def test_fit_writes_the_table_into_the_model_and_keeps_its_coefficients(tmp_path
     model = tmp_path / "model.json"
     model.write_text(json.dumps({"version": 4, "m": 1, "intercept": -2.0, "coef": [0.001, 0.0], "scale": 0.56}))
     _result(tmp_path / "aggtarget-2sta.json", "aggtarget-2sta", "sta",
-            [{"pair": "ap1/sta1", "slot": 1, "stas": 2, "raw": 20.0, "truth": 16.0}])
+            [{"pair": "ap1/sta1", "slot": i, "stas": 2, "raw": 20.0, "truth": 16.0}
+             for i in range(ack_scale.MIN_SLOTS)])
     assert ack_scale.main(["fit", "--results", str(tmp_path), "--model", str(model)]) == 0
     m = json.loads(model.read_text())
     assert m["scale_by_stas"] == [0.8, 0.8]  # one STA has no slots: it takes the nearest fitted count
     assert m["version"] == ack_scale.MODEL_VERSION and m["coef"] == [0.001, 0.0] and m["scale"] == 0.56
-    assert m["scale_by_stas_training"]["per_stas"]["2"]["slots"] == 1
+    assert m["scale_by_stas_training"]["per_stas"]["2"]["slots"] == ack_scale.MIN_SLOTS
 
 
 def test_the_report_names_the_ratio_per_pair_and_whether_the_loop_ran_on_the_estimate():
