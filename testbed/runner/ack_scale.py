@@ -56,8 +56,8 @@ def slot_rows(entries: Iterable[tuple[float, dict[str, str]]], ppdus: list[dict[
               t0_unix_ns: int) -> list[dict[str, Any]]:
     """Per (pair, Δ slot) with enough bursts and PPDUs: the dataplane's raw estimate, its STA count (the most
     frequent agg_stas of the slot's bursts), the estimate it reported (agg_est) and the ground truth. `entries`
-    are the dataplane's `tm:pair` records with their unix time (the Redis stream id); `ppdus` aggtarget_air.data_ppdus of the run, whose
-    start_us count from the emulator's t0_unix_ns."""
+    are the dataplane's `tm:pair` records with their unix time (the Redis stream id); `ppdus` are
+    aggtarget_air.data_ppdus of the run, whose start_us count from the emulator's t0_unix_ns."""
     bursts: dict[tuple[str, int], float] = defaultdict(float)
     segs: dict[tuple[str, int], float] = defaultdict(float)
     est: dict[tuple[str, int], float] = defaultdict(float)
