@@ -5,7 +5,7 @@
 #     goodput stays under x * 1448/1500 (x counts IP bytes) plus 5 %, while the unpaced STA2 of the same run,
 #     time-sliced, gets more than x (only upper bounds on the paced pair: a slow host can only lower it);
 #   - the pair's telemetry says paced with its pace_bps, the other sliced; with the shipped --ack-model the
-#     paced pair's records carry agg_est;
+#     paced pair's records carry agg_est, the model's one-STA scale times agg_raw (sta1 alone at ap1);
 #   - nothing held is lost: at SIGTERM every queued packet is released or flushed, none dropped at TX.
 # Usage: test_e2e_pacing.sh BUILD_DIR   (root; needs iperf3)
 set -euo pipefail
@@ -52,7 +52,7 @@ echo "   sta1 (paced at $RATE bit/s): $got1 bit/s; sta2 (sliced): $got2 bit/s"
     || fail "unpaced sta2 got only $got2 bit/s: was it paced too?"
 
 echo "-- telemetry: sta1 paced with its rate and an aggregation estimate, sta2 sliced"
-"$LAB_PY" - "$WORK/telemetry.jsonl" "$RATE" "$WORK/iperf1.json" <<'PY' || fail "telemetry does not show the pacing"
+"$LAB_PY" - "$WORK/telemetry.jsonl" "$RATE" "$WORK/iperf1.json" "$HERE/../../../configs/ack_burst_model.json" <<'PY' || fail "telemetry does not show the pacing"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if '"pair"' in l]
 p1 = [r for r in recs if r.get("type") == "pair" and r["pair"] == "ap1/sta1"]
@@ -61,6 +61,12 @@ assert p1 and p2, "no pair records"
 assert all(r["mode"] == "paced" and r["paced"] == 1 and r["pace_bps"] == int(sys.argv[2]) for r in p1), p1[-1]
 assert all(r["mode"] == "sliced" and r["paced"] == 0 and r["pace_bps"] == 0 for r in p2), p2[-1]
 assert any(r["agg_est"] is not None and r["agg_bursts"] > 0 for r in p1), "no agg_est for the paced pair"
+# sta1 is the only STA of ap1 receiving, so the estimate is the model's one-STA scale times the raw segments
+# per burst (capped at n_max)
+model = json.load(open(sys.argv[4]))
+for r in (r for r in p1 if r["agg_bursts"] > 0):
+    assert r["agg_stas"] == 1, r
+    assert abs(r["agg_est"] - min(model["scale_by_stas"][0] * r["agg_raw"], model["n_max"])) < 1e-6 * r["agg_est"], r
 # the segments sta1's ACKs acknowledged are the bytes its iperf3 receiver got (MSS 1448; the control
 # connection's few bytes besides)
 acked = sum(r["acked_segs"] for r in p1)
