@@ -702,6 +702,9 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
     if controlled:
         # what the loop ran with: each AP's ceiling entered in the topology and the N̄ it gave
         res["ap_ceilings"] = ceilings or {}
+        # the ACK-burst model adwiser-dp loaded (its agg_est in ack_slots is that model's)
+        model = json.loads(backend_mod.ACK_MODEL.read_text())
+        res["ack_model"] = {k: model.get(k) for k in ("version", "scale", "scale_by_stas")}
         res["n_bar"] = {ap: (ceilings or {}).get(ap, {}).get("n_bar", LAB_NBAR) for ap in {a for a, _ in sc.pairs}}
     return res
 

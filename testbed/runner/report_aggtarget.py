@@ -114,16 +114,22 @@ def c_hat_at_stop(run: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def ack_estimate_line(doc: dict[str, Any]) -> str | None:
-    """The dataplane's ACK-burst estimate (agg_est) against the ground truth in the controlled run, per pair
-    (`ack_estimate`, runner/ack_scale.py), or None for a run without it."""
-    pairs = [p for p in (doc["runs"].get("aggtarget") or {}).get("pairs") or [] if (p.get("ack_estimate") or {})
-             .get("slots")]
+    """The dataplane's ACK-burst estimate against the ground truth in the controlled run, per pair
+    (`ack_estimate`, runner/ack_scale.py), or None for a run without it. Where the loop ran on the estimate
+    (mu_source "ack"): true / estimated, with the model's version when the run recorded it; where it ran on the
+    ground truth: true / raw segments per burst, what `runner.ack_scale fit` fits the scale on."""
+    run = doc["runs"].get("aggtarget") or {}
+    pairs = [p for p in run.get("pairs") or [] if (p.get("ack_estimate") or {}).get("slots")]
     if not pairs:
         return None
-    used = "the loop ran on it" if doc.get("mu_source") == "ack" else "the loop ran on the ground truth"
-    return (f"  - ACK-burst estimate ({used}), true / estimated mean A-MPDU over 0.5 s slots (geometric mean), "
-            "receiving STAs at the AP: " + "; ".join(
-                f"{p['sta']} {_f(p['ack_estimate']['truth_over_estimate'], 2)} "
+    on_ack = doc.get("mu_source") == "ack"
+    key = "truth_over_estimate" if on_ack else "truth_over_raw"
+    version = (run.get("ack_model") or {}).get("version")
+    what = (f"the loop ran on it{f', model v{version}' if version else ''}; true / estimated" if on_ack else
+            "the loop ran on the ground truth; true / raw segments per burst, the scale's fit input")
+    return (f"  - ACK-burst estimate ({what}) mean A-MPDU over 0.5 s slots (geometric mean), receiving STAs at the "
+            "AP: " + "; ".join(
+                f"{p['sta']} {_f(p['ack_estimate'][key], 2)} "
                 f"({'/'.join(str(k) for k in p['ack_estimate']['stas'])} STAs, {p['ack_estimate']['slots']} slots)"
                 for p in pairs))
 

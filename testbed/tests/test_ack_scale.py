@@ -95,9 +95,13 @@ def test_fit_writes_the_table_into_the_model_and_keeps_its_coefficients(tmp_path
 def test_the_report_names_the_ratio_per_pair_and_whether_the_loop_ran_on_the_estimate():
     from runner import report_aggtarget
 
-    pair = {"sta": "sta1", "ack_estimate": {"slots": 30, "stas": [5], "truth_over_estimate": 1.04}}
-    doc = {"mu_source": "ack", "runs": {"aggtarget": {"pairs": [pair, {"sta": "sta2", "ack_estimate": {"slots": 0}}]}}}
+    pair = {"sta": "sta1", "ack_estimate": {"slots": 30, "stas": [5], "truth_over_estimate": 1.04,
+                                            "truth_over_raw": 1.08}}
+    idle = {"sta": "sta2", "ack_estimate": {"slots": 0}}
+    doc = {"mu_source": "ack", "runs": {"aggtarget": {"pairs": [pair, idle], "ack_model": {"version": 5}}}}
     line = report_aggtarget.ack_estimate_line(doc)
-    assert line is not None and "the loop ran on it" in line and "sta1 1.04 (5 STAs, 30 slots)" in line
-    assert "sta2" not in line
+    assert line is not None and "the loop ran on it, model v5; true / estimated" in line
+    assert "sta1 1.04 (5 STAs, 30 slots)" in line and "sta2" not in line
+    on_truth = report_aggtarget.ack_estimate_line({"mu_source": "sta", "runs": {"aggtarget": {"pairs": [pair]}}})
+    assert on_truth is not None and "true / raw" in on_truth and "sta1 1.08" in on_truth
     assert report_aggtarget.ack_estimate_line({"runs": {"cubic": {"pairs": [pair]}}}) is None
