@@ -12,6 +12,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - after the backend is chosen
 
+from .ack_scale import MODEL  # noqa: E402
+
 
 def _doc(results_dir: Path) -> dict[str, Any] | None:
     try:
@@ -100,5 +102,26 @@ def section_lines(results_dir: Path) -> list[str]:
                          f"{r['replay_agg_est']} | {r.get('model_agg_est')} | {r['f1']} | "
                          f"{(r.get('reach') or {}).get('f1', '–')} | "
                          f"{r['dp_drops_tail']} | {r['dp_mean_queue_pkts']} |")
+    lines += scale_table_lines(MODEL)
     lines += ["", f"![ACK-burst estimator]({png.name})", ""]
     return lines
+
+
+def scale_table_lines(model_path: Path) -> list[str]:
+    """The shipped model's scale per receiving-STA count (runner/ack_scale.py), if it has one: these captures
+    have one STA, so the table above uses the one-STA scale only."""
+    try:
+        model = json.loads(model_path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return []
+    by, fit = model.get("scale_by_stas"), model.get("scale_by_stas_training") or {}
+    if not by:
+        return []
+    per = fit.get("per_stas") or {}
+    return ["", f"The shipped model (version {model.get('version')}) scales the estimate by the number of STAs "
+            "receiving at the pair's AP (`scale_by_stas`, `agg_stas` in the telemetry), fitted by "
+            "`runner/ack_scale.py` on the controlled aggtarget runs fed by the ground truth "
+            f"({', '.join(fit.get('scenarios') or [])}): " + ", ".join(
+                f"{k} STA{'s' if k > 1 else ''} {v:g}" + (f" ({per[str(k)]['slots']} slots)" if str(k) in per
+                                                         else " (interpolated)")
+                for k, v in enumerate(by, start=1)) + "."]

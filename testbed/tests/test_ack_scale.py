@@ -105,3 +105,16 @@ def test_the_report_names_the_ratio_per_pair_and_whether_the_loop_ran_on_the_est
     on_truth = report_aggtarget.ack_estimate_line({"mu_source": "sta", "runs": {"aggtarget": {"pairs": [pair]}}})
     assert on_truth is not None and "true / raw" in on_truth and "sta1 1.08" in on_truth
     assert report_aggtarget.ack_estimate_line({"runs": {"cubic": {"pairs": [pair]}}}) is None
+
+
+def test_the_estimator_section_lists_the_shipped_scale_per_sta_count(tmp_path: Path):
+    from runner import report_ack_burst
+
+    model = tmp_path / "model.json"
+    model.write_text(json.dumps({"version": 5, "scale_by_stas": [0.55, 0.75, 0.9],
+                                 "scale_by_stas_training": {"scenarios": ["aggtarget-1sta"],
+                                                            "per_stas": {"1": {"slots": 40}, "3": {"slots": 50}}}}))
+    line = " ".join(report_ack_burst.scale_table_lines(model))
+    assert "version 5" in line and "1 STA 0.55 (40 slots)" in line and "2 STAs 0.75 (interpolated)" in line
+    model.write_text(json.dumps({"version": 4, "scale": 0.56}))
+    assert report_ack_burst.scale_table_lines(model) == []
