@@ -134,10 +134,16 @@ SCENARIOS = {s.name: s for s in (
     AggScenario("aggtarget-1sta-ack", (("ap1", "sta1"),), t_bar_ms=5.0, mu_source="ack"),
     AggScenario("aggtarget-backhaul", (("ap1", "sta1"),), t_bar_ms=5.0, backhaul_mbit=100.0),
     AggScenario("aggtarget-3sta-mixed-mcs", (("ap1", "sta1"), ("ap1", "sta2"), ("ap1", "sta3")), t_bar_ms=10.0),
+    # Two and three STAs on the appliance alone: the ACK-burst scale at those STA counts (fitted on the
+    # ground-truth runs above) tested where the loop runs on it.
+    AggScenario("aggtarget-3sta-mixed-mcs-ack", (("ap1", "sta1"), ("ap1", "sta2"), ("ap1", "sta3")), t_bar_ms=10.0,
+                mu_source="ack"),
     # Two and five STAs (issue 9: one AP with 1, 2 and 5 STAs at different MCS), from high to low MCS as
     # in the three-STA air (-50 / -62 / -70 dBm there).
     AggScenario("aggtarget-2sta-mixed-mcs", (("ap1", "sta1"), ("ap1", "sta2")), t_bar_ms=10.0,
                 ap_sta_rss_dbm=(-50.0, -66.0)),
+    AggScenario("aggtarget-2sta-mixed-mcs-ack", (("ap1", "sta1"), ("ap1", "sta2")), t_bar_ms=10.0,
+                ap_sta_rss_dbm=(-50.0, -66.0), mu_source="ack"),
     AggScenario("aggtarget-5sta-mixed-mcs", tuple(("ap1", f"sta{i}") for i in range(1, 6)), t_bar_ms=10.0,
                 ap_sta_rss_dbm=(-50.0, -56.0, -62.0, -66.0, -70.0)),
     # The same on the appliance alone (μ̃_N of each pair from its own ACKs, as -1sta-ack): equal airtime
