@@ -116,6 +116,7 @@ void adw_ack_est_observe_ack(struct adw_ack_est *e, const struct adw_ack_model *
         if (adv > 0) {
             segs = (double)adv / (double)e->mss;
             e->acked_segs += segs;
+            e->last_adv_ns = now_ns;
             f->last_ack = m->ack;
         } else if (adv == 0) {
             e->dup_acks++;
@@ -168,7 +169,7 @@ double adw_ack_model_estimate(const struct adw_ack_model *model, double raw, uin
 
 bool adw_ack_est_receiving(const struct adw_ack_est *e, uint64_t now_ns)
 {
-    return e->have_last && (now_ns <= e->last_ns || now_ns - e->last_ns <= ADW_ACK_ACTIVE_NS);
+    return e->last_adv_ns > 0 && (now_ns <= e->last_adv_ns || now_ns - e->last_adv_ns <= ADW_ACK_ACTIVE_NS);
 }
 
 double adw_ack_est_take_acked(struct adw_ack_est *e)

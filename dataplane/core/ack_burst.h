@@ -29,8 +29,8 @@
 #define ADW_ACK_FLOWS 8
 #define ADW_ACK_LOSS_WINDOW 100     /* p of 001 §5 */
 #define ADW_ACK_DEFAULT_MSS 1448
-/* A STA counts as receiving (for the scale's STA count) while its ACKs come back at least this often: several
- * rounds of an AP's STAs (a round is a few ms to ~10 ms in the aggtarget runs), so a STA is not dropped
+/* A STA counts as receiving (for the scale's STA count) while its ACKs acknowledge new data at least this often:
+ * several rounds of an AP's STAs (a round is a few ms to ~10 ms in the aggtarget runs), so a STA is not dropped
  * between two of its A-MPDUs. */
 #define ADW_ACK_ACTIVE_NS 100000000ull
 
@@ -56,6 +56,7 @@ struct adw_ack_est {
     uint16_t ia_head, ia_n;
     uint32_t mss;                            /* largest downlink payload seen, bytes */
     uint64_t last_ns;                        /* arrival of the previous ACK */
+    uint64_t last_adv_ns;                    /* arrival of the last ACK that acknowledged new data; 0 if none */
     double burst_segs;                       /* segments acknowledged by the current burst */
     uint32_t hash[ADW_ACK_FLOWS];            /* flow key hash of flows[i] */
     /* loss signals: */
@@ -85,7 +86,8 @@ double adw_ack_est_take_raw(struct adw_ack_est *e, uint32_t *bursts);
 /* mu~_N from a raw mean (>= 0): the model's scale for `stas` receiving STAs at the pair's AP times raw, capped at
  * n_max. */
 double adw_ack_model_estimate(const struct adw_ack_model *model, double raw, uint32_t stas);
-/* The pair's STA is receiving: an ACK of it came back within ADW_ACK_ACTIVE_NS before now_ns. */
+/* The pair's STA is receiving: an ACK of it acknowledged new data within ADW_ACK_ACTIVE_NS before now_ns (duplicate
+ * ACKs and a connection's first ACK do not count). */
 bool adw_ack_est_receiving(const struct adw_ack_est *e, uint64_t now_ns);
 /* End of a report interval: the segments (ACK advance / MSS, all flows) the STA acknowledged in it, i.e. what it
  * received in order, whatever the burst classifier made of them; resets. */

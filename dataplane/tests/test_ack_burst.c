@@ -145,7 +145,7 @@ static void test_scale_is_looked_up_by_the_stas_receiving_at_the_pairs_ap(void *
     }
 }
 
-static void test_a_sta_whose_acks_stopped_is_no_longer_counted_at_its_ap(void **state)
+static void test_a_sta_whose_acks_stopped_acknowledging_data_is_no_longer_counted_at_its_ap(void **state)
 {
     struct sched_fixture *f = *state;
     struct adw_ack_model m = model_by_stas();
@@ -158,7 +158,10 @@ static void test_a_sta_whose_acks_stopped_is_no_longer_counted_at_its_ap(void **
     last_frame(f->s, 40 * MS, pr);
     assert_int_equal(pr[1].agg_stas, 1);
     sta_ack_bursts(f->s, 0, 1, 10, 5, 162 * MS);
-    last_frame(f->s, 200 * MS, pr); /* STA2 silent for over ADW_ACK_ACTIVE_NS */
+    uint32_t sta2_last_ack = 1 + 2 * 5 * 2 * 1448; /* sta_ack_bursts' last ACK number: 2 bursts of 5 x 2 segments */
+    for (unsigned k = 0; k < 3; k++)
+        ack_from(f->s, 1, 1, sta2_last_ack, 1, (170 + k) * MS); /* duplicates: nothing new received */
+    last_frame(f->s, 200 * MS, pr); /* STA2 received nothing for over ADW_ACK_ACTIVE_NS */
     assert_true(pr[1].agg_raw < 0);
     assert_int_equal(pr[0].agg_stas, 1);
     assert_true(fabs(pr[0].agg_est - 5.0) < 1e-9);
@@ -299,7 +302,7 @@ int main(void)
         LAB_TEST(test_estimate_is_capped_at_n_max),
         LAB_TEST(test_estimate_is_scaled_by_the_models_correction_and_acked_segments_are_not),
         LAB_TEST(test_scale_is_looked_up_by_the_stas_receiving_at_the_pairs_ap),
-        LAB_TEST(test_a_sta_whose_acks_stopped_is_no_longer_counted_at_its_ap),
+        LAB_TEST(test_a_sta_whose_acks_stopped_acknowledging_data_is_no_longer_counted_at_its_ap),
         LAB_TEST(test_a_model_with_a_scale_per_sta_count_uses_its_last_entry_beyond_the_table),
         LAB_TEST(test_without_a_model_there_is_no_estimate),
         LAB_TEST(test_acked_segments_are_counted_without_a_model),

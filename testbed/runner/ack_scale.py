@@ -11,8 +11,8 @@ STAs served in turn the STA's uplink gets out before the AP's next A-MPDU to
 it, and one burst is one A-MPDU (the 5sta-ack run read 0.56 of the truth
 with the one-STA scale). The number of STAs the AP is serving is what the
 dataplane can see, so the scale is fitted per that number (`agg_stas` of the
-dataplane's telemetry: the STAs of the pair's AP whose ACKs came back within
-the last ADW_ACK_ACTIVE_NS).
+dataplane's telemetry: the STAs of the pair's AP whose ACKs acknowledged
+new data within the last ADW_ACK_ACTIVE_NS).
 
 Per pair and slot the raw estimate is the segments per burst over the bursts
 that ended in the slot (`agg_raw`, weighted by `agg_bursts`), the truth the

@@ -176,8 +176,8 @@ struct adw_pair_report {
     uint32_t agg_bursts;                     /* ACK bursts (estimated A-MPDUs) that ended in the frame */
     double agg_raw;                          /* their mean segments per burst, before the model's scale; < 0 if
                                                 none */
-    uint16_t agg_stas;                       /* STAs of the pair's AP receiving at frame end (ACKs within
-                                                ADW_ACK_ACTIVE_NS): the count the scale was looked up by; 0
+    uint16_t agg_stas;                       /* STAs of the pair's AP receiving at frame end (ACKs that
+                                                acknowledged new data within ADW_ACK_ACTIVE_NS): the count the scale was looked up by; 0
                                                 without a model */
     double acked_segs;                       /* segments (ACK advance / MSS) the STA acknowledged in the frame: the
                                                 MPDUs it received in order, counted without the classifier */
