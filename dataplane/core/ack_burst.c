@@ -136,7 +136,8 @@ void adw_ack_est_observe_ack(struct adw_ack_est *e, const struct adw_ack_model *
             double x[ADW_ACK_MODEL_MAX_M];
             for (unsigned k = 0; k < model->m; k++) /* oldest first: t_{i-m+1} .. t_i */
                 x[k] = e->ia_us[(e->ia_head + ADW_ACK_MODEL_MAX_M - model->m + k) % ADW_ACK_MODEL_MAX_M];
-            first = adw_ack_model_prob(model, x) >= model->threshold;
+            first = adw_ack_model_prob(model, x) >= model->threshold &&
+                    (double)dt / 1000.0 >= adw_ack_model_min_gap_us(model, e->stas);
         }
     }
     e->have_last = true;
@@ -156,13 +157,22 @@ double adw_ack_est_take_raw(struct adw_ack_est *e, uint32_t *bursts)
     return mean;
 }
 
+/* Entry of a per-STA-count table of n entries for `stas` STAs: the first below one STA, the last beyond the table. */
+static double by_stas(const double *table, uint8_t n, uint32_t stas)
+{
+    uint32_t k = stas < 1 ? 1 : stas > n ? n : stas;
+    return table[k - 1];
+}
+
+double adw_ack_model_min_gap_us(const struct adw_ack_model *model, uint32_t stas)
+{
+    return model->n_gap_by_stas > 0 ? by_stas(model->gap_by_stas_us, model->n_gap_by_stas, stas) : 0.0;
+}
+
 double adw_ack_model_estimate(const struct adw_ack_model *model, double raw, uint32_t stas)
 {
-    double scale = model->scale;
-    if (model->n_scale_by_stas > 0) {
-        uint32_t k = stas < 1 ? 1 : stas > model->n_scale_by_stas ? model->n_scale_by_stas : stas;
-        scale = model->scale_by_stas[k - 1];
-    }
+    double scale = model->n_scale_by_stas > 0 ? by_stas(model->scale_by_stas, model->n_scale_by_stas, stas)
+                                              : model->scale;
     double est = scale * raw;
     return model->n_max > 0 && est > model->n_max ? model->n_max : est;
 }

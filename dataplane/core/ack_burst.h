@@ -53,6 +53,8 @@ struct adw_ack_est {
     bool have_last;
     bool burst_open;
     uint8_t used;                            /* bit i: flows[i] holds a flow */
+    uint16_t stas;                           /* receiving STAs at the pair's AP at the last report (the model's
+                                                per-count gap and scale) */
     uint16_t ia_head, ia_n;
     uint32_t mss;                            /* largest downlink payload seen, bytes */
     uint64_t last_ns;                        /* arrival of the previous ACK */
@@ -83,6 +85,9 @@ double adw_ack_model_prob(const struct adw_ack_model *model, const double *ia_us
 /* End of a report interval: the raw mean segments per burst closed in it (unscaled, uncapped), or -1 if none;
  * *bursts gets their number; resets. */
 double adw_ack_est_take_raw(struct adw_ack_est *e, uint32_t *bursts);
+/* The least inter-arrival time (µs) that starts a burst with `stas` receiving STAs at the pair's AP (0 without the
+ * model's gap table). */
+double adw_ack_model_min_gap_us(const struct adw_ack_model *model, uint32_t stas);
 /* mu~_N from a raw mean (>= 0): the model's scale for `stas` receiving STAs at the pair's AP times raw, capped at
  * n_max. */
 double adw_ack_model_estimate(const struct adw_ack_model *model, double raw, uint32_t stas);

@@ -95,6 +95,16 @@ int adw_sched_set_ack_model(struct adw_sched *s, const struct adw_ack_model *m, 
                 snprintf(err, errlen, "ack model: scale_by_stas[%u]: must be a positive number", k);
             return -1;
         }
+    if (m->n_gap_by_stas > ADW_ACK_MODEL_MAX_STAS) {
+        set_err(err, errlen, "ack model: gap_by_stas_us: more than %s entries", "8 (ADW_ACK_MODEL_MAX_STAS)");
+        return -1;
+    }
+    for (unsigned k = 0; k < m->n_gap_by_stas; k++)
+        if (!(isfinite(m->gap_by_stas_us[k]) && m->gap_by_stas_us[k] >= 0)) {
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "ack model: gap_by_stas_us[%u]: must be a number >= 0", k);
+            return -1;
+        }
     if (!isfinite(m->intercept)) {
         set_err(err, errlen, "ack model: intercept: not a finite number%s", "");
         return -1;

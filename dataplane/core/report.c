@@ -64,6 +64,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->pace_bps = ps->pacer.rate_bps;
         r->agg_raw = adw_ack_est_take_raw(&ps->ack, &r->agg_bursts);
         r->agg_stas = s->has_ack_model ? receiving[p->cfg->stas[q].ap] : 0;
+        ps->ack.stas = r->agg_stas; /* the burst gap of the ACKs until the next report */
         r->agg_est = s->has_ack_model && r->agg_raw >= 0 ? adw_ack_model_estimate(&s->ack_model, r->agg_raw,
                                                                                    r->agg_stas)
                                                           : -1;

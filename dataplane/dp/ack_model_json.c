@@ -8,11 +8,31 @@
 
 #include "json_walk.h"
 
+/* An optional per-STA-count table of numbers in [min, max] (adwiser/ack_model.h): 0 if absent or valid. */
+static int by_stas_table(struct jw *w, const json_t *root, const char *key, double min, double max, double *out,
+                         uint8_t *n)
+{
+    json_t *arr = jw_array(w, root, "", key, 0, ADW_ACK_MODEL_MAX_STAS);
+    if (w->failed)
+        return -1;
+    for (size_t k = 0; arr != NULL && k < json_array_size(arr); k++) {
+        json_t *v = json_array_get(arr, k);
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!(isfinite(x) && x >= min && x <= max)) {
+            snprintf(w->err, w->errlen, "%s[%zu]: expected a number in [%g, %g]", key, k, min, max);
+            return -1;
+        }
+        out[k] = x;
+    }
+    *n = arr != NULL ? (uint8_t)json_array_size(arr) : 0;
+    return 0;
+}
+
 static int from_json(const json_t *root, struct adw_ack_model *out, char *err, size_t errlen)
 {
     static const char *const allowed[] = {"version", "m", "intercept", "coef", "threshold", "n_max", "scale",
-                                          "scale_by_stas", "scale_by_stas_training", "features", "training",
-                                          NULL};
+                                          "scale_by_stas", "scale_by_stas_training", "gap_by_stas_us",
+                                          "gap_by_stas_training", "features", "training", NULL};
     struct jw w = {.err = err, .errlen = errlen};
     struct adw_ack_model m;
     memset(&m, 0, sizeof(m));
@@ -40,19 +60,9 @@ static int from_json(const json_t *root, struct adw_ack_model *out, char *err, s
         }
         m.coef[k] = json_number_value(v);
     }
-    json_t *by_stas = jw_array(&w, root, "", "scale_by_stas", 0, ADW_ACK_MODEL_MAX_STAS);
-    if (w.failed)
+    if (by_stas_table(&w, root, "scale_by_stas", 1e-3, 1e3, m.scale_by_stas, &m.n_scale_by_stas) ||
+        by_stas_table(&w, root, "gap_by_stas_us", 0, 1e6, m.gap_by_stas_us, &m.n_gap_by_stas))
         return -1;
-    for (size_t k = 0; by_stas != NULL && k < json_array_size(by_stas); k++) {
-        json_t *v = json_array_get(by_stas, k);
-        double x = json_is_number(v) ? json_number_value(v) : NAN;
-        if (!(isfinite(x) && x >= 1e-3 && x <= 1e3)) {
-            snprintf(err, errlen, "scale_by_stas[%zu]: expected a number in [0.001, 1000]", k);
-            return -1;
-        }
-        m.scale_by_stas[k] = x;
-    }
-    m.n_scale_by_stas = by_stas != NULL ? (uint8_t)json_array_size(by_stas) : 0;
     m.version = (uint32_t)version;
     m.m = (uint16_t)mm;
     m.intercept = intercept;

@@ -167,6 +167,52 @@ static void test_a_sta_whose_acks_stopped_acknowledging_data_is_no_longer_counte
     assert_true(fabs(pr[0].agg_est - 5.0) < 1e-9);
 }
 
+/* STA `sta`'s ACKs for `ampdus` A-MPDUs 5 ms apart (a round of the AP's STAs), each A-MPDU's 10 segments
+ * acknowledged in two uplink PPDUs 1 ms apart (a split): 5 delayed ACKs 20 µs apart in each. */
+static void split_ack_bursts(struct adw_sched *s, unsigned sta, unsigned ampdus, uint64_t t0, uint32_t *ackno_io)
+{
+    uint32_t ackno = *ackno_io;
+    ack_from(s, sta, 1, ackno, 0, t0);
+    for (unsigned b = 0; b < ampdus; b++)
+        for (unsigned half = 0; half < 2; half++)
+            for (unsigned a = 0; a < 5; a++) {
+                ackno += 2 * 1448;
+                ack_from(s, sta, 1, ackno, 0, t0 + (b + 1) * 5 * MS + half * MS + a * 20 * US);
+            }
+    ack_from(s, sta, 1, ackno, 0, t0 + (ampdus + 1) * 5 * MS);
+    *ackno_io = ackno;
+}
+
+static void test_split_acks_closer_than_the_sta_counts_gap_are_one_burst(void **state)
+{
+    /* Gap table [0, 2000 µs]: alone at its AP a STA's splits count as bursts of their own (the classifier's
+     * 200 µs); with a second STA receiving, the 1 ms split is inside one A-MPDU's burst. */
+    struct sched_fixture *f = *state;
+    struct adw_ack_model m = gap_model();
+    m.n_gap_by_stas = 2;
+    m.gap_by_stas_us[0] = 0;
+    m.gap_by_stas_us[1] = 2000;
+    struct adw_pair_report pr[2];
+    uint32_t ack1 = 1, ack2 = 1;
+    f->cfg->stas[1].ap = 0;
+    sched_fixture_recreate(f, NULL);
+    assert_non_null(f->s);
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, NULL, 0), 0);
+    split_ack_bursts(f->s, 0, 6, 1 * MS, &ack1);
+    last_frame(f->s, 40 * MS, pr);
+    assert_int_equal(pr[0].agg_stas, 1);
+    assert_int_equal(pr[0].agg_bursts, 12);
+    assert_true(fabs(pr[0].agg_raw - 10.0) < 1e-9);
+
+    split_ack_bursts(f->s, 1, 6, 41 * MS, &ack2); /* STA2 receives too: two STAs from the next report on */
+    last_frame(f->s, 80 * MS, pr);
+    assert_int_equal(pr[0].agg_stas, 2);
+    split_ack_bursts(f->s, 0, 6, 81 * MS, &ack1);
+    last_frame(f->s, 120 * MS, pr);
+    assert_int_equal(pr[0].agg_bursts, 6);
+    assert_true(fabs(pr[0].agg_raw - 20.0) < 1e-9);
+}
+
 static void test_a_model_with_a_scale_per_sta_count_uses_its_last_entry_beyond_the_table(void **state)
 {
     (void)state;
@@ -280,6 +326,11 @@ static void test_invalid_model_is_refused_naming_the_field(void **state)
     m.scale = 0;
     assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, "scale"));
+    m = gap_model();
+    m.n_gap_by_stas = 1;
+    m.gap_by_stas_us[0] = -5;
+    assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "gap_by_stas_us[0]"));
     m = model_by_stas();
     m.scale_by_stas[1] = -1;
     assert_int_equal(adw_sched_set_ack_model(f->s, &m, err, sizeof err), -1);
@@ -303,6 +354,7 @@ int main(void)
         LAB_TEST(test_estimate_is_scaled_by_the_models_correction_and_acked_segments_are_not),
         LAB_TEST(test_scale_is_looked_up_by_the_stas_receiving_at_the_pairs_ap),
         LAB_TEST(test_a_sta_whose_acks_stopped_acknowledging_data_is_no_longer_counted_at_its_ap),
+        LAB_TEST(test_split_acks_closer_than_the_sta_counts_gap_are_one_burst),
         LAB_TEST(test_a_model_with_a_scale_per_sta_count_uses_its_last_entry_beyond_the_table),
         LAB_TEST(test_without_a_model_there_is_no_estimate),
         LAB_TEST(test_acked_segments_are_counted_without_a_model),

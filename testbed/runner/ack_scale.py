@@ -26,7 +26,9 @@ slots with enough of both.
 fits the table from the controlled runs of the ground-truth scenarios
 (mu_source "sta", where the dataplane's estimate runs but the loop does not
 use it) and writes `scale_by_stas` into the model; the `-ack` scenarios, where
-the loop runs on the estimate, are left out of the fit and are its test.
+the loop runs on the estimate, are left out of the fit and are its test. A
+model with a least gap per STA count (model v6) has its scale fitted at those
+gaps by runner/ack_gap.py instead, on captured ACKs.
 """
 from __future__ import annotations
 
@@ -48,8 +50,8 @@ MAX_STAS = 8          # the longest table the dataplane takes (ADW_ACK_MODEL_MAX
 MIN_SLOTS = 30        # slots a STA count needs for a scale of its own (15 s of one pair)
 # Version of configs/ack_burst_model.json (ack_burst_train.py writes the rest of it): 1 was the hand-set m = 1
 # baseline, 2 had no scale, 3 was fitted before wlan-emu had its own core, 4 had one scale for any number of STAs,
-# 5 adds scale_by_stas.
-MODEL_VERSION = 5
+# 5 added scale_by_stas, 6 gap_by_stas_us (runner/ack_gap.py).
+MODEL_VERSION = 6
 
 
 def slot_rows(entries: Iterable[tuple[float, dict[str, str]]], ppdus: list[dict[str, Any]],
@@ -119,24 +121,31 @@ def fit(rows: list[dict[str, Any]], min_slots: int = MIN_SLOTS) -> dict[int, dic
     return out
 
 
-def table(fitted: dict[int, dict[str, Any]]) -> list[float]:
-    """scale_by_stas for 1 .. the largest STA count fitted: a count with no slots of its own takes the linear
-    interpolation of its fitted neighbours (the dataplane uses the last entry beyond the table)."""
-    if not fitted:
-        raise ValueError("no slots to fit a scale on")
-    ks = sorted(fitted)
+def interpolate(values: dict[int, float]) -> list[float]:
+    """A per-STA-count table for counts 1 .. the largest given: a count without a value of its own takes the
+    linear interpolation of its neighbours (the first given below it; the dataplane uses the last entry beyond
+    the table)."""
+    if not values:
+        raise ValueError("no values to make a table of")
+    ks = sorted(values)
     out = []
     for k in range(1, ks[-1] + 1):
-        if k in fitted:
-            out.append(fitted[k]["scale"])
+        if k in values:
+            out.append(values[k])
         elif k < ks[0]:
-            out.append(fitted[ks[0]]["scale"])
+            out.append(values[ks[0]])
         else:
             lo = max(j for j in ks if j < k)
             hi = min(j for j in ks if j > k)
-            f = (k - lo) / (hi - lo)
-            out.append(fitted[lo]["scale"] + f * (fitted[hi]["scale"] - fitted[lo]["scale"]))
-    return [round(v, 4) for v in out]
+            out.append(values[lo] + (k - lo) / (hi - lo) * (values[hi] - values[lo]))
+    return out
+
+
+def table(fitted: dict[int, dict[str, Any]]) -> list[float]:
+    """scale_by_stas for 1 .. the largest STA count fitted (interpolate)."""
+    if not fitted:
+        raise ValueError("no slots to fit a scale on")
+    return [round(v, 4) for v in interpolate({k: v["scale"] for k, v in fitted.items()})]
 
 
 def training_rows(results: Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -168,6 +177,11 @@ def main(argv: list[str] | None = None) -> int:
               "(python -m runner.aggtarget <scenario> --modes aggtarget)", file=sys.stderr)
         return 1
     model = json.loads(a.model.read_text())
+    if any(model.get("gap_by_stas_us") or []):
+        # the runs' agg_raw was formed without those gaps: runner/ack_gap.py fits the scale at them
+        print(f"ack_scale: {a.model} has gap_by_stas_us; fit its scale with python -m runner.ack_gap fit",
+              file=sys.stderr)
+        return 1
     model["version"] = MODEL_VERSION
     model["scale_by_stas"] = table(fitted)
     model["scale_by_stas_training"] = {

@@ -562,7 +562,7 @@ def with_ceilings(cfg: dict[str, Any], ceilings: dict[str, dict[str, Any]]) -> d
 
 
 def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
-            ceilings: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+            ceilings: dict[str, dict[str, Any]] | None = None, capture_acks: bool = False) -> dict[str, Any]:
     controlled = mode == "aggtarget"
     cc = mode if mode in ("cubic", "bbr") else "cubic"   # the STAs' stack; the UDP runs send no TCP
     started = time.time()
@@ -598,6 +598,14 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
                                      "udp", "dst", "port", str(delay_probe.PROBE_PORT), "and", "dst", "host",
                                      lab.sta_ip(sta)])
                 stack.push(name, lambda p=p: processes.stop(p))
+        if controlled and capture_acks:
+            # the STAs' pure ACKs as the emulator hands them to the appliance (runner/ack_gap.py)
+            for ap in sorted({a for a, _ in sc.pairs}):
+                p = processes.start(lab.run_dir, f"tcpdump-acks-{ap}", lab.ns("wlan"),
+                                    ["tcpdump", "-i", ap, "-n", "-s", "96", "-B", "32768", "-Q", "out",
+                                     "--time-stamp-precision=nano", "-w", str(out / f"{mode}-acks-{ap}.pcap"),
+                                     "tcp", "and", "less", "120"])
+                stack.push(f"tcpdump-acks-{ap}", lambda p=p: processes.stop(p))
         time.sleep(2.0 if controlled else 1.0)  # the loop's first steps / tcpdump ready
         udp_before = {sta: udp_counters.read(lab.ns(sta)) for _, sta in sc.pairs}
         transfers, probes = [], []
@@ -710,13 +718,13 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
         res["ap_ceilings"] = ceilings or {}
         # the ACK-burst model adwiser-dp loaded (its agg_est in ack_slots is that model's)
         model = json.loads(backend_mod.ACK_MODEL.read_text())
-        res["ack_model"] = {k: model.get(k) for k in ("version", "scale", "scale_by_stas")}
+        res["ack_model"] = {k: model.get(k) for k in ("version", "scale", "scale_by_stas", "gap_by_stas_us")}
         res["n_bar"] = {ap: (ceilings or {}).get(ap, {}).get("n_bar", LAB_NBAR) for ap in {a for a, _ in sc.pairs}}
     return res
 
 
 def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, prefix: str | None = None,
-        results_dir: Path = RESULTS) -> dict[str, Any]:
+        results_dir: Path = RESULTS, capture_acks: bool = False) -> dict[str, Any]:
     sc = get(name)
     if sc.unsupported:
         raise backend_mod.BackendUnavailable(f"{name}: {sc.unsupported}")
@@ -748,9 +756,13 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
         for mode in sorted(modes, key=lambda m: m != sc.straight_mode):
             try:
                 runs[mode] = one_run(sc, mode, duration_s, lab, out,
-                                     scenario_ceilings(sc, runs.get(sc.straight_mode, {})))
+                                     scenario_ceilings(sc, runs.get(sc.straight_mode, {})), capture_acks)
             except backend_mod.BackendUnavailable as e:
                 runs[mode] = {"mode": mode, "skipped": str(e)}
+            if capture_acks and mode == "aggtarget" and (out / "groundtruth.jsonl").exists():
+                # kept beside the ACK capture for runner/ack_gap.py
+                (out / "groundtruth.jsonl").replace(out / "aggtarget-groundtruth.jsonl")
+                shutil.copy(out / "wlan-emu.stats.json", out / "aggtarget-wlan-emu.stats.json")
             (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
     finally:
         lab.close()
@@ -868,13 +880,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("scenario", nargs="?", help="one of: " + ", ".join(SCENARIOS))
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--modes", default="", help="comma-separated subset of the scenario's modes (default: all)")
+    ap.add_argument("--capture-acks", action="store_true",
+                    help="controlled run: keep the STAs' ACKs at the appliance port (pcap) and the ground truth in "
+                         "the run directory, for runner/ack_gap.py")
     args = ap.parse_args(argv)
     if not args.scenario:
         for s in SCENARIOS.values():
             print(f"{s.name:28s} T-bar {s.t_bar_ms:g} ms  {s.unsupported or 'runs here'}")
         return 0
     try:
-        doc = run(args.scenario, args.duration, tuple(m for m in args.modes.split(",") if m) or None)
+        doc = run(args.scenario, args.duration, tuple(m for m in args.modes.split(",") if m) or None,
+                  capture_acks=args.capture_acks)
     except backend_mod.BackendUnavailable as e:
         print(f"SKIPPED {args.scenario}: {e}", file=sys.stderr)
         return 0

@@ -117,11 +117,14 @@ def scale_table_lines(model_path: Path) -> list[str]:
     by, fit = model.get("scale_by_stas"), model.get("scale_by_stas_training") or {}
     if not by:
         return []
-    per = fit.get("per_stas") or {}
+    per, gaps = fit.get("per_stas") or {}, model.get("gap_by_stas_us") or []
+    gap_note = (" and a burst needs a least gap after the previous ACK (`gap_by_stas_us`, runner/ack_gap.py on "
+                "captured ACKs)") if any(gaps) else ""
     return ["", f"The shipped model (version {model.get('version')}) scales the estimate by the number of STAs "
-            "receiving at the pair's AP (`scale_by_stas`, `agg_stas` in the telemetry), fitted by "
-            "`runner/ack_scale.py` on the controlled aggtarget runs fed by the ground truth "
-            f"({', '.join(fit.get('scenarios') or [])}): " + ", ".join(
+            f"receiving at the pair's AP (`scale_by_stas`, `agg_stas` in the telemetry){gap_note}, fitted on the "
+            f"controlled aggtarget runs fed by the ground truth ({', '.join(fit.get('scenarios') or [])}): "
+            + ", ".join(
                 f"{k} STA{'s' if k > 1 else ''} {v:g}" + (f" ({per[str(k)]['slots']} slots)" if str(k) in per
                                                          else " (interpolated)")
+                + (f" at {gaps[k - 1]:g} µs" if any(gaps) and k <= len(gaps) else "")
                 for k, v in enumerate(by, start=1)) + "."]

@@ -116,5 +116,18 @@ def test_the_estimator_section_lists_the_shipped_scale_per_sta_count(tmp_path: P
                                                             "per_stas": {"1": {"slots": 40}, "3": {"slots": 50}}}}))
     line = " ".join(report_ack_burst.scale_table_lines(model))
     assert "version 5" in line and "1 STA 0.55 (40 slots)" in line and "2 STAs 0.75 (interpolated)" in line
+    model.write_text(json.dumps({"version": 6, "scale_by_stas": [0.55, 0.9], "gap_by_stas_us": [0, 1500]}))
+    line = " ".join(report_ack_burst.scale_table_lines(model))
+    assert "least gap" in line and "2 STAs 0.9 (interpolated) at 1500 µs" in line
     model.write_text(json.dumps({"version": 4, "scale": 0.56}))
     assert report_ack_burst.scale_table_lines(model) == []
+
+
+def test_fit_refuses_a_model_whose_scale_belongs_to_its_least_gaps(tmp_path: Path):
+    model = tmp_path / "model.json"
+    model.write_text(json.dumps({"version": 6, "scale_by_stas": [0.5, 0.8], "gap_by_stas_us": [0, 1500]}))
+    _result(tmp_path / "aggtarget-2sta.json", "aggtarget-2sta", "sta",
+            [{"pair": "ap1/sta1", "slot": i, "stas": 2, "raw": 20.0, "truth": 16.0}
+             for i in range(ack_scale.MIN_SLOTS)])
+    assert ack_scale.main(["fit", "--results", str(tmp_path), "--model", str(model)]) == 1
+    assert json.loads(model.read_text())["scale_by_stas"] == [0.5, 0.8]

@@ -82,9 +82,13 @@ static void test_ack_model_scale_per_sta_count_is_loaded(void **state)
     assert_int_equal(ack_model_json_parse("{\"version\": 5, \"m\": 1, \"intercept\": 0, \"coef\": [1, 0], "
                                           "\"threshold\": 0.5, \"n_max\": 64, \"scale\": 0.56, "
                                           "\"scale_by_stas\": [0.56, 0.8, 0.95], "
-                                          "\"scale_by_stas_training\": {\"slots\": 10}}", &m, err, sizeof err), 0);
+                                          "\"scale_by_stas_training\": {\"slots\": 10}, "
+                                          "\"gap_by_stas_us\": [0, 1500], \"gap_by_stas_training\": {}}",
+                                          &m, err, sizeof err), 0);
     assert_int_equal(m.n_scale_by_stas, 3);
     assert_true(m.scale_by_stas[0] == 0.56 && m.scale_by_stas[1] == 0.8 && m.scale_by_stas[2] == 0.95);
+    assert_int_equal(m.n_gap_by_stas, 2);
+    assert_true(m.gap_by_stas_us[0] == 0 && m.gap_by_stas_us[1] == 1500);
 }
 
 static void expect_refused(const char *doc, const char *field)
@@ -120,6 +124,8 @@ static void test_malformed_ack_model_is_refused_naming_the_field(void **state)
                    "\"n_max\": 64, \"scale_by_stas\": [1, 1, 1, 1, 1, 1, 1, 1, 1]}", "scale_by_stas");
     expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"scale_by_stas\": 0.5}", "scale_by_stas");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64, \"gap_by_stas_us\": [0, -1]}", "gap_by_stas_us[1]");
 }
 
 int main(void)

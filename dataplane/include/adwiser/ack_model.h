@@ -18,6 +18,10 @@
  * next A-MPDU. So the scale is looked up by the number of STAs of the pair's
  * AP that are receiving (scale_by_stas[k-1] for k STAs, the last entry beyond
  * the table); a model without the table uses `scale` for every count.
+ * With several STAs a STA also splits one A-MPDU's ACKs over two or three
+ * uplink PPDUs, up to a few ms apart, while its own A-MPDUs come a round of
+ * the AP's STAs apart; so a new burst may also need a minimum gap per STA
+ * count (gap_by_stas_us[k-1], same lookup; none without the table).
  * The coefficients are fitted offline (testbed/, scikit-learn) on the WLAN
  * emulator's ground truth and shipped as configs/ack_burst_model.json; any
  * feature scaling used in training is folded into them, so the features are
@@ -41,6 +45,9 @@ struct adw_ack_model {
     double scale;                            /* estimate = scale x mean segments per burst; > 0 (1 = none) */
     uint8_t n_scale_by_stas;                 /* entries of scale_by_stas; 0 = use `scale` for any STA count */
     double scale_by_stas[ADW_ACK_MODEL_MAX_STAS]; /* scale with k receiving STAs at the pair's AP: [k - 1]; > 0 */
+    uint8_t n_gap_by_stas;                   /* entries of gap_by_stas_us; 0 = no minimum gap */
+    double gap_by_stas_us[ADW_ACK_MODEL_MAX_STAS]; /* least inter-arrival time (µs) that starts a burst with k
+                                                      receiving STAs: [k - 1]; >= 0 */
 };
 
 #endif

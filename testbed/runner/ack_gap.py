@@ -1,0 +1,255 @@
+"""The ACK-burst classifier's least gap per receiving-STA count, and the scale
+at that gap (issue 9; 001 §4.1-4.2; adwiser/ack_model.h `gap_by_stas_us`).
+
+With several STAs a STA often answers one A-MPDU with two or three uplink
+PPDUs, and where the second follows more than the classifier's gap (about
+650 µs, fitted on one STA, whose A-MPDUs come about 1 ms apart) one A-MPDU
+gives two bursts. Its own A-MPDUs come a round of the AP's STAs apart
+(4.4 ms with five), so a longer least gap merges those splits. How often a
+STA splits and merges differs from STA to STA, and that difference is what
+makes the estimate's per-STA bias (testbed/README.md, "Where the per-STA
+bias comes from"). So the gap per count is the one that makes true / raw
+most alike across the AP's STAs; the scale per count is then fitted at that
+gap, as runner/ack_scale.py does.
+
+Input: controlled runs made with `python -m runner.aggtarget <scenario>
+--modes aggtarget --capture-acks` (the STAs' ACKs at the appliance port, the
+ground truth and the emulator's clock, kept in results/runs/<scenario>/),
+and their results JSON (each slot's STA count, `ack_slots`). The dataplane's
+boundary rule is replayed on the captured ACKs: a new burst when the m = 1
+model's probability reaches its threshold and the gap is at least the
+candidate.
+
+    python -m runner.ack_gap fit [--model configs/ack_burst_model.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import struct
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from . import ack_scale, agg_lab, topology
+
+RESULTS = ack_scale.RESULTS
+CANDIDATES_US = (0, 500, 1000, 1500, 2000, 2500, 3000)
+MSS = 1448
+
+
+def sta_of_mac() -> dict[bytes, str]:
+    """Source MAC -> STA id, for both labs (the 2AP-2STA lab's STAs and agg_lab's)."""
+    out = {bytes.fromhex(mac.replace(":", "")): sta for sta, (_, mac, _) in topology.STAS.items()}
+    out.update({bytes.fromhex(agg_lab.sta_mac(i).replace(":", "")): f"sta{i}" for i in range(1, 9)})
+    return out
+
+
+def read_acks(pcap: Path, macs: dict[bytes, str]) -> dict[str, list[tuple[int, tuple[int, int], int]]]:
+    """Per STA, its pure TCP ACKs in the capture: (time ns, (source port, destination port), ACK number)."""
+    data = pcap.read_bytes()
+    if struct.unpack_from("<I", data, 0)[0] != 0xA1B23C4D:
+        raise ValueError(f"{pcap}: not a nanosecond pcap file")
+    off, out = 24, defaultdict(list)
+    while off + 16 <= len(data):
+        sec, frac, incl, _ = struct.unpack_from("<IIII", data, off)
+        off += 16
+        pkt = data[off:off + incl]
+        off += incl
+        sta = macs.get(pkt[6:12])
+        if sta is None or len(pkt) < 54 or pkt[12:14] != b"\x08\x00" or pkt[23] != 6:
+            continue
+        ihl = (pkt[14] & 0x0F) * 4
+        t = 14 + ihl
+        payload = struct.unpack_from(">H", pkt, 16)[0] - ihl - (pkt[t + 12] >> 4) * 4
+        flags = pkt[t + 13]
+        if payload > 0 or not flags & 0x10 or flags & 0x07:  # pure ACKs only, as ack_burst.c
+            continue
+        sport, dport, _, ack = struct.unpack_from(">HHII", pkt, t)
+        out[sta].append((sec * 1_000_000_000 + frac, (sport, dport), ack))
+    return out
+
+
+def model_gap_us(model: dict[str, Any]) -> float:
+    """The gap at which the m = 1 model's probability reaches its threshold (its σ feature is constant 0)."""
+    if int(model["m"]) != 1:
+        raise ValueError("ack_gap replays the m = 1 model only")
+    w = float(model["coef"][0])
+    logit = math.log(model["threshold"] / (1 - model["threshold"]))
+    return (logit - float(model["intercept"])) / w
+
+
+def bursts(acks: list[tuple[int, tuple[int, int], int]], gap_us: float) -> list[tuple[int, float]]:
+    """(end time ns, segments) of the bursts ack_burst.c forms with this least gap: an ACK starts a burst when
+    it follows the previous one by at least gap_us; empty bursts are not counted."""
+    out, last_ack, prev, cur, open_ = [], {}, None, 0.0, False
+    for t, flow, ack in acks:
+        segs = 0.0
+        if flow in last_ack:
+            adv = (ack - last_ack[flow]) & 0xFFFFFFFF
+            if 0 < adv < 1 << 31:
+                segs = adv / MSS
+                last_ack[flow] = ack
+        else:
+            last_ack[flow] = ack
+        if prev is not None and (t - prev) / 1000 >= gap_us and open_:
+            if cur > 0:
+                out.append((t, cur))
+            cur = 0.0
+        open_, prev = True, t
+        cur += segs
+    return out
+
+
+def slot_ratios(acks: dict[str, list[Any]], ppdus: list[dict[str, Any]], t0_unix_ns: int, ap: str,
+                stas_of_slot: dict[tuple[str, int], int], gap_us: float) -> list[dict[str, Any]]:
+    """Rows as ack_scale.slot_rows makes them (pair, slot, stas, raw, truth) for the replayed bursts."""
+    truth: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for p in ppdus:
+        truth[(p["pair"], int((t0_unix_ns / 1e9 + p["start_us"] / 1e6) // ack_scale.SLOT_S))].append(p["mpdus"])
+    rows = []
+    for sta, lst in acks.items():
+        pair = f"{ap}/{sta}"
+        per: dict[int, list[float]] = defaultdict(list)
+        for t, segs in bursts(lst, gap_us):
+            per[int(t / 1e9 // ack_scale.SLOT_S)].append(segs)
+        for slot, sizes in per.items():
+            tr = truth.get((pair, slot), [])
+            k = stas_of_slot.get((pair, slot))
+            if k and len(sizes) >= ack_scale.MIN_BURSTS and len(tr) >= ack_scale.MIN_PPDUS:
+                rows.append({"pair": pair, "slot": slot, "stas": k, "raw": sum(sizes) / len(sizes),
+                             "truth": sum(tr) / len(tr)})
+    return rows
+
+
+def spread(rows: list[dict[str, Any]]) -> float | None:
+    """Standard deviation across pairs of log(true / raw) (each pair's geometric mean over its slots): how
+    unlike the pairs' biases are, which one scale per count cannot correct. None with fewer than two pairs."""
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by[r["pair"]].append(r)
+    logs = [math.log(g) for g in (ack_scale.geo_ratio(rs) for rs in by.values() if len(rs) >= 5) if g]
+    return statistics.pstdev(logs) if len(logs) >= 2 else None
+
+
+def round_us(ppdus: list[dict[str, Any]]) -> float:
+    """The run's shortest round: over its pairs, the least median time between the starts of a pair's
+    consecutive A-MPDUs (µs). A gap that long would join a STA's ACKs for two of its A-MPDUs."""
+    starts: dict[str, list[int]] = defaultdict(list)
+    for p in ppdus:
+        starts[p["pair"]].append(int(p["start_us"]))
+    med = [statistics.median(b - a for a, b in zip(ts, ts[1:])) for ts in starts.values() if len(ts) > 10]
+    return float(min(med)) if med else 0.0
+
+
+def captured_runs(results: Path) -> list[tuple[str, Path, dict[str, Any]]]:
+    """(scenario, run directory, results JSON) of the ground-truth-fed scenarios with a kept ACK capture."""
+    out = []
+    for path in sorted(results.glob("aggtarget-*.json")):
+        doc = json.loads(path.read_text())
+        run = results / "runs" / doc["scenario"]
+        if doc.get("mu_source", "sta") == "sta" and (run / "aggtarget-groundtruth.jsonl").exists() \
+                and list(run.glob("aggtarget-acks-*.pcap")):
+            out.append((doc["scenario"], run, doc))
+    return out
+
+
+def replay(results: Path, model: dict[str, Any]) -> dict[float, list[dict[str, Any]]]:
+    """Per candidate least gap, the slot rows of every captured run (tagged with the scenario)."""
+    from .aggtarget_air import data_ppdus
+
+    base, macs = model_gap_us(model), sta_of_mac()
+    out: dict[float, list[dict[str, Any]]] = defaultdict(list)
+    for name, run, doc in captured_runs(results):
+        stats = json.loads((run / "aggtarget-wlan-emu.stats.json").read_text())
+        pairs = [(p["ap"], p["sta"]) for p in doc["runs"]["aggtarget"]["pairs"]]
+        stas_of_slot = {(r["pair"], r["slot"]): r["stas"] for p in doc["runs"]["aggtarget"]["pairs"]
+                        for r in p.get("ack_slots") or []}
+        ppdus = data_ppdus(run / "aggtarget-groundtruth.jsonl", pairs)
+        rnd = round_us(ppdus)
+        for pcap in sorted(run.glob("aggtarget-acks-*.pcap")):
+            ap = pcap.stem.split("acks-", 1)[1]
+            acks = read_acks(pcap, macs)
+            for g in CANDIDATES_US:
+                # the run's steady state only: slots in which all its STAs were receiving (a count seen while
+                # transfers start or stop is a passing mix, not that many STAs in a round)
+                out[g] += [dict(r, run=name, round_us=rnd)
+                           for r in slot_ratios(acks, ppdus, stats["t0_unix_ns"], ap, stas_of_slot, max(base, g))
+                           if r["stas"] == len(pairs)]
+    return out
+
+
+def choose(rows_by_gap: dict[float, list[dict[str, Any]]]) -> dict[int, dict[str, Any]]:
+    """Per STA count with ack_scale.MIN_SLOTS slots: among the candidate gaps under half the shortest round of
+    its runs (a longer one joins a STA's A-MPDUs whenever the round runs short), the one with the least spread
+    (ties: the shorter). One STA keeps the model's own gap (0 here); a count with fewer slots is left to the
+    interpolation."""
+    base = rows_by_gap.get(0, [])
+    out = {}
+    for k in sorted({r["stas"] for r in base}):
+        mine = [r for r in base if r["stas"] == k]
+        if len(mine) < ack_scale.MIN_SLOTS:
+            continue
+        limit = 0.5 * min(r["round_us"] for r in mine)
+        scored = []
+        for g, rows in sorted(rows_by_gap.items()):
+            sp = spread([r for r in rows if r["stas"] == k])
+            if sp is not None and g < limit:
+                scored.append((sp, g))
+        if k == 1 or not scored:
+            out[k] = {"gap_us": 0.0, "spread": None, "limit_us": round(limit)}
+        else:
+            sp, g = min(scored)
+            out[k] = {"gap_us": float(g), "spread": round(sp, 4), "limit_us": round(limit),
+                      "spread_by_gap": {str(gg): round(s, 4) for s, gg in sorted(scored, key=lambda x: x[1])}}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["fit"])
+    ap.add_argument("--results", type=Path, default=RESULTS)
+    ap.add_argument("--model", type=Path, default=ack_scale.MODEL)
+    a = ap.parse_args(argv)
+    model = json.loads(a.model.read_text())
+    rows_by_gap = replay(a.results, model)
+    if not rows_by_gap:
+        print(f"ack_gap: no captured ground-truth runs under {a.results} (runner.aggtarget --capture-acks)",
+              file=sys.stderr)
+        return 1
+    chosen = choose(rows_by_gap)
+    gaps = {k: v["gap_us"] for k, v in chosen.items()}
+    rows = [r for g, rs in rows_by_gap.items() for r in rs if gaps.get(r["stas"]) == g]
+    fitted = ack_scale.fit(rows)
+    if not fitted:
+        print("ack_gap: too few slots per STA count to fit a scale", file=sys.stderr)
+        return 1
+    model["version"] = ack_scale.MODEL_VERSION
+    model["gap_by_stas_us"] = [round(v) for v in ack_scale.interpolate(gaps)]
+    model["scale_by_stas"] = ack_scale.table(fitted)
+    runs = sorted({r["run"] for r in rows})
+    model["gap_by_stas_training"] = {
+        "method": "runner/ack_gap.py: the m = 1 model replayed on the STAs' captured ACKs with each least gap of "
+                  f"{list(CANDIDATES_US)} µs; per STA count the gap with the least spread across the AP's pairs "
+                  "of log(true / raw), one STA keeping the model's own gap",
+        "scenarios": runs, "per_stas": {str(k): v for k, v in chosen.items()},
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    model["scale_by_stas_training"] = {
+        "method": "runner/ack_gap.py at the gaps above: per STA count, geometric mean of true / raw mean A-MPDU "
+                  f"over 0.5 s slots; a count with fewer than {ack_scale.MIN_SLOTS} slots interpolated",
+        "scenarios": runs, "per_stas": {str(k): {"scale": round(v["scale"], 4), "slots": v["slots"],
+                                                 "runs": v["runs"]} for k, v in fitted.items()},
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    a.model.write_text(json.dumps(model, indent=1) + "\n")
+    for k, v in chosen.items():
+        print(f"{k} STA(s): gap {v['gap_us']:g} µs, spread {v['spread']} {v.get('spread_by_gap', '')}")
+    print(f"gap_by_stas_us {model['gap_by_stas_us']}, scale_by_stas {model['scale_by_stas']} -> {a.model}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
