@@ -238,15 +238,12 @@ def main(argv: list[str] | None = None) -> int:
                   "of log(true / raw), one STA keeping the model's own gap",
         "scenarios": runs, "per_stas": {str(k): v for k, v in chosen.items()},
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    model["scale_by_stas_training"] = {
-        "method": "runner/ack_gap.py at the gaps above: per STA count, geometric mean of true / raw mean A-MPDU "
-                  f"over 0.5 s slots; a count with fewer than {ack_scale.MIN_SLOTS} slots interpolated",
-        "scenarios": runs, "per_stas": {str(k): {"scale": round(v["scale"], 4), "slots": v["slots"],
-                                                 "runs": v["runs"]} for k, v in fitted.items()},
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    model["scale_by_stas_training"] = ack_scale.training_doc(
+        "runner/ack_gap.py at the gaps above: per STA count, geometric mean of true / raw mean A-MPDU over 0.5 s "
+        "slots of the runs' steady state", runs, fitted)
+    print("\n".join(f"{k} STA(s): gap {v['gap_us']:g} µs, spread {v['spread']} {v.get('spread_by_gap', '')}"
+                    for k, v in chosen.items()))
     a.model.write_text(json.dumps(model, indent=1) + "\n")
-    for k, v in chosen.items():
-        print(f"{k} STA(s): gap {v['gap_us']:g} µs, spread {v['spread']} {v.get('spread_by_gap', '')}")
     print(f"gap_by_stas_us {model['gap_by_stas_us']}, scale_by_stas {model['scale_by_stas']} -> {a.model}")
     return 0
 

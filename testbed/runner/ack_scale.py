@@ -148,6 +148,15 @@ def table(fitted: dict[int, dict[str, Any]]) -> list[float]:
     return [round(v, 4) for v in interpolate({k: v["scale"] for k, v in fitted.items()})]
 
 
+def training_doc(method: str, scenarios: list[str], fitted: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The model's record of how its scale_by_stas was fitted."""
+    return {"method": f"{method}; a count with fewer than {MIN_SLOTS} slots interpolated between its neighbours",
+            "scenarios": scenarios,
+            "per_stas": {str(k): {"scale": round(v["scale"], 4), "slots": v["slots"], "runs": v["runs"]}
+                         for k, v in fitted.items()},
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
 def training_rows(results: Path) -> tuple[list[dict[str, Any]], list[str]]:
     """The slots of the controlled runs of every ground-truth (mu_source "sta") aggtarget result, each tagged
     with its scenario."""
@@ -184,13 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     model["version"] = MODEL_VERSION
     model["scale_by_stas"] = table(fitted)
-    model["scale_by_stas_training"] = {
-        "method": "runner/ack_scale.py: per STA count of the AP (agg_stas), geometric mean of true / raw mean "
-                  "A-MPDU over 0.5 s slots of the controlled runs of the ground-truth-fed scenarios; a count with "
-                  f"fewer than {MIN_SLOTS} slots interpolated between its neighbours",
-        "scenarios": used, "per_stas": {str(k): {"scale": round(v["scale"], 4), "slots": v["slots"],
-                                                 "runs": v["runs"]} for k, v in fitted.items()},
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    model["scale_by_stas_training"] = training_doc(
+        "runner/ack_scale.py: per STA count of the AP (agg_stas), geometric mean of true / raw mean A-MPDU over "
+        "0.5 s slots of the controlled runs of the ground-truth-fed scenarios", used, fitted)
     a.model.write_text(json.dumps(model, indent=1) + "\n")
     for k, v in fitted.items():
         print(f"{k} STA(s): scale {v['scale']:.4f} over {v['slots']} slots of {', '.join(v['runs'])}")
