@@ -136,8 +136,8 @@ void adw_ack_est_observe_ack(struct adw_ack_est *e, const struct adw_ack_model *
             double x[ADW_ACK_MODEL_MAX_M];
             for (unsigned k = 0; k < model->m; k++) /* oldest first: t_{i-m+1} .. t_i */
                 x[k] = e->ia_us[(e->ia_head + ADW_ACK_MODEL_MAX_M - model->m + k) % ADW_ACK_MODEL_MAX_M];
-            first = adw_ack_model_prob(model, x) >= model->threshold &&
-                    (double)dt / 1000.0 >= adw_ack_model_min_gap_us(model, e->stas);
+            /* the gap first: it needs no exp() */
+            first = dt >= e->min_gap_ns && adw_ack_model_prob(model, x) >= model->threshold;
         }
     }
     e->have_last = true;

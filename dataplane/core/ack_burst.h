@@ -53,12 +53,12 @@ struct adw_ack_est {
     bool have_last;
     bool burst_open;
     uint8_t used;                            /* bit i: flows[i] holds a flow */
-    uint16_t stas;                           /* receiving STAs at the pair's AP at the last report (the model's
-                                                per-count gap and scale) */
     uint16_t ia_head, ia_n;
     uint32_t mss;                            /* largest downlink payload seen, bytes */
     uint64_t last_ns;                        /* arrival of the previous ACK */
     uint64_t last_adv_ns;                    /* arrival of the last ACK that acknowledged new data; 0 if none */
+    uint64_t min_gap_ns;                     /* least inter-arrival time that starts a burst until the next report:
+                                                the model's gap for the STAs receiving at the pair's AP */
     double burst_segs;                       /* segments acknowledged by the current burst */
     uint32_t hash[ADW_ACK_FLOWS];            /* flow key hash of flows[i] */
     /* loss signals: */

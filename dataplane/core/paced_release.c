@@ -66,6 +66,24 @@ uint64_t adw_sched_pacing(const struct adw_sched *s, uint16_t pair)
     return s->slots[s->plan->slot_of_pair[pair]].pacer.rate_bps;
 }
 
+/* A per-STA-count table of the ACK model (adwiser/ack_model.h): at most ADW_ACK_MODEL_MAX_STAS finite entries, each
+ * positive (or >= 0 with zero_ok). 0 if valid, else -1 with err naming the entry. */
+static int check_by_stas(const double *table, uint8_t n, const char *name, bool zero_ok, char *err, size_t errlen)
+{
+    if (n > ADW_ACK_MODEL_MAX_STAS) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "ack model: %s: more than %d entries", name, ADW_ACK_MODEL_MAX_STAS);
+        return -1;
+    }
+    for (unsigned k = 0; k < n; k++)
+        if (!(isfinite(table[k]) && (zero_ok ? table[k] >= 0 : table[k] > 0))) {
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "ack model: %s[%u]: must be a number %s", name, k, zero_ok ? ">= 0" : "> 0");
+            return -1;
+        }
+    return 0;
+}
+
 int adw_sched_set_ack_model(struct adw_sched *s, const struct adw_ack_model *m, char *err, size_t errlen)
 {
     if (m == NULL) {
@@ -85,26 +103,9 @@ int adw_sched_set_ack_model(struct adw_sched *s, const struct adw_ack_model *m, 
         set_err(err, errlen, "ack model: scale: must be a positive number%s", "");
         return -1;
     }
-    if (m->n_scale_by_stas > ADW_ACK_MODEL_MAX_STAS) {
-        set_err(err, errlen, "ack model: scale_by_stas: more than %s entries", "8 (ADW_ACK_MODEL_MAX_STAS)");
+    if (check_by_stas(m->scale_by_stas, m->n_scale_by_stas, "scale_by_stas", false, err, errlen) ||
+        check_by_stas(m->gap_by_stas_us, m->n_gap_by_stas, "gap_by_stas_us", true, err, errlen))
         return -1;
-    }
-    for (unsigned k = 0; k < m->n_scale_by_stas; k++)
-        if (!(isfinite(m->scale_by_stas[k]) && m->scale_by_stas[k] > 0)) {
-            if (err != NULL && errlen > 0)
-                snprintf(err, errlen, "ack model: scale_by_stas[%u]: must be a positive number", k);
-            return -1;
-        }
-    if (m->n_gap_by_stas > ADW_ACK_MODEL_MAX_STAS) {
-        set_err(err, errlen, "ack model: gap_by_stas_us: more than %s entries", "8 (ADW_ACK_MODEL_MAX_STAS)");
-        return -1;
-    }
-    for (unsigned k = 0; k < m->n_gap_by_stas; k++)
-        if (!(isfinite(m->gap_by_stas_us[k]) && m->gap_by_stas_us[k] >= 0)) {
-            if (err != NULL && errlen > 0)
-                snprintf(err, errlen, "ack model: gap_by_stas_us[%u]: must be a number >= 0", k);
-            return -1;
-        }
     if (!isfinite(m->intercept)) {
         set_err(err, errlen, "ack model: intercept: not a finite number%s", "");
         return -1;

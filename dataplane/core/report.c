@@ -5,6 +5,7 @@
  * counted). The frame boundary is also the A* observation interval (ALT
  * step, 003 Algorithm 3) and the throughput EWMA's sampling point.
  */
+#include <math.h>
 #include <string.h>
 
 #include "sched_internal.h"
@@ -64,10 +65,13 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->pace_bps = ps->pacer.rate_bps;
         r->agg_raw = adw_ack_est_take_raw(&ps->ack, &r->agg_bursts);
         r->agg_stas = s->has_ack_model ? receiving[p->cfg->stas[q].ap] : 0;
-        ps->ack.stas = r->agg_stas; /* the burst gap of the ACKs until the next report */
         r->agg_est = s->has_ack_model && r->agg_raw >= 0 ? adw_ack_model_estimate(&s->ack_model, r->agg_raw,
                                                                                    r->agg_stas)
                                                           : -1;
+        /* the burst gap the pair's ACKs are classified with until the next report, looked up once here rather
+         * than for every ACK */
+        ps->ack.min_gap_ns = s->has_ack_model
+            ? (uint64_t)ceil(adw_ack_model_min_gap_us(&s->ack_model, r->agg_stas) * 1000.0) : 0;
         r->acked_segs = adw_ack_est_take_acked(&ps->ack);
         r->dup_acks = ps->ack.dup_acks;
         r->retx_pkts = ps->ack.retrans;

@@ -108,29 +108,13 @@ def _macro_f1(y: np.ndarray, pred: np.ndarray, rows: list[np.ndarray]) -> float:
     return float(np.mean([f1_score(y[r], pred[r], zero_division=0) for r in rows]))
 
 
-def _bursts(t_ns: np.ndarray, segs: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """What the dataplane counts (ack_burst.c): a burst ends when the next ACK is labelled first; its size is the
-    segments it acknowledged; empty bursts are not counted. Returns (end time, segments) per burst."""
-    ends, sizes = [], []
-    cur, open_ = 0.0, False
-    for i in range(len(t_ns)):
-        if first[i] and open_:
-            if cur > 0:
-                ends.append(t_ns[i])
-                sizes.append(cur)
-            cur = 0.0
-        open_ = True
-        cur += segs[i]
-    return np.array(ends, dtype=np.int64), np.array(sizes)
-
-
 def _slots(c: ack_dataset.Capture, m: int, pred_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bursts as the dataplane forms them (raw segments per burst, uncapped) and, per Δ slot with at least 10
     bursts and 10 PPDUs, (raw estimate, true mean A-MPDU): PPDUs by the appliance-side send time of their first
     MPDU, bursts by the time of the ACK that ends them."""
     first = np.zeros(len(c.ack_t_ns), dtype=np.int8)  # the first m ACKs join the current burst (warm-up)
     first[m:] = pred_rows
-    ends, sizes = _bursts(c.ack_t_ns, c.ack_segs, first)
+    ends, sizes = ack_dataset.bursts(c.ack_t_ns, c.ack_segs, first)
     truth = c.ppdu_mpdus.astype(float)
     t0 = int(c.ack_t_ns[0]) if len(c.ack_t_ns) else 0
     pairs = []
@@ -214,9 +198,9 @@ def evaluate_dataplane_runs(model: dict[str, Any], runs: Path) -> list[dict[str,
         if "scale" not in used and used.get("version") == model["version"]:
             used["scale"] = model["scale"]  # captures of this version made before ack_capture recorded the scale
         first = _model_first(used, c.ack_t_ns)
-        _, sizes = _bursts(c.ack_t_ns, c.ack_segs, first)
+        _, sizes = ack_dataset.bursts(c.ack_t_ns, c.ack_segs, first)
         sizes = sizes * float(used.get("scale", 1.0))
-        _, sizes_new = _bursts(c.ack_t_ns, c.ack_segs, _model_first(model, c.ack_t_ns))
+        _, sizes_new = ack_dataset.bursts(c.ack_t_ns, c.ack_segs, _model_first(model, c.ack_t_ns))
         sizes_new = sizes_new * float(model.get("scale", 1.0))
         out.append({"pace_mbit": c.rate_mbit, "received_mbps": meta.get("received_mbps"),
                     "goodput_expected_mbps": round(c.rate_mbit * 1448 / 1500, 3),

@@ -50,6 +50,28 @@ class Frame:
     ack: int = 0
     payload: int = 0
     flags: int = 0
+    src: bytes = b""     # source MAC
+
+
+def is_pure_ack(f: Frame) -> bool:
+    """A TCP ACK without payload, SYN, FIN or RST: what the dataplane's estimator counts (ack_burst.c)."""
+    return f.tcp and f.payload == 0 and bool(f.flags & 0x10) and not f.flags & 0x07
+
+
+def bursts(t_ns: np.ndarray, segs: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What the dataplane counts (ack_burst.c): a burst ends when the next ACK is labelled first; its size is the
+    segments it acknowledged; empty bursts are not counted. Returns (end time, segments) per burst."""
+    ends, sizes = [], []
+    cur, open_ = 0.0, False
+    for i in range(len(t_ns)):
+        if first[i] and open_:
+            if cur > 0:
+                ends.append(t_ns[i])
+                sizes.append(cur)
+            cur = 0.0
+        open_ = True
+        cur += segs[i]
+    return np.array(ends, dtype=np.int64), np.array(sizes)
 
 
 def read_pcap(path: Path) -> list[Frame]:
@@ -69,7 +91,7 @@ def read_pcap(path: Path) -> list[Frame]:
         pkt = data[off:off + incl]
         off += incl
         to_sta = pkt[0:6] == STA1_MAC
-        f = Frame(sec * 1_000_000_000 + frac * scale, orig, to_sta, pkt[6:12] == STA1_MAC, False)
+        f = Frame(sec * 1_000_000_000 + frac * scale, orig, to_sta, pkt[6:12] == STA1_MAC, False, src=pkt[6:12])
         if len(pkt) >= 54 and pkt[12:14] == b"\x08\x00" and pkt[23] == 6:
             ihl = (pkt[14] & 0x0F) * 4
             tot = struct.unpack_from(">H", pkt, 16)[0]
@@ -183,8 +205,7 @@ def build(run: Path) -> Capture:
         if f.tcp and f.payload > 0:
             ends.setdefault((f.flow, (f.seq + f.payload) & 0xFFFFFFFF), []).append(k)
     down_t = [f.t_ns for f in down]
-    acks = [k for k, f in enumerate(frames) if f.from_sta and f.tcp and f.payload == 0 and f.flags & 0x10
-            and not f.flags & 0x07]
+    acks = [k for k, f in enumerate(frames) if f.from_sta and is_pure_ack(f)]
     released_by, up_aligned = _uplink_release(links[("sta1", "ap1")], frames)
     t, segs, pp = [], [], []
     last_ack: dict[tuple[int, int], int] = {}

@@ -28,14 +28,15 @@ import argparse
 import json
 import math
 import statistics
-import struct
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from . import ack_scale, agg_lab, topology
+import numpy as np
+
+from . import ack_dataset, ack_scale, agg_lab, topology
 
 RESULTS = ack_scale.RESULTS
 CANDIDATES_US = (0, 500, 1000, 1500, 2000, 2500, 3000)
@@ -49,28 +50,13 @@ def sta_of_mac() -> dict[bytes, str]:
     return out
 
 
-def read_acks(pcap: Path, macs: dict[bytes, str]) -> dict[str, list[tuple[int, tuple[int, int], int]]]:
-    """Per STA, its pure TCP ACKs in the capture: (time ns, (source port, destination port), ACK number)."""
-    data = pcap.read_bytes()
-    if struct.unpack_from("<I", data, 0)[0] != 0xA1B23C4D:
-        raise ValueError(f"{pcap}: not a nanosecond pcap file")
-    off, out = 24, defaultdict(list)
-    while off + 16 <= len(data):
-        sec, frac, incl, _ = struct.unpack_from("<IIII", data, off)
-        off += 16
-        pkt = data[off:off + incl]
-        off += incl
-        sta = macs.get(pkt[6:12])
-        if sta is None or len(pkt) < 54 or pkt[12:14] != b"\x08\x00" or pkt[23] != 6:
-            continue
-        ihl = (pkt[14] & 0x0F) * 4
-        t = 14 + ihl
-        payload = struct.unpack_from(">H", pkt, 16)[0] - ihl - (pkt[t + 12] >> 4) * 4
-        flags = pkt[t + 13]
-        if payload > 0 or not flags & 0x10 or flags & 0x07:  # pure ACKs only, as ack_burst.c
-            continue
-        sport, dport, _, ack = struct.unpack_from(">HHII", pkt, t)
-        out[sta].append((sec * 1_000_000_000 + frac, (sport, dport), ack))
+def read_acks(pcap: Path, macs: dict[bytes, str]) -> dict[str, list[ack_dataset.Frame]]:
+    """Per STA (by source MAC), its pure TCP ACKs in the capture, in order."""
+    out: dict[str, list[ack_dataset.Frame]] = defaultdict(list)
+    for f in ack_dataset.read_pcap(pcap):
+        sta = macs.get(f.src)
+        if sta is not None and ack_dataset.is_pure_ack(f):
+            out[sta].append(f)
     return out
 
 
@@ -83,39 +69,39 @@ def model_gap_us(model: dict[str, Any]) -> float:
     return (logit - float(model["intercept"])) / w
 
 
-def bursts(acks: list[tuple[int, tuple[int, int], int]], gap_us: float) -> list[tuple[int, float]]:
+def ack_series(acks: list[ack_dataset.Frame]) -> tuple[np.ndarray, np.ndarray]:
+    """A STA's ACK arrival times (ns) and the segments each acknowledged (ACK advance / MSS per flow; a flow's
+    first ACK, duplicates and stale ACKs count 0), as ack_burst.c counts them."""
+    segs, last_ack = [], {}
+    for f in acks:
+        adv = 0
+        if f.flow in last_ack:
+            adv = (f.ack - last_ack[f.flow]) & 0xFFFFFFFF
+            adv = adv if adv < 1 << 31 else 0
+        if adv > 0 or f.flow not in last_ack:
+            last_ack[f.flow] = f.ack
+        segs.append(adv / MSS)
+    return np.array([f.t_ns for f in acks], dtype=np.int64), np.array(segs)
+
+
+def bursts(t_ns: np.ndarray, segs: np.ndarray, gap_us: float) -> list[tuple[int, float]]:
     """(end time ns, segments) of the bursts ack_burst.c forms with this least gap: an ACK starts a burst when
-    it follows the previous one by at least gap_us; empty bursts are not counted."""
-    out, last_ack, prev, cur, open_ = [], {}, None, 0.0, False
-    for t, flow, ack in acks:
-        segs = 0.0
-        if flow in last_ack:
-            adv = (ack - last_ack[flow]) & 0xFFFFFFFF
-            if 0 < adv < 1 << 31:
-                segs = adv / MSS
-                last_ack[flow] = ack
-        else:
-            last_ack[flow] = ack
-        if prev is not None and (t - prev) / 1000 >= gap_us and open_:
-            if cur > 0:
-                out.append((t, cur))
-            cur = 0.0
-        open_, prev = True, t
-        cur += segs
-    return out
+    it follows the previous one by at least gap_us (ack_dataset.bursts counts them)."""
+    first = np.zeros(len(t_ns), dtype=bool)
+    first[1:] = np.diff(t_ns) >= gap_us * 1000
+    ends, sizes = ack_dataset.bursts(t_ns, segs, first)
+    return list(zip(ends.tolist(), sizes.tolist()))
 
 
-def slot_ratios(acks: dict[str, list[Any]], ppdus: list[dict[str, Any]], t0_unix_ns: int, ap: str,
+def slot_ratios(series: dict[str, tuple[np.ndarray, np.ndarray]], truth: dict[tuple[str, int], list[int]], ap: str,
                 stas_of_slot: dict[tuple[str, int], int], gap_us: float) -> list[dict[str, Any]]:
-    """Rows as ack_scale.slot_rows makes them (pair, slot, stas, raw, truth) for the replayed bursts."""
-    truth: dict[tuple[str, int], list[int]] = defaultdict(list)
-    for p in ppdus:
-        truth[(p["pair"], int((t0_unix_ns / 1e9 + p["start_us"] / 1e6) // ack_scale.SLOT_S))].append(p["mpdus"])
+    """Rows as ack_scale.slot_rows makes them (pair, slot, stas, raw, truth) for the replayed bursts; `truth` is
+    ack_scale.truth_by_slot of the run."""
     rows = []
-    for sta, lst in acks.items():
+    for sta, (t_ns, segs_of_ack) in series.items():
         pair = f"{ap}/{sta}"
         per: dict[int, list[float]] = defaultdict(list)
-        for t, segs in bursts(lst, gap_us):
+        for t, segs in bursts(t_ns, segs_of_ack, gap_us):
             per[int(t / 1e9 // ack_scale.SLOT_S)].append(segs)
         for slot, sizes in per.items():
             tr = truth.get((pair, slot), [])
@@ -170,15 +156,15 @@ def replay(results: Path, model: dict[str, Any]) -> dict[float, list[dict[str, A
         stas_of_slot = {(r["pair"], r["slot"]): r["stas"] for p in doc["runs"]["aggtarget"]["pairs"]
                         for r in p.get("ack_slots") or []}
         ppdus = data_ppdus(run / "aggtarget-groundtruth.jsonl", pairs)
-        rnd = round_us(ppdus)
+        rnd, truth = round_us(ppdus), ack_scale.truth_by_slot(ppdus, stats["t0_unix_ns"])
         for pcap in sorted(run.glob("aggtarget-acks-*.pcap")):
             ap = pcap.stem.split("acks-", 1)[1]
-            acks = read_acks(pcap, macs)
+            series = {sta: ack_series(lst) for sta, lst in read_acks(pcap, macs).items()}
             for g in CANDIDATES_US:
                 # the run's steady state only: slots in which all its STAs were receiving (a count seen while
                 # transfers start or stop is a passing mix, not that many STAs in a round)
                 out[g] += [dict(r, run=name, round_us=rnd)
-                           for r in slot_ratios(acks, ppdus, stats["t0_unix_ns"], ap, stas_of_slot, max(base, g))
+                           for r in slot_ratios(series, truth, ap, stas_of_slot, max(base, g))
                            if r["stas"] == len(pairs)]
     return out
 

@@ -54,6 +54,16 @@ MIN_SLOTS = 30        # slots a STA count needs for a scale of its own (15 s of 
 MODEL_VERSION = 6
 
 
+def truth_by_slot(ppdus: list[dict[str, Any]], t0_unix_ns: int) -> dict[tuple[str, int], list[int]]:
+    """The MPDUs of each data PPDU (aggtarget_air.data_ppdus, start_us counted from the emulator's t0_unix_ns)
+    by (pair, Δ slot of its start in unix time)."""
+    truth: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for p in ppdus:
+        unix = t0_unix_ns / 1e9 + int(p["start_us"]) / 1e6
+        truth[(str(p["pair"]), int(unix // SLOT_S))].append(int(p["mpdus"]))
+    return truth
+
+
 def slot_rows(entries: Iterable[tuple[float, dict[str, str]]], ppdus: list[dict[str, Any]],
               t0_unix_ns: int) -> list[dict[str, Any]]:
     """Per (pair, Δ slot) with enough bursts and PPDUs: the dataplane's raw estimate, its STA count (the most
@@ -74,10 +84,7 @@ def slot_rows(entries: Iterable[tuple[float, dict[str, str]]], ppdus: list[dict[
         segs[key] += float(raw) * b
         est[key] += float(e.get("agg_est") or 0) * b
         stas[key][int(float(e.get("agg_stas") or 0))] += b
-    truth: dict[tuple[str, int], list[int]] = defaultdict(list)
-    for p in ppdus:
-        unix = t0_unix_ns / 1e9 + int(p["start_us"]) / 1e6
-        truth[(str(p["pair"]), int(unix // SLOT_S))].append(int(p["mpdus"]))
+    truth = truth_by_slot(ppdus, t0_unix_ns)
     rows = []
     for key in sorted(bursts):
         t = truth.get(key, [])

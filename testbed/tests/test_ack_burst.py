@@ -105,7 +105,7 @@ def test_bursts_count_acknowledged_segments_between_boundaries() -> None:
     t = np.arange(8)
     segs = np.array([0, 2, 2, 2, 2, 0, 2, 2])
     first = np.array([0, 0, 0, 1, 0, 1, 0, 1])
-    ends, sizes = ack_burst_train._bursts(t, segs, first)
+    ends, sizes = ack_dataset.bursts(t, segs, first)
     assert list(sizes) == [4, 4, 2] and list(ends) == [3, 5, 7]
 
 

@@ -8,29 +8,33 @@ import statistics
 
 import pytest
 
-from runner import ack_gap, ack_scale
+from runner import ack_dataset, ack_gap, ack_scale
 
 MS = 1_000_000
 US = 1_000
 
 
-def _split_acks(ampdus: int, round_ns: int, split_ns: int) -> list[tuple[int, tuple[int, int], int]]:
+def _ack(t_ns: int, ackno: int) -> ack_dataset.Frame:
+    return ack_dataset.Frame(t_ns, 66, False, True, True, flow=(80, 40000), ack=ackno, flags=0x10)
+
+
+def _split_acks(ampdus: int, round_ns: int, split_ns: int) -> list[ack_dataset.Frame]:
     """One flow's ACKs: per A-MPDU (a round apart) two uplink PPDUs split_ns apart, each 5 ACKs of 2 segments
     20 µs apart; a last ACK closes the last burst."""
-    acks, ackno, flow = [(0, (80, 40000), 1)], 1, (80, 40000)
+    acks, ackno = [_ack(0, 1)], 1
     for b in range(ampdus):
         for half in range(2):
             for a in range(5):
                 ackno += 2 * ack_gap.MSS
-                acks.append(((b + 1) * round_ns + half * split_ns + a * 20 * US, flow, ackno))
-    acks.append(((ampdus + 2) * round_ns, flow, ackno))
+                acks.append(_ack((b + 1) * round_ns + half * split_ns + a * 20 * US, ackno))
+    acks.append(_ack((ampdus + 2) * round_ns, ackno))
     return acks
 
 
 def test_a_least_gap_longer_than_the_split_joins_its_acks_into_one_burst_per_ampdu():
-    acks = _split_acks(6, 5 * MS, 1 * MS)
-    split = ack_gap.bursts(acks, 650)
-    joined = ack_gap.bursts(acks, 1500)
+    acks = ack_gap.ack_series(_split_acks(6, 5 * MS, 1 * MS))
+    split = ack_gap.bursts(*acks, 650)
+    joined = ack_gap.bursts(*acks, 1500)
     assert [s for _, s in split] == [10.0] * 12
     assert [s for _, s in joined] == [20.0] * 6
 
