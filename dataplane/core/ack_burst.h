@@ -80,8 +80,6 @@ void adw_ack_est_observe_data(struct adw_ack_est *e, const struct adw_tcp_meta *
 /* An uplink TCP segment of the pair (STA -> server) passed at now_ns; model may be NULL (no classification). */
 void adw_ack_est_observe_ack(struct adw_ack_est *e, const struct adw_ack_model *model, const struct adw_tcp_meta *m,
                              uint64_t now_ns);
-/* Probability that an ACK with these features starts a burst (features: m inter-arrival times, oldest first). */
-double adw_ack_model_prob(const struct adw_ack_model *model, const double *ia_us_oldest_first);
 /* End of a report interval: the raw mean segments per burst closed in it (unscaled, uncapped), or -1 if none;
  * *bursts gets their number; resets. */
 double adw_ack_est_take_raw(struct adw_ack_est *e, uint32_t *bursts);

@@ -108,3 +108,4 @@ fuzz: $(FUZZ_BIN)
 # Every frame of the committed corpus once (malformed frames must be counted and passed, never crash).
 fuzz-replay: $(FUZZ_BIN)
 	$(FUZZ_BIN) -runs=0 fuzz/corpus/*
+-include agent/agent.mk

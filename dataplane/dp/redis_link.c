@@ -14,6 +14,7 @@
 #include <hiredis/hiredis.h>
 
 #include "config_json.h"
+#include "redis_addr.h"
 
 #define HEARTBEAT_NS 200000000ull     /* heartbeat period, ns */
 #define RECONNECT_NS 1000000000ull    /* retry period while Redis is unreachable, ns */
@@ -66,27 +67,6 @@ static uint64_t wall_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static redisContext *connect_addr(const char *addr)
-{
-    struct timeval tv = {1, 0};
-    redisContext *c;
-    if (strncmp(addr, "unix:", 5) == 0)
-        c = redisConnectUnixWithTimeout(addr + 5, tv);
-    else {
-        char host[256];
-        const char *colon = strrchr(addr, ':');
-        size_t hl = (size_t)(colon - addr);
-        memcpy(host, addr, hl);
-        host[hl] = '\0';
-        c = redisConnectWithTimeout(host, atoi(colon + 1), tv);
-    }
-    if (c && c->err) {
-        redisFree(c);
-        return NULL;
-    }
-    return c;
 }
 
 static void disconnect(struct redis_link *l)
@@ -256,8 +236,8 @@ static int subscribe(struct redis_link *l, const char *chan)
 static int try_connect(struct redis_link *l)
 {
     char chan[KEY_LEN];
-    l->cmd = connect_addr(l->addr);
-    l->sub = l->cmd ? connect_addr(l->addr) : NULL;
+    l->cmd = redis_addr_connect(l->addr, (struct timeval){1, 0});
+    l->sub = l->cmd ? redis_addr_connect(l->addr, (struct timeval){1, 0}) : NULL;
     if (!l->cmd || !l->sub) {
         disconnect(l);
         return -1;
@@ -444,13 +424,8 @@ static void *redis_thread(void *arg)
 struct redis_link *redis_link_start(const char *addr, const char *appliance_id, const char *backend, char *err,
                                     size_t errlen)
 {
-    int unix_sock = strncmp(addr, "unix:", 5) == 0 && addr[5] != '\0';
-    const char *colon = strrchr(addr, ':');
-    if (!unix_sock && (!colon || colon == addr || atoi(colon + 1) <= 0 || atoi(colon + 1) > 65535
-                       || (size_t)(colon - addr) >= 255)) {
-        snprintf(err, errlen, "--redis %s: expected unix:/path or host:port", addr);
+    if (redis_addr_check(addr, err, errlen) != 0)
         return NULL;
-    }
     struct redis_link *l = calloc(1, sizeof(*l));
     if (!l) {
         snprintf(err, errlen, "out of memory");

@@ -50,4 +50,8 @@ struct adw_ack_model {
                                                       receiving STAs: [k - 1]; >= 0 */
 };
 
+/* Probability (eq. (4)) that the packet after these m inter-arrival times (µs, oldest first) starts a new burst or
+ * A-MPDU; the core's ACK-burst estimator and the STA-side agent (dataplane/agent/) both classify with it. */
+double adw_ack_model_prob(const struct adw_ack_model *model, const double *ia_us_oldest_first);
+
 #endif

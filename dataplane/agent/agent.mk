@@ -1,0 +1,26 @@
+# agent/agent.mk — adwiser-sta-agent, the STA-side aggregation agent (SPEC §3.7, 001 §4), and its tests.
+# Included by dp/dp.mk (it shares the dataplane's ACK-model reader and --redis handling); paths are relative
+# to dataplane/.
+
+AGENT_SRCS     := agent/sta_agent.c agent/frame_boundary.c dp/ack_model_json.c dp/json_walk.c dp/redis_addr.c
+AGENT_HEADERS  := $(wildcard agent/*.h) dp/ack_model_json.h dp/json_walk.h dp/redis_addr.h include/adwiser/ack_model.h
+AGENT_BIN      := $(BUILD)/adwiser-sta-agent
+AGENT_TEST     := $(BUILD)/san/agent/test_frame_boundary
+
+DP_BUILD += $(AGENT_BIN) $(AGENT_TEST)
+DP_TEST  += agent-test
+
+$(AGENT_BIN): $(AGENT_SRCS) $(AGENT_HEADERS) $(CORE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE -O2 $(CORE_INCLUDE) -Idp -Iagent $(AGENT_SRCS) $(CORE_LIB) \
+	    $(shell pkg-config --cflags --libs jansson hiredis) -lm -o $@
+
+$(AGENT_TEST): agent/tests/test_frame_boundary.c agent/frame_boundary.c $(AGENT_HEADERS) $(CORE_LIB_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) $(CORE_INCLUDE) -Iagent $< agent/frame_boundary.c $(CORE_LIB_SAN) \
+	    -lcmocka -lm -o $@
+
+.PHONY: agent-test
+agent-test: $(AGENT_TEST) $(AGENT_BIN)
+	$(AGENT_TEST)
+	PY=$(PY) agent/tests/test_sta_agent.sh $(BUILD)

@@ -1,0 +1,366 @@
+/*
+ * sta_agent.c — adwiser-sta-agent, the STA-side aggregation agent (SPEC §3.7;
+ * 001 §4): runs on a station, timestamps every unicast IP packet its WLAN
+ * interface receives (kernel receive timestamps, SO_TIMESTAMPNS, as 001 §4
+ * does on a handset without MAC timestamps), finds the A-MPDU boundaries with
+ * the logistic-regression classifier (frame_boundary.c) and every period
+ * reports the pair's aggregation level to the controller:
+ *
+ *   XADD adwiser:appliance:<id>:tm:sta MAXLEN ~ 20000 *
+ *        pair <ap/sta> mpdus <mean packets per A-MPDU> frames <A-MPDUs> mpdus_ok <packets>
+ *
+ * (controller/REDIS.md; the aggregation loop takes μ̃_N from these instead of
+ * the appliance's ACK-burst estimate). An interval with no A-MPDU closed
+ * writes nothing. Redis being unreachable never stops the agent: it retries
+ * at the next period and counts what it could not write.
+ *
+ * `--log FILE` writes one line per packet, "<receive time, Unix ns> <1 if
+ * first of an A-MPDU, else 0>": the training data of
+ * testbed/runner/sta_frames.py, labelled there from the emulator's ground
+ * truth.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+
+#include "ack_model_json.h"
+#include "frame_boundary.h"
+#include "redis_addr.h"
+
+#define HEADER_BYTES 64                /* what is read of each frame: the Ethernet type is all it needs */
+#define RCVBUF_BYTES (8 << 20)         /* a period's packets at a few hundred Mbit/s while Redis is written */
+#define STREAM_MAXLEN 20000            /* entries kept in tm:sta (REDIS.md) */
+/* An A-MPDU still open after this long without a packet is over (the transfer paused): far above any gap inside
+ * one (an MPDU's airtime, a driver poll), far below a report period. */
+#define IDLE_CLOSE_NS 5000000ull
+/* The socket is read every 2 ms, not woken for each packet: the kernel stamped each one as it arrived, so reading
+ * late costs no accuracy, and a wake-up per packet (tens of thousands a second) would take CPU from the STA (in
+ * the testbed, from the emulator and TCP stacks on the same two cores). The receive buffer holds far more. */
+#define READ_INTERVAL_NS 2000000ull
+
+struct options {
+    const char *iface, *pair, *model, *redis, *appliance, *log, *stats, *pidfile;
+    unsigned period_ms;
+    double duration_s;
+};
+
+struct counters {
+    uint64_t pkts, frames, reports, redis_errors, not_ip, not_host;
+};
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: adwiser-sta-agent --iface IF --pair AP/STA --model FILE [--redis ADDR --appliance ID]\n"
+            "                         [--period-ms N] [--log FILE] [--stats FILE] [--duration S] [--pidfile FILE]\n"
+            "  --iface IF        the STA's WLAN interface (root or CAP_NET_RAW: an AF_PACKET socket)\n"
+            "  --pair AP/STA     the pair's name in the controller's topology, e.g. ap1/sta1\n"
+            "  --model FILE      the frame-boundary classifier (configs/sta_frame_model.json)\n"
+            "  --redis ADDR      unix:/path or host:port; with --appliance ID, XADD ...:tm:sta every period\n"
+            "  --period-ms N     report period (default 100)\n"
+            "  --log FILE        one line per packet: receive time (Unix ns) and 1 if first of an A-MPDU\n"
+            "  --stats FILE      counters as JSON at exit\n"
+            "  --duration S      exit by itself after S seconds (else SIGTERM/SIGINT)\n");
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    static const struct option longs[] = {
+        {"iface", required_argument, 0, 'i'},   {"pair", required_argument, 0, 'p'},
+        {"model", required_argument, 0, 'm'},   {"redis", required_argument, 0, 'r'},
+        {"appliance", required_argument, 0, 'a'}, {"period-ms", required_argument, 0, 'P'},
+        {"log", required_argument, 0, 'l'},     {"stats", required_argument, 0, 's'},
+        {"duration", required_argument, 0, 'd'}, {"pidfile", required_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    memset(o, 0, sizeof(*o));
+    o->period_ms = 100;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        switch (c) {
+        case 'i': o->iface = optarg; break;
+        case 'p': o->pair = optarg; break;
+        case 'm': o->model = optarg; break;
+        case 'r': o->redis = optarg; break;
+        case 'a': o->appliance = optarg; break;
+        case 'l': o->log = optarg; break;
+        case 's': o->stats = optarg; break;
+        case 'f': o->pidfile = optarg; break;
+        case 'P': {
+            long v = strtol(optarg, &end, 10);
+            if (*end != '\0' || v < 10 || v > 60000) {
+                fprintf(stderr, "adwiser-sta-agent: --period-ms %s: expected 10..60000\n", optarg);
+                return -1;
+            }
+            o->period_ms = (unsigned)v;
+            break;
+        }
+        case 'd':
+            o->duration_s = strtod(optarg, &end);
+            if (*end != '\0' || !(o->duration_s > 0)) {
+                fprintf(stderr, "adwiser-sta-agent: --duration %s: expected seconds > 0\n", optarg);
+                return -1;
+            }
+            break;
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); return -1;
+        }
+    }
+    const char *missing = !o->iface ? "--iface" : !o->pair ? "--pair" : !o->model ? "--model" : NULL;
+    if (missing) {
+        fprintf(stderr, "adwiser-sta-agent: %s is required\n", missing);
+        return -1;
+    }
+    if (!strchr(o->pair, '/') || strlen(o->pair) > 200) {
+        fprintf(stderr, "adwiser-sta-agent: --pair %s: expected AP/STA\n", o->pair);
+        return -1;
+    }
+    if ((o->redis == NULL) != (o->appliance == NULL)) {
+        fprintf(stderr, "adwiser-sta-agent: --redis and --appliance go together\n");
+        return -1;
+    }
+    if (o->appliance && strlen(o->appliance) > 128) {
+        fprintf(stderr, "adwiser-sta-agent: --appliance: at most 128 characters\n");
+        return -1;
+    }
+    char err[256];
+    if (o->redis && redis_addr_check(o->redis, err, sizeof(err)) != 0) {
+        fprintf(stderr, "adwiser-sta-agent: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A raw socket on the interface with kernel receive timestamps. */
+static int open_socket(const char *iface)
+{
+    unsigned idx = if_nametoindex(iface);
+    if (idx == 0) {
+        fprintf(stderr, "adwiser-sta-agent: --iface %s: %s\n", iface, strerror(errno));
+        return -1;
+    }
+    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
+    if (fd < 0) {
+        fprintf(stderr, "adwiser-sta-agent: AF_PACKET socket: %s (needs root or CAP_NET_RAW)\n", strerror(errno));
+        return -1;
+    }
+    struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = (int)idx};
+    int on = 1, rcvbuf = RCVBUF_BYTES;
+    if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) != 0) {
+        fprintf(stderr, "adwiser-sta-agent: %s: %s\n", iface, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) != 0)
+        (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+    return fd;
+}
+
+/* Reads every frame waiting on the socket; the unicast IP ones addressed to this host go to the estimator. */
+static void drain_socket(int fd, struct adw_frame_est *est, struct counters *n, FILE *log)
+{
+    for (;;) {
+        uint8_t buf[HEADER_BYTES];
+        union {
+            char raw[CMSG_SPACE(sizeof(struct timespec))];
+            struct cmsghdr align;
+        } ctl;
+        struct sockaddr_ll from;
+        struct iovec iov = {buf, sizeof(buf)};
+        struct msghdr msg = {.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1,
+                             .msg_control = ctl.raw, .msg_controllen = sizeof(ctl.raw)};
+        ssize_t len = recvmsg(fd, &msg, MSG_TRUNC);
+        if (len < 0)
+            return; /* EAGAIN: nothing more; anything else is retried at the next wake-up */
+        /* The MPDUs of the AP's A-MPDUs: unicast to this STA (not its own sends, not broadcast), IPv4 or IPv6. */
+        if (from.sll_pkttype != PACKET_HOST) {
+            n->not_host++;
+            continue;
+        }
+        uint16_t type = len >= 14 ? (uint16_t)(buf[12] << 8 | buf[13]) : 0;
+        if (type != ETHERTYPE_IP && type != ETHERTYPE_IPV6) {
+            n->not_ip++;
+            continue;
+        }
+        uint64_t t_ns = 0;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+                struct timespec ts;
+                memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+                t_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+            }
+        if (t_ns == 0) { /* no kernel timestamp (not expected with SO_TIMESTAMPNS): the time it was read */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            t_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        }
+        bool first = adw_frame_est_observe(est, t_ns);
+        n->pkts++;
+        if (log)
+            fprintf(log, "%llu %d\n", (unsigned long long)t_ns, first ? 1 : 0);
+    }
+}
+
+/* One report: XADD to tm:sta, reconnecting first if the last attempt failed. */
+static void report(redisContext **rc, const struct options *o, double mean, uint32_t frames, uint64_t pkts,
+                   struct counters *n)
+{
+    if (*rc == NULL)
+        *rc = redis_addr_connect(o->redis, (struct timeval){0, 200000});
+    if (*rc == NULL) {
+        n->redis_errors++;
+        return;
+    }
+    char key[192], mpdus[32], nframes[16], ok[24];
+    snprintf(key, sizeof(key), "adwiser:appliance:%s:tm:sta", o->appliance);
+    snprintf(mpdus, sizeof(mpdus), "%.3f", mean);
+    snprintf(nframes, sizeof(nframes), "%u", frames);
+    snprintf(ok, sizeof(ok), "%llu", (unsigned long long)pkts);
+    redisReply *r = redisCommand(*rc, "XADD %s MAXLEN ~ %d * pair %s mpdus %s frames %s mpdus_ok %s", key,
+                                 STREAM_MAXLEN, o->pair, mpdus, nframes, ok);
+    if (r == NULL || r->type == REDIS_REPLY_ERROR) {
+        n->redis_errors++;
+        if (r == NULL) { /* the connection broke: a new one next period */
+            redisFree(*rc);
+            *rc = NULL;
+        }
+    } else {
+        n->reports++;
+    }
+    if (r)
+        freeReplyObject(r);
+}
+
+static void write_stats(const char *path, const struct options *o, const struct counters *n, double elapsed_s)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "adwiser-sta-agent: --stats %s: %s\n", path, strerror(errno));
+        return;
+    }
+    fprintf(f,
+            "{\"pair\":\"%s\",\"iface\":\"%s\",\"elapsed_s\":%.3f,\"packets\":%llu,\"frames\":%llu,"
+            "\"mean_ampdu\":%.3f,\"reports\":%llu,\"redis_errors\":%llu,\"not_ip\":%llu,\"not_host\":%llu,"
+            "\"cpu_s\":%.3f}\n",
+            o->pair, o->iface, elapsed_s, (unsigned long long)n->pkts, (unsigned long long)n->frames,
+            n->frames ? (double)n->pkts / (double)n->frames : 0.0, (unsigned long long)n->reports,
+            (unsigned long long)n->redis_errors, (unsigned long long)n->not_ip, (unsigned long long)n->not_host, cpu_s());
+    fclose(f);
+    rename(tmp, path);
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    if (parse_options(argc, argv, &o) != 0)
+        return 2;
+    struct adw_ack_model model;
+    char err[512];
+    if (ack_model_json_load_file(o.model, &model, err, sizeof(err)) != 0) {
+        fprintf(stderr, "adwiser-sta-agent: --model %s: %s\n", o.model, err);
+        return 2;
+    }
+    int fd = open_socket(o.iface);
+    if (fd < 0)
+        return 1;
+    FILE *log = NULL;
+    if (o.log && (log = fopen(o.log, "w")) == NULL) {
+        fprintf(stderr, "adwiser-sta-agent: --log %s: %s\n", o.log, strerror(errno));
+        return 1;
+    }
+    if (log)
+        setvbuf(log, NULL, _IOFBF, 1 << 20);
+    if (o.pidfile) {
+        FILE *pf = fopen(o.pidfile, "w");
+        if (pf) {
+            fprintf(pf, "%d\n", (int)getpid());
+            fclose(pf);
+        }
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+
+    struct adw_frame_est est;
+    adw_frame_est_init(&est, &model);
+    struct counters n = {0};
+    redisContext *rc = NULL;
+    uint64_t t0 = mono_ns(), period_ns = (uint64_t)o.period_ms * 1000000u;
+    uint64_t end = o.duration_s > 0 ? t0 + (uint64_t)(o.duration_s * 1e9) : UINT64_MAX;
+    uint64_t next = t0 + period_ns;
+    while (!stop_flag) {
+        uint64_t now = mono_ns();
+        if (now >= end)
+            break;
+        if (now >= next) {
+            struct timespec rt;
+            clock_gettime(CLOCK_REALTIME, &rt); /* the estimator runs on the kernel timestamps' clock */
+            uint32_t frames;
+            uint64_t pkts;
+            double mean = adw_frame_est_take(&est, (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec,
+                                             IDLE_CLOSE_NS, &frames, &pkts);
+            n.frames += frames;
+            if (o.redis && frames > 0)
+                report(&rc, &o, mean, frames, pkts, &n);
+            next += period_ns;
+            if (next <= now) /* a stall (suspended, Redis slow): the next period from now */
+                next = now + period_ns;
+            continue;
+        }
+        uint64_t wait_ns = (next < end ? next : end) - now;
+        if (wait_ns > READ_INTERVAL_NS)
+            wait_ns = READ_INTERVAL_NS;
+        struct timespec nap = {(time_t)(wait_ns / 1000000000u), (long)(wait_ns % 1000000000u)};
+        (void)nanosleep(&nap, NULL); /* a signal ends it early: stop_flag is checked next */
+        drain_socket(fd, &est, &n, log);
+    }
+    if (rc)
+        redisFree(rc);
+    if (log)
+        fclose(log);
+    close(fd);
+    double elapsed = (double)(mono_ns() - t0) / 1e9;
+    if (o.stats)
+        write_stats(o.stats, &o, &n, elapsed);
+    fprintf(stderr, "adwiser-sta-agent: %s: %llu packets, %llu A-MPDUs, %llu reports, %llu Redis errors\n", o.pair,
+            (unsigned long long)n.pkts, (unsigned long long)n.frames, (unsigned long long)n.reports,
+            (unsigned long long)n.redis_errors);
+    return 0;
+}

@@ -1,0 +1,123 @@
+/* Tests of the STA-side A-MPDU boundary estimator (agent/frame_boundary.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "frame_boundary.h"
+
+#define US 1000ull
+
+/* m = 1: P(first) = 1 / (1 + exp(-(t - 200 µs) / 10)): a gap over 200 µs starts an A-MPDU. */
+static struct adw_ack_model gap_model(uint32_t n_max)
+{
+    struct adw_ack_model m = {.version = 1, .m = 1, .intercept = -20.0, .threshold = 0.5, .n_max = n_max, .scale = 1};
+    m.coef[0] = 0.1;
+    return m;
+}
+
+/* Feeds `frames` A-MPDUs of `size` packets, 30 µs apart inside, 600 µs between them, from *t. */
+static void feed(struct adw_frame_est *e, uint64_t *t, unsigned frames, unsigned size)
+{
+    for (unsigned f = 0; f < frames; f++)
+        for (unsigned i = 0; i < size; i++) {
+            *t += i == 0 ? 600 * US : 30 * US;
+            adw_frame_est_observe(e, *t);
+        }
+}
+
+static void test_packets_close_together_share_an_ampdu_and_a_gap_starts_the_next(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = gap_model(64);
+    struct adw_frame_est e;
+    adw_frame_est_init(&e, &m);
+    uint64_t t = 0, pkts;
+    uint32_t frames;
+    feed(&e, &t, 10, 7);
+    /* Taken right after the last packet: the tenth A-MPDU is still open and counts in the next interval. */
+    double mean = adw_frame_est_take(&e, t + 10 * US, 5000 * US, &frames, &pkts);
+    assert_int_equal(frames, 9);
+    assert_int_equal(pkts, 70);
+    assert_true(mean > 6.999 && mean < 7.001);
+}
+
+static void test_open_ampdu_closes_when_nothing_came_for_the_idle_time(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = gap_model(64);
+    struct adw_frame_est e;
+    adw_frame_est_init(&e, &m);
+    uint64_t t = 0, pkts;
+    uint32_t frames;
+    feed(&e, &t, 3, 4);
+    double mean = adw_frame_est_take(&e, t + 6000 * US, 5000 * US, &frames, &pkts);
+    assert_int_equal(frames, 3);
+    assert_true(mean > 3.999 && mean < 4.001);
+    /* The interval was reset: nothing in the next one. */
+    mean = adw_frame_est_take(&e, t + 7000 * US, 5000 * US, &frames, &pkts);
+    assert_int_equal(frames, 0);
+    assert_int_equal(pkts, 0);
+    assert_true(mean < 0);
+}
+
+static void test_ampdu_longer_than_n_max_counts_n_max(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = gap_model(8);
+    struct adw_frame_est e;
+    adw_frame_est_init(&e, &m);
+    uint64_t t = 0, pkts;
+    uint32_t frames;
+    feed(&e, &t, 2, 20);
+    double mean = adw_frame_est_take(&e, t + 6000 * US, 5000 * US, &frames, &pkts);
+    assert_int_equal(frames, 2);
+    assert_int_equal(pkts, 40);
+    assert_true(mean > 7.999 && mean < 8.001);
+}
+
+static void test_packets_join_the_first_ampdu_until_m_gaps_are_known(void **state)
+{
+    (void)state;
+    /* m = 3, the decision on the newest gap alone: boundaries only from the fourth packet on. */
+    struct adw_ack_model m = {.version = 1, .m = 3, .intercept = -20.0, .threshold = 0.5, .n_max = 64, .scale = 1};
+    m.coef[2] = 0.1;
+    struct adw_frame_est e;
+    adw_frame_est_init(&e, &m);
+    uint64_t t = 0;
+    assert_true(adw_frame_est_observe(&e, t));            /* the very first packet opens an A-MPDU */
+    assert_false(adw_frame_est_observe(&e, t += 600 * US)); /* 1 gap known */
+    assert_false(adw_frame_est_observe(&e, t += 600 * US)); /* 2 gaps known */
+    assert_true(adw_frame_est_observe(&e, t += 600 * US));  /* 3: classified */
+    assert_false(adw_frame_est_observe(&e, t += 30 * US));
+    assert_true(adw_frame_est_observe(&e, t += 600 * US));
+    uint32_t frames;
+    uint64_t pkts;
+    double mean = adw_frame_est_take(&e, t + 6000 * US, 5000 * US, &frames, &pkts);
+    assert_int_equal(frames, 3); /* {1,2,3}, {4,5}, {6} */
+    assert_true(mean > 1.999 && mean < 2.001);
+}
+
+static void test_clock_stepping_back_counts_as_no_gap(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = gap_model(64);
+    struct adw_frame_est e;
+    adw_frame_est_init(&e, &m);
+    assert_true(adw_frame_est_observe(&e, 10000 * US));
+    assert_false(adw_frame_est_observe(&e, 9000 * US));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_packets_close_together_share_an_ampdu_and_a_gap_starts_the_next),
+        cmocka_unit_test(test_open_ampdu_closes_when_nothing_came_for_the_idle_time),
+        cmocka_unit_test(test_ampdu_longer_than_n_max_counts_n_max),
+        cmocka_unit_test(test_packets_join_the_first_ampdu_until_m_gaps_are_known),
+        cmocka_unit_test(test_clock_stepping_back_counts_as_no_gap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# adwiser-sta-agent end to end: an "AP" namespace sends bursts of UDP datagrams (one burst standing for one
+# A-MPDU: back to back, then 3 ms of silence) over a veth to a "STA" namespace where the agent runs with a
+# one-gap model (a gap over 300 µs starts an A-MPDU) and reports to a real redis-server (unix socket, started
+# and stopped here).  Pins:
+#   - every datagram is counted once (stats and the sum of tm:sta's mpdus_ok), ARP and the agent's own
+#     sends are not;
+#   - the bursts are found from kernel timestamps: frames and mean mpdus per entry match the bursts sent;
+#   - entries carry the pair and land in adwiser:appliance:<id>:tm:sta (controller/REDIS.md);
+#   - bad command lines and model files are refused with what is wrong named.
+# Addresses only in 198.18.0.0/15; namespaces, redis-server and the agent are removed/stopped at exit.
+# Usage: test_sta_agent.sh BUILD_DIR
+set -euo pipefail
+BUILD=$(cd "${1:?build dir}" && pwd)
+PYBIN=${PY:-python3}; [ -x "$PYBIN" ] || PYBIN=python3
+LAB="adwagt$$"
+NS_AP="${LAB}-ap"
+NS_STA="${LAB}-sta"
+WORK=$(mktemp -d "/tmp/${LAB}.XXXX")
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done; done
+    for ns in "$NS_AP" "$NS_STA"; do ip netns del "$ns" 2>/dev/null || true; done
+    [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+AGENT="$BUILD/adwiser-sta-agent"
+BURSTS=400
+BURST=12
+
+echo "-- bad input is refused with what is wrong named"
+out=$("$AGENT" --iface lo --pair sta1 --model /nonexistent 2>&1) && fail "--pair sta1 accepted"
+grep -q -- "--pair sta1: expected AP/STA" <<<"$out" || fail "no message for a bad --pair: $out"
+out=$("$AGENT" --iface lo --pair ap1/sta1 --model /nonexistent --redis "unix:/x" 2>&1) && fail "--redis alone accepted"
+grep -q -- "--redis and --appliance go together" <<<"$out" || fail "no message for --redis alone: $out"
+echo '{"version": 1, "m": 2, "intercept": 0, "coef": [1, 2], "threshold": 0.5, "n_max": 64}' >"$WORK/bad.json"
+out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$WORK/bad.json" 2>&1) && fail "a model with 2 of 3 coef accepted"
+grep -q "coef" <<<"$out" || fail "the bad model's field is not named: $out"
+
+echo '{"version": 1, "m": 1, "intercept": -30.0, "coef": [0.1, 0.0], "threshold": 0.5, "n_max": 64, "scale": 1.0}' \
+    >"$WORK/model.json"
+
+ip netns add "$NS_AP"
+ip netns add "$NS_STA"
+ip link add ap0 netns "$NS_AP" type veth peer name wlan0 netns "$NS_STA"
+ip netns exec "$NS_AP" ip addr add 198.18.9.1/24 dev ap0
+ip netns exec "$NS_STA" ip addr add 198.18.9.2/24 dev wlan0
+for x in "$NS_AP ap0" "$NS_STA wlan0"; do set -- $x; ip netns exec "$1" ip link set "$2" up; ip netns exec "$1" ip link set lo up; done
+
+SOCK="$WORK/redis.sock"
+redis-server --port 0 --unixsocket "$SOCK" --save "" --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
+R() { redis-cli -s "$SOCK" "$@"; }
+R PING >/dev/null || fail "redis-server did not start"
+
+ip netns exec "$NS_STA" "$AGENT" --iface wlan0 --pair ap1/sta1 --model "$WORK/model.json" \
+    --redis "unix:$SOCK" --appliance t --period-ms 100 --stats "$WORK/stats.json" --duration 30 \
+    >"$WORK/agent.log" 2>&1 &
+AGENT_PID=$!
+PIDS+=("$AGENT_PID")
+sleep 0.5
+kill -0 "$AGENT_PID" 2>/dev/null || { cat "$WORK/agent.log"; fail "the agent exited at start"; }
+
+echo "-- $BURSTS bursts of $BURST datagrams, 3 ms apart"
+ip netns exec "$NS_AP" "$PYBIN" - "$BURSTS" "$BURST" <<'PYEOF'
+import socket, sys, time
+bursts, burst = int(sys.argv[1]), int(sys.argv[2])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+payload = bytes(1200)
+deadline = time.monotonic() + 20  # bounded whatever happens
+for _ in range(bursts):
+    for _ in range(burst):
+        s.sendto(payload, ("198.18.9.2", 9))
+    time.sleep(0.003)
+    if time.monotonic() > deadline:
+        sys.exit("sender: out of time")
+PYEOF
+sleep 0.5   # the last burst is closed by the idle time (5 ms) at the next report
+kill "$AGENT_PID"
+for _ in $(seq 50); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.1; done
+cat "$WORK/agent.log"
+
+echo "-- counts"
+R XRANGE adwiser:appliance:t:tm:sta - + >"$WORK/stream.txt"
+"$PYBIN" - "$WORK/stats.json" "$WORK/stream.txt" "$BURSTS" "$BURST" <<'PYEOF'
+import json, sys
+stats = json.load(open(sys.argv[1]))
+bursts, burst = int(sys.argv[3]), int(sys.argv[4])
+lines = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+entries, cur = [], None
+for i, l in enumerate(lines):          # redis-cli: id, then field/value lines
+    if l in ("pair", "mpdus", "frames", "mpdus_ok"):
+        cur[l] = lines[i + 1]
+    elif "-" in l and l.split("-")[0].isdigit():
+        cur = {}
+        entries.append(cur)
+sent = bursts * burst
+assert stats["packets"] == sent, f"agent counted {stats['packets']} packets, {sent} sent: {stats}"
+assert entries and all(e["pair"] == "ap1/sta1" for e in entries), entries[:3]
+ok = sum(int(e["mpdus_ok"]) for e in entries)
+frames = sum(int(e["frames"]) for e in entries)
+mean = sum(float(e["mpdus"]) * int(e["frames"]) for e in entries) / frames
+print(f"{len(entries)} entries: {frames} A-MPDUs, {ok} packets, {mean:.2f} per A-MPDU "
+      f"(sent {bursts} x {burst}); stats {stats}")
+assert ok == sent, f"tm:sta counts {ok} packets, {sent} sent"
+# A burst split by a preempted sender, or two merged, moves these a little; the classifier must find nearly all.
+assert abs(frames - bursts) <= 0.03 * bursts, f"{frames} A-MPDUs found for {bursts} bursts"
+assert abs(mean - burst) <= 0.03 * burst, f"{mean:.2f} per A-MPDU for bursts of {burst}"
+assert stats["reports"] == len(entries) and stats["redis_errors"] == 0, stats
+PYEOF
+echo "PASS test_sta_agent"

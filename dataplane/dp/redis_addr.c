@@ -1,0 +1,38 @@
+/* redis_addr.c — parse and connect a --redis address; see redis_addr.h. */
+#include "redis_addr.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int redis_addr_check(const char *addr, char *err, size_t errlen)
+{
+    int unix_sock = strncmp(addr, "unix:", 5) == 0 && addr[5] != '\0';
+    const char *colon = strrchr(addr, ':');
+    if (!unix_sock && (!colon || colon == addr || atoi(colon + 1) <= 0 || atoi(colon + 1) > 65535
+                       || (size_t)(colon - addr) >= 255)) {
+        snprintf(err, errlen, "--redis %s: expected unix:/path or host:port", addr);
+        return -1;
+    }
+    return 0;
+}
+
+redisContext *redis_addr_connect(const char *addr, struct timeval timeout)
+{
+    redisContext *c;
+    if (strncmp(addr, "unix:", 5) == 0)
+        c = redisConnectUnixWithTimeout(addr + 5, timeout);
+    else {
+        char host[256];
+        const char *colon = strrchr(addr, ':');
+        size_t hl = (size_t)(colon - addr);
+        memcpy(host, addr, hl);
+        host[hl] = '\0';
+        c = redisConnectWithTimeout(host, atoi(colon + 1), timeout);
+    }
+    if (c && c->err) {
+        redisFree(c);
+        return NULL;
+    }
+    return c;
+}
