@@ -62,13 +62,16 @@ import redis
 import yaml
 
 from . import backend as backend_mod
-from . import ack_scale, agg_lab, aggtarget_air, delay_probe, iperf, processes, topology, udp_counters, wan, wlan
+from . import (ack_scale, agg_lab, aggtarget_air, delay_probe, iperf, processes, sta_frames, topology, udp_counters,
+               wan, wlan)
 from .agg_lab import MultiStaLab
 from .gt_feed import GroundTruthFeed
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 VHT_AIR = REPO / "testbed" / "air" / "lab-2ap-2sta-vht80.json"
+STA_AGENT = REPO / "dataplane" / "build" / "adwiser-sta-agent"
+STA_MODEL = REPO / "configs" / "sta_frame_model.json"
 MULTI_AIR = REPO / "testbed" / "air" / "aggtarget-1ap-3sta-vht80.json"
 PY = REPO / ".venv" / "bin" / "python"
 APPLIANCE = "aggtarget"
@@ -107,8 +110,10 @@ class AggScenario:
     # agg_lab.air_config) instead of MULTI_AIR's own three STAs.
     ap_sta_rss_dbm: tuple[float, ...] | None = None
     # Where the loop's μ̃_N comes from: "sta", the emulator's ground truth as a STA-side agent (gt_feed);
-    # "ack", the appliance alone, its ACK-burst estimate (agg_est, 001 §4.1) with the shipped coefficients,
-    # as on a campus without STA agents. The PHY rate comes from the ground truth either way.
+    # "agent", adwiser-sta-agent in each STA's namespace (kernel receive timestamps and the classifier of
+    # configs/sta_frame_model.json, 001 §4); "ack", the appliance alone, its ACK-burst estimate (agg_est,
+    # 001 §4.1) with the shipped coefficients, as on a campus without STA agents. The PHY rate comes from the
+    # ground truth in every case.
     mu_source: str = "sta"
 
     @property
@@ -132,6 +137,7 @@ SCENARIOS = {s.name: s for s in (
     # -lowdelay and -1sta with μ̃_N from the appliance's ACK-burst estimate instead of the ground truth.
     AggScenario("aggtarget-1sta-lowdelay-ack", (("ap1", "sta1"),), t_bar_ms=1.5, mu_source="ack"),
     AggScenario("aggtarget-1sta-ack", (("ap1", "sta1"),), t_bar_ms=5.0, mu_source="ack"),
+    AggScenario("aggtarget-1sta-agent", (("ap1", "sta1"),), t_bar_ms=5.0, mu_source="agent"),
     AggScenario("aggtarget-backhaul", (("ap1", "sta1"),), t_bar_ms=5.0, backhaul_mbit=100.0),
     AggScenario("aggtarget-3sta-mixed-mcs", (("ap1", "sta1"), ("ap1", "sta2"), ("ap1", "sta3")), t_bar_ms=10.0),
     # Two and three STAs on the appliance alone: the ACK-burst scale at those STA counts (fitted on the
@@ -150,6 +156,10 @@ SCENARIOS = {s.name: s for s in (
     # then rests on the estimate's error being alike across MCS.
     AggScenario("aggtarget-5sta-mixed-mcs-ack", tuple(("ap1", f"sta{i}") for i in range(1, 6)), t_bar_ms=10.0,
                 ap_sta_rss_dbm=(-50.0, -56.0, -62.0, -66.0, -70.0), mu_source="ack"),
+    # The same with a STA-side agent on every STA (adwiser-sta-agent, SPEC §3.7): μ̃_N measured where the
+    # A-MPDUs arrive, from kernel timestamps, instead of read from the emulator's ground truth.
+    AggScenario("aggtarget-5sta-mixed-mcs-agent", tuple(("ap1", f"sta{i}") for i in range(1, 6)), t_bar_ms=10.0,
+                ap_sta_rss_dbm=(-50.0, -56.0, -62.0, -66.0, -70.0), mu_source="agent"),
     # The same five STAs at T-bar 5 ms: their round c + Σ w N-bar (c 3-4 ms for five STAs with their TCP
     # ACKs, Σ w N-bar about 2.6 ms at this AP's ceiling) is over 5 ms, so N-bar does not bind and the delay
     # goal applies at one of the issue's example targets.
@@ -561,9 +571,30 @@ def with_ceilings(cfg: dict[str, Any], ceilings: dict[str, dict[str, Any]]) -> d
     return cfg
 
 
+def _start_sta_agents(lab: Lab, sc: AggScenario, mode: str, out: Path, stack: _Stack) -> None:
+    """adwiser-sta-agent in every STA's namespace, each logging its packets (runner/sta_frames.py); with
+    mu_source "agent" it also reports μ̃_N to the run's Redis. Until configs/sta_frame_model.json has been
+    fitted on such logs, a capture runs with the ACK-burst model: the labels come from the ground truth."""
+    if not os.access(STA_AGENT, os.X_OK):
+        raise backend_mod.BackendUnavailable(f"{STA_AGENT} is not built (make -C dataplane build)")
+    model = STA_MODEL if STA_MODEL.exists() else backend_mod.ACK_MODEL
+    if sc.mu_source == "agent" and not STA_MODEL.exists():
+        raise RuntimeError(f"{sc.name}: {STA_MODEL} is missing (python -m runner.sta_frames fit)")
+    for ap, sta in sc.pairs:
+        argv = [str(STA_AGENT), "--iface", "eth0", "--pair", f"{ap}/{sta}", "--model", str(model),
+                "--log", str(out / f"{mode}-sta-agent-{sta}.packets"),
+                "--stats", str(out / f"{mode}-sta-agent-{sta}.stats.json")]
+        if sc.mu_source == "agent":
+            argv += ["--redis", f"unix:{lab.run_dir / 'redis.sock'}", "--appliance", APPLIANCE]
+        p = processes.start(lab.run_dir, f"sta-agent-{sta}", lab.ns(sta), argv)
+        stack.push(f"sta-agent-{sta}", lambda p=p: processes.stop(p))
+
+
 def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
-            ceilings: dict[str, dict[str, Any]] | None = None, capture_acks: bool = False) -> dict[str, Any]:
+            ceilings: dict[str, dict[str, Any]] | None = None, capture_acks: bool = False,
+            capture_sta: bool = False) -> dict[str, Any]:
     controlled = mode == "aggtarget"
+    with_agents = controlled and (capture_sta or sc.mu_source == "agent")
     cc = mode if mode in ("cubic", "bbr") else "cubic"   # the STAs' stack; the UDP runs send no TCP
     started = time.time()
     stack = _Stack()
@@ -587,6 +618,8 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             lab.start_backhaul(sc, stack, wan_stats)
         if controlled:
             url = _start_controlled(lab, sc, stack, gt_path, ceilings or {})
+        if with_agents:
+            _start_sta_agents(lab, sc, mode, out, stack)
         for ap, sta in sc.pairs:
             at_ap, at_sta = out / f"{mode}-probe-{ap}-{sta}-at-ap.pcap", out / f"{mode}-probe-{sta}.pcap"
             pcaps[f"{ap}/{sta}"] = (at_ap, at_sta)
@@ -657,6 +690,10 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
     ap_queue = aggtarget_air.ap_queue_delays(ppdus, list(sc.pairs))
     t0_ns = emu_stats.get("t0_unix_ns")
     ack_slots = ack_scale.slot_rows(pair_entries, ppdus, t0_ns) if isinstance(t0_ns, int) else []
+    agents: dict[str, dict[str, Any]] = {}
+    if with_agents and gt_path is not None and isinstance(t0_ns, int):
+        # the STA-side agents' boundaries and levels against the ground truth (sta_frames.py)
+        agents = {r["sta"]: r for r in sta_frames.evaluate(out, mode, gt_path, t0_ns, list(sc.pairs))}
     pairs = []
     for ap, sta in sc.pairs:
         pair = f"{ap}/{sta}"
@@ -706,6 +743,8 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             # the dataplane's ACK-burst estimate against the ground truth per Δ slot (ack_scale.py)
             entry["ack_slots"] = [r for r in ack_slots if r["pair"] == pair]
             entry["ack_estimate"] = ack_scale.summary(entry["ack_slots"])
+            if sta in agents:
+                entry["sta_agent"] = agents[sta]
         pairs.append(entry)
     res = {"mode": mode, "congestion_control": None if sc.udp_offered_mbit is not None else cc,
            "udp_offered_mbit": sc.udp_offered_mbit, "started_unix": round(started, 3), "pairs": pairs,
@@ -724,7 +763,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
 
 
 def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, prefix: str | None = None,
-        results_dir: Path = RESULTS, capture_acks: bool = False) -> dict[str, Any]:
+        results_dir: Path = RESULTS, capture_acks: bool = False, capture_sta: bool = False) -> dict[str, Any]:
     sc = get(name)
     if sc.unsupported:
         raise backend_mod.BackendUnavailable(f"{name}: {sc.unsupported}")
@@ -756,11 +795,12 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
         for mode in sorted(modes, key=lambda m: m != sc.straight_mode):
             try:
                 runs[mode] = one_run(sc, mode, duration_s, lab, out,
-                                     scenario_ceilings(sc, runs.get(sc.straight_mode, {})), capture_acks)
+                                     scenario_ceilings(sc, runs.get(sc.straight_mode, {})), capture_acks,
+                                     capture_sta)
             except backend_mod.BackendUnavailable as e:
                 runs[mode] = {"mode": mode, "skipped": str(e)}
-            if capture_acks and mode == "aggtarget" and (out / "groundtruth.jsonl").exists():
-                # kept beside the ACK capture for runner/ack_gap.py
+            if (capture_acks or capture_sta) and mode == "aggtarget" and (out / "groundtruth.jsonl").exists():
+                # kept beside the ACK capture for runner/ack_gap.py, the agents' logs for runner/sta_frames.py
                 (out / "groundtruth.jsonl").replace(out / "aggtarget-groundtruth.jsonl")
                 shutil.copy(out / "wlan-emu.stats.json", out / "aggtarget-wlan-emu.stats.json")
             (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
@@ -883,6 +923,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--capture-acks", action="store_true",
                     help="controlled run: keep the STAs' ACKs at the appliance port (pcap) and the ground truth in "
                          "the run directory, for runner/ack_gap.py")
+    ap.add_argument("--capture-sta", action="store_true",
+                    help="controlled run: adwiser-sta-agent logs every packet each STA receives, kept with the "
+                         "ground truth in the run directory, for runner/sta_frames.py")
     args = ap.parse_args(argv)
     if not args.scenario:
         for s in SCENARIOS.values():
@@ -890,7 +933,7 @@ def main(argv: list[str]) -> int:
         return 0
     try:
         doc = run(args.scenario, args.duration, tuple(m for m in args.modes.split(",") if m) or None,
-                  capture_acks=args.capture_acks)
+                  capture_acks=args.capture_acks, capture_sta=args.capture_sta)
     except backend_mod.BackendUnavailable as e:
         print(f"SKIPPED {args.scenario}: {e}", file=sys.stderr)
         return 0

@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from . import (groundtruth, report_ack_burst, report_aggtarget, report_bottleneck, report_mixed,  # noqa: E402
-               report_overflow)
+               report_overflow, report_sta_frames)
 from .experiment import RESULTS  # noqa: E402
 from .jsonl import telemetry_records  # noqa: E402
 
@@ -363,6 +363,7 @@ def write_report(results_dir: Path = RESULTS) -> Path:
     lines += report_mixed.section_lines(docs)
     lines += report_aggtarget.section_lines(results_dir)
     lines += report_ack_burst.section_lines(results_dir)
+    lines += report_sta_frames.section_lines(results_dir)
     lines += report_bottleneck.section_lines(results_dir)
     lines += ["## Fail-open (issue 10: interruption when something fails)", "", *failopen_lines(results_dir)]
     lines += ["## Slice-map apply under traffic (issue 6: apply -> dataplane running the version)", "",

@@ -134,13 +134,29 @@ def ack_estimate_line(doc: dict[str, Any]) -> str | None:
                 for p in pairs))
 
 
+def sta_agent_line(doc: dict[str, Any]) -> str | None:
+    """The STA-side agents' own A-MPDU boundaries against the ground truth in the controlled run, per pair
+    (`sta_agent`, runner/sta_frames.py), or None for a run without them."""
+    run = doc["runs"].get("aggtarget") or {}
+    pairs = [p for p in run.get("pairs") or [] if (p.get("sta_agent") or {}).get("slots")]
+    if not pairs:
+        return None
+    fed = "the loop ran on it" if doc.get("mu_source") == "agent" else "logged only"
+    return (f"  - STA-side agent (adwiser-sta-agent, kernel timestamps; {fed}): F1 of its A-MPDU boundaries, its "
+            "mean A-MPDU against the truth's decoded / sent MPDUs per PPDU over 0.5 s slots: " + "; ".join(
+                f"{p['sta']} F1 {_f(p['sta_agent']['f1'], 3)}, {_f(p['sta_agent']['est_mean'])} against "
+                f"{_f(p['sta_agent']['true_ok_mean'])} / {_f(p['sta_agent']['true_sent_mean'])}" for p in pairs))
+
+
 def section_lines(results_dir: Path) -> list[str]:
     docs = _load(results_dir)
     lines = ["## Aggregation-target policy (issue 9: 000 §VI, 001 §5; 802.11ac 80 MHz air)", ""]
     if not docs:
         return lines + ["No `aggtarget-*` results yet (`make experiment SCENARIO=aggtarget-1sta`).", ""]
     lines += ["Controlled = adwiser-dp paces each pair at the rate of the controller's aggregation-loop "
-              "(μ̃_N and μ_R from the emulator's ground truth as STA-side agent); cubic/bbr = straight "
+              "(μ̃_N and μ_R from the emulator's ground truth as STA-side agent; μ̃_N in an `-ack` scenario from "
+              "the appliance's ACK-burst estimate, in an `-agent` scenario from adwiser-sta-agent on each STA); "
+              "cubic/bbr = straight "
               "forwarding with plain TCP; a `-udp` scenario sends iperf3 UDP at a fixed offered rate instead "
               "(paced by the loop, or forwarded straight in mode udp). Delay = one-way, appliance → STA (UDP probes, 200/s, captured at the "
               "AP port and at the STA): AP queueing plus air, retransmissions and the STA's in-order hold. AP queue = the "
@@ -177,9 +193,9 @@ def section_lines(results_dir: Path) -> list[str]:
         if stop:
             lines.append(f"  - ĉ {stop[0]:.0f} µs at the loop's last step before the transfers ended, "
                          f"{stop[1]:.0f} µs {AFTER_STOP_S:g} s after (`loop_after_stop`)")
-        est = ack_estimate_line(doc)
-        if est:
-            lines.append(est)
+        for extra in (ack_estimate_line(doc), sta_agent_line(doc)):
+            if extra:
+                lines.append(extra)
         for ap, c in (doc.get("ap_ceilings") or {}).items():
             if c.get("ampdu_ceiling_us") is not None:
                 lines.append(f"  - {ap}'s aggregation ceiling {c['ampdu_ceiling_us']:g} us of A-MPDU airtime "
