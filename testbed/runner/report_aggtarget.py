@@ -125,8 +125,9 @@ def ack_estimate_line(doc: dict[str, Any]) -> str | None:
     on_ack = doc.get("mu_source") == "ack"
     key = "truth_over_estimate" if on_ack else "truth_over_raw"
     version = (run.get("ack_model") or {}).get("version")
+    source = "the STA-side agents" if doc.get("mu_source") == "agent" else "the ground truth"
     what = (f"the loop ran on it{f', model v{version}' if version else ''}; true / estimated" if on_ack else
-            "the loop ran on the ground truth; true / raw segments per burst, the scale's fit input")
+            f"the loop ran on {source}; true / raw segments per burst, the scale's fit input")
     return (f"  - ACK-burst estimate ({what}) mean A-MPDU over 0.5 s slots (geometric mean), receiving STAs at the "
             "AP: " + "; ".join(
                 f"{p['sta']} {_f(p['ack_estimate'][key], 2)} "
