@@ -51,7 +51,8 @@
 #define READ_INTERVAL_NS 2000000ull
 
 struct options {
-    const char *iface, *pair, *model, *redis, *appliance, *log, *stats, *pidfile;
+    const char *iface, *pair, *model, *redis, *appliance, *log, *stats, *pidfile, *auth_file;
+    char auth_user[128], auth_pass[256];     /* from --redis-auth: a Redis ACL user allowed XADD on tm:sta only */
     unsigned period_ms;
     double duration_s;
 };
@@ -91,10 +92,31 @@ static void usage(FILE *f)
             "  --pair AP/STA     the pair's name in the controller's topology, e.g. ap1/sta1\n"
             "  --model FILE      the frame-boundary classifier (configs/sta_frame_model.json)\n"
             "  --redis ADDR      unix:/path or host:port; with --appliance ID, XADD ...:tm:sta every period\n"
+            "  --redis-auth FILE its first line: \"USER PASSWORD\" of a Redis ACL user (see agent/README.md)\n"
             "  --period-ms N     report period (default 100)\n"
             "  --log FILE        one line per packet: receive time (Unix ns) and 1 if first of an A-MPDU\n"
             "  --stats FILE      counters as JSON at exit\n"
             "  --duration S      exit by itself after S seconds (else SIGTERM/SIGINT)\n");
+}
+
+/* --redis-auth FILE: "USER PASSWORD" on its first line (a file, so the password is not on the command line). */
+static int read_auth(struct options *o)
+{
+    FILE *f = fopen(o->auth_file, "r");
+    if (!f) {
+        fprintf(stderr, "adwiser-sta-agent: --redis-auth %s: %s\n", o->auth_file, strerror(errno));
+        return -1;
+    }
+    char line[512] = "";
+    char *got = fgets(line, sizeof(line), f);
+    fclose(f);
+    char extra[2];
+    if (!got || sscanf(line, "%127s %255s %1s", o->auth_user, o->auth_pass, extra) != 2) {
+        fprintf(stderr, "adwiser-sta-agent: --redis-auth %s: expected \"USER PASSWORD\" on the first line\n",
+                o->auth_file);
+        return -1;
+    }
+    return 0;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -105,7 +127,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"appliance", required_argument, 0, 'a'}, {"period-ms", required_argument, 0, 'P'},
         {"log", required_argument, 0, 'l'},     {"stats", required_argument, 0, 's'},
         {"duration", required_argument, 0, 'd'}, {"pidfile", required_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"redis-auth", required_argument, 0, 'A'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     o->period_ms = 100;
     int c;
@@ -120,6 +142,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'l': o->log = optarg; break;
         case 's': o->stats = optarg; break;
         case 'f': o->pidfile = optarg; break;
+        case 'A': o->auth_file = optarg; break;
         case 'P': {
             long v = strtol(optarg, &end, 10);
             if (*end != '\0' || v < 10 || v > 60000) {
@@ -157,6 +180,12 @@ static int parse_options(int argc, char **argv, struct options *o)
         fprintf(stderr, "adwiser-sta-agent: --appliance: at most 128 characters\n");
         return -1;
     }
+    if (o->auth_file && !o->redis) {
+        fprintf(stderr, "adwiser-sta-agent: --redis-auth needs --redis\n");
+        return -1;
+    }
+    if (o->auth_file && read_auth(o) != 0)
+        return -1;
     char err[256];
     if (o->redis && redis_addr_check(o->redis, err, sizeof(err)) != 0) {
         fprintf(stderr, "adwiser-sta-agent: %s\n", err);
@@ -240,8 +269,21 @@ static void drain_socket(int fd, struct adw_frame_est *est, struct counters *n, 
 static void report(redisContext **rc, const struct options *o, double mean, uint32_t frames, uint64_t pkts,
                    struct counters *n)
 {
-    if (*rc == NULL)
+    if (*rc == NULL) {
         *rc = redis_addr_connect(o->redis, (struct timeval){0, 200000});
+        if (*rc != NULL && o->auth_file) {
+            redisReply *a = redisCommand(*rc, "AUTH %s %s", o->auth_user, o->auth_pass);
+            if (a == NULL || a->type == REDIS_REPLY_ERROR) {
+                if (n->redis_errors == 0) /* said once: every period retries */
+                    fprintf(stderr, "adwiser-sta-agent: AUTH %s: %s\n", o->auth_user,
+                            a ? a->str : (*rc)->errstr);
+                redisFree(*rc);
+                *rc = NULL;
+            }
+            if (a)
+                freeReplyObject(a);
+        }
+    }
     if (*rc == NULL) {
         n->redis_errors++;
         return;
@@ -254,6 +296,8 @@ static void report(redisContext **rc, const struct options *o, double mean, uint
     redisReply *r = redisCommand(*rc, "XADD %s MAXLEN ~ %d * pair %s mpdus %s frames %s mpdus_ok %s", key,
                                  STREAM_MAXLEN, o->pair, mpdus, nframes, ok);
     if (r == NULL || r->type == REDIS_REPLY_ERROR) {
+        if (n->redis_errors == 0) /* said once: a refused XADD (an ACL without it) repeats every period */
+            fprintf(stderr, "adwiser-sta-agent: XADD %s: %s\n", key, r ? r->str : (*rc)->errstr);
         n->redis_errors++;
         if (r == NULL) { /* the connection broke: a new one next period */
             redisFree(*rc);

@@ -6,7 +6,9 @@
 #   - every datagram is counted once (stats and the sum of tm:sta's mpdus_ok), ARP and the agent's own
 #     sends are not;
 #   - the bursts are found from kernel timestamps: frames and mean mpdus per entry match the bursts sent;
-#   - entries carry the pair and land in adwiser:appliance:<id>:tm:sta (controller/REDIS.md);
+#   - entries carry the pair and land in adwiser:appliance:<id>:tm:sta (controller/REDIS.md), written as a
+#     Redis ACL user allowed XADD on those keys only (--redis-auth); an agent with a wrong password writes
+#     nothing, counts its errors and says why;
 #   - bad command lines and model files are refused with what is wrong named.
 # Addresses only in 198.18.0.0/15; namespaces, redis-server and the agent are removed/stopped at exit.
 # Usage: test_sta_agent.sh BUILD_DIR
@@ -51,17 +53,31 @@ ip netns exec "$NS_STA" ip addr add 198.18.9.2/24 dev wlan0
 for x in "$NS_AP ap0" "$NS_STA wlan0"; do set -- $x; ip netns exec "$1" ip link set "$2" up; ip netns exec "$1" ip link set lo up; done
 
 SOCK="$WORK/redis.sock"
-redis-server --port 0 --unixsocket "$SOCK" --save "" --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
+redis-server --port 0 --unixsocket "$SOCK" --save "" --appendonly no --dir "$WORK" \
+    --requirepass adm1n --user agent on '>s3cret' '~adwiser:appliance:*:tm:sta' '+xadd' >"$WORK/redis.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
-R() { redis-cli -s "$SOCK" "$@"; }
+R() { redis-cli -s "$SOCK" --no-auth-warning -a adm1n "$@"; }   # the default user needs a password here
 R PING >/dev/null || fail "redis-server did not start"
 
+echo "agent s3cret" >"$WORK/auth"
+echo "agent wrong" >"$WORK/auth-wrong"
+echo "agent" >"$WORK/auth-bad"
+out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$WORK/model.json" --redis "unix:$SOCK" --appliance t \
+      --redis-auth "$WORK/auth-bad" 2>&1) && fail "an auth file without a password accepted"
+grep -q 'expected "USER PASSWORD"' <<<"$out" || fail "no message for a bad auth file: $out"
+
 ip netns exec "$NS_STA" "$AGENT" --iface wlan0 --pair ap1/sta1 --model "$WORK/model.json" \
-    --redis "unix:$SOCK" --appliance t --period-ms 100 --stats "$WORK/stats.json" --duration 30 \
-    >"$WORK/agent.log" 2>&1 &
+    --redis "unix:$SOCK" --appliance t --redis-auth "$WORK/auth" --period-ms 100 --stats "$WORK/stats.json" \
+    --duration 30 >"$WORK/agent.log" 2>&1 &
 AGENT_PID=$!
 PIDS+=("$AGENT_PID")
+# the same packets, seen by a second agent whose password is wrong
+ip netns exec "$NS_STA" "$AGENT" --iface wlan0 --pair ap1/sta9 --model "$WORK/model.json" \
+    --redis "unix:$SOCK" --appliance t --redis-auth "$WORK/auth-wrong" --stats "$WORK/stats-wrong.json" \
+    --duration 30 >"$WORK/agent-wrong.log" 2>&1 &
+WRONG_PID=$!
+PIDS+=("$WRONG_PID")
 sleep 0.5
 kill -0 "$AGENT_PID" 2>/dev/null || { cat "$WORK/agent.log"; fail "the agent exited at start"; }
 
@@ -80,15 +96,18 @@ for _ in range(bursts):
         sys.exit("sender: out of time")
 PYEOF
 sleep 0.5   # the last burst is closed by the idle time (5 ms) at the next report
-kill "$AGENT_PID"
-for _ in $(seq 50); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.1; done
-cat "$WORK/agent.log"
+kill "$AGENT_PID" "$WRONG_PID"
+for p in "$AGENT_PID" "$WRONG_PID"; do for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done; done
+cat "$WORK/agent.log" "$WORK/agent-wrong.log"
+grep -q "AUTH agent: WRONGPASS" "$WORK/agent-wrong.log" || fail "the wrong password's refusal was not reported"
 
 echo "-- counts"
 R XRANGE adwiser:appliance:t:tm:sta - + >"$WORK/stream.txt"
-"$PYBIN" - "$WORK/stats.json" "$WORK/stream.txt" "$BURSTS" "$BURST" <<'PYEOF'
+"$PYBIN" - "$WORK/stats.json" "$WORK/stream.txt" "$BURSTS" "$BURST" "$WORK/stats-wrong.json" <<'PYEOF'
 import json, sys
 stats = json.load(open(sys.argv[1]))
+wrong = json.load(open(sys.argv[5]))
+assert wrong["reports"] == 0 and wrong["redis_errors"] > 0 and wrong["packets"] == stats["packets"], wrong
 bursts, burst = int(sys.argv[3]), int(sys.argv[4])
 lines = [l.strip() for l in open(sys.argv[2]) if l.strip()]
 entries, cur = [], None
