@@ -24,3 +24,13 @@ def json_records(path: Path) -> Iterator[dict[str, Any]]:
 def telemetry_records(path: Path, kind: str) -> list[dict[str, Any]]:
     """The dataplane telemetry's records of one type ("frame", "pair"), those with a ts_ns (ns, CLOCK_REALTIME)."""
     return [rec for rec in json_records(path) if rec.get("type") == kind and isinstance(rec.get("ts_ns"), int)]
+
+
+def result_doc(path: Path, required: str) -> dict[str, Any] | None:
+    """A results document (one JSON object) for the report, or None when it is missing, unreadable, or lacks a
+    non-empty `required` member (not measured yet)."""
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get(required) else None

@@ -13,14 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - after the backend is chosen
 
 from .ack_scale import MODEL  # noqa: E402
-
-
-def _doc(results_dir: Path) -> dict[str, Any] | None:
-    try:
-        doc = json.loads((results_dir / "ack-burst-estimator.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    return doc if isinstance(doc, dict) and doc.get("per_rate") else None
+from .jsonl import result_doc  # noqa: E402
 
 
 def plot(doc: dict[str, Any], out: Path) -> Path:
@@ -53,7 +46,7 @@ def plot(doc: dict[str, Any], out: Path) -> Path:
 
 def section_lines(results_dir: Path) -> list[str]:
     lines = ["## ACK-burst aggregation estimator on the appliance (issue 9; 001 §4.1, like Fig 13)", ""]
-    doc = _doc(results_dir)
+    doc = result_doc(results_dir / "ack-burst-estimator.json", "per_rate")
     if doc is None:
         return lines + ["(not measured yet: `python -m runner.ack_capture` under the testbed lock, then "
                         "`python -m runner.ack_burst_train`)", ""]

@@ -3,7 +3,6 @@ results/bottleneck-classifier.json, written by `python -m runner.bottleneck_trai
 from the runs of runner/bottleneck_capture.py."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - after the backend is chosen
 
-
-def _doc(results_dir: Path) -> dict[str, Any] | None:
-    try:
-        doc = json.loads((results_dir / "bottleneck-classifier.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    return doc if isinstance(doc, dict) and doc.get("by_backhaul_mbit") else None
+from .jsonl import result_doc  # noqa: E402
 
 
 def _backhaul_key(k: str) -> float:
@@ -61,7 +54,7 @@ def plot(doc: dict[str, Any], out: Path) -> Path:
 
 def section_lines(results_dir: Path) -> list[str]:
     lines = ["## Bottleneck classifier, WLAN or backhaul (issue 9; 001 §5, like Fig. 19(a))", ""]
-    doc = _doc(results_dir)
+    doc = result_doc(results_dir / "bottleneck-classifier.json", "by_backhaul_mbit")
     if doc is None:
         return lines + ["(not measured yet: `python -m runner.bottleneck_capture` under the testbed lock, then "
                         "`python -m runner.bottleneck_train`)", ""]

@@ -2,22 +2,14 @@
 results/sta-frame-estimator.json, written by `python -m runner.sta_frames fit`."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-
-def _doc(results_dir: Path) -> dict[str, Any] | None:
-    try:
-        doc = json.loads((results_dir / "sta-frame-estimator.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    return doc if isinstance(doc, dict) and doc.get("per_capture") else None
+from .jsonl import result_doc
 
 
 def section_lines(results_dir: Path) -> list[str]:
     lines = ["## STA-side aggregation agent (SPEC §3.7; 001 §4, like Fig 13)", ""]
-    doc = _doc(results_dir)
+    doc = result_doc(results_dir / "sta-frame-estimator.json", "per_capture")
     if doc is None:
         return lines + ["(not fitted yet: `python -m runner.aggtarget <scenario> --modes aggtarget --capture-sta`, "
                         "then `python -m runner.sta_frames fit <run dirs>`)", ""]

@@ -28,54 +28,70 @@ static void feed(struct adw_frame_est *e, uint64_t *t, unsigned frames, unsigned
         }
 }
 
+/* What adw_frame_est_take returned. */
+struct taken {
+    double mean;
+    uint32_t frames;
+    uint64_t pkts;
+};
+
+static struct taken take_at(struct adw_frame_est *e, uint64_t now_ns)
+{
+    struct taken r;
+    r.mean = adw_frame_est_take(e, now_ns, 5000 * US, &r.frames, &r.pkts);
+    return r;
+}
+
+/* A fresh estimator on the gap model, fed `frames` A-MPDUs of `size` packets, taken `after_us` past the last. */
+static struct taken fed_and_taken(struct adw_frame_est *e, struct adw_ack_model *m, uint32_t n_max, unsigned frames,
+                                  unsigned size, uint64_t after_us, uint64_t *t_end)
+{
+    *m = gap_model(n_max);
+    adw_frame_est_init(e, m);
+    *t_end = 0;
+    feed(e, t_end, frames, size);
+    return take_at(e, *t_end + after_us * US);
+}
+
 static void test_packets_close_together_share_an_ampdu_and_a_gap_starts_the_next(void **state)
 {
     (void)state;
-    struct adw_ack_model m = gap_model(64);
+    struct adw_ack_model m;
     struct adw_frame_est e;
-    adw_frame_est_init(&e, &m);
-    uint64_t t = 0, pkts;
-    uint32_t frames;
-    feed(&e, &t, 10, 7);
+    uint64_t t;
     /* Taken right after the last packet: the tenth A-MPDU is still open and counts in the next interval. */
-    double mean = adw_frame_est_take(&e, t + 10 * US, 5000 * US, &frames, &pkts);
-    assert_int_equal(frames, 9);
-    assert_int_equal(pkts, 70);
-    assert_true(mean > 6.999 && mean < 7.001);
+    struct taken r = fed_and_taken(&e, &m, 64, 10, 7, 10, &t);
+    assert_int_equal(r.frames, 9);
+    assert_int_equal(r.pkts, 70);
+    assert_true(r.mean > 6.999 && r.mean < 7.001);
 }
 
 static void test_open_ampdu_closes_when_nothing_came_for_the_idle_time(void **state)
 {
     (void)state;
-    struct adw_ack_model m = gap_model(64);
+    struct adw_ack_model m;
     struct adw_frame_est e;
-    adw_frame_est_init(&e, &m);
-    uint64_t t = 0, pkts;
-    uint32_t frames;
-    feed(&e, &t, 3, 4);
-    double mean = adw_frame_est_take(&e, t + 6000 * US, 5000 * US, &frames, &pkts);
-    assert_int_equal(frames, 3);
-    assert_true(mean > 3.999 && mean < 4.001);
+    uint64_t t;
+    struct taken r = fed_and_taken(&e, &m, 64, 3, 4, 6000, &t);
+    assert_int_equal(r.frames, 3);
+    assert_true(r.mean > 3.999 && r.mean < 4.001);
     /* The interval was reset: nothing in the next one. */
-    mean = adw_frame_est_take(&e, t + 7000 * US, 5000 * US, &frames, &pkts);
-    assert_int_equal(frames, 0);
-    assert_int_equal(pkts, 0);
-    assert_true(mean < 0);
+    r = take_at(&e, t + 7000 * US);
+    assert_int_equal(r.frames, 0);
+    assert_int_equal(r.pkts, 0);
+    assert_true(r.mean < 0);
 }
 
 static void test_ampdu_longer_than_n_max_counts_n_max(void **state)
 {
     (void)state;
-    struct adw_ack_model m = gap_model(8);
+    struct adw_ack_model m;
     struct adw_frame_est e;
-    adw_frame_est_init(&e, &m);
-    uint64_t t = 0, pkts;
-    uint32_t frames;
-    feed(&e, &t, 2, 20);
-    double mean = adw_frame_est_take(&e, t + 6000 * US, 5000 * US, &frames, &pkts);
-    assert_int_equal(frames, 2);
-    assert_int_equal(pkts, 40);
-    assert_true(mean > 7.999 && mean < 8.001);
+    uint64_t t;
+    struct taken r = fed_and_taken(&e, &m, 8, 2, 20, 6000, &t);
+    assert_int_equal(r.frames, 2);
+    assert_int_equal(r.pkts, 40);
+    assert_true(r.mean > 7.999 && r.mean < 8.001);
 }
 
 static void test_packets_join_the_first_ampdu_until_m_gaps_are_known(void **state)
@@ -93,11 +109,9 @@ static void test_packets_join_the_first_ampdu_until_m_gaps_are_known(void **stat
     assert_true(adw_frame_est_observe(&e, t += 600 * US));  /* 3: classified */
     assert_false(adw_frame_est_observe(&e, t += 30 * US));
     assert_true(adw_frame_est_observe(&e, t += 600 * US));
-    uint32_t frames;
-    uint64_t pkts;
-    double mean = adw_frame_est_take(&e, t + 6000 * US, 5000 * US, &frames, &pkts);
-    assert_int_equal(frames, 3); /* {1,2,3}, {4,5}, {6} */
-    assert_true(mean > 1.999 && mean < 2.001);
+    struct taken r = take_at(&e, t + 6000 * US);
+    assert_int_equal(r.frames, 3); /* {1,2,3}, {4,5}, {6} */
+    assert_true(r.mean > 1.999 && r.mean < 2.001);
 }
 
 static void test_clock_stepping_back_counts_as_no_gap(void **state)
