@@ -131,6 +131,7 @@ def main() -> int:
     ap.add_argument("--repo", required=True, type=Path, help="the project tree the converge used")
     ap.add_argument("--redis-password", required=True)
     ap.add_argument("--admin-password", required=True)
+    ap.add_argument("--sta-agent-password", required=True)
     ap.add_argument("--dp-method", choices=["release", "source"], required=True)
     args = ap.parse_args()
     root = Root(args.root)
@@ -237,6 +238,8 @@ def main() -> int:
     r.check("redis.conf redis:redis 0640", ok, d)
     r.check("redis: AOF on, bound to loopback, vaulted password",
             "appendonly yes" in conf and "bind 127.0.0.1" in conf and f"requirepass {args.redis_password}" in conf)
+    r.check("redis: the STA agents' ACL user may only XADD to tm:sta",
+            f"user sta-agent on >{args.sta_agent_password} ~adwiser:appliance:*:tm:sta +xadd" in conf)
 
     # Controller.
     venv_ok = root.run("/opt/adwiser/controller/venv/bin/python", "-c", "import fastapi, redis, pydantic, uvicorn")
@@ -289,7 +292,8 @@ def main() -> int:
     for rel in ["etc/adwiser/dataplane.json", "etc/systemd/system/adwiser-dataplane.service",
                 "etc/systemd/system/adwiser-controller.service", "etc/systemd/system/adwiser-first-admin.service",
                 "etc/systemd/system/adwiser-aggregation-loop.service"]:
-        if args.redis_password in root.p(rel).read_text() or args.admin_password in root.p(rel).read_text():
+        text = root.p(rel).read_text()
+        if any(pw in text for pw in (args.redis_password, args.admin_password, args.sta_agent_password)):
             leaks.append(rel)
     r.check("no secret in the document or the units", not leaks, ", ".join(leaks))
 

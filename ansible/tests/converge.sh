@@ -126,8 +126,9 @@ umask 077
 head -c 32 /dev/urandom | base64 | tr -d '/+=\n' > "$run/vault-password"
 redis_pw=$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')
 admin_pw=$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')
-printf 'vault_adwiser_redis_password: "%s"\nvault_controller_first_admin_password: "%s"\n' \
-    "$redis_pw" "$admin_pw" > "$run/vault-plain.yml"
+agent_pw=$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')
+printf 'vault_adwiser_redis_password: "%s"\nvault_controller_first_admin_password: "%s"\nvault_adwiser_redis_sta_agent_password: "%s"\n' \
+    "$redis_pw" "$admin_pw" "$agent_pw" > "$run/vault-plain.yml"
 ansible-vault encrypt --vault-password-file "$run/vault-password" \
     --output "$run/vault.yml" "$run/vault-plain.yml" > /dev/null
 rm -f "$run/vault-plain.yml"
@@ -200,5 +201,6 @@ stamp "slowest tasks of converge 1:"
 sed -n '/^PLAY RECAP/,$p' "$run/converge1.log" | grep -E -- ' -+ +[0-9.]+s$' | head -n 8
 stamp "checks"
 "$SYSPY" "$here/check_converged.py" --root "$root" --dpdk-root "$root_dpdk" --repo "$snap" \
-    --redis-password "$redis_pw" --admin-password "$admin_pw" --dp-method "$ADWISER_DP_METHOD"
+    --redis-password "$redis_pw" --admin-password "$admin_pw" --sta-agent-password "$agent_pw" \
+    --dp-method "$ADWISER_DP_METHOD"
 stamp "done"

@@ -59,7 +59,17 @@ struct options {
 
 struct counters {
     uint64_t pkts, frames, reports, redis_errors, not_ip, not_host;
+    uint64_t socket_drops;                   /* frames the kernel dropped at a full receive buffer: uncounted */
 };
+
+/* Adds the frames the kernel dropped since the last call (PACKET_STATISTICS resets on read). */
+static void count_socket_drops(int fd, struct counters *n)
+{
+    struct tpacket_stats st;
+    socklen_t len = sizeof(st);
+    if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0)
+        n->socket_drops += st.tp_drops;
+}
 
 static double cpu_s(void)
 {
@@ -86,7 +96,8 @@ static uint64_t mono_ns(void)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: adwiser-sta-agent --iface IF --pair AP/STA --model FILE [--redis ADDR --appliance ID]\n"
+            "usage: adwiser-sta-agent --iface IF --pair AP/STA --model FILE\n"
+            "                         [--redis ADDR --appliance ID [--redis-auth FILE]]\n"
             "                         [--period-ms N] [--log FILE] [--stats FILE] [--duration S] [--pidfile FILE]\n"
             "  --iface IF        the STA's WLAN interface (root or CAP_NET_RAW: an AF_PACKET socket)\n"
             "  --pair AP/STA     the pair's name in the controller's topology, e.g. ap1/sta1\n"
@@ -202,7 +213,8 @@ static int open_socket(const char *iface)
         fprintf(stderr, "adwiser-sta-agent: --iface %s: %s\n", iface, strerror(errno));
         return -1;
     }
-    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
+    /* Protocol 0 until bound: no frame of another interface is queued before bind() picks this one. */
+    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         fprintf(stderr, "adwiser-sta-agent: AF_PACKET socket: %s (needs root or CAP_NET_RAW)\n", strerror(errno));
         return -1;
@@ -322,10 +334,11 @@ static void write_stats(const char *path, const struct options *o, const struct 
     fprintf(f,
             "{\"pair\":\"%s\",\"iface\":\"%s\",\"elapsed_s\":%.3f,\"packets\":%llu,\"frames\":%llu,"
             "\"mean_ampdu\":%.3f,\"reports\":%llu,\"redis_errors\":%llu,\"not_ip\":%llu,\"not_host\":%llu,"
-            "\"cpu_s\":%.3f}\n",
+            "\"socket_drops\":%llu,\"cpu_s\":%.3f}\n",
             o->pair, o->iface, elapsed_s, (unsigned long long)n->pkts, (unsigned long long)n->frames,
             n->frames ? (double)n->pkts / (double)n->frames : 0.0, (unsigned long long)n->reports,
-            (unsigned long long)n->redis_errors, (unsigned long long)n->not_ip, (unsigned long long)n->not_host, cpu_s());
+            (unsigned long long)n->redis_errors, (unsigned long long)n->not_ip, (unsigned long long)n->not_host,
+            (unsigned long long)n->socket_drops, cpu_s());
     fclose(f);
     rename(tmp, path);
 }
@@ -381,6 +394,7 @@ int main(int argc, char **argv)
             double mean = adw_frame_est_take(&est, (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec,
                                              IDLE_CLOSE_NS, &frames, &pkts);
             n.frames += frames;
+            count_socket_drops(fd, &n);
             if (o.redis && frames > 0)
                 report(&rc, &o, mean, frames, pkts, &n);
             next += period_ns;
@@ -399,12 +413,16 @@ int main(int argc, char **argv)
         redisFree(rc);
     if (log)
         fclose(log);
+    count_socket_drops(fd, &n);
     close(fd);
+    if (o.pidfile)
+        unlink(o.pidfile);
     double elapsed = (double)(mono_ns() - t0) / 1e9;
     if (o.stats)
         write_stats(o.stats, &o, &n, elapsed);
-    fprintf(stderr, "adwiser-sta-agent: %s: %llu packets, %llu A-MPDUs, %llu reports, %llu Redis errors\n", o.pair,
-            (unsigned long long)n.pkts, (unsigned long long)n.frames, (unsigned long long)n.reports,
-            (unsigned long long)n.redis_errors);
+    fprintf(stderr,
+            "adwiser-sta-agent: %s: %llu packets, %llu A-MPDUs, %llu reports, %llu Redis errors, %llu socket drops\n",
+            o.pair, (unsigned long long)n.pkts, (unsigned long long)n.frames, (unsigned long long)n.reports,
+            (unsigned long long)n.redis_errors, (unsigned long long)n.socket_drops);
     return 0;
 }

@@ -118,7 +118,7 @@ for i, l in enumerate(lines):          # redis-cli: id, then field/value lines
         cur = {}
         entries.append(cur)
 sent = bursts * burst
-assert stats["packets"] == sent, f"agent counted {stats['packets']} packets, {sent} sent: {stats}"
+assert stats["packets"] == sent and stats["socket_drops"] == 0, f"agent counted {stats['packets']} packets, {sent} sent: {stats}"
 assert entries and all(e["pair"] == "ap1/sta1" for e in entries), entries[:3]
 ok = sum(int(e["mpdus_ok"]) for e in entries)
 frames = sum(int(e["frames"]) for e in entries)
