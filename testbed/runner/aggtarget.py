@@ -7,7 +7,9 @@ other on the same topology:
   aggtarget  adwiser-dp (DPDK, net_af_packet) paces the pairs at the rates
              the controller's aggregation-loop (controller/, 000 §VI) writes
              to Redis; TCP CUBIC end to end. The loop's μ̃_N and μ_R come from
-             the emulator's ground truth (gt_feed.py: the STA-side agent);
+             the emulator's ground truth (gt_feed.py, in place of a STA-side
+             agent); in an `-ack` scenario μ̃_N is the appliance's ACK-burst
+             estimate, in an `-agent` one adwiser-sta-agent's on each STA;
   cubic, bbr straight forwarding (Linux bridge in the appliance), plain TCP
              with that congestion control: the comparison of 001 §4.5/Fig 16.
 
