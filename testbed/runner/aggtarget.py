@@ -761,6 +761,11 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
         model = json.loads(backend_mod.ACK_MODEL.read_text())
         res["ack_model"] = {k: model.get(k) for k in ("version", "scale", "scale_by_stas", "gap_by_stas_us")}
         res["n_bar"] = {ap: (ceilings or {}).get(ap, {}).get("n_bar", LAB_NBAR) for ap in {a for a, _ in sc.pairs}}
+    if with_agents and STA_MODEL.exists():
+        # the classifier the STA-side agents ran (their sta_agent figures are that model's)
+        model = json.loads(STA_MODEL.read_text())
+        res["sta_model"] = {"version": model.get("version"), "m": model.get("m"),
+                            "commit": (model.get("training") or {}).get("commit")}
     return res
 
 
