@@ -143,8 +143,8 @@ def frame_sizes(first: np.ndarray, t_ns: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def slot_errors(c: StaCapture, first: np.ndarray) -> dict[str, Any]:
     """Estimated against true aggregation level per Δ slot (slots with 10 A-MPDUs or more): the true level is
-    the mean decoded MPDUs per PPDU (what MAC timestamps show), beside the MPDUs sent per PPDU (the emulator's
-    ground-truth feed)."""
+    the mean decoded MPDUs per PPDU (what MAC timestamps show), beside the MPDUs sent per PPDU (what the
+    emulator's ground-truth feed gives the loop), both over the PPDUs that delivered an MPDU (the capture's)."""
     if len(c.t_ns) == 0:
         return {"slots": 0}
     est_t, est_n = frame_sizes(first, c.t_ns)
