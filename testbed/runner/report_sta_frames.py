@@ -18,9 +18,10 @@ def section_lines(results_dir: Path) -> list[str]:
               f"wlan-emu's ground truth (a packet belongs to the PPDU on the air when it arrived); out-of-fold F1 "
               f"(5 folds in time per capture), m = {doc['m']} chosen by cross-validation ({sweep}). Mean A-MPDU "
               "over 0.5 s slots: the agent's (packets per A-MPDU it found) against the decoded and the sent MPDUs "
-              "per PPDU of the ground truth (PPDUs that delivered an MPDU). Gaps: inter-arrival times inside a PPDU (p50 / p99) and at a PPDU's "
-              "first packet (p1 / p50), µs.", "",
-              "| capture | packets | PPDUs | F1 | agent's mean A-MPDU | decoded | sent | gaps inside | gaps at a boundary |",
+              "per PPDU of the ground truth (PPDUs that delivered an MPDU). Gaps: inter-arrival times inside a PPDU "
+              "(p50 / p99) and at a PPDU's first packet (p1 / p50), µs.", "",
+              "| capture | packets | PPDUs | F1 | agent's mean A-MPDU | decoded | sent | gaps inside "
+              "| gaps at a boundary |",
               "|---|---|---|---|---|---|---|---|---|"]
     for r in doc["per_capture"]:
         g = r.get("ceiling_gap_us") or {}

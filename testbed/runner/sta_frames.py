@@ -254,7 +254,8 @@ def _gap_stats(c: StaCapture) -> dict[str, float]:
             "boundary_p1": round(float(np.percentile(at, 1)), 1), "boundary_p50": round(float(np.median(at)), 1)}
 
 
-def evaluate(run: Path, mode: str, gt_path: Path, t0_unix_ns: int, pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+def evaluate(run: Path, mode: str, gt_path: Path, t0_unix_ns: int,
+             pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
     """The agent's own decisions in a run (its --log) against the ground truth, per STA."""
     out = []
     for c in run_captures(run, mode, gt_path, t0_unix_ns, pairs):
