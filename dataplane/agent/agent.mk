@@ -2,7 +2,8 @@
 # Included by dp/dp.mk (it shares the dataplane's ACK-model reader and --redis handling); paths are relative
 # to dataplane/.
 
-AGENT_SRCS     := agent/sta_agent.c agent/frame_boundary.c dp/ack_model_json.c dp/json_walk.c dp/redis_addr.c
+AGENT_SRCS     := agent/sta_agent.c agent/agent_options.c agent/tm_sta_writer.c agent/frame_boundary.c \
+                  dp/ack_model_json.c dp/json_walk.c dp/redis_addr.c
 AGENT_HEADERS  := $(wildcard agent/*.h) dp/ack_model_json.h dp/json_walk.h dp/redis_addr.h include/adwiser/ack_model.h
 AGENT_BIN      := $(BUILD)/adwiser-sta-agent
 AGENT_TEST     := $(BUILD)/san/agent/test_frame_boundary

@@ -14,6 +14,9 @@
  * writes nothing. Redis being unreachable never stops the agent: it retries
  * at the next period and counts what it could not write.
  *
+ * This file is the capture and the loop; the command line is agent_options.c,
+ * the Redis side tm_sta_writer.c.
+ *
  * `--log FILE` writes one line per packet, "<receive time, Unix ns> <1 if
  * first of an A-MPDU, else 0>": the training data of
  * testbed/runner/sta_frames.py, labelled there from the emulator's ground
@@ -21,7 +24,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -33,15 +35,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <hiredis/hiredis.h>
-
 #include "ack_model_json.h"
+#include "agent_options.h"
 #include "frame_boundary.h"
-#include "redis_addr.h"
+#include "tm_sta_writer.h"
 
 #define HEADER_BYTES 64                /* what is read of each frame: the Ethernet type is all it needs */
 #define RCVBUF_BYTES (8 << 20)         /* a period's packets at a few hundred Mbit/s while Redis is written */
-#define STREAM_MAXLEN 20000            /* entries kept in tm:sta (REDIS.md) */
 /* An A-MPDU still open after this long without a packet is over (the transfer paused): far above any gap inside
  * one (an MPDU's airtime, a driver poll), far below a report period. */
 #define IDLE_CLOSE_NS 5000000ull
@@ -50,15 +50,8 @@
  * the testbed, from the emulator and TCP stacks on the same two cores). The receive buffer holds far more. */
 #define READ_INTERVAL_NS 2000000ull
 
-struct options {
-    const char *iface, *pair, *model, *redis, *appliance, *log, *stats, *pidfile, *auth_file;
-    char auth_user[128], auth_pass[256];     /* from --redis-auth: a Redis ACL user allowed XADD on tm:sta only */
-    unsigned period_ms;
-    double duration_s;
-};
-
 struct counters {
-    uint64_t pkts, frames, reports, redis_errors, not_ip, not_host;
+    uint64_t pkts, frames, not_ip, not_host;
     uint64_t socket_drops;                   /* frames the kernel dropped at a full receive buffer: uncounted */
 };
 
@@ -91,118 +84,6 @@ static uint64_t mono_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: adwiser-sta-agent --iface IF --pair AP/STA --model FILE\n"
-            "                         [--redis ADDR --appliance ID [--redis-auth FILE]]\n"
-            "                         [--period-ms N] [--log FILE] [--stats FILE] [--duration S] [--pidfile FILE]\n"
-            "  --iface IF        the STA's WLAN interface (root or CAP_NET_RAW: an AF_PACKET socket)\n"
-            "  --pair AP/STA     the pair's name in the controller's topology, e.g. ap1/sta1\n"
-            "  --model FILE      the frame-boundary classifier (configs/sta_frame_model.json)\n"
-            "  --redis ADDR      unix:/path or host:port; with --appliance ID, XADD ...:tm:sta every period\n"
-            "  --redis-auth FILE its first line: \"USER PASSWORD\" of a Redis ACL user (see agent/README.md)\n"
-            "  --period-ms N     report period (default 100)\n"
-            "  --log FILE        one line per packet: receive time (Unix ns) and 1 if first of an A-MPDU\n"
-            "  --stats FILE      counters as JSON at exit\n"
-            "  --duration S      exit by itself after S seconds (else SIGTERM/SIGINT)\n");
-}
-
-/* --redis-auth FILE: "USER PASSWORD" on its first line (a file, so the password is not on the command line). */
-static int read_auth(struct options *o)
-{
-    FILE *f = fopen(o->auth_file, "r");
-    if (!f) {
-        fprintf(stderr, "adwiser-sta-agent: --redis-auth %s: %s\n", o->auth_file, strerror(errno));
-        return -1;
-    }
-    char line[512] = "";
-    char *got = fgets(line, sizeof(line), f);
-    fclose(f);
-    char extra[2];
-    if (!got || sscanf(line, "%127s %255s %1s", o->auth_user, o->auth_pass, extra) != 2) {
-        fprintf(stderr, "adwiser-sta-agent: --redis-auth %s: expected \"USER PASSWORD\" on the first line\n",
-                o->auth_file);
-        return -1;
-    }
-    return 0;
-}
-
-static int parse_options(int argc, char **argv, struct options *o)
-{
-    static const struct option longs[] = {
-        {"iface", required_argument, 0, 'i'},   {"pair", required_argument, 0, 'p'},
-        {"model", required_argument, 0, 'm'},   {"redis", required_argument, 0, 'r'},
-        {"appliance", required_argument, 0, 'a'}, {"period-ms", required_argument, 0, 'P'},
-        {"log", required_argument, 0, 'l'},     {"stats", required_argument, 0, 's'},
-        {"duration", required_argument, 0, 'd'}, {"pidfile", required_argument, 0, 'f'},
-        {"redis-auth", required_argument, 0, 'A'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    memset(o, 0, sizeof(*o));
-    o->period_ms = 100;
-    int c;
-    char *end;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-        switch (c) {
-        case 'i': o->iface = optarg; break;
-        case 'p': o->pair = optarg; break;
-        case 'm': o->model = optarg; break;
-        case 'r': o->redis = optarg; break;
-        case 'a': o->appliance = optarg; break;
-        case 'l': o->log = optarg; break;
-        case 's': o->stats = optarg; break;
-        case 'f': o->pidfile = optarg; break;
-        case 'A': o->auth_file = optarg; break;
-        case 'P': {
-            long v = strtol(optarg, &end, 10);
-            if (*end != '\0' || v < 10 || v > 60000) {
-                fprintf(stderr, "adwiser-sta-agent: --period-ms %s: expected 10..60000\n", optarg);
-                return -1;
-            }
-            o->period_ms = (unsigned)v;
-            break;
-        }
-        case 'd':
-            o->duration_s = strtod(optarg, &end);
-            if (*end != '\0' || !(o->duration_s > 0)) {
-                fprintf(stderr, "adwiser-sta-agent: --duration %s: expected seconds > 0\n", optarg);
-                return -1;
-            }
-            break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return -1;
-        }
-    }
-    const char *missing = !o->iface ? "--iface" : !o->pair ? "--pair" : !o->model ? "--model" : NULL;
-    if (missing) {
-        fprintf(stderr, "adwiser-sta-agent: %s is required\n", missing);
-        return -1;
-    }
-    if (!strchr(o->pair, '/') || strlen(o->pair) > 200) {
-        fprintf(stderr, "adwiser-sta-agent: --pair %s: expected AP/STA\n", o->pair);
-        return -1;
-    }
-    if ((o->redis == NULL) != (o->appliance == NULL)) {
-        fprintf(stderr, "adwiser-sta-agent: --redis and --appliance go together\n");
-        return -1;
-    }
-    if (o->appliance && strlen(o->appliance) > 128) {
-        fprintf(stderr, "adwiser-sta-agent: --appliance: at most 128 characters\n");
-        return -1;
-    }
-    if (o->auth_file && !o->redis) {
-        fprintf(stderr, "adwiser-sta-agent: --redis-auth needs --redis\n");
-        return -1;
-    }
-    if (o->auth_file && read_auth(o) != 0)
-        return -1;
-    char err[256];
-    if (o->redis && redis_addr_check(o->redis, err, sizeof(err)) != 0) {
-        fprintf(stderr, "adwiser-sta-agent: %s\n", err);
-        return -1;
-    }
-    return 0;
 }
 
 /* A raw socket on the interface with kernel receive timestamps. */
@@ -277,52 +158,8 @@ static void drain_socket(int fd, struct adw_frame_est *est, struct counters *n, 
     }
 }
 
-/* One report: XADD to tm:sta, reconnecting first if the last attempt failed. */
-static void report(redisContext **rc, const struct options *o, double mean, uint32_t frames, uint64_t pkts,
-                   struct counters *n)
-{
-    if (*rc == NULL) {
-        *rc = redis_addr_connect(o->redis, (struct timeval){0, 200000});
-        if (*rc != NULL && o->auth_file) {
-            redisReply *a = redisCommand(*rc, "AUTH %s %s", o->auth_user, o->auth_pass);
-            if (a == NULL || a->type == REDIS_REPLY_ERROR) {
-                if (n->redis_errors == 0) /* said once: every period retries */
-                    fprintf(stderr, "adwiser-sta-agent: AUTH %s: %s\n", o->auth_user,
-                            a ? a->str : (*rc)->errstr);
-                redisFree(*rc);
-                *rc = NULL;
-            }
-            if (a)
-                freeReplyObject(a);
-        }
-    }
-    if (*rc == NULL) {
-        n->redis_errors++;
-        return;
-    }
-    char key[192], mpdus[32], nframes[16], ok[24];
-    snprintf(key, sizeof(key), "adwiser:appliance:%s:tm:sta", o->appliance);
-    snprintf(mpdus, sizeof(mpdus), "%.3f", mean);
-    snprintf(nframes, sizeof(nframes), "%u", frames);
-    snprintf(ok, sizeof(ok), "%llu", (unsigned long long)pkts);
-    redisReply *r = redisCommand(*rc, "XADD %s MAXLEN ~ %d * pair %s mpdus %s frames %s mpdus_ok %s", key,
-                                 STREAM_MAXLEN, o->pair, mpdus, nframes, ok);
-    if (r == NULL || r->type == REDIS_REPLY_ERROR) {
-        if (n->redis_errors == 0) /* said once: a refused XADD (an ACL without it) repeats every period */
-            fprintf(stderr, "adwiser-sta-agent: XADD %s: %s\n", key, r ? r->str : (*rc)->errstr);
-        n->redis_errors++;
-        if (r == NULL) { /* the connection broke: a new one next period */
-            redisFree(*rc);
-            *rc = NULL;
-        }
-    } else {
-        n->reports++;
-    }
-    if (r)
-        freeReplyObject(r);
-}
-
-static void write_stats(const char *path, const struct options *o, const struct counters *n, double elapsed_s)
+static void write_stats(const char *path, const struct agent_options *o, const struct counters *n,
+                        const struct tm_sta_writer *w, double elapsed_s)
 {
     char tmp[4096];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -336,8 +173,8 @@ static void write_stats(const char *path, const struct options *o, const struct 
             "\"mean_ampdu\":%.3f,\"reports\":%llu,\"redis_errors\":%llu,\"not_ip\":%llu,\"not_host\":%llu,"
             "\"socket_drops\":%llu,\"cpu_s\":%.3f}\n",
             o->pair, o->iface, elapsed_s, (unsigned long long)n->pkts, (unsigned long long)n->frames,
-            n->frames ? (double)n->pkts / (double)n->frames : 0.0, (unsigned long long)n->reports,
-            (unsigned long long)n->redis_errors, (unsigned long long)n->not_ip, (unsigned long long)n->not_host,
+            n->frames ? (double)n->pkts / (double)n->frames : 0.0, (unsigned long long)w->reports,
+            (unsigned long long)w->errors, (unsigned long long)n->not_ip, (unsigned long long)n->not_host,
             (unsigned long long)n->socket_drops, cpu_s());
     fclose(f);
     rename(tmp, path);
@@ -345,8 +182,8 @@ static void write_stats(const char *path, const struct options *o, const struct 
 
 int main(int argc, char **argv)
 {
-    struct options o;
-    if (parse_options(argc, argv, &o) != 0)
+    struct agent_options o;
+    if (agent_options_parse(argc, argv, &o) != 0)
         return 2;
     struct adw_ack_model model;
     char err[512];
@@ -378,7 +215,8 @@ int main(int argc, char **argv)
     struct adw_frame_est est;
     adw_frame_est_init(&est, &model);
     struct counters n = {0};
-    redisContext *rc = NULL;
+    struct tm_sta_writer w;
+    tm_sta_writer_init(&w, &o);
     uint64_t t0 = mono_ns(), period_ns = (uint64_t)o.period_ms * 1000000u;
     uint64_t end = o.duration_s > 0 ? t0 + (uint64_t)(o.duration_s * 1e9) : UINT64_MAX;
     uint64_t next = t0 + period_ns;
@@ -396,7 +234,7 @@ int main(int argc, char **argv)
             n.frames += frames;
             count_socket_drops(fd, &n);
             if (o.redis && frames > 0)
-                report(&rc, &o, mean, frames, pkts, &n);
+                tm_sta_writer_report(&w, mean, frames, pkts);
             next += period_ns;
             if (next <= now) /* a stall (suspended, Redis slow): the next period from now */
                 next = now + period_ns;
@@ -409,8 +247,7 @@ int main(int argc, char **argv)
         (void)nanosleep(&nap, NULL); /* a signal ends it early: stop_flag is checked next */
         drain_socket(fd, &est, &n, log);
     }
-    if (rc)
-        redisFree(rc);
+    tm_sta_writer_close(&w);
     if (log)
         fclose(log);
     count_socket_drops(fd, &n);
@@ -419,10 +256,10 @@ int main(int argc, char **argv)
         unlink(o.pidfile);
     double elapsed = (double)(mono_ns() - t0) / 1e9;
     if (o.stats)
-        write_stats(o.stats, &o, &n, elapsed);
+        write_stats(o.stats, &o, &n, &w, elapsed);
     fprintf(stderr,
             "adwiser-sta-agent: %s: %llu packets, %llu A-MPDUs, %llu reports, %llu Redis errors, %llu socket drops\n",
-            o.pair, (unsigned long long)n.pkts, (unsigned long long)n.frames, (unsigned long long)n.reports,
-            (unsigned long long)n.redis_errors, (unsigned long long)n.socket_drops);
+            o.pair, (unsigned long long)n.pkts, (unsigned long long)n.frames, (unsigned long long)w.reports,
+            (unsigned long long)w.errors, (unsigned long long)n.socket_drops);
     return 0;
 }

@@ -1,0 +1,122 @@
+/* agent_options.c — adwiser-sta-agent's command line; see agent_options.h. */
+#include "agent_options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redis_addr.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: adwiser-sta-agent --iface IF --pair AP/STA --model FILE\n"
+            "                         [--redis ADDR --appliance ID [--redis-auth FILE]]\n"
+            "                         [--period-ms N] [--log FILE] [--stats FILE] [--duration S] [--pidfile FILE]\n"
+            "  --iface IF        the STA's WLAN interface (root or CAP_NET_RAW: an AF_PACKET socket)\n"
+            "  --pair AP/STA     the pair's name in the controller's topology, e.g. ap1/sta1\n"
+            "  --model FILE      the frame-boundary classifier (configs/sta_frame_model.json)\n"
+            "  --redis ADDR      unix:/path or host:port; with --appliance ID, XADD ...:tm:sta every period\n"
+            "  --redis-auth FILE its first line: \"USER PASSWORD\" of a Redis ACL user (see agent/README.md)\n"
+            "  --period-ms N     report period (default 100)\n"
+            "  --log FILE        one line per packet: receive time (Unix ns) and 1 if first of an A-MPDU\n"
+            "  --stats FILE      counters as JSON at exit\n"
+            "  --duration S      exit by itself after S seconds (else SIGTERM/SIGINT)\n");
+}
+
+/* --redis-auth FILE: "USER PASSWORD" on its first line (a file, so the password is not on the command line). */
+static int read_auth(struct agent_options *o)
+{
+    FILE *f = fopen(o->auth_file, "r");
+    if (!f) {
+        fprintf(stderr, "adwiser-sta-agent: --redis-auth %s: %s\n", o->auth_file, strerror(errno));
+        return -1;
+    }
+    char line[512] = "";
+    char *got = fgets(line, sizeof(line), f);
+    fclose(f);
+    char extra[2];
+    if (!got || sscanf(line, "%127s %255s %1s", o->auth_user, o->auth_pass, extra) != 2) {
+        fprintf(stderr, "adwiser-sta-agent: --redis-auth %s: expected \"USER PASSWORD\" on the first line\n",
+                o->auth_file);
+        return -1;
+    }
+    return 0;
+}
+
+int agent_options_parse(int argc, char **argv, struct agent_options *o)
+{
+    static const struct option longs[] = {
+        {"iface", required_argument, 0, 'i'},   {"pair", required_argument, 0, 'p'},
+        {"model", required_argument, 0, 'm'},   {"redis", required_argument, 0, 'r'},
+        {"appliance", required_argument, 0, 'a'}, {"period-ms", required_argument, 0, 'P'},
+        {"log", required_argument, 0, 'l'},     {"stats", required_argument, 0, 's'},
+        {"duration", required_argument, 0, 'd'}, {"pidfile", required_argument, 0, 'f'},
+        {"redis-auth", required_argument, 0, 'A'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    memset(o, 0, sizeof(*o));
+    o->period_ms = 100;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        switch (c) {
+        case 'i': o->iface = optarg; break;
+        case 'p': o->pair = optarg; break;
+        case 'm': o->model = optarg; break;
+        case 'r': o->redis = optarg; break;
+        case 'a': o->appliance = optarg; break;
+        case 'l': o->log = optarg; break;
+        case 's': o->stats = optarg; break;
+        case 'f': o->pidfile = optarg; break;
+        case 'A': o->auth_file = optarg; break;
+        case 'P': {
+            long v = strtol(optarg, &end, 10);
+            if (*end != '\0' || v < 10 || v > 60000) {
+                fprintf(stderr, "adwiser-sta-agent: --period-ms %s: expected 10..60000\n", optarg);
+                return -1;
+            }
+            o->period_ms = (unsigned)v;
+            break;
+        }
+        case 'd':
+            o->duration_s = strtod(optarg, &end);
+            if (*end != '\0' || !(o->duration_s > 0)) {
+                fprintf(stderr, "adwiser-sta-agent: --duration %s: expected seconds > 0\n", optarg);
+                return -1;
+            }
+            break;
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); return -1;
+        }
+    }
+    const char *missing = !o->iface ? "--iface" : !o->pair ? "--pair" : !o->model ? "--model" : NULL;
+    if (missing) {
+        fprintf(stderr, "adwiser-sta-agent: %s is required\n", missing);
+        return -1;
+    }
+    if (!strchr(o->pair, '/') || strlen(o->pair) > 200) {
+        fprintf(stderr, "adwiser-sta-agent: --pair %s: expected AP/STA\n", o->pair);
+        return -1;
+    }
+    if ((o->redis == NULL) != (o->appliance == NULL)) {
+        fprintf(stderr, "adwiser-sta-agent: --redis and --appliance go together\n");
+        return -1;
+    }
+    if (o->appliance && strlen(o->appliance) > 128) {
+        fprintf(stderr, "adwiser-sta-agent: --appliance: at most 128 characters\n");
+        return -1;
+    }
+    if (o->auth_file && !o->redis) {
+        fprintf(stderr, "adwiser-sta-agent: --redis-auth needs --redis\n");
+        return -1;
+    }
+    if (o->auth_file && read_auth(o) != 0)
+        return -1;
+    char err[256];
+    if (o->redis && redis_addr_check(o->redis, err, sizeof(err)) != 0) {
+        fprintf(stderr, "adwiser-sta-agent: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
