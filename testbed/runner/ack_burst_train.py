@@ -60,20 +60,21 @@ def _pipeline() -> Any:
     return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
 
 
-def _dataset(caps: list[ack_dataset.Capture], m: int, sigma: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                                             np.ndarray, list[np.ndarray]]:
-    """Pooled rows of every capture (ACKs i >= m), their labels, fold numbers, sample weights (every capture
-    weighs the same in total, as 001 §4.1 collects the same number of packets at each rate), and per capture
-    its row indices."""
+def dataset(series: list[tuple[np.ndarray, np.ndarray]], m: int, sigma: bool = True
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """From each capture's arrival times (ns) and boundary labels: the pooled rows (arrivals i >= m), their
+    labels, fold numbers (fold k = the k-th fifth in time of every capture), sample weights (every capture weighs
+    the same in total, as 001 §4.1 collects the same number of packets at each rate), and per capture its row
+    indices. Used for the ACKs at the appliance here and for the packets at the STA (sta_frames.py)."""
     xs, ys, folds, ws, rows = [], [], [], [], []
     off = 0
-    for c in caps:
-        x = ack_dataset.features(c.ack_t_ns, m)
+    for t_ns, labels in series:
+        x = ack_dataset.features(t_ns, m)
         if not sigma:
             x = x[:, :m]
-        keep = np.arange(m, len(c.ack_t_ns))
+        keep = np.arange(m, len(t_ns))
         xs.append(x[keep])
-        ys.append(c.labels[keep])
+        ys.append(labels[keep])
         folds.append((np.arange(len(keep)) * FOLDS) // max(len(keep), 1))
         ws.append(np.full(len(keep), 1.0 / max(len(keep), 1)))
         rows.append(off + np.arange(len(keep)))
@@ -85,6 +86,10 @@ def _dataset(caps: list[ack_dataset.Capture], m: int, sigma: bool) -> tuple[np.n
 THRESHOLDS = np.round(np.arange(0.05, 0.96, 0.05), 2)
 
 
+def _series(caps: list[ack_dataset.Capture]) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [(c.ack_t_ns, c.labels) for c in caps]
+
+
 def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[Any, float]:
     """The pipeline and the decision threshold that maximises F1 on its own training data (boundaries are a
     minority class, so 0.5 under-calls them; 001 §4.1 likewise optimises its baseline's threshold)."""
@@ -94,7 +99,7 @@ def _fit(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[Any, float]:
     return model, float(best)
 
 
-def _out_of_fold(x: np.ndarray, y: np.ndarray, folds: np.ndarray, w: np.ndarray) -> np.ndarray:
+def out_of_fold(x: np.ndarray, y: np.ndarray, folds: np.ndarray, w: np.ndarray) -> np.ndarray:
     pred = np.zeros(len(y), dtype=np.int8)
     for k in range(FOLDS):
         test = folds == k
@@ -103,8 +108,8 @@ def _out_of_fold(x: np.ndarray, y: np.ndarray, folds: np.ndarray, w: np.ndarray)
     return pred
 
 
-def _macro_f1(y: np.ndarray, pred: np.ndarray, rows: list[np.ndarray]) -> float:
-    """Mean over the send rates of the per-rate F1 (every rate counts the same)."""
+def macro_f1(y: np.ndarray, pred: np.ndarray, rows: list[np.ndarray]) -> float:
+    """Mean over the captures (send rates, STAs) of their F1 (every capture counts the same)."""
     return float(np.mean([f1_score(y[r], pred[r], zero_division=0) for r in rows]))
 
 
@@ -225,17 +230,17 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
                              f"truth ({c.check}); re-run the capture")
     sweep = []
     for mm in sorted(set(m_sweep) | ({m_arg} if m_arg else set())):
-        xs, ys, fs, ws, rs = _dataset(caps, mm, True)
-        ps = _out_of_fold(xs, ys, fs, ws)
+        xs, ys, fs, ws, rs = dataset(_series(caps), mm)
+        ps = out_of_fold(xs, ys, fs, ws)
         sweep.append({"m": mm, "f1": round(float(f1_score(ys, ps, zero_division=0)), 4),
-                      "macro_f1": round(_macro_f1(ys, ps, rs), 4),
+                      "macro_f1": round(macro_f1(ys, ps, rs), 4),
                       "per_rate_f1": [round(float(f1_score(ys[r], ps[r], zero_division=0)), 4) for r in rs]})
     # m by cross-validation (001 §4.1 chose m = 20 from its Fig 13(a)) unless given.
     m = m_arg or max(sweep, key=lambda r: (r["macro_f1"], -r["m"]))["m"]
-    x, y, folds, w_all, rows = _dataset(caps, m, True)
-    pred = _out_of_fold(x, y, folds, w_all)
-    xb, yb, fb, wb, rows_b = _dataset(caps, 1, False)
-    pred_b = _out_of_fold(xb, yb, fb, wb)
+    x, y, folds, w_all, rows = dataset(_series(caps), m)
+    pred = out_of_fold(x, y, folds, w_all)
+    xb, yb, fb, wb, rows_b = dataset(_series(caps), 1, sigma=False)
+    pred_b = out_of_fold(xb, yb, fb, wb)
     sl = [_slots(c, m, pred[rows[i]]) for i, c in enumerate(caps)]
     sl_b = [_slots(c, 1, pred_b[rows_b[i]]) for i, c in enumerate(caps)]
 
@@ -264,7 +269,7 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
     # The folded coefficients must give the pipeline's probabilities on raw features.
     p_raw = 1 / (1 + np.exp(-(b + x @ np.array(w))))
     assert float(np.max(np.abs(p_raw - final.predict_proba(x)[:, 1]))) < 1e-6
-    overall_f1 = round(_macro_f1(y, pred, rows), 4)
+    overall_f1 = round(macro_f1(y, pred, rows), 4)
     model = {"version": MODEL_VERSION, "m": m, "intercept": b, "coef": w, "threshold": threshold, "n_max": N_MAX,
              "scale": scale,
              "features": "t_{i-m+1..i}: ACK inter-arrival times at the appliance in microseconds, oldest first; "
@@ -281,7 +286,7 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
     return {"model": model, "doc": {
         "what": "ACK-burst aggregation estimator (001 §4.1) on the appliance, against wlan-emu ground truth",
         "m": m, "folds": FOLDS, "slot_s": SLOT_NS / 1e9, "n_max": N_MAX, "cv_f1": overall_f1,
-        "baseline_m1_cv_f1": round(_macro_f1(yb, pred_b, rows_b), 4), "m_chosen_by": "argument" if m_arg else
+        "baseline_m1_cv_f1": round(macro_f1(yb, pred_b, rows_b), 4), "m_chosen_by": "argument" if m_arg else
         "cross-validation (best mean per-rate F1 of the m sweep)",
         "per_rate": per_rate, "m_sweep": sweep, "model_version": MODEL_VERSION,
         "dataplane_runs": evaluate_dataplane_runs(model, RUNS_DP),

@@ -695,7 +695,7 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
     agents: dict[str, dict[str, Any]] = {}
     if with_agents and gt_path is not None and isinstance(t0_ns, int):
         # the STA-side agents' boundaries and levels against the ground truth (sta_frames.py)
-        agents = {r["sta"]: r for r in sta_frames.evaluate(out, mode, gt_path, t0_ns, list(sc.pairs))}
+        agents = {r["sta"]: r for r in sta_frames.evaluate(out, mode, ppdus, t0_ns, list(sc.pairs))}
     pairs = []
     for ap, sta in sc.pairs:
         pair = f"{ap}/{sta}"

@@ -47,7 +47,6 @@ REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "configs" / "sta_frame_model.json"
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "sta-frame-estimator.json"
 MODEL_VERSION = 1
-FOLDS = 5
 SLOT_NS = 500_000_000   # Δ of the controller (000 §VI)
 N_MAX = 64              # 802.11ac BlockAck window
 # A packet is taken to come from a PPDU only once that PPDU has been on the air this long (µs): the first MPDU
@@ -95,10 +94,10 @@ def load(log: Path, name: str, ppdus: list[dict[str, Any]], t0_unix_ns: int) -> 
                       np.array([int(r["ok"]) for r in ppdus]), t0_unix_ns)
 
 
-def run_captures(run: Path, mode: str, gt_path: Path, t0_unix_ns: int,
+def run_captures(run: Path, mode: str, ppdus: list[dict[str, Any]], t0_unix_ns: int,
                  pairs: list[tuple[str, str]]) -> list[StaCapture]:
-    """The captures of one run: per pair whose agent left a log."""
-    ppdus = aggtarget_air.data_ppdus(gt_path, pairs)
+    """The captures of one run, per pair whose agent left a log; ppdus: the run's data PPDUs
+    (aggtarget_air.data_ppdus, read once per run)."""
     out = []
     for ap, sta in pairs:
         log = run / f"{mode}-sta-agent-{sta}.packets"
@@ -120,16 +119,22 @@ def captures(runs: list[Path]) -> list[StaCapture]:
         if not isinstance(t0, int):
             raise SystemExit(f"sta_frames: {stats} has no t0_unix_ns")
         stas = [log.name[len("aggtarget-sta-agent-"):-len(".packets")] for log in logs]
-        out += run_captures(run, "aggtarget", gt, t0, [(_ap_of(gt, sta), sta) for sta in stas])
+        ap_of = _aps_of(gt)
+        missing = [sta for sta in stas if sta not in ap_of]
+        if missing:
+            raise SystemExit(f"sta_frames: {gt} has no PPDU to {', '.join(missing)}")
+        pairs = [(ap_of[sta], sta) for sta in stas]
+        out += run_captures(run, "aggtarget", aggtarget_air.data_ppdus(gt, pairs), t0, pairs)
     return out
 
 
-def _ap_of(gt: Path, sta: str) -> str:
-    """The STA's AP: the sender of the first data PPDU to it in the ground truth."""
+def _aps_of(gt: Path) -> dict[str, str]:
+    """Each receiver's AP: the sender of the first data PPDU to it in the ground truth (one pass over the log)."""
+    out: dict[str, str] = {}
     for rec in json_records(gt):
-        if rec.get("dst") == sta and rec.get("mpdus"):
-            return str(rec["src"])
-    raise SystemExit(f"sta_frames: {gt} has no PPDU to {sta}")
+        if rec.get("mpdus"):
+            out.setdefault(str(rec.get("dst")), str(rec.get("src")))
+    return out
 
 
 def frame_sizes(first: np.ndarray, t_ns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -167,31 +172,6 @@ def slot_errors(c: StaCapture, first: np.ndarray) -> dict[str, Any]:
                                  "max": round(float(ratio.max()), 3)}}
 
 
-def _dataset(caps: list[StaCapture], m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                      list[np.ndarray]]:
-    xs, ys, folds, ws, rows = [], [], [], [], []
-    off = 0
-    for c in caps:
-        keep = np.arange(m, len(c.t_ns))
-        xs.append(ack_dataset.features(c.t_ns, m)[keep])
-        ys.append(c.labels[keep])
-        folds.append((np.arange(len(keep)) * FOLDS) // max(len(keep), 1))
-        ws.append(np.full(len(keep), 1.0 / max(len(keep), 1)))  # every capture weighs the same
-        rows.append(off + np.arange(len(keep)))
-        off += len(keep)
-    w = np.concatenate(ws)
-    return np.vstack(xs), np.concatenate(ys), np.concatenate(folds), w / w.mean(), rows
-
-
-def _out_of_fold(x: np.ndarray, y: np.ndarray, folds: np.ndarray, w: np.ndarray) -> np.ndarray:
-    pred = np.zeros(len(y), dtype=np.int8)
-    for k in range(FOLDS):
-        test = folds == k
-        model, th = ack_burst_train._fit(x[~test], y[~test], w[~test])
-        pred[test] = model.predict_proba(x[test])[:, 1] >= th
-    return pred
-
-
 def _with_warmup(pred_rows: np.ndarray, m: int) -> np.ndarray:
     """Decisions for every packet: the first opens an A-MPDU, the next m - 1 join it (frame_boundary.c)."""
     first = np.zeros(len(pred_rows) + m, dtype=np.int8)
@@ -204,14 +184,15 @@ def fit(runs: list[Path], m_sweep: list[int]) -> dict[str, Any]:
     caps = [c for c in captures(runs) if len(c.t_ns) > 100]
     if not caps:
         raise SystemExit("sta_frames: no capture with packets")
+    series = [(c.t_ns, c.labels) for c in caps]
     sweep = []
     for m in m_sweep:
-        x, y, folds, w, rows = _dataset(caps, m)
-        pred = _out_of_fold(x, y, folds, w)
-        sweep.append({"m": m, "f1": round(float(np.mean([f1_score(y[r], pred[r], zero_division=0) for r in rows])), 4)})
+        x, y, folds, w, rows = ack_burst_train.dataset(series, m)
+        pred = ack_burst_train.out_of_fold(x, y, folds, w)
+        sweep.append({"m": m, "f1": round(ack_burst_train.macro_f1(y, pred, rows), 4)})
     m = max(sweep, key=lambda r: (r["f1"], -r["m"]))["m"]
-    x, y, folds, w, rows = _dataset(caps, m)
-    pred = _out_of_fold(x, y, folds, w)
+    x, y, folds, w, rows = ack_burst_train.dataset(series, m)
+    pred = ack_burst_train.out_of_fold(x, y, folds, w)
     per = []
     for i, c in enumerate(caps):
         first = _with_warmup(pred[rows[i]], m)
@@ -254,11 +235,11 @@ def _gap_stats(c: StaCapture) -> dict[str, float]:
             "boundary_p1": round(float(np.percentile(at, 1)), 1), "boundary_p50": round(float(np.median(at)), 1)}
 
 
-def evaluate(run: Path, mode: str, gt_path: Path, t0_unix_ns: int,
+def evaluate(run: Path, mode: str, ppdus: list[dict[str, Any]], t0_unix_ns: int,
              pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """The agent's own decisions in a run (its --log) against the ground truth, per STA."""
+    """The agent's own decisions in a run (its --log) against the ground truth (the run's data PPDUs), per STA."""
     out = []
-    for c in run_captures(run, mode, gt_path, t0_unix_ns, pairs):
+    for c in run_captures(run, mode, ppdus, t0_unix_ns, pairs):
         out.append({"sta": c.name.split("/")[-1], "packets": int(len(c.t_ns)),
                     "f1": round(float(f1_score(c.labels, c.agent_first, zero_division=0)), 4) if len(c.t_ns) else None,
                     **slot_errors(c, c.agent_first)})

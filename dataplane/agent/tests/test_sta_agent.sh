@@ -14,11 +14,11 @@
 # Usage: test_sta_agent.sh BUILD_DIR
 set -euo pipefail
 BUILD=$(cd "${1:?build dir}" && pwd)
-PYBIN=${PY:-python3}; [ -x "$PYBIN" ] || PYBIN=python3
-LAB="adwagt$$"
-NS_AP="${LAB}-ap"
-NS_STA="${LAB}-sta"
-WORK=$(mktemp -d "/tmp/${LAB}.XXXX")
+. "$(dirname "$0")/../../dp/tests/netns_lab.sh"   # for LAB_PY and fail (its 2AP-2STA lab is not created)
+AGT="adwagt$$"
+NS_AP="${AGT}-ap"
+NS_STA="${AGT}-sta"
+WORK=$(mktemp -d "/tmp/${AGT}.XXXX")
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -27,7 +27,6 @@ cleanup() {
     [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 AGENT="$BUILD/adwiser-sta-agent"
 BURSTS=400
@@ -82,7 +81,7 @@ sleep 0.5
 kill -0 "$AGENT_PID" 2>/dev/null || { cat "$WORK/agent.log"; fail "the agent exited at start"; }
 
 echo "-- $BURSTS bursts of $BURST datagrams, 3 ms apart"
-ip netns exec "$NS_AP" "$PYBIN" - "$BURSTS" "$BURST" <<'PYEOF'
+ip netns exec "$NS_AP" "$LAB_PY" - "$BURSTS" "$BURST" <<'PYEOF'
 import socket, sys, time
 bursts, burst = int(sys.argv[1]), int(sys.argv[2])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -103,7 +102,7 @@ grep -q "AUTH agent: WRONGPASS" "$WORK/agent-wrong.log" || fail "the wrong passw
 
 echo "-- counts"
 R XRANGE adwiser:appliance:t:tm:sta - + >"$WORK/stream.txt"
-"$PYBIN" - "$WORK/stats.json" "$WORK/stream.txt" "$BURSTS" "$BURST" "$WORK/stats-wrong.json" <<'PYEOF'
+"$LAB_PY" - "$WORK/stats.json" "$WORK/stream.txt" "$BURSTS" "$BURST" "$WORK/stats-wrong.json" <<'PYEOF'
 import json, sys
 stats = json.load(open(sys.argv[1]))
 wrong = json.load(open(sys.argv[5]))

@@ -177,8 +177,8 @@ struct adw_pair_report {
     double agg_raw;                          /* their mean segments per burst, before the model's scale; < 0 if
                                                 none */
     uint16_t agg_stas;                       /* STAs of the pair's AP receiving at frame end (ACKs that
-                                                acknowledged new data within ADW_ACK_ACTIVE_NS): the count the scale was looked up by; 0
-                                                without a model */
+                                                acknowledged new data within ADW_ACK_ACTIVE_NS): the count the
+                                                scale was looked up by; 0 without a model */
     double acked_segs;                       /* segments (ACK advance / MSS) the STA acknowledged in the frame: the
                                                 MPDUs it received in order, counted without the classifier */
     uint64_t dup_acks;                       /* cumulative duplicate ACKs from the STA */
