@@ -198,17 +198,23 @@ def start_dataplane(d: Demo, r: redis.Redis) -> int:
 def start_fabric(d: Demo, r: redis.Redis, config: Path) -> None:
     """Open vSwitch (userspace datapath, private run directory) in the appliance
     namespace and the controller's fabric manager, which bridges up0/ap1/ap2,
-    steers managed traffic through the dataplane and fails open without it."""
+    steers managed traffic through the dataplane and fails open without it.
+    The bridge's ports are added with the appliance's socket receive buffer
+    (controller fabric/port_buffers.py: a slice batch must fit), which this
+    host, not set up by ansible, has only meanwhile."""
     ovs_dir = d.tb.run_dir / "ovs"
-    subprocess.run([str(OVS_SCRIPTS / "ovs-start.sh"), str(ovs_dir), d.tb.ns("appl")], check=True,
-                   capture_output=True, timeout=60)
-    d.ovs_started = True
-    d.fabric_manager = processes.start(d.tb.run_dir, "demo-fabric", d.tb.ns("appl"), [
-        sys.executable, "-m", "adwiser_controller.fabric", "run", "--config", str(config), "--uplink", "up0",
-        "--run-dir", str(ovs_dir), "--redis", f"unix:{d.redis_sock}", "--duration-s", f"{MAX_RUN_S + 600:g}"],
-        env={"PYTHONPATH": str(CONTROLLER)})
-    _wait("the fabric manager", lambda: r.get(f"adwiser:appliance:{APPLIANCE}:fabric") is not None,
-          d.fabric_manager)
+    sys.path.insert(0, str(CONTROLLER))
+    from adwiser_controller.fabric.port_buffers import raised_rmem_default  # the controller's, not on the path before
+    with raised_rmem_default():  # from the host's namespace: a network namespace cannot set it
+        subprocess.run([str(OVS_SCRIPTS / "ovs-start.sh"), str(ovs_dir), d.tb.ns("appl")], check=True,
+                       capture_output=True, timeout=60)
+        d.ovs_started = True
+        d.fabric_manager = processes.start(d.tb.run_dir, "demo-fabric", d.tb.ns("appl"), [
+            sys.executable, "-m", "adwiser_controller.fabric", "run", "--config", str(config), "--uplink", "up0",
+            "--run-dir", str(ovs_dir), "--redis", f"unix:{d.redis_sock}", "--duration-s", f"{MAX_RUN_S + 600:g}"],
+            env={"PYTHONPATH": str(CONTROLLER)})
+        _wait("the fabric manager", lambda: r.get(f"adwiser:appliance:{APPLIANCE}:fabric") is not None,
+              d.fabric_manager)
 
 
 def start_traffic(d: Demo, duration_s: float) -> None:

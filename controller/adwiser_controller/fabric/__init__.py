@@ -16,6 +16,7 @@ steers back once the dataplane is healthy again. Nothing else is restarted.
     flows.py     the flow table for a topology in steered or bypass mode
     ovs.py       ovs-vsctl / ovs-ofctl against a private OVS run directory
     links.py     the veth pairs towards the dataplane
+    port_buffers.py  the receive buffers OVS's port sockets need for a slice batch
     liveness.py  the verdict on the dataplane's health
     manager.py   the loop: topology following, watchdog, mode switches
 """

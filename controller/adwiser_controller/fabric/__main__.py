@@ -19,6 +19,7 @@ from .manager import FabricManager, ManagerOptions, log_event, redis_from_addres
 from .ovs import Ovs, OvsError
 from .plan import PlanError, build_plan
 from .links import LinkError
+from .port_buffers import rcvbuf_shortfall
 
 DEFAULT_BRIDGE = "adw0"
 
@@ -43,6 +44,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                           stale_ms_local=args.stale_ms_local)
     opts = ManagerOptions(poll_ms=args.poll_ms, healthy_polls=args.healthy_polls)
     mgr = FabricManager(Ovs(args.run_dir, args.bridge, args.datapath_type), cfg, args.uplink, redis_from_address(args.redis), judge, opts)
+    shortfall = rcvbuf_shortfall() if args.datapath_type == "netdev" else None
+    if shortfall:  # the ports are added next (setup), their sockets sized then
+        log_event("warning", reason=shortfall)
     mgr.setup()
     log_event("running", bridge=args.bridge, appliance=cfg.appliance_id,
               dp_ports={link.role: link.dp_if for link in mgr.plan.dp_links()})

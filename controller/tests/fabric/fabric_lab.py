@@ -19,13 +19,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import redis
-import yaml
+
+from adwiser_controller.fabric.port_buffers import raised_rmem_default
 
 CONTROLLER = Path(__file__).resolve().parents[2]
 ROOT = CONTROLLER.parent
@@ -35,8 +35,6 @@ ADWISER_DP = ROOT / "dataplane" / "build" / "adwiser-dp"
 STAND_IN = Path(__file__).resolve().parent / "heartbeat_forwarder.py"
 PROBE = Path(__file__).resolve().parent / "probe_stream.py"
 PY = sys.executable
-APPLIANCE_SYSCTL = ROOT / "ansible" / "roles" / "common" / "defaults" / "main.yml"
-RMEM_DEFAULT = Path("/proc/sys/net/core/rmem_default")
 
 SERVER_IP, STA1_IP, STA2_IP = "198.18.0.1", "198.18.0.11", "198.18.0.12"
 MACS = {"srv": "02:ad:00:00:00:01", "sta1": "02:ad:00:00:01:01", "sta2": "02:ad:00:00:02:01"}
@@ -78,25 +76,6 @@ def stop_pid(pid: int, sig: int = signal.SIGTERM, timeout_s: float = 5) -> None:
         os.waitpid(pid, 0)
     except (ProcessLookupError, ChildProcessError):
         pass
-
-
-@contextmanager
-def appliance_socket_buffers() -> Iterator[None]:
-    """Open sockets meanwhile with the default receive buffer an appliance has (ansible's common_sysctl).
-
-    OVS's userspace datapath reads each port through an AF_PACKET socket sized by net.core.rmem_default,
-    which no network namespace has of its own: it is raised on the host while ovs-vswitchd opens its
-    ports and put back right after (a socket keeps the size it was created with)."""
-    want = int(yaml.safe_load(APPLIANCE_SYSCTL.read_text())["common_sysctl"]["net.core.rmem_default"])
-    before = int(RMEM_DEFAULT.read_text())
-    if before >= want:
-        yield
-        return
-    RMEM_DEFAULT.write_text(str(want))
-    try:
-        yield
-    finally:
-        RMEM_DEFAULT.write_text(str(before))
 
 
 class Lab:
@@ -156,7 +135,7 @@ class Lab:
             self.run(ns, "ip", "addr", "add", f"{ip}/24", "dev", ifn)
             self.run(ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
         self.start_redis()
-        with appliance_socket_buffers():
+        with raised_rmem_default():
             subprocess.run([str(OVS_SCRIPTS / "ovs-start.sh"), str(self.ovs_dir), self.ns["app"]], check=True,
                            capture_output=True)
             self.ovs_started = True
@@ -230,7 +209,7 @@ class Lab:
         """Stop ovs-vswitchd alone (by its pid file) and start it again: the bridge comes back without flows."""
         pid = int((self.ovs_dir / "ovs-vswitchd.pid").read_text())
         stop_pid(pid)
-        with appliance_socket_buffers():
+        with raised_rmem_default():
             subprocess.run([str(OVS_SCRIPTS / "ovs-start.sh"), str(self.ovs_dir), self.ns["app"]], check=True,
                            capture_output=True)
             self.wait_for_ovs_port_sockets()
