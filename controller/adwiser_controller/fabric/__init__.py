@@ -12,11 +12,11 @@ stopped or stalled it swaps the whole flow table, atomically (an OpenFlow 1.4
 bundle), to bypass rules that carry managed traffic straight across too, and
 steers back once the dataplane is healthy again. Nothing else is restarted.
 
-    plan.py      which bridge ports exist and what they are called
-    flows.py     the flow table for a topology in steered or bypass mode
-    ovs.py       ovs-vsctl / ovs-ofctl against a private OVS run directory
-    links.py     the veth pairs towards the dataplane
+    plan.py          which bridge ports exist and what they are called
+    flows.py         the flow table for a topology in steered or bypass mode
+    ovs.py           ovs-vsctl / ovs-ofctl against a private OVS run directory
+    links.py         the veth pairs towards the dataplane
     port_buffers.py  the receive buffers OVS's port sockets need for a slice batch
-    liveness.py  the verdict on the dataplane's health
-    manager.py   the loop: topology following, watchdog, mode switches
+    liveness.py      the verdict on the dataplane's health
+    manager.py       the loop: topology following, watchdog, mode switches
 """

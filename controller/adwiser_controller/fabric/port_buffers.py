@@ -1,8 +1,8 @@
 """Receive buffers of the sockets Open vSwitch reads its ports through.
 
-OVS's userspace datapath (datapath_type=netdev) reads each system port, a NIC
-not bound to DPDK or a veth, through an AF_PACKET socket on which it sets no
-SO_RCVBUF: the socket gets net.core.rmem_default at the time the port is
+OVS's userspace datapath (datapath_type=netdev) reads each system port (a
+kernel NIC or a veth, not a DPDK port) through an AF_PACKET socket and sets
+no SO_RCVBUF on it: the socket gets net.core.rmem_default when the port is
 added, and a network namespace has no value of its own. The dataplane hands a
 pair's whole slice batch to its AP port at once (004 §5: the batch is released
 at the slice start), and the kernel's default of 208 KiB holds about 90
