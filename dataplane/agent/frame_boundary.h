@@ -33,8 +33,8 @@ struct adw_frame_est {
     const struct adw_ack_model *model;       /* the classifier; not owned */
     bool have_last;
     uint64_t last_ns;                        /* receive time of the previous packet, ns */
-    double ia_us[ADW_ACK_MODEL_MAX_M];       /* ring of the last inter-arrival times, µs */
-    uint16_t ia_head, ia_n;
+    double ia_us[ADW_ACK_MODEL_MAX_M];       /* the last ia_n (<= m) inter-arrival times, µs, oldest first */
+    uint16_t ia_n;
     uint32_t open_pkts;                      /* packets of the A-MPDU being received; 0 = none open */
     /* per report interval (adw_frame_est_take resets them): */
     uint32_t frames;                         /* A-MPDUs closed in the interval */

@@ -79,11 +79,13 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
-static uint64_t mono_ns(void)
+static uint64_t ts_ns(struct timespec ts) { return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec; }
+
+static uint64_t clock_ns(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    clock_gettime(clock, &ts);
+    return ts_ns(ts);
 }
 
 /* A raw socket on the interface with kernel receive timestamps. */
@@ -144,13 +146,10 @@ static void drain_socket(int fd, struct adw_frame_est *est, struct counters *n, 
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
                 struct timespec ts;
                 memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-                t_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+                t_ns = ts_ns(ts);
             }
-        if (t_ns == 0) { /* no kernel timestamp (not expected with SO_TIMESTAMPNS): the time it was read */
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            t_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-        }
+        if (t_ns == 0) /* no kernel timestamp (not expected with SO_TIMESTAMPNS): the time it was read */
+            t_ns = clock_ns(CLOCK_REALTIME);
         bool first = adw_frame_est_observe(est, t_ns);
         n->pkts++;
         if (log)
@@ -217,20 +216,18 @@ int main(int argc, char **argv)
     struct counters n = {0};
     struct tm_sta_writer w;
     tm_sta_writer_init(&w, &o);
-    uint64_t t0 = mono_ns(), period_ns = (uint64_t)o.period_ms * 1000000u;
+    uint64_t t0 = clock_ns(CLOCK_MONOTONIC), period_ns = (uint64_t)o.period_ms * 1000000u;
     uint64_t end = o.duration_s > 0 ? t0 + (uint64_t)(o.duration_s * 1e9) : UINT64_MAX;
     uint64_t next = t0 + period_ns;
     while (!stop_flag) {
-        uint64_t now = mono_ns();
+        uint64_t now = clock_ns(CLOCK_MONOTONIC);
         if (now >= end)
             break;
         if (now >= next) {
-            struct timespec rt;
-            clock_gettime(CLOCK_REALTIME, &rt); /* the estimator runs on the kernel timestamps' clock */
             uint32_t frames;
             uint64_t pkts;
-            double mean = adw_frame_est_take(&est, (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec,
-                                             IDLE_CLOSE_NS, &frames, &pkts);
+            /* the estimator runs on the kernel timestamps' clock */
+            double mean = adw_frame_est_take(&est, clock_ns(CLOCK_REALTIME), IDLE_CLOSE_NS, &frames, &pkts);
             n.frames += frames;
             count_socket_drops(fd, &n);
             if (o.redis && frames > 0)
@@ -254,7 +251,7 @@ int main(int argc, char **argv)
     close(fd);
     if (o.pidfile)
         unlink(o.pidfile);
-    double elapsed = (double)(mono_ns() - t0) / 1e9;
+    double elapsed = (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
     if (o.stats)
         write_stats(o.stats, &o, &n, &w, elapsed);
     fprintf(stderr,

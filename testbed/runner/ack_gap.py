@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from . import ack_dataset, ack_scale, agg_lab, topology
+from .aggtarget_air import data_ppdus
 
 RESULTS = ack_scale.RESULTS
 CANDIDATES_US = (0, 500, 1000, 1500, 2000, 2500, 3000)
@@ -146,8 +147,6 @@ def captured_runs(results: Path) -> list[tuple[str, Path, dict[str, Any]]]:
 
 def replay(results: Path, model: dict[str, Any]) -> dict[float, list[dict[str, Any]]]:
     """Per candidate least gap, the slot rows of every captured run (tagged with the scenario)."""
-    from .aggtarget_air import data_ppdus
-
     base, macs = model_gap_us(model), sta_of_mac()
     out: dict[float, list[dict[str, Any]]] = defaultdict(list)
     for name, run, doc in captured_runs(results):
