@@ -1,0 +1,42 @@
+"""Report section: the air each batch's first MPDU takes alone under downlink
+time-slicing (issue 4's utility goal), from results/batch-starts.json
+(`python -m runner.batch_starts`; the reading is in README.md, "downlink-20ms
+against the goals")."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .jsonl import result_doc
+
+
+def _cell(v: Any, fmt: str) -> str:
+    return format(v, fmt) if isinstance(v, (int, float)) else "–"
+
+
+def section_lines(results_dir: Path) -> list[str]:
+    lines = ["## Downlink slicing: the air a batch's first MPDU takes alone (issue 4)", ""]
+    doc = result_doc(results_dir / "batch-starts.json", "downlink-20ms")
+    if doc is None:
+        return lines + ["not measured yet (`python -m runner.batch_starts` reads the kept ground truth of "
+                        "`downlink-20ms`)", ""]
+    lines += ["A batch released into an idle AP: its first packet arrives alone and goes on the air at once "
+              "(802.11 immediate access after AIFS), a one-MPDU A-MPDU, and the rest of the batch waits for it, "
+              "its BlockAck and the next channel access. Lone starts = such PPDUs in the emulator's ground truth; "
+              "cost = the air from each to the next PPDU, less its own MPDU's airtime; active = the pair's data "
+              "PPDUs and the gaps between them under 2.5 ms; 'if full' = goodput × active / (active − cost), "
+              "the utility if that air had carried data like the pair's other PPDUs (an upper bound). "
+              "See testbed/README.md.", "",
+              "| scenario | pair | data PPDUs | lone starts | µs each | cost % of active | Mbit/s | if full | "
+              "utility | if full | bound | same run |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, sc in doc.items():
+        for pair, p in (sc.get("pairs") or {}).items():
+            lines.append(f"| {name} | {pair} | {p.get('ppdus')} | {p.get('lone_starts')} | "
+                         f"{_cell(p.get('cost_us_each'), '.0f')} | "
+                         f"{_cell((p.get('cost_frac_of_active') or 0) * 100, '.2f')} | "
+                         f"{_cell(p.get('mbps'), '.1f')} | {_cell(p.get('mbps_if_full'), '.1f')} | "
+                         f"{_cell(sc.get('utility'), '.3f')} | {_cell(sc.get('utility_if_full'), '.3f')} | "
+                         f"{_cell(sc.get('utility_bound'), '.3f')} | "
+                         f"{'yes' if sc.get('matches_committed_json') else 'no'} |")
+    return lines + [""]
