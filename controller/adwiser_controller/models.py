@@ -19,7 +19,6 @@ each one with the path of the field at fault (see `FieldProblem`).
 from __future__ import annotations
 
 import ipaddress
-import re
 from typing import Annotated, Literal
 
 from pydantic import (

@@ -5,7 +5,7 @@ import argparse
 import signal
 import sys
 
-from . import aggtarget, backend, experiment, report, scenarios, topology
+from . import aggtarget, aggtarget_scenarios, backend, experiment, report, scenarios, topology
 from .shell import CommandError
 
 
@@ -18,7 +18,7 @@ def _cmd_list() -> int:
 
 
 def _cmd_run(name: str, duration: float, backend_cmd: str | None, cc: str, repeats: int) -> int:
-    if name in aggtarget.SCENARIOS:  # issue 9: three modes (aggtarget, cubic, bbr) per run, see aggtarget.py
+    if name in aggtarget_scenarios.SCENARIOS:  # issue 9: three modes (aggtarget, cubic, bbr) per run, see aggtarget.py
         return aggtarget.main([name, "--duration", f"{duration:g}"])
     s = scenarios.get(name)
     try:

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import aggtarget, topology
+from . import aggtarget, aggtarget_figures, aggtarget_scenarios, topology
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "runs" / "bottleneck"
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -45,13 +45,13 @@ def _backhaul(tok: str) -> float | None:
 def _ceilings(t_bar_ms: float) -> dict[str, dict[str, Any]]:
     """Without a backhaul limit the loop runs with the AP's measured ceiling, as aggtarget-1sta does
     (N̄ = 48/64 of it); the committed straight CUBIC run of the same air is the measurement. Behind a
-    limit no ceiling is measured (aggtarget.scenario_ceilings), N̄ = n_target_max, as aggtarget-backhaul."""
+    limit no ceiling is measured (aggtarget_figures.scenario_ceilings), N̄ = n_target_max, as aggtarget-backhaul."""
     src = RESULTS / ("aggtarget-1sta.json" if t_bar_ms >= 5.0 else "aggtarget-1sta-lowdelay.json")
     try:
         cubic = json.loads(src.read_text())["runs"]["cubic"]
     except (OSError, KeyError, json.JSONDecodeError):
         return {}
-    return aggtarget.ap_ceilings(cubic)
+    return aggtarget_figures.ap_ceilings(cubic)
 
 
 def classifier_in_use() -> dict[str, Any]:
@@ -67,7 +67,7 @@ def classifier_in_use() -> dict[str, Any]:
 
 def capture(label: str, backhaul_mbit: float | None, t_bar_ms: float, duration_s: float,
             lab: aggtarget.Lab) -> dict[str, Any]:
-    sc = aggtarget.AggScenario(f"bottleneck-{label}", (("ap1", "sta1"),), t_bar_ms=t_bar_ms,
+    sc = aggtarget_scenarios.AggScenario(f"bottleneck-{label}", (("ap1", "sta1"),), t_bar_ms=t_bar_ms,
                                backhaul_mbit=backhaul_mbit)
     out = OUT / label
     out.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .aggtarget import AFTER_STOP_S, MODES, SCENARIOS
+from .aggtarget import AFTER_STOP_S
+from .aggtarget_scenarios import MODES, SCENARIOS
 from .aggtarget_air import air_per_round
 
 

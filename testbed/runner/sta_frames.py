@@ -28,7 +28,6 @@ Output of `fit`: configs/sta_frame_model.json and results/sta-frame-estimator.js
 from __future__ import annotations
 
 import argparse
-import bisect
 import json
 import math
 import sys
@@ -40,7 +39,7 @@ from typing import Any
 import numpy as np
 from sklearn.metrics import f1_score
 
-from . import ack_burst_train, ack_dataset, aggtarget_air
+from . import ack_burst_train, aggtarget_air
 from .jsonl import json_records
 
 REPO = Path(__file__).resolve().parents[2]

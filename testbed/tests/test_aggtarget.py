@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from runner import agg_lab, aggtarget, aggtarget_air, delay_probe, iperf, report_aggtarget, shell, udp_counters
+from runner import (agg_lab, aggtarget, aggtarget_air, aggtarget_figures, aggtarget_scenarios, delay_probe, iperf,
+                    report_aggtarget, shell, udp_counters)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,13 +47,13 @@ def test_probe_delay_is_sta_capture_minus_ap_capture(tmp_path: Path) -> None:
 
 
 def test_goals_report_delay_error_throughput_fraction_and_airtime_spread() -> None:
-    sc = aggtarget.SCENARIOS["aggtarget-3sta-mixed-mcs"]
+    sc = aggtarget_scenarios.SCENARIOS["aggtarget-3sta-mixed-mcs"]
     pair = {"ap": "ap1", "throughput_mbps": 90.0, "mean_delay_ms": 11.5, "target": {"n_target_final": 20.0}}
     runs = {"aggtarget": {"pairs": [dict(pair, sta=f"sta{i}", airtime_frac=f) for i, f in
                                     ((1, 0.30), (2, 0.30), (3, 0.36))]},
             "cubic": {"pairs": [dict(pair, sta=f"sta{i}", throughput_mbps=100.0, airtime_frac=0.3)
                                 for i in (1, 2, 3)]}}
-    g = aggtarget.goals(sc, runs)
+    g = aggtarget_figures.goals(sc, runs)
     assert g["ap1/sta1"]["delay_error_frac"] == 0.15 and g["ap1/sta1"]["delay_within_20pct"]
     assert g["ap1/sta1"]["throughput_frac_of_straight"] == 0.9 and g["ap1/sta1"]["throughput_ge_85pct"]
     assert not g["airtime_aggtarget"]["within_10pct"]   # 0.36/0.96*3 = 1.125
@@ -92,15 +93,15 @@ def test_the_three_sta_air_config_loads_in_wlan_emu() -> None:
 
 
 def test_a_derived_air_config_puts_each_sta_at_its_rss_and_loads_in_wlan_emu(tmp_path: Path) -> None:
-    sc = aggtarget.SCENARIOS["aggtarget-5sta-mixed-mcs"]
-    path = aggtarget.scenario_air(sc, tmp_path)
+    sc = aggtarget_scenarios.SCENARIOS["aggtarget-5sta-mixed-mcs"]
+    path = aggtarget_scenarios.scenario_air(sc, tmp_path)
     cfg = json.loads(path.read_text())
     assert [n["name"] for n in cfg["topology"]["nodes"]["value"]] == ["ap1", "sta1", "sta2", "sta3", "sta4", "sta5"]
     rss = cfg["topology"]["rss_dbm"]["value"]
     assert [rss[0][i] for i in range(1, 6)] == [rss[i][0] for i in range(1, 6)] == [-50, -56, -62, -66, -70]
     assert rss[2][4] == agg_lab.STA_STA_RSS_DBM and rss[3][3] is None
-    assert cfg["phy"] == json.loads(aggtarget.MULTI_AIR.read_text())["phy"]
-    assert aggtarget.scenario_air(aggtarget.SCENARIOS["aggtarget-3sta-mixed-mcs"], tmp_path) == aggtarget.MULTI_AIR
+    assert cfg["phy"] == json.loads(aggtarget_scenarios.MULTI_AIR.read_text())["phy"]
+    assert aggtarget_scenarios.scenario_air(aggtarget_scenarios.SCENARIOS["aggtarget-3sta-mixed-mcs"], tmp_path) == aggtarget_scenarios.MULTI_AIR
     with pytest.raises(ValueError, match="1..7 STAs"):
         agg_lab.air_config(cfg, [-50.0] * 8)
     _assert_loads_in_wlan_emu(path)
@@ -111,7 +112,7 @@ def test_recovery_is_the_first_time_the_delay_stays_within_20pct_of_tbar() -> No
     rows = [(step - 1 + i * 0.005, 1.5, 0.0) for i in range(200)]             # at target before
     rows += [(step + i * 0.005, 6.0, 0.0) for i in range(400)]                # 2 s far above after the step
     rows += [(step + 2 + i * 0.005, 1.6, 0.0) for i in range(600)]            # back within 20 % for 3 s
-    fig = aggtarget.step_figures(rows, step, 1.5, [])
+    fig = aggtarget_figures.step_figures(rows, step, 1.5, [])
     assert fig["delay_before_ms"] == 1.5
     # the first 0.5 s window that is (mostly) back within 20 % starts just before the 2 s mark
     assert fig["recovery_s"] is not None and 1.9 <= fig["recovery_s"] <= 2.01
@@ -119,7 +120,7 @@ def test_recovery_is_the_first_time_the_delay_stays_within_20pct_of_tbar() -> No
 
 def test_no_recovery_when_the_delay_never_settles() -> None:
     rows = [(10.0 + i * 0.005, 6.0, 0.0) for i in range(600)]
-    assert aggtarget.step_figures(rows, 10.0, 1.5, [])["recovery_s"] is None
+    assert aggtarget_figures.step_figures(rows, 10.0, 1.5, [])["recovery_s"] is None
 
 
 def test_appliance_queue_reports_the_second_half_of_the_transfer_against_the_pace() -> None:
@@ -130,12 +131,12 @@ def test_appliance_queue_reports_the_second_half_of_the_transfer_against_the_pac
     # idle before and after the transfer; released 1 Mbit/s (125000 B per 1 s entry) against 2 Mbit/s asked
     entries = [e(0, 0, 0), e(1, 5, 125000), e(2, 5, 125000), e(3, 0, 125000, 1), e(4, 7, 125000, 3), e(5, 0, 0)]
     entries.insert(2, {"pair": "ap1/sta2", "paced": "1", "ts_ns": "0", "released_bytes": "9"})
-    aq = aggtarget.appliance_queue(entries, "ap1/sta1")
+    aq = aggtarget_figures.appliance_queue(entries, "ap1/sta1")
     assert aq is not None
     assert aq["entries"] == 2  # the second half of 1 .. 4 s: the entries at 3 and 4 s
     assert aq["empty_frac"] == 0.5 and aq["mean_queue_pkts"] == 3.5 and aq["drops_tail"] == 2
     assert aq["released_mbps"] == 1.0 and aq["mean_pace_mbps"] == 2.0
-    assert aggtarget.appliance_queue(entries, "ap2/sta2") is None
+    assert aggtarget_figures.appliance_queue(entries, "ap2/sta2") is None
 
 
 def test_second_half_airtime_counts_each_pairs_data_ppdus_after_the_midpoint(tmp_path: Path) -> None:
@@ -167,15 +168,15 @@ def test_ap_ceiling_is_the_fastest_pairs_mean_ampdu_airtime_in_the_straight_run_
         {"ap": "ap1", "sta": "sta3", "mean_ampdu": 6.4, "mean_phy_mbps": 347.3}],
         "wlan_emu_links": _links(("ap1", "sta1", 9_000_000.0, 6000), ("ap1", "sta2", 8_000_000.0, 4000),
                                  ("ap1", "sta3", 1_000_000.0, 2000), ("sta1", "ap1", 50_000.0, 500))}
-    c = aggtarget.ap_ceilings(straight)
+    c = aggtarget_figures.ap_ceilings(straight)
     assert c["ap1"]["ampdu_ceiling_us"] == 1500.0 and c["ap1"]["pair"] == "ap1/sta1"
     assert c["ap1"]["ampdu_ceiling_mpdus"] == 46.62
     assert c["ap1"]["n_bar"] == round(46.62 * 0.75, 2) and c["ap1"]["run_started_unix"] == 1.5
-    assert aggtarget.ap_ceilings({}) == {}
-    assert aggtarget.ap_ceilings(dict(straight, wlan_emu_links=[])) == {}   # no airtime measured: no ceiling
+    assert aggtarget_figures.ap_ceilings({}) == {}
+    assert aggtarget_figures.ap_ceilings(dict(straight, wlan_emu_links=[])) == {}   # no airtime measured: no ceiling
     lab = agg_lab.MultiStaLab("tst", 3)
     base = yaml.safe_load((REPO / "configs" / "lab-2ap-2sta.yaml").read_text())
-    doc = aggtarget.with_ceilings(lab.config_doc("aggtarget", ["ap1/sta1"], 10.0, base), c)
+    doc = aggtarget_figures.with_ceilings(lab.config_doc("aggtarget", ["ap1/sta1"], 10.0, base), c)
     assert doc["topology"]["aps"][0]["ampdu_ceiling_us"] == 1500.0
     assert "ampdu_ceiling_mpdus" not in doc["topology"]["aps"][0]
     path = tmp_path / "doc.json"
@@ -186,7 +187,7 @@ def test_ap_ceiling_is_the_fastest_pairs_mean_ampdu_airtime_in_the_straight_run_
 
 
 def test_a_udp_scenario_is_judged_against_the_same_udp_stream_forwarded_straight() -> None:
-    sc = aggtarget.SCENARIOS["aggtarget-1sta-lowdelay-udp"]
+    sc = aggtarget_scenarios.SCENARIOS["aggtarget-1sta-lowdelay-udp"]
     assert sc.modes == ("aggtarget", "udp") and sc.straight_mode == "udp"
     pair = {"ap": "ap1", "sta": "sta1", "mean_delay_ms": 1.6}
     runs = {"aggtarget": {"pairs": [dict(pair, throughput_mbps=170.0)]},
@@ -194,9 +195,9 @@ def test_a_udp_scenario_is_judged_against_the_same_udp_stream_forwarded_straight
                     "pairs": [dict(pair, throughput_mbps=190.0, mean_ampdu=40.0, mean_phy_mbps=350.0)],
                     "wlan_emu_links": _links(("ap1", "sta1", 1_500_000.0, 1000))},
             "cubic": {"pairs": [dict(pair, throughput_mbps=100.0)]}}   # a stale TCP run is not the baseline
-    g = aggtarget.goals(sc, runs)
+    g = aggtarget_figures.goals(sc, runs)
     assert g["total"]["straight_udp_mbps"] == 190.0 and g["ap1/sta1"]["throughput_frac_of_straight"] == 0.895
-    ceiling = aggtarget.scenario_ceilings(sc, runs["udp"])["ap1"]
+    ceiling = aggtarget_figures.scenario_ceilings(sc, runs["udp"])["ap1"]
     assert ceiling["ampdu_ceiling_mpdus"] == 40.0 and "straight-forwarding udp run" in ceiling["source"]
     with pytest.raises(ValueError, match="modes \\['cubic'\\]"):
         aggtarget.run(sc.name, 5.0, ("cubic",))
@@ -230,24 +231,24 @@ def test_a_straight_run_behind_a_rate_limited_backhaul_measures_no_ceiling() -> 
     straight = {"congestion_control": "cubic", "pairs": [
         {"ap": "ap1", "sta": "sta1", "mean_ampdu": 6.2, "mean_phy_mbps": 365.9}],
         "wlan_emu_links": _links(("ap1", "sta1", 300_000.0, 1000))}
-    assert aggtarget.scenario_ceilings(aggtarget.SCENARIOS["aggtarget-backhaul"], straight) == {}
-    measured = aggtarget.scenario_ceilings(aggtarget.SCENARIOS["aggtarget-1sta"], straight)
+    assert aggtarget_figures.scenario_ceilings(aggtarget_scenarios.SCENARIOS["aggtarget-backhaul"], straight) == {}
+    measured = aggtarget_figures.scenario_ceilings(aggtarget_scenarios.SCENARIOS["aggtarget-1sta"], straight)
     assert measured["ap1"]["ampdu_ceiling_mpdus"] == 6.2 and measured["ap1"]["ampdu_ceiling_us"] == 300.0
 
 
 def test_nbar_goal_uses_the_n_bar_the_loop_ran_with() -> None:
-    sc = aggtarget.SCENARIOS["aggtarget-1sta"]
+    sc = aggtarget_scenarios.SCENARIOS["aggtarget-1sta"]
     loop = [{"n_target": 28.9}] * 4
     runs = {"aggtarget": {"n_bar": {"ap1": 28.94}, "pairs": [
         {"ap": "ap1", "sta": "sta1", "throughput_mbps": 150.0, "mean_delay_ms": 2.0, "loop": loop}]}}
-    g = aggtarget.goals(sc, runs)["ap1/sta1"]
+    g = aggtarget_figures.goals(sc, runs)["ap1/sta1"]
     assert g["n_bar"] == 28.94 and g["nbar_binds"] and not g["delay_goal_applies"]
     # a per-step N̄ (an airtime ceiling at the pair's PHY rate) is what each step is judged against
     per_step = [{"n_target": 20.0, "n_bar": 20.3}] * 4
     runs["aggtarget"]["pairs"][0]["loop"] = per_step
-    assert aggtarget.goals(sc, runs)["ap1/sta1"]["nbar_binds"]
+    assert aggtarget_figures.goals(sc, runs)["ap1/sta1"]["nbar_binds"]
     runs["aggtarget"]["pairs"][0]["loop"] = [{"n_target": 20.0, "n_bar": 27.0}] * 4
-    assert not aggtarget.goals(sc, runs)["ap1/sta1"]["nbar_binds"]
+    assert not aggtarget_figures.goals(sc, runs)["ap1/sta1"]["nbar_binds"]
 
 
 def test_startup_is_the_time_until_the_pacing_rate_first_reaches_90pct_of_its_second_half_mean() -> None:
@@ -255,18 +256,18 @@ def test_startup_is_the_time_until_the_pacing_rate_first_reaches_90pct_of_its_se
     ramp = [{"unix": 102.0 + 0.5 * k, "nu": 30.0 - k / 4, "x_pps": 1000.0 * min(1.0 + k, 20.0)} for k in range(40)]
     # settled at 20,000 pps: 90 % is 18,000, first reached at k = 17, 8.5 s after the first paced step
     # (ν, coming down from the top, plays no part)
-    assert aggtarget.startup_s(no_rate + ramp) == 8.5
-    assert aggtarget.startup_s(no_rate) is None
+    assert aggtarget_figures.startup_s(no_rate + ramp) == 8.5
+    assert aggtarget_figures.startup_s(no_rate) is None
     pair = {"ap": "ap1", "sta": "sta1", "throughput_mbps": 90.0, "mean_delay_ms": 1.5, "loop": ramp}
-    g = aggtarget.goals(aggtarget.SCENARIOS["aggtarget-1sta-lowdelay"], {"aggtarget": {"pairs": [pair]}})
+    g = aggtarget_figures.goals(aggtarget_scenarios.SCENARIOS["aggtarget-1sta-lowdelay"], {"aggtarget": {"pairs": [pair]}})
     assert g["ap1/sta1"]["startup_s"] == 8.5
 
 
 def test_second_half_delay_is_the_mean_probe_delay_after_the_midpoint_of_the_series() -> None:
     series = [(100.0 + t, 1.0 if t < 10 else 2.0) for t in range(21)]  # below T-bar on the ramp, above after
-    assert aggtarget.second_half_delay_ms(series) == 2.0
+    assert aggtarget_figures.second_half_delay_ms(series) == 2.0
     pair = {"ap": "ap1", "sta": "sta1", "throughput_mbps": 90.0, "mean_delay_ms": 1.5, "delay_series": series}
-    g = aggtarget.goals(aggtarget.SCENARIOS["aggtarget-1sta-lowdelay"], {"aggtarget": {"pairs": [pair]}})
+    g = aggtarget_figures.goals(aggtarget_scenarios.SCENARIOS["aggtarget-1sta-lowdelay"], {"aggtarget": {"pairs": [pair]}})
     assert g["ap1/sta1"]["delay_within_20pct"] and g["ap1/sta1"]["second_half_delay_error_frac"] == 0.333
 
 
@@ -381,11 +382,11 @@ def test_ap_queue_recovery_is_when_the_1s_mean_wait_stays_at_most_1_2_tbar() -> 
 
 
 def test_mcs_step_is_an_rss_step_and_its_recovery_is_judged_on_probes_and_on_the_ap_queue() -> None:
-    sc = aggtarget.SCENARIOS["aggtarget-mcs-step"]
+    sc = aggtarget_scenarios.SCENARIOS["aggtarget-mcs-step"]
     assert sc.rss_step_db == -6.0 and sc.step_pair is None
-    hidden = aggtarget.SCENARIOS["aggtarget-hidden-step"]
+    hidden = aggtarget_scenarios.SCENARIOS["aggtarget-hidden-step"]
     assert hidden.step_pair == ("ap2", "sta2") and hidden.rss_step_db is None
-    g = aggtarget.goals(sc, {"aggtarget": {"pairs": [{"ap": "ap1", "sta": "sta1", "throughput_mbps": 100.0,
+    g = aggtarget_figures.goals(sc, {"aggtarget": {"pairs": [{"ap": "ap1", "sta": "sta1", "throughput_mbps": 100.0,
                                                       "step": {"recovery_s": None, "ap_queue_recovery_s": 2.5}}]}})
     assert g["ap1/sta1"]["recovered_within_3s"] is False
     assert g["ap1/sta1"]["ap_queue_recovery_s"] == 2.5 and g["ap1/sta1"]["ap_queue_recovered_within_3s"] is True
@@ -394,7 +395,7 @@ def test_mcs_step_is_an_rss_step_and_its_recovery_is_judged_on_probes_and_on_the
 def test_delay_goal_is_also_judged_on_the_ap_queueing_delay_beside_the_probes() -> None:
     pair = {"ap": "ap1", "sta": "sta1", "throughput_mbps": 100.0, "mean_delay_ms": 1.8,
             "ap_queue_delay_ms": 1.35, "second_half_ap_queue_delay_ms": 1.9}
-    g = aggtarget.goals(aggtarget.SCENARIOS["aggtarget-1sta-lowdelay"], {"aggtarget": {"pairs": [pair]}})["ap1/sta1"]
+    g = aggtarget_figures.goals(aggtarget_scenarios.SCENARIOS["aggtarget-1sta-lowdelay"], {"aggtarget": {"pairs": [pair]}})["ap1/sta1"]
     assert g["delay_error_frac"] == 0.2                    # the probes' figure stays
     assert g["ap_queue_delay_error_frac"] == 0.1 and g["ap_queue_delay_within_20pct"]
     assert g["second_half_ap_queue_delay_error_frac"] == 0.267 and not g["second_half_ap_queue_delay_within_20pct"]
