@@ -157,6 +157,13 @@ stamp "converge 1:"; recaps "$run/converge1.log"
 for h in $hosts; do
     [ -n "$(recap "$run/converge1.log" "$h")" ] || { echo "converge: no recap for $h" >&2; exit 1; }
 done
+# On an appliance the kernel settings are loaded before Open vSwitch starts (common role, flush_handlers): a
+# userspace-datapath port keeps the socket buffer it was added with.
+order=$(sed -n '/^PLAY \[Appliances/,$p' "$run/converge1.log" \
+    | grep -nE '^(RUNNING HANDLER \[common : Apply kernel settings\]|TASK \[openvswitch : Start Open vSwitch and the bridge\])' \
+    | cut -d: -f2- | cut -c1-16 | tr '\n' ',')
+[ "$order" = "RUNNING HANDLER ,TASK [openvswitc," ] \
+    || { echo "converge: appliance kernel settings not applied before OVS starts (order: $order)" >&2; exit 1; }
 
 # 6. Idempotence: the second run changes nothing.
 stamp "converge 2: site.yml again"
