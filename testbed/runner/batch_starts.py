@@ -7,7 +7,7 @@ batch's first packet reaches the AP a few µs before the rest, and an AP whose
 medium has been idle for AIFS transmits at once (802.11-2016 §10.22.2.2:
 immediate access, no backoff drawn), so it sends that packet as a one-MPDU
 A-MPDU while the batch arrives behind it. The rest waits for the PPDU, its
-BlockAck and the next channel access: at MCS 13-15 about 300 µs of air for
+BlockAck and the next channel access: at MCS 13-15 about 330 µs of air for
 1 MPDU, where a full A-MPDU carries 16-19. That is the standard's channel
 access, which the emulator follows (air_sim.c, wlan_air_enqueue), not an
 artefact of the harness. A pair alone, in continuous traffic, seldom finds
@@ -25,8 +25,8 @@ it carried at its PHY rate: what a full A-MPDU would have used.
 between them under ACTIVE_GAP_US (AIFS, backoff, BlockAcks, the STA's TCP
 ACKs), not the idle time between its slices or transfers. `mbps_if_full`
 scales the run's goodput by active / (active - cost), the pair's rate if
-that air had carried data as its other PPDUs did: an upper bound on what
-the lone starts cost it.
+that air had carried data as its other PPDUs did: an estimate, since whether
+the pair would fill it depends on its batches and refills.
 """
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ def section_lines(results_dir: Path) -> list[str]:
               "its BlockAck and the next channel access. Lone starts = such PPDUs in the emulator's ground truth; "
               "cost = the air from each to the next PPDU, less its own MPDU's airtime; active = the pair's data "
               "PPDUs and the gaps between them under 2.5 ms; 'if full' = goodput × active / (active − cost), "
-              "the utility if that air had carried data like the pair's other PPDUs (an upper bound). "
+              "the utility if that air had carried data like the pair's other PPDUs (an estimate). "
               "See testbed/README.md.", "",
               "| scenario | pair | data PPDUs | lone starts | µs each | cost % of active | Mbit/s | if full | "
               "utility | if full | bound | same run |",
