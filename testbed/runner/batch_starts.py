@@ -37,7 +37,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .jsonl import json_records
+from .jsonl import json_records, kept_run_is_committed, result_doc
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 SCENARIOS = ("isolated", "downlink-100ms", "downlink-20ms", "downlink-20ms-nfqueue", "downlink-wan-20ms")
@@ -83,11 +83,8 @@ def lone_starts(ppdus: list[dict[str, Any]]) -> dict[str, Any]:
 def scenario(results_dir: Path, name: str) -> dict[str, Any] | None:
     """Per pair of a downlink scenario: its lone batch starts, and the goodput and utility without their cost."""
     gt = results_dir / "runs" / name / "groundtruth.jsonl"
-    try:
-        doc = json.loads((results_dir / f"{name}.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    if not gt.exists():
+    doc = result_doc(results_dir / f"{name}.json", "pairs")
+    if doc is None or not gt.exists():
         return None
     by_ap = ap_data_ppdus(gt)
     pairs: dict[str, Any] = {}
@@ -103,12 +100,8 @@ def scenario(results_dir: Path, name: str) -> dict[str, Any] | None:
         pairs[f"{p['ap']}/{p['sta']}"] = fig
     if not pairs:
         return None
-    out: dict[str, Any] = {"slice_ms": doc.get("slice_ms"), "pairs": pairs}
-    try:
-        t0 = json.loads((gt.parent / "wlan-emu.stats.json").read_text()).get("t0_unix_ns")
-    except (OSError, json.JSONDecodeError):
-        t0 = None
-    out["matches_committed_json"] = t0 is not None and (doc.get("wlan_emu") or {}).get("t0_unix_ns") == t0
+    out: dict[str, Any] = {"slice_ms": doc.get("slice_ms"), "pairs": pairs,
+                           "matches_committed_json": kept_run_is_committed(doc, gt.parent)}
     if all("mbps" in f for f in pairs.values()):
         out["utility"] = round(sum(math.log(f["mbps"]) for f in pairs.values()), 4)
         out["utility_if_full"] = round(sum(math.log(f["mbps_if_full"]) for f in pairs.values()), 4)

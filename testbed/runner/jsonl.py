@@ -34,3 +34,13 @@ def result_doc(path: Path, required: str) -> dict[str, Any] | None:
     except (OSError, json.JSONDecodeError):
         return None
     return doc if isinstance(doc, dict) and doc.get(required) else None
+
+
+def kept_run_is_committed(committed: dict[str, Any], run_dir: Path) -> bool:
+    """Whether the logs kept in run_dir (results/runs/<scenario>/) are of the run a committed results document
+    reports: both carry the WLAN emulator's clock start (`t0_unix_ns`), and a later run rewrites the logs only."""
+    try:
+        t0 = json.loads((run_dir / "wlan-emu.stats.json").read_text()).get("t0_unix_ns")
+    except (OSError, json.JSONDecodeError):
+        return False
+    return t0 is not None and (committed.get("wlan_emu") or {}).get("t0_unix_ns") == t0

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .jsonl import json_records, telemetry_records
+from .jsonl import json_records, kept_run_is_committed, telemetry_records
 from .slice_overflow import read_frames, slice_intervals
 from .transfer_phases import phases
 
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: no run logs with ground truth in {a.results / 'runs' / name}")
             continue
         if c:
-            res["matches_committed_json"] = (c.get("wlan_emu") or {}).get("t0_unix_ns") == res["t0_unix_ns"]
+            res["matches_committed_json"] = kept_run_is_committed(c, a.results / "runs" / name)
         doc[name] = res
     out = a.out or a.results / "overflow-breakdown.json"
     out.write_text(json.dumps(doc, indent=1) + "\n")
