@@ -16,73 +16,24 @@
  * SIGTERM/SIGINT (or --duration) stop it; the stats file and the ground-truth
  * log (one JSON line per PPDU) are written then (see README.md). SIGUSR1
  * applies the --rss-step path changes (a link's RSS, both ways) at that instant.
+ *
+ * This file holds the command line, the ports and the real-time loop; the
+ * parts it drives are listed in emu.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "delivery_timing.h"
+#include "emu.h"
 #include "eth_frame.h"
-#include "frame_store.h"
-#include "packet_socket.h"
-#include "wlan_air.h"
-
-#define RX_BUF_BYTES 65536
-#define RX_BATCH 128
-
-struct port {
-    int node;                    /* air model node index */
-    char ifname[32];             /* interface name */
-    int fd;                      /* AF_PACKET socket */
-    bool has_mac;                /* STA: MAC known */
-    uint8_t mac[6];              /* STA: its MAC */
-};
-
-struct link_stats {
-    uint64_t frames_in;          /* frames queued into the model */
-    uint64_t bytes_in;           /* their bytes */
-    uint64_t frames_out;         /* frames sent at their delivery time */
-    uint64_t dropped;            /* frames the model gave up (retry limit) */
-    uint64_t refused;            /* frames the model refused (queue full) */
-    struct delivery_timing timing; /* lateness of frames_out, at send completion */
-    struct delivery_timing wakeup; /* lateness of the loop reaching the delivery event */
-    struct delivery_timing intake; /* kernel arrival on the interface -> read and queued into the air */
-};
-
-struct emu {
-    wlan_air_t *air;
-    const struct wlan_air_config *cfg;
-    struct port ports[WLAN_MAX_NODES];
-    int n_ports;
-    int port_of_node[WLAN_MAX_NODES]; /* index into ports, -1 if unbound */
-    struct frame_store store;
-    struct link_stats *links;    /* [src * WLAN_MAX_NODES + dst] */
-    uint64_t t0_ns;              /* CLOCK_MONOTONIC at start (ns) */
-    uint64_t t0_unix_ns;         /* CLOCK_REALTIME at that instant (ns): puts start_us on the Unix clock of other logs */
-    uint64_t bypass_group;       /* broadcast/multicast forwarded at once */
-    uint64_t bypass_unknown;     /* unicast to an unknown MAC, flooded at once */
-    uint64_t bypass_malformed;   /* runts forwarded at once */
-    uint64_t bypass_oversize;    /* frames above a slot, forwarded at once */
-    uint64_t no_slot;            /* frames dropped: frame store full */
-    uint64_t tx_errors;          /* sends that failed */
-    uint64_t rx_errors;          /* receive errors */
-    FILE *gt;                    /* ground-truth log, NULL if none */
-    uint64_t gt_records;         /* PPDUs logged */
-    uint8_t *rxbuf;              /* receive buffer */
-    uint64_t advance_us;         /* the instant the current wlan_air_advance() runs to (µs) */
-};
+#include "rss_step.h"
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t rss_step_requested;   /* SIGUSR1s not yet applied */
@@ -93,331 +44,6 @@ static void on_signal(int sig)
         rss_step_requested++;
     else
         stop_requested = 1;
-}
-
-/* A path change applied on SIGUSR1 (--rss-step): an obstacle or a STA moving changes the link's RSS mid-run
- * (issue 9's MCS step), at the instant the test harness chooses, on the virtual clock. */
-struct rss_step {
-    int a, b;          /* air-model nodes of the link */
-    double delta_db;   /* RSS change, both ways (dB) */
-};
-
-#define MAX_RSS_STEPS 8
-
-static int parse_rss_step(const wlan_air_t *air, const char *spec, struct rss_step *out, char *err, size_t errlen)
-{
-    char a[64], b[64];
-    double d;
-    char tail;
-    if (sscanf(spec, "%63[^,],%63[^,],%lf%c", a, b, &d, &tail) != 3) {
-        snprintf(err, errlen, "'%s': expected NODE,NODE,DELTA_DB", spec);
-        return -1;
-    }
-    out->a = wlan_air_node_index(air, a);
-    out->b = wlan_air_node_index(air, b);
-    if (out->a < 0 || out->b < 0 || out->a == out->b) {
-        snprintf(err, errlen, "'%s': '%s' and '%s' must be two nodes of the air config", spec, a, b);
-        return -1;
-    }
-    if (!(d >= -60.0 && d <= 60.0)) {
-        snprintf(err, errlen, "'%s': DELTA_DB must be within [-60, 60] dB", spec);
-        return -1;
-    }
-    out->delta_db = d;
-    return 0;
-}
-
-/* Applies every --rss-step once per SIGUSR1 received, logging what the link's RSS became. */
-static void apply_rss_steps(wlan_air_t *air, const struct rss_step *st, int n, uint64_t now_us)
-{
-    const struct wlan_air_config *c = wlan_air_config(air);
-    for (int i = 0; i < n; i++) {
-        if (wlan_air_shift_link_rss(air, st[i].a, st[i].b, st[i].delta_db) != 0) {
-            fprintf(stderr, "wlan-emu: rss step %s<->%s %+.1f dB at %llu us refused (outside [-150, 0] dBm)\n",
-                    c->nodes[st[i].a].name, c->nodes[st[i].b].name, st[i].delta_db, (unsigned long long)now_us);
-            continue;
-        }
-        fprintf(stderr, "wlan-emu: rss step at %llu us: %s<->%s %+.1f dB, now %.1f dBm at %s, %.1f dBm at %s\n",
-                (unsigned long long)now_us, c->nodes[st[i].a].name, c->nodes[st[i].b].name, st[i].delta_db,
-                c->rss_dbm[st[i].b][st[i].a], c->nodes[st[i].b].name, c->rss_dbm[st[i].a][st[i].b],
-                c->nodes[st[i].a].name);
-    }
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t realtime_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t now_us(const struct emu *e) { return (mono_ns() - e->t0_ns) / 1000; }
-
-static struct link_stats *link_of(struct emu *e, int src, int dst)
-{
-    return &e->links[src * WLAN_MAX_NODES + dst];
-}
-
-static void send_on(struct emu *e, int node, const uint8_t *buf, size_t len)
-{
-    int p = e->port_of_node[node];
-    if (p < 0 || packet_socket_send(e->ports[p].fd, buf, len) != 0)
-        e->tx_errors++;
-}
-
-/* ---------------------------------------------------------------- model callbacks */
-
-static void on_deliver(void *ctx, const struct wlan_delivery *d)
-{
-    struct emu *e = ctx;
-    struct frame_slot *f = frame_store_get(&e->store, d->id);
-    send_on(e, d->dst, f->data, f->len);
-    uint64_t t = now_us(e);
-    struct link_stats *l = link_of(e, d->src, d->dst);
-    l->frames_out++;
-    delivery_timing_add(&l->timing, t > d->deliver_us ? t - d->deliver_us : 0);
-    delivery_timing_add(&l->wakeup, e->advance_us > d->deliver_us ? e->advance_us - d->deliver_us : 0);
-    frame_store_release(&e->store, d->id);
-}
-
-static void on_dropped(void *ctx, const struct wlan_delivery *d)
-{
-    struct emu *e = ctx;
-    link_of(e, d->src, d->dst)->dropped++;
-    frame_store_release(&e->store, d->id);
-}
-
-static void on_ground_truth(void *ctx, const struct wlan_gt_record *r)
-{
-    struct emu *e = ctx;
-    if (!e->gt)
-        return;
-    fprintf(e->gt,
-            "{\"start_us\":%llu,\"duration_us\":%u,\"src\":\"%s\",\"dst\":\"%s\",\"ac\":\"%s\",\"mcs\":%u,"
-            "\"phy_mbps\":%.1f,\"mpdus\":%u,\"ok\":%u,\"bytes\":%u,\"collided\":%s,\"preamble_lost\":%s,"
-            "\"ba_ok\":%s,\"rts\":%s,\"ids\":[",
-            (unsigned long long)r->start_us, r->duration_us, e->cfg->nodes[r->tx].name, e->cfg->nodes[r->rx].name,
-            r->ac == WLAN_AC_VO ? "VO" : "BE", r->mcs, r->phy_mbps, r->n_mpdu, r->n_ok, r->bytes,
-            r->collided ? "true" : "false", r->preamble_lost ? "true" : "false", r->ba_ok ? "true" : "false",
-            r->rts ? "true" : "false");
-    for (uint32_t i = 0; i < r->n_mpdu; i++)
-        fprintf(e->gt, "%s%llu", i ? "," : "", (unsigned long long)frame_seq(r->ids[i]));
-    fputs("],\"ok_mask\":\"", e->gt);
-    for (uint32_t i = 0; i < r->n_mpdu; i++)
-        fputc(r->ok[i] ? '1' : '0', e->gt);
-    /* Parallel to ids: when each MPDU entered the AP's queue, on start_us's clock. */
-    fputs("\",\"enq_us\":[", e->gt);
-    for (uint32_t i = 0; i < r->n_mpdu; i++)
-        fprintf(e->gt, "%s%llu", i ? "," : "", (unsigned long long)r->enq_us[i]);
-    fputs("]}\n", e->gt);
-    e->gt_records++;
-}
-
-static const struct wlan_air_callbacks *callbacks(struct emu *e)
-{
-    /* Every caller advances the air to the current instant. */
-    e->advance_us = now_us(e);
-    static struct wlan_air_callbacks cb;
-    cb = (struct wlan_air_callbacks){on_deliver, on_ground_truth, on_dropped, e};
-    return &cb;
-}
-
-/* ---------------------------------------------------------------- forwarding */
-
-/* Sends a frame at once to every STA port of AP node ap. */
-static void flood_to_stas(struct emu *e, int ap, const uint8_t *buf, size_t len)
-{
-    for (int i = 0; i < e->n_ports; i++) {
-        int n = e->ports[i].node;
-        if (e->cfg->nodes[n].role == WLAN_ROLE_STA && e->cfg->nodes[n].ap == ap)
-            send_on(e, n, buf, len);
-    }
-}
-
-/* intake_us: how long the frame waited between its arrival on the interface and our read (UINT64_MAX: unknown). */
-static void into_air(struct emu *e, int src, int dst, const struct eth_info *info, const uint8_t *buf,
-                     size_t len, uint64_t now, uint64_t intake_us)
-{
-    uint64_t id = frame_store_put(&e->store, buf, (uint32_t)len, now);
-    if (id == UINT64_MAX) {
-        e->no_slot++;
-        return;
-    }
-    struct wlan_frame f = {.id = id, .len_bytes = (uint32_t)len, .src = (uint8_t)src, .dst = (uint8_t)dst,
-                           .ac = info->ac};
-    struct link_stats *l = link_of(e, src, dst);
-    if (wlan_air_enqueue(e->air, &f, now) != 0) {
-        l->refused++;
-        frame_store_release(&e->store, id);
-        return;
-    }
-    l->frames_in++;
-    l->bytes_in += len;
-    if (intake_us != UINT64_MAX)
-        delivery_timing_add(&l->intake, intake_us);
-}
-
-static void from_ap(struct emu *e, struct port *p, const uint8_t *buf, size_t len, uint64_t now, uint64_t intake_us)
-{
-    struct eth_info info;
-    eth_classify(buf, len, &info);
-    if (info.kind == ETH_MALFORMED) {
-        e->bypass_malformed++;
-        flood_to_stas(e, p->node, buf, len);
-        return;
-    }
-    if (info.kind == ETH_GROUP) {
-        e->bypass_group++;
-        flood_to_stas(e, p->node, buf, len);
-        return;
-    }
-    for (int i = 0; i < e->n_ports; i++) {
-        struct port *s = &e->ports[i];
-        if (e->cfg->nodes[s->node].role != WLAN_ROLE_STA || e->cfg->nodes[s->node].ap != p->node || !s->has_mac ||
-            memcmp(s->mac, info.dst, 6) != 0)
-            continue;
-        if (len > FRAME_SLOT_BYTES) {
-            e->bypass_oversize++;
-            send_on(e, s->node, buf, len);
-        } else {
-            into_air(e, p->node, s->node, &info, buf, len, now, intake_us);
-        }
-        return;
-    }
-    e->bypass_unknown++;
-    flood_to_stas(e, p->node, buf, len);
-}
-
-static void from_sta(struct emu *e, struct port *p, const uint8_t *buf, size_t len, uint64_t now, uint64_t intake_us)
-{
-    struct eth_info info;
-    eth_classify(buf, len, &info);
-    int ap = e->cfg->nodes[p->node].ap;
-    if (info.kind == ETH_MALFORMED) {
-        e->bypass_malformed++;
-        send_on(e, ap, buf, len);
-        return;
-    }
-    if (!(info.src[0] & 1)) { /* learn the STA's address from what it sends */
-        memcpy(p->mac, info.src, 6);
-        p->has_mac = true;
-    }
-    if (info.kind == ETH_GROUP) {
-        e->bypass_group++;
-        send_on(e, ap, buf, len);
-    } else if (len > FRAME_SLOT_BYTES) {
-        e->bypass_oversize++;
-        send_on(e, ap, buf, len);
-    } else {
-        into_air(e, p->node, ap, &info, buf, len, now, intake_us);
-    }
-}
-
-/* Drains up to RX_BATCH frames of a port; returns how many were read. */
-static int drain_port(struct emu *e, struct port *p)
-{
-    int got = 0;
-    while (got < RX_BATCH) {
-        uint64_t arrival_ns;
-        ssize_t n = packet_socket_recv(p->fd, e->rxbuf, RX_BUF_BYTES, &arrival_ns);
-        if (n == 0)
-            break;
-        if (n < 0) {
-            e->rx_errors++;
-            break;
-        }
-        size_t len = (size_t)n > RX_BUF_BYTES ? RX_BUF_BYTES : (size_t)n;
-        /* The wait before the air model sees the frame: a real AP's queue would have held it from arrival. */
-        uint64_t read_ns = realtime_ns();
-        uint64_t intake_us = arrival_ns == 0 ? UINT64_MAX : read_ns > arrival_ns ? (read_ns - arrival_ns) / 1000 : 0;
-        /* Bring the air up to the arrival instant before queueing into it. */
-        const struct wlan_air_callbacks *cb = callbacks(e);
-        uint64_t now = e->advance_us;
-        wlan_air_advance(e->air, now, cb);
-        if (e->cfg->nodes[p->node].role == WLAN_ROLE_AP)
-            from_ap(e, p, e->rxbuf, len, now, intake_us);
-        else
-            from_sta(e, p, e->rxbuf, len, now, intake_us);
-        got++;
-    }
-    return got;
-}
-
-/* ---------------------------------------------------------------- output */
-
-static json_t *timing_json(const struct delivery_timing *t)
-{
-    return json_pack("{s:I,s:I,s:I,s:I}", "n", (json_int_t)t->n, "p50", (json_int_t)delivery_timing_quantile(t, 0.5),
-                     "p99", (json_int_t)delivery_timing_quantile(t, 0.99), "max", (json_int_t)t->max_us);
-}
-
-static int write_stats(struct emu *e, const char *path, double wall_s)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    double user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-    double sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-    json_t *links = json_array();
-    struct delivery_timing *all = calloc(1, sizeof *all);
-    for (uint32_t s = 0; s < e->cfg->n_nodes; s++)
-        for (uint32_t d = 0; d < e->cfg->n_nodes; d++) {
-            struct wlan_link_counters k;
-            wlan_air_link_counters(e->air, (int)s, (int)d, &k);
-            struct link_stats *l = link_of(e, (int)s, (int)d);
-            if (k.ppdus == 0 && l->frames_in == 0 && l->refused == 0)
-                continue;
-            for (int i = 0; i <= DT_MAX_US; i++)
-                all->bucket[i] += l->timing.bucket[i];
-            all->n += l->timing.n;
-            if (l->timing.max_us > all->max_us)
-                all->max_us = l->timing.max_us;
-            json_t *j = json_pack(
-                "{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:I,s:f,s:o,s:o,s:f}",
-                "src", e->cfg->nodes[s].name, "dst", e->cfg->nodes[d].name,
-                "frames_in", (json_int_t)l->frames_in, "bytes_in", (json_int_t)l->bytes_in,
-                "frames_out", (json_int_t)l->frames_out, "dropped", (json_int_t)l->dropped,
-                "queue_drops", (json_int_t)k.queue_drops, "ppdus", (json_int_t)k.ppdus,
-                "mpdus", (json_int_t)k.mpdus_tx, "mpdus_ok", (json_int_t)k.mpdus_ok,
-                "retx", (json_int_t)k.mpdus_retx, "delivered", (json_int_t)k.delivered,
-                "bytes", (json_int_t)k.delivered_bytes, "collided", (json_int_t)k.collided,
-                "preamble_lost", (json_int_t)k.preamble_lost,
-                "mean_ampdu", k.ppdus ? json_real((double)k.sum_ampdu / (double)k.ppdus) : json_null(),
-                "mean_phy_mbps", k.ppdus ? json_real(k.sum_phy_mbps / (double)k.ppdus) : json_null(),
-                "airtime_us", (json_int_t)k.airtime_us, "airtime_frac", wall_s > 0 ? (double)k.airtime_us / (wall_s * 1e6) : 0.0,
-                "timing_error_us", timing_json(&l->timing), "wakeup_error_us", timing_json(&l->wakeup),
-                "throughput_mbps", wall_s > 0 ? (double)k.delivered_bytes * 8.0 / (wall_s * 1e6) : 0.0);
-            /* RTS/CTS of the APs' fallback attempts (rate_control.rts_on_fallback; 004 §4.1 counts
-             * the protected share of A-MPDUs). */
-            json_object_set_new(j, "intake_latency_us", timing_json(&l->intake));
-            json_object_set_new(j, "rts_tx", json_integer((json_int_t)k.rts_tx));
-            json_object_set_new(j, "rts_failed", json_integer((json_int_t)k.rts_failed));
-            json_object_set_new(j, "ppdus_protected", json_integer((json_int_t)k.ppdus_protected));
-            json_array_append_new(links, j);
-        }
-    json_t *root = json_pack(
-        "{s:f,s:f,s:f,s:f,s:o,s:o,s:{s:I,s:I,s:I,s:I},s:I,s:I,s:I,s:I}", "wall_s", wall_s, "cpu_user_s", user,
-        "cpu_sys_s", sys, "cpu_percent", wall_s > 0 ? 100.0 * (user + sys) / wall_s : 0.0, "links", links,
-        "timing_error_us", timing_json(all), "bypass", "broadcast_multicast", (json_int_t)e->bypass_group,
-        "unknown_destination", (json_int_t)e->bypass_unknown, "malformed", (json_int_t)e->bypass_malformed,
-        "oversize", (json_int_t)e->bypass_oversize, "no_slot_drops", (json_int_t)e->no_slot,
-        "tx_errors", (json_int_t)e->tx_errors, "rx_errors", (json_int_t)e->rx_errors, "groundtruth_records",
-        (json_int_t)e->gt_records);
-    json_object_set_new(root, "t0_unix_ns", json_integer((json_int_t)e->t0_unix_ns));
-    free(all);
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
-    json_decref(root);
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -1;
-    return rc;
 }
 
 /* ---------------------------------------------------------------- CLI */
@@ -571,7 +197,7 @@ int main(int argc, char **argv)
         e.port_of_node[i] = -1;
     struct rss_step steps[MAX_RSS_STEPS];
     for (int i = 0; i < n_steps; i++)
-        if (parse_rss_step(e.air, step_specs[i], &steps[i], err, sizeof err) != 0) {
+        if (rss_step_parse(e.air, step_specs[i], &steps[i], err, sizeof err) != 0) {
             fprintf(stderr, "wlan-emu: --rss-step %s\n", err);
             return 1;
         }
@@ -644,16 +270,16 @@ int main(int argc, char **argv)
     const struct timespec zero = {0, 0};
     fprintf(stderr, "wlan-emu: %d ports, air %s\n", e.n_ports, air_path);
     while (!stop_requested) {
-        const struct wlan_air_callbacks *cb = callbacks(&e);
+        const struct wlan_air_callbacks *cb = emu_callbacks(&e);
         uint64_t now = e.advance_us;
         if (now >= deadline)
             break;
         for (; rss_step_requested > 0; rss_step_requested--)
-            apply_rss_steps(e.air, steps, n_steps, now);
+            rss_steps_apply(e.air, steps, n_steps, now);
         wlan_air_advance(e.air, now, cb);
         int got = 0;
         for (int i = 0; i < e.n_ports; i++)
-            got += drain_port(&e, &e.ports[i]);
+            got += emu_drain_port(&e, &e.ports[i]);
         if (got)
             continue;
         uint64_t next = wlan_air_next_event_us(e.air);
@@ -679,7 +305,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "wlan-emu: writing %s: %s\n", gt_path, strerror(errno));
         rc = 1;
     }
-    if (stats_path && write_stats(&e, stats_path, wall_s) != 0) {
+    if (stats_path && emu_write_stats(&e, stats_path, wall_s) != 0) {
         fprintf(stderr, "wlan-emu: writing %s failed\n", stats_path);
         rc = 1;
     }
