@@ -46,7 +46,8 @@ cannot run refuses to, saying what is missing, rather than measuring
 something else.
 
 This module runs them; the scenarios are defined in aggtarget_scenarios.py,
-and what a run measured is read against the goals in aggtarget_figures.py.
+a run is read into its result by aggtarget_result.py, and what it measured
+against the goals in aggtarget_figures.py.
 """
 from __future__ import annotations
 
@@ -55,7 +56,6 @@ import os
 import shlex
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import time
@@ -66,18 +66,16 @@ import redis
 import yaml
 
 from . import backend as backend_mod
-from . import (ack_scale, aggtarget_air, delay_probe, iperf, processes, sta_frames, topology, udp_counters, wan,
-               wlan)
+from . import aggtarget_result, delay_probe, iperf, processes, topology, udp_counters, wan, wlan
 from .agg_lab import MultiStaLab
-from .aggtarget_figures import (LAB_NBAR, appliance_queue, goals, scenario_ceilings, second_half_mbps, step_figures,
-                                with_ceilings)
+from .aggtarget_figures import goals, scenario_ceilings, with_ceilings
+from .aggtarget_result import STA_MODEL, Capture
 from .aggtarget_scenarios import MODES, SCENARIOS, VHT_AIR, AggScenario, get, scenario_air
 from .gt_feed import GroundTruthFeed
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 STA_AGENT = REPO / "dataplane" / "build" / "adwiser-sta-agent"
-STA_MODEL = REPO / "configs" / "sta_frame_model.json"
 PY = REPO / ".venv" / "bin" / "python"
 APPLIANCE = "aggtarget"
 PROBE_PPS = 200.0
@@ -321,17 +319,6 @@ def _pair_entries(url: str) -> list[tuple[float, dict[str, str]]]:
         r.close()
 
 
-def _mean(xs: list[float]) -> float | None:
-    return round(statistics.fmean(xs), 3) if xs else None
-
-
-def _pct(xs: list[float], q: float) -> float | None:
-    if not xs:
-        return None
-    s = sorted(xs)
-    return round(s[min(len(s) - 1, int(q * len(s)))], 3)
-
-
 def _start_sta_agents(lab: Lab, sc: AggScenario, mode: str, out: Path, stack: _Stack) -> None:
     """adwiser-sta-agent in every STA's namespace, each logging its packets (runner/sta_frames.py); with
     mu_source "agent" it also reports μ̃_N to the run's Redis. Until configs/sta_frame_model.json has been
@@ -351,181 +338,116 @@ def _start_sta_agents(lab: Lab, sc: AggScenario, mode: str, out: Path, stack: _S
         stack.push(f"sta-agent-{sta}", lambda p=p: processes.stop(p))
 
 
+def _start_probe_captures(lab: Lab, sc: AggScenario, mode: str, out: Path, stack: _Stack,
+                          cap: Capture) -> None:
+    """tcpdump of the delay probes at each pair's AP port and at its STA (delay_probe.py)."""
+    for ap, sta in sc.pairs:
+        at_ap, at_sta = out / f"{mode}-probe-{ap}-{sta}-at-ap.pcap", out / f"{mode}-probe-{sta}.pcap"
+        cap.pcaps[f"{ap}/{sta}"] = (at_ap, at_sta)
+        for ns, dev, path, name in ((lab.ns("wlan"), ap, at_ap, f"tcpdump-{ap}-{sta}"),
+                                    (lab.ns(sta), "eth0", at_sta, f"tcpdump-{sta}")):
+            p = processes.start(lab.run_dir, name, ns,
+                                ["tcpdump", "-i", dev, "-n", "-s", "128", "-B", "4096", "-U",
+                                 "--time-stamp-precision=nano", "-w", str(path),
+                                 "udp", "dst", "port", str(delay_probe.PROBE_PORT), "and", "dst", "host",
+                                 lab.sta_ip(sta)])
+            stack.push(name, lambda p=p: processes.stop(p))
+
+
+def _start_ack_captures(lab: Lab, sc: AggScenario, mode: str, out: Path, stack: _Stack) -> None:
+    """The STAs' pure ACKs as the emulator hands them to the appliance (runner/ack_gap.py)."""
+    for ap in sorted({a for a, _ in sc.pairs}):
+        p = processes.start(lab.run_dir, f"tcpdump-acks-{ap}", lab.ns("wlan"),
+                            ["tcpdump", "-i", ap, "-n", "-s", "96", "-B", "32768", "-Q", "out",
+                             "--time-stamp-precision=nano", "-w", str(out / f"{mode}-acks-{ap}.pcap"),
+                             "tcp", "and", "less", "120"])
+        stack.push(f"tcpdump-acks-{ap}", lambda p=p: processes.stop(p))
+
+
+def _run_traffic(lab: Lab, sc: AggScenario, duration_s: float, cc: str, cap: Capture) -> float:
+    """Each pair's transfer and delay probes, the mid-run step if the scenario has one; returns when the
+    transfers ended (Unix s). iperf3's reports and the STAs' UDP counters go into cap."""
+    udp_before = {sta: udp_counters.read(lab.ns(sta)) for _, sta in sc.pairs}
+    transfers, probes = [], []
+    for i, (ap, sta) in enumerate(sc.pairs):
+        sta_ip = lab.sta_ip(sta)
+        t = iperf.Transfer(f"{ap}-{sta}", lab.ns("server"), lab.ns(sta), sta_ip, BASE_PORT + i, duration_s, cc,
+                           udp_mbit=sc.udp_offered_mbit)
+        transfers.append(iperf.start(lab.run_dir, t))
+        probes.append(processes.start(
+            lab.run_dir, f"probe-{sta}", lab.ns("server"),
+            [str(PY), "-m", "runner.delay_probe", "send", sta_ip, str(delay_probe.PROBE_PORT),
+             f"{PROBE_PPS:g}", f"{duration_s:g}"], env={"PYTHONPATH": str(REPO / "testbed")}))
+    if sc.rss_step_db is not None or sc.step_pair is not None:
+        t_step = duration_s * sc.step_at_frac
+        time.sleep(t_step)
+        cap.step_unix = time.time()
+        if sc.rss_step_db is not None:
+            assert isinstance(lab, _PairLab)
+            lab.step_rss()
+        if sc.step_pair is not None:
+            sap, ssta = sc.step_pair
+            transfers.append(iperf.start(lab.run_dir, iperf.Transfer(
+                f"{sap}-{ssta}", lab.ns("server"), lab.ns(ssta), lab.sta_ip(ssta), BASE_PORT + 50,
+                duration_s - t_step, cc)))
+    for rt in transfers:
+        cap.reports[rt.transfer.label] = iperf.finish(rt)
+    transfers_done = time.time()
+    for p in probes:
+        try:
+            p.popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            processes.stop(p)
+    cap.sta_udp = {sta: udp_counters.delta(udp_before[sta], udp_counters.read(lab.ns(sta))) for _, sta in sc.pairs}
+    return transfers_done
+
+
+def _capture(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
+             ceilings: dict[str, dict[str, Any]] | None, capture_acks: bool, with_agents: bool,
+             cc: str) -> Capture:
+    """Runs one mode: starts what it needs, runs the traffic, reads the loop, and stops everything even on
+    failure (the run's logs are kept in out)."""
+    controlled = mode == "aggtarget"
+    cap = Capture(started=time.time())
+    stack = _Stack()
+    try:
+        lab.prepare(cc, controlled, stack)
+        rss_steps = [f"{ap},{sta},{sc.rss_step_db:g}" for ap, sta in sc.pairs] if sc.rss_step_db is not None else []
+        cap.gt_path = lab.start_emu(out, stack, cap.emu_stats, rss_steps)
+        if sc.backhaul_mbit is not None:
+            lab.start_backhaul(sc, stack, cap.wan_stats)
+        url = _start_controlled(lab, sc, stack, cap.gt_path, ceilings or {}) if controlled else None
+        if with_agents:
+            _start_sta_agents(lab, sc, mode, out, stack)
+        _start_probe_captures(lab, sc, mode, out, stack, cap)
+        if controlled and capture_acks:
+            _start_ack_captures(lab, sc, mode, out, stack)
+        time.sleep(2.0 if controlled else 1.0)  # the loop's first steps / tcpdump ready
+        transfers_done = _run_traffic(lab, sc, duration_s, cc, cap)
+        time.sleep(0.5)
+        if url is not None:
+            cap.history = _loop_history(url)
+            cap.pair_entries = _pair_entries(url)
+            time.sleep(max(transfers_done + AFTER_STOP_S - time.time(), 0.0))
+            cap.after_stop = [h for h in _loop_history(url) if h["unix"] >= transfers_done]
+    finally:
+        cap.errors = stack.close()
+        for e in cap.errors:
+            print(f"aggtarget: cleanup: {e}", file=sys.stderr)
+        for kept in [*lab.run_dir.glob("*.log"), *lab.run_dir.glob("iperf3-*.json")]:
+            kept.replace(out / f"{mode}-{kept.name}")
+    return cap
+
+
 def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             ceilings: dict[str, dict[str, Any]] | None = None, capture_acks: bool = False,
             capture_sta: bool = False) -> dict[str, Any]:
     controlled = mode == "aggtarget"
     with_agents = controlled and (capture_sta or sc.mu_source == "agent")
     cc = mode if mode in ("cubic", "bbr") else "cubic"   # the STAs' stack; the UDP runs send no TCP
-    started = time.time()
-    stack = _Stack()
-    url = None
-    history: list[dict[str, Any]] = []
-    pair_entries: list[tuple[float, dict[str, str]]] = []
-    after_stop: list[dict[str, Any]] = []
-    reports: dict[str, dict[str, Any]] = {}
-    sta_udp: dict[str, dict[str, int]] = {}
-    pcaps: dict[str, tuple[Path, Path]] = {}
-    emu_stats: dict[str, Any] = {}
-    wan_stats: dict[str, Any] = {}
-    errors: list[str] = []
-    step_unix: float | None = None
-    gt_path: Path | None = None
-    try:
-        lab.prepare(cc, controlled, stack)
-        rss_steps = [f"{ap},{sta},{sc.rss_step_db:g}" for ap, sta in sc.pairs] if sc.rss_step_db is not None else []
-        gt_path = lab.start_emu(out, stack, emu_stats, rss_steps)
-        if sc.backhaul_mbit is not None:
-            lab.start_backhaul(sc, stack, wan_stats)
-        if controlled:
-            url = _start_controlled(lab, sc, stack, gt_path, ceilings or {})
-        if with_agents:
-            _start_sta_agents(lab, sc, mode, out, stack)
-        for ap, sta in sc.pairs:
-            at_ap, at_sta = out / f"{mode}-probe-{ap}-{sta}-at-ap.pcap", out / f"{mode}-probe-{sta}.pcap"
-            pcaps[f"{ap}/{sta}"] = (at_ap, at_sta)
-            for ns, dev, path, name in ((lab.ns("wlan"), ap, at_ap, f"tcpdump-{ap}-{sta}"),
-                                        (lab.ns(sta), "eth0", at_sta, f"tcpdump-{sta}")):
-                p = processes.start(lab.run_dir, name, ns,
-                                    ["tcpdump", "-i", dev, "-n", "-s", "128", "-B", "4096", "-U",
-                                     "--time-stamp-precision=nano", "-w", str(path),
-                                     "udp", "dst", "port", str(delay_probe.PROBE_PORT), "and", "dst", "host",
-                                     lab.sta_ip(sta)])
-                stack.push(name, lambda p=p: processes.stop(p))
-        if controlled and capture_acks:
-            # the STAs' pure ACKs as the emulator hands them to the appliance (runner/ack_gap.py)
-            for ap in sorted({a for a, _ in sc.pairs}):
-                p = processes.start(lab.run_dir, f"tcpdump-acks-{ap}", lab.ns("wlan"),
-                                    ["tcpdump", "-i", ap, "-n", "-s", "96", "-B", "32768", "-Q", "out",
-                                     "--time-stamp-precision=nano", "-w", str(out / f"{mode}-acks-{ap}.pcap"),
-                                     "tcp", "and", "less", "120"])
-                stack.push(f"tcpdump-acks-{ap}", lambda p=p: processes.stop(p))
-        time.sleep(2.0 if controlled else 1.0)  # the loop's first steps / tcpdump ready
-        udp_before = {sta: udp_counters.read(lab.ns(sta)) for _, sta in sc.pairs}
-        transfers, probes = [], []
-        for i, (ap, sta) in enumerate(sc.pairs):
-            sta_ip = lab.sta_ip(sta)
-            t = iperf.Transfer(f"{ap}-{sta}", lab.ns("server"), lab.ns(sta), sta_ip, BASE_PORT + i, duration_s, cc,
-                               udp_mbit=sc.udp_offered_mbit)
-            transfers.append(iperf.start(lab.run_dir, t))
-            probes.append(processes.start(
-                lab.run_dir, f"probe-{sta}", lab.ns("server"),
-                [str(PY), "-m", "runner.delay_probe", "send", sta_ip, str(delay_probe.PROBE_PORT),
-                 f"{PROBE_PPS:g}", f"{duration_s:g}"], env={"PYTHONPATH": str(REPO / "testbed")}))
-        if sc.rss_step_db is not None or sc.step_pair is not None:
-            t_step = duration_s * sc.step_at_frac
-            time.sleep(t_step)
-            step_unix = time.time()
-            if sc.rss_step_db is not None:
-                assert isinstance(lab, _PairLab)
-                lab.step_rss()
-            if sc.step_pair is not None:
-                sap, ssta = sc.step_pair
-                transfers.append(iperf.start(lab.run_dir, iperf.Transfer(
-                    f"{sap}-{ssta}", lab.ns("server"), lab.ns(ssta), lab.sta_ip(ssta), BASE_PORT + 50,
-                    duration_s - t_step, cc)))
-        for rt in transfers:
-            reports[rt.transfer.label] = iperf.finish(rt)
-        transfers_done = time.time()
-        for p in probes:
-            try:
-                p.popen.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                processes.stop(p)
-        sta_udp = {sta: udp_counters.delta(udp_before[sta], udp_counters.read(lab.ns(sta))) for _, sta in sc.pairs}
-        time.sleep(0.5)
-        if url is not None:
-            history = _loop_history(url)
-            pair_entries = _pair_entries(url)
-            time.sleep(max(transfers_done + AFTER_STOP_S - time.time(), 0.0))
-            after_stop = [h for h in _loop_history(url) if h["unix"] >= transfers_done]
-    finally:
-        errors = stack.close()
-        for e in errors:
-            print(f"aggtarget: cleanup: {e}", file=sys.stderr)
-        for kept in [*lab.run_dir.glob("*.log"), *lab.run_dir.glob("iperf3-*.json")]:
-            kept.replace(out / f"{mode}-{kept.name}")
-    ppdus = aggtarget_air.data_ppdus(gt_path, list(sc.pairs)) if gt_path is not None else []
-    half_air = aggtarget_air.airtime_second_half(ppdus, list(sc.pairs))
-    rounds = aggtarget_air.second_half_rounds(ppdus, list(sc.pairs))
-    ap_queue = aggtarget_air.ap_queue_delays(ppdus, list(sc.pairs))
-    t0_ns = emu_stats.get("t0_unix_ns")
-    ack_slots = ack_scale.slot_rows(pair_entries, ppdus, t0_ns) if isinstance(t0_ns, int) else []
-    agents: dict[str, dict[str, Any]] = {}
-    if with_agents and gt_path is not None and isinstance(t0_ns, int):
-        # the STA-side agents' boundaries and levels against the ground truth (sta_frames.py)
-        agents = {r["sta"]: r for r in sta_frames.evaluate(out, mode, ppdus, t0_ns, list(sc.pairs))}
-    pairs = []
-    for ap, sta in sc.pairs:
-        pair = f"{ap}/{sta}"
-        d = delay_probe.delays(delay_probe.read_pcap(pcaps[pair][0], delay_probe.PROBE_PORT),
-                               delay_probe.read_pcap(pcaps[pair][1], delay_probe.PROBE_PORT))
-        rows = d["rows"]
-        assert isinstance(rows, list)
-        ampdu, phy = wlan.link_figures(emu_stats, ap, sta, "downlink")
-        link = next((lk for lk in emu_stats.get("links", []) if lk.get("src") == ap and lk.get("dst") == sta), {})
-        mine = [h for h in history if h["pair"] == pair]
-        entry: dict[str, Any] = {
-            "ap": ap, "sta": sta,
-            "throughput_mbps": round(iperf.received_mbps(reports[f"{ap}-{sta}"]), 3),
-            "mean_delay_ms": _mean([r[1] for r in rows]),
-            "p95_delay_ms": _pct([r[1] for r in rows], 0.95),
-            "mean_delay_from_server_ms": _mean([r[2] for r in rows]),
-            "probes": {"at_ap": d["probes_at_ap"], "at_sta": d["probes_at_sta"], "matched": len(rows)},
-            "mean_ampdu": ampdu, "mean_phy_mbps": phy, "airtime_frac": link.get("airtime_frac"),
-            "retx": link.get("retx"), "queue_drops": link.get("queue_drops"),
-            # datagrams (probes and a UDP transfer's) the STA's kernel dropped at a full socket buffer
-            "sta_udp": sta_udp.get(sta),
-            "airtime_second_half_us": half_air.get(pair),
-            "air_second_half": rounds.get(pair),
-            **(ap_queue.get(pair) or {}),
-            "throughput_second_half_mbps": second_half_mbps(iperf.interval_series(reports[f"{ap}-{sta}"])),
-            "series": iperf.interval_series(reports[f"{ap}-{sta}"]),
-            "delay_series": [(round(r[0], 3), round(r[1], 3)) for r in rows[:: max(1, len(rows) // 400)]],
-        }
-        if step_unix is not None:
-            entry["step"] = step_figures(rows, step_unix, sc.t_bar_ms, mine)
-            if isinstance(t0_ns, int):
-                entry["step"].update(aggtarget_air.ap_queue_step(ppdus, pair, step_unix * 1e6 - t0_ns / 1e3,
-                                                                 sc.t_bar_ms))
-            if sc.rss_step_db is not None:
-                entry["step"]["rss_step_db"] = sc.rss_step_db
-            if sc.step_pair is not None:
-                sap, ssta = sc.step_pair
-                entry["step"]["interferer"] = f"{sap}/{ssta}"
-                entry["step"]["interferer_mbps"] = round(iperf.received_mbps(reports[f"{sap}-{ssta}"]), 3)
-        if controlled:
-            entry["target"] = {"t_bar_ms": sc.t_bar_ms,
-                               "n_target_final": mine[-1]["n_target"] if mine else None,
-                               "loop_steps": len(mine)}
-            entry["loop"] = mine
-            entry["loop_after_stop"] = [h for h in after_stop if h["pair"] == pair]
-            entry["appliance_queue"] = appliance_queue([f for _, f in pair_entries], pair)
-            # the dataplane's ACK-burst estimate against the ground truth per Δ slot (ack_scale.py)
-            entry["ack_slots"] = [r for r in ack_slots if r["pair"] == pair]
-            entry["ack_estimate"] = ack_scale.summary(entry["ack_slots"])
-            if sta in agents:
-                entry["sta_agent"] = agents[sta]
-        pairs.append(entry)
-    res = {"mode": mode, "congestion_control": None if sc.udp_offered_mbit is not None else cc,
-           "udp_offered_mbit": sc.udp_offered_mbit, "started_unix": round(started, 3), "pairs": pairs,
-           "wlan_emu_links": emu_stats.get("links"), "cleanup_errors": errors}
-    if wan_stats:
-        # wan-emu's counters per direction: drop_queue is the loss at the backhaul's queue
-        res["backhaul"] = wan_stats
-    if controlled:
-        # what the loop ran with: each AP's ceiling entered in the topology and the N̄ it gave
-        res["ap_ceilings"] = ceilings or {}
-        # the ACK-burst model adwiser-dp loaded (its agg_est in ack_slots is that model's)
-        model = json.loads(backend_mod.ACK_MODEL.read_text())
-        res["ack_model"] = {k: model.get(k) for k in ("version", "scale", "scale_by_stas", "gap_by_stas_us")}
-        res["n_bar"] = {ap: (ceilings or {}).get(ap, {}).get("n_bar", LAB_NBAR) for ap in {a for a, _ in sc.pairs}}
-    if with_agents and STA_MODEL.exists():
-        # the classifier the STA-side agents ran (their sta_agent figures are that model's)
-        model = json.loads(STA_MODEL.read_text())
-        res["sta_model"] = {"version": model.get("version"), "m": model.get("m"),
-                            "commit": (model.get("training") or {}).get("commit")}
-    return res
+    cap = _capture(sc, mode, duration_s, lab, out, ceilings, capture_acks, with_agents, cc)
+    air = aggtarget_result.read_air(sc, mode, out, cap, with_agents)
+    return aggtarget_result.result(sc, mode, cc, cap, air, ceilings, with_agents)
 
 
 def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, prefix: str | None = None,
