@@ -23,7 +23,7 @@
  *    FIN from the STA drains its uplink part, and its downlink part if the
  *    segment's ACK covers it as above. Data released before the STA closed
  *    is still in the AP's queue: the AP sends it whatever the STA's socket
- *    did, so the drain (and a conflicting pair waiting on it, release.c)
+ *    did, so the drain (and a conflicting pair waiting on it, deferral.c)
  *    waits for it like for lost ACKs. Data released after the STA's RST is
  *    never acknowledged, but it still goes over the air, and the STA answers
  *    every segment of it that arrives with a RST (RFC 9293 §3.10.7.1: a

@@ -1,7 +1,7 @@
 /*
  * sched_internal.h — the state behind the opaque struct adw_sched, shared by
- * the core's files (plan.c, classify.c, sched.c, release.c,
- * dynamic_slicing.c, report.c).
+ * the core's files (plan.c, classify.c, sched.c, release.c, deferral.c,
+ * refill.c, realtime_release.c, paced_release.c, dynamic_slicing.c, report.c).
  *
  * A *plan* is a configuration made ready for the packet path: a private copy
  * of the struct adw_config, the MAC/IP lookup tables, conflict lists and the
@@ -87,7 +87,7 @@ struct adw_pair_state {
     uint64_t early_slice_ns;                 /* 1 + start of the slice whose batch went early, before it began
                                                 (adw_start_next_slice_early), 0 = none */
     uint64_t last_v_ns;                      /* last completed (or capped) drain time, ns */
-    /* a batch held back at its slice start while a conflicting pair still drained (release.c): */
+    /* a batch held back at its slice start while a conflicting pair still drained (deferral.c): */
     bool deferred;
     uint64_t defer_start_ns;                 /* when it was held back */
     uint64_t defer_silence_ns;               /* a conflicting drain not heard from for this long is over */
@@ -165,24 +165,43 @@ struct adw_class {
 void adw_classify(struct adw_sched *s, const struct adw_desc *d, bool parsed, const struct adw_pkt *pkt,
                   struct adw_class *c);
 void adw_meta_from_desc(const struct adw_desc *d, bool downlink, struct adw_tcp_meta *m);
+uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair);
 
 /* release.c */
 void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint64_t now_ns);
+void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v_ns, bool capped, uint64_t now_ns);
+/* r_i(k) for a slice of s_ns: the batch of the pair's reference slice S_ref, scaled to that length. */
+uint32_t adw_batch_for(const struct adw_sched *s, const struct adw_pair_state *ps, uint64_t s_ns);
+/* Releases up to adw_batch_for(s_ns) packets of the pair (ACKs and data alternating) and opens its drain; a drain
+ * still open is closed first (capped). Returns how many went. */
+uint32_t adw_release_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t s_ns, uint64_t now_ns);
+/* The batch of a slice: adw_release_batch, and V = 0 at once for a batch that leaves nothing to wait for. */
+void adw_release_slice_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t s_ns, uint64_t now_ns);
+uint32_t adw_pair_queued(const struct adw_pair_state *ps);
+void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_t pair, uint64_t now_ns);
+
+/* deferral.c */
+/* A batch of pair may not go now: a conflicting drain is on the air, or the real-time guard holds it. */
+bool adw_batch_held_back(const struct adw_sched *s, uint16_t pair, uint64_t now_ns);
+/* Holds the pair's batch of slice ev (duration_ns long) until adw_release_deferred lets it go. */
+void adw_defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struct adw_slice_event *ev,
+                     uint64_t duration_ns, uint64_t now_ns);
+/* The pair's drain still open at slice ev's start went in the slice just before (back-to-back slices). */
+bool adw_drained_in_previous_slice(const struct adw_sched *s, const struct adw_pair_state *ps,
+                                   const struct adw_slice_event *ev);
 /* Releases deferred batches whose conflicting drains ended or whose deferral ran out (all of them if force). */
 void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force);
 /* Earliest deadline of a deferred batch, UINT64_MAX if none. */
 uint64_t adw_deferred_next_ns(const struct adw_sched *s);
-void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v_ns, bool capped, uint64_t now_ns);
+
+/* refill.c */
 /* The pair's drain just ended with time left in its slice: true if a batch for that time was released into the
  * same drain (V runs on from the first release; the drain is finished when that batch is drained). */
 bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns);
 /* The drain of pair `ended` ended in its own slice without a refill: with policies.ts_abr_qd.early_handover and
  * under ADW_REFILL_MIN_NS left, the next slice's pairs whose whole batch is queued and that nothing holds back get
- * their batches now, for the time to that slice's end (release.c). */
+ * their batches now, for the time to that slice's end. */
 void adw_start_next_slice_early(struct adw_sched *s, const struct adw_pair_state *ended, uint64_t now_ns);
-uint16_t adw_pair_out_port(const struct adw_plan *p, uint16_t pair);
-uint32_t adw_pair_queued(const struct adw_pair_state *ps);
-void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_t pair, uint64_t now_ns);
 
 /* paced_release.c */
 void adw_paced_release(struct adw_sched *s, uint64_t now_ns);

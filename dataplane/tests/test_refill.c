@@ -1,6 +1,6 @@
 /*
  * test_refill.c — a drain that ends early in its slice gets a batch for the time left, in the same drain
- * (release.c, adw_refill_batch; 004 §5 design principle (2): busy up to the end of the slice), and with too
+ * (refill.c, adw_refill_batch; 004 §5 design principle (2): busy up to the end of the slice), and with too
  * little time left for that, with policies.ts_abr_qd.early_handover, the next slice's batch goes at once
  * (adw_start_next_slice_early). The 2AP-2STA lab:
  * AP1-STA1 in slice 0, AP2-STA2 in slice 1, 20 ms each, r_init = 40, a = 1 packet/ms, time starting at 0.

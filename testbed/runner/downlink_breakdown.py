@@ -17,7 +17,7 @@ are split by where they fall in a transfer:
 
 `deferral_wait_ms_per_drain` is the dataplane's slice_deferred_ns over its
 measured drains: a batch held back by a conflicting drain on the air goes
-out later, sized for the time left (release.c), and its V is timed from its
+out later, sized for the time left (deferral.c), and its V is timed from its
 release (004 §5: V is the time to drain the data released), so eq. (1)'s
 equilibrium puts the mean V at S minus that wait per drain.
 

@@ -16,7 +16,7 @@ Two grids. The fixed one is the frame records' slice durations from each
 frame's start: what the issue's goal counts. The one as released moves a
 slice's start back by its `early_ms`, when adwiser-dp released its batch
 before the scheduled start because the slice before had drained with no time
-left for a refill (dataplane/core/release.c, adw_start_next_slice_early).
+left for a refill (dataplane/core/refill.c, adw_start_next_slice_early).
 """
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ struct adw_tsabr_policy {
     double v_cap_factor;             /* a drain still open after v_cap_factor*S is closed at that value; > 1 */
     double rate_change_reset;        /* reset r to r_init when the drain rate moves by more than this fraction */
     bool early_handover;             /* a drain ending with no time for a refill starts the next slice's queued
-                                        batches at once (release.c, adw_start_next_slice_early); false: slices
+                                        batches at once (refill.c, adw_start_next_slice_early); false: slices
                                         start on the clock */
 };
 

@@ -142,7 +142,7 @@ struct adw_frame_report {
     unsigned n_slices;                       /* valid entries of given_to[] */
     uint16_t given_to[ADW_MAX_SLICES];       /* pair that received slice s, ADW_PAIR_NONE if not reassigned */
     uint64_t early_ns[ADW_MAX_SLICES];       /* how long before its scheduled start slice s's batch went, ns: the
-                                                slice before ended its drain with no time for a refill (release.c,
+                                                slice before ended its drain with no time for a refill (refill.c,
                                                 adw_start_next_slice_early); 0 = at its start */
 };
 

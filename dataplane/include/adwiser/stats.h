@@ -36,7 +36,7 @@ struct adw_stats {
     uint64_t batches;            /* TS-ABR-QD batches released */
     uint64_t batches_underfilled;/* batches that held fewer packets than r (no growth of r) */
     uint64_t batch_refills;      /* of the batches, refills: released into the time left in the slice when the
-                                    pair's drain ended early (release.c, adw_refill_batch) */
+                                    pair's drain ended early (refill.c, adw_refill_batch) */
     uint64_t drains_completed;   /* drains ended by inferred ACKs / data */
     uint64_t drains_capped;      /* drains still open after v_cap_factor * S (lost ACKs), closed at that value */
     uint64_t drains_superseded;  /* drains still open (under the cap) when the pair's next batch was released,
@@ -51,7 +51,7 @@ struct adw_stats {
     uint64_t slice_deferrals_expired; /* of which skipped: the conflicting drain was still in the air at the end
                                          of their slice */
     uint64_t early_slice_starts; /* batches released before their slice start (policies.ts_abr_qd.early_handover):
-                                    the slice before drained with no time left for a refill (release.c,
+                                    the slice before drained with no time left for a refill (refill.c,
                                     adw_start_next_slice_early) */
     uint64_t early_slice_ns;     /* total time they went before their slice start, ns */
     uint64_t drain_flows_untracked; /* TCP flows beyond the per-batch tracking table */
