@@ -21,7 +21,7 @@
  * longer leave the slice idle. One refill per slice: a second would be smaller than the fixed cost of a release
  * (below); and only with an A-MPDU's worth queued (ADW_EBDP_MIN_BATCH_PKTS): a refill of 1-2 segments in TCP's
  * slow start waited 40 ms for the receiver's delayed ACK (downlink-20ms, first batch after r_init), and a drain
- * open on it holds the conflicting pair's batch back (deferral below). Requiring the scaled r to be an A-MPDU as
+ * open on it holds the conflicting pair's batch back (deferral.c). Requiring the scaled r to be an A-MPDU as
  * well (left >= 2.5 ms at r = 130) cut the refills by a third and raised the overflow (1.3/1.1 % -> 1.7-2.5 /
  * 0.9-1.9 % over four 3x20 s runs). Downlink data only: an uplink pair's batch is ACKs, and the STA data they
  * release is not bounded by the time left (uplink-20ms: mean V 21-22 ms, over S; utility 7.45-7.52 in three 3x20 s
