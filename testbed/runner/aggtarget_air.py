@@ -131,9 +131,9 @@ def _mean_ms(xs: list[int]) -> float | None:
     return round(statistics.fmean(xs) / 1000, 4) if xs else None
 
 
-def _first_sends(ppdus: list[dict[str, Any]]) -> Iterator[tuple[str, int, int, int]]:
-    """(pair, PPDU start µs, PPDU end µs, the MPDU's enq_us) for each MPDU's first transmission, in start
-    order; PPDUs of a log without `enq_us` are skipped."""
+def first_sends(ppdus: list[dict[str, Any]]) -> Iterator[tuple[str, int, int, int, int]]:
+    """(pair, PPDU start µs, PPDU end µs, the MPDU's enq_us, its id) for each MPDU's first transmission, in
+    start order; PPDUs of a log without `enq_us` are skipped."""
     seen: dict[str, set[int]] = {}
     for rec in ppdus:
         enq = rec.get("enq_us")
@@ -144,7 +144,7 @@ def _first_sends(ppdus: list[dict[str, Any]]) -> Iterator[tuple[str, int, int, i
         for i, e in zip((int(i) for i in rec.get("ids") or []), enq):
             if i not in sent:
                 sent.add(i)
-                yield pair, start, end, int(e)
+                yield pair, start, end, int(e), i
 
 
 def ap_queue_delays(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, dict[str, Any]]:
@@ -161,7 +161,7 @@ def ap_queue_delays(ppdus: list[dict[str, Any]], pairs: Pairs) -> dict[str, dict
     mid = _midpoint_us(ppdus)
     wait: dict[str, tuple[list[int], list[int]]] = {p: ([], []) for p in wanted}
     sojourn: dict[str, tuple[list[int], list[int]]] = {p: ([], []) for p in wanted}
-    for pair, start, end, enq in _first_sends(ppdus):
+    for pair, start, end, enq, _ in first_sends(ppdus):
         if pair not in wanted:
             continue
         for lists, t in ((wait, start), (sojourn, end)):
@@ -189,7 +189,7 @@ def ap_queue_step(ppdus: list[dict[str, Any]], pair: str, step_us: float, t_bar_
     the next `hold_s` is at most 1.2 T̄, the delay regulated "to below T̄" again (000 §VI-B, Fig. 10(b)-(d))
     with the goal's 20 %; 0.0 if no mean after the step exceeded it, None if it never came back. A later
     excursion shows in the settled mean and the peak, not here. {} without `enq_us`."""
-    waits = [(start, start - enq) for p, start, _, enq in _first_sends(ppdus) if p == pair]
+    waits = [(start, start - enq) for p, start, _, enq, _ in first_sends(ppdus) if p == pair]
     if not waits:
         return {}
     before = [w for t, w in waits if step_us - 5e6 <= t < step_us]

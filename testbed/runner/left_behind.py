@@ -34,9 +34,9 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from .jsonl import json_records
+from .aggtarget_air import data_ppdus, first_sends
 
 BA_WINDOW = 64        # 802.11 BlockAck window (MPDUs)
 RTS_LEAD_US = 300     # RTS + SIFS + CTS + SIFS at the legacy rate, rounded up (µs)
@@ -68,36 +68,30 @@ class Span:
         }
 
 
-def link_ppdus(records: Iterable[dict[str, Any]], src: str, dst: str, ac: str = "BE") -> list[dict[str, Any]]:
-    """The link's data PPDUs with their MPDUs' ids and enqueue times, in start order."""
-    out = [r for r in records
-           if r.get("src") == src and r.get("dst") == dst and r.get("ac", "BE") == ac and r.get("enq_us")]
-    out.sort(key=lambda r: r["start_us"])
-    return out
+def _span_of(spans_: list[Span], t_us: int) -> Span | None:
+    return next((sp for sp in spans_ if sp.start_s <= t_us / 1e6 < sp.end_s), None)
 
 
 def spans(ppdus: list[dict[str, Any]], bounds_s: list[tuple[float, float]], window: int = BA_WINDOW,
           rts_lead_us: int = RTS_LEAD_US) -> list[Span]:
-    """Walks the link's PPDUs in order, keeping its acknowledged MPDUs, and sums each span's PPDUs."""
+    """Walks one link's data PPDUs (aggtarget_air.data_ppdus) in order, keeping its acknowledged MPDUs, and
+    sums each span's PPDUs."""
     ids = sorted({i for r in ppdus for i in r["ids"]})
     seq = {i: k for k, i in enumerate(ids)}                   # the link's own sequence: order of arrival
-    enq: dict[int, int] = {}
-    first_tx: dict[int, int] = {}
-    for r in ppdus:
-        for i, e in zip(r["ids"], r["enq_us"]):
-            enq.setdefault(seq[i], e)
-            first_tx.setdefault(seq[i], r["start_us"])
-    arrival_us = [enq[q] for q in range(len(ids))]            # ids are given in order of arrival: sorted
     out = [Span(a, b) for a, b in bounds_s]
+    arrival_us = [0] * len(ids)                                # ids are given in order of arrival: sorted
+    for _, start, _, enq, mpdu in first_sends(ppdus):
+        arrival_us[seq[mpdu]] = enq
+        sp = _span_of(out, start)
+        if sp is not None:
+            sp.waits_ms.append((start - enq) / 1000)
     acked: set[int] = set()
     head = 0                                                   # oldest unacknowledged MPDU
     for r in ppdus:
         while head in acked:
             head += 1
-        t_s = r["start_us"] / 1e6
-        for sp in out:
-            if not sp.start_s <= t_s < sp.end_s:
-                continue
+        sp = _span_of(out, r["start_us"])
+        if sp is not None:
             mine = [seq[i] for i in r["ids"]]
             built = r["start_us"] - (rts_lead_us if r.get("rts") else 0)
             queued = bisect.bisect_left(arrival_us, built)       # MPDUs 0 .. queued-1 had arrived
@@ -105,7 +99,6 @@ def spans(ppdus: list[dict[str, Any]], bounds_s: list[tuple[float, float]], wind
             sp.ppdus += 1
             sp.sizes.append(r["mpdus"])
             sp.collided += bool(r.get("collided"))
-            sp.waits_ms.extend((r["start_us"] - enq[q]) / 1000 for q in mine if first_tx[q] == r["start_us"])
             if behind and min(behind) >= head + window:
                 sp.left_window += 1
             elif behind:
@@ -139,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--link {args.link!r}: expected SRC,DST")
     if not args.groundtruth.is_file():
         ap.error(f"{args.groundtruth}: no such file (runner.aggtarget --capture-acks keeps a run's ground truth)")
-    ppdus = link_ppdus(json_records(args.groundtruth), src, dst)
+    ppdus = data_ppdus(args.groundtruth, [(src, dst)])
     if not ppdus:
         ap.error(f"{args.groundtruth}: no data PPDUs with enqueue times on {src}->{dst}")
     for sp in spans(ppdus, args.span):

@@ -23,6 +23,7 @@ from . import (groundtruth, report_ack_burst, report_aggtarget, report_batch_sta
                report_bottleneck, report_mixed, report_overflow, report_sta_frames)
 from .experiment import RESULTS  # noqa: E402
 from .jsonl import telemetry_records  # noqa: E402
+from .report_cells import num  # noqa: E402
 
 # 004 §6, Table 3 (downlink) and Table 4 (uplink): θ1, V1, θ2, V2, utility.
 PAPER: dict[str, dict[str, tuple[float, float | None, float, float | None, float]]] = {
@@ -92,14 +93,10 @@ def calibration_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
     return out
 
 
-def _f(v: float | None, digits: int = 1) -> str:
-    return "–" if v is None else f"{v:.{digits}f}"
-
-
 def summary_line(doc: dict[str, Any]) -> str:
     pairs = ", ".join(f"{p['ap']}-{p['sta']} {p['throughput_mbps']:.1f} Mbit/s" for p in doc["pairs"])
-    return (f"{doc['scenario']}: {pairs}; utility {_f(doc['utility'], 2)} "
-            f"(bound {_f(doc['utility_bound'], 2)})")
+    return (f"{doc['scenario']}: {pairs}; utility {num(doc['utility'], 2)} "
+            f"(bound {num(doc['utility_bound'], 2)})")
 
 
 def load_results(results_dir: Path = RESULTS) -> dict[str, dict[str, Any]]:
@@ -124,7 +121,7 @@ def markdown_table(docs: list[dict[str, Any]] | dict[str, dict[str, Any]], direc
     def thr(d: dict[str, Any], i: int) -> str:
         p = d["pairs"][i]
         ci = (d.get("throughput_ci95_mbps") or {}).get(f"{p['ap']}/{p['sta']}")
-        return _f(p["throughput_mbps"]) + (f" ± {ci:.1f}" if ci is not None else "")
+        return num(p["throughput_mbps"]) + (f" ± {ci:.1f}" if ci is not None else "")
 
     for name, row in ROWS[direction]:
         paper = PAPER[direction][row]
@@ -132,13 +129,13 @@ def markdown_table(docs: list[dict[str, Any]] | dict[str, dict[str, Any]], direc
         if d is None:
             continue
         p1, p2 = d["pairs"]
-        paper_u = f"bound {paper[4]:.2f}" if row == "Isolated" else _f(paper[4], 2)
+        paper_u = f"bound {paper[4]:.2f}" if row == "Isolated" else num(paper[4], 2)
         rows.append(
-            f"| {row} ({name}) | {thr(d, 0)} | {_f(paper[0])} | {_f(p1['mean_ampdu'])} "
-            f"| {_f(p1['mean_phy_mbps'])} | {_f(p1['mean_drain_ms'], 2)} | {_f(paper[1], 2)} "
-            f"| {thr(d, 1)} | {_f(paper[2])} | {_f(p2['mean_ampdu'])} "
-            f"| {_f(p2['mean_phy_mbps'])} | {_f(p2['mean_drain_ms'], 2)} | {_f(paper[3], 2)} "
-            f"| {_f(d['utility'], 2)} | {paper_u} | {_f(d['utility_bound'], 2)} |")
+            f"| {row} ({name}) | {thr(d, 0)} | {num(paper[0])} | {num(p1['mean_ampdu'])} "
+            f"| {num(p1['mean_phy_mbps'])} | {num(p1['mean_drain_ms'], 2)} | {num(paper[1], 2)} "
+            f"| {thr(d, 1)} | {num(paper[2])} | {num(p2['mean_ampdu'])} "
+            f"| {num(p2['mean_phy_mbps'])} | {num(p2['mean_drain_ms'], 2)} | {num(paper[3], 2)} "
+            f"| {num(d['utility'], 2)} | {paper_u} | {num(d['utility_bound'], 2)} |")
     if not rows:
         return f"(no {direction} results yet)\n"
     return head + "\n".join(rows) + "\n"
@@ -377,7 +374,7 @@ def write_report(results_dir: Path = RESULTS) -> Path:
         emu_stats = d.get("wlan_emu")
         if emu_stats:
             te = emu_stats.get("timing_error_us") or {}
-            lines.append(f"  - wlan-emu: CPU {_f(emu_stats.get('cpu_percent'))} % of one core, delivery "
+            lines.append(f"  - wlan-emu: CPU {num(emu_stats.get('cpu_percent'))} % of one core, delivery "
                          f"timing error p50 {te.get('p50')} µs, p99 {te.get('p99')} µs, max {te.get('max')} µs")
         dp = d.get("dataplane")
         if dp and isinstance(dp.get("slice_start_error"), dict):

@@ -11,6 +11,7 @@ from typing import Any
 from .aggtarget import AFTER_STOP_S
 from .aggtarget_scenarios import MODES, SCENARIOS
 from .aggtarget_air import air_per_round
+from .report_cells import num
 
 
 def _load(results_dir: Path) -> dict[str, dict[str, Any]]:
@@ -21,10 +22,6 @@ def _load(results_dir: Path) -> dict[str, dict[str, Any]]:
         except (OSError, json.JSONDecodeError):
             continue
     return docs
-
-
-def _f(v: Any, digits: int = 1) -> str:
-    return f"{v:.{digits}f}" if isinstance(v, int | float) else "–"
 
 
 def plot(doc: dict[str, Any], out: Path) -> Path | None:
@@ -85,7 +82,7 @@ def round_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
                 ratios = f"| {share:.3f} x {phy:.3f} = {share * phy:.3f} | {got / straight_got:.3f} |"
             rows.append(f"| {name} | {mode} | {air['round_ms']:.2f} | "
                         f"{', '.join(f'{a:.0f}' for a in air['ampdu_airtime_us'])} | {air['data_share']:.3f} | "
-                        f"{air['rest_ms']:.2f} | {air['phy_mbps_by_airtime']:.0f} | {_f(got)} {ratios}")
+                        f"{air['rest_ms']:.2f} | {air['phy_mbps_by_airtime']:.0f} | {num(got)} {ratios}")
     if not rows:
         return []
     return ["The AP's round with several pairs, second half of each run (`aggtarget_air.air_per_round`, from the "
@@ -131,7 +128,7 @@ def ack_estimate_line(doc: dict[str, Any]) -> str | None:
             f"the loop ran on {source}; true / raw segments per burst, the scale's fit input")
     return (f"  - ACK-burst estimate ({what}) mean A-MPDU over 0.5 s slots (geometric mean), receiving STAs at the "
             "AP: " + "; ".join(
-                f"{p['sta']} {_f(p['ack_estimate'][key], 2)} "
+                f"{p['sta']} {num(p['ack_estimate'][key], 2)} "
                 f"({'/'.join(str(k) for k in p['ack_estimate']['stas'])} STAs, {p['ack_estimate']['slots']} slots)"
                 for p in pairs))
 
@@ -146,8 +143,8 @@ def sta_agent_line(doc: dict[str, Any]) -> str | None:
     fed = "the loop ran on it" if doc.get("mu_source") == "agent" else "logged only"
     return (f"  - STA-side agent (adwiser-sta-agent, kernel timestamps; {fed}): F1 of its A-MPDU boundaries, its "
             "mean A-MPDU against the truth's decoded / sent MPDUs per PPDU over 0.5 s slots: " + "; ".join(
-                f"{p['sta']} F1 {_f(p['sta_agent']['f1'], 3)}, {_f(p['sta_agent']['est_mean'])} against "
-                f"{_f(p['sta_agent']['true_ok_mean'])} / {_f(p['sta_agent']['true_sent_mean'])}" for p in pairs))
+                f"{p['sta']} F1 {num(p['sta_agent']['f1'], 3)}, {num(p['sta_agent']['est_mean'])} against "
+                f"{num(p['sta_agent']['true_ok_mean'])} / {num(p['sta_agent']['true_sent_mean'])}" for p in pairs))
 
 
 def section_lines(results_dir: Path) -> list[str]:
@@ -179,12 +176,12 @@ def section_lines(results_dir: Path) -> list[str]:
                 continue
             for p in r["pairs"]:
                 tgt = (p.get("target") or {}).get("n_target_final")
-                lines.append(f"| {name} | {mode} | {p['ap']}/{p['sta']} | {_f(p['throughput_mbps'])} | "
-                             f"{_f(p.get('throughput_second_half_mbps'))} | "
-                             f"{_f(p['mean_delay_ms'], 2)} | {_f(p['p95_delay_ms'], 2)} | "
-                             f"{_f(p.get('ap_queue_delay_ms'), 2)} / {_f(p.get('second_half_ap_queue_delay_ms'), 2)} | "
-                             f"{_f(p['mean_ampdu'])} | "
-                             f"{_f(p['mean_phy_mbps'])} | {_f(p.get('airtime_frac'), 3)} | {_f(tgt)} |")
+                lines.append(f"| {name} | {mode} | {p['ap']}/{p['sta']} | {num(p['throughput_mbps'])} | "
+                             f"{num(p.get('throughput_second_half_mbps'))} | "
+                             f"{num(p['mean_delay_ms'], 2)} | {num(p['p95_delay_ms'], 2)} | "
+                             f"{num(p.get('ap_queue_delay_ms'), 2)} / {num(p.get('second_half_ap_queue_delay_ms'), 2)} | "
+                             f"{num(p['mean_ampdu'])} | "
+                             f"{num(p['mean_phy_mbps'])} | {num(p.get('airtime_frac'), 3)} | {num(tgt)} |")
     lines.append("")
     lines += round_lines(docs)
     for name, doc in docs.items():

@@ -5,13 +5,9 @@ against the goals")."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from .jsonl import result_doc
-
-
-def _cell(v: Any, fmt: str) -> str:
-    return format(v, fmt) if isinstance(v, (int, float)) else "–"
+from .report_cells import num
 
 
 def section_lines(results_dir: Path) -> list[str]:
@@ -33,10 +29,10 @@ def section_lines(results_dir: Path) -> list[str]:
     for name, sc in doc.items():
         for pair, p in (sc.get("pairs") or {}).items():
             lines.append(f"| {name} | {pair} | {p.get('ppdus')} | {p.get('lone_starts')} | "
-                         f"{_cell(p.get('cost_us_each'), '.0f')} | "
-                         f"{_cell((p.get('cost_frac_of_active') or 0) * 100, '.2f')} | "
-                         f"{_cell(p.get('mbps'), '.1f')} | {_cell(p.get('mbps_if_full'), '.1f')} | "
-                         f"{_cell(sc.get('utility'), '.3f')} | {_cell(sc.get('utility_if_full'), '.3f')} | "
-                         f"{_cell(sc.get('utility_bound'), '.3f')} | "
+                         f"{num(p.get('cost_us_each'), 0)} | "
+                         f"{num((p.get('cost_frac_of_active') or 0) * 100, 2)} | "
+                         f"{num(p.get('mbps'), 1)} | {num(p.get('mbps_if_full'), 1)} | "
+                         f"{num(sc.get('utility'), 3)} | {num(sc.get('utility_if_full'), 3)} | "
+                         f"{num(sc.get('utility_bound'), 3)} | "
                          f"{'yes' if sc.get('matches_committed_json') else 'no'} |")
     return lines + [""]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .experiment import ci95
+from .report_cells import num
 
 # 004 §6.3 Table 5: θ1 (Mbit/s, ± 95 % CI), mean HTTP page response time at STA2 (ms).
 PAPER_T5 = {
@@ -25,10 +26,6 @@ T6_ROWS = [("voice-only", "Only Voice"), ("voice-bulk-noslicing", "Without ADWIS
            ("voice-bulk", "ADWISER S=20ms")]
 HTTP_REDUCTION_GOAL = 0.45   # issue 5: page response at least 45 % lower with dynamic slicing
 VOICE_DELAY_GOAL_MS = 12.0   # issue 5: mean downlink voice delay with slicing
-
-
-def _f(v: float | None, digits: int = 1) -> str:
-    return "–" if v is None else f"{v:.{digits}f}"
 
 
 def _theta1(d: dict[str, Any]) -> tuple[float, float | None]:
@@ -59,10 +56,10 @@ def table5_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
             out.append(f"| {row} ({name}) | not run | {p_t} ± {p_ci} | – | {p_resp:g} | – | – | – | – | – | – |")
             continue
         h = d["http"]
-        out.append(f"| {row} ({name}) | {_thr(d)} | {p_t} ± {p_ci} | {_f(h.get('mean_response_ms'), 0)} "
-                   f"| {p_resp:g} | {_f(h.get('median_response_ms'), 0)} | {_f(h.get('p95_response_ms'), 0)} "
-                   f"| {_f(h.get('max_response_ms'), 0)} | {h.get('pages')} "
-                   f"| {_f(d['pairs'][1]['throughput_mbps'])} | {_reassign(d)} |")
+        out.append(f"| {row} ({name}) | {_thr(d)} | {p_t} ± {p_ci} | {num(h.get('mean_response_ms'), 0)} "
+                   f"| {p_resp:g} | {num(h.get('median_response_ms'), 0)} | {num(h.get('p95_response_ms'), 0)} "
+                   f"| {num(h.get('max_response_ms'), 0)} | {h.get('pages')} "
+                   f"| {num(d['pairs'][1]['throughput_mbps'])} | {_reassign(d)} |")
     return out
 
 
@@ -86,7 +83,7 @@ def table6_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
     for name, row in T6_ROWS:
         p_t, p_down, p_up = PAPER_T6[row]
         d = docs.get(name)
-        paper_t = _f(p_t)
+        paper_t = num(p_t)
         if d is None or not d.get("voice"):
             out.append(f"| {row} ({name}) | not run | {paper_t} | – | {_paper_voice(p_down)} | – "
                        f"| {_paper_voice(p_up)} | – |")
@@ -216,8 +213,8 @@ def air_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
             if not lk or not lk.get("frames_in"):
                 continue
             att = lk["mpdus"] / lk["mpdus_ok"] if lk.get("mpdus_ok") else None
-            out.append(f"| {name} | {ap}→{sta} | {_f(lk.get('airtime_frac'), 3)} | {_f(lk.get('mean_ampdu'))} "
-                       f"| {_f(lk.get('mean_phy_mbps'))} | {_f(att, 2)} | {lk.get('collided')} "
+            out.append(f"| {name} | {ap}→{sta} | {num(lk.get('airtime_frac'), 3)} | {num(lk.get('mean_ampdu'))} "
+                       f"| {num(lk.get('mean_phy_mbps'))} | {num(att, 2)} | {lk.get('collided')} "
                        f"| {lk.get('dropped')} of {lk.get('frames_in')} | {dp_cells} |")
     return out
 

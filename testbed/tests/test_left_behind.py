@@ -10,8 +10,8 @@ from runner import left_behind
 
 def _ppdu(start_us: int, ids: list[int], enq_us: list[int], ok: str | None = None, ba_ok: bool = True,
           rts: bool = False) -> dict:
-    return {"start_us": start_us, "duration_us": 500, "src": "ap1", "dst": "sta1", "ac": "BE", "mpdus": len(ids),
-            "ids": ids, "enq_us": enq_us, "ok_mask": ok or "1" * len(ids), "ba_ok": ba_ok, "collided": False,
+    return {"start_us": start_us, "duration_us": 500, "src": "ap1", "dst": "sta1", "pair": "ap1/sta1", "ac": "BE",
+            "mpdus": len(ids), "ids": ids, "enq_us": enq_us, "ok_mask": ok or "1" * len(ids), "ba_ok": ba_ok, "collided": False,
             "rts": rts}
 
 
