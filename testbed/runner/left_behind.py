@@ -19,7 +19,8 @@ Why is read from the link's own sequence (its frames' order of arrival):
 A frame protected by RTS/CTS was built at the RTS, before its data PPDU
 started: MPDUs that arrived in the RTS_LEAD_US before it are not counted.
 An MPDU is acknowledged once a PPDU that carried it was decoded there and its
-BlockAck came back.
+BlockAck came back; one that is never sent again after a PPDU that did not get
+it through was given up at the retry limit, and leaves the window then too.
 
     python -m runner.left_behind GROUNDTRUTH.jsonl [--link ap1,sta1] --span 7-21 --span 27-43
 
@@ -85,17 +86,21 @@ def spans(ppdus: list[dict[str, Any]], bounds_s: list[tuple[float, float]], wind
         sp = _span_of(out, start)
         if sp is not None:
             sp.waits_ms.append((start - enq) / 1000)
-    acked: set[int] = set()
-    head = 0                                                   # oldest unacknowledged MPDU
+    last_sent = [0] * len(ids)                                 # start of each MPDU's last transmission
     for r in ppdus:
-        while head in acked:
+        for i in r["ids"]:
+            last_sent[seq[i]] = r["start_us"]
+    acked: set[int] = set()
+    head = 0                                                   # oldest MPDU neither acknowledged nor given up
+    for r in ppdus:
+        while head < len(ids) and (head in acked or last_sent[head] < r["start_us"]):
             head += 1
         sp = _span_of(out, r["start_us"])
         if sp is not None:
             mine = [seq[i] for i in r["ids"]]
             built = r["start_us"] - (rts_lead_us if r.get("rts") else 0)
             queued = bisect.bisect_left(arrival_us, built)       # MPDUs 0 .. queued-1 had arrived
-            behind = [q for q in range(max(mine) + 1, queued) if q not in acked]
+            behind = [q for q in range(max(mine) + 1, queued) if q not in acked and last_sent[q] >= r["start_us"]]
             sp.ppdus += 1
             sp.sizes.append(r["mpdus"])
             sp.collided += bool(r.get("collided"))

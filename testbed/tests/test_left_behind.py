@@ -41,6 +41,18 @@ def test_frame_held_by_the_blockack_window_counts_as_a_window_stall() -> None:
     assert (sp.left_window, sp.left_full) == (2, 0)
 
 
+def test_mpdu_given_up_at_the_retry_limit_no_longer_holds_the_window() -> None:
+    # window of 4: the first frame fills it (5 and 6 wait beyond it); MPDU 1 is lost and never sent again
+    # (dropped at the retry limit), so the next frame's window is 2-5 and 6 waits inside it
+    ppdus = [
+        _ppdu(1_000, [1, 2, 3, 4], [100] * 4, ok="0111"),
+        _ppdu(2_000, [5], [100]),
+        _ppdu(3_000, [6], [100]),
+    ]
+    sp = _one_span(ppdus, window=4)
+    assert (sp.left_window, sp.left_full) == (1, 1)
+
+
 def test_mpdus_that_arrive_during_the_rts_exchange_are_not_left_behind() -> None:
     # the frame was built at its RTS, 300 µs before the data PPDU; MPDU 3 came 100 µs before the data
     ppdus = [_ppdu(1_000, [1, 2], [500, 500], rts=True), _ppdu(2_000, [3], [900])]
