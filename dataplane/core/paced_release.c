@@ -147,6 +147,8 @@ static void release_paced_pair(struct adw_sched *s, struct adw_pair_state *ps, u
         uint32_t idx = adw_fifo_pop(q, &s->pool);
         struct adw_node *n = adw_node_at(&s->pool, idx);
         adw_pacer_sent(&ps->pacer, paced_bytes(n->pkt.len), now_ns);
+        if (q == &ps->q_data)
+            adw_ack_delay_released(&ps->ack_delay, &n->meta, now_ns);
         ps->frame_released_pkts++;
         ps->frame_released_bytes += n->pkt.len;
         /* eBDP (003 §IV): this packet's service time is its pacing interval. */

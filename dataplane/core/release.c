@@ -40,6 +40,7 @@ void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_
     adw_astar_init(&ps->astar, &pol->queue_sizing, now_ns);
     adw_pacer_init(&ps->pacer, (uint32_t)s->params.mtu_bytes + 18u, now_ns);
     adw_ack_est_init(&ps->ack);
+    adw_ack_delay_init(&ps->ack_delay);
 }
 
 /*

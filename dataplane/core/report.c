@@ -76,6 +76,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->dup_acks = ps->ack.dup_acks;
         r->retx_pkts = ps->ack.retrans;
         r->loss_frac = adw_ack_est_loss_frac(&ps->ack);
+        r->ack_delay_samples = adw_ack_delay_take(&ps->ack_delay, &r->ack_delay_mean_ns, &r->ack_delay_min_ns);
         ps->frame_released_pkts = 0;
         ps->frame_released_bytes = 0;
         ps->frame_drains = 0;

@@ -200,8 +200,13 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, const struct a
             if (s->n_deferred > 0 || s->n_rt_pending > 0) /* a batch or real-time packets may have waited for it */
                 adw_release_deferred(s, now_ns, false);
         }
-        if (m.is_tcp) /* ACK bursts -> aggregation level (001 §4.1) */
+        if (m.is_tcp) { /* ACK bursts -> aggregation level (001 §4.1) */
             adw_ack_est_observe_ack(&ps->ack, s->has_ack_model ? &s->ack_model : NULL, &m, now_ns);
+            /* The paced segment being timed (ack_delay.h). Asked of paced pairs only: paced_listed shares the
+             * prefetched line of the ACK estimator's head, the delay's state lies on a line of its own. */
+            if (ps->paced_listed)
+                adw_ack_delay_observe_ack(&ps->ack_delay, &m, now_ns);
+        }
         return;
     }
     struct adw_fifo *q = c->kind == ADW_CLASS_DATA ? &ps->q_data : c->kind == ADW_CLASS_ACK ? &ps->q_ack : &ps->q_rt;

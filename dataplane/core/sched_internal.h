@@ -19,6 +19,7 @@
 
 #include "adwiser/sched.h"
 #include "ack_burst.h"
+#include "ack_delay.h"
 #include "astar.h"
 #include "drain.h"
 #include "pacer.h"
@@ -78,6 +79,7 @@ struct adw_pair_state {
     struct adw_pacer pacer;                  /* paced mode (SPEC §3.7) when its rate is set */
     bool paced_listed;                       /* on the paced list */
     struct adw_ack_est ack;                  /* ACK-burst aggregation estimator, loss signals (001 §4.1, §5) */
+    struct adw_ack_delay ack_delay;          /* release-to-ACK delay while paced (ack_delay.h) */
     /* the batch being drained: */
     uint64_t batch_s_ns;                     /* slice length it was released into, ns */
     uint32_t batch_pkts;                     /* packets released in it */

@@ -43,6 +43,11 @@ static json_t *pair_record_agg(json_t *r, const struct adw_pair_report *p)
     json_object_set_new(r, "dup_acks", json_integer((json_int_t)p->dup_acks));
     json_object_set_new(r, "retx_pkts", json_integer((json_int_t)p->retx_pkts));
     json_object_set_new(r, "loss_frac", json_real(p->loss_frac));
+    json_object_set_new(r, "ack_delay_samples", json_integer((json_int_t)p->ack_delay_samples));
+    json_object_set_new(r, "ack_delay_ms", p->ack_delay_samples ? json_real((double)p->ack_delay_mean_ns / 1e6)
+                                                                : json_null());
+    json_object_set_new(r, "ack_delay_min_ms", p->ack_delay_samples ? json_real((double)p->ack_delay_min_ns / 1e6)
+                                                                    : json_null());
     return r;
 }
 

@@ -184,6 +184,10 @@ struct adw_pair_report {
     uint64_t dup_acks;                       /* cumulative duplicate ACKs from the STA */
     uint64_t retx_pkts;                   /* cumulative retransmitted downlink TCP segments */
     double loss_frac;                        /* L_p of 001 §5: retransmitted share of the last 100 data segments */
+    uint32_t ack_delay_samples;              /* paced segments timed from release to the STA's ACK in the frame
+                                                (one per round trip, core/ack_delay.h) */
+    uint64_t ack_delay_mean_ns;              /* their mean release-to-ACK delay, ns; 0 if none */
+    uint64_t ack_delay_min_ns;               /* their least, ns; 0 if none */
 };
 
 /* 1 if the oldest finished frame not yet polled was written to f and pairs[0..min(n_pairs,max_pairs)-1]; 0 if
