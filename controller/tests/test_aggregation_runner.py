@@ -432,3 +432,31 @@ def test_ack_side_received_rate_is_the_acked_segments_over_the_entries_that_saw_
     assert pair["mu_source"] == "agg_est" and pair["mu_n"] == 10.0
     assert pair["received_pps"] == pytest.approx(300 / 0.120)      # not 150 segments, nor over the slot
     assert ap["c_check_us"] is None                                  # busy for a quarter of the slot
+
+
+def test_ack_queue_is_the_slots_release_to_ack_delay_over_its_floor_of_recent_slots(api, appliance, redis_server,
+                                                                                    rdb):
+    aid, _ = appliance
+    _, _, runner = warmed_up(api, aid, redis_server.url)
+
+    def slot(entries: tuple[tuple[str, str, str], ...], now_s: float) -> dict[str, Any]:
+        for mean, least, n in entries:
+            rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "released_pkts": "0", "agg_est": "8",
+                                                       "ack_delay_ms": mean, "ack_delay_min_ms": least,
+                                                       "ack_delay_samples": n})
+        return tick_once(runner, redis_server.url, aid, now_s)["aps"]["ap1"]["pairs"]["ap1/sta1"]
+
+    # the mean weighted by samples, (2 x 10 + 5 x 30) / 40 = 4.25 ms; the floor is the slot's least, 1 ms
+    first = slot((("2", "1", "10"), ("5", "1.5", "30")), 1.5)
+    assert first["ack_delay_ms"] == pytest.approx(4.25)
+    assert first["ack_delay_floor_ms"] == 1.0
+    assert first["ack_queue_ms"] == pytest.approx(3.25)
+    # a slot whose least is higher keeps the floor of the slot before; one without samples reports none
+    second = slot((("6", "3", "20"),), 2.0)
+    assert second["ack_delay_floor_ms"] == 1.0 and second["ack_queue_ms"] == pytest.approx(5.0)
+    empty = slot((("", "", "0"),), 2.5)
+    assert empty["ack_delay_ms"] is None and empty["ack_queue_ms"] is None
+    # the floor forgets slots older than DELAY_FLOOR_SLOTS
+    for k in range(runner_mod.DELAY_FLOOR_SLOTS):
+        last = slot((("4", "2", "10"),), 3.0 + 0.5 * k)
+    assert last["ack_delay_floor_ms"] == 2.0 and last["ack_queue_ms"] == pytest.approx(2.0)

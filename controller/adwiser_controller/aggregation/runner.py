@@ -17,7 +17,10 @@ Every Δ (the aggregation_target policy of the version the dataplane runs,
    ACKs acknowledged, `acked_segs`, else `agg_est` × `agg_bursts` from a
    dataplane without that field) over the time the entries that saw them
    cover (their stream ids) is what left the AP for it (a slot in which
-   less left than arrived gives no č, nor one busy for part of it);
+   less left than arrived gives no č, nor one busy for part of it); the
+   release-to-ACK delay of the segments the dataplane timed (`ack_delay_ms`
+   weighted by `ack_delay_samples`) less its least over the last
+   DELAY_FLOOR_SLOTS slots is the queueing behind the AP, `ack_queue_ms`;
 2. the PHY rate μ_R_i of each pair: the hash `phy_rate` (Mbit/s, written by
    whoever measures it: the testbed from the emulator's ground truth) or
    else the operator-entered `phy_rate_mbps` of the STA in the topology; a
@@ -51,6 +54,10 @@ from . import nbar
 from .loop import PACER_SLACK, LoopParams, LoopState, StaMeasurement, initial, step
 
 STATUS_MAXLEN = 20000
+# The least release-to-ACK delay over this many slots (10 s at Δ = 0.5 s) is the path without a queue: many
+# rounds, so some segment reached the AP just before its A-MPDU was built, and short enough to follow a new
+# MCS or a route that changed.
+DELAY_FLOOR_SLOTS = 20
 LOSS_FIELDS = ("retx_pkts", "drops_tail", "drops_other")
 
 
@@ -76,6 +83,20 @@ class PairTelemetry:
     released_seen: bool = False
     packets: int = 0
     lost: int = 0
+    delay_sum_ms: float = 0.0                            # Σ ack_delay_ms × ack_delay_samples
+    delay_n: int = 0                                     # Σ ack_delay_samples
+    delay_min_ms: float | None = None                    # least ack_delay_min_ms
+
+    def add_delay(self, mean_ms: float | None, least_ms: float | None, n: float | None) -> None:
+        """One entry's release-to-ACK samples (dataplane core/ack_delay.h)."""
+        if mean_ms is None or least_ms is None or not n or n <= 0:
+            return
+        self.delay_sum_ms += mean_ms * n
+        self.delay_n += int(n)
+        self.delay_min_ms = least_ms if self.delay_min_ms is None else min(self.delay_min_ms, least_ms)
+
+    def delay_ms(self) -> float | None:
+        return self.delay_sum_ms / self.delay_n if self.delay_n else None
 
     def mu_n(self) -> float | None:
         """000 (37): μ̃_N(k) = Σ_f N_f / |Φ(k)|, the mean over the slot's frames. The entries are means
@@ -113,6 +134,19 @@ class ApplianceLoops:
     windows: dict[str, bn.PairWindow] = field(default_factory=dict)    # per pair
     counters: dict[str, dict[str, float]] = field(default_factory=dict)
     paced: set[str] = field(default_factory=set)
+    delay_mins: dict[str, list[float]] = field(default_factory=dict)  # per pair: least delay of recent slots
+
+    def ack_queue(self, pair: str, t: PairTelemetry) -> dict[str, float | None]:
+        """The slot's release-to-ACK delay, its floor (least over DELAY_FLOOR_SLOTS slots) and their
+        difference, the queueing behind the AP (ms; None without samples)."""
+        mins = self.delay_mins.setdefault(pair, [])
+        if t.delay_min_ms is not None:
+            mins.append(t.delay_min_ms)
+            del mins[:-DELAY_FLOOR_SLOTS]
+        mean = t.delay_ms()
+        floor = min(mins) if mins else None
+        return {"ack_delay_ms": mean, "ack_delay_floor_ms": floor,
+                "ack_queue_ms": mean - floor if mean is not None and floor is not None else None}
 
 
 async def _config(r: aioredis.Redis, aid: str) -> tuple[int | None, AdwiserConfig | None]:
@@ -192,6 +226,8 @@ class AggregationRunner:
                 counted = bursts is not None and bursts > 0 and t.received is not None
                 t.received = t.received + agg * bursts if counted else None
             t.packets += int(_float(f.get("released_pkts")) or 0)
+            t.add_delay(_float(f.get("ack_delay_ms")), _float(f.get("ack_delay_min_ms")),
+                        _float(f.get("ack_delay_samples")))
             rb = _float(f.get("released_bytes"))
             if rb is not None:
                 t.released_bytes += int(rb)
@@ -295,7 +331,7 @@ class AggregationRunner:
                         win.add_aggregation(a)
                     win.add_packets(t.packets, t.lost)
                 pair_status[p] = {"phy_rate_mbps": mbps, "rate_source": rate_src, "mu_n": mu,
-                                  "mu_source": t.source, "frames_in_slot": len(t.agg)}
+                                  "mu_source": t.source, "frames_in_slot": len(t.agg), **st.ack_queue(p, t)}
                 if mbps is None:
                     pair_status[p]["state"] = "no_rate"
                     continue
