@@ -262,12 +262,22 @@ static void heartbeat(struct redis_link *l)
     set_json(l, "heartbeat", j, 3000);
 }
 
-/* XADD key MAXLEN ~ 20000 * f1 v1 f2 v2 ... from a flat JSON object (nested values as JSON text). */
+/* XADD key MAXLEN ~ 20000 * f1 v1 f2 v2 ... from a flat JSON object (nested values as JSON text). Every field is
+ * sent: the arrays are sized by the record (fixed arrays of 64 arguments and 32 formatted values dropped the pair
+ * record's fields beyond the 29th without a word once it had grown to 30). */
 static void xadd_record(struct redis_link *l, const char *key, json_t *rec)
 {
-    const char *argv[64];
-    size_t argl[64];
-    char *owned[32];
+    size_t cap = 6 + 2 * json_object_size(rec);
+    const char **argv = calloc(cap, sizeof(*argv));
+    size_t *argl = calloc(cap, sizeof(*argl));
+    char **owned = calloc(json_object_size(rec) + 1, sizeof(*owned));
+    if (argv == NULL || argl == NULL || owned == NULL) {
+        fprintf(stderr, "adwiser-dp: redis: out of memory for a telemetry record of %s; not sent\n", key);
+        free(argv);
+        free(argl);
+        free(owned);
+        return;
+    }
     int argc = 0, nown = 0;
     argv[argc++] = "XADD";
     argv[argc++] = key;
@@ -278,7 +288,7 @@ static void xadd_record(struct redis_link *l, const char *key, json_t *rec)
     const char *k;
     json_t *v;
     json_object_foreach(rec, k, v) {
-        if (strcmp(k, "type") == 0 || argc + 2 > 64 || nown == 32)
+        if (strcmp(k, "type") == 0)
             continue;
         argv[argc++] = k;
         if (json_is_string(v))
@@ -287,7 +297,8 @@ static void xadd_record(struct redis_link *l, const char *key, json_t *rec)
             argv[argc++] = "";
         else {
             owned[nown] = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-            argv[argc++] = owned[nown++];
+            argv[argc++] = owned[nown] != NULL ? owned[nown] : "";
+            nown++;
         }
     }
     for (int i = 0; i < argc; i++)
@@ -295,6 +306,9 @@ static void xadd_record(struct redis_link *l, const char *key, json_t *rec)
     redisAppendCommandArgv(l->cmd, argc, argv, argl);
     for (int i = 0; i < nown; i++)
         free(owned[i]);
+    free(argv);
+    free(argl);
+    free(owned);
 }
 
 static void flush_telemetry(struct redis_link *l)

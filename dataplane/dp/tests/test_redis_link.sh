@@ -109,6 +109,8 @@ R HSET adwiser:appliance:lab:pacing ap1/sta1 60000000 >/dev/null
 R PUBLISH adwiser:appliance:lab:pacing 1 >/dev/null
 wait_for "ap1/sta1 not paced at 60 Mbit/s" sta1_has 'mode paced .*paced 1 pace_bps 60000000 '
 sta1_has 'agg_est  ?agg_bursts 0 agg_raw  ?agg_stas 0 acked_segs 0(\.0)? dup_acks 0 retx_pkts 0 loss_frac 0' || fail "tm:pair lacks the estimator fields: $(last_sta1)"
+# the record's last fields too: XADD once sent at most 29 fields and dropped the rest without a word
+sta1_has 'ack_delay_samples 0 ack_delay_ms  ?ack_delay_min_ms ' || fail "tm:pair lacks the release-to-ACK fields: $(last_sta1)"
 grep -q 'ACK-burst model version' "$WORK/dp.log" || fail "the --ack-model file was not loaded"
 R HSET adwiser:appliance:lab:pacing ap2/sta2 fast >/dev/null
 R PUBLISH adwiser:appliance:lab:pacing 1 >/dev/null
