@@ -301,7 +301,8 @@ def _loop_history(url: str) -> list[dict[str, Any]]:
                                "unix": int(sid.split("-")[0]) / 1000.0}  # the stream id: Redis's clock, ms
         # the bottleneck classifier's inputs (001 §5) with its output: agg_ratio, loss (L^p)
         for k in ("ts", "nu", "c_hat_us", "n_target", "n_bar", "mu_n", "z", "x_pps", "pace_bps", "delivered_bps",
-                  "received_pps", "phy_rate_mbps", "p_backhaul", "agg_ratio", "loss"):
+                  "received_pps", "phy_rate_mbps", "p_backhaul", "agg_ratio", "loss",
+                  "ack_delay_ms", "ack_delay_floor_ms", "ack_queue_ms"):
             v = f.get(k, "")
             row[k] = float(v) if v not in ("", None) else None
         row["ap_queue_grew"] = {"True": True, "False": False}.get(f.get("ap_queue_grew", ""))
