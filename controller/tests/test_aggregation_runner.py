@@ -460,3 +460,6 @@ def test_ack_queue_is_the_slots_release_to_ack_delay_over_its_floor_of_recent_sl
     for k in range(runner_mod.DELAY_FLOOR_SLOTS):
         last = slot((("4", "2", "10"),), 3.0 + 0.5 * k)
     assert last["ack_delay_floor_ms"] == 2.0 and last["ack_queue_ms"] == pytest.approx(2.0)
+    served = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation").json()["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    assert served["ack_delay_ms"] == pytest.approx(4.0) and served["ack_queue_ms"] == pytest.approx(2.0)
+    assert f'adwiser_aggregation_ack_queue_ms{{appliance="{aid}",pair="ap1/sta1"}} 2.0' in api("viewer").get("/metrics").text

@@ -44,6 +44,13 @@ class PairLoop(BaseModel):
     agg_ratio: float | None = Field(default=None, description="Mean of the last n aggregation samples / N_target of the slot (the aggregation the loop asked of the AP)")
     n_bar: float | None = Field(default=None, description="N-bar of this pair for the step: the AP's, or its own "
                                 "from a class override or the AP's airtime ceiling at the pair's PHY rate")
+    ack_delay_ms: float | None = Field(default=None, description="Mean release-to-ACK delay over the last slot, ms: "
+                                       "paced segments timed from their release to the STA's ACK of them "
+                                       "(tm:pair ack_delay_ms)")
+    ack_delay_floor_ms: float | None = Field(default=None, description="Its least over the last 20 slots, ms: the "
+                                             "path without a queue")
+    ack_queue_ms: float | None = Field(default=None, description="ack_delay_ms - ack_delay_floor_ms: the queueing "
+                                       "behind the AP, its channel access and the STA's answer, ms")
 
 
 class ApLoop(BaseModel):

@@ -154,6 +154,9 @@ export interface PairLoop {
   loss: number | null
   agg_ratio?: number | null
   n_bar?: number | null // this pair's N̄ for the step (the AP's, an override's, or from the AP's airtime ceiling)
+  ack_delay_ms?: number | null // mean release-to-ACK delay of the paced segments timed over the last slot, ms
+  ack_delay_floor_ms?: number | null // its least over the last 20 slots, ms
+  ack_queue_ms?: number | null // ack_delay_ms - ack_delay_floor_ms: the queueing behind the AP, ms
 }
 
 export interface ApLoop {

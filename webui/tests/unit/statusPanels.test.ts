@@ -20,6 +20,7 @@ const status: AggregationStatus = {
           state: 'tracking', phy_rate_mbps: 390, rate_source: 'telemetry', mu_n: 11.8, mu_source: 'agg_est', frames_in_slot: 25,
           n_target: 12.5, z: 3000, x_pps: 8000, pace_bps: 96e6, delivered_bps: 95e6, bottleneck: 'wlan', p_backhaul: 0.08,
           loss: 0.002, agg_ratio: 0.98, n_bar: 15.8, received_pps: 7900, ap_queue_grew: false,
+          ack_delay_ms: 4.31, ack_delay_floor_ms: 0.3, ack_queue_ms: 4.01,
         },
       },
     },
@@ -55,6 +56,8 @@ describe('AggregationLoops', () => {
     const p2 = w.get('[data-testid="aggregation-pair-ap2/sta2"]')
     expect(p2.get('[data-testid=bottleneck]').text()).toContain('backhaul (rate held)')
     expect(p1.get('[data-testid=delivered]').text()).toContain('STA received 7900 MPDUs/s')
+    expect(p1.get('[data-testid=ack-delay]').text()).toBe('4.31 ms (4.01 ms over the floor)')
+    expect(w.get('[data-testid="aggregation-pair-ap2/sta2"] [data-testid=ack-delay]').text()).toBe('–')
     expect(p1.get('[data-testid=delivered]').text()).not.toContain('AP queue grew')
     expect(p2.get('[data-testid=delivered]').text()).toContain('AP queue grew')
     expect(w.get('[data-testid=aggregation-ap-ap2] caption').text()).toContain('held: backhaul bottleneck')
