@@ -46,8 +46,8 @@ AGG_PAIR_GAUGES = {
     "p_backhaul": ("adwiser_aggregation_p_backhaul", "Classifier probability that the backhaul is the bottleneck"),
     "ack_delay_ms": ("adwiser_aggregation_ack_delay_ms", "Mean release-to-ACK delay of the pair's paced segments "
                                                          "over the last slot, ms"),
-    "ack_queue_ms": ("adwiser_aggregation_ack_queue_ms", "Release-to-ACK delay over its least of the last 20 slots: "
-                                                         "the queueing behind the AP, ms"),
+    "ack_queue_ms": ("adwiser_aggregation_ack_queue_ms", "Release-to-ACK delay over its least of the last 20 slots "
+                                                         "(the AP's queue and the STA's ACK path), ms"),
 }
 AGG_AP_GAUGES = {
     "nu": ("adwiser_aggregation_nu", "Outer-loop variable nu (target of the lowest-MCS pair)"),

@@ -9,7 +9,10 @@
  * wait goes after the hidden step"). The release-to-ACK delay shows that queue from packets that cross the
  * appliance anyway: the AP's queue, its channel access, the A-MPDU's airtime and the STA's answer; nothing is
  * probed. Its least value over a window of many rounds is the path without a queue (a segment that reached the
- * AP just before its A-MPDU was built), so mean - least is the queueing.
+ * AP just before its A-MPDU was built). Above that least it is not the AP's wait alone: the STA's ACK contends
+ * with the AP's next frames and a segment behind a lost MPDU waits in the STA's reorder buffer; on the testbed
+ * it follows the AP's wait per 0.5 s slot but sits 1-3.5 ms above it (testbed/README.md, "The release-to-ACK
+ * delay sees that queue").
  *
  * One segment is timed at a time, as TCP times one segment per round trip (RFC 6298 §3): the next data segment
  * released after the last timed one was answered or given up. That is at most one sample per round trip, a few

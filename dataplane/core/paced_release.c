@@ -48,8 +48,11 @@ int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t ra
     }
     uint16_t slot = s->plan->slot_of_pair[q];
     struct adw_pair_state *ps = &s->slots[slot];
-    if (rate_bps > 0 && !adw_pacer_active(&ps->pacer) && ps->drain.open)
-        adw_drain_abandon(&ps->drain); /* its batch's drain no longer means anything once the pair is paced */
+    if (rate_bps > 0 && !adw_pacer_active(&ps->pacer)) {
+        if (ps->drain.open)
+            adw_drain_abandon(&ps->drain); /* its batch's drain no longer means anything once the pair is paced */
+        adw_ack_delay_init(&ps->ack_delay); /* nor a segment timed when it was paced before */
+    }
     adw_pacer_set_rate(&ps->pacer, rate_bps, now_ns);
     if (rate_bps > 0 && !ps->paced_listed) {
         ps->paced_listed = true;

@@ -134,6 +134,25 @@ static void test_a_segment_not_answered_within_500_ms_is_given_up(void **state)
     assert_int_equal(mean, 2 * MS);
 }
 
+static void test_a_segment_timed_before_the_pair_left_paced_mode_is_forgotten_when_it_is_paced_again(void **state)
+{
+    struct sched_fixture *f = *state;
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    queue_segments(f->s, 0, 1, 0);
+    run_ms(f->s, 0, 1 * MS);            /* segment 0 timed at 0 */
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 0, 2 * MS, NULL, 0), 0);
+    run_ms(f->s, 2 * MS, 100 * MS);     /* time-sliced meanwhile */
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 100 * MS, NULL, 0), 0);
+    ack_segments(f->s, 1, 101 * MS);    /* 101 ms after segment 0, most of it not paced: not a sample */
+    run_ms(f->s, 101 * MS, 160 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    uint32_t samples = 0;
+    while (adw_sched_poll_frame(f->s, &fr, pr, 2) == 1)
+        samples += pr[0].ack_delay_samples;
+    assert_int_equal(samples, 0);
+}
+
 static void test_a_time_sliced_pair_is_not_timed(void **state)
 {
     struct sched_fixture *f = *state;
@@ -157,6 +176,7 @@ int main(void)
         LAB_TEST(test_each_frame_reports_only_its_own_samples),
         LAB_TEST(test_a_retransmission_of_the_timed_segment_takes_no_sample),
         LAB_TEST(test_a_segment_not_answered_within_500_ms_is_given_up),
+        LAB_TEST(test_a_segment_timed_before_the_pair_left_paced_mode_is_forgotten_when_it_is_paced_again),
         LAB_TEST(test_a_time_sliced_pair_is_not_timed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,9 @@ Every Δ (the aggregation_target policy of the version the dataplane runs,
    less left than arrived gives no č, nor one busy for part of it); the
    release-to-ACK delay of the segments the dataplane timed (`ack_delay_ms`
    weighted by `ack_delay_samples`) less its least over the last
-   DELAY_FLOOR_SLOTS slots is the queueing behind the AP, `ack_queue_ms`;
+   DELAY_FLOOR_SLOTS slots is `ack_queue_ms`, reported, not used by the loop
+   (it follows the AP's wait but also holds the STA's ACK waiting for the
+   air and its reorder hold: testbed/README.md);
 2. the PHY rate μ_R_i of each pair: the hash `phy_rate` (Mbit/s, written by
    whoever measures it: the testbed from the emulator's ground truth) or
    else the operator-entered `phy_rate_mbps` of the STA in the topology; a
@@ -138,7 +140,7 @@ class ApplianceLoops:
 
     def ack_queue(self, pair: str, t: PairTelemetry) -> dict[str, float | None]:
         """The slot's release-to-ACK delay, its floor (least over DELAY_FLOOR_SLOTS slots) and their
-        difference, the queueing behind the AP (ms; None without samples)."""
+        difference (ms; None without samples)."""
         mins = self.delay_mins.setdefault(pair, [])
         if t.delay_min_ms is not None:
             mins.append(t.delay_min_ms)

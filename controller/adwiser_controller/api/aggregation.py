@@ -49,8 +49,8 @@ class PairLoop(BaseModel):
                                        "(tm:pair ack_delay_ms)")
     ack_delay_floor_ms: float | None = Field(default=None, description="Its least over the last 20 slots, ms: the "
                                              "path without a queue")
-    ack_queue_ms: float | None = Field(default=None, description="ack_delay_ms - ack_delay_floor_ms: the queueing "
-                                       "behind the AP, its channel access and the STA's answer, ms")
+    ack_queue_ms: float | None = Field(default=None, description="ack_delay_ms - ack_delay_floor_ms, ms: the AP's "
+                                       "queue, and the STA's ACK waiting for the air and its reorder hold")
 
 
 class ApLoop(BaseModel):

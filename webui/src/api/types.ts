@@ -156,7 +156,7 @@ export interface PairLoop {
   n_bar?: number | null // this pair's N̄ for the step (the AP's, an override's, or from the AP's airtime ceiling)
   ack_delay_ms?: number | null // mean release-to-ACK delay of the paced segments timed over the last slot, ms
   ack_delay_floor_ms?: number | null // its least over the last 20 slots, ms
-  ack_queue_ms?: number | null // ack_delay_ms - ack_delay_floor_ms: the queueing behind the AP, ms
+  ack_queue_ms?: number | null // ack_delay_ms - ack_delay_floor_ms, ms: the AP's queue and the STA's ACK path
 }
 
 export interface ApLoop {
