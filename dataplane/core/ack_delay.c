@@ -25,14 +25,14 @@ void adw_ack_delay_released(struct adw_ack_delay *d, const struct adw_tcp_meta *
         return;
     if (d->open && now_ns - d->sent_ns > ADW_ACK_DELAY_GIVE_UP_NS)
         d->open = false;
-    uint32_t hash = adw_flow_key_hash(&m->key);
     if (d->open) {
-        if (hash == d->hash && adw_seq_geq(d->seq_end, m->seq_end))
+        /* the sequence first: the flow's hash is needed only for a segment that does not end beyond the timed one */
+        if (adw_seq_geq(d->seq_end, m->seq_end) && adw_flow_key_hash(&m->key) == d->hash)
             d->open = false; /* Karn: a retransmission at or before the timed segment */
         return;
     }
     d->open = true;
-    d->hash = hash;
+    d->hash = adw_flow_key_hash(&m->key);
     d->seq_end = m->seq_end;
     d->sent_ns = now_ns;
 }

@@ -267,17 +267,10 @@ static void heartbeat(struct redis_link *l)
  * record's fields beyond the 29th without a word once it had grown to 30). */
 static void xadd_record(struct redis_link *l, const char *key, json_t *rec)
 {
-    size_t cap = 6 + 2 * json_object_size(rec);
-    const char **argv = calloc(cap, sizeof(*argv));
-    size_t *argl = calloc(cap, sizeof(*argl));
-    char **owned = calloc(json_object_size(rec) + 1, sizeof(*owned));
-    if (argv == NULL || argl == NULL || owned == NULL) {
-        fprintf(stderr, "adwiser-dp: redis: out of memory for a telemetry record of %s; not sent\n", key);
-        free(argv);
-        free(argl);
-        free(owned);
-        return;
-    }
+    size_t fields = json_object_size(rec), cap = 6 + 2 * fields; /* a few dozen fields: small on the stack */
+    const char *argv[cap];
+    size_t argl[cap];
+    char *owned[fields + 1];
     int argc = 0, nown = 0;
     argv[argc++] = "XADD";
     argv[argc++] = key;
@@ -306,9 +299,6 @@ static void xadd_record(struct redis_link *l, const char *key, json_t *rec)
     redisAppendCommandArgv(l->cmd, argc, argv, argl);
     for (int i = 0; i < nown; i++)
         free(owned[i]);
-    free(argv);
-    free(argl);
-    free(owned);
 }
 
 static void flush_telemetry(struct redis_link *l)

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import deque
 import sys
 import time
 import traceback
@@ -136,15 +137,14 @@ class ApplianceLoops:
     windows: dict[str, bn.PairWindow] = field(default_factory=dict)    # per pair
     counters: dict[str, dict[str, float]] = field(default_factory=dict)
     paced: set[str] = field(default_factory=set)
-    delay_mins: dict[str, list[float]] = field(default_factory=dict)  # per pair: least delay of recent slots
+    delay_mins: dict[str, deque[float]] = field(default_factory=dict)  # per pair: least delay of recent slots
 
     def ack_queue(self, pair: str, t: PairTelemetry) -> dict[str, float | None]:
         """The slot's release-to-ACK delay, its floor (least over DELAY_FLOOR_SLOTS slots) and their
         difference (ms; None without samples)."""
-        mins = self.delay_mins.setdefault(pair, [])
+        mins = self.delay_mins.setdefault(pair, deque(maxlen=DELAY_FLOOR_SLOTS))
         if t.delay_min_ms is not None:
             mins.append(t.delay_min_ms)
-            del mins[:-DELAY_FLOOR_SLOTS]
         mean = t.delay_ms()
         floor = min(mins) if mins else None
         return {"ack_delay_ms": mean, "ack_delay_floor_ms": floor,
