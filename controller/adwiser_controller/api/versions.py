@@ -4,6 +4,8 @@ Every edit is validated as a whole document (the edited part merged into the
 appliance's latest version) and stored as a new immutable version; nothing
 is applied until `apply`. `base_version` makes edits optimistic: if another
 edit landed since the client read `base_version`, the edit is refused (409).
+A part edit without it is stored only on the version it was merged into, and
+merged again if another edit landed meanwhile (`_edit`).
 """
 
 from __future__ import annotations
@@ -128,31 +130,62 @@ async def _head_or_404(svc: Services, appliance: str, version: int | None) -> Ve
         raise not_found(exc) from None
 
 
-async def _store(svc: Services, request: Request, who: Principal, doc: dict[str, Any] | AdwiserConfig,
-                 comment: str, base: int | None, action: str) -> VersionInfo:
+def _validated(doc: dict[str, Any] | AdwiserConfig) -> AdwiserConfig:
     try:
-        cfg = doc if isinstance(doc, AdwiserConfig) else AdwiserConfig.model_validate(doc)
+        return doc if isinstance(doc, AdwiserConfig) else AdwiserConfig.model_validate(doc)
     except ValidationError as exc:
         errors = flatten(exc.errors())
         raise ProblemException(422, "; ".join(f"{e.field}: {e.message}" for e in errors[:5]),
                                errors=errors) from None
-    try:
-        info = await svc.store.create_version(cfg, who.username, comment, base)
-    except HeadMoved as exc:
-        raise ProblemException(409, f"base_version {base} is stale: the latest version is {exc.head}; "
-                                    "reload and edit again", "base_version") from None
+
+
+def _stale(base: int | None, exc: HeadMoved) -> ProblemException:
+    return ProblemException(409, f"base_version {base} is stale: the latest version is {exc.head}; "
+                                 "reload and edit again", "base_version")
+
+
+async def _create(svc: Services, request: Request, who: Principal, cfg: AdwiserConfig, comment: str,
+                  base: int | None, action: str) -> VersionInfo:
+    """Stores `cfg` as a new version if the appliance's latest is still `base` (HeadMoved if not), and audits it."""
+    info = await svc.store.create_version(cfg, who.username, comment, base)
     await svc.audit.record(who.username, who.role.value, client_of(request), action, f"version:{info.version}",
                            detail={"appliance_id": info.appliance_id, "comment": comment, "parent": info.parent})
     return info
 
 
+async def _store(svc: Services, request: Request, who: Principal, doc: dict[str, Any] | AdwiserConfig,
+                 comment: str, base: int | None, action: str) -> VersionInfo:
+    cfg = _validated(doc)
+    try:
+        return await _create(svc, request, who, cfg, comment, base, action)
+    except HeadMoved as exc:
+        raise _stale(base, exc) from None
+
+
+EDIT_MERGE_ATTEMPTS = 8
+
+
 async def _edit(svc: Services, request: Request, who: Principal, appliance: str, part: str,
                 body: TopologyChange | SliceMapChange | PoliciesChange) -> VersionInfo:
-    """The appliance's latest document with `part` replaced by the body's, stored as a new version."""
-    head = await _head_or_404(svc, appliance, None)
-    doc = head.doc.model_dump(mode="json")
-    doc[part] = getattr(body, part).model_dump(mode="json")
-    return await _store(svc, request, who, doc, body.comment, body.base_version, f"{part}.update")
+    """The appliance's latest document with `part` replaced by the body's, stored as a new version.
+
+    The merged document is stored only if the version it was merged into is still the latest. With
+    `base_version` the client asked for exactly that version (409 otherwise). Without it the edit is meant
+    for whatever is latest: if another edit landed between the read and the store, the part is merged into
+    the new latest version and stored again, so a concurrent edit of another part is kept, not reverted."""
+    for _ in range(EDIT_MERGE_ATTEMPTS):
+        head = await _head_or_404(svc, appliance, None)
+        doc = head.doc.model_dump(mode="json")
+        doc[part] = getattr(body, part).model_dump(mode="json")
+        cfg = _validated(doc)
+        base = head.version if body.base_version is None else body.base_version
+        try:
+            return await _create(svc, request, who, cfg, body.comment, base, f"{part}.update")
+        except HeadMoved as exc:
+            if body.base_version is not None:
+                raise _stale(body.base_version, exc) from None
+    raise ProblemException(409, f"appliance {appliance!r} changed {EDIT_MERGE_ATTEMPTS} times while this edit "
+                                "was merged into its latest version; try again", "base_version")
 
 
 @router.get("/topology", response_model=TopologyView, responses=READ, summary="Topology of a version")
