@@ -4,11 +4,18 @@
   user still costs one verification, so timing does not reveal user names.
 - A session is a random cookie value; Redis keeps only its SHA-256, with the
   user, a CSRF token (to be echoed in `X-CSRF-Token` on writes made with the
-  cookie) and a sliding expiry.
+  cookie) and a sliding expiry. It also keeps the user's stamp when it was
+  opened: the user's id (random, new for every user made, so a session of a
+  deleted user never passes for a new user of the same name) and the user's
+  session epoch (raised by a password change or by disabling the user, which
+  ends every session opened before).
 - An API token is `adw_<id>_<secret>`; Redis keeps the SHA-256 of the secret,
   the owner, the role it acts with (at most the owner's) and an expiry.
 - Roles are ordered viewer < operator < admin. The first admin is made by the
-  `create-admin` CLI command; there is no default password.
+  `create-admin` CLI command; there is no default password. A change that
+  removes an active admin (demote, disable, delete) is checked against the
+  other admins and written in one Redis transaction, so two admins removing
+  each other at once cannot leave none.
 """
 
 from __future__ import annotations
@@ -19,7 +26,11 @@ import secrets
 import time
 from enum import Enum
 
+from collections.abc import Callable
+
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
+from redis.exceptions import WatchError
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from pydantic import BaseModel, Field
@@ -67,6 +78,10 @@ class TokenInfo(BaseModel):
     expires_at: float | None = Field(description="Expiry, Unix seconds; null = never.")
 
 
+class LastAdmin(Exception):
+    """409: the change would leave no active admin."""
+
+
 class AuthError(Exception):
     """401: credentials missing, unknown or expired; `field` names the credential."""
 
@@ -98,7 +113,7 @@ class Auth:
         if not created:
             raise FileExistsError(f"user {username!r} exists")
         await self.r.hset(keys.user(username), mapping={"role": role.value, "created_at": user.created_at,
-                                                         "disabled": "0"})
+                                                         "disabled": "0", "uid": secrets.token_hex(8), "epoch": "0"})
         await self.r.sadd(keys.USERS, username)
         return user
 
@@ -117,11 +132,34 @@ class Auth:
                 out.append(u)
         return out
 
-    async def count_admins(self) -> int:
-        return sum(1 for u in await self.list_users() if u.role == Role.admin and not u.disabled)
+    async def _change_keeping_an_admin(self, username: str, removes_admin: bool,
+                                       change: Callable[[Pipeline], None]) -> None:
+        """Queues `change` in a MULTI, refused with LastAdmin if `removes_admin` and `username` is the only
+        active admin. Every user's record is WATCHed, so a concurrent change to any of them re-runs the check."""
+        while True:
+            async with self.r.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(keys.USERS)
+                    names = sorted(await pipe.smembers(keys.USERS))
+                    await pipe.watch(*(keys.user(n) for n in names))
+                    if removes_admin:
+                        active_admins = set()
+                        for n in names:
+                            role, disabled = await pipe.hmget(keys.user(n), "role", "disabled")
+                            if role == Role.admin.value and disabled != "1":
+                                active_admins.add(n)
+                        if active_admins == {username}:
+                            raise LastAdmin(f"{username!r} is the last active admin")
+                    pipe.multi()
+                    change(pipe)
+                    await pipe.execute()
+                    return
+                except WatchError:
+                    continue
 
     async def update_user(self, username: str, role: Role | None, disabled: bool | None,
                           password: str | None) -> User:
+        """A password change or disabling ends the user's sessions (the epoch) and revokes their tokens."""
         mapping: dict[str, str] = {}
         if role is not None:
             mapping["role"] = role.value
@@ -131,18 +169,29 @@ class Auth:
             if len(password) < PASSWORD_MIN:
                 raise ValueError(f"password: at least {PASSWORD_MIN} characters")
             mapping["password"] = _hasher.hash(password)
-        if mapping:
-            await self.r.hset(keys.user(username), mapping=mapping)
-        if disabled or password is not None:
+        ends_sessions = bool(disabled) or password is not None
+
+        def change(pipe: Pipeline) -> None:
+            if mapping:
+                pipe.hset(keys.user(username), mapping=mapping)
+            if ends_sessions:
+                pipe.hincrby(keys.user(username), "epoch", 1)
+
+        await self._change_keeping_an_admin(username, (role is not None and role != Role.admin) or bool(disabled),
+                                            change)
+        if ends_sessions:
             await self.revoke_all(username)
         user = await self.get_user(username)
         assert user is not None
         return user
 
     async def delete_user(self, username: str) -> None:
+        def change(pipe: Pipeline) -> None:
+            pipe.delete(keys.user(username))
+            pipe.srem(keys.USERS, username)
+
+        await self._change_keeping_an_admin(username, True, change)
         await self.revoke_all(username)
-        await self.r.delete(keys.user(username), keys.user_tokens(username))
-        await self.r.srem(keys.USERS, username)
 
     async def check_password(self, username: str, password: str) -> User | None:
         stored = await self.r.hget(keys.user(username), "password")
@@ -156,15 +205,28 @@ class Auth:
         return user if user and not user.disabled else None
 
     # ------------------------------------------------------------ sessions
+    async def _stamp(self, username: str) -> tuple[str, str]:
+        """The user's id and session epoch ('' and '0' for a user stored before they existed)."""
+        uid, epoch = await self.r.hmget(keys.user(username), "uid", "epoch")
+        return uid or "", epoch or "0"
+
     async def open_session(self, user: User, client: str) -> tuple[str, str]:
         """Returns (cookie value, CSRF token)."""
         secret = secrets.token_urlsafe(32)
         csrf = secrets.token_urlsafe(24)
         key = keys.session(digest(secret))
+        uid, epoch = await self._stamp(user.username)
         await self.r.hset(key, mapping={"username": user.username, "csrf": csrf, "created_at": now_rfc3339(),
-                                        "client": client})
+                                        "client": client, "uid": uid, "epoch": epoch})
         await self.r.expire(key, self.session_ttl_s)
         return secret, csrf
+
+    async def keep_session(self, secret: str) -> None:
+        """Re-stamps a session with its user's current epoch: the one that changed its own password stays."""
+        key = keys.session(digest(secret))
+        h = await self.r.hgetall(key)
+        if h:
+            await self.r.hset(key, "epoch", (await self._stamp(h["username"]))[1])
 
     async def session_principal(self, secret: str) -> Principal:
         key = keys.session(digest(secret))
@@ -175,6 +237,10 @@ class Auth:
         if user is None or user.disabled:
             await self.r.delete(key)
             raise AuthError("the session's user no longer exists or is disabled", "cookie.adwiser_session")
+        if (h.get("uid", ""), h.get("epoch", "0")) != await self._stamp(user.username):
+            await self.r.delete(key)
+            raise AuthError("the session was ended by a password change, or its user was replaced: log in again",
+                            "cookie.adwiser_session")
         await self.r.expire(key, self.session_ttl_s)
         return Principal(username=user.username, role=user.role, via="session", csrf_token=h["csrf"])
 

@@ -8,6 +8,7 @@ from contextlib import closing
 import httpx
 import pytest
 from api_accounts import ADMIN, PASSWORDS, login
+from at_once import at_once
 from lab_document import lab_doc
 
 from adwiser_controller import keys
@@ -162,3 +163,74 @@ def test_cli_refuses_a_second_admin_with_a_taken_name_and_a_short_password(redis
 @pytest.mark.parametrize("path", ["/metrics", "/api/v1/appliances", "/api/v1/audit", "/api/v1/auth/users"])
 def test_every_read_needs_a_login(api, path):
     assert api(None).get(path).status_code == 401
+
+
+def test_password_reset_by_an_admin_ends_the_users_sessions(controller, api):
+    assert api("admin").post("/api/v1/auth/users", json={"username": "resetme", "password": "old password 1",
+                                                         "role": "operator"}).status_code == 201
+    client, _ = login(controller.url, "resetme", "old password 1")
+    with closing(client):
+        assert client.get("/api/v1/auth/me").status_code == 200
+        assert api("admin").patch("/api/v1/auth/users/resetme", json={"password": "new password 12"}).status_code == 200
+        res = client.get("/api/v1/auth/me")
+        assert res.status_code == 401 and res.json()["field"] == "cookie.adwiser_session"
+    login(controller.url, "resetme", "new password 12")[0].close()
+
+
+def test_changing_ones_own_password_keeps_this_session_and_ends_the_others(controller, api):
+    assert api("admin").post("/api/v1/auth/users", json={"username": "twotabs", "password": "first password",
+                                                         "role": "viewer"}).status_code == 201
+    here, csrf = login(controller.url, "twotabs", "first password")
+    there, _ = login(controller.url, "twotabs", "first password")
+    with closing(here), closing(there):
+        res = here.put("/api/v1/auth/me/password", headers={"X-CSRF-Token": csrf},
+                       json={"current_password": "first password", "new_password": "second password"})
+        assert res.status_code == 204
+        assert here.get("/api/v1/auth/me").status_code == 200
+        assert there.get("/api/v1/auth/me").status_code == 401
+
+
+def test_a_deleted_users_session_does_not_pass_for_a_new_user_of_that_name(controller, api):
+    assert api("admin").post("/api/v1/auth/users", json={"username": "eve", "password": "eve password 1",
+                                                         "role": "viewer"}).status_code == 201
+    old, _ = login(controller.url, "eve", "eve password 1")
+    with closing(old):
+        assert api("admin").delete("/api/v1/auth/users/eve").status_code == 204
+        assert api("admin").post("/api/v1/auth/users", json={"username": "eve", "password": "other password 1",
+                                                             "role": "admin"}).status_code == 201
+        try:
+            res = old.get("/api/v1/auth/me")
+            assert res.status_code == 401, res.text
+        finally:
+            assert api("admin").delete("/api/v1/auth/users/eve").status_code == 204
+
+
+def test_two_admins_demoting_each_other_at_once_leave_one_admin(controller, api, rdb):
+    assert api("admin").post("/api/v1/auth/users", json={"username": "admin2", "password": "admin2 password",
+                                                         "role": "admin"}).status_code == 201
+    sessions = {ADMIN[0]: login(controller.url, ADMIN[0], ADMIN[1]), "admin2": login(controller.url, "admin2",
+                                                                                   "admin2 password")}
+
+    active_admins = [u["username"] for u in api("admin").get("/api/v1/auth/users").json()
+                     if u["role"] == "admin" and not u["disabled"]]
+    assert sorted(active_admins) == sorted(sessions), active_admins
+
+    def demote(by: str, whom: str) -> httpx.Response:
+        client, csrf = sessions[by]
+        return client.patch(f"/api/v1/auth/users/{whom}", headers={"X-CSRF-Token": csrf}, json={"role": "viewer"})
+
+    try:
+        for _ in range(4):
+            r1, r2 = at_once(lambda: demote(ADMIN[0], "admin2"), lambda: demote("admin2", ADMIN[0]))
+            assert sorted((r1.status_code, r2.status_code)) == [200, 409], (r1.text, r2.text)
+            admins = [n for n in sessions if rdb.hget(keys.user(n), "role") == "admin"]
+            assert len(admins) == 1, admins
+            client, csrf = sessions[admins[0]]
+            demoted = next(n for n in sessions if n != admins[0])
+            assert client.patch(f"/api/v1/auth/users/{demoted}", headers={"X-CSRF-Token": csrf},
+                                json={"role": "admin"}).status_code == 200
+    finally:
+        for client, _ in sessions.values():
+            client.close()
+        rdb.hset(keys.user(ADMIN[0]), "role", "admin")
+        api("admin").delete("/api/v1/auth/users/admin2")

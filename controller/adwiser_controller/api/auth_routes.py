@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
-from ..auth import PASSWORD_MIN, USERNAME_PATTERN, Principal, Role, TokenInfo, User
+from ..auth import PASSWORD_MIN, USERNAME_PATTERN, LastAdmin, Principal, Role, TokenInfo, User
 from ..problems import ProblemException, responses
 from .deps import (SESSION_COOKIE, Services, admin, bearer_scheme, client_of, cookie_scheme, current_principal,
                    services, viewer)
@@ -92,10 +92,14 @@ async def me(who: Principal = Depends(viewer)) -> Me:
 
 @router.put("/me/password", status_code=204, responses=responses(401, 403, 422), summary="Change my password")
 async def change_password(body: PasswordChange, request: Request, who: Principal = Depends(viewer),
+                          cookie: str | None = Depends(cookie_scheme),
                           svc: Services = Depends(services)) -> Response:
+    """Ends the user's other sessions and revokes their API tokens; the session that made the change stays."""
     if await svc.auth.check_password(who.username, body.current_password) is None:
         raise ProblemException(403, "current password is wrong", "current_password")
     await svc.auth.update_user(who.username, None, None, body.new_password)
+    if who.via == "session" and cookie:
+        await svc.auth.keep_session(cookie)
     await svc.audit.record(who.username, who.role.value, client_of(request), "auth.password", f"user:{who.username}")
     return Response(status_code=204)
 
@@ -125,19 +129,15 @@ async def _user_or_404(svc: Services, username: str) -> User:
     return user
 
 
-async def _keep_an_admin(svc: Services, user: User, removing: bool) -> None:
-    if user.role == Role.admin and removing and not user.disabled and await svc.auth.count_admins() <= 1:
-        raise ProblemException(409, "this is the last active admin", "username")
-
-
 @router.patch("/users/{username}", response_model=User, responses=responses(401, 403, 404, 409, 422),
               summary="Change a user's role, password or disabled flag (admin)")
 async def update_user(username: str, body: UserUpdate, request: Request, svc: Services = Depends(services),
                       who: Principal = Depends(admin)) -> User:
-    user = await _user_or_404(svc, username)
-    demoting = (body.role is not None and body.role != Role.admin) or bool(body.disabled)
-    await _keep_an_admin(svc, user, demoting)
-    updated = await svc.auth.update_user(username, body.role, body.disabled, body.password)
+    await _user_or_404(svc, username)
+    try:
+        updated = await svc.auth.update_user(username, body.role, body.disabled, body.password)
+    except LastAdmin:
+        raise ProblemException(409, "this is the last active admin", "username") from None
     await svc.audit.record(who.username, who.role.value, client_of(request), "user.update", f"user:{username}",
                            detail={"role": body.role.value if body.role else None, "disabled": body.disabled,
                                    "password_changed": body.password is not None})
@@ -151,8 +151,10 @@ async def delete_user(username: str, request: Request, svc: Services = Depends(s
     user = await _user_or_404(svc, username)
     if username == who.username:
         raise ProblemException(409, "you cannot delete yourself", "username")
-    await _keep_an_admin(svc, user, True)
-    await svc.auth.delete_user(username)
+    try:
+        await svc.auth.delete_user(username)
+    except LastAdmin:
+        raise ProblemException(409, "this is the last active admin", "username") from None
     await svc.audit.record(who.username, who.role.value, client_of(request), "user.delete", f"user:{username}")
     return Response(status_code=204)
 
