@@ -59,14 +59,25 @@ $(DP_TEST_PACING): dp/tests/test_dp_pacing.c $(DP_PACING_SRCS) $(DP_HEADERS)
 	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< $(DP_PACING_SRCS) \
 	    $(shell pkg-config --cflags --libs jansson) -lcmocka -lm -o $@
 
+# The Redis thread against a real redis-server (dp/tests/test_redis_link_thread.c starts and stops its own).
+DP_REDIS_SRCS := dp/redis_link.c dp/redis_addr.c dp/config_json.c dp/json_walk.c dp/pacing_table.c
+DP_TEST_REDIS := $(BUILD)/san/dp/test_redis_link_thread
+DP_BUILD += $(DP_TEST_REDIS)
+
+$(DP_TEST_REDIS): dp/tests/test_redis_link_thread.c $(DP_REDIS_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< $(DP_REDIS_SRCS) $(CORE_LIB_SAN) \
+	    $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
+
 $(DP_TEST_PARTS): dp/tests/test_dp_parts.c $(DP_PARTS_SRCS) $(DP_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) -Idp $< $(DP_PARTS_SRCS) -lcmocka -o $@
 
-dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_LAB_JSON)
+dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON)
 	ADW_LAB_JSON=$(DP_LAB_JSON) ADW_SCHEMA=../configs/schema/adwiser-config.schema.json $(DP_TEST_CONFIG)
 	$(DP_TEST_PARTS)
 	$(DP_TEST_PACING)
+	ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_REDIS)
 
 # Root only (network namespaces); each script cleans up after itself.
 dp-test-e2e: $(DP_BIN)

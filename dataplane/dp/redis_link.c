@@ -21,14 +21,13 @@
 #define POLL_MS 20                    /* longest wait for a pub/sub message, ms */
 #define BACKLOG_MAX 256               /* frames of telemetry queued for Redis before dropping the oldest */
 #define KEY_LEN 256                   /* bytes of a Redis key */
+#define CMD_TIMEOUT ((struct timeval){1, 0}) /* longest wait for a command's reply, s and µs */
 
 struct tm_item {
     json_t *frame;
     json_t *pairs;
     struct tm_item *next;
 };
-
-enum outcome_kind { OUT_NONE, OUT_ACK, OUT_REJECT };
 
 struct redis_link {
     char addr[256];
@@ -42,10 +41,14 @@ struct redis_link {
     struct tm_item *head, *tail;           /* telemetry backlog, guarded by mu */
     unsigned backlog;                      /* frames in it */
     uint64_t tm_dropped;                   /* frames dropped because Redis lagged */
-    enum outcome_kind out_kind;            /* pending ack/reject, guarded by mu */
-    uint64_t out_version;
-    char out_error[512];
+    /* Outcomes not yet written, guarded by mu. An ack and a reject have a slot each: both can come from the loop
+     * between two passes of the thread (a version refused right after the previous one went live). */
+    uint64_t ack_version;                  /* version to acknowledge, 0 if none */
+    uint64_t reject_version;               /* version to report refused, 0 if none */
+    char reject_error[512];
     uint64_t active_version;               /* version in force (for the heartbeat), guarded by mu */
+    uint64_t handed_version;               /* version handed to the loop, neither acked nor refused yet; 0 if
+                                              none; guarded by mu */
     /* thread -> loop */
     struct adw_config *ready;              /* validated config waiting for the loop, guarded by mu */
     uint64_t ready_version;
@@ -115,13 +118,16 @@ static void run(struct redis_link *l, const char *fmt, ...)
         freeReplyObject(r);
 }
 
-/* SETs this appliance's key <suffix> to j as compact JSON, expiring after ttl_ms unless 0; consumes j. */
+/* SETs this appliance's key <suffix> to j as compact JSON, expiring after ttl_ms unless 0; consumes j (NULL, a
+ * record that could not be built, is logged and skipped). */
 static void set_json(struct redis_link *l, const char *suffix, json_t *j, unsigned ttl_ms)
 {
     char key[KEY_LEN];
     appliance_key(l, suffix, key);
-    char *s = json_dumps(j, JSON_COMPACT);
-    if (ttl_ms)
+    char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    if (!s)
+        fprintf(stderr, "adwiser-dp: redis: the %s record could not be built; not written\n", suffix);
+    else if (ttl_ms)
         run(l, "SET %s %s PX %u", key, s, ttl_ms);
     else
         run(l, "SET %s %s", key, s);
@@ -129,8 +135,48 @@ static void set_json(struct redis_link *l, const char *suffix, json_t *j, unsign
     json_decref(j);
 }
 
-static void set_rejected(struct redis_link *l, uint64_t version, const char *error)
+/*
+ * Replaces, in place, every byte of s that does not belong to a well-formed UTF-8 sequence (RFC 3629) with '?'.
+ * Error texts quote bytes from outside (a Redis hash's values, a document's keys) and are cut at a byte count,
+ * which can split a character; JSON strings must be UTF-8, so jansson refuses to pack such a text.
+ */
+static void utf8_scrub(char *s)
 {
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        unsigned n = 0, lo = 0x80, hi = 0xBF;    /* continuation bytes, bounds of the first of them */
+        if (*p < 0x80)
+            n = 0;
+        else if (*p >= 0xC2 && *p <= 0xDF)
+            n = 1;
+        else if (*p >= 0xE0 && *p <= 0xEF) {
+            n = 2;
+            lo = *p == 0xE0 ? 0xA0 : 0x80;       /* no overlong forms */
+            hi = *p == 0xED ? 0x9F : 0xBF;       /* no UTF-16 surrogates */
+        } else if (*p >= 0xF0 && *p <= 0xF4) {
+            n = 3;
+            lo = *p == 0xF0 ? 0x90 : 0x80;
+            hi = *p == 0xF4 ? 0x8F : 0xBF;       /* nothing above U+10FFFF */
+        } else {
+            *p++ = '?';
+            continue;
+        }
+        unsigned ok = 1;
+        for (unsigned i = 1; i <= n && ok; i++) {
+            unsigned char c = p[i];
+            ok = i == 1 ? c >= lo && c <= hi : c >= 0x80 && c <= 0xBF;
+        }
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += 1 + n;
+    }
+}
+
+static void set_rejected(struct redis_link *l, uint64_t version, char *error)
+{
+    utf8_scrub(error);
     set_json(l, "rejected", json_pack("{s:I, s:s}", "version", (json_int_t)version, "error", error), 0);
 }
 
@@ -140,8 +186,10 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     char key[KEY_LEN], err[512];
     if (version == 0 || version == l->last_fetched)
         return;
+    /* The version in force is fetched again only while another one is on its way to the loop: a rollback to it
+     * must replace that one (skipped, the newer version would have gone live against the controller's wish). */
     pthread_mutex_lock(&l->mu);
-    int same = version == l->active_version;
+    int same = version == l->active_version && l->handed_version == 0;
     pthread_mutex_unlock(&l->mu);
     if (same)
         return;
@@ -177,6 +225,7 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     free(l->ready);   /* a newer version replaces one the loop has not taken yet */
     l->ready = cfg;
     l->ready_version = version;
+    l->handed_version = version;
     pthread_mutex_unlock(&l->mu);
 }
 
@@ -200,6 +249,7 @@ static void fetch_pacing(struct redis_link *l)
     if (bad) {
         pacing_table_free(t);
         fprintf(stderr, "adwiser-dp: redis: pacing refused, rates in force kept: %s\n", err);
+        utf8_scrub(err);
         set_json(l, "pacing_rejected", json_pack("{s:s, s:I}", "error", err, "ts_ns", (json_int_t)wall_ns()), 0);
         return;
     }
@@ -238,7 +288,10 @@ static int try_connect(struct redis_link *l)
     char chan[KEY_LEN];
     l->cmd = redis_addr_connect(l->addr, (struct timeval){1, 0});
     l->sub = l->cmd ? redis_addr_connect(l->addr, (struct timeval){1, 0}) : NULL;
-    if (!l->cmd || !l->sub) {
+    /* Commands time out too: a Redis that accepts but stops answering would otherwise block this thread for good,
+     * and with it the daemon's exit, which joins it (reconnects follow instead). */
+    if (!l->cmd || !l->sub || redisSetTimeout(l->cmd, CMD_TIMEOUT) != REDIS_OK
+        || redisSetTimeout(l->sub, CMD_TIMEOUT) != REDIS_OK) {
         disconnect(l);
         return -1;
     }
@@ -344,22 +397,29 @@ static void flush_telemetry(struct redis_link *l)
 static void send_outcome(struct redis_link *l)
 {
     char key[KEY_LEN];
+    char error[sizeof(l->reject_error)];
     pthread_mutex_lock(&l->mu);
-    enum outcome_kind kind = l->out_kind;
-    uint64_t v = l->out_version;
-    char error[512];
-    memcpy(error, l->out_error, sizeof(error));
-    l->out_kind = OUT_NONE;
+    uint64_t acked = l->ack_version, refused = l->reject_version;
+    memcpy(error, l->reject_error, sizeof(error));
+    l->ack_version = l->reject_version = 0;
     pthread_mutex_unlock(&l->mu);
-    if (kind == OUT_ACK) {
+    if (acked) {
         appliance_key(l, "active", key);
-        run(l, "SET %s %llu", key, (unsigned long long)v);
+        run(l, "SET %s %llu", key, (unsigned long long)acked);
         appliance_key(l, "ack", key);
         if (l->cmd)
-            run(l, "PUBLISH %s %llu", key, (unsigned long long)v);
-        fprintf(stderr, "adwiser-dp: redis: version %llu active\n", (unsigned long long)v);
-    } else if (kind == OUT_REJECT) {
-        set_rejected(l, v, error);
+            run(l, "PUBLISH %s %llu", key, (unsigned long long)acked);
+        fprintf(stderr, "adwiser-dp: redis: version %llu active\n", (unsigned long long)acked);
+    }
+    if (refused && l->cmd) {
+        set_rejected(l, refused, error);
+    } else if (refused) {   /* the connection broke on the ack: report the refusal after reconnecting */
+        pthread_mutex_lock(&l->mu);
+        if (!l->reject_version) {
+            l->reject_version = refused;
+            memcpy(l->reject_error, error, sizeof(error));
+        }
+        pthread_mutex_unlock(&l->mu);
     }
 }
 
@@ -470,18 +530,20 @@ struct pacing_table *redis_link_take_pacing(struct redis_link *l)
 void redis_link_ack(struct redis_link *l, uint64_t version)
 {
     pthread_mutex_lock(&l->mu);
-    l->out_kind = OUT_ACK;
-    l->out_version = version;
+    l->ack_version = version;
     l->active_version = version;
+    if (l->handed_version == version)
+        l->handed_version = 0;
     pthread_mutex_unlock(&l->mu);
 }
 
 void redis_link_reject(struct redis_link *l, uint64_t version, const char *error)
 {
     pthread_mutex_lock(&l->mu);
-    l->out_kind = OUT_REJECT;
-    l->out_version = version;
-    snprintf(l->out_error, sizeof(l->out_error), "%s", error);
+    l->reject_version = version;
+    snprintf(l->reject_error, sizeof(l->reject_error), "%s", error);
+    if (l->handed_version == version)
+        l->handed_version = 0;
     pthread_mutex_unlock(&l->mu);
 }
 

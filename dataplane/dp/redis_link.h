@@ -15,7 +15,10 @@
  *     (redis_link_take_pacing), a malformed one is refused with
  *     SET ...:pacing_rejected {"error"} and the rates in force stay.
  * Redis being down never stops the dataplane: it reconnects every second,
- * and telemetry beyond a bounded backlog is dropped (counted).
+ * and telemetry beyond a bounded backlog is dropped (counted). Nor does a
+ * Redis that stops answering: commands time out after 1 s and reconnect, so
+ * redis_link_stop returns within a few seconds. Error texts are written with
+ * any byte that is not UTF-8 replaced by '?'.
  */
 #ifndef ADW_DP_REDIS_LINK_H
 #define ADW_DP_REDIS_LINK_H
@@ -36,7 +39,8 @@ struct redis_link *redis_link_start(const char *addr, const char *appliance_id, 
 /* A validated configuration fetched from Redis (caller owns it, free()), or NULL; *version its number. */
 struct adw_config *redis_link_take_config(struct redis_link *l, uint64_t *version);
 
-/* Version n runs now: SET active, PUBLISH ack. */
+/* Version n runs now: SET active, PUBLISH ack. An ack and a reject given before the thread writes either are
+ * both written. */
 void redis_link_ack(struct redis_link *l, uint64_t version);
 
 /* Version n refused: SET rejected {"version","error"}. */

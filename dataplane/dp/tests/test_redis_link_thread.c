@@ -1,0 +1,283 @@
+/*
+ * test_redis_link_thread.c — the Redis thread of adwiser-dp (dp/redis_link.c) against a real redis-server, started
+ * per test on a unix socket in a temporary directory and stopped by its PID. The test plays the packet loop's part
+ * (take_config, ack, reject) and reads what the thread wrote with its own hiredis connection.
+ * Needs redis-server on PATH and $ADW_LAB_JSON (the lab document as JSON, appliance "lab").
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+
+#include "redis_link.h"
+
+#define WAIT_MS 3000   /* longest wait for the thread to do something, ms */
+
+struct server {
+    char dir[64];
+    char sock[128];
+    char addr[160];
+    pid_t pid;
+    redisContext *c;     /* the test's own connection */
+};
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int start_server(void **state)
+{
+    struct server *s = calloc(1, sizeof(*s));
+    snprintf(s->dir, sizeof(s->dir), "/tmp/adwrlt.XXXXXX");
+    if (!mkdtemp(s->dir))
+        return -1;
+    snprintf(s->sock, sizeof(s->sock), "%s/redis.sock", s->dir);
+    snprintf(s->addr, sizeof(s->addr), "unix:%s", s->sock);
+    s->pid = fork();
+    if (s->pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);   /* a test that crashes leaves no redis-server behind */
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(126);
+        execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", s->sock, "--save", "", "--appendonly",
+               "no", "--dir", s->dir, (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 100 && !s->c; i++) {
+        struct stat st;
+        if (stat(s->sock, &st) == 0) {
+            s->c = redisConnectUnix(s->sock);
+            if (s->c && s->c->err) {
+                redisFree(s->c);
+                s->c = NULL;
+            }
+        }
+        if (!s->c)
+            sleep_ms(50);
+    }
+    *state = s;
+    return s->c ? 0 : -1;
+}
+
+static int stop_server(void **state)
+{
+    struct server *s = *state;
+    if (s->c)
+        redisFree(s->c);
+    kill(s->pid, SIGCONT);
+    kill(s->pid, SIGTERM);
+    waitpid(s->pid, NULL, 0);
+    unlink(s->sock);
+    rmdir(s->dir);
+    free(s);
+    return 0;
+}
+
+/* The value of key as a string (caller frees), or NULL. */
+static char *get(struct server *s, const char *key)
+{
+    redisReply *r = redisCommand(s->c, "GET %s", key);
+    char *v = r && r->type == REDIS_REPLY_STRING ? strdup(r->str) : NULL;
+    freeReplyObject(r);
+    return v;
+}
+
+static void command(struct server *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = redisvCommand(s->c, fmt, ap);
+    va_end(ap);
+    assert_non_null(r);
+    assert_int_not_equal(r->type, REDIS_REPLY_ERROR);
+    freeReplyObject(r);
+}
+
+static struct redis_link *start_link(struct server *s)
+{
+    char err[256];
+    struct redis_link *l = redis_link_start(s->addr, "lab", "dpdk", err, sizeof err);
+    assert_non_null(l);
+    for (int i = 0; i < WAIT_MS / 10; i++) {   /* connected: the first heartbeat is written */
+        char *hb = get(s, "adwiser:appliance:lab:heartbeat");
+        free(hb);
+        if (hb)
+            return l;
+        sleep_ms(10);
+    }
+    fail_msg("the Redis thread never wrote its heartbeat");
+    return NULL;
+}
+
+/* Waits for the thread to hand over a configuration; its version, or 0 if none came. */
+static uint64_t take_version(struct redis_link *l)
+{
+    for (int i = 0; i < WAIT_MS / 10; i++) {
+        uint64_t v;
+        struct adw_config *c = redis_link_take_config(l, &v);
+        if (c) {
+            free(c);
+            return v;
+        }
+        sleep_ms(10);
+    }
+    return 0;
+}
+
+static char *lab_doc(const char *duration_ms_of_first_slice)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(getenv("ADW_LAB_JSON"), 0, &je);
+    assert_non_null(doc);
+    json_t *slice = json_array_get(json_object_get(json_object_get(doc, "slice_map"), "slices"), 0);
+    json_object_set_new(slice, "duration_ms", json_integer(atoi(duration_ms_of_first_slice)));
+    char *text = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    return text;
+}
+
+static void test_an_ack_and_a_refusal_given_together_are_both_written(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    /* The loop acknowledges the version that went live at a frame boundary and refuses the next one in the same
+     * iteration: one slot for both kept only the later. */
+    redis_link_ack(l, 5);
+    redis_link_reject(l, 6, "topology.aps[0].port: not the port in use");
+    char *active = NULL, *rejected = NULL;
+    for (int i = 0; i < WAIT_MS / 10 && !(active && rejected); i++) {
+        free(active);
+        free(rejected);
+        active = get(s, "adwiser:appliance:lab:active");
+        rejected = get(s, "adwiser:appliance:lab:rejected");
+        sleep_ms(10);
+    }
+    assert_non_null(active);
+    assert_string_equal(active, "5");
+    assert_non_null(rejected);
+    assert_non_null(strstr(rejected, "\"version\":6"));
+    free(active);
+    free(rejected);
+    redis_link_stop(l);
+}
+
+static void test_a_rollback_to_the_running_version_replaces_the_version_on_its_way(void **state)
+{
+    struct server *s = *state;
+    char *v1 = lab_doc("20"), *v2 = lab_doc("25");
+    command(s, "HSET adwiser:version:1 doc %s", v1);
+    command(s, "HSET adwiser:version:2 doc %s", v2);
+    command(s, "SET adwiser:appliance:lab:desired 1");
+    struct redis_link *l = start_link(s);
+    assert_int_equal(take_version(l), 1);
+    redis_link_ack(l, 1);                         /* version 1 runs */
+    command(s, "SET adwiser:appliance:lab:desired 2");
+    command(s, "PUBLISH adwiser:appliance:lab:config 2");
+    assert_int_equal(take_version(l), 2);         /* staged by the loop, not yet live */
+    command(s, "SET adwiser:appliance:lab:desired 1");
+    command(s, "PUBLISH adwiser:appliance:lab:config 1");
+    assert_int_equal(take_version(l), 1);         /* must replace 2 before its frame boundary */
+    redis_link_stop(l);
+    free(v1);
+    free(v2);
+}
+
+/* Waits for ...:pacing_rejected to name `pair`; its "error" text (caller frees), or NULL. */
+static char *pacing_refusal_naming(struct server *s, const char *pair)
+{
+    for (int i = 0; i < WAIT_MS / 10; i++) {
+        char *rejected = get(s, "adwiser:appliance:lab:pacing_rejected");
+        json_error_t je;
+        json_t *j = rejected ? json_loads(rejected, 0, &je) : NULL;
+        const char *error = json_string_value(json_object_get(j, "error"));
+        char *out = error && strstr(error, pair) ? strdup(error) : NULL;
+        json_decref(j);
+        free(rejected);
+        if (out)
+            return out;
+        sleep_ms(10);
+    }
+    return NULL;
+}
+
+static void test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    /* A rate whose quote in the error (40 bytes) cuts a two-byte character in half. */
+    command(s, "HSET adwiser:appliance:lab:pacing ap2/sta2 %s",
+            "x\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+            "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+    command(s, "PUBLISH adwiser:appliance:lab:pacing 1");
+    char *error = pacing_refusal_naming(s, "ap2/sta2");
+    assert_non_null(error);
+    assert_non_null(strstr(error, "\xc3\xa9?"));   /* whole characters kept, the half one replaced */
+    free(error);
+    /* A rate that is not UTF-8 at all. */
+    command(s, "HDEL adwiser:appliance:lab:pacing ap2/sta2");
+    command(s, "HSET adwiser:appliance:lab:pacing ap1/sta1 %b", "\xff\xfe", (size_t)2);
+    command(s, "PUBLISH adwiser:appliance:lab:pacing 1");
+    error = pacing_refusal_naming(s, "ap1/sta1");
+    assert_non_null(error);
+    assert_non_null(strstr(error, "??"));
+    free(error);
+    redis_link_stop(l);
+}
+
+struct stopper {
+    struct redis_link *l;
+    volatile int done;
+};
+
+static void *stop_in_thread(void *arg)
+{
+    struct stopper *st = arg;
+    redis_link_stop(st->l);
+    st->done = 1;
+    return NULL;
+}
+
+static void test_stop_returns_while_redis_has_stopped_answering(void **state)
+{
+    struct server *s = *state;
+    struct stopper st = {start_link(s), 0};
+    kill(s->pid, SIGSTOP);   /* accepts nothing, answers nothing: a hung or partitioned Redis */
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, stop_in_thread, &st), 0);
+    for (int i = 0; i < 500 && !st.done; i++)
+        sleep_ms(10);
+    int returned = st.done;
+    kill(s->pid, SIGCONT);   /* lets a stuck thread finish, so the test ends either way */
+    pthread_join(t, NULL);
+    assert_true(returned);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_an_ack_and_a_refusal_given_together_are_both_written, start_server,
+                                        stop_server),
+        cmocka_unit_test_setup_teardown(test_a_rollback_to_the_running_version_replaces_the_version_on_its_way,
+                                        start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed,
+                                        start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_stop_returns_while_redis_has_stopped_answering, start_server,
+                                        stop_server),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
