@@ -103,6 +103,24 @@ void adw_defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struc
         s->st.rt_batch_waits++;
 }
 
+/* A pair entering paced mode leaves the slice batches (SPEC §3.7), so a batch of its own still held back goes with
+ * them: its packets are the pacer's from now on. Released later as a batch, they went to the AP in one burst at the
+ * end of the conflicting drain, whatever the pair's rate, and opened a drain on a paced pair that no slice start
+ * closes, which then held a conflicting pair's real-time packets hold_max at every slice. */
+void adw_cancel_deferred(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns)
+{
+    if (!ps->deferred)
+        return;
+    ps->deferred = false;
+    s->st.slice_deferred_ns += now_ns - ps->defer_start_ns;
+    uint16_t slot = (uint16_t)(ps - s->slots);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < s->n_deferred; i++)
+        if (s->deferred[i] != slot)
+            s->deferred[kept++] = s->deferred[i];
+    s->n_deferred = kept;
+}
+
 void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force)
 {
     if (force) /* real-time first (004 §6.4) */

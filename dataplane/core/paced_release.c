@@ -52,6 +52,7 @@ int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t ra
         if (ps->drain.open)
             adw_drain_abandon(&ps->drain); /* its batch's drain no longer means anything once the pair is paced */
         adw_ack_delay_init(&ps->ack_delay); /* nor a segment timed when it was paced before */
+        adw_cancel_deferred(s, ps, now_ns); /* its packets are the pacer's now, not a batch's (deferral.c) */
     }
     adw_pacer_set_rate(&ps->pacer, rate_bps, now_ns);
     if (rate_bps > 0 && !ps->paced_listed) {

@@ -191,6 +191,8 @@ void adw_defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struc
 /* The pair's drain still open at slice ev's start went in the slice just before (back-to-back slices). */
 bool adw_drained_in_previous_slice(const struct adw_sched *s, const struct adw_pair_state *ps,
                                    const struct adw_slice_event *ev);
+/* Drops the pair's own deferred batch, if any, leaving its packets queued (the pair enters paced mode). */
+void adw_cancel_deferred(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns);
 /* Releases deferred batches whose conflicting drains ended or whose deferral ran out (all of them if force). */
 void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force);
 /* Earliest deadline of a deferred batch, UINT64_MAX if none. */

@@ -241,6 +241,38 @@ static void test_pacing_rate_stays_with_the_pair_across_versions(void **state)
     assert_int_equal(adw_sched_pacing(f->s, 0), 0);
 }
 
+/* Packets of port `port` among the last n handed out. */
+static unsigned last_to_port(unsigned n, uint16_t port)
+{
+    unsigned k = 0;
+    for (unsigned i = n_out - n; i < n_out; i++)
+        k += out[i].out_port == port;
+    return k;
+}
+
+static void test_pacing_a_pair_whose_batch_waits_cancels_that_batch(void **state)
+{
+    struct sched_fixture *f = *state;
+    assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
+    assert_int_equal(enqueue_data(f->s, 1, 1, 40, 0), 40);
+    assert_int_equal(dequeue_at(f->s, 0), 40);      /* sta1's batch: its drain is open */
+    assert_int_equal(dequeue_at(f->s, 20 * MS), 0); /* sta2's batch waits for that drain (deferral.c) */
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap2/sta2", 10000000, 21 * MS, NULL, 0), 0);
+    struct adw_pkt ack = lab_up_ack_pkt(0, 1 + 40 * 1448);
+    sched_enqueue1(f->s, &ack, 22 * MS); /* sta1's drain ends */
+    /* sta2 is paced at 10 Mbit/s (1191 us a packet) since 21 ms: the pacer's packets, not the waiting batch of 37 */
+    assert_true(dequeue_at(f->s, 22 * MS) <= 2);
+    run_until(f->s, 22 * MS, 49 * MS);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.batches, 1); /* sta1's only */
+    assert_int_equal(st.slice_deferrals_expired, 0);
+    /* No batch went to sta2, so no drain of it holds sta1's voice back: it goes as it comes. */
+    struct adw_pkt v = lab_voice_pkt(0);
+    assert_int_equal(sched_enqueue1(f->s, &v, 50 * MS), ADW_QUEUED);
+    assert_int_equal(last_to_port(dequeue_at(f->s, 50 * MS), 1), 1);
+}
+
 /* Downlink UDP server:sport -> STA sta:dport, best effort, an IP packet as long as lab_down_pkt(.., 1448)'s. */
 static struct adw_pkt lab_down_udp(unsigned sta, uint16_t sport, uint16_t dport)
 {
@@ -294,6 +326,7 @@ int main(void)
         LAB_TEST(test_next_event_is_the_next_paced_release),
         LAB_TEST(test_pacing_an_unknown_pair_is_refused_naming_it),
         LAB_TEST(test_pacing_rate_stays_with_the_pair_across_versions),
+        LAB_TEST(test_pacing_a_pair_whose_batch_waits_cancels_that_batch),
         LAB_TEST(test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_passes),
         LAB_TEST(test_udp_to_a_time_sliced_pair_passes_straight_through),
     };
