@@ -161,8 +161,13 @@ uint64_t adw_deferred_next_ns(const struct adw_sched *s)
         if (!ps->deferred)
             continue;
         uint64_t at = conflicting_drains_silent_at(s, ps->pair, ps->defer_silence_ns);
+        /* No drain open any more (one abandoned when its pair was paced, say): nothing holds the batch back, so
+         * it is free now (0: adw_sched_next_event_ns makes that now_ns), as adw_release_deferred sees it. Taken
+         * as "until the slice ends", the backend slept to that end and the batch was skipped as expired. */
+        if (at == UINT64_MAX)
+            at = 0;
         uint64_t rt = adw_rt_batch_free_at(s, ps->pair); /* and it waits for real-time packets */
-        if (rt > 0 && (at == UINT64_MAX || rt > at))
+        if (rt > at)
             at = rt;
         if (at > ps->defer_slice_end_ns)
             at = ps->defer_slice_end_ns;

@@ -195,7 +195,8 @@ bool adw_drained_in_previous_slice(const struct adw_sched *s, const struct adw_p
 void adw_cancel_deferred(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns);
 /* Releases deferred batches whose conflicting drains ended or whose deferral ran out (all of them if force). */
 void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force);
-/* Earliest deadline of a deferred batch, UINT64_MAX if none. */
+/* Earliest time a deferred batch may go (its conflicting drains silent, the real-time guard past) or its slice
+ * ends (at or before now if one is free already: 0 when nothing holds it), UINT64_MAX if none is deferred. */
 uint64_t adw_deferred_next_ns(const struct adw_sched *s);
 
 /* refill.c */

@@ -273,6 +273,26 @@ static void test_pacing_a_pair_whose_batch_waits_cancels_that_batch(void **state
     assert_int_equal(last_to_port(dequeue_at(f->s, 50 * MS), 1), 1);
 }
 
+static void test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is_paced(void **state)
+{
+    struct sched_fixture *f = *state;
+    assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
+    assert_int_equal(enqueue_data(f->s, 1, 1, 40, 0), 40);
+    assert_int_equal(dequeue_at(f->s, 0), 40);      /* sta1's batch: its drain is open */
+    assert_int_equal(dequeue_at(f->s, 20 * MS), 0); /* sta2's batch waits for that drain (deferral.c) */
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 10000000, 21 * MS, NULL, 0), 0);
+    /* Paced, sta1 drops its drain: nothing holds sta2's batch back, so the backend must not sleep to the slice end
+     * (where the batch expired and sta2 lost its slice). */
+    assert_int_equal(adw_sched_next_event_ns(f->s, 21 * MS), 21 * MS);
+    /* The batch goes at that dequeue, scaled to the 19 ms left of its slice: 40 * 19 / 20. */
+    assert_int_equal(last_to_port(dequeue_at(f->s, 21 * MS), 2), 38);
+    run_until(f->s, 21 * MS, 39 * MS);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.slice_deferrals, 1);
+    assert_int_equal(st.slice_deferrals_expired, 0);
+}
+
 /* Downlink UDP server:sport -> STA sta:dport, best effort, an IP packet as long as lab_down_pkt(.., 1448)'s. */
 static struct adw_pkt lab_down_udp(unsigned sta, uint16_t sport, uint16_t dport)
 {
@@ -327,6 +347,7 @@ int main(void)
         LAB_TEST(test_pacing_an_unknown_pair_is_refused_naming_it),
         LAB_TEST(test_pacing_rate_stays_with_the_pair_across_versions),
         LAB_TEST(test_pacing_a_pair_whose_batch_waits_cancels_that_batch),
+        LAB_TEST(test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is_paced),
         LAB_TEST(test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_passes),
         LAB_TEST(test_udp_to_a_time_sliced_pair_passes_straight_through),
     };
