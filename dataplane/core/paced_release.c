@@ -48,13 +48,20 @@ int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t ra
     }
     uint16_t slot = s->plan->slot_of_pair[q];
     struct adw_pair_state *ps = &s->slots[slot];
+    bool abandoned = false;
     if (rate_bps > 0 && !adw_pacer_active(&ps->pacer)) {
-        if (ps->drain.open)
+        abandoned = ps->drain.open;
+        if (abandoned)
             adw_drain_abandon(&ps->drain); /* its batch's drain no longer means anything once the pair is paced */
         adw_ack_delay_init(&ps->ack_delay); /* nor a segment timed when it was paced before */
         adw_cancel_deferred(s, ps, now_ns); /* its packets are the pacer's now, not a batch's (deferral.c) */
     }
     adw_pacer_set_rate(&ps->pacer, rate_bps, now_ns);
+    /* What that drain held back, conflicting pairs' batches and real-time packets, is free now, as when a drain
+     * ends on its last ACK (sched.c); left waiting, the backend slept to the end of the real-time hold. After the
+     * pair's own deferral is gone and its rate set, so none of this releases a batch to it. */
+    if (abandoned && (s->n_deferred > 0 || s->n_rt_pending > 0))
+        adw_release_deferred(s, now_ns, false);
     if (rate_bps > 0 && !ps->paced_listed) {
         ps->paced_listed = true;
         s->paced[s->n_paced++] = slot;

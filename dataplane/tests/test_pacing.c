@@ -293,6 +293,21 @@ static void test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is
     assert_int_equal(st.slice_deferrals_expired, 0);
 }
 
+static void test_voice_held_for_a_drain_goes_at_once_when_the_draining_pair_is_paced(void **state)
+{
+    struct sched_fixture *f = *state;
+    assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
+    assert_int_equal(dequeue_at(f->s, 0), 40); /* sta1's batch: its drain is open */
+    struct adw_pkt v = lab_voice_pkt(1);
+    assert_int_equal(sched_enqueue1(f->s, &v, 10 * MS), ADW_QUEUED);
+    assert_int_equal(dequeue_at(f->s, 10 * MS), 0); /* sta2's voice waits for sta1's drain (realtime_release.c) */
+    assert_int_equal(dequeue_at(f->s, 20 * MS), 0); /* and at its slice start, up to hold_max_fraction of it */
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 10000000, 21 * MS, NULL, 0), 0);
+    /* Paced, sta1 drops its drain: the voice goes now, not when the hold runs out. */
+    assert_int_equal(adw_sched_next_event_ns(f->s, 21 * MS), 21 * MS);
+    assert_int_equal(last_to_port(dequeue_at(f->s, 21 * MS), 2), 1);
+}
+
 /* Downlink UDP server:sport -> STA sta:dport, best effort, an IP packet as long as lab_down_pkt(.., 1448)'s. */
 static struct adw_pkt lab_down_udp(unsigned sta, uint16_t sport, uint16_t dport)
 {
@@ -348,6 +363,7 @@ int main(void)
         LAB_TEST(test_pacing_rate_stays_with_the_pair_across_versions),
         LAB_TEST(test_pacing_a_pair_whose_batch_waits_cancels_that_batch),
         LAB_TEST(test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is_paced),
+        LAB_TEST(test_voice_held_for_a_drain_goes_at_once_when_the_draining_pair_is_paced),
         LAB_TEST(test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_passes),
         LAB_TEST(test_udp_to_a_time_sliced_pair_passes_straight_through),
     };

@@ -114,6 +114,8 @@ uint32_t adw_sched_active_version(const struct adw_sched *s);
 /* Paced mode of pair "ap/sta" of the configuration in force: rate_bps > 0 releases its queued downlink packets at
  * that rate of IP packet bytes (the frame less its 14-byte Ethernet header) (token bucket, one MTU frame of burst, release instants at µs precision) instead of in slice batches;
  * 0 returns it to its slices. Applied at now_ns, not at a frame boundary; no held packet is dropped or reordered.
+ * Entering paced mode, the pair's batch still waiting for a conflicting drain is left to the pacer, and its own
+ * open drain is dropped: what waited for that drain (conflicting pairs' batches, real-time packets) may go now.
  * The rate stays with the pair across configuration versions. -1 (err names it) for an unknown pair. */
 int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t rate_bps, uint64_t now_ns, char *err,
                          size_t errlen);
