@@ -123,10 +123,38 @@ static void stamp_port(struct adw_sched *s, struct adw_fifo *q, uint16_t port)
         adw_node_at(&s->pool, i)->pkt.out_port = port;
 }
 
+/* Packets released under the old configuration and not yet handed out carry its port numbers, which a version
+ * that reorders aps[] gives to other APs (port k is aps[k-1]): each goes to its AP's port in the new version, or
+ * is handed out as a drop (drops_config) if that AP is gone. Ports outside the old AP list (ADW_PORT_DROP of an
+ * earlier swap) stay. */
+static void restamp_due(struct adw_sched *s, const struct adw_config *old, const struct adw_config *neu)
+{
+    if (s->due.len == 0)
+        return;
+    uint16_t map[ADW_MAX_APS + 1];
+    bool same = true;
+    for (uint16_t a = 0; a < old->n_aps; a++) {
+        bool kept = a < neu->n_aps && strcmp(neu->aps[a].id, old->aps[a].id) == 0; /* the usual case: cheap */
+        map[a + 1] = kept ? (uint16_t)(a + 1) : port_of_ap(neu, old->aps[a].id);
+        same = same && kept;
+    }
+    if (same)
+        return;
+    for (uint32_t i = s->due.head; i != ADW_NODE_NONE; i = s->pool.link[i]) {
+        struct adw_pkt *pkt = &adw_node_at(&s->pool, i)->pkt;
+        if (pkt->out_port == ADW_PORT_UPLINK || pkt->out_port > old->n_aps)
+            continue;
+        pkt->out_port = map[pkt->out_port];
+        if (pkt->out_port == ADW_PORT_DROP)
+            s->st.drops_config++;
+    }
+}
+
 /* Swaps the staged plan in (called at a frame boundary only). */
 void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
 {
     struct adw_plan *old = s->plan, *neu = s->staged;
+    restamp_due(s, old->cfg, neu->cfg); /* before removed pairs' packets join s->due, stamped for neu already */
     uint8_t *keep = s->in_slice; /* scratch, all zero between slice starts */
     for (uint16_t q = 0; q < neu->cfg->n_stas; q++)
         keep[neu->slot_of_pair[q]] = 1;

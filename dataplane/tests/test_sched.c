@@ -490,6 +490,48 @@ static void test_removed_pair_held_packets_are_dropped_with_a_cause(void **state
     free(c2);
 }
 
+static void test_released_packets_go_to_their_aps_port_of_the_new_version(void **state)
+{
+    struct sched_fixture *f = *state;
+    sched_dequeue_all(f->s, 0);
+    assert_int_equal(enqueue_data(f->s, 1, 1, 10, 1 * MS), 10);
+    struct adw_config *c2 = lab_config_2ap_2sta(20);
+    c2->version = 2;
+    struct adw_ap_cfg ap1 = c2->aps[0];
+    c2->aps[0] = c2->aps[1], c2->aps[1] = ap1; /* ap2 is port 1 now, ap1 port 2; each STA keeps its AP */
+    c2->stas[0].ap = 1, c2->stas[1].ap = 0;
+    assert_int_equal(adw_sched_set_config(f->s, c2, 2 * MS, NULL, 0), 0);
+    free(c2);
+    /* One late dequeue: STA2's slice start (20 ms) releases its 10 under version 1 (port 2), the frame boundary
+     * (40 ms) swaps version 2 in before they are handed out. */
+    unsigned n = sched_dequeue_all(f->s, 41 * MS);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    assert_int_equal(n, 10);
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(sched_out[i].out_port, 1);
+}
+
+static void test_released_packets_of_a_removed_ap_are_dropped_with_a_cause(void **state)
+{
+    struct sched_fixture *f = *state;
+    sched_dequeue_all(f->s, 0);
+    assert_int_equal(enqueue_data(f->s, 1, 1, 5, 1 * MS), 5);
+    struct adw_config *c2 = lab_config_2ap_2sta(20);
+    c2->version = 2;
+    c2->n_aps = 1, c2->n_stas = 1, c2->n_slices = 1, c2->n_conflicts = 0; /* AP2 and STA2 leave */
+    assert_int_equal(adw_sched_set_config(f->s, c2, 2 * MS, NULL, 0), 0);
+    free(c2);
+    /* Released at 20 ms to port 2, which version 2 does not have, and still due at the swap at 40 ms. */
+    unsigned n = sched_dequeue_all(f->s, 41 * MS);
+    assert_int_equal(n, 5);
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(sched_out[i].out_port, ADW_PORT_DROP);
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.drops_config, 5);
+    assert_int_equal(st.released_pkts, 0);
+}
+
 static void test_kept_pair_keeps_its_batch_size_across_versions(void **state)
 {
     struct sched_fixture *f = *state;
@@ -613,6 +655,8 @@ int main(void)
         LAB_TEST(test_config_swaps_only_at_frame_boundary),
         LAB_TEST(test_invalid_config_is_refused_whole_naming_the_field),
         LAB_TEST(test_removed_pair_held_packets_are_dropped_with_a_cause),
+        LAB_TEST(test_released_packets_go_to_their_aps_port_of_the_new_version),
+        LAB_TEST(test_released_packets_of_a_removed_ap_are_dropped_with_a_cause),
         LAB_TEST(test_kept_pair_keeps_its_batch_size_across_versions),
         LAB_TEST(test_flush_releases_everything_held),
         LAB_TEST(test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back),

@@ -30,7 +30,8 @@ struct adw_stats {
     uint64_t rt_between_slices;  /* real-time packets released between slice starts (no conflicting drain open) */
     uint64_t drops_tail;         /* refused at the A* queue limit */
     uint64_t drops_pool;         /* refused because the packet pool was full */
-    uint64_t drops_config;       /* held packets of pairs removed by a new configuration, handed out as DROP */
+    uint64_t drops_config;       /* held packets of pairs removed by a new configuration, and released ones not yet
+                                    handed out whose AP it removed, handed out as DROP */
     uint64_t frames;             /* frames started */
     uint64_t frames_skipped;     /* whole frames skipped because dequeue was called too late */
     uint64_t batches;            /* TS-ABR-QD batches released */
