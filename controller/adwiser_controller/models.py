@@ -37,6 +37,17 @@ SLICE_MAX_MS = 500
 FRAME_MAX_MS = 1000
 SLICES_MAX = 64
 
+# The dataplane's capacity (dataplane/include/adwiser/config.h, ADW_MAX_*): a document beyond it is refused by the
+# dataplane's loader (dp/config_json.c), so the models refuse it too. tests/test_config_models.py checks these
+# against the header.
+APS_MAX = 512  # ADW_MAX_APS
+STAS_MAX = 4096  # ADW_MAX_STAS
+PAIRS_MAX = STAS_MAX  # ADW_MAX_PAIRS: one pair per STA
+CONFLICTS_MAX = 16384  # ADW_MAX_CONFLICTS
+STA_ADDRS_MAX = 16  # ADW_MAX_STA_ADDRS
+RT_DSCP_MAX = 64  # ADW_MAX_RT_DSCP
+RT_PORTS_MAX = 64  # ADW_MAX_RT_PORTS
+
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 PAIR_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}/[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 MAC_PATTERN = r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$"
@@ -131,7 +142,7 @@ class Station(Strict):
     mac: MacAddress
     ips: list[IpAddress] = Field(
         default_factory=list,
-        max_length=16,
+        max_length=STA_ADDRS_MAX,
         description="The station's IP addresses; downlink packets to them are queued for the pair.",
     )
     ap: Identifier = Field(description="Id of the AP the station is associated with.")
@@ -146,14 +157,17 @@ class Station(Strict):
 
 
 class Topology(Strict):
-    aps: list[AccessPoint] = Field(min_length=1, max_length=4096, description="Access points behind the appliance.")
+    aps: list[AccessPoint] = Field(
+        min_length=1, max_length=APS_MAX, description="Access points behind the appliance."
+    )
     stas: list[Station] = Field(
         min_length=1,
-        max_length=65536,
+        max_length=STAS_MAX,
         description="Managed stations; every station makes one managed pair 'ap/sta' with its AP.",
     )
     conflicts: list[tuple[PairRef, PairRef]] = Field(
         default_factory=list,
+        max_length=CONFLICTS_MAX,
         description="Pairs whose links interfere (hidden terminals); two conflicting pairs never share a slice.",
     )
 
@@ -167,6 +181,7 @@ class Slice(Strict):
     )
     pairs: list[PairRef] = Field(
         min_length=1,
+        max_length=PAIRS_MAX,
         description="Pairs released in this slice; pairs that do not conflict may share it (spatial reuse).",
     )
 
@@ -248,7 +263,9 @@ class DynamicSlicing(Strict):
 
     enabled: bool = Field(description="Give idle slices to backlogged pairs of other slices.")
     pairs: list[PairRef] = Field(
-        default_factory=list, description="Pairs that may take an idle slice; empty = every pair."
+        default_factory=list,
+        max_length=PAIRS_MAX,
+        description="Pairs that may take an idle slice; empty = every pair.",
     )
 
 
@@ -256,10 +273,12 @@ class Realtime(Strict):
     """004 §6.4: real-time packets are released first at every slice start, never batched."""
 
     dscp: list[Annotated[int, Field(ge=0, le=63)]] = Field(
-        default_factory=list, max_length=64, description="DSCP code points classified as real-time (46 = EF)."
+        default_factory=list, max_length=RT_DSCP_MAX, description="DSCP code points classified as real-time (46 = EF)."
     )
     udp_ports: list[Annotated[int, Field(ge=1, le=65535)]] = Field(
-        default_factory=list, max_length=256, description="UDP ports (source or destination) classified as real-time."
+        default_factory=list,
+        max_length=RT_PORTS_MAX,
+        description="UDP ports (source or destination) classified as real-time.",
     )
     # Defaults: adwiser/config.h (ADW_RT_*_DEFAULT) says where they come from; dataplane/core/realtime_release.c why.
     hold_max_fraction: float = Field(
@@ -312,7 +331,7 @@ class QueueSizing(Strict):
 class AggregationOverride(Strict):
     """Aggregation-target parameters for a group of pairs (a class of users)."""
 
-    pairs: list[PairRef] = Field(min_length=1, description="Pairs these values apply to.")
+    pairs: list[PairRef] = Field(min_length=1, max_length=PAIRS_MAX, description="Pairs these values apply to.")
     n_target_max: int | None = Field(
         default=None, ge=1, le=256, description="N-bar for these pairs: cap of the A-MPDU target, in MPDUs."
     )
@@ -338,7 +357,9 @@ class AggregationTarget(Strict):
     k2: float = Field(gt=0, le=1, description="Outer-loop gain K2 (nu += K2 (G(x) - nu)); dimensionless, paper 0.2.")
     delta_s: float = Field(ge=0.01, le=60, description="Update interval Delta of the loops, in seconds (paper 0.5 s).")
     pairs: list[PairRef] = Field(
-        default_factory=list, description="Pairs run in paced mode under this policy; empty = none."
+        default_factory=list,
+        max_length=PAIRS_MAX,
+        description="Pairs run in paced mode under this policy; empty = none.",
     )
     c_beta: float = Field(
         default=0.05, gt=0, le=1, description="EWMA weight beta of the c estimator (000 eq. 40); paper 0.05."
@@ -366,7 +387,7 @@ class AggregationTarget(Strict):
         default=100, ge=1, le=100000, description="p: packets over which the classifier's loss fraction is taken."
     )
     overrides: list[AggregationOverride] = Field(
-        default_factory=list, description="Per-pair or per-class values of N-bar and T-bar."
+        default_factory=list, max_length=PAIRS_MAX, description="Per-pair or per-class values of N-bar and T-bar."
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from adwiser_controller.configfile import ConfigInvalid
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 LAB = CONFIGS / "lab-2ap-2sta.yaml"
+DATAPLANE_CONFIG_H = Path(__file__).resolve().parents[2] / "dataplane" / "include" / "adwiser" / "config.h"
 
 
 def lab() -> dict[str, Any]:
@@ -239,3 +241,83 @@ def test_ap_aggregation_ceiling_is_optional_and_accepted_by_the_schema():
     assert cfg.topology.aps[0].ampdu_ceiling_mpdus == 38.5 and cfg.topology.aps[1].ampdu_ceiling_mpdus is None
     assert cfg.topology.aps[1].ampdu_ceiling_us == 1450.0 and cfg.topology.aps[0].ampdu_ceiling_us is None
     jsonschema.Draft202012Validator(json.loads(schema.DEFAULT_PATH.read_text())).validate(doc)
+
+
+# ---------------------------------------------------------------- the dataplane's capacity
+
+
+def dataplane_capacity() -> dict[str, int]:
+    """The ADW_MAX_* limits of dataplane/include/adwiser/config.h (a name defined as another is resolved)."""
+    defines: dict[str, int] = {}
+    for name, value in re.findall(r"^#define\s+(ADW_MAX_\w+)\s+(\d+|ADW_\w+)\b", DATAPLANE_CONFIG_H.read_text(), re.M):
+        defines[name] = int(value) if value.isdigit() else defines[value]
+    return defines
+
+
+def test_schema_array_bounds_equal_the_dataplane_capacity():
+    # Every array the dataplane's loader (dp/config_json.c) bounds, with the ADW_MAX_* it bounds it by.
+    bounded_by = {
+        ("Topology", "aps"): "ADW_MAX_APS",
+        ("Topology", "stas"): "ADW_MAX_STAS",
+        ("Topology", "conflicts"): "ADW_MAX_CONFLICTS",
+        ("Station", "ips"): "ADW_MAX_STA_ADDRS",
+        ("SliceMap", "slices"): "ADW_MAX_SLICES",
+        ("Slice", "pairs"): "ADW_MAX_PAIRS",
+        ("DynamicSlicing", "pairs"): "ADW_MAX_PAIRS",
+        ("Realtime", "dscp"): "ADW_MAX_RT_DSCP",
+        ("Realtime", "udp_ports"): "ADW_MAX_RT_PORTS",
+        ("AggregationTarget", "pairs"): "ADW_MAX_PAIRS",
+        ("AggregationTarget", "overrides"): "ADW_MAX_PAIRS",
+        ("AggregationOverride", "pairs"): "ADW_MAX_PAIRS",
+    }
+    capacity = dataplane_capacity()
+    defs = schema.build_schema()["$defs"]
+    found = {f"{m}.{f}": defs[m]["properties"][f].get("maxItems") for m, f in bounded_by}
+    wanted = {f"{m}.{f}": capacity[c] for (m, f), c in bounded_by.items()}
+    assert found == wanted
+
+
+def with_aps(doc: dict[str, Any], n: int) -> dict[str, Any]:
+    first = doc["topology"]["aps"][0]
+    doc["topology"]["aps"] += [dict(first, id=f"x{i}") for i in range(n - len(doc["topology"]["aps"]))]
+    return doc
+
+
+def with_stas(doc: dict[str, Any], n: int) -> dict[str, Any]:
+    stas, in_slice = doc["topology"]["stas"], doc["slice_map"]["slices"][0]["pairs"]
+    for i in range(n - len(stas)):
+        stas.append({"id": f"s{i}", "mac": f"02:00:00:{i >> 8:02x}:{i & 0xFF:02x}:01", "ap": "ap1"})
+        in_slice.append(f"ap1/s{i}")
+    return doc
+
+
+def set_conflicts(doc: dict[str, Any], n: int) -> None:
+    doc["topology"]["conflicts"] = [["ap1/sta1", "ap2/sta2"]] * n
+
+
+def set_udp_ports(doc: dict[str, Any], n: int) -> None:
+    doc["policies"]["realtime"]["udp_ports"] = list(range(1000, 1000 + n))
+
+
+def set_override_pairs(doc: dict[str, Any], n: int) -> None:
+    doc["policies"]["aggregation_target"]["overrides"] = [{"pairs": ["ap1/sta1"] * n}]
+
+
+@pytest.mark.parametrize(
+    "grow,limit,field",
+    [
+        (with_aps, 512, "topology.aps"),
+        (with_stas, 4096, "topology.stas"),
+        (set_conflicts, 16384, "topology.conflicts"),
+        (set_udp_ports, 64, "policies.realtime.udp_ports"),
+        (set_override_pairs, 4096, "policies.aggregation_target.overrides[0].pairs"),
+    ],
+    ids=["aps", "stas", "conflicts", "udp-ports", "override-pairs"],
+)
+def test_list_longer_than_the_dataplane_holds_is_refused_naming_it(grow, limit, field):
+    at_limit = lab()
+    grow(at_limit, limit)
+    configfile.validate_data(at_limit, "test")
+    over = lab()
+    grow(over, limit + 1)
+    assert "at most" in problems(over)[field]
