@@ -265,7 +265,7 @@ class DynamicSlicing(Strict):
     pairs: list[PairRef] = Field(
         default_factory=list,
         max_length=PAIRS_MAX,
-        description="Pairs that may take an idle slice; empty = every pair.",
+        description="Pairs that may take an idle slice, each at most once; empty = every pair.",
     )
 
 
@@ -359,7 +359,7 @@ class AggregationTarget(Strict):
     pairs: list[PairRef] = Field(
         default_factory=list,
         max_length=PAIRS_MAX,
-        description="Pairs run in paced mode under this policy; empty = none.",
+        description="Pairs run in paced mode under this policy, each at most once; empty = none.",
     )
     c_beta: float = Field(
         default=0.05, gt=0, le=1, description="EWMA weight beta of the c estimator (000 eq. 40); paper 0.05."
@@ -543,8 +543,15 @@ def cross_reference_problems(cfg: AdwiserConfig) -> list[FieldProblem]:
                 f"policies.aggregation_target.n_max_mpdus ({n_max}), the most one A-MPDU holds"))
     for i, ref in enumerate(pol.dynamic_slicing.pairs):
         check_ref(ref, ["policies", "dynamic_slicing", "pairs", i])
+    problems += _duplicates(
+        [(ref, ["policies", "dynamic_slicing", "pairs", i]) for i, ref in enumerate(pol.dynamic_slicing.pairs)], "pair"
+    )
     for i, ref in enumerate(pol.aggregation_target.pairs):
         check_ref(ref, ["policies", "aggregation_target", "pairs", i])
+    problems += _duplicates(
+        [(ref, ["policies", "aggregation_target", "pairs", i]) for i, ref in enumerate(pol.aggregation_target.pairs)],
+        "pair",
+    )
     for oi, ov in enumerate(pol.aggregation_target.overrides):
         for i, ref in enumerate(ov.pairs):
             check_ref(ref, ["policies", "aggregation_target", "overrides", oi, "pairs", i])

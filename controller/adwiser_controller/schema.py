@@ -21,7 +21,8 @@ DEFAULT_PATH = Path(__file__).resolve().parents[2] / "configs" / "schema" / "adw
 CROSS_FIELD_RULES = (
     "Rules beyond this schema, checked by the controller: ids, MACs and IPs unique; every STA's ap exists; "
     "every pair 'ap/sta' names a STA associated with that AP; every managed pair is in at least one slice; "
-    "no two conflicting pairs share a slice; a pair appears at most once per slice; "
+    "no two conflicting pairs share a slice; a pair appears at most once per slice and at most once in "
+    "policies.dynamic_slicing.pairs and policies.aggregation_target.pairs; "
     "r_min_pkts <= r_init_pkts <= r_max_pkts; q_min_pkts <= q_max_pkts; frame length (sum of duration_ms) <= 1000 ms."
 )
 

@@ -149,6 +149,18 @@ def test_unknown_pair_in_policy_is_named():
     assert "policies.dynamic_slicing.pairs[1]" in problems(doc)
 
 
+@pytest.mark.parametrize("policy", ["dynamic_slicing", "aggregation_target"])
+def test_pair_listed_twice_in_a_policy_is_refused_naming_the_repeat(policy):
+    # The dataplane stores these lists in arrays of one entry per pair: a repeat is refused there ("more entries
+    # than pairs") once the list is longer than the pairs, and is meaningless before.
+    doc = lab()
+    doc["policies"][policy]["pairs"] = ["ap1/sta1", "ap2/sta2", "ap1/sta1"]
+    found = problems(doc)
+    assert found == {
+        f"policies.{policy}.pairs[2]": f"duplicate pair 'ap1/sta1', already at policies.{policy}.pairs[0]"
+    }
+
+
 def test_misspelt_key_is_refused_by_name():
     doc = lab()
     doc["policies"]["ts_abr_qd"]["r_maxpkts"] = 5
