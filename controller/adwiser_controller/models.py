@@ -75,9 +75,16 @@ def _normalise_mac(value: str) -> str:
 
 def _normalise_ip(value: str) -> str:
     try:
-        return str(ipaddress.ip_address(value))
+        addr = ipaddress.ip_address(value)
     except ValueError:
         raise PydanticCustomError("ip_address", "not an IPv4 or IPv6 address: {value}", {"value": value}) from None
+    if getattr(addr, "scope_id", None) is not None:
+        # The dataplane classifies by the address alone (inet_pton, which refuses a zone).
+        raise PydanticCustomError(
+            "ip_address", "a scoped IPv6 address (zone '%{zone}') is not allowed: {value}",
+            {"value": value, "zone": addr.scope_id},
+        )
+    return str(addr)
 
 
 MacAddress = Annotated[
@@ -87,7 +94,11 @@ MacAddress = Annotated[
 ]
 IpAddress = Annotated[
     str,
-    Field(min_length=2, max_length=45, description="IPv4 or IPv6 address of the station."),
+    Field(
+        min_length=2,
+        max_length=45,
+        description="IPv4 or IPv6 address of the station; an IPv6 zone (%eth0) is not allowed.",
+    ),
     AfterValidator(_normalise_ip),
 ]
 

@@ -99,6 +99,13 @@ def test_duplicate_mac_ignores_case_and_duplicate_ip_ignores_spelling():
     assert "duplicate IP" in found["topology.stas[1].ips[0]"]
 
 
+def test_scoped_ipv6_address_is_refused_naming_the_field():
+    # Python's ip_address takes 'fe80::1%eth0'; the dataplane (inet_pton) does not, and classifies by address only.
+    doc = lab()
+    doc["topology"]["stas"][0]["ips"] = ["198.18.0.10", "fe80::1%eth0"]
+    assert "scoped IPv6 address" in problems(doc)["topology.stas[0].ips[1]"]
+
+
 def test_multicast_mac_is_refused():
     doc = lab()
     doc["topology"]["stas"][0]["mac"] = "01:00:5e:00:00:01"
