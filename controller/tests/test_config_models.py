@@ -106,6 +106,22 @@ def test_scoped_ipv6_address_is_refused_naming_the_field():
     assert "scoped IPv6 address" in problems(doc)["topology.stas[0].ips[1]"]
 
 
+def test_ap_name_is_bounded_in_utf8_bytes_as_the_dataplane_reads_it():
+    # dp/config_json.c reads the name into 128 bytes + NUL: 100 x 'é' is 100 characters but 200 bytes.
+    doc = lab()
+    doc["topology"]["aps"][0]["name"] = "é" * 64
+    configfile.validate_data(doc, "test")
+    doc["topology"]["aps"][0]["name"] = "é" * 65
+    assert problems(doc) == {"topology.aps[0].name": "name is 130 bytes in UTF-8, at most 128 allowed"}
+
+
+def test_ap_name_with_a_nul_character_is_refused():
+    # The dataplane's JSON parser (jansson, without JSON_ALLOW_NUL) refuses the whole document at a \u0000.
+    doc = lab()
+    doc["topology"]["aps"][1]["name"] = "AP2\x00lab"
+    assert "NUL" in problems(doc)["topology.aps[1].name"]
+
+
 def test_multicast_mac_is_refused():
     doc = lab()
     doc["topology"]["stas"][0]["mac"] = "01:00:5e:00:00:01"
