@@ -42,6 +42,10 @@ export const useLive = defineStore('live', () => {
   let retryTimer: ReturnType<typeof setTimeout> | null = null
   let retries = 0
   let wanted = false
+  // Bumped by stop(): a start or reconnect begun before it is superseded, so after each await it
+  // checks it is still current before touching the store or opening a socket (the Live page
+  // re-mounts on every appliance change, and a slow history may arrive after the next start).
+  let generation = 0
 
   function seriesOf(pair: string): WindowedSeries {
     let s = pairs.value.get(pair)
@@ -89,10 +93,12 @@ export const useLive = defineStore('live', () => {
   /** Entries of one stream from `sinceMs` on, in pages of the API's maximum. Stream ids
    *  are `<Redis ms>-<seq>` (XADD *), so the window's start is an id to continue after. */
   async function since<T>(path: string, sinceMs: number): Promise<T[]> {
+    const gen = generation
     const out: T[] = []
     let after = `${Math.max(0, Math.floor(sinceMs))}-0`
     for (let i = 0; i < HISTORY_MAX_PAGES; i++) {
       const r = await api.get<{ entries: T[]; last_id: string | null }>(path, { count: HISTORY_PAGE, after })
+      if (gen !== generation) break // stopped meanwhile: the rest is not wanted
       out.push(...r.entries)
       if (r.entries.length < HISTORY_PAGE || !r.last_id) break
       after = r.last_id
@@ -101,11 +107,13 @@ export const useLive = defineStore('live', () => {
   }
 
   async function loadHistory(id: string): Promise<void> {
+    const gen = generation
     const from = Date.now() - WINDOW_S * 1000
     const [f, p] = await Promise.all([
       since<FrameEntry>(`/telemetry/${encodeURIComponent(id)}/frames`, from),
       since<PairEntry>(`/telemetry/${encodeURIComponent(id)}/pairs`, from),
     ])
+    if (gen !== generation) return // stopped meanwhile: the store may be another appliance's by now
     addFrames(f)
     addPairs(p)
     tick.value++
@@ -123,14 +131,19 @@ export const useLive = defineStore('live', () => {
     if (!wanted) return
     const proto = location.protocol === 'https:' ? 'wss' : 'ws'
     state.value = retries ? 'reconnecting' : 'connecting'
+    const prev = ws
+    ws = null
+    prev?.close() // never more than one socket: the one in `ws`, which stop() closes
     const sock = new WebSocket(`${proto}://${location.host}/api/v1/telemetry/${encodeURIComponent(appliance.value)}/live`)
     ws = sock
     sock.onopen = () => {
+      if (ws !== sock) return
       retries = 0
       error.value = ''
       state.value = 'open'
     }
     sock.onmessage = (ev) => {
+      if (ws !== sock) return // a socket closed by stop() or replaced feeds nothing
       try {
         ingest(JSON.parse(String(ev.data)) as LiveMessage)
       } catch {
@@ -155,11 +168,13 @@ export const useLive = defineStore('live', () => {
 
   async function reconnect(): Promise<void> {
     retryTimer = null
+    const gen = generation
     try {
       await loadHistory(appliance.value)
     } catch (e) {
-      error.value = (e as Error).message
+      if (gen === generation) error.value = (e as Error).message
     }
+    if (gen !== generation) return
     open()
   }
 
@@ -169,15 +184,18 @@ export const useLive = defineStore('live', () => {
     appliance.value = id
     wanted = true
     retries = 0
+    const gen = generation
     try {
       await loadHistory(id)
     } catch (e) {
-      error.value = (e as Error).message
+      if (gen === generation) error.value = (e as Error).message
     }
+    if (gen !== generation) return // stopped or started again meanwhile: that start opens the socket
     open()
   }
 
   function stop(): void {
+    generation++
     wanted = false
     if (retryTimer) clearTimeout(retryTimer)
     retryTimer = null
