@@ -38,6 +38,7 @@ struct dp_counters {
     uint64_t config_drops;     /* held packets of removed pairs handed out as ADW_PORT_DROP (freed) */
     uint64_t rx_missed;        /* packets the drivers could not receive (ring full, no mbuf) */
     uint64_t vlan_unknown;     /* frames on a VLAN trunk with a VLAN id of no AP (taken as its first AP's) */
+    uint64_t drained_pkts;     /* NFQUEUE shutdown: queued but not yet read, accepted unscheduled before the unbind */
 };
 
 #define DP_RX_SECONDS 120         /* loop seconds whose receive count --stats keeps */

@@ -20,6 +20,8 @@
 #define NFQ_QUEUE_MAXLEN 65536u   /* kernel queue length, packets (beyond it: fail-open accept) */
 #define NFQ_RCVBUF (16u << 20)    /* netlink socket receive buffer, bytes */
 #define ETH_HLEN_SYNTH 14u        /* bytes of the Ethernet header we put in front of the IP packet */
+#define NFQ_DRAIN_QUEUEING_NS 10000000u /* shutdown: reading while the kernel still queues, at most, ns */
+#define NFQ_DRAIN_MAX_NS 2000000000u   /* shutdown: reading what was queued before queueing stopped, at most, ns */
 
 /*
  * A packet the core holds: the verdict id and our own copy of the frame
@@ -43,6 +45,7 @@ struct nfq_ctx {
     struct adw_pkt batch[NFQ_MAX_BURST];
     unsigned n_batch;
     uint64_t verdict_errors;            /* nfq_set_verdict failures */
+    int draining;                       /* shutdown: every packet read is accepted, not scheduled */
 };
 
 uint64_t nfq_clock_ns(void)
@@ -118,6 +121,13 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     if (!ph)
         return 0;
     uint32_t id = ntohl(ph->packet_id);
+    if (c->draining) {
+        /* Queued before shutdown and never scheduled: it passes (unbinding the queue would drop it). */
+        verdict(c, id, NF_ACCEPT);
+        c->e->c.drained_pkts++;
+        c->e->c.tx_pkts++;
+        return 0;
+    }
     unsigned char *payload;
     int len = nfq_get_payload(nfa, &payload);
     int port = port_of_ifindex(c, nfq_get_indev(nfa));
@@ -157,6 +167,35 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     if (c->n_batch == NFQ_MAX_BURST)
         process_batch(c);
     return 0;
+}
+
+/* Reads what waits in the socket, without blocking, until it is empty or deadline_ns; 1 if it was left empty. */
+static int drain_socket(struct nfq_handle *h, int fd, char *buf, size_t len, uint64_t deadline_ns)
+{
+    while (nfq_clock_ns() < deadline_ns) {
+        ssize_t n = recv(fd, buf, len, MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR || errno == ENOBUFS)
+                continue;
+            return errno == EAGAIN || errno == EWOULDBLOCK;
+        }
+        nfq_handle_packet(h, buf, (int)n);
+    }
+    return 0;
+}
+
+/*
+ * Sets the kernel queue's length to 0: with NFQA_CFG_F_FAIL_OPEN the kernel then accepts every new packet itself
+ * instead of queueing it, so the socket holds a finite backlog that a drain can empty before the unbind.
+ */
+static int stop_queueing(int fd, uint16_t queue_num)
+{
+    char msg[256] __attribute__((aligned(8)));
+    memset(msg, 0, sizeof(msg));
+    struct nlmsghdr *nlh = nfq_nlmsg_put(msg, NFQNL_MSG_CONFIG, queue_num);
+    nfq_nlmsg_cfg_put_qmaxlen(nlh, 0);
+    struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+    return sendto(fd, nlh, nlh->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0 ? -1 : 0;
 }
 
 int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *const *ifnames, unsigned n_ports,
@@ -249,6 +288,24 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
         for (unsigned i = 0; i < k; i++)
             release(&c, &out[i]);
     }
+    /*
+     * Then what is queued but not yet read: unbinding drops every entry still in the kernel queue (--queue-bypass
+     * only helps packets that come after).  First what arrived meanwhile, in order, while the kernel still queues;
+     * then the kernel is told to stop queueing (new packets pass at once) and the rest, now finite, is read.
+     */
+    c.draining = 1;
+    drain_socket(h, fd, buf, sizeof(buf), nfq_clock_ns() + NFQ_DRAIN_QUEUEING_NS);
+    if (stop_queueing(fd, (uint16_t)e->opt->queue_num) != 0)
+        fprintf(stderr, "adwiser-dp: cannot stop queueing before the unbind (%s): packets queued meanwhile drop\n",
+                strerror(errno));
+    uint64_t read_queueing = e->c.drained_pkts;
+    if (!drain_socket(h, fd, buf, sizeof(buf), nfq_clock_ns() + NFQ_DRAIN_MAX_NS))
+        fprintf(stderr, "adwiser-dp: shutdown: the queue was not empty after %u ms; what remains drops\n",
+                NFQ_DRAIN_MAX_NS / 1000000u);
+    if (e->c.drained_pkts)
+        fprintf(stderr, "adwiser-dp: shutdown: %llu queued packets read and accepted before the unbind (%llu after "
+                "queueing stopped)\n", (unsigned long long)e->c.drained_pkts,
+                (unsigned long long)(e->c.drained_pkts - read_queueing));
     e->c.tx_drops += c.verdict_errors;
     rc = 0;
 out_queue:

@@ -5,7 +5,8 @@
  * Forwarded packets reach us through `iptables -A FORWARD -j NFQUEUE
  * --queue-num N --queue-bypass`; a packet the core holds is a verdict not
  * yet given, released by NF_ACCEPT at its slice start.  On SIGTERM every
- * held packet gets NF_ACCEPT before the queue is unbound.
+ * held packet gets NF_ACCEPT, then so does every packet queued but not yet
+ * read, before the queue is unbound (the unbind drops what is still queued).
  */
 #ifndef ADW_DP_NFQ_LOOP_H
 #define ADW_DP_NFQ_LOOP_H

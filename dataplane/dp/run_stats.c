@@ -63,7 +63,7 @@ void run_stats_write(const struct dp_engine *e, const char *path)
     memset(&st, 0, sizeof(st));
     adw_sched_stats_read(e->sched, &st);
     json_t *doc = json_pack(
-        "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o,"
+        "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o,"
         " s:{s:I, s:f, s:f, s:f, s:f}}",
         "backend", e->backend_name, "elapsed_ns", (json_int_t)e->elapsed_ns,
         "counters", "rx_pkts", (json_int_t)e->c.rx_pkts, "passed_pkts", (json_int_t)e->c.passed_pkts,
@@ -73,6 +73,7 @@ void run_stats_write(const struct dp_engine *e, const char *path)
         "reloads_applied", (json_int_t)e->c.reloads_applied, "reloads_rejected", (json_int_t)e->c.reloads_rejected,
         "frames_reported", (json_int_t)e->c.frames_reported, "config_drops", (json_int_t)e->c.config_drops,
         "rx_missed", (json_int_t)e->c.rx_missed, "vlan_unknown", (json_int_t)e->c.vlan_unknown,
+        "drained_pkts", (json_int_t)e->c.drained_pkts,
         "ports", ports, "core", with_realtime_stats(core_stats_json(&st), &st),
         "slice_start_error", "events", (json_int_t)e->lateness.count,
         "p50_us", slice_lateness_quantile_us(&e->lateness, 0.5),

@@ -5,7 +5,9 @@
 #   - unmanaged ICMP passes;
 #   - a bounded iperf3 TCP transfer completes through the scheduler;
 #   - SIGTERM while packets are held gives every one of them a verdict;
-#   - with the daemon gone, --queue-bypass keeps traffic flowing (fail-open).
+#   - with the daemon gone, --queue-bypass keeps traffic flowing (fail-open);
+#   - SIGTERM with packets queued in the kernel but not yet read: each one is
+#     accepted before the queue is unbound (unbinding drops whatever is queued).
 # Usage: test_e2e_nfqueue.sh BUILD_DIR   (root; needs iperf3, iptables)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -54,4 +56,56 @@ echo "   stats: $(tr -d ' \n' <"$WORK/stats.json" | head -c 600)"
 [ "$(rel counters.tx_drops)" -eq 0 ] || fail "verdicts failed"
 [ "$(rel counters.queued_pkts)" -eq $(( $(rel counters.released_pkts) + $(rel counters.flushed_pkts) )) ] \
     || fail "held packets without a verdict"
+
+echo "-- SIGTERM with packets queued in the kernel, not yet read: every one passes"
+# The daemon is stopped (SIGSTOP) while a bounded burst of UDP datagrams is queued to it, then gets SIGTERM and
+# SIGCONT: it must read and accept what waits in its socket before unbinding the queue, which drops every entry
+# still queued.  The receiver counts distinct datagrams (bounded in time).
+BURST=2000
+rm -f "$WORK/dp.pid"
+ip netns exec "$NS_APP" "$BUILD/adwiser-dp" --backend nfqueue --queue-num 3 --config "$WORK/lab.json" \
+    --uplink up0 --stats "$WORK/stats2.json" --pid-file "$WORK/dp.pid" >"$WORK/dp2.log" 2>&1 &
+DP_PID=$!
+LAB_PIDS+=("$DP_PID")
+for _ in $(seq 100); do [ -s "$WORK/dp.pid" ] && break; sleep 0.1; done
+[ -s "$WORK/dp.pid" ] || { cat "$WORK/dp2.log"; fail "adwiser-dp did not start again"; }
+lab_exec "$NS_SRV" ping -c 2 -i 0.2 -W 2 198.18.0.12 >/dev/null || fail "ping server->sta2 before the burst"
+lab_exec "$NS_STA2" timeout 20 "$LAB_PY" - "$WORK/udp_rx.txt" <<'PYEOF' &
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)   # SO_RCVBUFFORCE: the burst arrives at once
+s.bind(("198.18.0.12", 5599))
+open(sys.argv[1] + ".ready", "w").close()
+seen, deadline = set(), time.monotonic() + 15
+s.settimeout(0.5)
+while time.monotonic() < deadline:
+    try:
+        seen.add(int(s.recv(64).split()[0]))
+    except socket.timeout:
+        if len(seen) and time.monotonic() > last + 1.5:
+            break
+        continue
+    last = time.monotonic()
+open(sys.argv[1], "w").write("%d\n" % len(seen))
+PYEOF
+RX=$!
+LAB_PIDS+=("$RX")
+for _ in $(seq 50); do [ -e "$WORK/udp_rx.txt.ready" ] && break; sleep 0.1; done
+[ -e "$WORK/udp_rx.txt.ready" ] || fail "UDP receiver did not start"
+kill -STOP "$DP_PID"
+lab_exec "$NS_SRV" timeout 10 "$LAB_PY" -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[1])):
+    s.sendto(b"%d adwiser-dp shutdown drain" % i, ("198.18.0.12", 5599))' "$BURST" || { kill -CONT "$DP_PID"; fail "UDP sender"; }
+sleep 0.2
+# /proc/net/netfilter/nfnetlink_queue: queue, portid, queue_total, ... : the burst waits in the kernel.
+held=$(lab_exec "$NS_APP" awk '$1 == 3 {print $3}' /proc/net/netfilter/nfnetlink_queue)
+kill -TERM "$DP_PID"
+kill -CONT "$DP_PID"
+lab_stop_dp --must-exit
+wait "$RX" || true
+got=$(cat "$WORK/udp_rx.txt" 2>/dev/null || echo 0)
+echo "   $BURST datagrams sent, ${held:-?} queued in the kernel at SIGTERM, $got received"
+[ "${held:-0}" -ge "$BURST" ] || fail "the burst was not queued to the stopped daemon (queue_total ${held:-none})"
+[ "$got" -eq "$BURST" ] || { cat "$WORK/dp2.log"; fail "$(( BURST - got )) of $BURST datagrams queued at shutdown were lost"; }
 echo "PASS: test_e2e_nfqueue"
