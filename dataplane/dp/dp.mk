@@ -73,11 +73,25 @@ $(DP_TEST_PARTS): dp/tests/test_dp_parts.c $(DP_PARTS_SRCS) $(DP_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) -Idp $< $(DP_PARTS_SRCS) -lcmocka -o $@
 
-dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON)
+# The engine both backends share (reloads, frame telemetry), driven by the test's clock without a backend.
+DP_ENGINE_SRCS := dp/dp_engine.c dp/frame_telemetry.c dp/telemetry_jsonl.c dp/config_json.c dp/json_walk.c \
+    dp/dp_topology.c dp/pacing_table.c dp/ack_model_json.c dp/run_stats.c dp/slice_lateness.c dp/redis_link.c \
+    dp/redis_addr.c
+DP_TEST_ENGINE := $(BUILD)/san/dp/test_dp_engine
+DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE))
+
+$(DP_TEST_ENGINE): dp/tests/test_dp_engine.c $(DP_ENGINE_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< $(DP_ENGINE_SRCS) $(CORE_LIB_SAN) \
+	    $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
+
+dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON) \
+    $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE))
 	ADW_LAB_JSON=$(DP_LAB_JSON) ADW_SCHEMA=../configs/schema/adwiser-config.schema.json $(DP_TEST_CONFIG)
 	$(DP_TEST_PARTS)
 	$(DP_TEST_PACING)
 	ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_REDIS)
+	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_ENGINE))
 
 # Root only (network namespaces); each script cleans up after itself.
 dp-test-e2e: $(DP_BIN)

@@ -140,8 +140,21 @@ static int apply_config(struct dp_engine *e, struct adw_config *next, uint64_t n
         e->c.reloads_rejected++;
         return -1;
     }
-    free(e->cfg);
+    /* Every finished frame reported first: what is left to report is the frame running now and later ones. */
+    frame_telemetry_poll(e);
+    struct adw_stats st;
+    adw_sched_stats_read(e->sched, &st);
+    if (e->frame_cfg && e->cfg_first_frame > st.frames) {
+        /* The configuration staged before has not reached the core yet and never will (replaced): the frame
+         * running now still runs under frame_cfg. */
+        free(e->cfg);
+    } else {
+        /* The frame running now runs under cfg (frame_cfg, if any, had no frame left to report). */
+        free(e->frame_cfg);
+        e->frame_cfg = e->cfg;
+    }
     e->cfg = next;
+    e->cfg_first_frame = st.frames + 1;   /* the core swaps it in as the next frame starts */
     e->c.reloads_applied++;
     return 0;
 }
@@ -274,4 +287,6 @@ void dp_engine_finish(struct dp_engine *e)
     e->pacing = NULL;
     free(e->cfg);
     e->cfg = NULL;
+    free(e->frame_cfg);
+    e->frame_cfg = NULL;
 }

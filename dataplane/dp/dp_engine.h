@@ -45,7 +45,15 @@ struct dp_counters {
 
 struct dp_engine {
     const struct dp_options *opt;  /* command line (not owned) */
-    struct adw_config *cfg;        /* configuration in force (owned) */
+    struct adw_config *cfg;        /* configuration last handed to the core (owned); in force from the frame
+                                      cfg_first_frame on */
+    /* Frame telemetry names a frame's slices from the configuration it ran under.  A reload reaches the core at
+     * its next frame boundary, and the frame running meanwhile is reported after that boundary: until a report
+     * of frame cfg_first_frame is taken, the frames before it ran under frame_cfg.  Frames are counted from 1 in
+     * the order they start (the core reports each one, in that order, when the next starts). */
+    struct adw_config *frame_cfg;  /* configuration of frames before cfg_first_frame (owned); NULL = none left */
+    uint64_t cfg_first_frame;      /* first frame run under cfg, counted from 1; 0 = since the start */
+    uint64_t frames_polled;        /* frame reports taken from the core */
     uint64_t cfg_version;          /* Redis version in force, 0 = the --config file */
     uint64_t ack_pending;          /* Redis version handed to the core, acknowledged once active; 0 = none */
     uint64_t start_ns;             /* backend clock when the loop started, ns */

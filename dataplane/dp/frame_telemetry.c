@@ -74,6 +74,25 @@ static json_t *slices_of(const struct adw_config *cfg, const struct adw_frame_re
     return slices;
 }
 
+/*
+ * The configuration the frame of the report just taken ran under (dp_engine.h: frame_cfg); frame_cfg is freed
+ * once no frame before cfg_first_frame is left to report.  The reports the core overwrote were the oldest.
+ */
+static const struct adw_config *config_of_frame(struct dp_engine *e)
+{
+    e->frames_polled++;
+    if (!e->frame_cfg)
+        return e->cfg;
+    struct adw_stats st;
+    adw_sched_stats_read(e->sched, &st);
+    uint64_t frame = e->frames_polled + st.reports_overwritten;   /* counted from 1 as frames start */
+    if (frame < e->cfg_first_frame)
+        return e->frame_cfg;
+    free(e->frame_cfg);
+    e->frame_cfg = NULL;
+    return e->cfg;
+}
+
 void frame_telemetry_poll(struct dp_engine *e)
 {
     static struct adw_pair_report pairs[ADW_MAX_PAIRS];
@@ -81,11 +100,12 @@ void frame_telemetry_poll(struct dp_engine *e)
     if (!e->tm && !e->redis) {
         /* Nobody reads them: drain anyway so the core's report ring never overwrites. */
         while (adw_sched_poll_frame(e->sched, &f, pairs, 0) == 1)
-            ;
+            config_of_frame(e);
         return;
     }
     int any = 0;
     while (adw_sched_poll_frame(e->sched, &f, pairs, ADW_MAX_PAIRS) == 1) {
+        const struct adw_config *cfg = config_of_frame(e);
         unsigned n = f.n_pairs < ADW_MAX_PAIRS ? f.n_pairs : ADW_MAX_PAIRS;
         json_int_t ts = (json_int_t)((int64_t)f.ts_ns + e->epoch_offset_ns);
         double utility = 0;
@@ -103,7 +123,7 @@ void frame_telemetry_poll(struct dp_engine *e)
                                   ts, "frame", (json_int_t)f.frame, "version",
                                   (json_int_t)f.version, "frame_ms", (double)f.frame_ns / 1e6, "utility",
                                   with_traffic ? json_real(utility) : json_null(), "utility_bound",
-                                  "reassignments", (json_int_t)f.reassignments, "slices", slices_of(e->cfg, &f));
+                                  "reassignments", (json_int_t)f.reassignments, "slices", slices_of(cfg, &f));
         if (e->tm) {
             telemetry_jsonl_write(e->tm, frame);
             size_t i;

@@ -1,0 +1,245 @@
+/*
+ * The engine both backends share (dp/dp_engine.c, dp/frame_telemetry.c),
+ * driven without a backend: the test is the clock, no packets.  Pins that a
+ * frame's telemetry record describes the configuration the frame ran under
+ * when SIGHUP reloads land in the middle of a frame: the core swaps the
+ * staged configuration in at its next frame boundary, and the frame running
+ * meanwhile is reported after that boundary, so its slices must still be the
+ * old ones (its frame_ms, measured by the core, is their sum).
+ * The lab JSON is configs/lab-2ap-2sta.yaml converted by dp.mk ($ADW_LAB_JSON).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "dp_engine.h"
+
+#define MS 1000000ull
+
+struct rig {
+    char dir[64];
+    char active[128];        /* --config, rewritten before each SIGHUP */
+    char telemetry[128];
+    struct dp_options o;
+    struct dp_engine e;
+    uint64_t now;
+};
+
+/* Writes the lab document with slice durations a and b (ms) to path. */
+static void write_lab(const char *path, int a, int b)
+{
+    const char *lab = getenv("ADW_LAB_JSON");
+    assert_non_null(lab);
+    json_error_t je;
+    json_t *doc = json_load_file(lab, 0, &je);
+    if (!doc)
+        fail_msg("cannot read %s: %s", lab, je.text);
+    json_t *slices = json_object_get(json_object_get(doc, "slice_map"), "slices");
+    assert_int_equal(json_array_size(slices), 2);
+    json_object_set_new(json_array_get(slices, 0), "duration_ms", json_integer(a));
+    json_object_set_new(json_array_get(slices, 1), "duration_ms", json_integer(b));
+    assert_int_equal(json_dump_file(doc, path, 0), 0);
+    json_decref(doc);
+}
+
+/* The backend loop without packets: at each event (and at `until`) a tick, then what is due is dequeued. */
+static void run_until(struct rig *r, uint64_t until)
+{
+    struct adw_pkt out[64];
+    for (;;) {
+        uint64_t due = adw_sched_next_event_ns(r->e.sched, r->now);
+        uint64_t next = due < until ? due : until;
+        if (next > r->now)
+            r->now = next;
+        dp_engine_tick(&r->e, r->now, due);
+        while (adw_sched_dequeue_burst(r->e.sched, out, 64, r->now) == 64)
+            ;
+        if (r->now >= until)
+            return;
+    }
+}
+
+/* The core alone runs until `until` (frames end and configurations swap), the engine not ticked: reports pile up. */
+static void run_core_until(struct rig *r, uint64_t until)
+{
+    struct adw_pkt out[64];
+    while (r->now < until) {
+        uint64_t due = adw_sched_next_event_ns(r->e.sched, r->now);
+        r->now = due > r->now && due < until ? due : until;
+        while (adw_sched_dequeue_burst(r->e.sched, out, 64, r->now) == 64)
+            ;
+    }
+}
+
+/* SIGHUP with the lab document of slices a and b ms in --config, handled at now + 1 ms. */
+static void reload(struct rig *r, int a, int b)
+{
+    write_lab(r->active, a, b);
+    dp_reload_requested = 1;
+    run_until(r, r->now + 1 * MS);
+    assert_int_equal(dp_reload_requested, 0);
+}
+
+static void rig_start(struct rig *r)
+{
+    memset(r, 0, sizeof(*r));
+    snprintf(r->dir, sizeof(r->dir), "/tmp/test_dp_engine.XXXXXX");
+    assert_non_null(mkdtemp(r->dir));
+    snprintf(r->active, sizeof(r->active), "%s/active.json", r->dir);
+    snprintf(r->telemetry, sizeof(r->telemetry), "%s/telemetry.jsonl", r->dir);
+    write_lab(r->active, 20, 20);
+    r->o.config_path = r->active;
+    r->o.telemetry_path = r->telemetry;
+    r->o.hold_pkts = 1024;
+    char err[512];
+    struct adw_config *cfg = dp_engine_load_config(r->active, err, sizeof(err));
+    if (!cfg)
+        fail_msg("%s", err);
+    r->now = 1000 * MS;
+    if (dp_engine_start(&r->e, &r->o, cfg, 3, "test", r->now, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+}
+
+/* The frame records written: per frame, its frame_ms and the sum of its slices' duration_ms. */
+static unsigned read_frames(const char *path, double *frame_ms, double *slices_ms, unsigned max)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[65536];
+    unsigned n = 0;
+    while (fgets(line, sizeof(line), f)) {
+        json_error_t je;
+        json_t *rec = json_loads(line, 0, &je);
+        if (!rec)
+            fail_msg("bad telemetry line: %s", je.text);
+        if (strcmp(json_string_value(json_object_get(rec, "type")), "frame") == 0) {
+            assert_true(n < max);
+            frame_ms[n] = json_real_value(json_object_get(rec, "frame_ms"));
+            json_t *s;
+            size_t i;
+            slices_ms[n] = 0;
+            json_array_foreach(json_object_get(rec, "slices"), i, s)
+                slices_ms[n] += json_real_value(json_object_get(s, "duration_ms"));
+            n++;
+        }
+        json_decref(rec);
+    }
+    fclose(f);
+    return n;
+}
+
+/*
+ * 20+20 ms slices; mid-frame a reload to 30+30 and, before that frame ends, another to 10+25 (replaces the
+ * staged one, which never runs); in the 4th frame after that, mid-frame, back to 20+20.  Every frame record's slices
+ * add up to its frame_ms, and the frames run 40 ms, then 35 ms, then 40 ms again, never 60 ms.
+ */
+static void test_frame_records_describe_the_configuration_they_ran_under(void **state)
+{
+    (void)state;
+    static struct rig r;
+    rig_start(&r);
+    uint64_t t0 = r.now;
+    run_until(&r, t0 + 3 * 40 * MS + 10 * MS);   /* 10 ms into the 4th frame */
+    reload(&r, 30, 30);
+    reload(&r, 10, 25);                          /* still the 4th frame: replaces 30+30 before it runs */
+    run_until(&r, t0 + 4 * 40 * MS + 3 * 35 * MS + 20 * MS);   /* 20 ms into the 4th frame of 35 ms (the 8th) */
+    reload(&r, 20, 20);
+    run_until(&r, r.now + 200 * MS);
+    assert_int_equal(r.e.c.reloads_applied, 3);
+    dp_engine_finish(&r.e);
+
+    double frame_ms[64], slices_ms[64];
+    unsigned n = read_frames(r.telemetry, frame_ms, slices_ms, 64);
+    unlink(r.telemetry);
+    unlink(r.active);
+    rmdir(r.dir);
+    assert_true(n >= 12);
+    unsigned n40 = 0, n35 = 0;
+    for (unsigned i = 0; i < n; i++) {
+        printf("   frame %u: frame_ms %.3f, slices %.3f ms\n", i, frame_ms[i], slices_ms[i]);
+        if (slices_ms[i] < frame_ms[i] - 1e-6 || slices_ms[i] > frame_ms[i] + 1e-6)
+            fail_msg("frame %u ran %.3f ms but its record gives slices of %.3f ms", i, frame_ms[i], slices_ms[i]);
+        n40 += (i < 4 || i >= 8) && frame_ms[i] == 40.0;
+        n35 += i >= 4 && i < 8 && frame_ms[i] == 35.0;
+    }
+    assert_int_equal(n35, 4);       /* frames 4-7 under 10+25 (30+30 never ran; the 8th saw the third reload) */
+    assert_int_equal(n40, n - 4);   /* frames 0-3 (the 4th saw the first two reloads) and 8- under 20+20 */
+}
+
+/* Every frame record's slices add up to its frame_ms; returns how many frames ran ms_a and ms_b ms. */
+static unsigned check_frames(struct rig *r, double ms_a, unsigned *n_a, double ms_b, unsigned *n_b)
+{
+    double frame_ms[128], slices_ms[128];
+    unsigned n = read_frames(r->telemetry, frame_ms, slices_ms, 128);
+    unlink(r->telemetry);
+    unlink(r->active);
+    rmdir(r->dir);
+    *n_a = *n_b = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (slices_ms[i] < frame_ms[i] - 1e-6 || slices_ms[i] > frame_ms[i] + 1e-6)
+            fail_msg("frame %u ran %.3f ms but its record gives slices of %.3f ms", i, frame_ms[i], slices_ms[i]);
+        *n_a += frame_ms[i] == ms_a;
+        *n_b += frame_ms[i] == ms_b;
+    }
+    return n;
+}
+
+/*
+ * A reload mid-frame, then the core runs 3 more frame boundaries before the engine polls: the frame that saw the
+ * reload and the two after it are taken in one poll, old slices for the first, new for the others.
+ */
+static void test_reports_taken_together_across_the_swap(void **state)
+{
+    (void)state;
+    static struct rig r;
+    rig_start(&r);
+    run_until(&r, r.now + 50 * MS);                  /* 10 ms into the 2nd frame */
+    reload(&r, 10, 25);
+    run_core_until(&r, r.now + 29 * MS + 2 * 35 * MS + 5 * MS);   /* 3 boundaries: 80, 115, 150 ms */
+    run_until(&r, r.now + 1 * MS);
+    dp_engine_finish(&r.e);
+    unsigned n40, n35;
+    unsigned n = check_frames(&r, 40.0, &n40, 35.0, &n35);
+    assert_int_equal(n, 4);
+    assert_int_equal(n40, 2);
+    assert_int_equal(n35, 2);
+}
+
+/* Same, but 80 frames pass unpolled: the core overwrote the oldest reports (64 kept), the ones left are new. */
+static void test_reports_overwritten_across_the_swap(void **state)
+{
+    (void)state;
+    static struct rig r;
+    rig_start(&r);
+    run_until(&r, r.now + 50 * MS);
+    reload(&r, 10, 25);
+    run_core_until(&r, r.now + 29 * MS + 79 * 35 * MS + 5 * MS);   /* 80 boundaries */
+    run_until(&r, r.now + 1 * MS);
+    struct adw_stats st;
+    adw_sched_stats_read(r.e.sched, &st);
+    assert_true(st.reports_overwritten > 0);
+    dp_engine_finish(&r.e);
+    unsigned n40, n35;
+    unsigned n = check_frames(&r, 40.0, &n40, 35.0, &n35);
+    assert_int_equal(n, 1 + 64);   /* the first frame, polled before the reload, and the 64 kept */
+    assert_int_equal(n40, 1);
+    assert_int_equal(n35, 64);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_frame_records_describe_the_configuration_they_ran_under),
+        cmocka_unit_test(test_reports_taken_together_across_the_swap),
+        cmocka_unit_test(test_reports_overwritten_across_the_swap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
