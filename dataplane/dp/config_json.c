@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,6 @@ static const char *const AGG_KEYS[] = {"enabled", "n_target_max", "t_bar_ms", "k
                                        "n_max_mpdus", "bottleneck_frames", "bottleneck_packets", NULL};
 static const char *const AGG_OVERRIDE_KEYS[] = {"pairs", "n_target_max", "t_bar_ms", NULL};
 
-/* Smallest double above x: the schema's exclusiveMinimum. */
-#define ABOVE(x) ((x) + 1e-12)
 
 /* The schema's identifier pattern ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$. */
 static int is_identifier(const char *s)
@@ -352,12 +351,12 @@ static int read_tsabr(struct loader *l, const json_t *pol)
     if (!o || jw_object(&l->w, o, p, TSABR_KEYS) || jw_bool(&l->w, o, p, "early_handover", 0, &early))
         return -1;
     t->early_handover = early;
-    return jw_number(&l->w, o, p, "a_pkts_per_ms", 1, ABOVE(0.0), 20.0, &t->a_pkts_per_ms)
+    return jw_number_above(&l->w, o, p, "a_pkts_per_ms", 1, 0.0, 20.0, &t->a_pkts_per_ms)
         || read_u32(l, o, p, "r_init_pkts", 1, 65536, &t->r_init_pkts)
         || read_u32(l, o, p, "r_min_pkts", 1, 65536, &t->r_min_pkts)
         || read_u32(l, o, p, "r_max_pkts", 1, 65536, &t->r_max_pkts)
-        || jw_number(&l->w, o, p, "v_cap_factor", 1, ABOVE(1.0), 10.0, &t->v_cap_factor)
-        || jw_number(&l->w, o, p, "rate_change_reset", 1, ABOVE(0.0), 10.0, &t->rate_change_reset) ? -1 : 0;
+        || jw_number_above(&l->w, o, p, "v_cap_factor", 1, 1.0, 10.0, &t->v_cap_factor)
+        || jw_number_above(&l->w, o, p, "rate_change_reset", 1, 0.0, 10.0, &t->rate_change_reset) ? -1 : 0;
 }
 
 static int read_dynamic(struct loader *l, const json_t *pol)
@@ -424,15 +423,15 @@ static int read_queue_sizing(struct loader *l, const json_t *pol)
     json_t *o = jw_member(&l->w, pol, "policies", "queue_sizing", 1);
     if (!o || jw_object(&l->w, o, p, QS_KEYS))
         return -1;
-    if (jw_number(&l->w, o, p, "t_max_ms", 1, ABOVE(0.0), 10000.0, &t_max_ms)
+    if (jw_number_above(&l->w, o, p, "t_max_ms", 1, 0.0, 10000.0, &t_max_ms)
         || read_u32(l, o, p, "c_pkts", 0, 1024, &q->c_pkts)
         || read_u32(l, o, p, "q_max_pkts", 1, 1048576, &q->q_max_pkts)
         || read_u32(l, o, p, "q_min_pkts", 1, 1048576, &q->q_min_pkts)
-        || jw_number(&l->w, o, p, "a1", 1, ABOVE(0.0), 10.0, &q->a1)
-        || jw_number(&l->w, o, p, "b1", 1, ABOVE(0.0), 10.0, &q->b1)
-        || jw_number(&l->w, o, p, "ewma_alpha", 1, ABOVE(0.0), 1.0, &q->ewma_alpha))
+        || jw_number_above(&l->w, o, p, "a1", 1, 0.0, 10.0, &q->a1)
+        || jw_number_above(&l->w, o, p, "b1", 1, 0.0, 10.0, &q->b1)
+        || jw_number_above(&l->w, o, p, "ewma_alpha", 1, 0.0, 1.0, &q->ewma_alpha))
         return -1;
-    q->t_max_ns = (uint64_t)(t_max_ms * 1e6);
+    q->t_max_ns = (uint64_t)ceil(t_max_ms * 1e6);   /* up: any T_max the schema allows is at least 1 ns */
     return 0;
 }
 
@@ -458,7 +457,7 @@ static int check_agg_overrides(struct loader *l, const json_t *o, const char *p)
         if (x && !json_is_null(x) && jw_integer(&l->w, v, e, "n_target_max", 0, 1, 256, &nt))
             return -1;
         x = json_object_get(v, "t_bar_ms");
-        if (x && !json_is_null(x) && jw_number(&l->w, v, e, "t_bar_ms", 0, ABOVE(0.0), 1000.0, &tb))
+        if (x && !json_is_null(x) && jw_number_above(&l->w, v, e, "t_bar_ms", 0, 0.0, 1000.0, &tb))
             return -1;
     }
     return 0;
@@ -472,9 +471,9 @@ static int read_aggregation(struct loader *l, const json_t *pol)
     json_t *o = jw_member(&l->w, pol, "policies", "aggregation_target", 1);
     if (!o || jw_object(&l->w, o, p, AGG_KEYS) || jw_bool(&l->w, o, p, "enabled", 1, &en)
         || read_u32(l, o, p, "n_target_max", 1, 256, &a->n_target_max)
-        || jw_number(&l->w, o, p, "t_bar_ms", 1, ABOVE(0.0), 1000.0, &a->t_bar_ms)
-        || jw_number(&l->w, o, p, "k1", 1, ABOVE(0.0), 5.0, &a->k1)
-        || jw_number(&l->w, o, p, "k2", 1, ABOVE(0.0), 1.0, &a->k2)
+        || jw_number_above(&l->w, o, p, "t_bar_ms", 1, 0.0, 1000.0, &a->t_bar_ms)
+        || jw_number_above(&l->w, o, p, "k1", 1, 0.0, 5.0, &a->k1)
+        || jw_number_above(&l->w, o, p, "k2", 1, 0.0, 1.0, &a->k2)
         || jw_number(&l->w, o, p, "delta_s", 1, 0.01, 60.0, &a->delta_s)
         || read_pairs(l, o, p, "pairs", 0, 0, a->pairs, &a->n_pairs) || check_agg_overrides(l, o, p))
         return -1;

@@ -101,8 +101,9 @@ json_t *jw_member(struct jw *w, const json_t *obj, const char *path, const char 
     return v;
 }
 
-int jw_number(struct jw *w, const json_t *obj, const char *path, const char *key, int required, double min,
-              double max, double *out)
+/* A number in [min, max], or in (min, max] if min_exclusive. */
+static int number_in(struct jw *w, const json_t *obj, const char *path, const char *key, int required, double min,
+                     int min_exclusive, double max, double *out)
 {
     json_t *v = jw_member(w, obj, path, key, required);
     if (!v)
@@ -114,12 +115,24 @@ int jw_number(struct jw *w, const json_t *obj, const char *path, const char *key
         return -1;
     }
     double d = json_number_value(v);
-    if (!isfinite(d) || d < min || d > max) {
-        jw_fail(w, p, "%g is outside [%g, %g]", d, min, max);
+    if (!isfinite(d) || (min_exclusive ? d <= min : d < min) || d > max) {
+        jw_fail(w, p, "%g is outside %c%g, %g]", d, min_exclusive ? '(' : '[', min, max);
         return -1;
     }
     *out = d;
     return 0;
+}
+
+int jw_number(struct jw *w, const json_t *obj, const char *path, const char *key, int required, double min,
+              double max, double *out)
+{
+    return number_in(w, obj, path, key, required, min, 0, max, out);
+}
+
+int jw_number_above(struct jw *w, const json_t *obj, const char *path, const char *key, int required, double above,
+                    double max, double *out)
+{
+    return number_in(w, obj, path, key, required, above, 1, max, out);
 }
 
 int jw_integer(struct jw *w, const json_t *obj, const char *path, const char *key, int required, long long min,

@@ -39,6 +39,9 @@ json_t *jw_member(struct jw *w, const json_t *obj, const char *path, const char 
 /* Typed members.  Missing optional members leave *out unchanged and return 0. */
 int jw_number(struct jw *w, const json_t *obj, const char *path, const char *key, int required, double min,
               double max, double *out);
+/* The same with an exclusive minimum (the schema's exclusiveMinimum): a number in (above, max]. */
+int jw_number_above(struct jw *w, const json_t *obj, const char *path, const char *key, int required, double above,
+                    double max, double *out);
 int jw_integer(struct jw *w, const json_t *obj, const char *path, const char *key, int required, long long min,
                long long max, long long *out);
 int jw_bool(struct jw *w, const json_t *obj, const char *path, const char *key, int required, int *out);

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,22 @@ static void test_conflicting_pairs_in_one_slice_are_refused_by_the_core_check(vo
     json_decref(doc);
 }
 
+static void test_values_just_above_an_exclusive_minimum_are_accepted(void **state)
+{
+    (void)state;
+    json_t *doc = lab_doc();
+    json_object_set_new(at(doc, "policies.ts_abr_qd"), "a_pkts_per_ms", json_real(1e-13));
+    json_object_set_new(at(doc, "policies.ts_abr_qd"), "v_cap_factor", json_real(nextafter(1.0, 2.0)));
+    json_object_set_new(at(doc, "policies.queue_sizing"), "t_max_ms", json_real(1e-9));
+    struct adw_config *cfg = config_json_alloc();
+    char err[512] = "";
+    if (load(doc, cfg, err, sizeof(err)) != 0)
+        fail_msg("a value the schema allows (exclusiveMinimum) was refused: %s", err);
+    assert_true(cfg->policies.queue_sizing.t_max_ns >= 1);
+    free(cfg);
+    json_decref(doc);
+}
+
 static void test_malformed_json_is_refused_with_its_position(void **state)
 {
     (void)state;
@@ -336,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_optional_fields_may_be_absent_or_present),
         cmocka_unit_test(test_each_kind_of_invalid_value_is_refused_whole_with_its_path),
         cmocka_unit_test(test_conflicting_pairs_in_one_slice_are_refused_by_the_core_check),
+        cmocka_unit_test(test_values_just_above_an_exclusive_minimum_are_accepted),
         cmocka_unit_test(test_malformed_json_is_refused_with_its_position),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
