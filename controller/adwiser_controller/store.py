@@ -149,14 +149,13 @@ class Store:
         """Make version n the desired one of its appliance; returns (appliance, previous desired)."""
         version = await self.get(n)  # parses and re-validates the stored document: never publish a bad one
         aid = version.appliance_id
-        prev = await self.r.get(keys.appliance(aid, "desired"))
         event = ApplyEvent(version=n, author=author, at=now_rfc3339()).model_dump_json()
         pipe = self.r.pipeline(transaction=True)
-        pipe.set(keys.appliance(aid, "desired"), n)
+        pipe.set(keys.appliance(aid, "desired"), n, get=True)  # the previous one, read in the same transaction
         pipe.lpush(keys.appliance(aid, "applied"), event)
         pipe.ltrim(keys.appliance(aid, "applied"), 0, APPLY_HISTORY_MAX - 1)
         pipe.publish(keys.appliance(aid, "config"), n)
-        await pipe.execute()
+        prev = (await pipe.execute())[0]
         return aid, int(prev) if prev is not None else None
 
     async def apply_history(self, aid: str, limit: int) -> list[ApplyEvent]:

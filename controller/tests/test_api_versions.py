@@ -124,6 +124,27 @@ def test_apply_is_acknowledged_by_the_dataplane_and_shown_active(api, appliance,
         dp.stop()
 
 
+def test_concurrent_applies_report_a_chain_of_previous_versions(api, appliance, controller, tokens):
+    """Each apply reports the desired version it replaced, read in the same transaction as its write: of two
+    applies at once, one replaced the old desired version and the other the first one's."""
+    aid, v1 = appliance
+    doc = lab_doc(aid)
+    doc["slice_map"]["slices"][0]["duration_ms"] = 25
+    versions = [v1] + [api("operator").post("/api/v1/versions", json={"doc": doc}).json()["version"]
+                       for _ in range(2)]
+    headers = {"Authorization": f"Bearer {tokens['operator']}"}
+    with httpx.Client(base_url=controller.url, headers=headers, timeout=10) as c1, \
+            httpx.Client(base_url=controller.url, headers=headers, timeout=10) as c2:
+        for _ in range(6):
+            before = api("viewer").get(f"/api/v1/appliances/{aid}").json()["desired"]
+            a, b = [v for v in versions if v != before][:2]
+            ra, rb = at_once(lambda: c1.post(f"/api/v1/versions/{a}/apply"),
+                             lambda: c2.post(f"/api/v1/versions/{b}/apply"))
+            assert ra.status_code == 200 and rb.status_code == 200, (ra.text, rb.text)
+            chain = {(a, ra.json()["previous"]), (b, rb.json()["previous"])}
+            assert chain in ({(a, before), (b, a)}, {(b, before), (a, b)}), chain
+
+
 def test_apply_without_a_dataplane_stays_pending(api, appliance):
     aid, v1 = appliance
     body = api("operator").post(f"/api/v1/versions/{v1}/apply", params={"wait_ms": 200}).json()
