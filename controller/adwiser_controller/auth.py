@@ -39,6 +39,7 @@ from . import keys
 from .store import now_rfc3339
 
 USERNAME_PATTERN = r"^[a-z][a-z0-9_.-]{1,31}$"
+EXPIRED_TOKEN_KEPT_S = 86400   # an expired API token's record stays this long, s, then Redis removes it
 PASSWORD_MIN = 10
 
 
@@ -253,10 +254,14 @@ class Auth:
         secret = secrets.token_urlsafe(32)
         info = TokenInfo(id=token_id, name=name, username=user.username, role=role, created_at=now_rfc3339(),
                          expires_at=expires_at)
-        await self.r.hset(keys.token(token_id), mapping={
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hset(keys.token(token_id), mapping={
             "digest": digest(secret), "name": name, "username": user.username, "role": role.value,
             "created_at": info.created_at, "expires_at": "" if expires_at is None else repr(expires_at)})
-        await self.r.sadd(keys.user_tokens(user.username), token_id)
+        if expires_at is not None:   # Redis forgets it a day after it expired (till then it is refused as expired)
+            pipe.expireat(keys.token(token_id), int(expires_at) + EXPIRED_TOKEN_KEPT_S)
+        pipe.sadd(keys.user_tokens(user.username), token_id)
+        await pipe.execute()
         return f"adw_{token_id}_{secret}", info
 
     async def token_info(self, token_id: str) -> TokenInfo | None:
@@ -272,6 +277,8 @@ class Auth:
             info = await self.token_info(tid)
             if info:
                 out.append(info)
+            else:   # its key expired in Redis
+                await self.r.srem(keys.user_tokens(username), tid)
         return out
 
     async def revoke_token(self, token_id: str) -> None:

@@ -37,6 +37,16 @@ def test_expired_token_is_401_saying_expired(controller, api, rdb):
     assert res.status_code == 401 and "expired" in res.json()["detail"]
 
 
+def test_an_expiring_tokens_record_leaves_redis_a_day_after_it_expired(controller, api, rdb):
+    res = api("viewer").post("/api/v1/auth/tokens", json={"name": "short", "expires_in_s": 60})
+    tid = res.json()["info"]["id"]
+    assert 60 < rdb.ttl(keys.token(tid)) <= 60 + 86400 + 1
+    assert rdb.ttl(keys.token(api("viewer").post("/api/v1/auth/tokens", json={"name": "forever"}).json()["info"]["id"])) == -1
+    rdb.delete(keys.token(tid))   # as Redis does when that day has passed
+    assert tid not in [t["id"] for t in api("viewer").get("/api/v1/auth/tokens").json()]
+    assert not rdb.sismember(keys.user_tokens("viewer1"), tid)
+
+
 def test_revoked_token_stops_working(controller, api):
     token = api("viewer").post("/api/v1/auth/tokens", json={"name": "revoke-me"}).json()
     hdr = {"Authorization": f"Bearer {token['token']}"}
