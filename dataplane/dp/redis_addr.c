@@ -30,7 +30,9 @@ redisContext *redis_addr_connect(const char *addr, struct timeval timeout)
         host[hl] = '\0';
         c = redisConnectWithTimeout(host, atoi(colon + 1), timeout);
     }
-    if (c && c->err) {
+    /* Commands time out too: a Redis that accepts but stops answering (stopped, overloaded, a half-open TCP link)
+     * would otherwise block the caller in read() for good, deaf to SIGTERM, since hiredis retries on EINTR. */
+    if (c && (c->err || redisSetTimeout(c, timeout) != REDIS_OK)) {
         redisFree(c);
         return NULL;
     }

@@ -13,7 +13,8 @@
 
 /* 0 if addr is well-formed, else -1 with err saying what is expected. */
 int redis_addr_check(const char *addr, char *err, size_t errlen);
-/* A connected context, or NULL if Redis cannot be reached within timeout (addr checked before). */
+/* A connected context, or NULL if Redis cannot be reached within timeout (addr checked before). Its commands time
+ * out after the same timeout (the reply is then NULL and the context in error). */
 redisContext *redis_addr_connect(const char *addr, struct timeval timeout);
 
 #endif

@@ -21,7 +21,6 @@
 #define POLL_MS 20                    /* longest wait for a pub/sub message, ms */
 #define BACKLOG_MAX 256               /* frames of telemetry queued for Redis before dropping the oldest */
 #define KEY_LEN 256                   /* bytes of a Redis key */
-#define CMD_TIMEOUT ((struct timeval){1, 0}) /* longest wait for a command's reply, s and µs */
 
 struct tm_item {
     json_t *frame;
@@ -288,10 +287,9 @@ static int try_connect(struct redis_link *l)
     char chan[KEY_LEN];
     l->cmd = redis_addr_connect(l->addr, (struct timeval){1, 0});
     l->sub = l->cmd ? redis_addr_connect(l->addr, (struct timeval){1, 0}) : NULL;
-    /* Commands time out too: a Redis that accepts but stops answering would otherwise block this thread for good,
-     * and with it the daemon's exit, which joins it (reconnects follow instead). */
-    if (!l->cmd || !l->sub || redisSetTimeout(l->cmd, CMD_TIMEOUT) != REDIS_OK
-        || redisSetTimeout(l->sub, CMD_TIMEOUT) != REDIS_OK) {
+    /* Commands time out after 1 s (redis_addr_connect): a Redis that stops answering would otherwise block this
+     * thread for good, and with it the daemon's exit, which joins it (reconnects follow instead). */
+    if (!l->cmd || !l->sub) {
         disconnect(l);
         return -1;
     }

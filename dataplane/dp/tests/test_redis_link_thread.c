@@ -1,7 +1,8 @@
 /*
- * test_redis_link_thread.c — the Redis thread of adwiser-dp (dp/redis_link.c) against a real redis-server, started
- * per test on a unix socket in a temporary directory and stopped by its PID. The test plays the packet loop's part
- * (take_config, ack, reject) and reads what the thread wrote with its own hiredis connection.
+ * test_redis_link_thread.c — the Redis thread of adwiser-dp (dp/redis_link.c), and the connections both programs
+ * open (dp/redis_addr.c, also adwiser-sta-agent's), against a real redis-server, started per test on a unix socket in
+ * a temporary directory and stopped by its PID. The test plays the packet loop's part (take_config, ack, reject) and
+ * reads what the thread wrote with its own hiredis connection.
  * Needs redis-server on PATH and $ADW_LAB_JSON (the lab document as JSON, appliance "lab").
  */
 #include <setjmp.h>
@@ -23,6 +24,7 @@
 #include <hiredis/hiredis.h>
 #include <jansson.h>
 
+#include "redis_addr.h"
 #include "redis_link.h"
 
 #define WAIT_MS 3000   /* longest wait for the thread to do something, ms */
@@ -267,6 +269,23 @@ static void test_stop_returns_while_redis_has_stopped_answering(void **state)
     assert_true(returned);
 }
 
+static void test_a_command_to_a_redis_that_stopped_answering_times_out(void **state)
+{
+    struct server *s = *state;
+    redisContext *c = redis_addr_connect(s->addr, (struct timeval){0, 200000});
+    assert_non_null(c);
+    kill(s->pid, SIGSTOP);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    redisReply *r = redisCommand(c, "PING");   /* blocked in read() for good before the command timeout */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    kill(s->pid, SIGCONT);
+    assert_null(r);
+    assert_int_not_equal(c->err, 0);
+    assert_true(t1.tv_sec - t0.tv_sec < 5);
+    redisFree(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +296,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed,
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_stop_returns_while_redis_has_stopped_answering, start_server,
+                                        stop_server),
+        cmocka_unit_test_setup_teardown(test_a_command_to_a_redis_that_stopped_answering_times_out, start_server,
                                         stop_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
