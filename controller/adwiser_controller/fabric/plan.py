@@ -4,12 +4,17 @@ Every AP-facing port of the configuration becomes a bridge port (several APs
 may share one port on different VLANs). The dataplane gets one veth pair for
 its uplink side and one per AP, because it releases each AP's queue on that
 AP's own port: `fb-up`/`dp-up`, `fb-<ap>`/`dp-<ap>` (the AP id when it fits
-a Linux interface name, else `a<index>`). The `fb-` end is on the bridge, the
-`dp-` end is what the dataplane opens (AF_PACKET / DPDK net_af_packet).
+a Linux interface name, else `_` and 11 hex digits of the id's SHA-256, which
+no AP id can be since an id starts with a letter or digit). The name depends
+on the AP id alone, never on its position in the list. The `fb-` end is on the
+bridge, the `dp-` end is what the dataplane opens (AF_PACKET / DPDK
+net_af_packet). A document whose names would still collide (two hashes, or a
+physical port named like a dataplane link) is refused naming the field.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -73,10 +78,11 @@ class PortPlan:
         return req
 
 
-def _short_name(ap_id: str, index: int) -> str:
+def _short_name(ap_id: str) -> str:
     if len(ap_id) <= SHORT_NAME_MAX and IFNAME_RE.match(ap_id) and ap_id != "up":
         return ap_id
-    return f"a{index}"
+    # An AP id starts with a letter or digit (models.ID_PATTERN), so a name starting with '_' is never one.
+    return "_" + hashlib.sha256(ap_id.encode()).hexdigest()[:SHORT_NAME_MAX - 1]
 
 
 def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str) -> PortPlan:
@@ -99,16 +105,34 @@ def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str) -> PortPlan:
                             f"and VLAN {ap.vlan}; the fabric could not tell their frames apart")
         used_vlans[(ap.port, ap.vlan)] = ap.id
         aps.append(ApPort(ap_id=ap.id, port=ap.port, vlan=ap.vlan))
-        short = _short_name(ap.id, i)
+        short = _short_name(ap.id)
         dp_aps[ap.id] = DpLink(role=ap.id, fabric_if=f"fb-{short}", dp_if=f"dp-{short}", ofport=DP_OFPORT_BASE + 1 + i)
-    names = [uplink, *[a.port for a in aps]]
-    for link in dp_aps.values():
-        if link.fabric_if in names or link.dp_if in names:
-            raise PlanError(f"topology.aps: port name '{link.dp_if}'/'{link.fabric_if}' is reserved for the dataplane")
+    dp_uplink = DpLink(role="uplink", fabric_if="fb-up", dp_if="dp-up", ofport=DP_OFPORT_BASE)
+    _check_names_unique(cfg, uplink, dp_uplink, dp_aps)
     return PortPlan(
         bridge=bridge,
         uplink=uplink,
         aps=tuple(aps),
-        dp_uplink=DpLink(role="uplink", fabric_if="fb-up", dp_if="dp-up", ofport=DP_OFPORT_BASE),
+        dp_uplink=dp_uplink,
         dp_aps=dp_aps,
     )
+
+
+def _check_names_unique(cfg: AdwiserConfig, uplink: str, dp_uplink: DpLink, dp_aps: dict[str, DpLink]) -> None:
+    """Every dataplane link's two names differ from every other link's and from every physical port's."""
+    owner: dict[str, tuple[str, str]] = {}  # interface name -> (field at fault, what it is)
+    for name in (dp_uplink.fabric_if, dp_uplink.dp_if):
+        owner[name] = ("uplink", "the dataplane's uplink link")
+    for i, ap in enumerate(cfg.topology.aps):
+        link = dp_aps[ap.id]
+        for name in (link.fabric_if, link.dp_if):
+            other = owner.get(name)
+            if other is not None:
+                raise PlanError(f"topology.aps.{i}.id: AP '{ap.id}' would get dataplane port name '{name}', "
+                                f"already {other[1]}; choose another AP id")
+            owner[name] = (f"topology.aps.{i}.id", f"the dataplane link of AP '{ap.id}'")
+    if uplink in owner:
+        raise PlanError(f"uplink: '{uplink}' is the name of {owner[uplink][1]}")
+    for i, ap in enumerate(cfg.topology.aps):
+        if ap.port in owner:
+            raise PlanError(f"topology.aps.{i}.port: '{ap.port}' is the name of {owner[ap.port][1]}")

@@ -9,6 +9,7 @@ import pytest
 
 from adwiser_controller.configfile import load, validate_data
 from adwiser_controller.fabric.flows import compile_flows
+from adwiser_controller.fabric import plan as plan_mod
 from adwiser_controller.fabric.plan import PlanError, build_plan
 
 LAB = Path(__file__).resolve().parents[3] / "configs" / "lab-2ap-2sta.yaml"
@@ -100,15 +101,60 @@ def test_an_ap_on_the_uplink_port_is_refused() -> None:
         build_plan(load(LAB), "ap1", "adw0")
 
 
-def test_long_ap_ids_get_indexed_dataplane_port_names_within_linux_limits() -> None:
-    doc = lab_doc()
-    doc["topology"]["aps"][0]["id"] = "building-7-floor-3-ap"
+def renamed_aps(doc: dict, ids: dict[str, str]) -> dict:
+    """`doc` with its APs renamed (old id -> new id) everywhere an AP id appears."""
+    def pair(p: str) -> str:
+        ap, sta = p.split("/")
+        return f"{ids.get(ap, ap)}/{sta}"
+    for ap in doc["topology"]["aps"]:
+        ap["id"] = ids.get(ap["id"], ap["id"])
     for sta in doc["topology"]["stas"]:
-        if sta["ap"] == "ap1":
-            sta["ap"] = "building-7-floor-3-ap"
-    doc["topology"]["conflicts"] = []
-    doc["slice_map"]["slices"][0]["pairs"] = ["building-7-floor-3-ap/sta1"]
+        sta["ap"] = ids.get(sta["ap"], sta["ap"])
+    doc["topology"]["conflicts"] = [[pair(a), pair(b)] for a, b in doc["topology"]["conflicts"]]
+    for sl in doc["slice_map"]["slices"]:
+        sl["pairs"] = [pair(p) for p in sl["pairs"]]
+    return doc
+
+
+def test_long_ap_ids_get_hashed_dataplane_port_names_within_linux_limits() -> None:
+    doc = renamed_aps(lab_doc(), {"ap1": "building-7-floor-3-ap"})
     plan = build_plan(validate_data(doc, "long"), "up0", "adw0")
     link = plan.dp_aps["building-7-floor-3-ap"]
-    assert (link.fabric_if, link.dp_if) == ("fb-a0", "dp-a0")
+    assert re.fullmatch(r"fb-_[0-9a-f]{11}", link.fabric_if) and link.dp_if == "dp-" + link.fabric_if[3:]
     assert all(len(n) <= 15 for lk in plan.dp_links() for n in (lk.fabric_if, lk.dp_if))
+    # The name depends on the id alone: the same AP second in the list keeps it.
+    doc["topology"]["aps"].reverse()
+    again = build_plan(validate_data(doc, "long"), "up0", "adw0").dp_aps["building-7-floor-3-ap"]
+    assert (again.fabric_if, again.dp_if) == (link.fabric_if, link.dp_if)
+
+
+def test_a_long_ap_id_and_a_short_one_never_share_a_dataplane_port() -> None:
+    # Before, the long id fell back to `a<index>`: 'a0', which is also a valid AP id, so both APs got fb-a0
+    # and the table had two priority-200 rules for in_port=fb-a0 (one AP's downlink left by the other's port).
+    doc = renamed_aps(lab_doc(), {"ap1": "building-north-ap-1", "ap2": "a0"})
+    cfg = validate_data(doc, "long-and-a0")
+    plan = build_plan(cfg, "up0", "adw0")
+    names = [n for lk in plan.dp_links() for n in (lk.fabric_if, lk.dp_if)]
+    assert len(set(names)) == len(names), names
+    assert plan.dp_aps["a0"].fabric_if == "fb-a0"
+    long_if = plan.dp_aps["building-north-ap-1"].fabric_if
+    flows = compile_flows(cfg, plan, "steered")
+    assert actions(flow_for(flows, "in_port=fb-a0")) == "output:ap2"
+    assert actions(flow_for(flows, f"in_port={long_if}")) == "output:ap1"
+
+
+def test_dataplane_port_names_that_would_still_collide_are_refused_naming_the_field(monkeypatch) -> None:
+    monkeypatch.setattr(plan_mod, "_short_name", lambda ap_id: "same")  # stands for two ids hashing alike
+    with pytest.raises(PlanError, match=r"topology\.aps\.1\.id: AP 'ap2' would get dataplane port name 'fb-same', "
+                                        r"already the dataplane link of AP 'ap1'"):
+        build_plan(load(LAB), "up0", "adw0")
+
+
+def test_a_physical_port_named_like_a_dataplane_link_is_refused_naming_the_field() -> None:
+    doc = lab_doc()
+    doc["topology"]["aps"][1]["port"] = "dp-ap1"
+    with pytest.raises(PlanError,
+                       match=r"topology\.aps\.1\.port: 'dp-ap1' is the name of the dataplane link of AP 'ap1'"):
+        build_plan(validate_data(doc, "clash"), "up0", "adw0")
+    with pytest.raises(PlanError, match=r"uplink: 'fb-up' is the name of the dataplane's uplink link"):
+        build_plan(load(LAB), "fb-up", "adw0")
