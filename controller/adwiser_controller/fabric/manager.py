@@ -178,15 +178,17 @@ class FabricManager:
             cfg = configfile.validate_data(json.loads(doc), keys.version(n))
             if cfg.appliance_id != self.appliance_id:
                 raise ValueError(f"version {n} is for appliance '{cfg.appliance_id}', not '{self.appliance_id}'")
-            plan = build_plan(cfg, self.uplink, self.ovs.bridge)
+            plan = build_plan(cfg, self.uplink, self.ovs.bridge, previous=self.plan)
         except (ValueError, configfile.ConfigInvalid, PlanError) as exc:
             self.log("topology_refused", version=n, error=str(exc))
             return
         old_plan = self.plan
         self.cfg, self.plan = cfg, plan
         if plan != old_plan:
+            # A link is its pair of names: an AP that stays keeps its veths (the dataplane has them open).
+            kept = {(link.fabric_if, link.dp_if) for link in plan.dp_links()}
             for link in old_plan.dp_links():
-                if link not in plan.dp_links():
+                if (link.fabric_if, link.dp_if) not in kept:
                     self.ovs.del_port(link.fabric_if)
                     links.delete_link(link)
             self._sync_ports()

@@ -10,11 +10,19 @@ on the AP id alone, never on its position in the list. The `fb-` end is on the
 bridge, the `dp-` end is what the dataplane opens (AF_PACKET / DPDK
 net_af_packet). A document whose names would still collide (two hashes, or a
 physical port named like a dataplane link) is refused naming the field.
+
+A link is identified by its names, so by its AP id: when a new topology is
+planned from the current one (`previous`), an AP that stays keeps its link
+and its OpenFlow port number whatever its position, and a new AP's link gets
+the lowest free number; the manager never recreates a kept AP's veths (the
+dataplane's socket on them would stay bound to the deleted interface).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -85,7 +93,8 @@ def _short_name(ap_id: str) -> str:
     return "_" + hashlib.sha256(ap_id.encode()).hexdigest()[:SHORT_NAME_MAX - 1]
 
 
-def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str) -> PortPlan:
+def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str, previous: PortPlan | None = None) -> PortPlan:
+    """The plan of `cfg`; given the plan in use (`previous`), the links it shares keep their port numbers."""
     if not IFNAME_RE.match(uplink):
         raise PlanError(f"uplink: '{uplink}' is not a Linux interface name (1-15 of A-Z a-z 0-9 _ . -)")
     if not IFNAME_RE.match(bridge):
@@ -106,9 +115,10 @@ def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str) -> PortPlan:
         used_vlans[(ap.port, ap.vlan)] = ap.id
         aps.append(ApPort(ap_id=ap.id, port=ap.port, vlan=ap.vlan))
         short = _short_name(ap.id)
-        dp_aps[ap.id] = DpLink(role=ap.id, fabric_if=f"fb-{short}", dp_if=f"dp-{short}", ofport=DP_OFPORT_BASE + 1 + i)
+        dp_aps[ap.id] = DpLink(role=ap.id, fabric_if=f"fb-{short}", dp_if=f"dp-{short}", ofport=0)
     dp_uplink = DpLink(role="uplink", fabric_if="fb-up", dp_if="dp-up", ofport=DP_OFPORT_BASE)
     _check_names_unique(cfg, uplink, dp_uplink, dp_aps)
+    _number_links(dp_aps, previous)
     return PortPlan(
         bridge=bridge,
         uplink=uplink,
@@ -116,6 +126,17 @@ def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str) -> PortPlan:
         dp_uplink=dp_uplink,
         dp_aps=dp_aps,
     )
+
+
+def _number_links(dp_aps: dict[str, DpLink], previous: PortPlan | None) -> None:
+    """Give each AP's link its OpenFlow port number: the one it has in `previous` if it is there (same names),
+    else the lowest free one above DP_OFPORT_BASE, in configuration order."""
+    old = {(lk.fabric_if, lk.dp_if): lk.ofport for lk in previous.dp_aps.values()} if previous else {}
+    kept = {ap_id: old[(lk.fabric_if, lk.dp_if)] for ap_id, lk in dp_aps.items() if (lk.fabric_if, lk.dp_if) in old}
+    taken = set(kept.values())
+    free = (n for n in itertools.count(DP_OFPORT_BASE + 1) if n not in taken)
+    for ap_id, link in dp_aps.items():
+        dp_aps[ap_id] = dataclasses.replace(link, ofport=kept[ap_id] if ap_id in kept else next(free))
 
 
 def _check_names_unique(cfg: AdwiserConfig, uplink: str, dp_uplink: DpLink, dp_aps: dict[str, DpLink]) -> None:

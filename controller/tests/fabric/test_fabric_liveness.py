@@ -1,19 +1,29 @@
 """The watchdog's verdicts on the dataplane's liveness (no root needed: real child processes stand in
-for the dataplane's pid, port samples are given)."""
+for the dataplane's pid, port samples are given), and the manager following the active topology
+against a fake OVS, Redis and host."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from adwiser_controller import keys
+from adwiser_controller.configfile import load
+from adwiser_controller.fabric import links
+from adwiser_controller.fabric import manager as manager_mod
 from adwiser_controller.fabric.liveness import (
     Heartbeat, HeartbeatInvalid, LivenessJudge, PortSample, parse_heartbeat, process_state)
+from adwiser_controller.fabric.manager import FabricManager
+from adwiser_controller.fabric.ovs import OvsError
 
 MS = 1_000_000
 T0 = 1_800_000_000 * 1_000_000_000
@@ -168,3 +178,135 @@ def test_malformed_heartbeat_is_refused_with_the_reason(raw: bytes, message: str
 def test_heartbeat_of_redis_md_is_parsed() -> None:
     hb = parse_heartbeat(json.dumps({"ts_ns": T0, "pid": 42, "version": 7, "backend": "nfqueue"}))
     assert hb == Heartbeat(ts_ns=T0, pid=42, version=7, backend="nfqueue")
+
+
+# ------------------------------------------------------------ the manager following the topology
+
+LAB = Path(__file__).resolve().parents[3] / "configs" / "lab-2ap-2sta.yaml"
+
+
+class FakeOvs:
+    """The bridge's ports and table; like ovs-ofctl, a table naming a port not on the bridge is refused."""
+
+    bridge = "adw0"
+
+    def __init__(self) -> None:
+        self.port_set: set[str] = set()
+        self.removed: list[str] = []
+        self.flows: list[str] = []
+
+    def vswitchd_pid(self) -> int:
+        return 1
+
+    def ensure_bridge(self) -> None:
+        pass
+
+    def ports(self) -> list[str]:
+        return sorted(self.port_set)
+
+    def add_port(self, name: str, ofport: int) -> None:
+        self.port_set.add(name)
+
+    def del_port(self, name: str) -> None:
+        if name in self.port_set:
+            self.removed.append(name)
+        self.port_set.discard(name)
+
+    def set_no_flood(self, name: str) -> None:
+        pass
+
+    def replace_flows(self, flows: list[str]) -> None:
+        for flow in flows:
+            for name in re.findall(r"(?:in_port=|output:)([A-Za-z0-9_.-]+)", flow):
+                if name not in self.port_set:
+                    raise OvsError(f"no port {name} on the bridge")
+        self.flows = list(flows)
+
+
+class FakeRedis:
+    def __init__(self) -> None:
+        self.kv: dict[str, Any] = {}
+        self.h: dict[str, dict[str, bytes]] = {}
+
+    def mget(self, ks: list[str]) -> list[Any]:
+        return [self.kv.get(k) for k in ks]
+
+    def hget(self, k: str, f: str) -> bytes | None:
+        return self.h.get(k, {}).get(f)
+
+    def set(self, k: str, v: Any, px: int | None = None) -> None:
+        self.kv[k] = v
+
+
+class FakeHost:
+    """The network namespace: up0, ap1, ap2, and the veths the manager creates (deletions recorded)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, pid: int) -> None:
+        self.ifs = {"up0", "ap1", "ap2"}
+        self.deleted: list[str] = []
+        self.redis = FakeRedis()
+        self.ovs = FakeOvs()
+        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.pid = pid
+        monkeypatch.setattr(links, "ensure_link", lambda lk: self.ifs.update({lk.fabric_if, lk.dp_if}))
+        monkeypatch.setattr(links, "delete_link", self._delete)
+        monkeypatch.setattr(links, "exists", lambda name: name in self.ifs)
+        monkeypatch.setattr(links, "disable_offloads", lambda name: None)
+        monkeypatch.setattr(links, "make_layer2_only", lambda name: None)
+        monkeypatch.setattr(manager_mod, "sample_ports", lambda ifs: PortSample(True, (), 0, 0))
+
+    def _delete(self, lk: links.DpLink) -> None:
+        self.deleted.append(lk.fabric_if)
+        self.ifs -= {lk.fabric_if, lk.dp_if}
+
+    def beat(self, m: FabricManager) -> None:
+        self.redis.kv[m.key("heartbeat")] = json.dumps({"ts_ns": time.time_ns(), "pid": self.pid,
+                                                        "backend": "dpdk"}).encode()
+
+    def steered_manager(self) -> FabricManager:
+        m = FabricManager(self.ovs, load(LAB), "up0", self.redis, LivenessJudge(),  # type: ignore[arg-type]
+                          log=lambda event, **kw: self.events.append((event, kw)))
+        self.beat(m)
+        m.setup()
+        assert m.mode == "steered"
+        return m
+
+    def activate(self, m: FabricManager, n: int, doc: dict[str, Any]) -> None:
+        self.redis.h[keys.version(n)] = {"doc": json.dumps(doc).encode()}
+        self.redis.kv[m.key("active")] = str(n).encode()
+        self.beat(m)
+        m.poll()
+
+
+@pytest.fixture
+def host(monkeypatch: pytest.MonkeyPatch, child: int) -> FakeHost:
+    return FakeHost(monkeypatch, child)
+
+
+def without_ap1(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["topology"]["aps"] = [a for a in doc["topology"]["aps"] if a["id"] != "ap1"]
+    doc["topology"]["stas"] = [s for s in doc["topology"]["stas"] if s["ap"] != "ap1"]
+    doc["topology"]["conflicts"] = []
+    doc["slice_map"]["slices"] = [s for s in doc["slice_map"]["slices"]
+                                  if not any(p.startswith("ap1/") for p in s["pairs"])]
+    return doc
+
+
+def reordered(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["topology"]["aps"].reverse()
+    return doc
+
+
+@pytest.mark.parametrize("change", [without_ap1, reordered])
+def test_an_ap_that_stays_keeps_its_veths_and_port_number_when_others_go_or_move(host: FakeHost, change) -> None:
+    # Before, each link's port number came from the AP's position and a link was compared with it: ap2's
+    # fb-ap2/dp-ap2 were deleted and recreated, and the dataplane's socket stayed bound to the deleted one.
+    m = host.steered_manager()
+    ap2 = m.plan.dp_aps["ap2"]
+    host.activate(m, 2, change(load(LAB).model_dump(mode="json")))
+    assert m.version_seen == 2 and not [e for e in host.events if e[0].startswith("topology_")]
+    assert "fb-ap2" not in host.deleted and "fb-ap2" not in host.ovs.removed
+    assert m.plan.dp_aps["ap2"] == ap2
+    assert host.deleted == (["fb-ap1"] if change is without_ap1 else [])
+    assert "priority=200,in_port=fb-ap2,actions=output:ap2" in host.ovs.flows
+    assert m.mode == "steered"
