@@ -16,7 +16,11 @@ when the verdict changes:
 The topology followed is the configuration the dataplane acknowledged
 (`adwiser:appliance:<id>:active`, controller/REDIS.md), since the dataplane
 can only forward STAs it knows; until there is one, the file given at start.
-A document that cannot be built is refused whole and the current table kept.
+A document that cannot be built (invalid, or naming a port this host does
+not have) is refused whole, naming the field, and the current configuration,
+ports and table kept: nothing is touched before every check has passed. The
+new ports are added before the table is replaced and the unused ones removed
+after, so a failing OVS or `ip` command leaves the old state whole too.
 
 OVS keeps no flows across a restart of ovs-vswitchd (and with
 fail_mode=secure an empty table drops everything), so the manager watches
@@ -123,21 +127,33 @@ class FabricManager:
         self._publish_status(time.time_ns(), redis_ok)
 
     def _sync_ports(self) -> None:
-        for link in self.plan.dp_links():
+        self._check_host_ports(self.plan)
+        wanted = self.plan.ofport_requests()
+        for name in set(self.ovs.ports()) - set(wanted):
+            self.ovs.del_port(name)
+        self._add_ports(self.plan)
+
+    @staticmethod
+    def _check_host_ports(plan: PortPlan) -> None:
+        """Refuse, naming the field, a plan whose uplink or AP-facing ports are not interfaces of this host."""
+        if not links.exists(plan.uplink):
+            raise PlanError(f"uplink: port '{plan.uplink}' does not exist in this network namespace")
+        for i, ap in enumerate(plan.aps):
+            if not links.exists(ap.port):
+                raise PlanError(f"topology.aps.{i}.port: port '{ap.port}' does not exist in this network namespace")
+
+    def _add_ports(self, plan: PortPlan) -> None:
+        """Create `plan`'s veths and add the ports the bridge lacks; nothing is taken away."""
+        for link in plan.dp_links():
             links.ensure_link(link)
-        for name in self.plan.physical_ports():
-            if not links.exists(name):
-                raise PlanError(f"port '{name}' does not exist in this network namespace")
+        for name in plan.physical_ports():
             links.disable_offloads(name)
             links.make_layer2_only(name)
-        wanted = self.plan.ofport_requests()
         present = set(self.ovs.ports())
-        for name in present - set(wanted):
-            self.ovs.del_port(name)
-        for name, ofport in wanted.items():
+        for name, ofport in plan.ofport_requests().items():
             if name not in present:
                 self.ovs.add_port(name, ofport)
-        for link in self.plan.dp_links():
+        for link in plan.dp_links():
             self.ovs.set_no_flood(link.fabric_if)
 
     def _install(self, mode: Mode, reason: str) -> None:
@@ -179,20 +195,35 @@ class FabricManager:
             if cfg.appliance_id != self.appliance_id:
                 raise ValueError(f"version {n} is for appliance '{cfg.appliance_id}', not '{self.appliance_id}'")
             plan = build_plan(cfg, self.uplink, self.ovs.bridge, previous=self.plan)
+            self._check_host_ports(plan)
         except (ValueError, configfile.ConfigInvalid, PlanError) as exc:
             self.log("topology_refused", version=n, error=str(exc))
             return
-        old_plan = self.plan
-        self.cfg, self.plan = cfg, plan
+        # The new ports join the bridge beside the old ones, the table is replaced (one atomic bundle), and
+        # only then do the ports and veths the new table no longer uses go: if OVS or `ip` fails before the
+        # table is in, the old configuration, ports and table are all still in place and stay current.
+        old_cfg, old_plan = self.cfg, self.plan
+        try:
+            if plan != old_plan:
+                self._add_ports(plan)
+            self.cfg, self.plan = cfg, plan
+            self._install(self.mode, f"topology of version {n}")
+        except (OvsError, links.LinkError) as exc:
+            self.cfg, self.plan = old_cfg, old_plan
+            self.version_seen = None  # try again at the next poll
+            self.log("topology_failed", version=n, error=str(exc))
+            return
         if plan != old_plan:
             # A link is its pair of names: an AP that stays keeps its veths (the dataplane has them open).
             kept = {(link.fabric_if, link.dp_if) for link in plan.dp_links()}
-            for link in old_plan.dp_links():
-                if (link.fabric_if, link.dp_if) not in kept:
-                    self.ovs.del_port(link.fabric_if)
-                    links.delete_link(link)
-            self._sync_ports()
-        self._install(self.mode, f"topology of version {n}")
+            try:
+                for name in set(self.ovs.ports()) - set(plan.ofport_requests()):
+                    self.ovs.del_port(name)
+                for link in old_plan.dp_links():
+                    if (link.fabric_if, link.dp_if) not in kept:
+                        links.delete_link(link)
+            except (OvsError, links.LinkError) as exc:  # unused ports left behind: no flow refers to them
+                self.log("stale_ports_left", version=n, error=str(exc))
 
     # ------------------------------------------------------------ the watchdog
 

@@ -310,3 +310,49 @@ def test_an_ap_that_stays_keeps_its_veths_and_port_number_when_others_go_or_move
     assert host.deleted == (["fb-ap1"] if change is without_ap1 else [])
     assert "priority=200,in_port=fb-ap2,actions=output:ap2" in host.ovs.flows
     assert m.mode == "steered"
+
+
+def with_ap3(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["topology"]["aps"].append(dict(doc["topology"]["aps"][1], id="ap3", port="ap3", name="AP3"))
+    return doc
+
+
+def test_a_version_whose_ap_port_is_missing_on_the_host_is_refused_whole_and_fail_open_still_works(
+        host: FakeHost) -> None:
+    # Before, the missing port raised after the new configuration had been swapped in and the old links
+    # deleted: every later table named ports not on the bridge and failed, the switch to bypass included.
+    m = host.steered_manager()
+    cfg, plan, flows, ifs = m.cfg, m.plan, host.ovs.flows, set(host.ifs)
+    host.activate(m, 2, with_ap3(load(LAB).model_dump(mode="json")))
+    refused = [kw for event, kw in host.events if event == "topology_refused"]
+    assert refused == [{"version": 2, "error": "topology.aps.2.port: port 'ap3' does not exist in this network "
+                                               "namespace"}]
+    assert m.cfg is cfg and m.plan is plan and host.ovs.flows == flows and host.ifs == ifs
+    assert not host.deleted and not host.ovs.removed
+    del host.redis.kv[m.key("heartbeat")]  # the dataplane dies
+    m.poll()
+    assert m.mode == "bypass"
+    assert "priority=100,in_port=up0,vlan_tci=0x0000/0x1000,dl_dst=02:ad:00:00:01:01,actions=output:ap1" \
+        in host.ovs.flows
+
+
+def test_an_ovs_failure_while_following_a_topology_keeps_the_old_one_and_is_retried(
+        host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    m = host.steered_manager()
+    cfg, flows = m.cfg, host.ovs.flows
+    host.ifs.add("ap3")
+    add_port = host.ovs.add_port
+
+    def busy(name: str, ofport: int) -> None:
+        raise OvsError("ovs-vsctl timed out")
+
+    monkeypatch.setattr(host.ovs, "add_port", busy)
+    host.activate(m, 2, with_ap3(load(LAB).model_dump(mode="json")))
+    assert [event for event, _ in host.events if event.startswith("topology_")] == ["topology_failed"]
+    assert m.cfg is cfg and host.ovs.flows == flows and m.mode == "steered"
+    monkeypatch.setattr(host.ovs, "add_port", add_port)
+    host.beat(m)
+    m.poll()
+    assert m.version_seen == 2 and [a.id for a in m.cfg.topology.aps] == ["ap1", "ap2", "ap3"]
+    assert "priority=200,in_port=fb-ap3,actions=output:ap3" in host.ovs.flows
+    assert not host.deleted and not host.ovs.removed
