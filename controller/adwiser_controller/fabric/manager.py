@@ -248,6 +248,8 @@ class FabricManager:
             self._keep_ovs_in_step(now)
         except (OvsError, links.LinkError) as exc:  # vswitchd still coming up: retried at the next poll
             self.log("ovs_unavailable", error=str(exc))
+        except PlanError as exc:  # a port of the configuration gone from the host: retried at the next poll
+            self.log("port_missing", error=str(exc))
         self._decide(now, verdict)
         self._publish_status(now, redis_ok)
         return verdict

@@ -356,3 +356,18 @@ def test_an_ovs_failure_while_following_a_topology_keeps_the_old_one_and_is_retr
     assert m.version_seen == 2 and [a.id for a in m.cfg.topology.aps] == ["ap1", "ap2", "ap3"]
     assert "priority=200,in_port=fb-ap3,actions=output:ap3" in host.ovs.flows
     assert not host.deleted and not host.ovs.removed
+
+
+def test_a_host_port_gone_when_vswitchd_restarts_is_logged_and_fail_open_still_works(
+        host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, the port check's PlanError escaped poll(), which caught only OVS and link errors: the watchdog died.
+    m = host.steered_manager()
+    host.ifs.discard("ap2")
+    monkeypatch.setattr(host.ovs, "vswitchd_pid", lambda: 2)
+    host.beat(m)
+    m.poll()
+    missing = [kw["error"] for event, kw in host.events if event == "port_missing"]
+    assert missing and missing[0].startswith("topology.aps.1.port: port 'ap2' does not exist")
+    del host.redis.kv[m.key("heartbeat")]  # the dataplane dies
+    m.poll()
+    assert m.mode == "bypass"
