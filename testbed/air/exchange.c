@@ -206,7 +206,14 @@ void air_end_cts(struct wlan_air *a, int idx)
 
 /* Settles an exchange at its originator: BlockAck'ed MPDUs are done, the
  * others retried or dropped at the retry limit; rate control and CW follow.
- * An RTS without CTS is an exchange in which nothing got through. */
+ * An RTS without CTS is an exchange in which nothing got through.
+ *
+ * The BlockAck bitmap is the recipient's scoreboard (802.11-2016
+ * §10.24.7.3): it keeps every MPDU received under the agreement, so a
+ * BlockAck also acknowledges an MPDU of this A-MPDU that the recipient got
+ * in an earlier PPDU whose BlockAck was lost, even if this copy failed
+ * (m->rx_ok). The originator cannot tell the two apart, and neither can its
+ * rate control: as ath9k reads the bitmap, such an MPDU counts as a success. */
 static void finish_exchange(struct wlan_air *a, int idx, bool ba_ok)
 {
     struct tx *t = &a->hist[idx];
@@ -216,7 +223,7 @@ static void finish_exchange(struct wlan_air *a, int idx, bool ba_ok)
     uint32_t acked = 0;
     for (uint32_t i = 0; i < t->n; i++) {
         struct mpdu *m = txq_at(q, t->seq[i]);
-        if (ba_ok && t->ok[i]) {
+        if (ba_ok && m->rx_ok) {
             txq_set_state(q, t->seq[i], MPDU_ACKED);
             acked++;
         } else if (++m->retries >= a->c.mpdu_retry_limit) {
