@@ -38,6 +38,12 @@ struct tx *air_new_tx(struct wlan_air *a, int *idx)
         /* Keep slots still on air or awaiting their exchange's outcome. */
         if (t->used && air_tx_is_live(t))
             continue;
+        /* A receiver's preamble lock (air_put_on_air) names its frame by slot: a lock left on a reused
+         * slot would hold the node on an unrelated transmission (a frame to it lost as if the PLCP
+         * header were missed, a frame it overhears not detected). */
+        for (uint32_t n = 0; n < a->c.n_nodes; n++)
+            if (a->nodes[n].lock_tx == i)
+                a->nodes[n].lock_tx = -1;
         memset(t, 0, sizeof *t);
         t->used = true;
         t->ba_tx = t->data_tx = t->cts_tx = -1;

@@ -339,6 +339,57 @@ static void test_blockack_acknowledges_mpdus_the_recipient_received_earlier(void
     wlan_air_destroy(a);
 }
 
+/* A receiver's preamble lock names its frame by history slot; once the ring of TX_HISTORY slots wraps and
+ * the slot holds another frame, the lock must be gone. Two pairs that cannot hear each other at all: STA2
+ * locks onto AP2's BlockAck, then AP1 and STA1 exchange until that slot carries one of their frames. AP2's
+ * next frame, sent while it is on air, reaches STA2 (before: STA2 looked locked onto the inaudible frame and
+ * the A-MPDU lost its preamble). */
+static void test_lock_on_a_reused_history_slot_does_not_cost_a_preamble(void **state)
+{
+    (void)state;
+    struct wlan_air_config c = deterministic_lab();
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            if (i != j)
+                c.rss_dbm[i][j] = -95.0;
+    c.rss_dbm[AP1][STA1] = c.rss_dbm[STA1][AP1] = -50.0;
+    c.rss_dbm[AP2][STA2] = c.rss_dbm[STA2][AP2] = -50.0;
+    static struct recorder r;
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 7, &r, &cb);
+    wlan_air_advance(a, 1000, &cb);
+    enqueue_n(a, STA2, AP2, 1, 1, 1514, 1000);
+    run_until_idle(a, &cb, 100000);
+    int slot = a->nodes[STA2].lock_tx;
+    assert_true(slot >= 0);
+    assert_int_equal(a->hist[slot].kind, TX_BA);
+    assert_int_equal(a->hist[slot].node, AP2);
+    uint64_t id = 1000, now = a->now_us;
+    const struct tx *x = &a->hist[slot];
+    for (int ev = 0; ev < 100000 && !(x->node != AP2 && active_at(x, now) && x->end_us > now + 1); ev++) {
+        if (wlan_air_queued(a, AP1, STA1) < 40) {
+            enqueue_n(a, AP1, STA1, id, 20, 1514, now);
+            id += 20;
+        }
+        now = wlan_air_next_event_us(a);
+        wlan_air_advance(a, now, &cb);
+    }
+    assert_true(x->node == AP1 || x->node == STA1);
+    assert_true(active_at(x, now));
+    enqueue_n(a, AP2, STA2, 1000000, 1, 1514, now);
+    wlan_air_advance(a, now + 5000, &cb);
+    const struct wlan_gt_record *g = NULL;
+    for (int i = 0; i < r.ng && !g; i++)
+        if (r.g[i].tx == AP2 && r.g[i].start_us >= now)
+            g = &r.g[i];
+    assert_non_null(g);
+    assert_int_equal(g->start_us, now);
+    assert_false(g->preamble_lost);
+    assert_int_equal(g->n_ok, 1);
+    assert_true(g->ba_ok);
+    wlan_air_destroy(a);
+}
+
 /* RTS/CTS on minstrel_ht's fallback rates (rate_control.rts_on_fallback).
  * AP2's MCS15 A-MPDUs do not reach STA2 (made 6 dB too weak for MCS15, still
  * 12 dB above the 6 Mbit/s sensitivity of RTS/CTS), so its first two tries
@@ -667,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_frame_whose_preamble_was_missed_is_sensed_by_energy_only),
         cmocka_unit_test(test_retransmissions_deliver_every_frame_at_most_once_in_order),
         cmocka_unit_test(test_blockack_acknowledges_mpdus_the_recipient_received_earlier),
+        cmocka_unit_test(test_lock_on_a_reused_history_slot_does_not_cost_a_preamble),
         cmocka_unit_test(test_rts_and_cts_precede_only_the_fallback_try_by_their_airtime),
         cmocka_unit_test(test_cts_heard_by_hidden_ap_defers_it),
         cmocka_unit_test(test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts),
