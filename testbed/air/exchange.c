@@ -227,6 +227,7 @@ static void finish_exchange(struct wlan_air *a, int idx, bool ba_ok)
     struct txq *q = &a->q[t->node][t->rx][t->ac];
     struct wlan_link_counters *k = &a->ctr[t->node][t->rx];
     uint32_t acked = 0;
+    bool discarded = false;
     for (uint32_t i = 0; i < t->n; i++) {
         struct mpdu *m = txq_at(q, t->seq[i]);
         if (ba_ok && m->rx_ok) {
@@ -235,6 +236,7 @@ static void finish_exchange(struct wlan_air *a, int idx, bool ba_ok)
         } else if (++m->retries >= a->c.mpdu_retry_limit) {
             txq_set_state(q, t->seq[i], MPDU_DROPPED);
             k->mpdus_dropped++;
+            discarded = true;
         } else {
             txq_set_state(q, t->seq[i], MPDU_RETX);
         }
@@ -246,7 +248,9 @@ static void finish_exchange(struct wlan_air *a, int idx, bool ba_ok)
     struct node *nd = &a->nodes[t->node];
     struct entity *e = &nd->e[t->ac];
     const struct wlan_edca *p = edca(a, t->node, t->ac);
-    e->cw = ba_ok ? p->cw_min : (2 * e->cw + 1 > p->cw_max ? p->cw_max : 2 * e->cw + 1);
+    /* §10.22.2.2: CW returns to CWmin after a successful exchange and when a frame reaches its retry
+     * limit and is discarded; after any other failure it doubles, up to CWmax. */
+    e->cw = ba_ok || discarded ? p->cw_min : (2 * e->cw + 1 > p->cw_max ? p->cw_max : 2 * e->cw + 1);
     e->backoff = (int32_t)(air_rnd(a) * (e->cw + 1));
     e->ready_us = 0;
     nd->awaiting = false;

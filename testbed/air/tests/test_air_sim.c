@@ -390,6 +390,27 @@ static void test_lock_on_a_reused_history_slot_does_not_cost_a_preamble(void **s
     wlan_air_destroy(a);
 }
 
+/* 802.11-2016 §10.22.2.2: CW goes back to CWmin when a frame reaches its retry limit and is discarded.
+ * AP2's A-MPDUs never reach STA2; its one MPDU fails 7 times (CW 15, 31, 63, 63, ...) and is dropped at
+ * the retry limit of 7, after which the entity's CW is 15 again (before: it stayed at CWmax, 63). */
+static void test_cw_returns_to_cwmin_when_the_retry_limit_discards_a_frame(void **state)
+{
+    (void)state;
+    struct wlan_air_config c = deterministic_lab();
+    c.mpdu_retry_limit = 7;
+    c.rss_dbm[STA2][AP2] = -100.0; /* AP2 -> STA2 only */
+    static struct recorder r;
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
+    wlan_air_advance(a, 1000, &cb);
+    enqueue_n(a, AP2, STA2, 1, 1, 1514, 1000);
+    run_until_idle(a, &cb, 2000000);
+    assert_int_equal(r.ng, 7);
+    assert_int_equal(r.n_dropped, 1);
+    assert_int_equal(a->nodes[AP2].e[WLAN_AC_BE].cw, c.edca_ap[WLAN_AC_BE].cw_min);
+    wlan_air_destroy(a);
+}
+
 /* RTS/CTS on minstrel_ht's fallback rates (rate_control.rts_on_fallback).
  * AP2's MCS15 A-MPDUs do not reach STA2 (made 6 dB too weak for MCS15, still
  * 12 dB above the 6 Mbit/s sensitivity of RTS/CTS), so its first two tries
@@ -719,6 +740,7 @@ int main(void)
         cmocka_unit_test(test_retransmissions_deliver_every_frame_at_most_once_in_order),
         cmocka_unit_test(test_blockack_acknowledges_mpdus_the_recipient_received_earlier),
         cmocka_unit_test(test_lock_on_a_reused_history_slot_does_not_cost_a_preamble),
+        cmocka_unit_test(test_cw_returns_to_cwmin_when_the_retry_limit_discards_a_frame),
         cmocka_unit_test(test_rts_and_cts_precede_only_the_fallback_try_by_their_airtime),
         cmocka_unit_test(test_cts_heard_by_hidden_ap_defers_it),
         cmocka_unit_test(test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts),
