@@ -106,19 +106,32 @@ static void step(struct wlan_air *a, uint64_t t)
     air_update_busy(a, t);
     /* Everyone whose backoff ends now transmits now; internal collisions
      * inside a node go to the higher AC (§10.22.2.3). */
-    int starters[WLAN_MAX_NODES][2], ns = 0;
-    for (uint32_t n = 0; n < a->c.n_nodes; n++)
-        for (int ac = WLAN_AC_COUNT - 1; ac >= 0; ac--)
-            if (air_entity_expiry(a, (int)n, ac) == t) {
-                starters[ns][0] = (int)n;
-                starters[ns][1] = ac;
-                ns++;
-                break;
-            }
+    int starters[WLAN_MAX_NODES][2], ns = 0, losers[WLAN_MAX_NODES * WLAN_AC_COUNT][2], nlose = 0;
+    for (uint32_t n = 0; n < a->c.n_nodes; n++) {
+        bool won = false;
+        for (int ac = WLAN_AC_COUNT - 1; ac >= 0; ac--) {
+            if (air_entity_expiry(a, (int)n, ac) != t)
+                continue;
+            int (*slot)[2] = won ? &losers[nlose++] : &starters[ns++];
+            (*slot)[0] = (int)n;
+            (*slot)[1] = ac;
+            won = true;
+        }
+    }
     for (int s = 0; s < ns; s++)
         air_start_data(a, starters[s][0], starters[s][1], t);
     if (ns)
         air_update_busy(a, t);
+    /* The lower-priority AC of an internal collision backs off as after an
+     * external one (§10.22.2.3): CW doubled up to CWmax, a new backoff. It is
+     * drawn after the freeze above, which counted the old backoff's slots. */
+    for (int l = 0; l < nlose; l++) {
+        int n = losers[l][0], ac = losers[l][1];
+        struct entity *e = &a->nodes[n].e[ac];
+        const struct wlan_edca *p = edca(a, n, ac);
+        e->cw = 2 * e->cw + 1 > p->cw_max ? p->cw_max : 2 * e->cw + 1;
+        e->backoff = (int32_t)(air_rnd(a) * (e->cw + 1));
+    }
 }
 
 void wlan_air_advance(wlan_air_t *a, uint64_t now_us, const struct wlan_air_callbacks *cb)

@@ -411,6 +411,39 @@ static void test_cw_returns_to_cwmin_when_the_retry_limit_discards_a_frame(void 
     wlan_air_destroy(a);
 }
 
+/* An internal collision (§10.22.2.3): AP2's BE and VO entities both reach zero at 1000 us (immediate
+ * access on a medium idle for AIFS). VO transmits; BE acts as after an external collision: its CW doubles
+ * (15 -> 31) and it draws a new backoff from it (before: it kept CW 15 and a backoff of 0). */
+static void test_internal_collision_loser_doubles_its_cw_and_backs_off(void **state)
+{
+    (void)state;
+    struct wlan_air_config c = deterministic_lab();
+    static struct recorder r;
+    struct wlan_air_callbacks cb;
+    wlan_air_t *a = recording_air(&c, 1, &r, &cb);
+    wlan_air_advance(a, 1000, &cb);
+    enqueue_n(a, AP2, STA2, 1, 5, 1514, 1000);
+    struct wlan_frame v = {.id = 100, .len_bytes = 214, .src = AP2, .dst = STA2, .ac = WLAN_AC_VO};
+    assert_int_equal(wlan_air_enqueue(a, &v, 1000), 0);
+    assert_int_equal(air_entity_expiry(a, AP2, WLAN_AC_BE), 1000);
+    assert_int_equal(air_entity_expiry(a, AP2, WLAN_AC_VO), 1000);
+    wlan_air_advance(a, 1000, &cb);
+    const struct entity *be = &a->nodes[AP2].e[WLAN_AC_BE];
+    assert_int_equal(be->cw, 2 * c.edca_ap[WLAN_AC_BE].cw_min + 1);
+    assert_in_range(be->backoff, 0, be->cw);
+    assert_int_equal(a->nodes[AP2].e[WLAN_AC_VO].cw, c.edca_ap[WLAN_AC_VO].cw_min);
+    int32_t slots = be->backoff;
+    run_until_idle(a, &cb, 100000);
+    assert_int_equal(r.ng, 2);
+    assert_int_equal(r.g[0].ac, WLAN_AC_VO);
+    assert_int_equal(r.g[0].start_us, 1000);
+    /* BE counts its whole new backoff once VO's exchange (A-MPDU, SIFS, 32 us BlockAck) is over. */
+    assert_int_equal(r.g[1].ac, WLAN_AC_BE);
+    assert_int_equal(r.g[1].start_us, 1000 + r.g[0].duration_us + c.sifs_us + 32 + c.sifs_us +
+                                          (c.edca_ap[WLAN_AC_BE].aifsn + (uint32_t)slots) * c.slot_us);
+    wlan_air_destroy(a);
+}
+
 /* RTS/CTS on minstrel_ht's fallback rates (rate_control.rts_on_fallback).
  * AP2's MCS15 A-MPDUs do not reach STA2 (made 6 dB too weak for MCS15, still
  * 12 dB above the 6 Mbit/s sensitivity of RTS/CTS), so its first two tries
@@ -741,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_blockack_acknowledges_mpdus_the_recipient_received_earlier),
         cmocka_unit_test(test_lock_on_a_reused_history_slot_does_not_cost_a_preamble),
         cmocka_unit_test(test_cw_returns_to_cwmin_when_the_retry_limit_discards_a_frame),
+        cmocka_unit_test(test_internal_collision_loser_doubles_its_cw_and_backs_off),
         cmocka_unit_test(test_rts_and_cts_precede_only_the_fallback_try_by_their_airtime),
         cmocka_unit_test(test_cts_heard_by_hidden_ap_defers_it),
         cmocka_unit_test(test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts),
