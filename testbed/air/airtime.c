@@ -49,15 +49,25 @@ uint32_t airtime_preamble_us(enum wlan_phy phy, uint32_t nss)
     return legacy + 8 + 4 + 4 * n_ltf + 4;       /* VHT-SIG-A, VHT-STF, VHT-LTFs, VHT-SIG-B */
 }
 
+uint32_t airtime_bcc_encoders(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs)
+{
+    uint32_t ndbps = airtime_ndbps(phy, bw_mhz, mcs);
+    if (ndbps == 0)
+        return 0;
+    /* N_ES is listed per MCS in the MCS tables. HT (§19.5, Tables 19-27..19-41): one encoder per
+     * 300 Mbit/s of long-GI rate (N_DBPS 1200). VHT (§21.5, Tables 21-30..21-61): one per 540 Mbit/s of
+     * long-GI rate (N_DBPS 2160, 600 Mbit/s with short GI); the tables depart from that rule only at
+     * 7-8 spatial streams in 80 MHz and in 160 MHz, which the model does not have (up to 4 SS, 80 MHz). */
+    uint32_t per_encoder = phy == WLAN_PHY_VHT ? 2160 : 1200;
+    return (ndbps + per_encoder - 1) / per_encoder;
+}
+
 uint32_t airtime_ppdu_us(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs, bool short_gi, uint32_t psdu_bytes)
 {
     uint32_t ndbps = airtime_ndbps(phy, bw_mhz, mcs);
     if (ndbps == 0)
         return 0;
-    /* One BCC encoder per 300 Mbit/s of long-GI rate (§19.3.5, §21.3.10.5.1). */
-    uint32_t n_es = (ndbps / 4 + 299) / 300;
-    if (n_es == 0)
-        n_es = 1;
+    uint32_t n_es = airtime_bcc_encoders(phy, bw_mhz, mcs);
     uint64_t bits = 8ull * psdu_bytes + 16 + 6ull * n_es;
     uint64_t n_sym = (bits + ndbps - 1) / ndbps;
     uint64_t data_us = short_gi ? 4 * ((36 * n_sym + 39) / 40) : 4 * n_sym;

@@ -24,6 +24,8 @@
 uint32_t airtime_ndbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs);
 /* Spatial streams an MCS uses. */
 uint32_t airtime_nss(enum wlan_phy phy, uint32_t mcs);
+/* BCC encoders (N_ES) the MCS tables give an MCS; 0 if invalid. */
+uint32_t airtime_bcc_encoders(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs);
 /* PHY data rate (Mbit/s). */
 double airtime_rate_mbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs, bool short_gi);
 /* Preamble (training + signal fields) before the data symbols (µs). */

@@ -30,6 +30,30 @@ static void test_vht80_rates_match_the_mcs_table(void **state)
     assert_int_equal(airtime_preamble_us(WLAN_PHY_VHT, 2), 44);
 }
 
+/* N_ES from the VHT-MCS tables (802.11-2016 §21.5, Tables 21-30..21-61), not HT's 300 Mbit/s per
+ * encoder: one encoder carries up to 540 Mbit/s of long-GI rate. VHT MCS numbering: (NSS - 1) * 10 + MCS. */
+static void test_vht_bcc_encoders_follow_the_vht_mcs_tables(void **state)
+{
+    (void)state;
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 20, 38), 1);  /* 4 SS MCS8, 312 Mbit/s */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 40, 37), 1);  /* 4 SS MCS7, 540 */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 40, 38), 2);  /* 4 SS MCS8, 648 */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 80, 9), 1);   /* 1 SS MCS9, 390 */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 80, 16), 1);  /* 2 SS MCS6, 526.5 */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 80, 17), 2);  /* 2 SS MCS7, 585 */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 80, 19), 2);  /* 2 SS MCS9, 780 */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 80, 29), 3);  /* 3 SS MCS9, 1170 */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 80, 33), 1);  /* 4 SS MCS3, 468 */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 80, 34), 2);  /* 4 SS MCS4, 702 */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 80, 39), 3);  /* 4 SS MCS9, 1560 */
+    /* HT keeps its own rule (Tables 19-27..19-41). */
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_HT, 20, 15), 1);
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_HT, 40, 31), 2);   /* 540 Mbit/s */
+    /* 80 MHz 1 SS MCS9, 1947 bytes, long GI: 8 * 1947 + 16 + 6 * 1 = 15598 bits fill 10 symbols of 1560
+     * (with 2 encoders' tails, 15604, they took 11): 40 us preamble + 40 us. */
+    assert_int_equal(airtime_ppdu_us(WLAN_PHY_VHT, 80, 9, false, 1947), 80);
+}
+
 static void test_ht_mixed_preamble_is_40us_for_two_streams(void **state)
 {
     (void)state;
@@ -92,6 +116,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ht20_2ss_rates_match_the_mcs_table),
         cmocka_unit_test(test_vht80_rates_match_the_mcs_table),
+        cmocka_unit_test(test_vht_bcc_encoders_follow_the_vht_mcs_tables),
         cmocka_unit_test(test_ht_mixed_preamble_is_40us_for_two_streams),
         cmocka_unit_test(test_ampdu_of_19_mtu_mpdus_at_mcs15),
         cmocka_unit_test(test_single_mpdu_at_mcs0),
