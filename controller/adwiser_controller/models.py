@@ -383,8 +383,10 @@ class AggregationTarget(Strict):
                     "packet, which bounds the mean packet queueing delay at the AP from above (the mean packet waits "
                     "part of it).",
     )
-    k1: float = Field(gt=0, le=5, description="Inner-loop gain K1 (z += K1 (N_target - mu_N)); dimensionless, paper 0.5.")
-    k2: float = Field(gt=0, le=1, description="Outer-loop gain K2 (nu += K2 (G(x) - nu)); dimensionless, paper 0.2.")
+    k1: float = Field(gt=0, lt=2, description="Inner-loop gain K1 (z += K1 (N_target - mu_N)); dimensionless, paper "
+                                              "0.5; stable for 0 < K1 < 2 (000 §VI-A3).")
+    k2: float = Field(gt=0, lt=1, description="Outer-loop gain K2 (nu += K2 (G(x) - nu)); dimensionless, paper 0.2; "
+                                              "0 < K2 < 1 (000 Lemma 2).")
     delta_s: float = Field(ge=0.01, le=60, description="Update interval Delta of the loops, in seconds (paper 0.5 s).")
     pairs: list[PairRef] = Field(
         default_factory=list,

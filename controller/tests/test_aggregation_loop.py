@@ -8,10 +8,13 @@ from dataclasses import replace
 import pytest
 from aggregation_plant import ApQueuePlant, Plant, Slot
 from bottleneck_windows import full_window
+from lab_document import lab_doc
 
 from adwiser_controller.aggregation import bottleneck as bn
 from adwiser_controller.aggregation import nbar
 from adwiser_controller.aggregation.loop import LoopParams, LoopState, StaMeasurement, initial, step
+from adwiser_controller.aggregation.runner import ap_t_bar_ms
+from adwiser_controller.models import AdwiserConfig
 
 
 def run(params: LoopParams, plant: Plant, steps: int, state: LoopState | None = None,
@@ -397,3 +400,17 @@ def test_no_c_check_from_a_slot_whose_traffic_stopped_partway() -> None:
     assert res.c_check is None and res.state.c_hat == st.c_hat
     blind = step(params, st, last_slot(count=False), now_s=30.5)
     assert blind.c_check is not None and blind.c_check > 3.0 * plant.c_s
+
+
+@pytest.mark.parametrize("override_ms,expected_ms", [(10.0, 1.5), (1.0, 1.0)])
+def test_an_aps_target_is_the_tightest_t_bar_of_its_pairs_defaults_included(override_ms, expected_ms) -> None:
+    """000 (16) asks mu_T <= T-bar of every station on the AP's round: an override looser than the policy's
+    T-bar on one pair must not loosen the target of a pair without one (it did: the minimum was taken over
+    the overrides alone, 10 ms here for a pair promised 1.5 ms)."""
+    doc = lab_doc("lab")
+    at = doc["policies"]["aggregation_target"]
+    at.update(enabled=True, t_bar_ms=1.5, pairs=["ap1/sta1", "ap2/sta2"],
+              overrides=[{"pairs": ["ap2/sta2"], "t_bar_ms": override_ms}])
+    cfg = AdwiserConfig.model_validate(doc)
+    assert ap_t_bar_ms(cfg, ["ap1/sta1", "ap2/sta2"]) == expected_ms
+    assert ap_t_bar_ms(cfg, ["ap2/sta2"]) == override_ms

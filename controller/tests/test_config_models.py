@@ -153,8 +153,8 @@ def test_frame_longer_than_bound_is_refused():
         ("queue_sizing", "ewma_alpha", 1.5, "policies.queue_sizing.ewma_alpha"),
         ("aggregation_target", "n_target_max", 0, "policies.aggregation_target.n_target_max"),
         ("aggregation_target", "t_bar_ms", -1, "policies.aggregation_target.t_bar_ms"),
-        ("aggregation_target", "k1", 9, "policies.aggregation_target.k1"),
-        ("aggregation_target", "k2", 1.5, "policies.aggregation_target.k2"),
+        ("aggregation_target", "k1", 2.0, "policies.aggregation_target.k1"),  # the loop refuses K1 >= 2
+        ("aggregation_target", "k2", 1.0, "policies.aggregation_target.k2"),  # and K2 >= 1 (000 §VI)
         ("aggregation_target", "delta_s", 0, "policies.aggregation_target.delta_s"),
         ("realtime", "dscp", [46, 64], "policies.realtime.dscp[1]"),
         ("realtime", "udp_ports", [5004, 5004], "policies.realtime.udp_ports"),

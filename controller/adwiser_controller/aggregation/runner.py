@@ -187,6 +187,14 @@ def _overrides(cfg: AdwiserConfig) -> dict[str, tuple[int | None, float | None]]
     return out
 
 
+def ap_t_bar_ms(cfg: AdwiserConfig, ap_pairs: list[str]) -> float:
+    """The T̄ an AP's loop works to: the AP's queueing delay is one scheduler round for all its pairs
+    (000 eq. 10), and (16) asks μ_T_i ≤ T̄ of every station, so the tightest T̄ among them, a pair without
+    an override counting with the policy's (a looser override must not loosen the other pairs' target)."""
+    at, ovr = cfg.policies.aggregation_target, _overrides(cfg)
+    return min(ovr[p][1] if p in ovr and ovr[p][1] is not None else at.t_bar_ms for p in ap_pairs)
+
+
 class AggregationRunner:
     def __init__(self, r: aioredis.Redis, model: bn.Model | None = None):
         self.r = r
@@ -313,10 +321,7 @@ class AggregationRunner:
         aps_status: dict[str, Any] = {}
         xadd: list[dict[str, str]] = []
         for ap, ap_pairs in sorted(by_ap.items()):
-            t_bars = [ovr[p][1] for p in ap_pairs if p in ovr and ovr[p][1] is not None]
-            # The AP's queueing delay is one scheduler round for all its pairs
-            # (000 eq. 10), so the AP loop works to the tightest T̄ among them.
-            params = params_for(cfg, min(t_bars) if t_bars else None, ap)
+            params = params_for(cfg, ap_t_bar_ms(cfg, ap_pairs), ap)
             ceiling, ceiling_us = _ceiling(cfg, ap), _ceiling_us(cfg, ap)
             meas: dict[str, StaMeasurement] = {}
             pair_status: dict[str, Any] = {}
