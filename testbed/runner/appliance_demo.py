@@ -295,13 +295,10 @@ def slice_shares(r: redis.Redis) -> dict[str, tuple[float, float]]:
 
 
 def mean_drain_ms(r: redis.Redis) -> dict[str, float]:
-    """Mean V per pair over the pair telemetry still in Redis (bounded stream)."""
-    sums: dict[str, list[float]] = {}
-    for _, f in r.xrange(f"adwiser:appliance:{APPLIANCE}:tm:pair"):
-        v = f.get("v_ms")
-        if v not in (None, "", "null"):
-            sums.setdefault(f.get("pair", "?"), []).append(float(v))
-    return {p: sum(v) / len(v) for p, v in sums.items() if v}
+    """Mean V per pair over the drains of the pair telemetry still in Redis (bounded stream), as the
+    experiments take it (backend.drain_means_ms: the drains' sum over their count, not the mean of each
+    frame's last V, which counted a frame with two drains once and one with none again)."""
+    return backend.drain_means_ms(f for _, f in r.xrange(f"adwiser:appliance:{APPLIANCE}:tm:pair"))
 
 
 def results_table(doc: dict[str, Any]) -> str:

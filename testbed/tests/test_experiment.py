@@ -102,6 +102,15 @@ def test_mean_drain_counts_every_drain_when_the_lines_carry_them(tmp_path: Path)
     assert backend.mean_drain_ms(tel) == {"ap1/sta1": 19.0, "ap2/sta2": 20.0}
 
 
+def test_mean_drain_of_the_redis_stream_counts_every_drain_as_the_experiments_do() -> None:
+    # the demo reads tm:pair from Redis, whose values are text; it took the mean of each frame's v_ms
+    # (17.0 and 15.0 here: 16.0), not the two drains' 40 ms over 2
+    records = [{"pair": "ap2/sta2", "v_ms": "17.0", "drains": "0", "v_sum_ms": "0.0"},
+               {"pair": "ap2/sta2", "v_ms": "15.0", "drains": "2", "v_sum_ms": "40.0"},
+               {"pair": "ap2/sta2", "v_ms": "", "drains": "0", "v_sum_ms": "0"}]
+    assert backend.drain_means_ms(records) == {"ap2/sta2": 20.0}
+
+
 def test_groundtruth_reads_json_lines_and_csv_and_maps_mcs_to_rate(tmp_path: Path) -> None:
     jl = tmp_path / "g.jsonl"
     jl.write_text('{"src":"ap1","dst":"sta1","mpdus":19,"mcs":14,"start_us":0,"duration_us":2000}\n'
