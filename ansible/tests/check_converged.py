@@ -18,6 +18,8 @@ import json
 import stat
 import subprocess
 import sys
+import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,6 +66,129 @@ class Root:
         env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
         return subprocess.run(["chroot", str(self.path), *argv], input=stdin, text=True,
                               capture_output=True, env=env, timeout=120)
+
+
+def systemd_env_file(text: str) -> dict[str, str]:
+    """The variables systemd's EnvironmentFile= sets from `text`: the state machine of
+    parse_env_file_internal() (src/basic/env-file.c), which systemd 252 (Debian 12) runs on the file.
+    Unquoted: a backslash takes the next character, trailing blanks dropped; '...': literal; "...": only
+    \\ \" \$ \` are escapes (another backslash stays), a backslash-newline is dropped; no $ expansion."""
+    ws, nl = " \t\n\r", "\n\r"
+    env: dict[str, str] = {}
+    state, key, val, key_end, val_end = "pre_key", "", "", None, None
+
+    def push() -> None:
+        k = key[:key_end] if key_end is not None else key
+        env[k] = val
+
+    for c in text:
+        if state == "pre_key":
+            if c in "#;":
+                state = "comment"
+            elif c not in ws:
+                state, key, key_end = "key", c, None
+        elif state == "key":
+            if c in nl:
+                state = "pre_key"
+            elif c == "=":
+                state, val, val_end = "pre_value", "", None
+            else:
+                if c not in ws:
+                    key_end = None
+                elif key_end is None:
+                    key_end = len(key)
+                key += c
+        elif state == "pre_value":
+            if c in nl:
+                push()
+                state = "pre_key"
+            elif c == "'":
+                state = "single"
+            elif c == '"':
+                state = "double"
+            elif c == "\\":
+                state = "value_escape"
+            elif c not in ws:
+                state, val = "value", val + c
+        elif state == "value":
+            if c in nl:
+                if val_end is not None:
+                    val = val[:val_end]
+                push()
+                state = "pre_key"
+            elif c == "\\":
+                state, val_end = "value_escape", None
+            else:
+                if c not in ws:
+                    val_end = None
+                elif val_end is None:
+                    val_end = len(val)
+                val += c
+        elif state == "value_escape":
+            state = "value"
+            if c not in nl:
+                val += c
+        elif state == "single":
+            if c == "'":
+                state = "pre_value"
+            else:
+                val += c
+        elif state == "double":
+            if c == '"':
+                state = "pre_value"
+            elif c == "\\":
+                state = "double_escape"
+            else:
+                val += c
+        elif state == "double_escape":
+            state = "double"
+            if c in '"\\`$':
+                val += c
+            elif c != "\n":
+                val += "\\" + c
+        elif state == "comment":
+            if c == "\\":
+                state = "comment_escape"
+            elif c in nl:
+                state = "pre_key"
+        elif state == "comment_escape":
+            state = "comment"
+    if state in ("pre_value", "value", "value_escape", "single", "double", "double_escape"):
+        if state == "value" and val_end is not None:
+            val = val[:val_end]
+        push()
+    return env
+
+
+def redis_accepts(root: Root, conf: str, logins: list[tuple[str, str]]) -> tuple[bool, str]:
+    """Start the root's redis-server on its redis.conf (on a scratch socket, no TCP port, no persistence) and
+    log in as each (user, password) with redis-cli: the server must accept the file and every password."""
+    sock, scratch = "/tmp/adwiser-check-redis.sock", "/tmp/adwiser-check-redis"
+    root.p(scratch).mkdir(exist_ok=True)
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
+    srv = subprocess.Popen(["chroot", str(root.path), "redis-server", conf, "--port", "0", "--unixsocket", sock,
+                            "--dir", scratch, "--pidfile", scratch + "/redis.pid", "--supervised", "no",
+                            "--daemonize", "no", "--appendonly", "no", "--save", ""],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        for _ in range(100):
+            if root.p(sock).exists() or srv.poll() is not None:
+                break
+            time.sleep(0.05)
+        if srv.poll() is not None:
+            return False, "redis-server refused the file: " + (srv.stdout.read() if srv.stdout else "")[-400:]
+        for user, password in logins:
+            res = root.run("redis-cli", "-s", sock, "--no-auth-warning", "--user", user, "--pass", password,
+                           "ACL", "WHOAMI" if user == "default" else "DRYRUN")
+            # A logged-in sta-agent may not run ACL: NOPERM; a wrong password: WRONGPASS (or AUTH failed).
+            if "WRONGPASS" in res.stdout + res.stderr or "AUTH failed" in res.stdout + res.stderr \
+                    or (user == "default" and res.stdout.strip() != "default"):
+                return False, f"{user}: {(res.stdout + res.stderr).strip()[-300:]}"
+        return True, ""
+    finally:
+        srv.terminate()
+        srv.wait(timeout=10)
+        root.p(sock).unlink(missing_ok=True)
 
 
 def file_is(root: Root, rel: str, user: str, group: str, mode: int) -> tuple[bool, str]:
@@ -184,8 +309,9 @@ def main() -> int:
             (res.stdout + res.stderr).strip()[-400:])
     env = root.p("etc/adwiser/dataplane.env")
     ok, d = file_is(root, "etc/adwiser/dataplane.env", "root", "root", 0o600)
-    r.check("dataplane.env root:root 0600 with the vaulted Redis password",
-            ok and f"ADWISER_REDIS_PASSWORD={args.redis_password}\n" in env.read_text(), d)
+    r.check("dataplane.env root:root 0600", ok, d)
+    r.check("dataplane.env gives the vaulted Redis password by systemd's EnvironmentFile= rules",
+            systemd_env_file(env.read_text()).get("ADWISER_REDIS_PASSWORD") == args.redis_password)
 
     # The dataplane program.
     dp = "usr/local/sbin/adwiser-dp"
@@ -236,10 +362,13 @@ def main() -> int:
     ok, d = file_is(root, "etc/redis/redis.conf", "redis", "redis", 0o640)
     conf = root.p("etc/redis/redis.conf").read_text().splitlines()
     r.check("redis.conf redis:redis 0640", ok, d)
-    r.check("redis: AOF on, bound to loopback, vaulted password",
-            "appendonly yes" in conf and "bind 127.0.0.1" in conf and f"requirepass {args.redis_password}" in conf)
+    r.check("redis: AOF on, bound to loopback, a password required",
+            "appendonly yes" in conf and "bind 127.0.0.1" in conf and any(x.startswith("requirepass ") for x in conf))
     r.check("redis: the STA agents' ACL user may only XADD to tm:sta",
-            f"user sta-agent on >{args.sta_agent_password} ~adwiser:appliance:*:tm:sta +xadd" in conf)
+            any(x.startswith('user sta-agent on ">') and x.endswith('" ~adwiser:appliance:*:tm:sta +xadd') for x in conf))
+    ok, d = redis_accepts(root, "/etc/redis/redis.conf",
+                          [("default", args.redis_password), ("sta-agent", args.sta_agent_password)])
+    r.check("redis-server accepts redis.conf, with the vaulted passwords of default and sta-agent", ok, d)
 
     # Controller.
     venv_ok = root.run("/opt/adwiser/controller/venv/bin/python", "-c", "import fastapi, redis, pydantic, uvicorn")
@@ -270,7 +399,7 @@ def main() -> int:
     cenv = root.p("etc/adwiser/controller.env")
     ok, d = file_is(root, "etc/adwiser/controller.env", "root", "adwiser", 0o640)
     r.check("controller.env root:adwiser 0640 with the Redis URL",
-            ok and f"redis://:{args.redis_password}@127.0.0.1:6379/0" in cenv.read_text(), d)
+            ok and f"redis://:{urllib.parse.quote(args.redis_password, safe='')}@127.0.0.1:6379/0" in cenv.read_text(), d)
 
     # Web UI behind nginx with TLS.
     res = root.run("nginx", "-t")

@@ -124,11 +124,15 @@ stamp "dataplane install method: $ADWISER_DP_METHOD"
 # 4. Throwaway secrets, encrypted with a throwaway vault password.
 umask 077
 head -c 32 /dev/urandom | base64 | tr -d '/+=\n' > "$run/vault-password"
-redis_pw=$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')
+# The Redis passwords carry the characters that need quoting in redis.conf and in
+# systemd's EnvironmentFile= (space, both quotes, backslash, $, `, #, ;).
+awkward=$' "q\\b$x\'#;`'
+redis_pw="$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')$awkward"
 admin_pw=$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')
-agent_pw=$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')
-printf 'vault_adwiser_redis_password: "%s"\nvault_controller_first_admin_password: "%s"\nvault_adwiser_redis_sta_agent_password: "%s"\n' \
-    "$redis_pw" "$admin_pw" "$agent_pw" > "$run/vault-plain.yml"
+agent_pw="$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')$awkward"
+"$SYSPY" -c 'import sys, yaml; yaml.safe_dump(dict(zip(sys.argv[1::2], sys.argv[2::2])), sys.stdout)' \
+    vault_adwiser_redis_password "$redis_pw" vault_controller_first_admin_password "$admin_pw" \
+    vault_adwiser_redis_sta_agent_password "$agent_pw" > "$run/vault-plain.yml"
 ansible-vault encrypt --vault-password-file "$run/vault-password" \
     --output "$run/vault.yml" "$run/vault-plain.yml" > /dev/null
 rm -f "$run/vault-plain.yml"
