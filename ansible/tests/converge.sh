@@ -207,6 +207,11 @@ grep -q "slice_map.slices.0.duration_ms" "$run/converge3.log" \
 [ "$before" = "$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")" ] \
     || { echo "converge: the refused document changed the installed one" >&2; exit 1; }
 
+# 8b. The bridge script brings each port's VLAN setting in line with the inventory
+#     (a private ovsdb-server; no root needed).
+stamp "bridge script against ports with other VLAN settings"
+"$here/bridge_vlans.sh" "$run" || { echo "converge: the bridge script left old VLAN settings" >&2; exit 1; }
+
 # 9. What the converge left in the root.
 stamp "slowest tasks of converge 1:"
 sed -n '/^PLAY RECAP/,$p' "$run/converge1.log" | grep -E -- ' -+ +[0-9.]+s$' | head -n 8
