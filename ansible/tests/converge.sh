@@ -212,6 +212,11 @@ grep -q "slice_map.slices.0.duration_ms" "$run/converge3.log" \
 stamp "bridge script against ports with other VLAN settings"
 "$here/bridge_vlans.sh" "$run" || { echo "converge: the bridge script left old VLAN settings" >&2; exit 1; }
 
+# 8c. The dataplane's source build on the control node (a stand-in tree whose
+#     make can be made to fail): a failed build fails again on a re-run.
+stamp "dataplane source build: a failed build is retried"
+"$here/dataplane_build.sh" "$run" || { echo "converge: the dataplane's source build is not retried or not installed" >&2; exit 1; }
+
 # 9. What the converge left in the root.
 stamp "slowest tasks of converge 1:"
 sed -n '/^PLAY RECAP/,$p' "$run/converge1.log" | grep -E -- ' -+ +[0-9.]+s$' | head -n 8
