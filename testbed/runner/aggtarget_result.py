@@ -15,7 +15,7 @@ from typing import Any
 
 from . import ack_scale, aggtarget_air, delay_probe, iperf, sta_frames, wlan
 from . import backend as backend_mod
-from .aggtarget_figures import LAB_NBAR, appliance_queue, second_half_mbps, step_figures
+from .aggtarget_figures import LAB_NBAR, appliance_queue, second_half_delay_ms, second_half_mbps, step_figures
 from .aggtarget_scenarios import AggScenario
 
 REPO = Path(__file__).resolve().parents[2]
@@ -105,6 +105,8 @@ def pair_entry(sc: AggScenario, controlled: bool, cap: Capture, air: Air, ap: st
         **(air.ap_queue.get(pair) or {}),
         "throughput_second_half_mbps": second_half_mbps(iperf.interval_series(report)),
         "series": iperf.interval_series(report),
+        # every probe, not the series below (thinned to about 400 points for the plots: 4-5 % off)
+        "second_half_delay_ms": second_half_delay_ms([(r[0], r[1]) for r in rows]),
         "delay_series": [(round(r[0], 3), round(r[1], 3)) for r in rows[:: max(1, len(rows) // 400)]],
     }
     if cap.step_unix is not None:

@@ -271,6 +271,14 @@ def test_second_half_delay_is_the_mean_probe_delay_after_the_midpoint_of_the_ser
     assert g["ap1/sta1"]["delay_within_20pct"] and g["ap1/sta1"]["second_half_delay_error_frac"] == 0.333
 
 
+def test_second_half_delay_goal_takes_every_probe_not_the_plots_thinned_series() -> None:
+    series = [(100.0 + t, 1.0 if t < 10 else 2.0) for t in range(21)]  # thinned: 2.0 ms in its second half
+    pair = {"ap": "ap1", "sta": "sta1", "throughput_mbps": 90.0, "mean_delay_ms": 1.5, "delay_series": series,
+            "second_half_delay_ms": 1.6}                               # over every probe
+    g = aggtarget_figures.goals(aggtarget_scenarios.SCENARIOS["aggtarget-1sta-lowdelay"], {"aggtarget": {"pairs": [pair]}})
+    assert g["ap1/sta1"]["second_half_delay_ms"] == 1.6
+
+
 def test_second_half_rounds_give_the_schedulers_round_and_the_retransmitted_share(tmp_path: Path) -> None:
     def ppdu(t: int, ids: list[int], src: str = "ap1", dst: str = "sta1") -> str:
         return json.dumps({"start_us": t, "duration_us": 100, "src": src, "dst": dst, "ac": "BE",
