@@ -26,6 +26,7 @@ class Ppdu:
     start_us: float     # start, virtual µs
     duration_us: float  # airtime, µs
     collided: bool      # overlapped another transmission it could not survive
+    ac: str = "BE"      # access category, "VO" for real-time (voice) traffic, else "BE"
 
 
 def _first(rec: dict[str, Any], *keys: str) -> Any:
@@ -50,7 +51,7 @@ def _parse(rec: dict[str, Any]) -> Ppdu | None:
     return Ppdu(str(src), str(dst), int(mpdus), float(rate),
                 float(_first(rec, "start_us", "start") or 0.0),
                 float(_first(rec, "duration_us", "duration", "dur_us") or 0.0),
-                str(collided).lower() in ("1", "true", "yes"))
+                str(collided).lower() in ("1", "true", "yes"), str(_first(rec, "ac") or "BE"))
 
 
 def read(path: Path) -> list[Ppdu]:

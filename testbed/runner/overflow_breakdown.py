@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from .jsonl import json_records, kept_run_is_committed, telemetry_records
-from .slice_overflow import read_frames, slice_intervals
+from .slice_overflow import overlap_us, read_frames, slice_intervals, telemetry_span_us
 from .transfer_phases import phases
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -77,11 +77,14 @@ def breakdown(frames: list[dict[str, Any]], ppdus: list[dict[str, Any]], t0_unix
     t0_us = t0_unix_ns / 1000.0
     waits = sta_wait_lower_bound_us(ppdus)
     out: dict[str, dict[str, Any]] = {}
-    for pair, iv in slice_intervals(frames).items():
+    intervals = slice_intervals(frames)
+    span_lo, span_hi = telemetry_span_us(intervals) if intervals else (0.0, 0.0)
+    for pair, iv in intervals.items():
         ap, _, sta = pair.partition("/")
         starts = [a for a, _ in iv]
         slice_time = sum(b - a for a, b in iv)
-        own = [r for r in ppdus if {r["src"], r["dst"]} == {ap, sta}]
+        # as slice_overflow.py: the pair's PPDUs but its real-time (VO) ones, which no slice holds
+        own = [r for r in ppdus if {r["src"], r["dst"]} == {ap, sta} and r.get("ac") != "VO"]
         # First ACK (AP -> STA frame number) of each batch: the lowest number the AP sent in the slice or after it.
         first_ack: list[int | None] = [None] * len(iv)
         for r in own:
@@ -106,19 +109,19 @@ def breakdown(frames: list[dict[str, Any]], ppdus: list[dict[str, Any]], t0_unix
                         air_end[batches[j]] = max(air_end.get(batches[j], 0.0), e)
             retried = sum(1 for x in ids if x in seen) / len(ids)
             seen.update(ids)
-            if i < 0:
+            # Counted as slice_overflow.py counts it: over the span the frame telemetry covers (after the
+            # dataplane stopped there are no slices to be outside of), against all of the pair's slices.
+            if e <= span_lo or s >= span_hi:
                 continue
-            a, b = iv[i]
-            inside = max(0.0, min(e, b) - max(s, a))
-            if i + 1 < len(iv):
-                inside += max(0.0, min(e, iv[i + 1][1]) - max(s, iv[i + 1][0]))
-            outside = (e - s) - inside
+            outside = (e - s) - overlap_us(iv, starts, s, e)
             if outside <= 0:
                 continue
             if r["src"] == ap:
                 parts["ap"] += outside
             else:
-                old = sum(1 for x in ids if first_ack[i] is not None and x < first_ack[i]) / len(ids)
+                # before the pair's first slice no batch had reached the STA: what it sends was queued before
+                old = (sum(1 for x in ids if first_ack[i] is not None and x < first_ack[i]) / len(ids)
+                       if i >= 0 else 1.0)
                 parts["sta_backlog"] += outside * old
                 parts["sta_batch"] += outside * (1 - old)
             parts["retried"] += outside * retried

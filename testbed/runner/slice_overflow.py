@@ -10,7 +10,10 @@ started, so the emulator's stats must say when that was in epoch ns
 guessed by aligning the logs (which would fit the answer).
 
 A pair's airtime is every PPDU between its AP and its STA, either direction
-(data and TCP ACKs): the slice gives the pair the medium.
+(data and TCP ACKs): the slice gives the pair the medium. Real-time traffic
+(the ground truth's access category VO: voice) is not counted: the appliance
+releases it on arrival and never holds it to a slice (SPEC §3.4), so its
+airtime outside the slices is by design, not overflow.
 
 Two grids. The fixed one is the frame records' slice durations from each
 frame's start: what the issue's goal counts. The one as released moves a
@@ -45,7 +48,7 @@ def slice_intervals(frames: list[dict[str, Any]], as_released: bool = False) -> 
     return out
 
 
-def _overlap(iv: list[tuple[float, float]], starts: list[float], s: float, e: float) -> float:
+def overlap_us(iv: list[tuple[float, float]], starts: list[float], s: float, e: float) -> float:
     """Length of [s, e) covered by the sorted, disjoint intervals iv."""
     i = max(bisect.bisect_right(starts, s) - 1, 0)
     covered = 0.0
@@ -57,6 +60,11 @@ def _overlap(iv: list[tuple[float, float]], starts: list[float], s: float, e: fl
     return covered
 
 
+def telemetry_span_us(intervals: dict[str, list[tuple[float, float]]]) -> tuple[float, float]:
+    """The [first slice start, last slice end) µs (epoch) the frame telemetry covers."""
+    return min(iv[0][0] for iv in intervals.values()), max(iv[-1][1] for iv in intervals.values())
+
+
 def overflow_fraction(frames: list[dict[str, Any]], ppdus: list[Ppdu],
                       t0_unix_ns: int, as_released: bool = False) -> dict[str, float | None]:
     """Per pair "ap/sta": airtime outside its slices / its total slice time
@@ -66,8 +74,7 @@ def overflow_fraction(frames: list[dict[str, Any]], ppdus: list[Ppdu],
     fixed = slice_intervals(frames) if as_released else intervals
     if not intervals:
         return {}
-    span_lo = min(iv[0][0] for iv in intervals.values())
-    span_hi = max(iv[-1][1] for iv in intervals.values())
+    span_lo, span_hi = telemetry_span_us(intervals)
     t0_us = t0_unix_ns / 1000.0
     result: dict[str, float | None] = {}
     for pair, iv in intervals.items():
@@ -76,13 +83,13 @@ def overflow_fraction(frames: list[dict[str, Any]], ppdus: list[Ppdu],
         slice_time = sum(b - a for a, b in fixed.get(pair, []))
         outside = 0.0
         for p in ppdus:
-            if {p.src, p.dst} != {ap, sta}:
+            if {p.src, p.dst} != {ap, sta} or p.ac == "VO":
                 continue
             s = t0_us + p.start_us
             e = s + p.duration_us
             if e <= span_lo or s >= span_hi:
                 continue
-            outside += (e - s) - _overlap(iv, starts, s, e)
+            outside += (e - s) - overlap_us(iv, starts, s, e)
         result[pair] = outside / slice_time if slice_time > 0 else None
     return result
 

@@ -41,6 +41,27 @@ def test_sta_data_queued_before_the_slices_acks_is_split_from_the_data_the_batch
     assert res["overflow"] == round(total, 5)
 
 
+def test_the_split_counts_a_runs_ends_as_the_runners_slice_overflow_does(tmp_path: Path) -> None:
+    # ap2's PPDU before its first slice (inside ap1's) was skipped; ap1's after the last frame, when the
+    # dataplane had stopped, was counted: breakdown {ap1 0.025, ap2 0} against slice_overflow {0, 0.025}
+    ppdus = [_ppdu(1_000, 1_000, "sta2", "ap2", [3]), _ppdu(85_000, 1_000, "sta1", "ap1", [4])]
+    res = overflow_breakdown.breakdown(FRAMES, ppdus, T0_NS)
+    gt = tmp_path / "gt.jsonl"
+    gt.write_text("".join(json.dumps(p) + "\n" for p in ppdus))
+    total = slice_overflow.overflow_fraction(FRAMES, groundtruth.read(gt), T0_NS)
+    assert {p: res[p]["overflow"] for p in res} == {p: round(v, 5) for p, v in total.items()}
+    assert res["ap2/sta2"]["overflow"] == round(1_000 / 40_000, 5) and res["ap1/sta1"]["overflow"] == 0.0
+
+
+def test_voice_airtime_is_not_slice_overflow(tmp_path: Path) -> None:
+    # real-time packets are released on arrival, never held to a slice (SPEC §3.4)
+    ppdus = [dict(_ppdu(21_000, 1_000, "ap1", "sta1", [3]), ac="VO"), _ppdu(22_000, 1_000, "ap1", "sta1", [4])]
+    gt = tmp_path / "gt.jsonl"
+    gt.write_text("".join(json.dumps(p) + "\n" for p in ppdus))
+    assert slice_overflow.overflow_fraction(FRAMES, groundtruth.read(gt), T0_NS)["ap1/sta1"] == 1_000 / 40_000
+    assert overflow_breakdown.breakdown(FRAMES, ppdus, T0_NS)["ap1/sta1"]["overflow"] == round(1_000 / 40_000, 5)
+
+
 def test_sta_queue_wait_lower_bound_is_first_send_minus_the_latest_possible_arrival() -> None:
     waits = overflow_breakdown.sta_wait_lower_bound_us(PPDUS)
     # 5, 6 and 7 arrived before the ACK numbered 10, on the air at 100 µs; 11 and 12 no later than their send
