@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,6 +25,19 @@ from lab_document import lab_doc  # noqa: E402
 from servers import ControllerServer, RedisServer, cli  # noqa: E402
 
 _ids = itertools.count(1)
+
+
+def _sigterm_as_interrupt(signum: int, frame: object) -> None:
+    # A second SIGTERM must not cut the fixtures' teardown short (SIGKILL still ends pytest).
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    raise KeyboardInterrupt(f"signal {signum} (SIGTERM)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """SIGTERM (a CI timeout, `timeout`, systemd) stops pytest as Ctrl-C does: the running test is
+    interrupted and every fixture's finally runs (namespaces, processes, OVS, redis-server).
+    Python's default would end pytest at once and leave all of them behind."""
+    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
 
 
 @pytest.fixture(scope="session")

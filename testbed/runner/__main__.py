@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 
-from . import aggtarget, aggtarget_scenarios, backend, experiment, report, scenarios, topology
+from . import aggtarget, aggtarget_scenarios, backend, experiment, processes, report, scenarios, topology
 from .shell import CommandError
 
 
@@ -42,13 +41,8 @@ def _cmd_demo(duration: float) -> int:
     return 0
 
 
-def _exit_on_sigterm(signum: int, frame: object) -> None:
-    # Raise in the main thread so every `finally` stops what it started.
-    raise SystemExit(128 + signum)
-
-
 def main(argv: list[str] | None = None) -> int:
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    processes.exit_on_sigterm()  # every `finally` stops what it started
     ap = argparse.ArgumentParser(prog="runner", description="ADWISER testbed experiments")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list the scenarios")

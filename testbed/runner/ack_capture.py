@@ -129,11 +129,13 @@ def capture_one(tb: topology.Testbed, rate_mbit: float, duration_s: float, out: 
 
 
 def main(argv: list[str] | None = None) -> int:
+    processes.exit_on_sigterm()  # SIGTERM: every `finally` stops what it started
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rates", default="20,50,100,150,200,300,400", help="send rates, Mbit/s, comma-separated")
     ap.add_argument("--duration", type=float, default=6.0, help="seconds per rate (1..60)")
     ap.add_argument("--out", type=Path, default=None, help=f"default {OUT} ({OUT_DP} with --dataplane)")
     ap.add_argument("--dataplane", action="store_true", help="adwiser-dp paces the pair instead of the sender")
+    ap.add_argument("--prefix", default=PREFIX, help=f"namespace prefix (default {PREFIX})")
     a = ap.parse_args(argv)
     rates = [float(r) for r in a.rates.split(",") if r.strip()]
     if not rates or any(not 1 <= r <= 2000 for r in rates) or not 1 <= a.duration <= 60:
@@ -144,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     out = a.out or (OUT_DP if a.dataplane else OUT)
     if a.dataplane:
         backend_mod.check_available(DP_SCENARIO, None)
-    tb = topology.Testbed(PREFIX)
+    tb = topology.Testbed(a.prefix)
     created = not tb.state_file.exists()
     os.environ["WLAN_EMU_CMD"] = wlan.DEFAULT_TEMPLATE + f" --air {VHT_AIR}"
     try:

@@ -467,12 +467,8 @@ def take_screenshot(url: str, password: str, path: Path) -> None:
          else f"screenshot failed: {(r.stderr or r.stdout).strip()[-500:]}")
 
 
-def _exit_on_sigterm(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)  # every `finally` runs: teardown on SIGTERM too
-
-
 def main(argv: list[str] | None = None) -> int:
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    processes.exit_on_sigterm()  # every `finally` runs: teardown on SIGTERM too
     ap = argparse.ArgumentParser(prog="runner.appliance_demo", description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=None,
                     help=f"seconds of traffic (default: until Ctrl-C, at most {MAX_RUN_S:g})")

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import aggtarget, aggtarget_figures, aggtarget_scenarios, topology
+from . import aggtarget, aggtarget_figures, aggtarget_scenarios, processes, topology
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "runs" / "bottleneck"
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -86,6 +86,7 @@ def capture(label: str, backhaul_mbit: float | None, t_bar_ms: float, duration_s
 
 
 def main(argv: list[str]) -> int:
+    processes.exit_on_sigterm()  # SIGTERM: every `finally` stops what it started
     ap = argparse.ArgumentParser(prog="runner.bottleneck_capture", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backhauls", default="none,40,60,80,100,120,250",

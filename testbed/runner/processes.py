@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +48,26 @@ def start(run_dir: Path, name: str, ns: str | None, argv: Sequence[str],
     pidfile = run_dir / f"{name}.pid"
     pidfile.write_text(f"{popen.pid}\n")
     return ManagedProcess(name, popen.pid, pidfile, log, popen)
+
+
+def exit_on_sigterm() -> None:
+    """Every entry point that starts namespaces or processes calls this first.
+
+    SIGTERM then raises SystemExit(143) in the main thread, as Ctrl-C raises
+    KeyboardInterrupt, so every `finally` stops what it started and removes the
+    namespaces. Without it SIGTERM ends Python at once and leaves everything
+    running. A second SIGTERM while that teardown runs is reported and otherwise
+    ignored (it would cut the teardown short); SIGKILL still ends the process.
+    The handler is a Python function, so programs started later get the
+    default SIGTERM back at exec."""
+    def _stopping(signum: int, frame: object) -> None:
+        print("SIGTERM again: still stopping what was started", file=sys.stderr, flush=True)
+
+    def _exit(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, _stopping)
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, _exit)
 
 
 def _alive(pid: int) -> bool:
