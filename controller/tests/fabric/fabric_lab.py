@@ -79,9 +79,9 @@ def stop_pid(pid: int, sig: int = signal.SIGTERM, timeout_s: float = 5) -> None:
 
 
 class Lab:
-    def __init__(self, dataplane: str):
+    def __init__(self, dataplane: str, prefix: str | None = None):
         self.dataplane = dataplane  # "stand-in" or "adwiser-dp"
-        self.prefix = f"adwfab{os.getpid()}"
+        self.prefix = prefix or f"adwfab{os.getpid()}"
         self.ns = {n: f"{self.prefix}-{n}" for n in ("srv", "app", "sta1", "sta2")}
         self.dir = Path(f"/tmp/{self.prefix}-{dataplane}")
         self.ovs_dir = self.dir / "ovs"
@@ -136,9 +136,12 @@ class Lab:
             self.run(ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
         self.start_redis()
         with raised_rmem_default():
+            # Before the script: it detaches ovsdb-server and ovs-vswitchd before the steps that can fail
+            # (ovs-vsctl init, the wait for vswitchd), and close() must stop whatever it started
+            # (ovs-stop.sh goes by the pid files that exist).
+            self.ovs_started = True
             subprocess.run([str(OVS_SCRIPTS / "ovs-start.sh"), str(self.ovs_dir), self.ns["app"]], check=True,
                            capture_output=True)
-            self.ovs_started = True
             self.start_manager()
             self.wait_for_ovs_port_sockets()
 
@@ -233,6 +236,12 @@ class Lab:
         if "redis" in self.pids:
             self.stop_redis()
         for ns in self.ns.values():
+            # Whatever still runs in the lab's own namespaces was started by it: stop it by PID before the
+            # namespace goes, or it would keep running (and keep its files) with no network.
+            pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
+            for pid in pids:
+                if pid.isdigit() and int(pid) != os.getpid():
+                    stop_pid(int(pid))
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
         if keep_logs:
             print(f"fabric lab logs kept in {self.dir}", file=sys.stderr)
