@@ -65,6 +65,21 @@ void dp_write_pid_file(const char *path)
     rename(tmp, path);   /* readers never see an empty pid file */
 }
 
+void dp_remove_pid_file(const char *path)
+{
+    if (!path)
+        return;
+    /* Only if it still names us: a failed start never wrote it, and then it may be another run's. */
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    long pid = 0;
+    int got = fscanf(f, "%ld", &pid);
+    fclose(f);
+    if (got == 1 && pid == (long)getpid())
+        unlink(path);
+}
+
 struct adw_config *dp_engine_load_config(const char *path, char *err, size_t errlen)
 {
     struct adw_config *cfg = config_json_alloc();

@@ -114,6 +114,8 @@ void dp_engine_finish(struct dp_engine *e);
 
 /* Writes the process id to path (NULL = nothing), once the backend runs. */
 void dp_write_pid_file(const char *path);
+/* Removes the pid file at exit if it still holds this process's id (a stale one would name a reused PID). */
+void dp_remove_pid_file(const char *path);
 
 /* Installs SIGTERM/SIGINT/SIGHUP handlers; PR_SET_TIMERSLACK 1 ns. */
 void dp_engine_install_signals(void);

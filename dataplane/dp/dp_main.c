@@ -165,6 +165,7 @@ int main(int argc, char **argv)
         }
     }
     int rc = o.backend == DP_BACKEND_NFQUEUE ? run_nfqueue(&o, cfg) : run_dpdk(&o, cfg);
+    dp_remove_pid_file(o.pid_path);
     if (!nfq)
         rte_eal_cleanup();
     return rc;

@@ -315,5 +315,8 @@ int main(int argc, char **argv)
     free(e.links);
     free(e.rxbuf);
     wlan_air_destroy(e.air);
+    /* Ours (written above); a pid file left behind would name whatever process gets this PID next. */
+    if (pidfile)
+        unlink(pidfile);
     return rc;
 }

@@ -398,7 +398,8 @@ def _run_traffic(lab: Lab, sc: AggScenario, duration_s: float, cc: str, cap: Cap
         try:
             p.popen.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            processes.stop(p)
+            pass
+        processes.stop(p)   # reaped or not: its pid file goes (a stale one would name a reused PID)
     cap.sta_udp = {sta: udp_counters.delta(udp_before[sta], udp_counters.read(lab.ns(sta))) for _, sta in sc.pairs}
     return transfers_done
 

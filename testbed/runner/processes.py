@@ -3,6 +3,17 @@ directory, and stopped by that PID (SIGTERM, then SIGKILL after a grace time).
 
 `ip netns exec` execs the program in place, so the PID we get from Popen is the
 program's own and a pid file left by a crashed run still names it.
+
+A pid file left behind can outlive its process, and the kernel may since have
+given that PID to an unrelated process. `stop_pidfiles` therefore signals a
+PID only if that process started no later than the pid file was written (a
+reused PID belongs to a process started after the file's writer had died):
+its start time (/proc/<pid>/stat field 22, clock ticks since boot, against
+/proc/uptime) is compared with the file's mtime. This holds for the files
+`start` writes (right after the fork) and for those the programs write
+themselves (wlan-emu.own.pid, adwiser-dp.own.pid), with no format change. The
+runner removes the pid file of every process it stops or reaps (`stop`), and
+wlan-emu, wan-emu and adwiser-dp remove their own at exit.
 """
 from __future__ import annotations
 
@@ -116,9 +127,39 @@ def stop(proc: ManagedProcess, grace_s: float = 5.0) -> int | None:
     return proc.popen.returncode
 
 
+# Clock granularity (ticks, /proc/uptime, coarse file times) is ~10 ms; a PID
+# is not reused within a second of its previous owner's start.
+_START_SLACK_S = 1.0
+
+
+def _started_ago_s(pid: int) -> float | None:
+    """How long ago process pid started (None if there is no such process)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, ValueError):
+        return None
+    # Fields after the command name "(comm)", which may itself hold spaces or ')': starttime is field 22.
+    start_ticks = int(stat.rsplit(")", 1)[1].split()[19])
+    return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+
+
+def named_by(pidfile: Path, pid: int) -> bool:
+    """Whether pid is still the process that pidfile was written for: it
+    started no later than the file was written (module docstring)."""
+    try:
+        written_ago = time.time() - pidfile.stat().st_mtime
+    except OSError:
+        return False
+    started_ago = _started_ago_s(pid)
+    return started_ago is not None and started_ago + _START_SLACK_S >= written_ago
+
+
 def stop_pidfiles(run_dir: Path) -> list[int]:
     """Stops every process named by a pid file in run_dir (left by an earlier,
-    interrupted run); returns the PIDs signalled."""
+    interrupted run) that is still the process the file was written for
+    (`named_by`); a PID reused since by another process is left alone. Removes
+    the pid files; returns the PIDs signalled."""
     stopped: list[int] = []
     if not run_dir.is_dir():
         return stopped
@@ -128,7 +169,7 @@ def stop_pidfiles(run_dir: Path) -> list[int]:
         except (OSError, ValueError):
             pidfile.unlink(missing_ok=True)
             continue
-        if pid > 1 and _alive(pid):
+        if pid > 1 and pid != os.getpid() and _alive(pid) and named_by(pidfile, pid):
             kill_pid(pid)
             stopped.append(pid)
         pidfile.unlink(missing_ok=True)
