@@ -18,6 +18,7 @@ wlan-emu, wan-emu and adwiser-dp remove their own at exit.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -36,6 +37,7 @@ class ManagedProcess:
     pidfile: Path                   # <run_dir>/<name>.pid
     log: Path                       # <run_dir>/<name>.log (stdout+stderr)
     popen: subprocess.Popen[bytes]  # handle, to reap the child
+    dpdk_dir: Path | None = None    # DPDK runtime directory of its --file-prefix, removed once it exited
 
     def running(self) -> bool:
         return self.popen.poll() is None
@@ -58,7 +60,34 @@ def start(run_dir: Path, name: str, ns: str | None, argv: Sequence[str],
                                  env=dict(os.environ, **(env or {})))
     pidfile = run_dir / f"{name}.pid"
     pidfile.write_text(f"{popen.pid}\n")
-    return ManagedProcess(name, popen.pid, pidfile, log, popen)
+    return ManagedProcess(name, popen.pid, pidfile, log, popen, dpdk_runtime_dir(argv))
+
+
+def dpdk_runtime_dir(argv: Sequence[str]) -> Path | None:
+    """The runtime directory a DPDK program with this command line creates:
+    <base>/dpdk/<--file-prefix>, base /var/run for root, else $XDG_RUNTIME_DIR
+    or /tmp (DPDK 22.11 eal_create_runtime_dir). None without an explicit
+    --file-prefix among the EAL arguments (before "--"): the default prefix
+    "rte" may be shared with programs we did not start. rte_eal_cleanup does
+    not remove the directory (config, hugepage_info, mp_socket stay), so the
+    starter removes it after the program exited."""
+    prefix = None
+    for i, a in enumerate(argv):
+        if a == "--":
+            break
+        if a == "--file-prefix" and i + 1 < len(argv):
+            prefix = argv[i + 1]
+        elif a.startswith("--file-prefix="):
+            prefix = a.split("=", 1)[1]
+    if not prefix or "/" in prefix or prefix in (".", ".."):
+        return None
+    base = Path("/var/run") if os.geteuid() == 0 else Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp")
+    return base / "dpdk" / prefix
+
+
+def remove_dpdk_runtime_dir(path: Path | None) -> None:
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def exit_on_sigterm() -> None:
@@ -124,6 +153,7 @@ def stop(proc: ManagedProcess, grace_s: float = 5.0) -> int | None:
             proc.popen.kill()
             proc.popen.wait()
     proc.pidfile.unlink(missing_ok=True)
+    remove_dpdk_runtime_dir(proc.dpdk_dir)   # it has exited: nothing uses the directory now
     return proc.popen.returncode
 
 

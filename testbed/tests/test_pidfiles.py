@@ -106,7 +106,7 @@ DP_SCENARIO = Scenario("pidfile-dp", "downlink", slice_ms=20, backend="dpdk")
 
 
 @pytest.mark.skipif(not backend.dp_binary().exists(), reason="adwiser-dp is not built (make -C dataplane build)")
-def test_adwiser_dp_removes_its_own_pid_file_at_exit(testbed: topology.Testbed) -> None:
+def test_adwiser_dp_leaves_no_pid_file_and_no_dpdk_runtime_dir(testbed: topology.Testbed) -> None:
     topology.set_modes(testbed, appl="ports")
     be = backend.start(testbed, DP_SCENARIO)
     own = testbed.run_dir / "adwiser-dp.own.pid"
@@ -116,7 +116,21 @@ def test_adwiser_dp_removes_its_own_pid_file_at_exit(testbed: topology.Testbed) 
                 break
             time.sleep(0.05)
         assert own.read_text().strip() == str(be.proc.pid)
+        runtime_dir = Path(f"/var/run/dpdk/adw-{testbed.prefix}")
+        assert be.proc.dpdk_dir == runtime_dir and runtime_dir.is_dir()
     finally:
         backend.stop(testbed, be)
     assert be.proc.popen.returncode == 0
     assert not own.exists()
+    assert not runtime_dir.exists()   # rte_eal_cleanup leaves it; the starter removes it
+
+
+def test_dpdk_runtime_dir_is_that_of_an_explicit_file_prefix_only() -> None:
+    base = Path("/var/run/dpdk") if os.geteuid() == 0 else None
+    assert processes.dpdk_runtime_dir(["dp", "--no-huge", "--file-prefix", "adw-x", "--", "--file-prefix", "y"]) \
+        == (base / "adw-x" if base else processes.dpdk_runtime_dir(["dp", "--file-prefix=adw-x"]))
+    assert processes.dpdk_runtime_dir(["dp", "--file-prefix=adw-x"]) == processes.dpdk_runtime_dir(
+        ["dp", "--file-prefix", "adw-x"])
+    for argv in (["dp", "--no-huge"], ["dp", "--", "--file-prefix", "y"], ["dp", "--file-prefix", "../etc"],
+                 ["dp", "--file-prefix", ".."], ["dp", "--file-prefix="]):
+        assert processes.dpdk_runtime_dir(argv) is None, argv

@@ -192,7 +192,7 @@ class Lab:
                 subprocess.run([PY, "-m", "adwiser_controller", "render", str(LAB_CONFIG), "-o", str(conf)],
                                check=True, cwd=CONTROLLER, capture_output=True)
             self.spawn("dp", "app", str(ADWISER_DP), "--no-huge", "-m", "512", "--no-pci",
-                       "--log-level=lib.eal:error", "--file-prefix", f"{self.prefix}dp{self.dp_starts}",
+                       "--log-level=lib.eal:error", "--file-prefix", self.dpdk_file_prefix(self.dp_starts),
                        f"--vdev=net_af_packet0,iface={DP_PORTS['uplink']}",
                        f"--vdev=net_af_packet1,iface={DP_PORTS['ap1']}",
                        f"--vdev=net_af_packet2,iface={DP_PORTS['ap2']}", "--",
@@ -203,6 +203,17 @@ class Lab:
         pid = self.pids["dp"]
         wait_for(lambda: (self.heartbeat() or {}).get("pid") == pid, 20, f"a heartbeat from dataplane pid {pid}")
         return pid
+
+    def dpdk_file_prefix(self, start: int) -> str:
+        return f"{self.prefix}dp{start}"
+
+    def remove_dpdk_runtime_dirs(self) -> None:
+        """The DPDK runtime directory of every adwiser-dp this lab started (one --file-prefix per start), once
+        they have exited: rte_eal_cleanup leaves /var/run/dpdk/<prefix> behind (config, hugepage_info)."""
+        if self.dataplane != "adwiser-dp" or "dp" in self.pids:
+            return
+        for start in range(1, self.dp_starts + 1):
+            shutil.rmtree(Path("/var/run/dpdk") / self.dpdk_file_prefix(start), ignore_errors=True)
 
     def dp_stats(self) -> Path:
         """Where the current adwiser-dp run writes its counters at a clean exit (--stats)."""
@@ -235,6 +246,7 @@ class Lab:
             subprocess.run([str(OVS_SCRIPTS / "ovs-stop.sh"), str(self.ovs_dir)], capture_output=True)
         if "redis" in self.pids:
             self.stop_redis()
+        self.remove_dpdk_runtime_dirs()
         for ns in self.ns.values():
             # Whatever still runs in the lab's own namespaces was started by it: stop it by PID before the
             # namespace goes, or it would keep running (and keep its files) with no network.
