@@ -28,6 +28,9 @@ mkdir -p "$MIX"
 "$BUILD/gen_sta_mix" "$MIX" "$N_STAS" "$N_APS" 1
 
 EAL=(--no-huge -m 1024 --no-pci --log-level=lib.eal:error --file-prefix "adwbench$$")
+# DPDK leaves /var/run/dpdk/<prefix> behind even at a clean exit; every run here is in the foreground,
+# so at exit nothing uses ours any more.
+trap 'if [ "$(id -u)" = 0 ]; then rm -rf "/var/run/dpdk/adwbench$$"; else rm -rf "${XDG_RUNTIME_DIR:-/tmp}/dpdk/adwbench$$"; fi' EXIT
 vdevs() {   # infinite=0|1
     local v=(--vdev="net_pcap0,rx_pcap=$MIX/uplink.pcap,infinite_rx=$1"
              --vdev="net_pcap1,rx_pcap=$MIX/acks.pcap,infinite_rx=$1")

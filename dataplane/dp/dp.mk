@@ -102,6 +102,7 @@ dp-test-e2e: $(DP_BIN)
 	PY=$(PY) dp/tests/test_release_leaves_before_passed_traffic.sh $(BUILD)
 	PY=$(PY) dp/tests/test_redis_link.sh $(BUILD)
 	PY=$(PY) dp/tests/test_e2e_pacing.sh $(BUILD)
+	dp/tests/test_lab_pids.sh
 
 # ---------------------------------------------------------------- bench
 $(BUILD)/gen_sta_mix: bench/gen_sta_mix.c

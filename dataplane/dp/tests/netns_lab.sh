@@ -16,7 +16,7 @@ NS_SRV="${LAB}-srv"
 NS_APP="${LAB}-app"
 NS_STA1="${LAB}-sta1"
 NS_STA2="${LAB}-sta2"
-LAB_PIDS=()              # processes this test started, stopped by PID at exit
+LAB_PIDS=()              # PID:STARTTIME of the processes this test started (lab_track), stopped at exit
 
 # Makes $WORK, the run's directory under /tmp, and sets the EXIT trap: lab_destroy,
 # then the caller's own clean-up commands if given, then $WORK removed unless KEEP_WORK is set.
@@ -83,14 +83,63 @@ lab_make_router() {
     lab_exec "$NS_APP" ip route add 198.18.0.12/32 dev ap2
 }
 
+# The start time of a running process (/proc/<pid>/stat field 22, clock ticks since boot); fails if pid
+# is gone or a zombie.  PID and start time together name one process: a PID reused later has another.
+lab_starttime() {   # pid
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    set -- ${stat##*) }   # the fields after "(comm)": state is the 1st, starttime the 20th
+    [ "$1" != Z ] || return 1
+    echo "${20}"
+}
+
+# Tracks a process for lab_stop_tracked / lab_destroy.  A tracked process that exits on its own (iperf3 -s -1,
+# adwiser-dp once lab_stop_dp waited for it) is never signalled again, even if its PID is reused.
+lab_track() {   # pid
+    local st
+    st=$(lab_starttime "$1") || return 0   # already gone: nothing to stop
+    LAB_PIDS+=("$1:$st")
+}
+
+# Tracks the process named by a pid file (iperf3 -D -I FILE) once the file has a PID, waiting up to 5 s.
+lab_track_pidfile() {   # file
+    local pid=""
+    for _ in $(seq 100); do
+        pid=$(cat "$1" 2>/dev/null || true)
+        [ -n "$pid" ] && break
+        sleep 0.05
+    done
+    [ -n "$pid" ] || fail "no PID in $1 after 5 s"
+    lab_track "$pid"
+}
+
+lab_is_tracked_process() {   # pid:starttime
+    [ "$(lab_starttime "${1%%:*}" 2>/dev/null)" = "${1#*:}" ]
+}
+
+# SIGTERM to every tracked process still running as the process tracked, SIGKILL after 5 s.
+lab_stop_tracked() {
+    local entry
+    for entry in "${LAB_PIDS[@]}"; do
+        lab_is_tracked_process "$entry" && kill "${entry%%:*}" 2>/dev/null || true
+    done
+    for entry in "${LAB_PIDS[@]}"; do
+        for _ in $(seq 50); do lab_is_tracked_process "$entry" || break; sleep 0.1; done
+        if lab_is_tracked_process "$entry"; then kill -9 "${entry%%:*}" 2>/dev/null || true; fi
+    done
+    LAB_PIDS=()
+}
+
+# The runtime directory a DPDK program run with --file-prefix PREFIX leaves behind (DPDK's rte_eal_cleanup
+# does not remove it); call once that program has exited, only for a prefix this test chose.
+lab_rm_dpdk_dir() {   # prefix
+    [ -n "$1" ] && [ "${1#*/}" = "$1" ] || return 0
+    if [ "$(id -u)" = 0 ]; then rm -rf "/var/run/dpdk/$1"; else rm -rf "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"; fi
+}
+
 lab_destroy() {
-    for pid in "${LAB_PIDS[@]}"; do
-        kill "$pid" 2>/dev/null || true
-    done
-    for pid in "${LAB_PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$pid" 2>/dev/null || true
-    done
+    lab_stop_tracked
+    lab_rm_dpdk_dir "$LAB"   # the e2e tests run adwiser-dp with --file-prefix "$LAB"
     for ns in "$NS_SRV" "$NS_APP" "$NS_STA1" "$NS_STA2"; do
         ip netns del "$ns" 2>/dev/null || true
     done

@@ -34,7 +34,7 @@ start_dp() {   # extra args...
         --telemetry "$WORK/telemetry.jsonl" --stats "$WORK/stats.json" --pid-file "$WORK/dp.pid" "$@" \
         >"$WORK/dp.log" 2>&1 &
     DP_PID=$!   # ip netns exec execs the binary: this is adwiser-dp's PID
-    LAB_PIDS+=("$DP_PID")
+    lab_track "$DP_PID"
     for _ in $(seq 100); do [ -s "$WORK/dp.pid" ] && break; sleep 0.1; done
     [ -s "$WORK/dp.pid" ] || { cat "$WORK/dp.log"; fail "adwiser-dp did not start"; }
     [ "$(cat "$WORK/dp.pid")" = "$DP_PID" ] || fail "pid file $(cat "$WORK/dp.pid") is not the started process $DP_PID"
@@ -56,7 +56,7 @@ for ns in "$NS_STA1" "$NS_STA2"; do
     lab_exec "$ns" iperf3 -s -1 -D -I "$WORK/iperf-$ns.pid" >/dev/null
 done
 sleep 0.3
-for ns in "$NS_STA1" "$NS_STA2"; do LAB_PIDS+=("$(cat "$WORK/iperf-$ns.pid")"); done
+for ns in "$NS_STA1" "$NS_STA2"; do lab_track_pidfile "$WORK/iperf-$ns.pid"; done
 lab_exec "$NS_SRV" timeout 60 iperf3 -c 198.18.0.11 -n 30M -J >"$WORK/iperf1.json" &
 C1=$!
 lab_exec "$NS_SRV" timeout 60 iperf3 -c 198.18.0.12 -n 30M -J >"$WORK/iperf2.json" &
@@ -85,7 +85,7 @@ lab_exec "$NS_SRV" ping -c 2 -i 0.2 -W 2 198.18.0.12 >/dev/null || fail "no traf
 
 echo "-- held packets at SIGTERM are released"
 lab_exec "$NS_STA1" iperf3 -s -1 -D -I "$WORK/iperf-last.pid" >/dev/null
-sleep 0.3; LAB_PIDS+=("$(cat "$WORK/iperf-last.pid")")
+lab_track_pidfile "$WORK/iperf-last.pid"
 tel_from=$(stat -c %s "$WORK/telemetry.jsonl")
 lab_exec "$NS_SRV" timeout 30 iperf3 -c 198.18.0.11 -t 10 -J >/dev/null 2>&1 &
 # SIGTERM once the telemetry (flushed every frame) shows STA1's packets held: a fixed sleep raced a

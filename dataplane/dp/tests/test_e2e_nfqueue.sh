@@ -24,7 +24,7 @@ ip netns exec "$NS_APP" "$BUILD/adwiser-dp" --backend nfqueue --queue-num 3 --co
     --uplink up0 --telemetry "$WORK/telemetry.jsonl" --stats "$WORK/stats.json" --pid-file "$WORK/dp.pid" \
     >"$WORK/dp.log" 2>&1 &
 DP_PID=$!
-LAB_PIDS+=("$DP_PID")
+lab_track "$DP_PID"
 for _ in $(seq 100); do [ -s "$WORK/dp.pid" ] && break; sleep 0.1; done
 [ -s "$WORK/dp.pid" ] || { cat "$WORK/dp.log"; fail "adwiser-dp did not start"; }
 
@@ -34,7 +34,7 @@ lab_exec "$NS_STA2" ping -c 3 -i 0.2 -W 2 198.18.0.1 >/dev/null || fail "ping st
 
 echo "-- bounded TCP transfer through the queue"
 lab_exec "$NS_STA1" iperf3 -s -1 -D -I "$WORK/iperf1.pid" >/dev/null
-sleep 0.3; LAB_PIDS+=("$(cat "$WORK/iperf1.pid")")
+lab_track_pidfile "$WORK/iperf1.pid"
 lab_exec "$NS_SRV" timeout 60 iperf3 -c 198.18.0.11 -n 20M -J >"$WORK/iperf1.json" || fail "iperf3 to sta1 did not complete"
 sent=$(json_get "$WORK/iperf1.json" end.sum_sent.bytes)
 [ "$sent" -ge 20971520 ] || fail "sent $sent bytes of 20 MiB"
@@ -42,7 +42,7 @@ echo "   $(json_get "$WORK/iperf1.json" end.sum_received.bits_per_second) bit/s"
 
 echo "-- SIGTERM under traffic: a verdict for every held packet"
 lab_exec "$NS_STA2" iperf3 -s -1 -D -I "$WORK/iperf2.pid" >/dev/null
-sleep 0.3; LAB_PIDS+=("$(cat "$WORK/iperf2.pid")")
+lab_track_pidfile "$WORK/iperf2.pid"
 lab_exec "$NS_SRV" timeout 30 iperf3 -c 198.18.0.12 -t 4 -J >"$WORK/iperf2.json" 2>&1 &
 C2=$!
 sleep 1.5
@@ -66,7 +66,7 @@ rm -f "$WORK/dp.pid"
 ip netns exec "$NS_APP" "$BUILD/adwiser-dp" --backend nfqueue --queue-num 3 --config "$WORK/lab.json" \
     --uplink up0 --stats "$WORK/stats2.json" --pid-file "$WORK/dp.pid" >"$WORK/dp2.log" 2>&1 &
 DP_PID=$!
-LAB_PIDS+=("$DP_PID")
+lab_track "$DP_PID"
 for _ in $(seq 100); do [ -s "$WORK/dp.pid" ] && break; sleep 0.1; done
 [ -s "$WORK/dp.pid" ] || { cat "$WORK/dp2.log"; fail "adwiser-dp did not start again"; }
 lab_exec "$NS_SRV" ping -c 2 -i 0.2 -W 2 198.18.0.12 >/dev/null || fail "ping server->sta2 before the burst"
@@ -89,7 +89,7 @@ while time.monotonic() < deadline:
 open(sys.argv[1], "w").write("%d\n" % len(seen))
 PYEOF
 RX=$!
-LAB_PIDS+=("$RX")
+lab_track "$RX"
 for _ in $(seq 50); do [ -e "$WORK/udp_rx.txt.ready" ] && break; sleep 0.1; done
 [ -e "$WORK/udp_rx.txt.ready" ] || fail "UDP receiver did not start"
 kill -STOP "$DP_PID"

@@ -26,7 +26,7 @@ ip netns exec "$NS_APP" "$BUILD/adwiser-dp" --no-huge -m 512 --no-pci --log-leve
     --telemetry "$WORK/telemetry.jsonl" --stats "$WORK/stats.json" --pid-file "$WORK/dp.pid" \
     >"$WORK/dp.log" 2>&1 &
 DP_PID=$!
-LAB_PIDS+=("$DP_PID")
+lab_track "$DP_PID"
 for _ in $(seq 100); do [ -s "$WORK/dp.pid" ] && break; sleep 0.1; done
 [ -s "$WORK/dp.pid" ] || { cat "$WORK/dp.log"; fail "adwiser-dp did not start"; }
 
@@ -36,7 +36,7 @@ for i in 1 2; do
     lab_exec "${!ns_var}" iperf3 -s -1 -D -I "$WORK/iperf-$i.pid" >/dev/null
 done
 sleep 0.3
-for i in 1 2; do LAB_PIDS+=("$(cat "$WORK/iperf-$i.pid")"); done
+for i in 1 2; do lab_track_pidfile "$WORK/iperf-$i.pid"; done
 lab_exec "$NS_SRV" timeout 30 iperf3 -c 198.18.0.11 -t 4 -J >"$WORK/iperf1.json" &
 C1=$!
 lab_exec "$NS_SRV" timeout 30 iperf3 -c 198.18.0.12 -t 4 -J >"$WORK/iperf2.json" &

@@ -29,7 +29,7 @@ lab_link "$NS_APP" trk "$NS_SW" trk
 lab_link "$NS_STA1" wlan0 "$NS_SW" p1
 lab_link "$NS_STA2" wlan0 "$NS_SW" p2
 ip netns exec "$NS_SW" "$LAB_PY" "$HERE/vlan_switch.py" trk 101=p1 102=p2 --seconds 120 >"$WORK/switch.log" 2>&1 &
-LAB_PIDS+=($!)
+lab_track $!
 lab_exec "$NS_STA1" ip link set wlan0 address 02:ad:00:00:01:01
 lab_exec "$NS_STA2" ip link set wlan0 address 02:ad:00:00:02:01
 lab_exec "$NS_SRV" ip addr add 198.18.0.1/24 dev s0
@@ -46,7 +46,7 @@ ip netns exec "$NS_APP" "$BUILD/adwiser-dp" --no-huge -m 512 --no-pci -l 0 --log
     -- --config "$WORK/trunk.json" --uplink up0 --total-num-mbufs 16384 \
     --stats "$WORK/stats.json" --pid-file "$WORK/dp.pid" >"$WORK/dp.log" 2>&1 &
 DP_PID=$!
-LAB_PIDS+=("$DP_PID")
+lab_track "$DP_PID"
 for _ in $(seq 100); do [ -s "$WORK/dp.pid" ] && break; sleep 0.1; done
 [ -s "$WORK/dp.pid" ] || { cat "$WORK/dp.log"; fail "adwiser-dp did not start"; }
 grep -q "port 2 (ap2) = DPDK port 1 'trk' vlan 102" "$WORK/dp.log" || { cat "$WORK/dp.log"; fail "ap2 not bound to trk vlan 102"; }
@@ -59,7 +59,7 @@ echo "-- bounded TCP transfer to each STA, scheduled per pair"
 for i in 1 2; do
     ns_var="NS_STA$i"
     lab_exec "${!ns_var}" iperf3 -s -1 -D -I "$WORK/iperf$i.pid" >/dev/null
-    sleep 0.3; LAB_PIDS+=("$(cat "$WORK/iperf$i.pid")")
+    lab_track_pidfile "$WORK/iperf$i.pid"
     lab_exec "$NS_SRV" timeout 60 iperf3 -c "198.18.0.1$i" -n 10M -J >"$WORK/iperf$i.json" \
         || fail "iperf3 to sta$i did not complete"
     echo "   sta$i: $(json_get "$WORK/iperf$i.json" end.sum_received.bits_per_second) bit/s"

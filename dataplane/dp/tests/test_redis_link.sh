@@ -18,17 +18,17 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:?build dir}" && pwd)
 . "$HERE/netns_lab.sh"   # for LAB_PY, lab_config_json, json_get, fail (no namespaces are created)
 WORK=$(mktemp -d "/tmp/adwredis$$.XXXX")
-PIDS=()
+DPDK_PREFIX="adwredis$$"
 cleanup() {
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${PIDS[@]}"; do for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done; done
+    lab_stop_tracked   # only what still runs as the process tracked: adwiser-dp is waited for below
+    lab_rm_dpdk_dir "$DPDK_PREFIX"
     [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
 
 SOCK="$WORK/redis.sock"
 redis-server --port 0 --unixsocket "$SOCK" --save "" --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
-PIDS+=($!)
+lab_track $!
 for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
 R() { redis-cli -s "$SOCK" "$@"; }
 R PING >/dev/null || fail "redis-server did not start"
@@ -41,13 +41,13 @@ lab_config_json "$CONF" "$WORK/v3.json" "c['slice_map']['slices'][1]['pairs'] = 
 for v in 1 2 3; do R HSET "adwiser:version:$v" doc "$(cat "$WORK/v$v.json")" author test >/dev/null; done
 R SET adwiser:appliance:lab:desired 1 >/dev/null
 
-"$BUILD/adwiser-dp" --no-huge -m 256 --no-pci --log-level=lib.eal:error --file-prefix "adwredis$$" -l 0 \
+"$BUILD/adwiser-dp" --no-huge -m 256 --no-pci --log-level=lib.eal:error --file-prefix "$DPDK_PREFIX" -l 0 \
     --vdev=net_null0,no-rx=1 --vdev=net_null1,no-rx=1 --vdev=net_null2,no-rx=1 -- \
     --config "$WORK/file.json" --uplink net_null0 --ap ap1=net_null1 --ap ap2=net_null2 \
     --total-num-mbufs 8192 --redis "unix:$SOCK" --pid-file "$WORK/dp.pid" \
     --ack-model "$HERE/../../../configs/ack_burst_model.json" >"$WORK/dp.log" 2>&1 &
 DP_PID=$!
-PIDS+=("$DP_PID")
+lab_track "$DP_PID"
 
 wait_for() {   # description, command...
     local what=$1; shift
@@ -70,7 +70,7 @@ ttl=$(R PTTL adwiser:appliance:lab:heartbeat)
 echo "-- a published version is applied and its ack published"
 timeout 10 redis-cli -s "$SOCK" SUBSCRIBE adwiser:appliance:lab:ack >"$WORK/acks.txt" &
 SUB=$!
-PIDS+=("$SUB")
+lab_track "$SUB"
 sleep 0.3
 R SET adwiser:appliance:lab:desired 2 >/dev/null
 R PUBLISH adwiser:appliance:lab:config 2 >/dev/null

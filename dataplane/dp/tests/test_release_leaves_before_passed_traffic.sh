@@ -18,7 +18,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:?build dir}" && pwd)
 . "$HERE/netns_lab.sh"   # LAB_PY, lab_config_json, fail
 WORK=$(mktemp -d "/tmp/adwrelfirst$$.XXXX")
-trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+trap 'lab_rm_dpdk_dir "adwrelfirst$$"; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 
 lab_config_json "$HERE/../../../configs/lab-2ap-2sta.yaml" "$WORK/trunk.json" "
 for ap, vid in zip(c['topology']['aps'], (101, 102)):
