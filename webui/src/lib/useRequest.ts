@@ -1,7 +1,7 @@
 // The state every editing page shares: a request in flight, the API error it
 // returned (kept whole, so each field can show its own messages) and a notice.
 import { ref } from 'vue'
-import { ApiError } from '../api/client'
+import { ApiError, fieldWithin } from '../api/client'
 
 export function useRequest() {
   const busy = ref(false)
@@ -24,5 +24,14 @@ export function useRequest() {
 
   const msgs = (field: string): string[] => error.value?.messagesFor(field) ?? []
 
-  return { busy, error, notice, run, msgs }
+  /** Messages that belong to none of `shown` (the fields a form shows its messages beside),
+   *  for a general error line: a refusal naming another field (a path, a header) or none. */
+  const otherMsgs = (...shown: string[]): string[] => {
+    const e = error.value
+    if (!e) return []
+    const all = e.errors.length ? e.errors : [{ field: e.field ?? '', message: e.message, type: '' }]
+    return all.filter((x) => !shown.some((f) => fieldWithin(x.field, f))).map((x) => x.message)
+  }
+
+  return { busy, error, notice, run, msgs, otherMsgs }
 }

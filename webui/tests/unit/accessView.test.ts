@@ -32,4 +32,61 @@ describe('AccessView', () => {
     expect(posts).toEqual([{ name: 'ansible', role: 'operator', expires_in_s: 30 * 86400 }])
     expect(w.get('[data-testid=token-secret]').text()).toContain('adw_x_y')
   })
+
+  it('shows a refused token revoke (404 naming token_id, no input of the form) in the token section', async () => {
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'DELETE') return json(404, { status: 404, detail: "no token 'x' of yours", field: 'token_id', errors: [] })
+      if (u.endsWith('/auth/tokens'))
+        return json(200, [{ id: 'x', name: 'ansible', username: 'op', role: 'operator', created_at: '2025-01-01T00:00:00Z', expires_at: null }])
+      return json(200, [])
+    }))
+    useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
+    const w = mount(AccessView)
+    await flushPromises()
+    await w.get('[aria-label="Revoke token ansible"]').trigger('click')
+    await flushPromises()
+    expect(w.get('[data-testid=token-error]').text()).toContain("no token 'x' of yours")
+    expect(w.text()).not.toContain('revoked')
+  })
+
+  it('shows a refused new user (403 naming header.X-CSRF-Token) in the form\'s general error line', async () => {
+    vi.stubGlobal('fetch', vi.fn(async (_u: string, init: RequestInit) => {
+      if (init.method === 'POST') return json(403, { status: 403, detail: 'missing CSRF token', field: 'header.X-CSRF-Token', errors: [] })
+      return json(200, [])
+    }))
+    useSession().adopt({ username: 'op', role: 'admin', via: 'session', csrf_token: 'c' })
+    const w = mount(AccessView)
+    await flushPromises()
+    await w.get('#user-name').setValue('bob')
+    await w.get('#user-password').setValue('0123456789ab')
+    await w.get('form[aria-label="New user"]').trigger('submit')
+    await flushPromises()
+    expect(w.get('[data-testid=user-error]').text()).toBe('missing CSRF token')
+  })
+
+  it('shows a new-user refusal naming one of its fields beside it, and a lost connection in the general line', async () => {
+    let down = false
+    vi.stubGlobal('fetch', vi.fn(async (_u: string, init: RequestInit) => {
+      if (init.method === 'POST') {
+        if (down) throw new TypeError('Failed to fetch')
+        return json(409, { status: 409, detail: "user 'bob' exists", field: 'username', errors: [] })
+      }
+      return json(200, [])
+    }))
+    useSession().adopt({ username: 'op', role: 'admin', via: 'session', csrf_token: 'c' })
+    const w = mount(AccessView)
+    await flushPromises()
+    await w.get('#user-name').setValue('bob')
+    await w.get('#user-password').setValue('0123456789ab')
+    const form = w.get('form[aria-label="New user"]')
+    await form.trigger('submit')
+    await flushPromises()
+    expect(form.get('.field-errors').text()).toBe("user 'bob' exists")
+    expect(w.find('[data-testid=user-error]').exists()).toBe(false)
+    down = true
+    await form.trigger('submit')
+    await flushPromises()
+    expect(form.find('.field-errors').exists()).toBe(false)
+    expect(w.get('[data-testid=user-error]').text()).toContain('cannot reach the controller (Failed to fetch)')
+  })
 })
