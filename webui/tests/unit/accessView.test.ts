@@ -89,4 +89,20 @@ describe('AccessView', () => {
     expect(form.find('.field-errors').exists()).toBe(false)
     expect(w.get('[data-testid=user-error]').text()).toContain('cannot reach the controller (Failed to fetch)')
   })
+
+  it('shows the stored state in the disabled checkbox after a refused change (409 last admin)', async () => {
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'PATCH') return json(409, { status: 409, detail: 'this is the last active admin', field: 'username', errors: [] })
+      if (u.endsWith('/auth/users')) return json(200, [{ username: 'root', role: 'admin', created_at: '', disabled: false }])
+      return json(200, [])
+    }))
+    useSession().adopt({ username: 'other', role: 'admin', via: 'session', csrf_token: 'c' })
+    const w = mount(AccessView)
+    await flushPromises()
+    const box = w.get('[data-user=root] input[type=checkbox]')
+    await box.setValue(true)
+    await flushPromises()
+    expect(w.get('[data-testid=user-row-error]').text()).toContain('last active admin')
+    expect((box.element as HTMLInputElement).checked).toBe(false)
+  })
 })
