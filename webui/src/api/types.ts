@@ -16,6 +16,9 @@ export interface AccessPoint {
   channel: number
   port: string
   vlan: number | null
+  /** Measured aggregation ceilings (not edited here; null or absent = not measured). */
+  ampdu_ceiling_mpdus?: number | null
+  ampdu_ceiling_us?: number | null
 }
 
 export interface Station {
@@ -23,6 +26,8 @@ export interface Station {
   mac: string
   ips: string[]
   ap: string
+  /** Configured PHY rate (not edited here; null or absent = from telemetry). */
+  phy_rate_mbps?: number | null
 }
 
 export interface Topology {

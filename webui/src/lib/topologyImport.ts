@@ -5,6 +5,8 @@
 //     ap:       id, name, channel, port, vlan
 //     sta:      id, mac, ips (separated by spaces or ';'), ap
 //     conflict: a, b (two pairs 'ap/sta')
+// From YAML every other field of an AP or STA (ampdu_ceiling_mpdus, ampdu_ceiling_us,
+// phy_rate_mbps) is kept as it is, so saving the import does not drop them.
 // Only the shape is checked here (each problem names its line and column); the
 // controller validates the whole document on save, as for every other edit.
 import Papa from 'papaparse'
@@ -19,6 +21,9 @@ export class ImportError extends Error {
   }
 }
 
+/** The fields of an AP or STA as read (the controller checks them on save). */
+const entry = (x: unknown): Record<string, unknown> => (x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : {})
+
 function asTopology(v: unknown): Topology {
   const o = (v ?? {}) as Record<string, unknown>
   const t = (o.topology ?? o) as Record<string, unknown>
@@ -28,8 +33,8 @@ function asTopology(v: unknown): Topology {
   if (t.conflicts !== undefined && !Array.isArray(t.conflicts)) problems.push('topology.conflicts: not a list')
   if (problems.length) throw new ImportError(problems)
   return {
-    aps: (t.aps as AccessPoint[]).map((a) => ({ id: String(a.id ?? ''), name: String(a.name ?? ''), channel: Number(a.channel), port: String(a.port ?? ''), vlan: a.vlan ?? null })),
-    stas: (t.stas as Station[]).map((s) => ({ id: String(s.id ?? ''), mac: String(s.mac ?? ''), ips: Array.isArray(s.ips) ? s.ips.map(String) : [], ap: String(s.ap ?? '') })),
+    aps: (t.aps as AccessPoint[]).map((a) => ({ ...entry(a), id: String(a.id ?? ''), name: String(a.name ?? ''), channel: Number(a.channel), port: String(a.port ?? ''), vlan: a.vlan ?? null })),
+    stas: (t.stas as Station[]).map((s) => ({ ...entry(s), id: String(s.id ?? ''), mac: String(s.mac ?? ''), ips: Array.isArray(s.ips) ? s.ips.map(String) : [], ap: String(s.ap ?? '') })),
     conflicts: ((t.conflicts as [string, string][] | undefined) ?? []).map((c) => [String(c[0]), String(c[1])] as [string, string]),
   }
 }

@@ -53,4 +53,14 @@ slice_map: {slices: [{duration_ms: 20, pairs: [ap1/sta1]}]}
   it('detects CSV by its header when the file name does not say', () => {
     expect(parseTopologyFile('upload', csv).aps).toHaveLength(2)
   })
+
+  it('keeps the fields the import does not show (AP A-MPDU ceilings, STA PHY rate) from YAML', () => {
+    const t = parseYamlTopology(`topology:
+  aps: [{id: ap1, name: A, channel: 36, port: p1, vlan: null, ampdu_ceiling_mpdus: 40, ampdu_ceiling_us: 3000}]
+  stas: [{id: sta1, mac: "02:00:00:00:00:01", ips: [], ap: ap1, phy_rate_mbps: 390}]
+  conflicts: []
+`)
+    expect(t.aps).toEqual([{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null, ampdu_ceiling_mpdus: 40, ampdu_ceiling_us: 3000 }])
+    expect(t.stas).toEqual([{ id: 'sta1', mac: '02:00:00:00:00:01', ips: [], ap: 'ap1', phy_rate_mbps: 390 }])
+  })
 })
