@@ -1,4 +1,6 @@
-// Pages and the login guard: every page but /login needs a session.
+// Pages and the login guard: every page but /login needs a session; a session the
+// API ends (401) sends the user to /login too, with ?next= the page they were on.
+import { watch } from 'vue'
 import { createRouter, createWebHashHistory } from 'vue-router'
 import { useSession } from './stores/session'
 
@@ -21,6 +23,11 @@ export function makeRouter() {
     if (!session.checked) await session.restore().catch(() => null)
     if (!to.meta.public && !session.me) return { name: 'login', query: { next: to.fullPath } }
     return true
+  })
+  const session = useSession()
+  watch(() => session.expired, (gone) => {
+    const here = router.currentRoute.value
+    if (gone && !here.meta.public) void router.push({ name: 'login', query: { next: here.fullPath } })
   })
   router.afterEach((to) => {
     document.title = `${String(to.meta.title ?? '')} · ADWISER`

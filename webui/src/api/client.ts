@@ -34,6 +34,14 @@ export function setCsrfToken(token: string | null): void {
   csrfToken = token
 }
 
+let onUnauthorized: (() => void) | null = null
+
+/** Called on every 401 but the login's own: the session or token is gone (API.md:
+ *  send the user to the login page). The session store installs it. */
+export function setUnauthorizedHandler(fn: (() => void) | null): void {
+  onUnauthorized = fn
+}
+
 export type Query = Record<string, string | number | undefined>
 
 function url(path: string, query?: Query): string {
@@ -67,6 +75,7 @@ export async function request<T>(method: string, path: string, body?: unknown, q
     data = null
   }
   if (!res.ok) {
+    if (res.status === 401 && path !== '/auth/login') onUnauthorized?.()
     const p = (data ?? {}) as Partial<Problem>
     throw new ApiError(res.status, p.detail || `${res.status} ${res.statusText}`, p.field ?? null, p.errors ?? [])
   }

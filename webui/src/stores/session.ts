@@ -3,12 +3,15 @@
 // controller enforces the same rule; the UI just does not offer what would be refused).
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
-import { api, ApiError, setCsrfToken } from '../api/client'
+import { api, ApiError, setCsrfToken, setUnauthorizedHandler } from '../api/client'
 import type { Me } from '../api/types'
 
 export const useSession = defineStore('session', () => {
   const me = ref<Me | null>(null)
   const checked = ref(false)
+  /** True once the API refused the logged-in user with 401 (session expired, user
+   *  disabled, token revoked); the router then goes to the login page. */
+  const expired = ref(false)
 
   const canEdit = computed(() => me.value !== null && me.value.role !== 'viewer')
   const isAdmin = computed(() => me.value?.role === 'admin')
@@ -16,7 +19,16 @@ export const useSession = defineStore('session', () => {
   function adopt(m: Me | null): void {
     me.value = m
     setCsrfToken(m?.csrf_token ?? null)
+    if (m) expired.value = false
   }
+
+  /** A 401 from the API: the controller no longer knows this session, so it ends here too. */
+  function expire(): void {
+    if (!me.value) return
+    adopt(null)
+    expired.value = true
+  }
+  setUnauthorizedHandler(expire)
 
   /** Resume an existing session cookie (page reload); null when not logged in. */
   async function restore(): Promise<Me | null> {
@@ -46,5 +58,5 @@ export const useSession = defineStore('session', () => {
     }
   }
 
-  return { me, checked, canEdit, isAdmin, restore, login, logout, adopt }
+  return { me, checked, expired, canEdit, isAdmin, restore, login, logout, adopt }
 })

@@ -1,7 +1,8 @@
 import { createPinia, setActivePinia } from 'pinia'
-import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { FrameEntry, PairEntry } from '../../src/api/types'
 import { WindowedSeries } from '../../src/lib/series'
+import { useAppliances } from '../../src/stores/appliances'
 import { useLive, WINDOW_S } from '../../src/stores/live'
 import { useSession } from '../../src/stores/session'
 
@@ -54,6 +55,8 @@ describe('windowed series', () => {
 })
 
 describe('session store', () => {
+  afterEach(() => vi.unstubAllGlobals())
+
   it('lets operators and admins edit, viewers only read', () => {
     const s = useSession()
     expect(s.canEdit).toBe(false)
@@ -65,6 +68,19 @@ describe('session store', () => {
     expect(s.isAdmin).toBe(false)
     s.adopt({ username: 'a', role: 'admin', via: 'session', csrf_token: 'x' })
     expect(s.isAdmin).toBe(true)
+  })
+
+  it('ends the session on a 401 after login (expired session), without reporting the controller unreachable', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(
+      JSON.stringify({ status: 401, detail: 'session expired', field: 'cookie.adwiser_session', errors: [] }),
+      { status: 401, headers: { 'Content-Type': 'application/problem+json' } })))
+    const s = useSession()
+    s.adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
+    const a = useAppliances()
+    await a.refresh()
+    expect(s.me).toBeNull()
+    expect(s.expired).toBe(true)
+    expect(a.reachable).toBe(true) // no "connection lost" banner: the login page is shown instead
   })
 })
 
