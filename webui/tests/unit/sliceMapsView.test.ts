@@ -1,0 +1,72 @@
+import { flushPromises, mount } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { ApplianceStatus, Topology, VersionInfo } from '../../src/api/types'
+import { useAppliances } from '../../src/stores/appliances'
+import { useSession } from '../../src/stores/session'
+import SliceMapsView from '../../src/views/SliceMapsView.vue'
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+
+const topology: Topology = {
+  aps: [{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null }],
+  stas: [{ id: 'sta1', mac: '02:00:00:00:00:01', ips: [], ap: 'ap1' }],
+  conflicts: [],
+}
+const status: ApplianceStatus = {
+  id: 'lab', head: 150, desired: 150, active: 150, pending: false, rejected: null, alive: true,
+  heartbeat: { ts_ns: null, pid: 7, version: 150, backend: 'dpdk' }, heartbeat_age_s: 0.1, last_frame: null,
+  fabric: { mode: 'steered', reason: '', since_ns: null, version: 150, switches: 1, dp_pid: 7, bridge: 'br0', ts_ns: null },
+}
+const version = (n: number): VersionInfo => ({ version: n, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: n > 1 ? n - 1 : null })
+
+// 150 versions (v150 newest), served a page at a time; every POST recorded.
+function stubApi(): { posts: string[] } {
+  const posts: string[] = []
+  vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+    const q = new URL(u, 'http://x').searchParams
+    if (init.method === 'POST') {
+      posts.push(u.split('?')[0])
+      return json(200, { version: 151, acknowledged: true, ack_ms: 3 })
+    }
+    if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: 150, topology })
+    if (u.startsWith('/api/v1/slice-maps?')) return json(200, { appliance_id: 'lab', version: 150, frame_ms: 20, slice_map: { slices: [{ duration_ms: 20, pairs: ['ap1/sta1'] }] } })
+    if (u === '/api/v1/appliances/lab') return json(200, status)
+    if (u.startsWith('/api/v1/versions?')) {
+      const offset = Number(q.get('offset') ?? 0)
+      const limit = Number(q.get('limit') ?? 50)
+      const all = Array.from({ length: 150 }, (_, i) => version(150 - i))
+      return json(200, { total: 150, items: all.slice(offset, offset + limit) })
+    }
+    return json(404, {})
+  }))
+  return { posts }
+}
+
+beforeEach(() => {
+  setActivePinia(createPinia())
+  useAppliances().select('lab')
+  useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
+})
+afterEach(() => vi.unstubAllGlobals())
+
+describe('SliceMapsView', () => {
+  it('pages the rollback choices back to versions older than the first page and rolls back to one', async () => {
+    const { posts } = stubApi()
+    const w = mount(SliceMapsView)
+    await flushPromises()
+    const choices = () => w.findAll('#rollback option').map((o) => o.attributes('value')).filter((v) => v !== undefined && v !== 'null' && v !== '')
+    expect(choices()).toHaveLength(100)
+    await w.get('[data-testid=versions-older]').trigger('click')
+    await flushPromises()
+    expect(choices()).toEqual(Array.from({ length: 50 }, (_, i) => String(50 - i)))
+    await w.get('#rollback').setValue('3')
+    await w.findAll('button').find((b) => b.text() === 'Roll back')!.trigger('click')
+    await flushPromises()
+    expect(posts).toEqual(['/api/v1/versions/3/rollback'])
+    await w.get('[data-testid=versions-newer]').trigger('click')
+    await flushPromises()
+    expect(choices()[0]).toBe('150')
+  })
+})
