@@ -97,6 +97,10 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     })
     page = browser.pages()[0] ?? (await browser.newPage())
     page.setDefaultTimeout(10000)
+    // Leaving an editor with unsaved edits asks (window.confirm): the tests leave
+    // refused edits behind on purpose, so that question is answered yes; any other
+    // dialog is dismissed, as playwright does by default.
+    page.on('dialog', (d) => void (d.type() === 'confirm' && /unsaved edits/.test(d.message()) ? d.accept() : d.dismiss()))
     // Nothing may be loaded from anywhere but the controller.
     page.on('request', (req) => {
       const u = new URL(req.url())

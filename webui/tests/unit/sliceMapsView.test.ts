@@ -1,6 +1,8 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { defineComponent, h } from 'vue'
+import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
 import type { ApplianceStatus, Topology, VersionInfo } from '../../src/api/types'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
@@ -54,7 +56,9 @@ afterEach(() => vi.unstubAllGlobals())
 describe('SliceMapsView', () => {
   it('pages the rollback choices back to versions older than the first page and rolls back to one', async () => {
     const { posts } = stubApi()
-    const w = mount(SliceMapsView)
+    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
+    await router.push('/slice-maps') // the page's leave guard needs its route
+    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
     await flushPromises()
     const choices = () => w.findAll('#rollback option').map((o) => o.attributes('value')).filter((v) => v !== undefined && v !== 'null' && v !== '')
     expect(choices()).toHaveLength(100)
