@@ -257,7 +257,10 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
             continue;
         }
         bool backlog = ps->q_data.len + ps->q_ack.len > 0;
-        if (!backlog || !adw_drained_in_previous_slice(s, ps, ev))
+        /* A drain of the slice just before stays open whether or not the pair has more queued: an idle pair's
+         * batch still on the air is the only record that its AP still sends, and the pair taking its slice
+         * (dynamic slicing, possibly a conflicting one) must wait for it (deferral.c). */
+        if (!adw_drained_in_previous_slice(s, ps, ev))
             close_stale_drain(s, ps, now_ns);
         ps->frame_s_ns += sl->duration_ns;
         if (!backlog && p->cfg->policies.dynamic_slicing.enabled && s->given_to[ev->slice] == ADW_PAIR_NONE) {

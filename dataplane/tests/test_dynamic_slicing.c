@@ -104,6 +104,32 @@ static void test_taker_r_settles_where_its_batch_drains_in_a_slice(void **state)
     assert_in_range(r_last, 26, 38);
 }
 
+/* STA1 idle: STA2 takes slice 0 and its batch takes all it had (30 < r). STA1's data arrives, and at 20 ms STA2's
+ * own slice starts with STA2 idle and its batch half acknowledged, still on the air. Its drain must stay open: closed
+ * as stale, it was the only record that AP2 still sends, slice 1 went to STA1 (conflicting with STA2) and STA1's
+ * batch went to AP1 at once, into AP2's transmissions, the collision slicing exists to prevent. */
+static void test_an_idle_pairs_drain_still_on_the_air_holds_back_the_pair_taking_its_slice(void **state)
+{
+    struct sched_fixture *f = *state;
+    enable_dynamic_slicing(f);
+    enqueue_data(f->s, 1, 30, 0);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 30);   /* STA2 takes slice 0 */
+    assert_int_equal(sched_out[0].out_port, 2);
+    enqueue_data(f->s, 0, 100, 5 * MS);
+    struct adw_pkt a = lab_up_ack_pkt(1, 1 + 15 * SEG);  /* STA2 acknowledges half of its batch */
+    enum adw_verdict v;
+    adw_sched_enqueue_burst(f->s, &a, &v, 1, 15 * MS);
+    unsigned n = sched_dequeue_all(f->s, 20 * MS), to_ap1 = 0;
+    for (unsigned i = 0; i < n; i++)
+        to_ap1 += sched_out[i].out_port == 1;
+    assert_int_equal(to_ap1, 0);
+    struct adw_pkt rest = lab_up_ack_pkt(1, 1 + 30 * SEG);  /* STA2's drain ends: STA1's batch may go */
+    adw_sched_enqueue_burst(f->s, &rest, &v, 1, 23 * MS);
+    n = sched_dequeue_all(f->s, 23 * MS);
+    assert_true(n > 0);
+    assert_int_equal(sched_out[0].out_port, 1);
+}
+
 #define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, sched_fixture_setup, sched_fixture_teardown)
 
 int main(void)
@@ -111,6 +137,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         LAB_TEST(test_taken_slice_waits_for_the_takers_own_drain_of_the_slice_before),
         LAB_TEST(test_taker_r_settles_where_its_batch_drains_in_a_slice),
+        LAB_TEST(test_an_idle_pairs_drain_still_on_the_air_holds_back_the_pair_taking_its_slice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
