@@ -153,8 +153,13 @@ async def appliance_status(r: aioredis.Redis, aid: str, head: int | None) -> App
 
 
 async def history(r: aioredis.Redis, aid: str, kind: str, count: int, after: str | None,
-                  pair: str | None = None) -> list[dict[str, Any]]:
-    """Most recent entries first-in-time order; `after` = stream id to continue from (exclusive)."""
+                  pair: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """Most recent entries first-in-time order; `after` = stream id to continue from (exclusive).
+
+    Returns the entries and the id to continue from: the last entry's, or, when a `pair` filter
+    found fewer than `count` entries in a full scan window, the last scanned entry's (so a client
+    paging forward moves past a stretch without entries of its pair instead of asking for it again).
+    """
     stream = keys.appliance(aid, f"tm:{kind}")
     parse = parse_frame if kind == "frame" else parse_pair
     scan = count if pair is None else min(20000, count * 64)
@@ -163,7 +168,11 @@ async def history(r: aioredis.Redis, aid: str, kind: str, count: int, after: str
     else:
         raw = list(reversed(await r.xrevrange(stream, count=scan)))
     out = [parse(sid, f) for sid, f in raw if pair is None or f.get("pair") == pair]
-    return out[:count] if after else out[-count:]
+    entries = out[:count] if after else out[-count:]
+    last_id = entries[-1]["id"] if entries else after
+    if after and len(out) < count and len(raw) == scan:
+        last_id = raw[-1][0]
+    return entries, last_id
 
 
 async def latest_per_pair(r: aioredis.Redis, aid: str, npairs: int) -> dict[str, dict[str, Any]]:

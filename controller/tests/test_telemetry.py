@@ -48,6 +48,27 @@ def test_pair_history_filters_one_pair(api, running):
     assert res["entries"][0]["s_ms"] == 20.0 and isinstance(res["entries"][0]["r_pkts"], int)
 
 
+def test_pair_filtered_paging_moves_past_a_window_without_the_pair(api, appliance, rdb):
+    # count=1 scans 64 entries after `after`; 199 entries of another pair lie between the two of ap1/sta1.
+    aid, _ = appliance
+    s = keys.appliance(aid, "tm:pair")
+    rdb.xadd(s, {"pair": "ap1/sta1", "ts_ns": "1", "frame": "0"}, id="1000-0")
+    for i in range(1, 200):
+        rdb.xadd(s, {"pair": "ap2/sta2", "ts_ns": "1", "frame": str(i)}, id=f"{1000 + i}-0")
+    rdb.xadd(s, {"pair": "ap1/sta1", "ts_ns": "1", "frame": "200"}, id="1200-0")
+    frames, after, pages = [], "999-0", 0
+    while pages < 20:
+        page = api("viewer").get(f"/api/v1/telemetry/{aid}/pairs",
+                                 params={"pair": "ap1/sta1", "count": 1, "after": after}).json()
+        pages += 1
+        frames += [e["frame"] for e in page["entries"]]
+        if page["last_id"] == after:  # nothing more: the end of the stream
+            assert page["entries"] == []
+            break
+        after = page["last_id"]
+    assert frames == [0, 200] and after == "1200-0", (frames, after, pages)
+
+
 def test_telemetry_of_unknown_appliance_is_404(api):
     res = api("viewer").get("/api/v1/telemetry/ghost/frames")
     assert res.status_code == 404 and res.json()["field"] == "appliance"

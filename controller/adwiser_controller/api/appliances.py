@@ -47,7 +47,9 @@ async def applied(appliance: str, limit: int = Query(default=50, ge=1, le=1000),
 class TelemetryPage(BaseModel):
     appliance_id: str
     entries: list[dict[str, Any]] = Field(description="Stream entries, oldest first; numbers typed, slices parsed.")
-    last_id: str | None = Field(description="Id of the last entry: pass as `after` to continue.")
+    last_id: str | None = Field(description="Id to pass as `after` to continue: the last entry's, or with `pair`, "
+                                            "the last entry scanned (so a page may be short or empty and still "
+                                            "move on).")
 
 
 COUNT = Query(default=100, ge=1, le=2000, description="Most entries to return.")
@@ -59,8 +61,8 @@ AFTER = Query(default="", pattern=STREAM_ID, description="Only entries after thi
 async def frames(appliance: str, count: int = COUNT, after: str = AFTER, svc: Services = Depends(services),
                  _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
-    entries = await history(svc.redis, appliance, "frame", count, after or None)
-    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=entries[-1]["id"] if entries else (after or None))
+    entries, last_id = await history(svc.redis, appliance, "frame", count, after or None)
+    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=last_id)
 
 
 @router.get("/telemetry/{appliance}/pairs", response_model=TelemetryPage, responses=READ,
@@ -69,5 +71,5 @@ async def pairs(appliance: str, count: int = COUNT, after: str = AFTER,
                 pair: str = Query(default="", max_length=129, description="Only this pair ('ap/sta'); default all."),
                 svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
-    entries = await history(svc.redis, appliance, "pair", count, after or None, pair or None)
-    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=entries[-1]["id"] if entries else (after or None))
+    entries, last_id = await history(svc.redis, appliance, "pair", count, after or None, pair or None)
+    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=last_id)
