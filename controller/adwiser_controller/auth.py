@@ -229,7 +229,8 @@ class Auth:
         if h:
             await self.r.hset(key, "epoch", (await self._stamp(h["username"]))[1])
 
-    async def session_principal(self, secret: str) -> Principal:
+    async def session_principal(self, secret: str, refresh: bool = True) -> Principal:
+        """`refresh=False` checks the session without extending its sliding lifetime."""
         key = keys.session(digest(secret))
         h = await self.r.hgetall(key)
         if not h:
@@ -242,7 +243,8 @@ class Auth:
             await self.r.delete(key)
             raise AuthError("the session was ended by a password change, or its user was replaced: log in again",
                             "cookie.adwiser_session")
-        await self.r.expire(key, self.session_ttl_s)
+        if refresh:
+            await self.r.expire(key, self.session_ttl_s)
         return Principal(username=user.username, role=user.role, via="session", csrf_token=h["csrf"])
 
     async def close_session(self, secret: str) -> None:

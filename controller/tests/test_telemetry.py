@@ -139,6 +139,50 @@ def test_websocket_with_session_cookie_from_another_origin_is_refused(controller
         assert msg["type"] == "error" and msg["status"] == 403
 
 
+def recv_until_closed(ws, seconds: float) -> tuple[list[dict], int | None]:
+    """Messages received until the server closes the socket (or `seconds` pass), and the close code."""
+    from websockets.exceptions import ConnectionClosed
+
+    got: list[dict] = []
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            got.append(json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic()))))
+    except (ConnectionClosed, TimeoutError):
+        pass
+    return got, ws.close_code
+
+
+def test_websocket_is_closed_4401_once_its_token_is_revoked(controller, api, appliance):
+    aid, _ = appliance
+    res = api("viewer").post("/api/v1/auth/tokens", json={"name": "ws"})
+    tok, tid = res.json()["token"], res.json()["info"]["id"]
+    with connect(ws_url(controller, aid), additional_headers={"Authorization": f"Bearer {tok}"},
+                 open_timeout=5) as ws:
+        assert json.loads(ws.recv(timeout=5))["type"] == "status"
+        assert api("viewer").delete(f"/api/v1/auth/tokens/{tid}").status_code == 204
+        got, code = recv_until_closed(ws, 4)
+    assert got and got[-1]["type"] == "error" and got[-1]["status"] == 401, got
+    assert [m["type"] for m in got[:-1]].count("status") <= 1 and code == 4401
+
+
+def test_websocket_is_closed_4401_once_its_session_is_logged_out(controller, appliance):
+    from api_accounts import PASSWORDS, login
+
+    aid, _ = appliance
+    client, csrf = login(controller.url, "viewer1", PASSWORDS["viewer"])
+    cookie = client.cookies["adwiser_session"]
+    try:
+        with connect(ws_url(controller, aid), additional_headers={"Cookie": f"adwiser_session={cookie}"},
+                     open_timeout=5) as ws:
+            assert json.loads(ws.recv(timeout=5))["type"] == "status"
+            assert client.post("/api/v1/auth/logout", headers={"X-CSRF-Token": csrf}).status_code == 204
+            got, code = recv_until_closed(ws, 4)
+    finally:
+        client.close()
+    assert got and got[-1]["type"] == "error" and got[-1]["status"] == 401 and code == 4401, (got, code)
+
+
 def test_metrics_expose_versions_liveness_and_pair_state(api, running):
     aid, v1 = running
     text = api("viewer").get("/metrics").text

@@ -46,12 +46,14 @@ def client_of(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-async def authenticate(svc: Services, authorization: str | None, cookie: str | None) -> Principal:
+async def authenticate(svc: Services, authorization: str | None, cookie: str | None,
+                       refresh: bool = True) -> Principal:
+    """`refresh=False`: a re-check that does not extend the session's sliding lifetime."""
     try:
         if authorization:
             return await svc.auth.token_principal(authorization)
         if cookie:
-            return await svc.auth.session_principal(cookie)
+            return await svc.auth.session_principal(cookie, refresh=refresh)
     except AuthError as exc:
         raise ProblemException(401, str(exc), exc.field, headers={"WWW-Authenticate": "Bearer"}) from None
     raise ProblemException(401, "log in (session cookie) or send an API token", "header.Authorization",

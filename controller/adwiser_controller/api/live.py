@@ -6,7 +6,10 @@ Messages (JSON text frames):
   since the previous message (XREAD BLOCK), entries shaped as in the REST history;
 - `{"type": "error", "detail": ...}` before the server closes the socket.
 Authentication as for REST (cookie or bearer header); a cookie-authenticated
-socket must come from the same origin (cross-site WebSocket hijacking).
+socket must come from the same origin (cross-site WebSocket hijacking). The
+credential is checked again with every status message: once the token is
+revoked or expired, the session ended, or the user disabled or deleted, the
+server sends a 401 error and closes with 4401.
 """
 
 from __future__ import annotations
@@ -26,6 +29,18 @@ router = APIRouter(prefix="/api/v1", tags=["telemetry"])
 BATCH = 1000  # most stream entries read per XREAD
 
 
+async def _still_authenticated(ws: WebSocket, svc: Services, bearer: str | None, cookie: str | None,
+                               refresh: bool) -> bool:
+    """False (after sending the 401 error and closing with 4401) when the credential is not (or no longer) valid."""
+    try:
+        await authenticate(svc, bearer, cookie, refresh=refresh)
+    except ProblemException as exc:
+        await ws.send_json({"type": "error", "status": 401, "detail": exc.detail, "field": exc.field})
+        await ws.close(code=4401)
+        return False
+    return True
+
+
 @router.websocket("/telemetry/{appliance}/live")
 async def live(ws: WebSocket, appliance: str, pairs: bool = True) -> None:
     svc: Services = ws.app.state.services
@@ -33,11 +48,7 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True) -> None:
     bearer = auth_header[7:] if auth_header.lower().startswith("bearer ") else None
     cookie = ws.cookies.get(SESSION_COOKIE)
     await ws.accept()
-    try:
-        await authenticate(svc, bearer, cookie)
-    except ProblemException as exc:
-        await ws.send_json({"type": "error", "status": 401, "detail": exc.detail, "field": exc.field})
-        await ws.close(code=4401)
+    if not await _still_authenticated(ws, svc, bearer, cookie, refresh=True):
         return
     origin = ws.headers.get("origin")
     if bearer is None and origin and urlsplit(origin).netloc != ws.headers.get("host"):
@@ -60,6 +71,9 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True) -> None:
     try:
         while True:
             if time.monotonic() >= next_status:
+                # Not extending a session's lifetime: an open socket is not activity of its user.
+                if not await _still_authenticated(ws, svc, bearer, cookie, refresh=False):
+                    return
                 st = await appliance_status(svc.redis, appliance, await svc.store.head(appliance))
                 await ws.send_json({"type": "status", "status": st.model_dump(mode="json")})
                 next_status = time.monotonic() + 1.0
