@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from lab_document import lab_doc
 
 
@@ -32,3 +33,14 @@ def test_audit_pages_backwards(api):
     first = api("admin").get("/api/v1/audit", params={"count": 2}).json()
     older = api("admin").get("/api/v1/audit", params={"count": 2, "before": first[-1]["id"]}).json()
     assert older and all(e["id"] < first[-1]["id"] for e in older)
+
+
+@pytest.mark.parametrize("before", ["0-0", "99999999999999999999-0", "1-18446744073709551616"])
+def test_audit_before_out_of_redis_range_is_422_naming_before(api, before):
+    # Redis refuses these (nothing before 0-0; a part above 2^64-1): not a store outage.
+    res = api("operator").get("/api/v1/audit", params={"before": before})
+    assert res.status_code == 422 and res.json()["field"] == "query.before", res.text
+
+
+def test_audit_before_the_smallest_id_but_one_is_valid(api):
+    assert api("operator").get("/api/v1/audit", params={"before": "0-1"}).json() == []

@@ -80,6 +80,25 @@ def test_bad_stream_id_is_422_naming_after(api, running):
     assert res.status_code == 422 and res.json()["field"] == "query.after"
 
 
+@pytest.mark.parametrize("kind", ["frames", "pairs", "aggregation"])
+@pytest.mark.parametrize("after", ["99999999999999999999-0", "0-99999999999999999999",
+                                   "18446744073709551615-18446744073709551615"])
+def test_stream_id_out_of_redis_range_is_422_naming_after(api, appliance, rdb, kind, after):
+    # Redis refuses these (a part above 2^64-1; nothing after the largest id): not a store outage.
+    aid, _ = appliance
+    stream = {"frames": "tm:frame", "pairs": "tm:pair", "aggregation": "tm:aggregation"}[kind]
+    rdb.xadd(keys.appliance(aid, stream), {"ts_ns": "1", "frame": "1", "pair": "ap1/sta1"})
+    res = api("viewer").get(f"/api/v1/telemetry/{aid}/{kind}", params={"after": after})
+    assert res.status_code == 422 and res.json()["field"] == "query.after", res.text
+
+
+def test_largest_id_but_one_is_a_valid_after(api, appliance):
+    aid, _ = appliance
+    res = api("viewer").get(f"/api/v1/telemetry/{aid}/frames",
+                            params={"after": "18446744073709551615-18446744073709551614"})
+    assert res.status_code == 200 and res.json()["entries"] == []
+
+
 def ws_url(controller, aid: str, pairs: bool = True) -> str:
     return controller.url.replace("http://", "ws://") + f"/api/v1/telemetry/{aid}/live?pairs={str(pairs).lower()}"
 

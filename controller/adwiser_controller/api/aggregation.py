@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from .. import keys
 from ..auth import Principal
 from ..problems import ProblemException, responses
-from .appliances import COUNT, AFTER, TelemetryPage, known
+from .appliances import COUNT, After, TelemetryPage, known
 from .deps import Services, services, viewer
 
 router = APIRouter(prefix="/api/v1", tags=["aggregation"])
@@ -112,7 +112,7 @@ def parse_entry(sid: str, f: dict[str, str]) -> dict[str, Any]:
 
 @router.get("/telemetry/{appliance}/aggregation", response_model=TelemetryPage, responses=READ,
             summary="History of the aggregation-target loops, one entry per pair per step")
-async def aggregation_history(appliance: str, count: int = COUNT, after: str = AFTER,
+async def aggregation_history(appliance: str, count: int = COUNT, after: After = "",
                               svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
     stream = keys.appliance(appliance, "tm:aggregation")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from ..auth import Principal
 from ..problems import ProblemException, responses
 from ..store import ApplyEvent
+from ..stream_ids import after_id
 from ..telemetry import ApplianceStatus, appliance_status, history
 from .deps import Services, services, viewer
 
@@ -53,12 +54,14 @@ class TelemetryPage(BaseModel):
 
 
 COUNT = Query(default=100, ge=1, le=2000, description="Most entries to return.")
-AFTER = Query(default="", pattern=STREAM_ID, description="Only entries after this stream id.")
+# Pattern first, then the range check (each part <= 2^64-1, not the largest id): 422 naming `query.after`.
+After = Annotated[str, Query(pattern=STREAM_ID, description="Only entries after this stream id."),
+                  AfterValidator(after_id)]
 
 
 @router.get("/telemetry/{appliance}/frames", response_model=TelemetryPage, responses=READ,
             summary="Per-frame telemetry history")
-async def frames(appliance: str, count: int = COUNT, after: str = AFTER, svc: Services = Depends(services),
+async def frames(appliance: str, count: int = COUNT, after: After = "", svc: Services = Depends(services),
                  _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
     entries, last_id = await history(svc.redis, appliance, "frame", count, after or None)
@@ -67,7 +70,7 @@ async def frames(appliance: str, count: int = COUNT, after: str = AFTER, svc: Se
 
 @router.get("/telemetry/{appliance}/pairs", response_model=TelemetryPage, responses=READ,
             summary="Per-pair telemetry history")
-async def pairs(appliance: str, count: int = COUNT, after: str = AFTER,
+async def pairs(appliance: str, count: int = COUNT, after: After = "",
                 pair: str = Query(default="", max_length=129, description="Only this pair ('ap/sta'); default all."),
                 svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
