@@ -29,8 +29,13 @@ def _num(value: str, kind: type) -> int | float | None:
     if value == "":
         return None
     try:
-        return kind(float(value)) if kind is int else float(value)
-    except ValueError:
+        if kind is int:
+            try:
+                return int(value)  # exact: ns timestamps exceed a float's 53-bit mantissa
+            except ValueError:
+                return int(float(value))  # e.g. "12.0" or "1e3"
+        return float(value)
+    except (ValueError, OverflowError):
         return None
 
 

@@ -69,6 +69,13 @@ def test_pair_filtered_paging_moves_past_a_window_without_the_pair(api, applianc
     assert frames == [0, 200] and after == "1200-0", (frames, after, pages)
 
 
+def test_ns_timestamp_keeps_every_digit(api, appliance, rdb):
+    aid, _ = appliance
+    rdb.xadd(keys.appliance(aid, "tm:frame"), {"ts_ns": "1734000000123456789", "frame": "1", "version": "2.0"})
+    e = api("viewer").get(f"/api/v1/telemetry/{aid}/frames", params={"count": 1}).json()["entries"][0]
+    assert e["ts_ns"] == 1734000000123456789 and e["frame"] == 1 and e["version"] == 2
+
+
 def test_telemetry_of_unknown_appliance_is_404(api):
     res = api("viewer").get("/api/v1/telemetry/ghost/frames")
     assert res.status_code == 404 and res.json()["field"] == "appliance"
