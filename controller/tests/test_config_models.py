@@ -219,6 +219,28 @@ def test_cli_validate_reports_yaml_syntax_errors_by_line(tmp_path: Path):
     assert res.returncode == 1 and "line" in res.stderr
 
 
+def test_cli_validate_refuses_a_duplicate_key_naming_it_and_its_line(tmp_path: Path):
+    # Plain yaml.safe_load keeps the last value, so the first appliance_id would be ignored silently.
+    text = LAB.read_text()
+    dup = tmp_path / "dup.yaml"
+    dup.write_text(text + "appliance_id: other-id\n")
+    line = len(text.splitlines()) + 1
+    res = run_cli("validate", str(dup))
+    assert res.returncode == 1, res.stdout
+    assert f"dup.yaml: line {line} column 1: " in res.stderr and "duplicate key 'appliance_id'" in res.stderr
+
+
+def test_duplicate_key_in_a_nested_mapping_is_refused():
+    with pytest.raises(ConfigInvalid) as info:
+        configfile.parse_text("topology:\n  aps: []\n  stas: []\n  aps: []\n", "test")
+    assert info.value.errors[0].field == "line 4 column 3" and "duplicate key 'aps'" in info.value.errors[0].message
+
+
+def test_yaml_merge_key_may_be_overridden_without_a_duplicate_error():
+    doc = configfile.parse_text("base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  x: 3\n", "test")
+    assert doc["other"] == {"x": 3, "y": 2}
+
+
 def test_cli_render_writes_normalised_json_valid_against_schema(tmp_path: Path):
     doc = lab()
     doc["topology"]["stas"][0]["mac"] = "02:AD:00:00:01:01"
