@@ -73,6 +73,10 @@ def load(path: str | Path) -> AdwiserConfig:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigInvalid(str(p), [FieldError(field="(file)", message=str(exc), type="io")]) from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[:exc.start].count(b"\n") + 1
+        message = f"not UTF-8 text: byte 0x{exc.object[exc.start]:02x} at line {line} (offset {exc.start})"
+        raise ConfigInvalid(str(p), [FieldError(field="(file)", message=message, type="encoding")]) from None
     return validate_data(parse_text(text, str(p)), str(p))
 
 

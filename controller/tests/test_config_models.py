@@ -241,6 +241,15 @@ def test_yaml_merge_key_may_be_overridden_without_a_duplicate_error():
     assert doc["other"] == {"x": 3, "y": 2}
 
 
+def test_cli_validate_reports_a_non_utf8_file_and_goes_on_with_the_others(tmp_path: Path):
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes(b"schema_version: 1\nappliance_id: caf\xe9\n")
+    res = run_cli("validate", str(bad), str(LAB))
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert "latin1.yaml: (file): not UTF-8 text: byte 0xe9 at line 2" in res.stderr
+    assert "lab-2ap-2sta.yaml: valid" in res.stdout
+
+
 def test_cli_render_writes_normalised_json_valid_against_schema(tmp_path: Path):
     doc = lab()
     doc["topology"]["stas"][0]["mac"] = "02:AD:00:00:01:01"
