@@ -73,7 +73,7 @@ def create_app(settings: Settings) -> FastAPI:
     @app.get("/metrics", tags=["telemetry"], response_class=Response, responses=problems.responses(401, 403),
              summary="Prometheus metrics of every appliance and of the controller")
     async def prometheus(svc: Services = Depends(services), _: Principal = Depends(viewer)) -> Response:
-        body = await metrics.exposition(svc.redis, svc.store)
+        body = await metrics.exposition(svc.redis, svc.store, svc.settings.heartbeat_stale_s)
         return Response(body, media_type="text/plain; version=0.0.4; charset=utf-8")
 
     dist = settings.webui_dist

@@ -2,7 +2,8 @@
 
 Each scrape builds a fresh registry from the current keys and the latest
 stream entries (so there is no stale state in the controller), plus the
-controller's own request metrics from the default registry.
+controller's own request metrics from the default registry. Per-frame and
+per-pair series are left out while an appliance's dataplane is not alive.
 """
 
 from __future__ import annotations
@@ -77,7 +78,9 @@ class _Snapshot(Collector):
         return iter(self.families)
 
 
-async def exposition(r: aioredis.Redis, store: Store) -> bytes:
+async def exposition(r: aioredis.Redis, store: Store, heartbeat_stale_s: float = 3.0) -> bytes:
+    """Per-frame and per-pair series only for an appliance whose dataplane is alive (heartbeat present and
+    at most `heartbeat_stale_s` old): the last stream entries of a dead dataplane are not current values."""
     fams = {
         "desired": GaugeMetricFamily("adwiser_config_version_desired", "Configuration version applied", labels=["appliance"]),
         "active": GaugeMetricFamily("adwiser_config_version_active", "Configuration version the dataplane runs", labels=["appliance"]),
@@ -102,19 +105,21 @@ async def exposition(r: aioredis.Redis, store: Store) -> bytes:
                 fams[key].add_metric([aid], val)
         fams["pending"].add_metric([aid], 1 if st.pending else 0)
         fams["up"].add_metric([aid], 1 if st.alive else 0)
-        if st.last_frame:
+        live = st.alive and (st.heartbeat_age_s is None or st.heartbeat_age_s <= heartbeat_stale_s)
+        if live and st.last_frame:
             for key, field in (("utility", "utility"), ("bound", "utility_bound"), ("reassign", "reassignments")):
                 v = st.last_frame.get(field)
                 if isinstance(v, int | float):
                     fams[key].add_metric([aid], v)
-        npairs = 0
-        if head is not None:
-            npairs = len((await store.get_raw_doc(head))["topology"]["stas"])
-        for pair, entry in (await latest_per_pair(r, aid, npairs)).items():
-            for key, fam in pair_fams.items():
-                v = entry.get(key)
-                if isinstance(v, int | float):
-                    fam.add_metric([aid, pair], v)
+        if live:
+            npairs = 0
+            if head is not None:
+                npairs = len((await store.get_raw_doc(head))["topology"]["stas"])
+            for pair, entry in (await latest_per_pair(r, aid, npairs)).items():
+                for key, fam in pair_fams.items():
+                    v = entry.get(key)
+                    if isinstance(v, int | float):
+                        fam.add_metric([aid, pair], v)
         raw = await r.get(keys.appliance(aid, "aggregation"))
         _aggregation_families(json.loads(raw) if raw else None, aid, agg_pair, agg_ap, agg_bn)
     reg = CollectorRegistry()

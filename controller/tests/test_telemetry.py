@@ -229,3 +229,31 @@ def test_heartbeat_loss_shows_the_dataplane_down(api, appliance, redis_server, r
     assert rdb.get(keys.appliance(aid, "heartbeat")) is None
     st = api("viewer").get(f"/api/v1/appliances/{aid}").json()
     assert st["alive"] is False and st["active"] == v1
+
+
+def metric_lines(text: str, aid: str) -> list[str]:
+    return [ln for ln in text.splitlines() if not ln.startswith("#") and f'appliance="{aid}"' in ln]
+
+
+def test_metrics_omit_frame_and_pair_values_once_the_dataplane_is_gone(api, appliance, rdb):
+    # Entries left by a dataplane that died: no heartbeat.
+    aid, _ = appliance
+    rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "tput_mbps": "80"}, id="1000-0")
+    rdb.xadd(keys.appliance(aid, "tm:frame"), {"frame": "1", "utility": "4.2"}, id="1000-0")
+    lines = metric_lines(api("viewer").get("/metrics").text, aid)
+    assert f'adwiser_dataplane_up{{appliance="{aid}"}} 0.0' in lines
+    assert not [ln for ln in lines if ln.startswith(("adwiser_pair_", "adwiser_frame_"))], lines
+
+
+def test_metrics_omit_frame_and_pair_values_while_the_heartbeat_is_stale(api, appliance, rdb):
+    # The heartbeat key is still there but its ts_ns is older than heartbeat_stale_s (3 s).
+    aid, _ = appliance
+    rdb.set(keys.appliance(aid, "heartbeat"), json.dumps({"ts_ns": time.time_ns() - 10 * 10**9, "pid": 1}), ex=3)
+    rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "tput_mbps": "80"})
+    rdb.xadd(keys.appliance(aid, "tm:frame"), {"frame": "1", "utility": "4.2"})
+    lines = metric_lines(api("viewer").get("/metrics").text, aid)
+    assert not [ln for ln in lines if ln.startswith(("adwiser_pair_", "adwiser_frame_"))], lines
+    rdb.set(keys.appliance(aid, "heartbeat"), json.dumps({"ts_ns": time.time_ns(), "pid": 1}), ex=3)
+    lines = metric_lines(api("viewer").get("/metrics").text, aid)
+    assert f'adwiser_pair_throughput_mbps{{appliance="{aid}",pair="ap1/sta1"}} 80.0' in lines
+    assert f'adwiser_frame_utility{{appliance="{aid}"}} 4.2' in lines
