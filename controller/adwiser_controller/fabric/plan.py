@@ -130,10 +130,14 @@ def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str, previous: PortPlan 
 
 def _number_links(dp_aps: dict[str, DpLink], previous: PortPlan | None) -> None:
     """Give each AP's link its OpenFlow port number: the one it has in `previous` if it is there (same names),
-    else the lowest free one above DP_OFPORT_BASE, in configuration order."""
+    else the lowest one above DP_OFPORT_BASE that no link of `previous` holds, in configuration order. Not a
+    number a removed link frees in this same step: the manager adds the new ports before it deletes the old ones,
+    so OVS would give the new port another number, install the flows with it, and renumber the port once the old
+    one is gone (vswitchd re-adds a port whose requested number became free), leaving its flows pointing at a
+    port that no longer exists until the next resync."""
     old = {(lk.fabric_if, lk.dp_if): lk.ofport for lk in previous.dp_aps.values()} if previous else {}
     kept = {ap_id: old[(lk.fabric_if, lk.dp_if)] for ap_id, lk in dp_aps.items() if (lk.fabric_if, lk.dp_if) in old}
-    taken = set(kept.values())
+    taken = set(old.values())
     free = (n for n in itertools.count(DP_OFPORT_BASE + 1) if n not in taken)
     for ap_id, link in dp_aps.items():
         dp_aps[ap_id] = dataclasses.replace(link, ofport=kept[ap_id] if ap_id in kept else next(free))
