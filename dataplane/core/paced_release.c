@@ -37,8 +37,10 @@ static uint16_t pair_by_name(const struct adw_plan *p, const char *name)
     return ADW_PAIR_NONE;
 }
 
-int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t rate_bps, uint64_t now_ns, char *err,
-                         size_t errlen)
+/* Sets one pair's rate; what a drain it drops held back is left for the caller to release (release_held_back).
+ * -1 for an unknown pair, else whether it dropped an open drain. */
+static int switch_pair(struct adw_sched *s, const char *pair_name, uint64_t rate_bps, uint64_t now_ns, char *err,
+                       size_t errlen)
 {
     uint16_t q = pair_name != NULL ? pair_by_name(s->plan, pair_name) : ADW_PAIR_NONE;
     if (q == ADW_PAIR_NONE) {
@@ -57,17 +59,47 @@ int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t ra
         adw_cancel_deferred(s, ps, now_ns); /* its packets are the pacer's now, not a batch's (deferral.c) */
     }
     adw_pacer_set_rate(&ps->pacer, rate_bps, now_ns);
-    /* What that drain held back, conflicting pairs' batches and real-time packets, is free now, as when a drain
-     * ends on its last ACK (sched.c); left waiting, the backend slept to the end of the real-time hold. After the
-     * pair's own deferral is gone and its rate set, so none of this releases a batch to it. */
-    if (abandoned && (s->n_deferred > 0 || s->n_rt_pending > 0))
-        adw_release_deferred(s, now_ns, false);
     if (rate_bps > 0 && !ps->paced_listed) {
         ps->paced_listed = true;
         s->paced[s->n_paced++] = slot;
     }
     /* Leaving paced mode: the slot stays listed until the next prune and is skipped meanwhile. */
+    return abandoned;
+}
+
+/* What a dropped drain held back, conflicting pairs' batches and real-time packets, is free now, as when a drain
+ * ends on its last ACK (sched.c); left waiting, the backend slept to the end of the real-time hold. Called once
+ * every pair of the change has its rate and its own deferral is gone, so none of this releases a batch to a pair
+ * the same change paces. */
+static void release_held_back(struct adw_sched *s, uint64_t now_ns)
+{
+    if (s->n_deferred > 0 || s->n_rt_pending > 0)
+        adw_release_deferred(s, now_ns, false);
+}
+
+int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t rate_bps, uint64_t now_ns, char *err,
+                         size_t errlen)
+{
+    int abandoned = switch_pair(s, pair_name, rate_bps, now_ns, err, errlen);
+    if (abandoned < 0)
+        return -1;
+    if (abandoned)
+        release_held_back(s, now_ns);
     return 0;
+}
+
+void adw_sched_set_pacing_table(struct adw_sched *s, const struct adw_pacing_rate *rates, unsigned n,
+                                uint64_t now_ns, bool *known)
+{
+    bool abandoned = false;
+    for (unsigned i = 0; i < n; i++) {
+        int r = switch_pair(s, rates[i].pair_name, rates[i].rate_bps, now_ns, NULL, 0);
+        if (known != NULL)
+            known[i] = r >= 0;
+        abandoned = abandoned || r > 0;
+    }
+    if (abandoned)
+        release_held_back(s, now_ns);
 }
 
 uint64_t adw_sched_pacing(const struct adw_sched *s, uint16_t pair)

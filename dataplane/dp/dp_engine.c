@@ -210,15 +210,20 @@ static void reload_from_redis(struct dp_engine *e, uint64_t now_ns)
 
 void dp_engine_apply_pacing(struct dp_engine *e, uint64_t now_ns)
 {
-    char name[ADW_PAIR_NAME_LEN];
-    unsigned known = 0;
-    for (uint16_t q = 0; q < e->cfg->n_stas; q++) {
-        adw_config_pair_name(e->cfg, q, name, sizeof(name));
-        uint64_t bps = pacing_table_rate(e->pacing, name);
-        /* A pair of a version not yet in force is refused by the core; it is set again after the swap. */
-        if (adw_sched_set_pacing(e->sched, name, bps, now_ns, NULL, 0) == 0 && bps > 0)
-            known++;
+    /* One change for the whole table (adw_sched_set_pacing_table), not pair by pair. Static: 4096 names of 128
+     * bytes, and the loop is the only caller. */
+    static char names[ADW_MAX_STAS][ADW_PAIR_NAME_LEN];
+    static struct adw_pacing_rate rates[ADW_MAX_STAS];
+    static bool in_force[ADW_MAX_STAS];
+    unsigned n = e->cfg->n_stas, known = 0;
+    for (uint16_t q = 0; q < n; q++) {
+        adw_config_pair_name(e->cfg, q, names[q], sizeof(names[q]));
+        rates[q] = (struct adw_pacing_rate){names[q], pacing_table_rate(e->pacing, names[q])};
     }
+    /* A pair of a version not yet in force is refused by the core; it is set again after the swap. */
+    adw_sched_set_pacing_table(e->sched, rates, n, now_ns, in_force);
+    for (unsigned q = 0; q < n; q++)
+        known += in_force[q] && rates[q].rate_bps > 0;
     struct adw_stats st;
     adw_sched_stats_read(e->sched, &st);
     e->pacing_swaps_seen = st.config_swaps;

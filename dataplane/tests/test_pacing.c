@@ -273,6 +273,26 @@ static void test_pacing_a_pair_whose_batch_waits_cancels_that_batch(void **state
     assert_int_equal(last_to_port(dequeue_at(f->s, 50 * MS), 1), 1);
 }
 
+/* The draining pair and the pair whose batch waits for it paced in one change (a pacing table): set one by one,
+ * draining sta1 first, sta1's dropped drain released sta2's waiting batch as one burst (39 packets) before sta2 was
+ * paced. */
+static void test_pacing_both_conflicting_pairs_in_one_table_releases_no_batch(void **state)
+{
+    struct sched_fixture *f = *state;
+    assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
+    assert_int_equal(enqueue_data(f->s, 1, 1, 40, 0), 40);
+    assert_int_equal(dequeue_at(f->s, 0), 40);      /* sta1's batch: its drain is open */
+    assert_int_equal(dequeue_at(f->s, 20 * MS), 0); /* sta2's batch waits for that drain (deferral.c) */
+    const struct adw_pacing_rate table[] = {{"ap1/sta1", 10000000}, {"ap2/sta2", 10000000}, {"ap9/sta9", 5}};
+    bool known[3];
+    adw_sched_set_pacing_table(f->s, table, 3, 21 * MS, known);
+    assert_true(known[0] && known[1] && !known[2]);
+    assert_true(dequeue_at(f->s, 21 * MS) <= 2); /* the pacers' first packets, not sta2's batch */
+    struct adw_stats st;
+    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(st.batches, 1); /* sta1's only */
+}
+
 static void test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is_paced(void **state)
 {
     struct sched_fixture *f = *state;
@@ -362,6 +382,7 @@ int main(void)
         LAB_TEST(test_pacing_an_unknown_pair_is_refused_naming_it),
         LAB_TEST(test_pacing_rate_stays_with_the_pair_across_versions),
         LAB_TEST(test_pacing_a_pair_whose_batch_waits_cancels_that_batch),
+        LAB_TEST(test_pacing_both_conflicting_pairs_in_one_table_releases_no_batch),
         LAB_TEST(test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is_paced),
         LAB_TEST(test_voice_held_for_a_drain_goes_at_once_when_the_draining_pair_is_paced),
         LAB_TEST(test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_passes),

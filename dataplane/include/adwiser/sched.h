@@ -45,6 +45,7 @@
 #ifndef ADWISER_SCHED_H
 #define ADWISER_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -121,6 +122,17 @@ uint32_t adw_sched_active_version(const struct adw_sched *s);
  * The rate stays with the pair across configuration versions. -1 (err names it) for an unknown pair. */
 int adw_sched_set_pacing(struct adw_sched *s, const char *pair_name, uint64_t rate_bps, uint64_t now_ns, char *err,
                          size_t errlen);
+/* One pair's rate for adw_sched_set_pacing_table. */
+struct adw_pacing_rate {
+    const char *pair_name; /* "ap/sta" of the configuration in force */
+    uint64_t rate_bps;     /* bit/s of IP packet bytes; 0 = back to its slices */
+};
+/* The rates of several pairs as one change (a pacing table): every rate is set and every pair entering paced mode
+ * gives up its waiting batch before anything a dropped drain held back is released. Set one by one, a draining
+ * pair paced first released the waiting batch of a conflicting pair paced next, as one burst. known[i] (unless
+ * NULL) says whether rates[i] named a pair of the configuration in force; the others are skipped. */
+void adw_sched_set_pacing_table(struct adw_sched *s, const struct adw_pacing_rate *rates, unsigned n,
+                                uint64_t now_ns, bool *known);
 /* Pacing rate of pair index `pair` in the configuration in force, bit/s (0 = not paced). */
 uint64_t adw_sched_pacing(const struct adw_sched *s, uint16_t pair);
 
