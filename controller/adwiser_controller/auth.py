@@ -134,15 +134,17 @@ class Auth:
         return out
 
     async def _change_keeping_an_admin(self, username: str, removes_admin: bool,
-                                       change: Callable[[Pipeline], None]) -> None:
+                                       change: Callable[[Pipeline, bool], None], session_key: str | None = None) -> None:
         """Queues `change` in a MULTI, refused with LastAdmin if `removes_admin` and `username` is the only
-        active admin. Every user's record is WATCHed, so a concurrent change to any of them re-runs the check."""
+        active admin. Every user's record is WATCHed, so a concurrent change to any of them re-runs the check;
+        `session_key` too, and `change` is told whether it exists."""
         while True:
             async with self.r.pipeline(transaction=True) as pipe:
                 try:
                     await pipe.watch(keys.USERS)
                     names = sorted(await pipe.smembers(keys.USERS))
-                    await pipe.watch(*(keys.user(n) for n in names))
+                    await pipe.watch(*(keys.user(n) for n in names), *([session_key] if session_key else []))
+                    session_exists = bool(session_key and await pipe.exists(session_key))
                     if removes_admin:
                         active_admins = set()
                         for n in names:
@@ -152,15 +154,17 @@ class Auth:
                         if active_admins == {username}:
                             raise LastAdmin(f"{username!r} is the last active admin")
                     pipe.multi()
-                    change(pipe)
+                    change(pipe, session_exists)
                     await pipe.execute()
                     return
                 except WatchError:
                     continue
 
     async def update_user(self, username: str, role: Role | None, disabled: bool | None,
-                          password: str | None) -> User:
-        """A password change or disabling ends the user's sessions (the epoch) and revokes their tokens."""
+                          password: str | None, keep_session: str | None = None) -> User:
+        """A password change or disabling ends the user's sessions (the epoch) and revokes their tokens, but
+        for the session whose cookie is `keep_session` (the user changing their own password): its epoch is
+        raised in the same transaction as the user's, so no request on it ever sees the two differ."""
         mapping: dict[str, str] = {}
         if role is not None:
             mapping["role"] = role.value
@@ -172,14 +176,18 @@ class Auth:
             mapping["password"] = _hasher.hash(password)
         ends_sessions = bool(disabled) or password is not None
 
-        def change(pipe: Pipeline) -> None:
+        kept = keys.session(digest(keep_session)) if keep_session and ends_sessions else None
+
+        def change(pipe: Pipeline, kept_exists: bool) -> None:
             if mapping:
                 pipe.hset(keys.user(username), mapping=mapping)
             if ends_sessions:
                 pipe.hincrby(keys.user(username), "epoch", 1)
+                if kept and kept_exists:   # a valid session's epoch equals its user's: both raised by one
+                    pipe.hincrby(kept, "epoch", 1)
 
         await self._change_keeping_an_admin(username, (role is not None and role != Role.admin) or bool(disabled),
-                                            change)
+                                            change, kept)
         if ends_sessions:
             await self.revoke_all(username)
         user = await self.get_user(username)
@@ -187,7 +195,7 @@ class Auth:
         return user
 
     async def delete_user(self, username: str) -> None:
-        def change(pipe: Pipeline) -> None:
+        def change(pipe: Pipeline, _: bool) -> None:
             pipe.delete(keys.user(username))
             pipe.srem(keys.USERS, username)
 
@@ -221,13 +229,6 @@ class Auth:
                                         "client": client, "uid": uid, "epoch": epoch})
         await self.r.expire(key, self.session_ttl_s)
         return secret, csrf
-
-    async def keep_session(self, secret: str) -> None:
-        """Re-stamps a session with its user's current epoch: the one that changed its own password stays."""
-        key = keys.session(digest(secret))
-        h = await self.r.hgetall(key)
-        if h:
-            await self.r.hset(key, "epoch", (await self._stamp(h["username"]))[1])
 
     async def session_principal(self, secret: str, refresh: bool = True) -> Principal:
         """`refresh=False` checks the session without extending its sliding lifetime."""

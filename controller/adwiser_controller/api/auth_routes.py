@@ -97,9 +97,8 @@ async def change_password(body: PasswordChange, request: Request, who: Principal
     """Ends the user's other sessions and revokes their API tokens; the session that made the change stays."""
     if await svc.auth.check_password(who.username, body.current_password) is None:
         raise ProblemException(403, "current password is wrong", "current_password")
-    await svc.auth.update_user(who.username, None, None, body.new_password)
-    if who.via == "session" and cookie:
-        await svc.auth.keep_session(cookie)
+    await svc.auth.update_user(who.username, None, None, body.new_password,
+                               keep_session=cookie if who.via == "session" else None)
     await svc.audit.record(who.username, who.role.value, client_of(request), "auth.password", f"user:{who.username}")
     return Response(status_code=204)
 
