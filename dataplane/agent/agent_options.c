@@ -9,6 +9,8 @@
 
 #include "redis_addr.h"
 
+#define AGENT_DURATION_MAX_S 31536000.0 /* a year, s */
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -81,8 +83,11 @@ int agent_options_parse(int argc, char **argv, struct agent_options *o)
         }
         case 'd':
             o->duration_s = strtod(optarg, &end);
-            if (*end != '\0' || !(o->duration_s > 0)) {
-                fprintf(stderr, "adwiser-sta-agent: --duration %s: expected seconds > 0\n", optarg);
+            /* bounded: the end time is t0 + duration in uint64_t ns (inf, or 2e10 s, converted to 0 and the
+             * agent exited at once, saying nothing) */
+            if (*end != '\0' || !(o->duration_s > 0 && o->duration_s <= AGENT_DURATION_MAX_S)) {
+                fprintf(stderr, "adwiser-sta-agent: --duration %s: expected seconds in (0, %.0f]\n", optarg,
+                        AGENT_DURATION_MAX_S);
                 return -1;
             }
             break;

@@ -30,7 +30,8 @@ struct dp_counters {
     uint64_t dropped_pkts;     /* verdict ADW_DROP (the core counts the cause) */
     uint64_t released_pkts;    /* returned by adw_sched_dequeue_burst */
     uint64_t flushed_pkts;     /* returned by adw_sched_flush at shutdown */
-    uint64_t tx_pkts;          /* transmitted (DPDK) or accepted by verdict (nfqueue) */
+    uint64_t tx_pkts;          /* transmitted (DPDK: handed to the PMD, less what a full ring dropped, which
+                                  is in tx_drops) or accepted by verdict (nfqueue) */
     uint64_t tx_drops;         /* could not be transmitted: TX ring full after retries, bad out_port */
     uint64_t reloads_applied;  /* configurations swapped in */
     uint64_t reloads_rejected; /* configurations refused (file or Redis) */

@@ -23,6 +23,7 @@ struct tx_port {
     uint16_t dpdk_port;               /* DPDK port id */
     struct rte_eth_dev_tx_buffer *buf;
     uint64_t *drops;                  /* the engine's tx_drops */
+    uint64_t *sent;                   /* the engine's tx_pkts: counted when buffered, taken back if dropped */
 };
 
 /* What the loop needs, per DPDK port (dev) and per scheduler port. */
@@ -94,6 +95,7 @@ static void tx_unsent(struct rte_mbuf **pkts, uint16_t count, void *userdata)
     for (uint16_t i = sent; i < count; i++)
         rte_pktmbuf_free(pkts[i]);
     *tp->drops += (uint64_t)(count - sent);
+    *tp->sent -= (uint64_t)(count - sent); /* buffered, counted in tx_pkts, but never sent: not both */
 }
 
 /* Queues m for scheduler port q: tagged with q's VLAN if it has one (m must not be shared then). */
@@ -240,6 +242,10 @@ static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
             m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
             return x->by_vid[d][vid];
         }
+        if (vid) { /* a VLAN of no AP: counted, also on a trunk with an untagged AP (it was taken as that AP's) */
+            x->e->c.vlan_unknown++;
+            return x->untagged[d] != SCHED_NONE ? x->untagged[d] : x->first_ap[d];
+        }
     }
     if (x->untagged[d] != SCHED_NONE)
         return x->untagged[d];
@@ -337,6 +343,7 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
     for (unsigned q = 0; q < m->n_dev; q++) {
         tx[q].dpdk_port = m->dev[q];
         tx[q].drops = &e->c.tx_drops;
+        tx[q].sent = &e->c.tx_pkts;
         tx[q].buf = rte_zmalloc_socket("adw_txbuf", RTE_ETH_TX_BUFFER_SIZE(MAX_BURST), 0,
                                        rte_eth_dev_socket_id(m->dev[q]));
         if (!tx[q].buf) {

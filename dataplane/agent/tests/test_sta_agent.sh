@@ -37,6 +37,10 @@ out=$("$AGENT" --iface lo --pair sta1 --model /nonexistent 2>&1) && fail "--pair
 grep -q -- "--pair sta1: expected AP/STA" <<<"$out" || fail "no message for a bad --pair: $out"
 out=$("$AGENT" --iface lo --pair ap1/sta1 --model /nonexistent --redis "unix:/x" 2>&1) && fail "--redis alone accepted"
 grep -q -- "--redis and --appliance go together" <<<"$out" || fail "no message for --redis alone: $out"
+for d in inf 2e10; do   # its end time in uint64_t ns: converted to 0, the agent ended at once without a word
+    out=$("$AGENT" --iface lo --pair ap1/sta1 --model /nonexistent --duration "$d" 2>&1) && fail "--duration $d accepted"
+    grep -q -- "--duration $d: expected seconds in (0, 31536000]" <<<"$out" || fail "no message for --duration $d: $out"
+done
 echo '{"version": 1, "m": 2, "intercept": 0, "coef": [1, 2], "threshold": 0.5, "n_max": 64}' >"$WORK/bad.json"
 out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$WORK/bad.json" 2>&1) && fail "a model with 2 of 3 coef accepted"
 grep -q "coef" <<<"$out" || fail "the bad model's field is not named: $out"
