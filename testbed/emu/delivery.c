@@ -11,9 +11,13 @@ static void on_deliver(void *ctx, const struct wlan_delivery *d)
 {
     struct emu *e = ctx;
     struct frame_slot *f = frame_store_get(&e->store, d->id);
-    send_on(e, d->dst, f->data, f->len);
+    bool sent = send_on(e, d->dst, f->data, f->len);
     uint64_t t = now_us(e);
     struct link_stats *l = link_of(e, d->src, d->dst);
+    if (!sent) { /* counted in tx_errors only: frames_out and the timing are of frames that left */
+        frame_store_release(&e->store, d->id);
+        return;
+    }
     l->frames_out++;
     delivery_timing_add(&l->timing, t > d->deliver_us ? t - d->deliver_us : 0);
     delivery_timing_add(&l->wakeup, e->advance_us > d->deliver_us ? e->advance_us - d->deliver_us : 0);

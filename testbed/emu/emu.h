@@ -28,6 +28,7 @@ struct port {
     char ifname[32];             /* interface name */
     int fd;                      /* AF_PACKET socket */
     bool has_mac;                /* STA: MAC known */
+    bool mac_pinned;             /* STA: given with mac=, never learned over */
     uint8_t mac[6];              /* STA: its MAC */
 };
 
@@ -87,12 +88,15 @@ static inline struct link_stats *link_of(struct emu *e, int src, int dst)
     return &e->links[src * WLAN_MAX_NODES + dst];
 }
 
-/* Sends a frame out of node's interface now; a node without one, or a failed send, is a tx error. */
-static inline void send_on(struct emu *e, int node, const uint8_t *buf, size_t len)
+/* Sends a frame out of node's interface now; a node without one, or a failed send, is a tx error (false). */
+static inline bool send_on(struct emu *e, int node, const uint8_t *buf, size_t len)
 {
     int p = e->port_of_node[node];
-    if (p < 0 || packet_socket_send(e->ports[p].fd, buf, len) != 0)
+    if (p < 0 || packet_socket_send(e->ports[p].fd, buf, len) != 0) {
         e->tx_errors++;
+        return false;
+    }
+    return true;
 }
 
 /* delivery.c: the air model's callbacks, with the instant the caller advances the air to (now) in advance_us. */

@@ -86,7 +86,7 @@ static void from_sta(struct emu *e, struct port *p, const uint8_t *buf, size_t l
         send_on(e, ap, buf, len);
         return;
     }
-    if (!(info.src[0] & 1)) { /* learn the STA's address from what it sends */
+    if (!(info.src[0] & 1) && !p->mac_pinned) { /* learn the STA's address from what it sends (mac= pins it) */
         memcpy(p->mac, info.src, 6);
         p->has_mac = true;
     }

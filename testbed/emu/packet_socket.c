@@ -23,7 +23,9 @@ int packet_socket_open(const char *ifname, char *err, size_t errlen)
         snprintf(err, errlen, "interface %s: %s", ifname, strerror(errno));
         return -1;
     }
-    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
+    /* Protocol 0: nothing is queued until bind() names the interface (with ETH_P_ALL the socket took frames of
+     * every interface of the namespace in between, and a frame of another port could be forwarded as this one's). */
+    int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         snprintf(err, errlen, "AF_PACKET socket for %s: %s", ifname, strerror(errno));
         return -1;
@@ -77,4 +79,11 @@ ssize_t packet_socket_recv(int fd, uint8_t *buf, size_t cap, uint64_t *arrival_n
 int packet_socket_send(int fd, const uint8_t *buf, size_t len)
 {
     return send(fd, buf, len, MSG_DONTWAIT) == (ssize_t)len ? 0 : -1;
+}
+
+uint64_t packet_socket_kernel_drops(int fd)
+{
+    struct tpacket_stats st;
+    socklen_t len = sizeof st;
+    return getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0 ? st.tp_drops : 0;
 }

@@ -19,5 +19,8 @@ int packet_socket_open(const char *ifname, char *err, size_t errlen);
 ssize_t packet_socket_recv(int fd, uint8_t *buf, size_t cap, uint64_t *arrival_ns);
 /* Sends a frame; returns 0 or -1. */
 int packet_socket_send(int fd, const uint8_t *buf, size_t len);
+/* Frames the kernel dropped because the socket's receive buffer was full, since the last call (PACKET_STATISTICS
+ * tp_drops: reading resets it); 0 if unknown. */
+uint64_t packet_socket_kernel_drops(int fd);
 
 #endif

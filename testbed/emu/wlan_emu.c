@@ -100,7 +100,7 @@ static int bind_port(struct emu *e, const char *spec, enum wlan_role role, char 
                 snprintf(err, errlen, "'%s': '%s' is not a unicast MAC", spec, o + 4);
                 return -1;
             }
-            p->has_mac = true;
+            p->has_mac = p->mac_pinned = true;
         } else if (role == WLAN_ROLE_STA && strncmp(o, "ap=", 3) == 0) {
             int ap = wlan_air_node_index(e->air, o + 3);
             if (ap != e->cfg->nodes[node].ap) {

@@ -83,3 +83,29 @@ def test_idle_wan_emu_sleeps_instead_of_spinning(testbed: topology.Testbed) -> N
         wan.stop(w)
     # A busy loop would burn ~200 ticks in 2 s; blocked in ppoll it uses ~none.
     assert used <= 5, used
+
+
+def test_frames_the_kernel_dropped_before_wan_emu_read_them_are_counted(testbed: topology.Testbed) -> None:
+    # wan-emu stopped (a descheduled loop) while 20000 datagrams arrive: its receive buffer overflows and the
+    # kernel drops the rest; those frames were counted nowhere (rx_frames and every drop counter said nothing)
+    import os
+    import signal
+    import time
+    w = wan.start(testbed, delay_ms=2, rate_mbit=200)
+    try:
+        ns_run(testbed.ns("server"), ["ping", "-c", "1", "-W", "2", "198.18.0.11"])  # ARP resolved first
+        os.kill(w.proc.pid, signal.SIGSTOP)
+        try:
+            ns_run(testbed.ns("server"), ["python3", "-c", (
+                "import socket\n"
+                "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                "for i in range(20000):\n"
+                "    s.sendto(b'x' * 1400, ('198.18.0.11', 9))\n")], timeout=60)
+        finally:
+            os.kill(w.proc.pid, signal.SIGCONT)
+        time.sleep(1.0)
+    finally:
+        stats = wan.stop(w)
+    d = stats["a_to_b"]
+    assert d["rx_dropped_kernel"] > 0
+    assert d["rx_frames"] + d["rx_dropped_kernel"] >= 20000, d

@@ -34,7 +34,9 @@ int packet_port_open(struct packet_port *p, const char *ifname, char *err, size_
         snprintf(err, err_len, "no such interface: %s", ifname);
         return -1;
     }
-    p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_ALL));
+    /* Protocol 0: nothing is queued until bind() names the interface (with ETH_P_ALL the socket took frames of
+     * every interface of the namespace in between, and a frame of the other port was sent back out of its own). */
+    p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (p->fd < 0) {
         snprintf(err, err_len, "socket(AF_PACKET) for %s: %s", ifname, strerror(errno));
         return -1;
@@ -94,4 +96,11 @@ int packet_port_send(struct packet_port *p, const uint8_t *frame, size_t len)
 {
     ssize_t n = send(p->fd, frame, len, 0);
     return n == (ssize_t)len ? 0 : -1;
+}
+
+uint64_t packet_port_kernel_drops(struct packet_port *p)
+{
+    struct tpacket_stats st;
+    socklen_t len = sizeof st;
+    return getsockopt(p->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0 ? st.tp_drops : 0;
 }

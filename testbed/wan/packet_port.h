@@ -23,5 +23,8 @@ ssize_t packet_port_recv(struct packet_port *p, uint8_t *buf, size_t cap);
 
 /* Sends one frame; returns 0 or -1 with errno set. */
 int packet_port_send(struct packet_port *p, const uint8_t *frame, size_t len);
+/* Frames the kernel dropped at p's full receive buffer since the last call (PACKET_STATISTICS tp_drops, which
+ * reading resets); 0 if unknown. */
+uint64_t packet_port_kernel_drops(struct packet_port *p);
 
 #endif

@@ -204,12 +204,13 @@ static void print_direction(FILE *f, const struct direction *d)
     fprintf(f,
             "\"%s\":{\"rx_frames\":%" PRIu64 ",\"accepted_bytes\":%" PRIu64 ",\"tx_frames\":%" PRIu64
             ",\"tx_bytes\":%" PRIu64 ",\"drop_queue\":%" PRIu64 ",\"drop_ring\":%" PRIu64
-            ",\"drop_oversize\":%" PRIu64 ",\"rx_errors\":%" PRIu64 ",\"tx_errors\":%" PRIu64
+            ",\"drop_oversize\":%" PRIu64 ",\"rx_dropped_kernel\":%" PRIu64 ",\"rx_errors\":%" PRIu64
+            ",\"tx_errors\":%" PRIu64
             ",\"held_at_exit\":%" PRIu32 ",\"late_p50_us\":%" PRIu64 ",\"late_p99_us\":%" PRIu64
             ",\"late_max_us\":%" PRIu64 "}",
             d->label, c->accepted_frames + c->drop_queue + c->drop_ring + c->drop_oversize,
             c->accepted_bytes, d->tx_frames, d->tx_bytes, c->drop_queue, c->drop_ring,
-            c->drop_oversize, d->rx_errors, d->tx_errors, d->line.count,
+            c->drop_oversize, packet_port_kernel_drops(d->in), d->rx_errors, d->tx_errors, d->line.count,
             lateness_hist_quantile_us(&d->late, 0.50), lateness_hist_quantile_us(&d->late, 0.99),
             d->late.max_ns / 1000u);
 }
