@@ -225,8 +225,8 @@ static unsigned release_due(struct loop_ctx *x, struct adw_pkt *out, unsigned bu
  */
 static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
 {
+    uint16_t vid = 0;
     if (x->trunk[d]) {
-        uint16_t vid = 0;
         int in_frame = 0;
         if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {
             vid = m->vlan_tci & 0xfff;
@@ -242,16 +242,13 @@ static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
             m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
             return x->by_vid[d][vid];
         }
-        if (vid) { /* a VLAN of no AP: counted, also on a trunk with an untagged AP (it was taken as that AP's) */
-            x->e->c.vlan_unknown++;
-            return x->untagged[d] != SCHED_NONE ? x->untagged[d] : x->first_ap[d];
-        }
     }
-    if (x->untagged[d] != SCHED_NONE)
+    if (vid == 0 && x->untagged[d] != SCHED_NONE)
         return x->untagged[d];
-    /* A VLAN of no AP on a trunk: handed over as the first AP's, unchanged (the core passes it uplink). */
+    /* On a trunk, a frame of no AP (a VLAN of no AP, also where an untagged AP is; or untagged where none is):
+     * counted, and handed over unchanged as the untagged AP's, else the first AP's (the core passes it uplink). */
     x->e->c.vlan_unknown++;
-    return x->first_ap[d];
+    return x->untagged[d] != SCHED_NONE ? x->untagged[d] : x->first_ap[d];
 }
 
 /* Receives a burst from dev d and hands it to the core; *due is the core's next event, kept current. */
