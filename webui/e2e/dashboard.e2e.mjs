@@ -308,9 +308,11 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
       buffer: Buffer.from(`${header}\nap,ap1,AP1,thirty-six,ap1,,,,,,\n`) })
     await page.locator('#import-problems').waitFor()
     assert.match(await page.locator('#import-problems').innerText(), /CSV line 2: channel "thirty-six" is not a whole number/)
-    const csv = [header, 'ap,ap1,AP1 north wing,36,ap1,,,,,,', 'ap,ap2,AP2 south wing,36,ap2,,,,,,',
-      'sta,sta1,,,,,02:ad:00:00:01:01,198.18.0.11,ap1,,', 'sta,sta2,,,,,02:ad:00:00:02:01,198.18.0.12,ap2,,',
-      'conflict,,,,,,,,,ap1/sta1,ap2/sta2'].join('\n')
+    // The optional number columns may come in any order after the others.
+    const csv = [`${header},ampdu_ceiling_mpdus,ampdu_ceiling_us,phy_rate_mbps`,
+      'ap,ap1,AP1 north wing,36,ap1,,,,,,,40,3000,', 'ap,ap2,AP2 south wing,36,ap2,,,,,,,,,',
+      'sta,sta1,,,,,02:ad:00:00:01:01,198.18.0.11,ap1,,,,,390', 'sta,sta2,,,,,02:ad:00:00:02:01,198.18.0.12,ap2,,,,,',
+      'conflict,,,,,,,,,ap1/sta1,ap2/sta2,,,'].join('\n')
     await page.setInputFiles('#topo-import', { name: 'lab.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
     await page.getByTestId('notice').filter({ hasText: 'Imported lab.csv: 2 APs, 2 STAs, 1 conflicts' }).waitFor()
     assert.equal(await page.getByLabel('AP 1 name').inputValue(), 'AP1 north wing')
@@ -318,7 +320,10 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     await page.getByRole('button', { name: 'Save topology' }).click()
     await page.getByTestId('notice').filter({ hasText: 'Saved as version' }).waitFor()
     const v = (await admin('GET', '/versions')).body.items[0]
-    assert.equal((await admin('GET', `/versions/${v.version}`)).body.doc.topology.aps[0].name, 'AP1 north wing')
+    const saved = (await admin('GET', `/versions/${v.version}`)).body.doc.topology
+    assert.equal(saved.aps[0].name, 'AP1 north wing')
+    assert.deepEqual([saved.aps[0].ampdu_ceiling_mpdus, saved.aps[0].ampdu_ceiling_us, saved.aps[1].ampdu_ceiling_us], [40, 3000, null])
+    assert.deepEqual([saved.stas[0].phy_rate_mbps, saved.stas[1].phy_rate_mbps], [390, null])
   })
 
   test('a viewer sees everything read-only and a write is refused', async () => {

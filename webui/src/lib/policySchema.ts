@@ -51,11 +51,11 @@ function resolve(s: JsonSchema): JsonSchema {
   return s.$ref ? defs[s.$ref.split('/').pop()!] : s
 }
 
-function fieldOf(section: string, key: string, raw: JsonSchema): PolicyField {
+function fieldOf(section: string, key: string, raw: JsonSchema, path = `policies.${section}.${key}`): PolicyField {
   const nonNull = raw.anyOf ? raw.anyOf.find((a) => a.type !== 'null') ?? {} : raw
   const nullable = !!raw.anyOf?.some((a) => a.type === 'null')
   const base = {
-    section, key, path: `policies.${section}.${key}`,
+    section, key, path,
     label: key, help: raw.description ?? nonNull.description ?? '', nullable,
   }
   const range = (s: JsonSchema) => ({
@@ -71,6 +71,14 @@ function fieldOf(section: string, key: string, raw: JsonSchema): PolicyField {
     if (it.type === 'integer') return { ...base, kind: 'integers', itemMin: it.minimum, itemMax: it.maximum }
   }
   return { ...base, kind: 'json' }
+}
+
+/** A field of another model of the schema ('AccessPoint', 'Station'), so a value read
+ *  elsewhere (a topology import) is checked against the same range as the API's. */
+export function modelField(model: string, key: string): PolicyField {
+  const raw = defs[model]?.properties?.[key]
+  if (!raw) throw new Error(`the configuration schema has no field ${model}.${key}`)
+  return fieldOf(model, key, raw, `${model}.${key}`)
 }
 
 // Operator-facing names; a section the schema adds later shows under its key.

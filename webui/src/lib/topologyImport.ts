@@ -2,16 +2,20 @@
 // - YAML (or JSON): a whole configuration document (its `topology` is taken, the
 //   shape of configs/*.yaml) or a bare topology {aps, stas, conflicts};
 // - CSV with a header row and a `kind` column; per kind the columns used are
-//     ap:       id, name, channel, port, vlan
-//     sta:      id, mac, ips (separated by spaces or ';'), ap
+//     ap:       id, name, channel, port, vlan, ampdu_ceiling_mpdus, ampdu_ceiling_us
+//     sta:      id, mac, ips (separated by spaces or ';'), ap, phy_rate_mbps
 //     conflict: a, b (two pairs 'ap/sta')
-// From YAML every other field of an AP or STA (ampdu_ceiling_mpdus, ampdu_ceiling_us,
-// phy_rate_mbps) is kept as it is, so saving the import does not drop them.
-// Only the shape is checked here (each problem names its line and column); the
-// controller validates the whole document on save, as for every other edit.
+//   (the AP's measured A-MPDU ceilings in MPDUs and in µs, the STA's PHY rate in
+//   Mbit/s: optional, an empty cell or a missing column leaves them unset).
+// From YAML every other field of an AP or STA is kept as it is, so saving the
+// import does not drop them.
+// Only the shape and the CSV number columns' ranges are checked here (each problem
+// names its line and column); the controller validates the whole document on save,
+// as for every other edit.
 import Papa from 'papaparse'
 import { parse as parseYaml } from 'yaml'
 import type { AccessPoint, Station, Topology } from '../api/types'
+import { checkValue, modelField } from './policySchema'
 
 export class ImportError extends Error {
   readonly problems: string[]
@@ -49,6 +53,17 @@ export function parseYamlTopology(text: string): Topology {
   return asTopology(doc)
 }
 
+/** The optional number columns of CSV rows, checked against the configuration
+ *  schema's range here so a bad cell is named by its line (the controller's refusal
+ *  on save names only the entry's index); the Topology page lists them from here. */
+export const CSV_NUMBER_COLUMNS = [
+  { kind: 'ap', what: "the AP's measured A-MPDU ceiling in MPDUs", field: modelField('AccessPoint', 'ampdu_ceiling_mpdus') },
+  { kind: 'ap', what: "the AP's measured A-MPDU ceiling in µs of airtime", field: modelField('AccessPoint', 'ampdu_ceiling_us') },
+  { kind: 'sta', what: "the STA's mean PHY rate in Mbit/s", field: modelField('Station', 'phy_rate_mbps') },
+] as const
+// Number() also takes '0x10', '0b1' and 'Infinity': a cell must be a decimal number.
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i
+
 export function parseCsvTopology(text: string): Topology {
   const res = Papa.parse<Record<string, string>>(text.trim(), { header: true, skipEmptyLines: true, transformHeader: (h) => h.trim().toLowerCase() })
   const problems = res.errors.map((e) => `CSV line ${(e.row ?? 0) + 2}: ${e.message}`)
@@ -62,6 +77,18 @@ export function parseCsvTopology(text: string): Topology {
       if (!v) problems.push(`CSV line ${line}: column "${col}" is empty`)
       return v
     }
+    /** The set number cells of this row's kind, as fields to add to its entry. */
+    const numbers = (kind: 'ap' | 'sta'): Record<string, number> => {
+      const out: Record<string, number> = {}
+      for (const { field: f } of CSV_NUMBER_COLUMNS.filter((c) => c.kind === kind)) {
+        const text = (row[f.key] ?? '').trim()
+        if (!text) continue
+        const problem = DECIMAL.test(text) ? checkValue(f, Number(text)) : 'is not a number'
+        if (problem) problems.push(`CSV line ${line}: ${f.key} "${text}" ${problem}`)
+        else out[f.key] = Number(text)
+      }
+      return out
+    }
     const kind = (row.kind ?? '').trim().toLowerCase()
     if (kind === 'ap') {
       const channel = Number(need('channel'))
@@ -69,10 +96,10 @@ export function parseCsvTopology(text: string): Topology {
       const vlanText = (row.vlan ?? '').trim()
       const vlan = vlanText ? Number(vlanText) : null
       if (vlanText && !Number.isInteger(vlan)) problems.push(`CSV line ${line}: vlan "${vlanText}" is not a whole number`)
-      topo.aps.push({ id: need('id'), name: (row.name ?? '').trim(), channel, port: need('port'), vlan })
+      topo.aps.push({ id: need('id'), name: (row.name ?? '').trim(), channel, port: need('port'), vlan, ...numbers('ap') })
     } else if (kind === 'sta') {
       const ips = (row.ips ?? '').split(/[\s;]+/).filter(Boolean)
-      topo.stas.push({ id: need('id'), mac: need('mac'), ips, ap: need('ap') })
+      topo.stas.push({ id: need('id'), mac: need('mac'), ips, ap: need('ap'), ...numbers('sta') })
     } else if (kind === 'conflict') {
       topo.conflicts.push([need('a'), need('b')])
     } else if (fields.includes('kind')) {

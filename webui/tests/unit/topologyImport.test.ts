@@ -63,4 +63,43 @@ slice_map: {slices: [{duration_ms: 20, pairs: [ap1/sta1]}]}
     expect(t.aps).toEqual([{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null, ampdu_ceiling_mpdus: 40, ampdu_ceiling_us: 3000 }])
     expect(t.stas).toEqual([{ id: 'sta1', mac: '02:00:00:00:00:01', ips: [], ap: 'ap1', phy_rate_mbps: 390 }])
   })
+
+  it('reads the AP A-MPDU ceilings and the STA PHY rate from CSV columns, an empty cell leaving them unset', () => {
+    const t = parseCsvTopology(`kind,id,name,channel,port,vlan,ampdu_ceiling_mpdus,ampdu_ceiling_us,mac,ips,ap,phy_rate_mbps,a,b
+ap,ap1,A,36,p1,,40,3000,,,,,,
+ap,ap2,B,36,p2,,,,,,,,,
+sta,sta1,,,,,,,02:00:00:00:00:01,,ap1,390.5,,
+sta,sta2,,,,,,,02:00:00:00:00:02,,ap2,,,
+`)
+    expect(t.aps).toStrictEqual([
+      { id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null, ampdu_ceiling_mpdus: 40, ampdu_ceiling_us: 3000 },
+      { id: 'ap2', name: 'B', channel: 36, port: 'p2', vlan: null },
+    ])
+    expect(t.stas).toStrictEqual([
+      { id: 'sta1', mac: '02:00:00:00:00:01', ips: [], ap: 'ap1', phy_rate_mbps: 390.5 },
+      { id: 'sta2', mac: '02:00:00:00:00:02', ips: [], ap: 'ap2' },
+    ])
+  })
+
+  it('names the line and column of a CSV ceiling or PHY rate that is no number or out of the controller\'s range', () => {
+    const bad = `kind,id,channel,port,ampdu_ceiling_mpdus,ampdu_ceiling_us,mac,ap,phy_rate_mbps
+ap,ap1,36,p1,forty,50,,,
+ap,ap2,36,p2,257,0x10,,,
+sta,sta1,,,,,02:00:00:00:00:01,ap1,0
+sta,sta2,,,,,02:00:00:00:00:02,ap1,10001
+`
+    expect(() => parseCsvTopology(bad)).toThrow(ImportError)
+    try {
+      parseCsvTopology(bad)
+    } catch (e) {
+      expect((e as ImportError).problems).toEqual([
+        'CSV line 2: ampdu_ceiling_mpdus "forty" is not a number',
+        'CSV line 2: ampdu_ceiling_us "50" must be at least 100',
+        'CSV line 3: ampdu_ceiling_mpdus "257" must be at most 256',
+        'CSV line 3: ampdu_ceiling_us "0x10" is not a number',
+        'CSV line 4: phy_rate_mbps "0" must be greater than 0',
+        'CSV line 5: phy_rate_mbps "10001" must be at most 10000',
+      ])
+    }
+  })
 })
