@@ -105,4 +105,20 @@ describe('AccessView', () => {
     expect(w.get('[data-testid=user-row-error]').text()).toContain('last active admin')
     expect((box.element as HTMLInputElement).checked).toBe(false)
   })
+
+  it('shows the stored role in the role selector after a refused change (409 last admin), with the refusal', async () => {
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'PATCH') return json(409, { status: 409, detail: "'root' is the last active admin", field: 'username', errors: [] })
+      if (u.endsWith('/auth/users')) return json(200, [{ username: 'root', role: 'admin', created_at: '', disabled: false }])
+      return json(200, [])
+    }))
+    useSession().adopt({ username: 'other', role: 'admin', via: 'session', csrf_token: 'c' })
+    const w = mount(AccessView)
+    await flushPromises()
+    const select = w.get('[data-user=root] select')
+    await select.setValue('viewer')
+    await flushPromises()
+    expect(w.get('[data-testid=user-row-error]').text()).toBe("Refused (409): 'root' is the last active admin")
+    expect((select.element as HTMLSelectElement).value).toBe('admin')
+  })
 })
