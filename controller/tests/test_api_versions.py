@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import httpx
@@ -103,6 +104,21 @@ def test_diff_lists_changed_paths_and_a_unified_diff(api, appliance):
                                                        "old": 20, "new": 25}
     assert paths["policies.realtime.udp_ports[0]"]["op"] == "added"
     assert "-  - duration_ms: 20" in d["unified"] and "+  - duration_ms: 25" in d["unified"]
+
+
+def test_diff_of_versions_stored_before_a_defaulted_field_existed_shows_no_phantom_change(api, appliance, rdb):
+    """Versions stored by an older controller lack fields added later with a default (early_handover,
+    hold_max_fraction, guard_us): two such versions with the same content differ in nothing."""
+    aid, v1 = appliance
+    v2 = api("operator").post("/api/v1/versions", json={"doc": lab_doc(aid), "comment": "same again"}).json()["version"]
+    for n in (v1, v2):
+        doc = json.loads(rdb.hget(f"adwiser:version:{n}", "doc"))
+        del doc["policies"]["ts_abr_qd"]["early_handover"]
+        del doc["policies"]["realtime"]["hold_max_fraction"], doc["policies"]["realtime"]["guard_us"]
+        rdb.hset(f"adwiser:version:{n}", "doc", json.dumps(doc))
+    d = api("viewer").get(f"/api/v1/versions/{v2}/diff").json()
+    assert d["from_version"] == v1
+    assert d["changes"] == [] and d["unified"] == ""
 
 
 def test_unknown_version_is_404_naming_version(api):

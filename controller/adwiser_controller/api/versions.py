@@ -262,10 +262,12 @@ async def diff_version(version: int, against: int | None = Query(default=None, d
     if base_n is None:
         raise ProblemException(404, f"version {version} has no parent; give `against`", "against")
     try:
-        old = await svc.store.get_raw_doc(base_n)
+        base = await svc.store.get(base_n)
     except NotFound:
         raise ProblemException(404, f"version {base_n} does not exist", "against") from None
-    new = to.doc.model_dump(mode="json")
+    # Both sides as the models read them: a version stored before a field with a default existed has the
+    # default, so the diff shows what changed, not what an older controller did not write.
+    old, new = base.doc.model_dump(mode="json"), to.doc.model_dump(mode="json")
     return DiffResult(from_version=base_n, to_version=version, changes=config_diff.changes(old, new),
                       unified=config_diff.unified(old, new, f"v{base_n}", f"v{version}"))
 
