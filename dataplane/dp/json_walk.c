@@ -215,11 +215,17 @@ int jw_elem_integer(struct jw *w, const json_t *v, const char *path, long long m
 {
     if (w->failed)
         return -1;
-    if (!json_is_integer(v)) {
+    /* The schema's "integer" is any number with a zero fractional part (JSON Schema 2020-12): 20.0 counts. */
+    double d = json_is_real(v) ? json_real_value(v) : 0.0;
+    if (!json_is_integer(v) && !(json_is_real(v) && isfinite(d) && d == floor(d))) {
         jw_fail(w, path, "expected an integer, got %s", type_name(v));
         return -1;
     }
-    long long x = json_integer_value(v);
+    if (json_is_real(v) && (d < (double)min || d > (double)max)) {
+        jw_fail(w, path, "%g is outside [%lld, %lld]", d, min, max);
+        return -1;
+    }
+    long long x = json_is_real(v) ? (long long)d : json_integer_value(v);
     if (x < min || x > max) {
         jw_fail(w, path, "%lld is outside [%lld, %lld]", x, min, max);
         return -1;

@@ -329,6 +329,37 @@ static void test_values_just_above_an_exclusive_minimum_are_accepted(void **stat
     json_decref(doc);
 }
 
+/* JSON Schema's "integer" is any number with a zero fractional part, so 20.0 is as valid as 20 for the schema
+ * (and for ansible's validator, which passes such documents on): the loader must read it the same. */
+static void test_integers_written_with_a_zero_fraction_are_accepted_as_the_schema_does(void **state)
+{
+    (void)state;
+    json_t *doc = lab_doc();
+    json_object_set_new(doc, "schema_version", json_real(1.0));
+    json_object_set_new(at(doc, "slice_map.slices[0]"), "duration_ms", json_real(25.0));
+    json_object_set_new(at(doc, "topology.aps[0]"), "channel", json_real(40.0));
+    json_object_set_new(at(doc, "topology.aps[0]"), "vlan", json_real(100.0));
+    json_object_set_new(at(doc, "policies.ts_abr_qd"), "r_init_pkts", json_real(64.0));
+    json_object_set_new(at(doc, "policies.realtime"), "guard_us", json_real(250.0));
+    json_object_set_new(at(doc, "policies.realtime"), "dscp", json_pack("[f]", 46.0));
+    struct adw_config *cfg = config_json_alloc();
+    char err[512] = "";
+    if (load(doc, cfg, err, sizeof(err)) != 0)
+        fail_msg("an integer the schema allows, written as 25.0, was refused: %s", err);
+    assert_int_equal(cfg->slices[0].duration_ns, 25000000u);
+    assert_int_equal(cfg->aps[0].channel, 40);
+    assert_int_equal(cfg->aps[0].vlan, 100);
+    assert_int_equal(cfg->policies.ts_abr_qd.r_init_pkts, 64);
+    assert_int_equal(cfg->policies.realtime.guard_us, 250);
+    assert_int_equal(cfg->policies.realtime.dscp[0], 46);
+    json_object_set_new(at(doc, "topology.aps[0]"), "vlan", json_real(4095.0));
+    assert_refused(doc, "topology.aps[0].vlan: ", "outside");
+    json_object_set_new(at(doc, "topology.aps[0]"), "vlan", json_real(1e300));
+    assert_refused(doc, "topology.aps[0].vlan: ", "outside");
+    free(cfg);
+    json_decref(doc);
+}
+
 static void test_malformed_json_is_refused_with_its_position(void **state)
 {
     (void)state;
@@ -354,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_each_kind_of_invalid_value_is_refused_whole_with_its_path),
         cmocka_unit_test(test_conflicting_pairs_in_one_slice_are_refused_by_the_core_check),
         cmocka_unit_test(test_values_just_above_an_exclusive_minimum_are_accepted),
+        cmocka_unit_test(test_integers_written_with_a_zero_fraction_are_accepted_as_the_schema_does),
         cmocka_unit_test(test_malformed_json_is_refused_with_its_position),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
