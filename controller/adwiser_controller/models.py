@@ -52,6 +52,9 @@ AP_NAME_MAX_BYTES = 128  # dp/config_json.c read_aps: char name[129], counted in
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 PAIR_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}/[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 MAC_PATTERN = r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$"
+# What the schema says of a MAC: unicast (first octet even) as well. The models check that in
+# _normalise_mac, whose message names the reason; ansible and the web UI have only the schema.
+UNICAST_MAC_PATTERN = r"^[0-9A-Fa-f][02468AaCcEe](:[0-9A-Fa-f]{2}){5}$"
 PORT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:,=-]{0,127}$"
 
 Identifier = Annotated[
@@ -103,7 +106,11 @@ def _ap_name_bounded(value: str) -> str:
 
 MacAddress = Annotated[
     str,
-    Field(pattern=MAC_PATTERN, description="Unicast MAC address, six colon-separated hex octets; stored lowercase."),
+    Field(
+        pattern=MAC_PATTERN,
+        description="Unicast MAC address, six colon-separated hex octets; stored lowercase.",
+        json_schema_extra={"pattern": UNICAST_MAC_PATTERN},
+    ),
     AfterValidator(_normalise_mac),
 ]
 IpAddress = Annotated[
@@ -112,6 +119,8 @@ IpAddress = Annotated[
         min_length=2,
         max_length=45,
         description="IPv4 or IPv6 address of the station; an IPv6 zone (%eth0) is not allowed.",
+        # For validators of the schema alone (ansible's checks formats); the models parse it in _normalise_ip.
+        json_schema_extra={"anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]},
     ),
     AfterValidator(_normalise_ip),
 ]
@@ -303,12 +312,16 @@ class Realtime(Strict):
     """004 §6.4: real-time packets are released first at every slice start, never batched."""
 
     dscp: list[Annotated[int, Field(ge=0, le=63)]] = Field(
-        default_factory=list, max_length=RT_DSCP_MAX, description="DSCP code points classified as real-time (46 = EF)."
+        default_factory=list,
+        max_length=RT_DSCP_MAX,
+        description="DSCP code points classified as real-time (46 = EF).",
+        json_schema_extra={"uniqueItems": True},
     )
     udp_ports: list[Annotated[int, Field(ge=1, le=65535)]] = Field(
         default_factory=list,
         max_length=RT_PORTS_MAX,
         description="UDP ports (source or destination) classified as real-time.",
+        json_schema_extra={"uniqueItems": True},
     )
     # Defaults: adwiser/config.h (ADW_RT_*_DEFAULT) says where they come from; dataplane/core/realtime_release.c why.
     hold_max_fraction: float = Field(

@@ -27,7 +27,8 @@ def field_path(error: jsonschema.ValidationError) -> str:
 def errors_of(schema: dict[str, Any], document: Any) -> list[str]:
     validator_cls = jsonschema.validators.validator_for(schema)
     validator_cls.check_schema(schema)
-    validator = validator_cls(schema)
+    # Formats are checked (the addresses of a STA are "ipv4" or "ipv6"), not only annotated.
+    validator = validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
     found = sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
     return [f"{field_path(e)}: {e.message}" for e in found]
 

@@ -1,0 +1,68 @@
+"""A value the models refuse on its own (not by relating two fields) is refused by the generated schema too.
+
+Ansible validates the dataplane's document with that schema alone (roles/dataplane/files/validate_config.py,
+on the control node, on the appliance and in the unit's ExecStartPre), so a value the schema lets through but
+the dataplane's loader refuses replaces the running document and leaves an appliance whose dataplane will not
+start.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from adwiser_controller import configfile, schema
+from adwiser_controller.configfile import ConfigInvalid
+
+ROOT = Path(__file__).resolve().parents[2]
+VALIDATOR = ROOT / "ansible" / "roles" / "dataplane" / "files" / "validate_config.py"
+
+
+def ansible_errors(doc: dict[str, Any]) -> list[str]:
+    spec = importlib.util.spec_from_file_location("validate_config", VALIDATOR)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.errors_of(json.loads(schema.DEFAULT_PATH.read_text()), doc)
+
+
+def lab_with(path: list[str | int], value: Any) -> dict[str, Any]:
+    doc = yaml.safe_load((ROOT / "configs" / "lab-2ap-2sta.yaml").read_text())
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    return doc
+
+
+@pytest.mark.parametrize(
+    "path,value",
+    [
+        (["topology", "stas", 0, "mac"], "01:00:5e:00:00:01"),  # multicast: the dataplane refuses it
+        (["topology", "stas", 0, "ips"], ["not-an-ip"]),  # inet_pton refuses it
+        (["topology", "stas", 0, "ips"], ["198.18.0.300"]),
+        (["topology", "stas", 0, "ips"], ["fe80::1%eth0"]),  # a zone: inet_pton refuses it
+        (["policies", "realtime", "dscp"], [46, 46]),
+        (["policies", "realtime", "udp_ports"], [5004, 5004]),
+    ],
+    ids=["multicast-mac", "not-an-address", "ipv4-octet-300", "scoped-ipv6", "dscp-repeat", "udp-port-repeat"],
+)
+def test_value_the_models_refuse_is_refused_by_the_schema_ansible_validates_with(path, value):
+    doc = lab_with(path, value)
+    with pytest.raises(ConfigInvalid):
+        configfile.validate_data(doc, "test")
+    field = ".".join(str(p) for p in path)
+    assert [e for e in ansible_errors(doc) if e.startswith(field)], f"the schema accepts {field} = {value!r}"
+
+
+def test_the_lab_document_and_valid_addresses_pass_the_schema():
+    doc = lab_with(["topology", "stas", 0, "ips"], ["198.18.0.11", "2001:db8::11", "::ffff:198.18.0.11"])
+    doc["topology"]["stas"][0]["mac"] = "02:AD:00:00:01:01"
+    doc["policies"]["realtime"]["udp_ports"] = [5004, 5005]
+    configfile.validate_data(doc, "test")
+    assert ansible_errors(doc) == []
