@@ -186,6 +186,17 @@ def test_ci95_uses_student_t_for_few_runs() -> None:
     assert experiment.ci95([9.0, 10.0, 11.0]) == pytest.approx(4.303 / math.sqrt(3), rel=1e-3)
 
 
+def test_ci95_uses_student_t_up_to_the_twenty_runs_a_scenario_may_repeat() -> None:
+    # n = 11, sd = 1: t(10) = 2.228, not the normal 1.96 (12 % narrower)
+    runs = [9.0] * 5 + [10.0] + [11.0] * 5
+    sd = math.sqrt(10.0 / 10)
+    assert experiment.ci95(runs) == pytest.approx(2.228 * sd / math.sqrt(11), rel=1e-3)
+    # n = 20 (repeats=20, the most run() accepts): t(19) = 2.093
+    runs20 = [9.0] * 10 + [11.0] * 10
+    sd20 = math.sqrt(20.0 / 19)
+    assert experiment.ci95(runs20) == pytest.approx(2.093 * sd20 / math.sqrt(20), rel=1e-3)
+
+
 def test_cleanup_runs_every_step_even_after_a_failure() -> None:
     done: list[str] = []
 
