@@ -41,6 +41,16 @@ def test_each_phase_has_the_rate_released_and_the_mean_drain_time() -> None:
     assert first["8s-end"]["mbps"] == first["4-8s"]["mbps"] and second["start_s"] == 23.0
 
 
+def test_phase_drain_time_counts_every_drain_not_the_last_one_of_each_frame() -> None:
+    # One 20 s transfer at 200 ms frames where drains end out of step with the frames: every other frame
+    # two drains end (30 ms and 10 ms: v_ms is the last, 10), in the frames between none does (v_ms repeats
+    # it). The mean drain time is 40 / 2 = 20 ms, not the mean of v_ms (10).
+    recs = [{**_rec(1.0 + 0.2 * k, 100, 10.0), "drains": 0 if k % 2 else 2, "v_sum_ms": 0.0 if k % 2 else 40.0}
+            for k in range(100)]
+    (only,) = transfer_phases.phases(recs, duration_s=20.0)
+    assert [only[key]["v_ms"] for key in ("0-4s", "4-8s", "8s-end")] == [20.0, 20.0, 20.0]
+
+
 def test_report_shows_the_phases_of_each_pair(tmp_path) -> None:
     doc = {"downlink-100ms": {"pairs": {}, "iperf_last_run": {},
                               "transfer_phases": {"ap1/sta1": transfer_phases.phases(RECORDS, 20.0)}}}
