@@ -48,6 +48,19 @@ def slice_intervals(frames: list[dict[str, Any]], as_released: bool = False) -> 
     return out
 
 
+def union(iv: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The sorted, disjoint intervals covering what iv covers. A pair's slices as released can overlap
+    (a slice given to it, then its own going early into that one), and overlap_us would count the
+    time both cover twice."""
+    out: list[tuple[float, float]] = []
+    for a, b in sorted(iv):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
 def overlap_us(iv: list[tuple[float, float]], starts: list[float], s: float, e: float) -> float:
     """Length of [s, e) covered by the sorted, disjoint intervals iv."""
     i = max(bisect.bisect_right(starts, s) - 1, 0)
@@ -77,8 +90,9 @@ def overflow_fraction(frames: list[dict[str, Any]], ppdus: list[Ppdu],
     span_lo, span_hi = telemetry_span_us(intervals)
     t0_us = t0_unix_ns / 1000.0
     result: dict[str, float | None] = {}
-    for pair, iv in intervals.items():
+    for pair, slices in intervals.items():
         ap, _, sta = pair.partition("/")
+        iv = union(slices)
         starts = [a for a, _ in iv]
         slice_time = sum(b - a for a, b in fixed.get(pair, []))
         outside = 0.0

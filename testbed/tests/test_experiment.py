@@ -301,6 +301,22 @@ def test_slice_given_away_belongs_to_the_pair_it_was_given_to() -> None:
     assert iv == {"ap2/sta2": [(0.0, 20000.0), (20000.0, 40000.0)]}
 
 
+def test_airtime_in_two_overlapping_slices_of_a_pair_as_released_is_inside_once() -> None:
+    from runner import slice_overflow
+    from runner.groundtruth import Ppdu
+    # ap1/sta1's slice [0, 20) ms was given to ap2/sta2, whose own slice [20, 40) went 5 ms early: as
+    # released ap2/sta2 holds [0, 20) and [15, 40), which overlap. Its PPDU over [10, 30) ms is all inside.
+    frames = [{"ts_ns": 0, "slices": [{"duration_ms": 20.0, "pairs": ["ap1/sta1"], "given_to": ["ap2/sta2"]},
+                                      {"duration_ms": 20.0, "pairs": ["ap2/sta2"], "given_to": [],
+                                       "early_ms": 5.0}]}]
+    ppdus = [Ppdu("ap2", "sta2", 10, 130.0, 10_000.0, 20_000.0, False)]
+    assert slice_overflow.overflow_fraction(frames, ppdus, 0, as_released=True)["ap2/sta2"] == pytest.approx(0.0)
+    # one that starts before both and ends in the overlap: 5 ms outside, once
+    ppdus = [Ppdu("ap2", "sta2", 10, 130.0, -5_000.0, 22_000.0, False)]
+    assert slice_overflow.overflow_fraction(frames, ppdus, 0, as_released=True)["ap2/sta2"] == pytest.approx(
+        5.0 / 40.0)
+
+
 def test_wlan_emu_gets_a_core_and_receive_processing_goes_to_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(wlan.os, "sched_getaffinity", lambda pid: {0, 1})
     assert wlan.cpu_split() == (1, 0b1)
