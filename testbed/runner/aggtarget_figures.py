@@ -49,12 +49,16 @@ def appliance_queue(entries: list[dict[str, str]], pair: str) -> dict[str, Any] 
 def second_half_mbps(series: list[tuple[float, float]]) -> float | None:
     """Mean rate of the iperf3 series over the second half of the transfer (after the loop's start-up:
     goals' startup_s), beside the whole-run receiver goodput: the
-    sender's rate for TCP, the receiver's for UDP (iperf.interval_series)."""
+    sender's rate for TCP, the receiver's for UDP (iperf.interval_series). Each interval counts by its
+    length (from the end before it; the first starts at 0): the last one can be a fraction of the others
+    (iperf3's receiver ended aggtarget-1sta-lowdelay-udp with 0.056 s)."""
     if not series:
         return None
     end = series[-1][0]
-    tail = [v for t, v in series if t > end / 2]
-    return round(sum(tail) / len(tail), 3) if tail else None
+    starts = [0.0] + [t for t, _ in series[:-1]]
+    tail = [(t - t_start, v) for (t, v), t_start in zip(series, starts) if t > end / 2 and t > t_start]
+    seconds = sum(d for d, _ in tail)
+    return round(sum(d * v for d, v in tail) / seconds, 3) if seconds > 0 else None
 
 
 def startup_s(loop: list[dict[str, Any]]) -> float | None:

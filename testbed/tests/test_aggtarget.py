@@ -263,6 +263,13 @@ def test_startup_is_the_time_until_the_pacing_rate_first_reaches_90pct_of_its_se
     assert g["ap1/sta1"]["startup_s"] == 8.5
 
 
+def test_second_half_rate_weighs_each_iperf3_interval_by_its_length() -> None:
+    # iperf3's receiver ends a UDP run with a short interval (aggtarget-1sta-lowdelay-udp: 40.0-40.056 s):
+    # over the second half 0.5 s at 100, 0.5 s at 100 and 0.05 s at 20 Mbit/s are 101 Mbit / 1.05 s
+    series = [(0.5, 100.0), (1.0, 100.0), (1.5, 100.0), (2.0, 100.0), (2.05, 20.0)]
+    assert aggtarget_figures.second_half_mbps(series) == round(101.0 / 1.05, 3)
+
+
 def test_second_half_delay_is_the_mean_probe_delay_after_the_midpoint_of_the_series() -> None:
     series = [(100.0 + t, 1.0 if t < 10 else 2.0) for t in range(21)]  # below T-bar on the ramp, above after
     assert aggtarget_figures.second_half_delay_ms(series) == 2.0
