@@ -193,16 +193,17 @@ def summary(s: Scenario, app_docs: list[dict[str, Any]], run_out: Path | None = 
     if s.mix == "http":
         return {"http": http_load.summarise(app_docs)}
     merged: dict[str, dict[str, Any]] = {}
-    for end in ("server", "sta2"):
+    for end, peer in (("server", "sta2"), ("sta2", "server")):
         sent = sum(int(d[end]["sent"]) for d in app_docs)
         late = sum(int(d[end].get("late_sends", 0)) for d in app_docs)
         # Rounds are merged by offsetting sequence numbers, so a packet of one
-        # round is never taken for another's.
+        # round is never taken for another's: what this end received carries
+        # its peer's numbers, so the offset is what the peer sent before.
         received: list[list[int]] = []
         base = 0
         for d in app_docs:
             received += [[r[0] + base, r[1], r[2]] for r in d[end]["received"]]
-            base += int(d[end]["sent"])
+            base += int(d[peer]["sent"])
         merged[end] = {"sent": sent, "received": received, "late_sends": late}
     # Downlink: the server sends, STA2 receives; uplink the other way round.
     air = voice_air(run_out / "groundtruth.jsonl") if run_out is not None else None

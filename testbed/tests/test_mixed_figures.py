@@ -18,3 +18,17 @@ def test_median_page_response_of_an_even_count_is_the_mean_of_the_middle_two() -
     assert got["mean_response_ms"] == 250.0 and got["pages"] == 4
     # an odd count has its middle page
     assert http_load.summarise([_pages(100.0, 300.0, 200.0)])["median_response_ms"] == 200.0
+
+
+def test_merged_voice_rounds_offset_what_an_end_received_by_what_its_peer_sent() -> None:
+    from runner import mixed, scenarios
+
+    def end(sent: int, got: list[int]) -> dict:
+        return {"sent": sent, "received": [[s, 0, 1_000_000] for s in got], "late_sends": 0}
+
+    # Round 0: the server sent 3 (all received), STA2 sent 5; round 1: 3 and 5 again, all received.
+    rounds = [{"server": end(3, [0, 1, 2, 3, 4]), "sta2": end(5, [0, 1, 2])} for _ in range(2)]
+    voice = mixed.summary(scenarios.get("voice-bulk"), rounds)["voice"]
+    # downlink: 6 sent by the server, 6 received by STA2, none lost
+    assert (voice["down"]["sent"], voice["down"]["lost"]) == (6, 0)
+    assert (voice["up"]["sent"], voice["up"]["lost"]) == (10, 0)
