@@ -76,6 +76,22 @@ def test_ns_timestamp_keeps_every_digit(api, appliance, rdb):
     assert e["ts_ns"] == 1734000000123456789 and e["frame"] == 1 and e["version"] == 2
 
 
+def test_every_numeric_pair_field_the_dataplane_writes_is_served_as_a_number(api, appliance, rdb):
+    # A pair record as adwiser-dp writes it (dataplane/dp/frame_telemetry.c; an nfqueue run's telemetry line),
+    # every value as the text XADD stores; API.md: "Numbers are numbers; the field set is what the dataplane writes".
+    aid, _ = appliance
+    record = {"ts_ns": 1795733659428027748, "frame": 3, "pair": "ap1/sta1", "mode": "sliced", "s_ms": 20.0,
+              "r_pkts": 40, "v_ms": 19.2, "released_pkts": 40, "released_bytes": 60560, "queue_pkts": 0,
+              "limit_pkts": 4096, "drops_tail": 0, "drops_other": 0, "tput_mbps": 12.5, "reassigned": 0,
+              "drains": 2, "v_sum_ms": 37.5, "paced": 0, "pace_bps": 0, "agg_est": 3.5, "agg_bursts": 4,
+              "agg_raw": 4.1, "agg_stas": 1, "acked_segs": 16.0, "dup_acks": 0, "retx_pkts": 0, "loss_frac": 0.0,
+              "ack_delay_samples": 1, "ack_delay_ms": 4.2, "ack_delay_min_ms": 4.2}
+    rdb.xadd(keys.appliance(aid, "tm:pair"), {k: str(v) for k, v in record.items()})
+    e = api("viewer").get(f"/api/v1/telemetry/{aid}/pairs", params={"count": 1}).json()["entries"][0]
+    not_numbers = {k: e[k] for k, v in record.items() if not isinstance(v, str) and not isinstance(e[k], int | float)}
+    assert not_numbers == {}
+
+
 def test_telemetry_of_unknown_appliance_is_404(api):
     res = api("viewer").get("/api/v1/telemetry/ghost/frames")
     assert res.status_code == 404 and res.json()["field"] == "appliance"
