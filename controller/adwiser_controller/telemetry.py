@@ -20,9 +20,9 @@ FRAME_INT = {"ts_ns", "frame", "version", "reassignments"}
 FRAME_FLOAT = {"frame_ms", "utility", "utility_bound"}
 PAIR_INT = {"ts_ns", "frame", "r_pkts", "released_pkts", "released_bytes", "queue_pkts", "limit_pkts",
             "drops_tail", "drops_other", "reassigned", "paced", "retx_pkts", "dup_acks", "agg_bursts",
-            "agg_stas", "ack_delay_samples"}
+            "agg_stas", "ack_delay_samples", "drains"}
 PAIR_FLOAT = {"s_ms", "v_ms", "tput_mbps", "agg_est", "agg_raw", "acked_segs", "pace_bps", "loss_frac",
-              "ack_delay_ms", "ack_delay_min_ms"}
+              "ack_delay_ms", "ack_delay_min_ms", "v_sum_ms"}
 
 
 def _num(value: str, kind: type) -> int | float | None:
