@@ -8,7 +8,7 @@ enum sim_event_kind {
     EV_CORE_TICK,    /* call the core's dequeue */
     EV_DATA_AT_CORE, /* a server segment reaches the appliance (a = sta, b = segment index) */
     EV_AP_DONE,      /* an AP finished sending its head packet over the air (a = ap) */
-    EV_ACK_AT_CORE,  /* a STA's TCP ACK reaches the appliance from its AP (a = sta, b = ack number) */
+    EV_ACK_AT_CORE,  /* a STA's TCP ACK reaches the appliance from its AP (a = sta, b = its tcp_bulk ack slot) */
     EV_ACK_AT_SERVER, /* that ACK reaches the server (a = sta, b = ack number) */
     EV_PAGE_START     /* the HTTP user at STA a requests the next page */
 };

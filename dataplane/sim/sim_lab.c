@@ -99,7 +99,7 @@ static void ap_done_at(struct sim_lab *L, uint32_t a, uint64_t now, bool measure
     uint64_t seg = ap_done(ap, now, &L->q, &L->rng, measure);
     uint64_t ack_count;
     if (tcp_sta_receive(&L->flows[a], seg, ap->n == 0, measure, &ack_count))
-        eq_push(&L->q, now + D_ACK_NS, EV_ACK_AT_CORE, a, ack_count);
+        eq_push(&L->q, now + D_ACK_NS, EV_ACK_AT_CORE, a, tcp_build_ack(&L->flows[a], ack_count));
     struct http_user *h = &L->http;
     if (h->on && a == 1 && h->loading && L->flows[1].rcv_next >= L->flows[1].app_limit) {
         h->loading = false;
@@ -111,14 +111,13 @@ static void ap_done_at(struct sim_lab *L, uint32_t a, uint64_t now, bool measure
     }
 }
 
-static void ack_at_core(struct sim_lab *L, uint32_t sta, uint64_t ack_count, uint64_t now)
+static void ack_at_core(struct sim_lab *L, uint32_t sta, uint32_t slot, uint64_t now)
 {
-    uint32_t len;
-    const uint8_t *f = tcp_build_ack(&L->flows[sta], ack_count, &len);
-    struct adw_pkt p = {.data = f, .len = len, .in_port = (uint16_t)(sta + 1)};
+    const struct tcp_bulk *t = &L->flows[sta];
+    struct adw_pkt p = {.data = t->ack_frame[slot], .len = t->ack_len[slot], .in_port = (uint16_t)(sta + 1)};
     enum adw_verdict v;
     adw_sched_enqueue_burst(L->s, &p, &v, 1, now);
-    eq_push(&L->q, now + D_SERVER_NS, EV_ACK_AT_SERVER, sta, ack_count);
+    eq_push(&L->q, now + D_SERVER_NS, EV_ACK_AT_SERVER, sta, t->ack_count[slot]);
 }
 
 void sim_lab_handle(struct sim_lab *L, const struct sim_event *ev)
@@ -136,7 +135,7 @@ void sim_lab_handle(struct sim_lab *L, const struct sim_event *ev)
         ap_done_at(L, ev->a, now, measure);
         break;
     case EV_ACK_AT_CORE:
-        ack_at_core(L, ev->a, ev->b, now);
+        ack_at_core(L, ev->a, (uint32_t)ev->b, now);
         break;
     case EV_ACK_AT_SERVER:
         tcp_server_ack(&L->flows[ev->a], ev->b);

@@ -118,9 +118,9 @@ bool tcp_sta_receive(struct tcp_bulk *t, uint64_t seg, bool burst_end, bool meas
     return false;
 }
 
-const uint8_t *tcp_build_ack(struct tcp_bulk *t, uint64_t ack_count, uint32_t *len)
+uint32_t tcp_build_ack(struct tcp_bulk *t, uint64_t ack_count)
 {
-    uint8_t *f = t->ack_frame[t->ack_next++ % TCP_RING];
+    uint32_t slot = t->ack_next++ % TCP_RING;
     uint32_t sl = 0, sr = 0;
     if (t->rcv_max > ack_count) { /* SACK the block that ends at the highest segment received */
         uint64_t left = t->rcv_max - 1;
@@ -129,9 +129,10 @@ const uint8_t *tcp_build_ack(struct tcp_bulk *t, uint64_t ack_count, uint32_t *l
         sl = t->isn + (uint32_t)(left * TCP_MSS);
         sr = t->isn + (uint32_t)(t->rcv_max * TCP_MSS);
     }
-    *len = build(f, LAB_STA_MAC[t->sta], LAB_SRV_MAC, LAB_STA_IP[t->sta], LAB_SRV_IP, 40000, 80, 1,
-                 t->isn + (uint32_t)(ack_count * TCP_MSS), 0, sl, sr);
-    return f;
+    t->ack_len[slot] = build(t->ack_frame[slot], LAB_STA_MAC[t->sta], LAB_SRV_MAC, LAB_STA_IP[t->sta], LAB_SRV_IP,
+                             40000, 80, 1, t->isn + (uint32_t)(ack_count * TCP_MSS), 0, sl, sr);
+    t->ack_count[slot] = ack_count;
+    return slot;
 }
 
 void tcp_server_ack(struct tcp_bulk *t, uint64_t ack_count)

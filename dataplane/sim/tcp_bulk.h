@@ -43,7 +43,10 @@ struct tcp_bulk {
     uint8_t frame[TCP_RING][TCP_FRAME_MAX];
     uint32_t frame_len[TCP_RING];
     uint64_t frame_seg[TCP_RING]; /* segment in each frame buffer; the frame's cookie points here */
+    /* the STA's ACKs on their way to the appliance, built as it sent them (ring) */
     uint8_t ack_frame[TCP_RING][96];
+    uint32_t ack_len[TCP_RING];
+    uint64_t ack_count[TCP_RING];  /* segments each acknowledges */
     uint32_t ack_next;
 };
 
@@ -56,8 +59,9 @@ uint32_t tcp_build_segment(struct tcp_bulk *t, uint64_t seg);
 void tcp_server_dropped(struct tcp_bulk *t, uint64_t seg, bool measure);
 /* The STA receives segment seg; returns true if it sends an ACK now (*ack_count = segments acknowledged). */
 bool tcp_sta_receive(struct tcp_bulk *t, uint64_t seg, bool burst_end, bool measure, uint64_t *ack_count);
-/* Writes the STA's ACK frame acknowledging ack_count segments (with a SACK block if data is missing). */
-const uint8_t *tcp_build_ack(struct tcp_bulk *t, uint64_t ack_count, uint32_t *len);
+/* Writes the ACK frame the STA sends now, acknowledging ack_count segments (with a SACK block if data is missing),
+ * and returns its slot (ack_frame, ack_len, ack_count). Built when sent: the SACK block is what the STA had then. */
+uint32_t tcp_build_ack(struct tcp_bulk *t, uint64_t ack_count);
 /* The server receives an ACK of ack_count segments. */
 void tcp_server_ack(struct tcp_bulk *t, uint64_t ack_count);
 
