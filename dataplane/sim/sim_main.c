@@ -57,10 +57,12 @@ int main(int argc, char **argv)
            SIM_BETA[0], SIM_BETA[1], D_ACK_NS / 1e6, D_SERVER_NS / 1e6);
     printf("frame   r1(k)  V1(ms)  rel1  limit1 |  r2(k)  V2(ms)  rel2  limit2\n");
     const struct frame_stats *fs = &L->frames;
-    for (unsigned k = 0; k < fs->n_rows; k++) {
-        if (!(k < 12 || k % 25 == 0 || k + 1 == fs->n_rows))
+    for (unsigned k = 0; k < fs->n_frames; k++) {
+        if (!(k < 12 || k % 25 == 0 || k + 1 == fs->n_frames))
             continue;
-        const struct frame_row *w = &fs->rows[k];
+        if (k >= fs->n_rows && k + 1 < fs->n_frames) /* the table keeps the first frames and the last */
+            continue;
+        const struct frame_row *w = k < fs->n_rows ? &fs->rows[k] : &fs->last;
         printf("%5u  %6u  %6.2f  %4u  %6u | %6u  %6.2f  %4u  %6u\n", k, w->r[0], w->v_ms[0], w->rel[0], w->limit[0],
                w->r[1], w->v_ms[1], w->rel[1], w->limit[1]);
     }

@@ -40,10 +40,28 @@ static void test_mean_v_is_over_the_drains_not_the_frames(void **state)
     free(f);
 }
 
+static void test_steady_state_covers_every_frame_after_the_warm_up(void **state)
+{
+    (void)state;
+    struct frame_stats *f = malloc(sizeof(*f));
+    assert_non_null(f);
+    /* 1 ms slices for 40 s: 20,000 frames, the steady state from frame 5,000 on. */
+    frame_stats_init(f, 5000);
+    for (unsigned k = 0; k < 20000; k++)
+        add_frame(f, k < 5000 ? 3 : 7, 1, (const double[]){k < 5000 ? 0.5 : 1.0});
+    struct steady_pair sp;
+    frame_stats_steady(f, 0, &sp);
+    assert_int_equal(sp.frames, 15000);
+    assert_true(sp.mean_r > 6.999 && sp.mean_r < 7.001);
+    assert_true(sp.mean_v_ms > 0.999 && sp.mean_v_ms < 1.001);
+    free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mean_v_is_over_the_drains_not_the_frames),
+        cmocka_unit_test(test_steady_state_covers_every_frame_after_the_warm_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
