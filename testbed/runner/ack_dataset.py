@@ -271,7 +271,8 @@ def features(t_ns: np.ndarray, m: int) -> np.ndarray:
     """001 §4.1 eq. (3): per ACK i >= m, [t_{i-m+1} .. t_i, sigma_i] with t the inter-arrival times in µs
     (oldest first) and sigma their population standard deviation; rows for ACKs 0..m-1 are NaN. Exactly what
     dataplane/core/ack_burst.c computes."""
-    ia = np.diff(t_ns.astype(np.float64)) / 1000.0
+    # Differences first, in integer ns: Unix-clock times (~1.7e18 ns, the STA agent's) step by 256 ns as float64.
+    ia = np.diff(t_ns).astype(np.float64) / 1000.0
     n = len(t_ns)
     x = np.full((n, m + 1), np.nan)
     if n <= m:

@@ -33,6 +33,16 @@ def test_a_late_packet_of_one_ppdu_is_not_credited_to_the_next_before_its_preamb
     assert first.tolist() == [1, 0, 1]
 
 
+def test_features_and_labels_of_unix_clock_times_are_exact_to_the_ns():
+    # The agent logs kernel receive times on the Unix clock (~1.7e18 ns), where float64 steps by 256 ns.
+    t = T0 + np.array([0, 12_345, 24_690, 37_035], dtype=np.int64)
+    x = ack_dataset.features(t, 2)
+    assert list(x[2]) == [12.345, 12.345, 0.0] and list(x[3]) == [12.345, 12.345, 0.0]
+    # 50 ns before the PPDU's preamble (36 µs) has passed: not yet that PPDU's
+    idx, _ = sta_frames.label(np.array([T0 + 1_000 * US + 36 * US - 50]), np.array([1000]), T0)
+    assert list(idx) == [-1]
+
+
 def test_ampdu_sizes_come_from_the_flags_and_are_capped_at_n_max():
     first = np.zeros(3 + 70 + 2, dtype=np.int8)
     first[[0, 3, 73]] = 1
