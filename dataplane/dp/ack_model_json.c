@@ -28,6 +28,26 @@ static int by_stas_table(struct jw *w, const json_t *root, const char *key, doub
     return 0;
 }
 
+/* The members that describe the numbers (what they mean, how they were fitted): optional, and read by no one here,
+ * but a text and objects as the trainers write them; anything else is not such a file. 0, or -1 naming the member. */
+static int descriptions(struct jw *w, const json_t *root)
+{
+    static const struct {
+        const char *key;
+        json_type type;
+        const char *what;
+    } d[] = {{"features", JSON_STRING, "a string"},
+             {"training", JSON_OBJECT, "an object"},
+             {"scale_by_stas_training", JSON_OBJECT, "an object"},
+             {"gap_by_stas_training", JSON_OBJECT, "an object"}};
+    for (size_t k = 0; k < sizeof(d) / sizeof(d[0]); k++) {
+        const json_t *v = json_object_get(root, d[k].key);
+        if (v != NULL && json_typeof(v) != d[k].type)
+            return jw_fail_at(w, "", d[k].key, "expected %s", d[k].what);
+    }
+    return 0;
+}
+
 static int from_json(const json_t *root, struct adw_ack_model *out, char *err, size_t errlen)
 {
     static const char *const allowed[] = {"version", "m", "intercept", "coef", "threshold", "n_max", "scale",
@@ -38,7 +58,8 @@ static int from_json(const json_t *root, struct adw_ack_model *out, char *err, s
     memset(&m, 0, sizeof(m));
     long long version = 0, mm = 0, n_max = 0;
     double intercept = 0, threshold = 0, scale = 1.0; /* scale is optional: no correction */
-    if (jw_object(&w, root, "", allowed) || jw_integer(&w, root, "", "version", 1, 1, 1000000000, &version)
+    if (jw_object(&w, root, "", allowed) || descriptions(&w, root)
+        || jw_integer(&w, root, "", "version", 1, 1, 1000000000, &version)
         || jw_integer(&w, root, "", "m", 1, 1, ADW_ACK_MODEL_MAX_M, &mm)
         || jw_number(&w, root, "", "intercept", 1, -1e12, 1e12, &intercept)
         || jw_number(&w, root, "", "threshold", 1, 1e-9, 1 - 1e-9, &threshold)

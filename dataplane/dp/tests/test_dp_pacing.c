@@ -128,6 +128,20 @@ static void test_malformed_ack_model_is_refused_naming_the_field(void **state)
                    "\"n_max\": 64, \"gap_by_stas_us\": [0, -1]}", "gap_by_stas_us[1]");
 }
 
+static void test_ack_model_descriptive_fields_of_another_type_are_refused(void **state)
+{
+    (void)state;
+    /* What the numbers mean and how they were fitted: optional, but a text and objects, not anything. */
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64, \"features\": 3}", "features");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64, \"training\": \"sklearn\"}", "training");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64, \"scale_by_stas_training\": [1]}", "scale_by_stas_training");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+                   "\"n_max\": 64, \"gap_by_stas_training\": null}", "gap_by_stas_training");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -137,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_ack_model_file_is_loaded),
         cmocka_unit_test(test_ack_model_scale_per_sta_count_is_loaded),
         cmocka_unit_test(test_malformed_ack_model_is_refused_naming_the_field),
+        cmocka_unit_test(test_ack_model_descriptive_fields_of_another_type_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
