@@ -86,12 +86,13 @@ $(DP_TEST_ENGINE): dp/tests/test_dp_engine.c $(DP_ENGINE_SRCS) $(DP_HEADERS) $(C
 	    $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
 
 dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON) \
-    $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE))
+    $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE) $(DP_BIN))
 	ADW_LAB_JSON=$(DP_LAB_JSON) ADW_SCHEMA=../configs/schema/adwiser-config.schema.json $(DP_TEST_CONFIG)
 	$(DP_TEST_PARTS)
 	$(DP_TEST_PACING)
 	ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_REDIS)
 	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_ENGINE))
+	$(if $(DP_CORE_HAS_SCHED),PY=$(PY) dp/tests/test_check_config.sh $(BUILD) $(DP_LAB_JSON))
 
 # Root only (network namespaces); each script cleans up after itself.
 dp-test-e2e: $(DP_BIN)

@@ -1,6 +1,6 @@
 /*
  * adwiser-dp: the ADWISER appliance's dataplane executable.  Starts the DPDK
- * EAL (unless --backend nfqueue), loads and validates the configuration,
+ * EAL (unless --backend nfqueue or --check-config), loads and validates the configuration,
  * binds ports by role and runs the chosen backend's loop until SIGTERM,
  * then releases every held packet and exits.  CLI: see README.md.
  */
@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_pool_ops.h>
 
+#include "config_check.h"
 #include "dp_engine.h"
 #include "dp_topology.h"
 #include "dpdk_loop.h"
@@ -131,8 +132,9 @@ int main(int argc, char **argv)
     static struct dp_options o;
     char err[512];
     int nfq = dp_options_wants_nfqueue(argc, argv);
+    int check = dp_options_wants_check(argc, argv);
 
-    if (!nfq) {
+    if (!nfq && !check) {
         int used = rte_eal_init(argc, argv);
         if (used < 0) {
             fprintf(stderr, "adwiser-dp: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
@@ -147,6 +149,19 @@ int main(int argc, char **argv)
     if (prc != 0) {
         fprintf(stderr, "adwiser-dp: %s (try --help)\n", err);
         return 2;
+    }
+    if (check && !o.check_only) {
+        /* "--check-config" was an option's value: the EAL was not started, so nothing can run. */
+        fprintf(stderr, "adwiser-dp: '--check-config' given as an option's value (try --help)\n");
+        return 2;
+    }
+    if (o.check_only) {
+        if (dp_config_check(&o, err, sizeof(err)) != 0) {
+            fprintf(stderr, "adwiser-dp: %s\n", err);
+            return 1;
+        }
+        printf("%s: ok\n", o.config_path);
+        return 0;
     }
     struct adw_config *cfg = dp_engine_load_config(o.config_path, err, sizeof(err));
     if (!cfg) {
@@ -166,7 +181,7 @@ int main(int argc, char **argv)
     }
     int rc = o.backend == DP_BACKEND_NFQUEUE ? run_nfqueue(&o, cfg) : run_dpdk(&o, cfg);
     dp_remove_pid_file(o.pid_path);
-    if (!nfq)
+    if (!nfq && !check)
         rte_eal_cleanup();
     return rc;
 }

@@ -12,11 +12,12 @@
 enum {
     OPT_CONFIG = 256, OPT_BACKEND, OPT_UPLINK, OPT_AP, OPT_TELEMETRY, OPT_REDIS,
     OPT_STATS, OPT_PIDFILE, OPT_QUEUE, OPT_BURST, OPT_MBUFS, OPT_RUN_MS,
-    OPT_BUSY, OPT_RT, OPT_PORT, OPT_PACING, OPT_ACK_MODEL, OPT_HELP
+    OPT_BUSY, OPT_RT, OPT_PORT, OPT_PACING, OPT_ACK_MODEL, OPT_CHECK, OPT_HELP
 };
 
 static const struct option long_opts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
+    {"check-config", required_argument, NULL, OPT_CHECK},
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"uplink", required_argument, NULL, OPT_UPLINK},
     {"ap", required_argument, NULL, OPT_AP},
@@ -41,8 +42,11 @@ void dp_options_usage(const char *prog)
 {
     printf("usage: %s [EAL args] -- --config FILE.json --uplink PORT [--ap AP_ID=PORT]...\n"
            "       %s --backend nfqueue --config FILE.json --uplink IFACE [--ap AP_ID=IFACE]... [--queue-num N]\n"
+           "       %s --check-config FILE.json [--ack-model FILE] [--pacing FILE] [--ap AP_ID=PORT]... [--port NAME=PORT]...\n"
            "options:\n"
            "  --config FILE        configuration document (JSON, configs/schema/adwiser-config.schema.json)\n"
+           "  --check-config FILE  check FILE as a start would (and the --ack-model, --pacing, --ap, --port given),\n"
+           "                       print 'FILE: ok' or the error, exit 0 or 1; no EAL, ports, Redis or hugepages\n"
            "  --backend B          dpdk (default) or nfqueue\n"
            "  --uplink PORT        wired-side port: DPDK port name, vdev iface name or port id; nfqueue: interface\n"
            "  --ap ID=PORT         AP-facing port of AP ID (default: the AP's `port` in the configuration)\n"
@@ -59,7 +63,7 @@ void dp_options_usage(const char *prog)
            "  --run-ms MS          exit by itself after MS milliseconds (benchmarks)\n"
            "  --busy-poll          never sleep when idle (benchmarks)\n"
            "  --rt-priority N      run the loop SCHED_FIFO at priority N (1..99): slice starts on time on a loaded host\n",
-           prog, prog);
+           prog, prog, prog);
 }
 
 int dp_options_wants_nfqueue(int argc, char **argv)
@@ -70,6 +74,14 @@ int dp_options_wants_nfqueue(int argc, char **argv)
         if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc && strcmp(argv[i + 1], "nfqueue") == 0)
             return 1;
     }
+    return 0;
+}
+
+int dp_options_wants_check(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--check-config") == 0 || strncmp(argv[i], "--check-config=", 15) == 0)
+            return 1;
     return 0;
 }
 
@@ -99,7 +111,16 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
         if (c == -1)
             break;
         switch (c) {
-        case OPT_CONFIG: o->config_path = optarg; break;
+        case OPT_CONFIG:
+        case OPT_CHECK:
+            /* A check of one document next to a start with another would say nothing about either. */
+            if (o->config_path && o->check_only != (c == OPT_CHECK)) {
+                snprintf(err, errlen, "--check-config and --config: give one of them");
+                return -1;
+            }
+            o->config_path = optarg;
+            o->check_only = c == OPT_CHECK;
+            break;
         case OPT_UPLINK: o->uplink = optarg; break;
         case OPT_TELEMETRY: o->telemetry_path = optarg; break;
         case OPT_REDIS: o->redis_addr = optarg; break;
@@ -203,7 +224,7 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
         snprintf(err, errlen, "--config FILE is required");
         return -1;
     }
-    if (!o->uplink) {
+    if (!o->uplink && !o->check_only) {
         snprintf(err, errlen, "--uplink PORT is required");
         return -1;
     }

@@ -29,6 +29,7 @@ struct dp_port_alias {
 struct dp_options {
     enum dp_backend backend;
     const char *config_path;          /* JSON configuration document (required) */
+    int check_only;                   /* --check-config: check config_path (and the files named) and exit */
     const char *uplink;               /* wired-side port (DPDK) or interface (nfqueue) */
     struct dp_ap_binding aps[DP_MAX_AP_PORTS];
     unsigned n_aps;                   /* count of explicit --ap bindings */
@@ -58,6 +59,9 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
 
 /* Finds --backend nfqueue anywhere in argv (decides whether the EAL is started). */
 int dp_options_wants_nfqueue(int argc, char **argv);
+
+/* Finds --check-config anywhere in argv: no EAL then (the check runs as any user, without hugepages). */
+int dp_options_wants_check(int argc, char **argv);
 
 void dp_options_usage(const char *prog);
 

@@ -1,5 +1,6 @@
 /*
- * The pure parts of adwiser-dp's loop, without DPDK: the command line, the
+ * The pure parts of adwiser-dp's loop, without DPDK: the command line (with
+ * --check-config, which must be recognised before the EAL would start), the
  * idle back-off (never sleeps past a slice start, backs off while idle,
  * wakes to full speed on traffic) and the slice-start lateness histogram.
  */
@@ -85,6 +86,54 @@ static void test_nfqueue_backend_is_found_before_the_eal_starts(void **state)
     assert_false(dp_options_wants_nfqueue(4, b));
 }
 
+static void test_check_config_needs_no_uplink_and_keeps_the_files_to_check(void **state)
+{
+    (void)state;
+    static struct dp_options o;
+    char err[256];
+    const char *a[] = {"--check-config", "x.json", "--ack-model", "m.json", "--pacing", "p.json"};
+    assert_int_equal(parse(&o, err, a, 6), 0);
+    assert_true(o.check_only);
+    assert_string_equal(o.config_path, "x.json");
+    assert_string_equal(o.ack_model_path, "m.json");
+    assert_string_equal(o.pacing_path, "p.json");
+    const char *eq[] = {"--check-config=y.json"};
+    assert_int_equal(parse(&o, err, eq, 1), 0);
+    assert_true(o.check_only);
+    assert_string_equal(o.config_path, "y.json");
+    const char *start[] = {"--config", "x.json", "--uplink", "up0"};
+    assert_int_equal(parse(&o, err, start, 4), 0);
+    assert_false(o.check_only);
+}
+
+static void test_check_config_refuses_a_second_document_and_a_missing_file(void **state)
+{
+    (void)state;
+    static struct dp_options o;
+    char err[256];
+    const char *both[] = {"--check-config", "x.json", "--config", "y.json"};
+    assert_int_equal(parse(&o, err, both, 4), -1);
+    assert_non_null(strstr(err, "--check-config and --config"));
+    const char *both_rev[] = {"--config", "y.json", "--check-config", "x.json", "--uplink", "u"};
+    assert_int_equal(parse(&o, err, both_rev, 6), -1);
+    assert_non_null(strstr(err, "--check-config and --config"));
+    const char *no_file[] = {"--check-config"};
+    assert_int_equal(parse(&o, err, no_file, 1), -1);
+    assert_non_null(strstr(err, "--check-config"));
+}
+
+static void test_check_config_is_found_before_the_eal_starts(void **state)
+{
+    (void)state;
+    char *a[] = {(char *)"adwiser-dp", (char *)"--check-config", (char *)"x.json"};
+    assert_true(dp_options_wants_check(3, a));
+    char *b[] = {(char *)"adwiser-dp", (char *)"--check-config=x.json"};
+    assert_true(dp_options_wants_check(2, b));
+    char *c[] = {(char *)"adwiser-dp", (char *)"-l", (char *)"0", (char *)"--", (char *)"--config", (char *)"x.json",
+                 (char *)"--uplink", (char *)"up0"};
+    assert_false(dp_options_wants_check(8, c));
+}
+
 static void test_backoff_never_sleeps_past_the_next_slice_start(void **state)
 {
     (void)state;
@@ -165,6 +214,9 @@ int main(void)
         cmocka_unit_test(test_options_bind_aps_and_defaults),
         cmocka_unit_test(test_options_refuse_with_the_option_named),
         cmocka_unit_test(test_nfqueue_backend_is_found_before_the_eal_starts),
+        cmocka_unit_test(test_check_config_needs_no_uplink_and_keeps_the_files_to_check),
+        cmocka_unit_test(test_check_config_refuses_a_second_document_and_a_missing_file),
+        cmocka_unit_test(test_check_config_is_found_before_the_eal_starts),
         cmocka_unit_test(test_backoff_never_sleeps_past_the_next_slice_start),
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
