@@ -208,6 +208,21 @@ def check_ack_model(root: Root, args: argparse.Namespace, unit: str, r: Report, 
     r.check(f"{tag}dataplane unit loads the ACK-burst model", " --ack-model /etc/adwiser/ack_burst_model.json" in unit)
 
 
+def check_dp_checks_documents(root: Root, doc: dict, r: Report) -> None:
+    """The installed adwiser-dp --check-config (the role's validate step) accepts the installed document and
+    refuses one the schema accepts but its loader does not (a pair in no slice), naming it."""
+    res = root.run("/usr/local/sbin/adwiser-dp", "--check-config", "/etc/adwiser/dataplane.json")
+    r.check("adwiser-dp --check-config accepts the installed document",
+            res.returncode == 0 and res.stdout.strip() == "/etc/adwiser/dataplane.json: ok",
+            (res.stdout + res.stderr).strip()[-400:])
+    bad = dict(doc, slice_map={"slices": [{"duration_ms": 20, "pairs": ["ap1/sta1"]}]})
+    root.p("tmp/bad.json").write_text(json.dumps(bad))
+    res = root.run("/usr/local/sbin/adwiser-dp", "--check-config", "/tmp/bad.json")
+    root.p("tmp/bad.json").unlink()
+    r.check("adwiser-dp --check-config refuses a pair in no slice, naming it",
+            res.returncode == 1 and "pair ap2/sta2 is in no slice" in res.stderr, (res.stdout + res.stderr).strip())
+
+
 def check_dpdk_appliance(root: Root, args: argparse.Namespace, schema: dict, r: Report) -> None:
     """The second root: an appliance with the dpdk backend (no controller there)."""
     doc = json.loads(root.p("etc/adwiser/dataplane.json").read_text())
@@ -221,6 +236,8 @@ def check_dpdk_appliance(root: Root, args: argparse.Namespace, schema: dict, r: 
             " --uplink 0000:00:04.0" in unit)
     r.check("dpdk: unit needs the NIC binding, restarts always",
             "Requires=adwiser-dpdk-bind.service" in unit and "Restart=always" in unit)
+    r.check("dpdk: unit checks its config with adwiser-dp before start",
+            "ExecStartPre=/usr/local/sbin/adwiser-dp --check-config /etc/adwiser/dataplane.json" in unit)
     check_ack_model(root, args, unit, r, "dpdk: ")
     bind = root.p("etc/systemd/system/adwiser-dpdk-bind.service").read_text()
     r.check("dpdk: binding unit binds both NICs to uio_pci_generic",
@@ -321,6 +338,7 @@ def main() -> int:
         missing = [line.strip() for line in res.stdout.splitlines() if "not found" in line]
         r.check("adwiser-dp finds all its libraries in the root", res.returncode == 0 and not missing,
                 "; ".join(missing) or res.stderr)
+        check_dp_checks_documents(root, doc, r)
     else:
         r.check("dataplane sources copied (build skipped by dataplane_build: false)",
                 root.p("opt/adwiser/src/dataplane/Makefile").exists() and not root.p(dp).exists())
@@ -345,7 +363,9 @@ def main() -> int:
     r.check("dataplane unit restarts always", "Restart=always" in unit and "StartLimitBurst=" in unit)
     r.check("dataplane unit runs the nfqueue backend on queue 7 with the lab config",
             "--backend nfqueue --config /etc/adwiser/dataplane.json --uplink uplink0 --queue-num 7" in unit)
-    r.check("dataplane unit validates its config before start", "ExecStartPre=/usr/local/sbin/adwiser-validate-config" in unit)
+    r.check("dataplane unit checks its config with adwiser-dp before start",
+            "ExecStartPre=/usr/local/sbin/adwiser-dp --check-config /etc/adwiser/dataplane.json"
+            " --ack-model /etc/adwiser/ack_burst_model.json\n" in unit)
     check_ack_model(root, args, unit, r)
     rules = root.p("usr/local/sbin/adwiser-nfqueue-rules").read_text()
     r.check("NFQUEUE rules fail open (--queue-bypass) on both AP interfaces",

@@ -226,6 +226,22 @@ grep -q "slice_map.slices.0.duration_ms" "$run/converge3.log" \
 [ "$before" = "$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")" ] \
     || { echo "converge: the refused document changed the installed one" >&2; exit 1; }
 
+# 8a. A document the schema accepts but the dataplane's loader refuses (a pair in no slice) passes the control
+#     node and is refused on each appliance by adwiser-dp --check-config, the installed one untouched.  Only
+#     with an installed adwiser-dp (method release); the source method here builds none and checks the schema.
+if [ "$ADWISER_DP_METHOD" = release ]; then
+    stamp "converge 4: a slice map leaving a pair out must be refused on the appliances"
+    before=$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")
+    if play "$here/dataplane-only.yml" -e '{"adwiser_slice_map": {"slices": [{"duration_ms": 20, "pairs": ["ap1/sta1"]}]}}' \
+            > "$run/converge4.log" 2>&1; then
+        echo "converge: a slice map leaving ap2/sta2 out was accepted" >&2; exit 1
+    fi
+    [ "$(grep -cE 'fatal: \[converge-(root|dpdk)\]: FAILED.*pair ap2/sta2 is in no slice' "$run/converge4.log")" = 2 ] \
+        || { tail -30 "$run/converge4.log"; echo "converge: adwiser-dp did not refuse it on both appliances" >&2; exit 1; }
+    [ "$before" = "$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")" ] \
+        || { echo "converge: the refused document changed the installed one" >&2; exit 1; }
+fi
+
 # 8b. The bridge script brings each port's VLAN setting in line with the inventory
 #     (a private ovsdb-server; no root needed).
 stamp "bridge script against ports with other VLAN settings"
