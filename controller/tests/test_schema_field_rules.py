@@ -1,9 +1,9 @@
 """A value the models refuse on its own (not by relating two fields) is refused by the generated schema too.
 
-Ansible validates the dataplane's document with that schema alone (roles/dataplane/files/validate_config.py,
-on the control node, on the appliance and in the unit's ExecStartPre), so a value the schema lets through but
-the dataplane's loader refuses replaces the running document and leaves an appliance whose dataplane will not
-start.
+Ansible validates the dataplane's document with that schema on the control node
+(roles/dataplane/files/validate_config.py), before anything on the appliance changes; a value the schema lets
+through is refused only later, on the appliance, by adwiser-dp --check-config (or, with no adwiser-dp
+installed there, not at all), so the schema should refuse what it can express.
 """
 
 from __future__ import annotations

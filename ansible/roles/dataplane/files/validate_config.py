@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """Validate an ADWISER configuration document (JSON) against the project's JSON Schema.
 
-Used twice by the dataplane role: on the control node before anything is
-changed (the document comes on stdin), and on the appliance as the `validate`
-command of the template task, so that an invalid document never replaces the
-running one.  Every error is printed with the path of the field it is in;
-the exit status is 0 only for a valid document.
+Used by the dataplane role on the control node before anything is changed
+(the document comes on stdin), where there is no adwiser-dp.  On the
+appliance the template's `validate` runs `adwiser-dp --check-config`, which
+also checks the cross-field rules a schema cannot express; this validator is
+its fall-back there only when no adwiser-dp is installed (source method
+without a build).  Every error is printed with the path of the field it is
+in; the exit status is 0 only for a valid document.
 
 usage: validate_config.py SCHEMA.json [DOCUMENT.json]   (stdin when absent)
 """
