@@ -15,6 +15,7 @@
 
 #include "idle_backoff.h"
 #include "tsc_clock.h"
+#include "vlan_demux.h"
 
 #define MAX_BURST 512u          /* upper bound of --burst */
 #define TX_RETRIES 1000u        /* TX bursts tried on a full ring before a packet is counted lost */
@@ -32,10 +33,7 @@ struct loop_ctx {
     const struct dpdk_port_map *m;
     struct rte_mempool *pool;         /* for tagged copies of flooded frames */
     struct tx_port tx[1 + DP_MAX_AP_PORTS];   /* per dev */
-    uint16_t untagged[1 + DP_MAX_AP_PORTS];   /* per dev: scheduler port of its untagged role, or NONE */
-    int trunk[1 + DP_MAX_AP_PORTS];           /* per dev: 1 if some role on it is tagged */
-    uint16_t (*by_vid)[4096];                 /* per dev: scheduler port of each VLAN id, or NONE */
-    uint16_t first_ap[1 + DP_MAX_AP_PORTS];   /* per dev: its first AP's scheduler port (unknown VLANs) */
+    struct vlan_demux vlans;                  /* per dev: which scheduler port a frame belongs to */
     bool releasing;                           /* in release_due: what tx_to buffers is the core's release */
     uint8_t released[1 + DP_MAX_AP_PORTS];    /* per dev: holds released packets not yet flushed */
 };
@@ -218,37 +216,38 @@ static unsigned release_due(struct loop_ctx *x, struct adw_pkt *out, unsigned bu
 }
 
 /*
- * The scheduler port a frame from dev d belongs to.  On a trunk, a frame
- * tagged with an AP's VLAN is untagged (the core and the uplink see plain
- * frames) and taken as that AP's; the tag may be in the frame or, if the
- * driver stripped it, in the mbuf.
+ * The scheduler port a frame from dev d belongs to (vlan_demux.h).  On a
+ * trunk the tag may be in the frame or, if the driver stripped it, in the
+ * mbuf; a frame taken as a tagged AP's is untagged here, so the core and the
+ * uplink see plain frames.
  */
 static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
 {
-    uint16_t vid = 0;
-    if (x->trunk[d]) {
-        int in_frame = 0;
+    uint16_t vid = 0, role;
+    int in_frame = 0;
+    if (vlan_demux_is_trunk(&x->vlans, d)) {
         if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {
-            vid = m->vlan_tci & 0xfff;
+            vid = m->vlan_tci;
         } else if (rte_pktmbuf_data_len(m) >= sizeof(struct rte_ether_hdr) + sizeof(struct rte_vlan_hdr)
                    && rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
             const struct rte_vlan_hdr *vh = rte_pktmbuf_mtod_offset(m, struct rte_vlan_hdr *, sizeof(struct rte_ether_hdr));
-            vid = rte_be_to_cpu_16(vh->vlan_tci) & 0xfff;
+            vid = rte_be_to_cpu_16(vh->vlan_tci);
             in_frame = 1;
         }
-        if (vid && x->by_vid[d][vid] != SCHED_NONE) {
-            if (in_frame)
-                rte_vlan_strip(m);
-            m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
-            return x->by_vid[d][vid];
-        }
     }
-    if (vid == 0 && x->untagged[d] != SCHED_NONE)
-        return x->untagged[d];
-    /* On a trunk, a frame of no AP (a VLAN of no AP, also where an untagged AP is; or untagged where none is):
-     * counted, and handed over unchanged as the untagged AP's, else the first AP's (the core passes it uplink). */
-    x->e->c.vlan_unknown++;
-    return x->untagged[d] != SCHED_NONE ? x->untagged[d] : x->first_ap[d];
+    switch (vlan_demux_role(&x->vlans, d, vid, &role)) {
+    case VLAN_DEMUX_TAGGED_AP:
+        if (in_frame)
+            rte_vlan_strip(m);
+        m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+        break;
+    case VLAN_DEMUX_UNKNOWN:
+        x->e->c.vlan_unknown++;
+        break;
+    case VLAN_DEMUX_PORT_ROLE:
+        break;
+    }
+    return role;
 }
 
 /* Receives a burst from dev d and hands it to the core; *due is the core's next event, kept current. */
@@ -315,27 +314,9 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
     x.e = e;
     x.m = m;
     x.pool = pool;
-    x.by_vid = malloc(sizeof(*x.by_vid) * m->n_dev);
-    if (!x.by_vid) {
+    if (vlan_demux_init(&x.vlans, m) != 0) {
         fprintf(stderr, "adwiser-dp: out of memory for the VLAN map\n");
         return -1;
-    }
-    for (unsigned d = 0; d < m->n_dev; d++) {
-        x.untagged[d] = SCHED_NONE;
-        x.first_ap[d] = 0;
-        for (unsigned v = 0; v < 4096; v++)
-            x.by_vid[d][v] = SCHED_NONE;
-    }
-    for (uint16_t q = m->n; q-- > 0;) {
-        uint16_t d = m->dev_of[q];
-        if (m->vlan[q]) {
-            x.trunk[d] = 1;
-            x.by_vid[d][m->vlan[q]] = q;
-        } else {
-            x.untagged[d] = q;
-        }
-        if (q > 0)
-            x.first_ap[d] = q;
     }
     for (unsigned q = 0; q < m->n_dev; q++) {
         tx[q].dpdk_port = m->dev[q];
@@ -399,6 +380,6 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
 out:
     for (unsigned q = 0; q < m->n_dev; q++)
         rte_free(tx[q].buf);
-    free(x.by_vid);
+    vlan_demux_free(&x.vlans);
     return rc;
 }

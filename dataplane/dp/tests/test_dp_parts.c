@@ -2,7 +2,8 @@
  * The pure parts of adwiser-dp's loop, without DPDK: the command line (with
  * --check-config, which must be recognised before the EAL would start), the
  * idle back-off (never sleeps past a slice start, backs off while idle,
- * wakes to full speed on traffic) and the slice-start lateness histogram.
+ * wakes to full speed on traffic), the slice-start lateness histogram and
+ * the VLAN demultiplexing of a trunk's frames to APs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include "idle_backoff.h"
 #include "slice_lateness.h"
 #include "tsc_clock.h"
+#include "vlan_demux.h"
 
 static int parse(struct dp_options *o, char *err, const char **args, int n)
 {
@@ -208,6 +210,92 @@ static void test_tsc_clock_follows_the_reference_clock_not_the_nominal_rate(void
     assert_int_equal(tsc_clock_calibrate(&c, t0, n0, t0, n0 + 1), -1); /* no ticks between: refused */
 }
 
+/*
+ * The uplink on DPDK port 0; AP1 untagged and AP2, AP3 on VLANs 20, 30 share
+ * port 1 (a trunk with an untagged AP); AP4, AP5 on VLANs 40, 50 share
+ * port 2 (a trunk without one); AP6 alone on port 3.
+ */
+static void campus_ports(struct dpdk_port_map *m)
+{
+    static const uint16_t dev_of[] = {0, 1, 1, 1, 2, 2, 3};
+    static const uint16_t vlan[] = {0, 0, 20, 30, 40, 50, 0};
+    memset(m, 0, sizeof(*m));
+    m->n = 7;
+    m->n_dev = 4;
+    for (uint16_t q = 0; q < m->n; q++) {
+        m->dev_of[q] = dev_of[q];
+        m->vlan[q] = vlan[q];
+    }
+}
+
+static void test_frame_tagged_with_an_aps_vlan_is_that_aps(void **state)
+{
+    (void)state;
+    struct dpdk_port_map m;
+    struct vlan_demux t;
+    uint16_t role;
+    campus_ports(&m);
+    assert_int_equal(vlan_demux_init(&t, &m), 0);
+    assert_int_equal(vlan_demux_role(&t, 1, 30, &role), VLAN_DEMUX_TAGGED_AP);
+    assert_int_equal(role, 3);
+    assert_int_equal(vlan_demux_role(&t, 2, 50, &role), VLAN_DEMUX_TAGGED_AP);
+    assert_int_equal(role, 5);
+    /* The priority and CFI bits of the TCI are not part of the VLAN id. */
+    assert_int_equal(vlan_demux_role(&t, 1, 0xa000 | 20, &role), VLAN_DEMUX_TAGGED_AP);
+    assert_int_equal(role, 2);
+    vlan_demux_free(&t);
+}
+
+static void test_untagged_frame_is_the_untagged_role_of_its_port(void **state)
+{
+    (void)state;
+    struct dpdk_port_map m;
+    struct vlan_demux t;
+    uint16_t role;
+    campus_ports(&m);
+    assert_int_equal(vlan_demux_init(&t, &m), 0);
+    assert_int_equal(vlan_demux_is_trunk(&t, 0), 0);
+    assert_int_equal(vlan_demux_role(&t, 0, 0, &role), VLAN_DEMUX_PORT_ROLE);
+    assert_int_equal(role, 0);
+    assert_int_equal(vlan_demux_role(&t, 1, 0, &role), VLAN_DEMUX_PORT_ROLE);
+    assert_int_equal(role, 1);
+    assert_int_equal(vlan_demux_role(&t, 3, 0, &role), VLAN_DEMUX_PORT_ROLE);
+    assert_int_equal(role, 6);
+    vlan_demux_free(&t);
+}
+
+/* Fixed in f0952b0: on a trunk with an untagged AP, such a frame was taken as that AP's without a count. */
+static void test_vlan_of_no_ap_is_unknown_also_where_an_untagged_ap_is(void **state)
+{
+    (void)state;
+    struct dpdk_port_map m;
+    struct vlan_demux t;
+    uint16_t role;
+    campus_ports(&m);
+    assert_int_equal(vlan_demux_init(&t, &m), 0);
+    assert_int_equal(vlan_demux_role(&t, 1, 99, &role), VLAN_DEMUX_UNKNOWN);
+    assert_int_equal(role, 1);  /* handed over as the untagged AP's: the core passes it uplink */
+    /* A VLAN of an AP on another trunk is no AP of this one. */
+    assert_int_equal(vlan_demux_role(&t, 1, 40, &role), VLAN_DEMUX_UNKNOWN);
+    assert_int_equal(role, 1);
+    vlan_demux_free(&t);
+}
+
+static void test_untagged_frame_on_a_trunk_without_an_untagged_ap_is_unknown(void **state)
+{
+    (void)state;
+    struct dpdk_port_map m;
+    struct vlan_demux t;
+    uint16_t role;
+    campus_ports(&m);
+    assert_int_equal(vlan_demux_init(&t, &m), 0);
+    assert_int_equal(vlan_demux_role(&t, 2, 0, &role), VLAN_DEMUX_UNKNOWN);
+    assert_int_equal(role, 4);  /* the port's first AP */
+    assert_int_equal(vlan_demux_role(&t, 2, 20, &role), VLAN_DEMUX_UNKNOWN);
+    assert_int_equal(role, 4);
+    vlan_demux_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +309,10 @@ int main(void)
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
         cmocka_unit_test(test_tsc_clock_follows_the_reference_clock_not_the_nominal_rate),
+        cmocka_unit_test(test_frame_tagged_with_an_aps_vlan_is_that_aps),
+        cmocka_unit_test(test_untagged_frame_is_the_untagged_role_of_its_port),
+        cmocka_unit_test(test_vlan_of_no_ap_is_unknown_also_where_an_untagged_ap_is),
+        cmocka_unit_test(test_untagged_frame_on_a_trunk_without_an_untagged_ap_is_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
