@@ -165,11 +165,12 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
     bool answers_reset_data = (m->flags & ADW_TCP_RST) && f->sta_reset; /* a RST to data sent after the reset */
     if (m->flags & ADW_TCP_RST)
         f->sta_reset = true;
-    if (!d->open || !f->in_batch) {
-        if (m->flags & (ADW_TCP_RST | ADW_TCP_FIN))
-            f->have_last_ack = false;
+    /* The STA closed: the server's ACK of its FIN frees nothing it will send, whether or not a batch waits on the
+     * flow now (a flow already drained in a batch another flow keeps open included). */
+    if (m->flags & (ADW_TCP_RST | ADW_TCP_FIN))
+        f->have_last_ack = false;
+    if (!d->open || !f->in_batch)
         return false;
-    }
     bool was = flow_open(f);
     if (!was)
         return false;
@@ -188,7 +189,6 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
     if (m->flags & (ADW_TCP_RST | ADW_TCP_FIN)) {
         /* The STA closed: nothing more comes up, but what was released down is still the AP's to send. */
         f->up_open = false;
-        f->have_last_ack = false;
     } else if (f->up_open) {
         f->up_seen += m->payload_len;
         if (f->up_seen >= f->up_expected)

@@ -135,6 +135,31 @@ static void test_sack_of_last_byte_ends_the_drain(void **st)
     assert_true(adw_drain_observe_uplink(d, &a, 6));
 }
 
+/* A FIN from the STA ends its uplink transfer (drain.h) also when its flow has already drained and another flow keeps
+ * the batch open: the server's ACK of that FIN, released in a later batch, frees no byte the STA will send. */
+static void test_fin_after_the_flow_drained_leaves_no_uplink_bytes_to_wait_for(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    struct adw_tcp_meta a = ack(40000, 100000);
+    adw_drain_note_released(d, &a, 0);
+    assert_false(adw_drain_end_release(d));
+    adw_drain_begin(d, 1000);
+    a.ack = 100000 + 1448;
+    adw_drain_note_released(d, &a, 1000); /* flow 40000 may send 1448 bytes */
+    release_data(d, 40001, 0, 1448, 1000); /* flow 40001 keeps the batch open */
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta up = {.is_tcp = true, .flags = ADW_TCP_ACK, .payload_len = 1448, .key = flow(40000)};
+    assert_false(adw_drain_observe_uplink(d, &up, 2000)); /* 40000 drained, 40001 not yet */
+    struct adw_tcp_meta fin = {.is_tcp = true, .flags = ADW_TCP_FIN | ADW_TCP_ACK, .key = flow(40000)};
+    assert_false(adw_drain_observe_uplink(d, &fin, 2001));
+    assert_true(ack_arrives(d, 40001, 1448, 2002));
+    adw_drain_begin(d, 3000);
+    a.ack = 100000 + 1448 + 1; /* the server acknowledges the FIN */
+    adw_drain_note_released(d, &a, 3000);
+    assert_false(adw_drain_end_release(d)); /* nothing will come up: no drain */
+}
+
 static void test_lost_final_ack_leaves_drain_open(void **st)
 {
     (void)st;
@@ -294,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_fin_from_the_sta_drains_the_data_it_acknowledges),
         cmocka_unit_test(test_fin_from_the_sta_ends_its_uplink_transfer),
         cmocka_unit_test(test_uplink_drain_ends_when_acked_bytes_come_back),
+        cmocka_unit_test(test_fin_after_the_flow_drained_leaves_no_uplink_bytes_to_wait_for),
         cmocka_unit_test(test_acks_of_other_flows_do_not_end_the_drain),
         cmocka_unit_test(test_drain_awaits_downlink_acks_only_for_released_data),
     };
