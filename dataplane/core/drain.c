@@ -133,6 +133,11 @@ void adw_drain_note_released(struct adw_drain *d, const struct adw_tcp_meta *m, 
             f->last_start = start;
         }
         f->down_open = true;
+        /* Its ACK number reaches the STA too: a later ACK frees only what it acknowledges beyond this one. The bytes
+         * it frees are not awaited (this flow's drain is its data's ACK). It only moves a known last ACK: taken from
+         * a SYN-ACK, the server's first pure ACK (of an HTTP request) would await request bytes already sent. */
+        if ((m->flags & ADW_TCP_ACK) && f->have_last_ack && adw_seq_lt(f->last_ack_released, m->ack))
+            f->last_ack_released = m->ack;
     } else if (m->flags & ADW_TCP_ACK) {
         /* Uplink transfer: this ACK frees the STA to send what it acknowledges beyond the previous one. */
         if (f->have_last_ack && adw_seq_lt(f->last_ack_released, m->ack)) {

@@ -17,8 +17,9 @@
  *    of its end. Retransmissions never lower the end (max in serial order).
  *  - Uplink TCP (the server's ACKs released to the STA): each released ACK
  *    lets the STA send as many new bytes as it acknowledges beyond the last
- *    ACK released before it on that flow; the flow is drained when that many
- *    bytes of uplink payload of the flow have come back.
+ *    ACK released before it on that flow (a pure ACK's, or the one carried by
+ *    released data); the flow is drained when that many bytes of uplink
+ *    payload of the flow have come back.
  *  - A flow closes mid-batch: a RST released to the STA drains it; a RST or
  *    FIN from the STA drains its uplink part, and its downlink part if the
  *    segment's ACK covers it as above. Data released before the STA closed

@@ -160,6 +160,29 @@ static void test_fin_after_the_flow_drained_leaves_no_uplink_bytes_to_wait_for(v
     assert_false(adw_drain_end_release(d)); /* nothing will come up: no drain */
 }
 
+/* The ACK number of released data reaches the STA like a pure ACK's: a later ACK frees only what it acknowledges
+ * beyond it (drain.h: "beyond the last ACK released before it on that flow"). */
+static void test_uplink_bytes_expected_beyond_the_ack_carried_by_released_data(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    struct adw_tcp_meta a = ack(40000, 100000);
+    adw_drain_note_released(d, &a, 0);
+    assert_false(adw_drain_end_release(d));
+    adw_drain_begin(d, 1000);
+    struct adw_tcp_meta seg = data(40000, 0, 1448);
+    seg.ack = 100000 + 2896; /* the server's data acknowledges 2896 bytes the STA sent */
+    adw_drain_note_released(d, &seg, 1000);
+    assert_true(adw_drain_end_release(d));
+    assert_true(ack_arrives(d, 40000, 1448, 1500));
+    adw_drain_begin(d, 2000);
+    a.ack = 100000 + 2896 + 1448;
+    adw_drain_note_released(d, &a, 2000); /* frees 1448 bytes, not 4344 */
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta up = {.is_tcp = true, .flags = ADW_TCP_ACK, .payload_len = 1448, .key = flow(40000)};
+    assert_true(adw_drain_observe_uplink(d, &up, 3000));
+}
+
 static void test_lost_final_ack_leaves_drain_open(void **st)
 {
     (void)st;
@@ -319,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_fin_from_the_sta_drains_the_data_it_acknowledges),
         cmocka_unit_test(test_fin_from_the_sta_ends_its_uplink_transfer),
         cmocka_unit_test(test_uplink_drain_ends_when_acked_bytes_come_back),
+        cmocka_unit_test(test_uplink_bytes_expected_beyond_the_ack_carried_by_released_data),
         cmocka_unit_test(test_fin_after_the_flow_drained_leaves_no_uplink_bytes_to_wait_for),
         cmocka_unit_test(test_acks_of_other_flows_do_not_end_the_drain),
         cmocka_unit_test(test_drain_awaits_downlink_acks_only_for_released_data),
