@@ -30,6 +30,7 @@ void adw_meta_from_desc(const struct adw_desc *d, bool downlink, struct adw_tcp_
                  ((d->tcp_flags & ADW_TCP_FIN) ? 1u : 0u);
     m->ack = d->ack;
     m->n_sack = d->n_sack;
+    memcpy(m->sack_left, d->sack_left, sizeof(m->sack_left));
     memcpy(m->sack_right, d->sack_right, sizeof(m->sack_right));
     struct adw_flow_key *k = &m->key;
     k->family = d->l3 == ADW_L3_IPV4 ? 4 : 6;

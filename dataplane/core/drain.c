@@ -184,8 +184,10 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
         /* All but a delayed-ACK's worth (the last segment) acknowledged: see drain.h. */
         uint32_t need = adw_seq_lt(f->first_seq, f->last_start) ? f->last_start : f->end_seq;
         bool acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, need);
+        /* A SACK block reports the bytes it spans only: it must hold the byte just before `need`. One wholly above
+         * it reports data beyond a hole, received before the retransmission filling the hole was. */
         for (unsigned b = 0; b < m->n_sack && !acked; b++)
-            acked = adw_seq_geq(m->sack_right[b], need);
+            acked = adw_seq_lt(m->sack_left[b], need) && adw_seq_geq(m->sack_right[b], need);
         if (acked)
             f->down_open = false;
     }

@@ -12,9 +12,11 @@
  *    segment already says the batch reached the STA: the flow is drained when
  *    an uplink segment of that flow acknowledges the start of its last
  *    released segment (ACK >= that start, serial arithmetic of RFC 1982 so
- *    sequence wrap-around is handled) or SACKs it (a SACK block whose right
- *    edge reaches it). A batch of a single segment of the flow needs the ACK
- *    of its end. Retransmissions never lower the end (max in serial order).
+ *    sequence wrap-around is handled) or SACKs it (a SACK block that holds
+ *    the byte before it: left edge below it, right edge at or past it; a
+ *    block wholly above it reports data beyond a hole that a retransmission
+ *    fills, received before it). A batch of a single segment of the flow
+ *    needs the ACK of its end. Retransmissions never lower the end (max in serial order).
  *  - Uplink TCP (the server's ACKs released to the STA): each released ACK
  *    lets the STA send as many new bytes as it acknowledges beyond the last
  *    ACK released before it on that flow (a pure ACK's, or the one carried by

@@ -36,7 +36,8 @@ struct adw_tcp_meta {
     uint32_t ack;                /* acknowledgement number */
     uint32_t payload_len;        /* bytes */
     uint8_t n_sack;              /* SACK blocks (uplink segments only) */
-    uint32_t sack_right[ADW_MAX_SACK]; /* right edges of the SACK blocks */
+    uint32_t sack_left[ADW_MAX_SACK];  /* left edges of the SACK blocks (first byte reported) */
+    uint32_t sack_right[ADW_MAX_SACK]; /* right edges of the SACK blocks (byte after the last reported) */
     struct adw_flow_key key;
 };
 

@@ -131,6 +131,7 @@ static void test_sack_of_last_byte_ends_the_drain(void **st)
     a.n_sack = 1;
     a.sack_right[0] = 3000;
     assert_false(adw_drain_observe_uplink(d, &a, 5));
+    a.sack_left[0] = 3000;
     a.sack_right[0] = 4000; /* up to the last segment: as for a cumulative ACK, that one may be delayed */
     assert_true(adw_drain_observe_uplink(d, &a, 6));
 }
@@ -181,6 +182,23 @@ static void test_uplink_bytes_expected_beyond_the_ack_carried_by_released_data(v
     assert_true(adw_drain_end_release(d));
     struct adw_tcp_meta up = {.is_tcp = true, .flags = ADW_TCP_ACK, .payload_len = 1448, .key = flow(40000)};
     assert_true(adw_drain_observe_uplink(d, &up, 3000));
+}
+
+/* A retransmission of a segment lost in the air: the STA's duplicate ACKs SACK the data above the hole, which
+ * arrived long before; a SACK block reports the retransmission only if it covers it. */
+static void test_sack_above_a_retransmitted_hole_does_not_end_its_drain(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, 2000, 1000, 0); /* the retransmission of [2000, 3000) */
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta dup = ack(40000, 2000);
+    dup.n_sack = 1;
+    dup.sack_left[0] = 3000;
+    dup.sack_right[0] = 9000;
+    assert_false(adw_drain_observe_uplink(d, &dup, 5)); /* sent before the retransmission arrived */
+    assert_true(d->open);
+    assert_true(ack_arrives(d, 40000, 9000, 6)); /* the hole filled: the cumulative ACK jumps */
 }
 
 static void test_lost_final_ack_leaves_drain_open(void **st)
@@ -336,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_drain_across_sequence_wraparound),
         cmocka_unit_test(test_retransmission_does_not_move_the_end_back),
         cmocka_unit_test(test_sack_of_last_byte_ends_the_drain),
+        cmocka_unit_test(test_sack_above_a_retransmitted_hole_does_not_end_its_drain),
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
         cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
         cmocka_unit_test(test_data_released_after_the_sta_reset_drains_with_the_stas_rsts),
