@@ -204,6 +204,32 @@ static void test_paced_queue_is_bounded_by_the_astar_limit(void **state)
     assert_true(pr[0].limit_pkts <= 205);
 }
 
+/* The floor of two batches under a pair's A* limit is for its batches (astar.h, adw_astar_set_floor); a pair paced
+ * has none, and its limit is min(Q_eBDP, q_ALT) (SPEC §3.5) even if it was batched before; back in its slices, the
+ * floor is there again. */
+static void test_a_paced_pair_keeps_no_batch_floor_under_its_limit(void **state)
+{
+    struct sched_fixture *f = *state;
+    assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
+    assert_int_equal(dequeue_at(f->s, 0), 40); /* a batch of r_init = 40 */
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
+    sched_enqueue1(f->s, &a, 1 * MS); /* drained in 1 ms: r = 40 + 1 x (20 - 1) = 59, floor 118 */
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps() / 4, 2 * MS, NULL, 0), 0);
+    assert_int_equal(enqueue_data(f->s, 0, 1 + 40 * 1448, 150, 2 * MS), 150);
+    run_until(f->s, 2 * MS, 480 * MS); /* ~120 releases 4 ms apart: T_serv -> 4 ms, Q_eBDP -> 200 / 4 + 5 = 55 */
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    uint32_t limit = 0;
+    while (adw_sched_poll_frame(f->s, &fr, pr, 2) == 1)
+        limit = pr[0].limit_pkts;
+    assert_in_range(limit, 50, 56);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 0, 481 * MS, NULL, 0), 0); /* back to its slices */
+    run_until(f->s, 481 * MS, 520 * MS);
+    while (adw_sched_poll_frame(f->s, &fr, pr, 2) == 1)
+        limit = pr[0].limit_pkts;
+    assert_int_equal(limit, 118); /* the floor under its next batches again */
+}
+
 static void test_next_event_is_the_next_paced_release(void **state)
 {
     struct sched_fixture *f = *state;
@@ -378,6 +404,7 @@ int main(void)
         LAB_TEST(test_a_pair_that_was_idle_gets_at_most_one_frame_of_burst),
         LAB_TEST(test_rate_change_applies_at_once_and_loses_no_packet),
         LAB_TEST(test_paced_queue_is_bounded_by_the_astar_limit),
+        LAB_TEST(test_a_paced_pair_keeps_no_batch_floor_under_its_limit),
         LAB_TEST(test_next_event_is_the_next_paced_release),
         LAB_TEST(test_pacing_an_unknown_pair_is_refused_naming_it),
         LAB_TEST(test_pacing_rate_stays_with_the_pair_across_versions),
