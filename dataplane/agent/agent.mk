@@ -3,12 +3,13 @@
 # to dataplane/.
 
 AGENT_SRCS     := agent/sta_agent.c agent/agent_options.c agent/tm_sta_writer.c agent/frame_boundary.c \
-                  dp/ack_model_json.c dp/json_walk.c dp/redis_addr.c
+                  agent/sta_periods.c dp/ack_model_json.c dp/json_walk.c dp/redis_addr.c
 AGENT_HEADERS  := $(wildcard agent/*.h) dp/ack_model_json.h dp/json_walk.h dp/redis_addr.h include/adwiser/ack_model.h
 AGENT_BIN      := $(BUILD)/adwiser-sta-agent
 AGENT_TEST     := $(BUILD)/san/agent/test_frame_boundary
+AGENT_TEST_PERIODS := $(BUILD)/san/agent/test_sta_periods
 
-DP_BUILD += $(AGENT_BIN) $(AGENT_TEST)
+DP_BUILD += $(AGENT_BIN) $(AGENT_TEST) $(AGENT_TEST_PERIODS)
 DP_TEST  += agent-test
 
 $(AGENT_BIN): $(AGENT_SRCS) $(AGENT_HEADERS) $(CORE_LIB)
@@ -21,7 +22,14 @@ $(AGENT_TEST): agent/tests/test_frame_boundary.c agent/frame_boundary.c $(AGENT_
 	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) $(CORE_INCLUDE) -Iagent $< agent/frame_boundary.c $(CORE_LIB_SAN) \
 	    -lcmocka -lm -o $@
 
+$(AGENT_TEST_PERIODS): agent/tests/test_sta_periods.c agent/sta_periods.c agent/frame_boundary.c $(AGENT_HEADERS) \
+                       $(CORE_LIB_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) $(CORE_INCLUDE) -Iagent $< agent/sta_periods.c agent/frame_boundary.c \
+	    $(CORE_LIB_SAN) -lcmocka -lm -o $@
+
 .PHONY: agent-test
-agent-test: $(AGENT_TEST) $(AGENT_BIN)
+agent-test: $(AGENT_TEST) $(AGENT_TEST_PERIODS) $(AGENT_BIN)
 	$(AGENT_TEST)
+	$(AGENT_TEST_PERIODS)
 	PY=$(PY) agent/tests/test_sta_agent.sh $(BUILD)

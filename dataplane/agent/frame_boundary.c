@@ -58,3 +58,8 @@ double adw_frame_est_take(struct adw_frame_est *e, uint64_t now_ns, uint64_t idl
     e->pkts = 0;
     return mean;
 }
+
+void adw_frame_est_close_open(struct adw_frame_est *e)
+{
+    close_frame(e);
+}

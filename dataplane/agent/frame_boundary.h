@@ -52,5 +52,7 @@ bool adw_frame_est_observe(struct adw_frame_est *e, uint64_t t_ns);
  */
 double adw_frame_est_take(struct adw_frame_est *e, uint64_t now_ns, uint64_t idle_close_ns, uint32_t *frames,
                           uint64_t *pkts);
+/* No packet will come any more (the agent is exiting): the A-MPDU still open is closed, counted at the next take. */
+void adw_frame_est_close_open(struct adw_frame_est *e);
 
 #endif

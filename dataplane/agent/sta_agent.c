@@ -11,11 +11,14 @@
  *
  * (controller/REDIS.md; the aggregation loop takes μ̃_N from these instead of
  * the appliance's ACK-burst estimate). An interval with no A-MPDU closed
- * writes nothing. Redis being unreachable never stops the agent: it retries
- * at the next period and counts what it could not write.
+ * writes nothing. At exit (SIGTERM/SIGINT or the end of --duration) the
+ * A-MPDU still open is closed and the last, partial period reported like the
+ * others, so the entries and --stats count every packet and A-MPDU seen.
+ * Redis being unreachable never stops the agent: it retries at the next
+ * period and counts what it could not write.
  *
  * This file is the capture and the loop; the command line is agent_options.c,
- * the Redis side tm_sta_writer.c.
+ * the accounting sta_periods.c, the Redis side tm_sta_writer.c.
  *
  * `--log FILE` writes one line per packet, "<receive time, Unix ns> <1 if
  * first of an A-MPDU, else 0>": the training data of
@@ -37,7 +40,7 @@
 
 #include "ack_model_json.h"
 #include "agent_options.h"
-#include "frame_boundary.h"
+#include "sta_periods.h"
 #include "tm_sta_writer.h"
 
 #define HEADER_BYTES 64                /* what is read of each frame: the Ethernet type is all it needs */
@@ -50,8 +53,9 @@
  * the testbed, from the emulator and TCP stacks on the same two cores). The receive buffer holds far more. */
 #define READ_INTERVAL_NS 2000000ull
 
+/* What is not an A-MPDU's packet (those are counted in struct sta_periods). */
 struct counters {
-    uint64_t pkts, frames, not_ip, not_host;
+    uint64_t not_ip, not_host;
     uint64_t socket_drops;                   /* frames the kernel dropped at a full receive buffer: uncounted */
 };
 
@@ -115,8 +119,8 @@ static int open_socket(const char *iface)
     return fd;
 }
 
-/* Reads every frame waiting on the socket; the unicast IP ones addressed to this host go to the estimator. */
-static void drain_socket(int fd, struct adw_frame_est *est, struct counters *n, FILE *log)
+/* Reads every frame waiting on the socket; the unicast IP ones addressed to this host go to the accounting. */
+static void drain_socket(int fd, struct sta_periods *acc, struct counters *n, FILE *log)
 {
     for (;;) {
         uint8_t buf[HEADER_BYTES];
@@ -150,15 +154,14 @@ static void drain_socket(int fd, struct adw_frame_est *est, struct counters *n, 
             }
         if (t_ns == 0) /* no kernel timestamp (not expected with SO_TIMESTAMPNS): the time it was read */
             t_ns = clock_ns(CLOCK_REALTIME);
-        bool first = adw_frame_est_observe(est, t_ns);
-        n->pkts++;
+        bool first = sta_periods_packet(acc, t_ns);
         if (log)
             fprintf(log, "%llu %d\n", (unsigned long long)t_ns, first ? 1 : 0);
     }
 }
 
-static void write_stats(const char *path, const struct agent_options *o, const struct counters *n,
-                        const struct tm_sta_writer *w, double elapsed_s)
+static void write_stats(const char *path, const struct agent_options *o, const struct sta_periods *acc,
+                        const struct counters *n, const struct tm_sta_writer *w, double elapsed_s)
 {
     char tmp[4096];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -171,8 +174,8 @@ static void write_stats(const char *path, const struct agent_options *o, const s
             "{\"pair\":\"%s\",\"iface\":\"%s\",\"elapsed_s\":%.3f,\"packets\":%llu,\"frames\":%llu,"
             "\"mean_ampdu\":%.3f,\"reports\":%llu,\"redis_errors\":%llu,\"not_ip\":%llu,\"not_host\":%llu,"
             "\"socket_drops\":%llu,\"cpu_s\":%.3f}\n",
-            o->pair, o->iface, elapsed_s, (unsigned long long)n->pkts, (unsigned long long)n->frames,
-            n->frames ? (double)n->pkts / (double)n->frames : 0.0, (unsigned long long)w->reports,
+            o->pair, o->iface, elapsed_s, (unsigned long long)acc->pkts, (unsigned long long)acc->frames,
+            acc->frames ? (double)acc->pkts / (double)acc->frames : 0.0, (unsigned long long)w->reports,
             (unsigned long long)w->errors, (unsigned long long)n->not_ip, (unsigned long long)n->not_host,
             (unsigned long long)n->socket_drops, cpu_s());
     fclose(f);
@@ -211,8 +214,8 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
 
-    struct adw_frame_est est;
-    adw_frame_est_init(&est, &model);
+    struct sta_periods acc;
+    sta_periods_init(&acc, &model, IDLE_CLOSE_NS);
     struct counters n = {0};
     struct tm_sta_writer w;
     tm_sta_writer_init(&w, &o);
@@ -224,14 +227,12 @@ int main(int argc, char **argv)
         if (now >= end)
             break;
         if (now >= next) {
-            uint32_t frames;
-            uint64_t pkts;
+            struct sta_report r;
             /* the estimator runs on the kernel timestamps' clock */
-            double mean = adw_frame_est_take(&est, clock_ns(CLOCK_REALTIME), IDLE_CLOSE_NS, &frames, &pkts);
-            n.frames += frames;
+            bool any = sta_periods_end(&acc, clock_ns(CLOCK_REALTIME), &r);
             count_socket_drops(fd, &n);
-            if (o.redis && frames > 0)
-                tm_sta_writer_report(&w, mean, frames, pkts);
+            if (o.redis && any)
+                tm_sta_writer_report(&w, r.mean, r.frames, r.pkts);
             next += period_ns;
             if (next <= now) /* a stall (suspended, Redis slow): the next period from now */
                 next = now + period_ns;
@@ -242,8 +243,14 @@ int main(int argc, char **argv)
             wait_ns = READ_INTERVAL_NS;
         struct timespec nap = {(time_t)(wait_ns / 1000000000u), (long)(wait_ns % 1000000000u)};
         (void)nanosleep(&nap, NULL); /* a signal ends it early: stop_flag is checked next */
-        drain_socket(fd, &est, &n, log);
+        drain_socket(fd, &acc, &n, log);
     }
+    /* What came since the last read, then the open A-MPDU and the partial period: without them the last period's
+     * packets were in --stats's packets but their A-MPDUs in no frames count and no entry. */
+    drain_socket(fd, &acc, &n, log);
+    struct sta_report last;
+    if (sta_periods_finish(&acc, &last) && o.redis)
+        tm_sta_writer_report(&w, last.mean, last.frames, last.pkts);
     tm_sta_writer_close(&w);
     if (log)
         fclose(log);
@@ -253,10 +260,10 @@ int main(int argc, char **argv)
         unlink(o.pidfile);
     double elapsed = (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e9;
     if (o.stats)
-        write_stats(o.stats, &o, &n, &w, elapsed);
+        write_stats(o.stats, &o, &acc, &n, &w, elapsed);
     fprintf(stderr,
             "adwiser-sta-agent: %s: %llu packets, %llu A-MPDUs, %llu reports, %llu Redis errors, %llu socket drops\n",
-            o.pair, (unsigned long long)n.pkts, (unsigned long long)n.frames, (unsigned long long)w.reports,
+            o.pair, (unsigned long long)acc.pkts, (unsigned long long)acc.frames, (unsigned long long)w.reports,
             (unsigned long long)w.errors, (unsigned long long)n.socket_drops);
     return 0;
 }

@@ -4,7 +4,8 @@
 # one-gap model (a gap over 300 µs starts an A-MPDU) and reports to a real redis-server (unix socket, started
 # and stopped here).  Pins:
 #   - every datagram is counted once (stats and the sum of tm:sta's mpdus_ok), ARP and the agent's own
-#     sends are not;
+#     sends are not; the agent is stopped right after the last burst, so the last A-MPDU and partial period
+#     reach tm:sta and --stats's frames only through the report made at exit;
 #   - the bursts are found from kernel timestamps: frames and mean mpdus per entry match the bursts sent;
 #   - entries carry the pair and land in adwiser:appliance:<id>:tm:sta (controller/REDIS.md), written as a
 #     Redis ACL user allowed XADD on those keys only (--redis-auth); an agent with a wrong password writes
@@ -98,7 +99,8 @@ for _ in range(bursts):
     if time.monotonic() > deadline:
         sys.exit("sender: out of time")
 PYEOF
-sleep 0.5   # the last burst is closed by the idle time (5 ms) at the next report
+# Stopped right after the last burst, mid-period: the agent closes the open A-MPDU and reports the partial period
+# as it exits, so nothing below waits for the idle close.
 kill "$AGENT_PID" "$WRONG_PID"
 for p in "$AGENT_PID" "$WRONG_PID"; do for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done; done
 cat "$WORK/agent.log" "$WORK/agent-wrong.log"
@@ -129,6 +131,8 @@ mean = sum(float(e["mpdus"]) * int(e["frames"]) for e in entries) / frames
 print(f"{len(entries)} entries: {frames} A-MPDUs, {ok} packets, {mean:.2f} per A-MPDU "
       f"(sent {bursts} x {burst}); stats {stats}")
 assert ok == sent, f"tm:sta counts {ok} packets, {sent} sent"
+# --stats counts the A-MPDUs the entries carry, the last partial period's included
+assert stats["frames"] == frames, f"stats count {stats['frames']} A-MPDUs, tm:sta {frames}"
 # A burst split by a preempted sender, or two merged, moves these a little; the classifier must find nearly all.
 assert abs(frames - bursts) <= 0.03 * bursts, f"{frames} A-MPDUs found for {bursts} bursts"
 assert abs(mean - burst) <= 0.03 * burst, f"{mean:.2f} per A-MPDU for bursts of {burst}"

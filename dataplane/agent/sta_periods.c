@@ -1,0 +1,31 @@
+/* sta_periods.c — adwiser-sta-agent's per-period reports and run totals; see sta_periods.h. */
+#include "sta_periods.h"
+
+#include <string.h>
+
+void sta_periods_init(struct sta_periods *p, const struct adw_ack_model *model, uint64_t idle_close_ns)
+{
+    memset(p, 0, sizeof(*p));
+    adw_frame_est_init(&p->est, model);
+    p->idle_close_ns = idle_close_ns;
+}
+
+bool sta_periods_packet(struct sta_periods *p, uint64_t t_ns)
+{
+    p->pkts++;
+    return adw_frame_est_observe(&p->est, t_ns);
+}
+
+bool sta_periods_end(struct sta_periods *p, uint64_t now_ns, struct sta_report *r)
+{
+    r->mean = adw_frame_est_take(&p->est, now_ns, p->idle_close_ns, &r->frames, &r->pkts);
+    p->frames += r->frames;
+    return r->frames > 0;
+}
+
+bool sta_periods_finish(struct sta_periods *p, struct sta_report *r)
+{
+    adw_frame_est_close_open(&p->est);
+    /* The open A-MPDU is closed already; the time only matters to the idle close. */
+    return sta_periods_end(p, p->est.last_ns, r);
+}

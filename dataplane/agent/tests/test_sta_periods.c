@@ -1,0 +1,113 @@
+/* Tests of adwiser-sta-agent's accounting (agent/sta_periods.c): reports per period and the run's totals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sta_periods.h"
+
+#define US 1000ull
+#define IDLE_CLOSE_NS (5000 * US)
+
+/* m = 1: a gap over 200 µs starts an A-MPDU. */
+static struct adw_ack_model gap_model(void)
+{
+    struct adw_ack_model m = {.version = 1, .m = 1, .intercept = -20.0, .threshold = 0.5, .n_max = 64, .scale = 1};
+    m.coef[0] = 0.1;
+    return m;
+}
+
+/* Feeds `frames` A-MPDUs of `size` packets, 30 µs apart inside, 600 µs between them, from *t. */
+static void feed(struct sta_periods *p, uint64_t *t, unsigned frames, unsigned size)
+{
+    for (unsigned f = 0; f < frames; f++)
+        for (unsigned i = 0; i < size; i++) {
+            *t += i == 0 ? 600 * US : 30 * US;
+            sta_periods_packet(p, *t);
+        }
+}
+
+/* What the agent wrote to tm:sta: the sums over its reports. */
+struct written {
+    unsigned entries;
+    uint64_t frames, pkts;
+};
+
+static void write_if(struct written *w, bool any, const struct sta_report *r)
+{
+    if (!any)
+        return;
+    w->entries++;
+    w->frames += r->frames;
+    w->pkts += r->pkts;
+}
+
+static void test_exit_reports_the_open_ampdu_and_the_last_partial_period(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = gap_model();
+    struct sta_periods p;
+    sta_periods_init(&p, &m, IDLE_CLOSE_NS);
+    struct written w = {0};
+    struct sta_report r;
+    uint64_t t = 0;
+    /* A full period, ended while its last A-MPDU is still arriving; then the agent is stopped mid-period, right
+     * after the last packet (SIGTERM, or --duration's end, during a transfer). */
+    feed(&p, &t, 10, 12);
+    write_if(&w, sta_periods_end(&p, t + 10 * US, &r), &r);
+    feed(&p, &t, 5, 12);
+    bool any = sta_periods_finish(&p, &r);
+    write_if(&w, any, &r);
+    assert_true(any);
+    assert_int_equal(r.frames, 6);       /* the A-MPDU open at the period's end, then the 5 of the partial one */
+    assert_true(r.mean > 11.999 && r.mean < 12.001);
+    /* Every packet is in one A-MPDU, in the totals (--stats) as in the entries (tm:sta). */
+    assert_int_equal(p.pkts, 15 * 12);
+    assert_int_equal(p.frames, 15);
+    assert_int_equal(w.entries, 2);
+    assert_int_equal(w.pkts, p.pkts);
+    assert_int_equal(w.frames, p.frames);
+}
+
+static void test_exit_after_everything_was_reported_writes_nothing_more(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = gap_model();
+    struct sta_periods p;
+    sta_periods_init(&p, &m, IDLE_CLOSE_NS);
+    struct sta_report r;
+    uint64_t t = 0;
+    feed(&p, &t, 4, 7);
+    /* the last A-MPDU closed by the idle time at the period's end */
+    assert_true(sta_periods_end(&p, t + 6000 * US, &r));
+    assert_int_equal(r.frames, 4);
+    assert_false(sta_periods_finish(&p, &r));
+    assert_int_equal(r.frames, 0);
+    assert_int_equal(r.pkts, 0);
+    assert_int_equal(p.frames, 4);
+    assert_int_equal(p.pkts, 28);
+}
+
+static void test_exit_before_any_packet_writes_nothing(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = gap_model();
+    struct sta_periods p;
+    sta_periods_init(&p, &m, IDLE_CLOSE_NS);
+    struct sta_report r;
+    assert_false(sta_periods_finish(&p, &r));
+    assert_int_equal(p.frames, 0);
+    assert_int_equal(p.pkts, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exit_reports_the_open_ampdu_and_the_last_partial_period),
+        cmocka_unit_test(test_exit_after_everything_was_reported_writes_nothing_more),
+        cmocka_unit_test(test_exit_before_any_packet_writes_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
