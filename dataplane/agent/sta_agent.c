@@ -189,7 +189,7 @@ int main(int argc, char **argv)
         return 2;
     struct adw_ack_model model;
     char err[512];
-    if (ack_model_json_load_file(o.model, &model, err, sizeof(err)) != 0) {
+    if (ack_model_json_load_file(o.model, ACK_MODEL_KIND_STA_FRAME, &model, err, sizeof(err)) != 0) {
         fprintf(stderr, "adwiser-sta-agent: --model %s: %s\n", o.model, err);
         return 2;
     }

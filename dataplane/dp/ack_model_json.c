@@ -48,17 +48,30 @@ static int descriptions(struct jw *w, const json_t *root)
     return 0;
 }
 
-static int from_json(const json_t *root, struct adw_ack_model *out, char *err, size_t errlen)
+/* "model", if the file has it, must be the kind asked for. 0, or -1 naming the member. */
+static int of_kind(struct jw *w, const json_t *root, const char *kind)
 {
-    static const char *const allowed[] = {"version", "m", "intercept", "coef", "threshold", "n_max", "scale",
-                                          "scale_by_stas", "scale_by_stas_training", "gap_by_stas_us",
+    if (json_object_get(root, "model") == NULL)
+        return 0;
+    char got[64];
+    if (jw_string(w, root, "", "model", 1, 0, got, sizeof(got)) != 0)
+        return -1;
+    if (strcmp(got, kind) != 0)
+        return jw_fail_at(w, "", "model", "expected \"%s\", got \"%s\"", kind, got);
+    return 0;
+}
+
+static int from_json(const json_t *root, const char *kind, struct adw_ack_model *out, char *err, size_t errlen)
+{
+    static const char *const allowed[] = {"model", "version", "m", "intercept", "coef", "threshold", "n_max",
+                                          "scale", "scale_by_stas", "scale_by_stas_training", "gap_by_stas_us",
                                           "gap_by_stas_training", "features", "training", NULL};
     struct jw w = {.err = err, .errlen = errlen};
     struct adw_ack_model m;
     memset(&m, 0, sizeof(m));
     long long version = 0, mm = 0, n_max = 0;
     double intercept = 0, threshold = 0, scale = 1.0; /* scale is optional: no correction */
-    if (jw_object(&w, root, "", allowed) || descriptions(&w, root)
+    if (jw_object(&w, root, "", allowed) || descriptions(&w, root) || of_kind(&w, root, kind)
         || jw_integer(&w, root, "", "version", 1, 1, 1000000000, &version)
         || jw_integer(&w, root, "", "m", 1, 1, ADW_ACK_MODEL_MAX_M, &mm)
         || jw_number(&w, root, "", "intercept", 1, -1e12, 1e12, &intercept)
@@ -94,7 +107,7 @@ static int from_json(const json_t *root, struct adw_ack_model *out, char *err, s
     return 0;
 }
 
-int ack_model_json_parse(const char *text, struct adw_ack_model *m, char *err, size_t errlen)
+int ack_model_json_parse(const char *text, const char *kind, struct adw_ack_model *m, char *err, size_t errlen)
 {
     json_error_t je;
     json_t *root = json_loads(text, 0, &je);
@@ -102,12 +115,13 @@ int ack_model_json_parse(const char *text, struct adw_ack_model *m, char *err, s
         snprintf(err, errlen, "not JSON: %s (line %d)", je.text, je.line);
         return -1;
     }
-    int rc = from_json(root, m, err, errlen);
+    int rc = from_json(root, kind, m, err, errlen);
     json_decref(root);
     return rc;
 }
 
-int ack_model_json_load_file(const char *path, struct adw_ack_model *m, char *err, size_t errlen)
+int ack_model_json_load_file(const char *path, const char *kind, struct adw_ack_model *m, char *err,
+                             size_t errlen)
 {
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
@@ -115,7 +129,7 @@ int ack_model_json_load_file(const char *path, struct adw_ack_model *m, char *er
         snprintf(err, errlen, "%s", je.text);
         return -1;
     }
-    int rc = from_json(root, m, err, errlen);
+    int rc = from_json(root, kind, m, err, errlen);
     json_decref(root);
     return rc;
 }

@@ -15,7 +15,7 @@ static int check_ack_model(const struct dp_options *o, struct adw_sched *s, char
 {
     struct adw_ack_model m;
     char why[400];
-    if (ack_model_json_load_file(o->ack_model_path, &m, why, sizeof(why)) != 0
+    if (ack_model_json_load_file(o->ack_model_path, ACK_MODEL_KIND_ACK_BURST, &m, why, sizeof(why)) != 0
         || adw_sched_set_ack_model(s, &m, why, sizeof(why)) != 0) {
         snprintf(err, errlen, "--ack-model %s: %s", o->ack_model_path, why);
         return -1;

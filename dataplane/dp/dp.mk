@@ -89,7 +89,7 @@ dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_RED
     $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE) $(DP_BIN))
 	ADW_LAB_JSON=$(DP_LAB_JSON) ADW_SCHEMA=../configs/schema/adwiser-config.schema.json $(DP_TEST_CONFIG)
 	$(DP_TEST_PARTS)
-	$(DP_TEST_PACING)
+	ADW_CONFIGS=../configs $(DP_TEST_PACING)
 	ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_REDIS)
 	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_ENGINE))
 	$(if $(DP_CORE_HAS_SCHED),PY=$(PY) dp/tests/test_check_config.sh $(BUILD) $(DP_LAB_JSON))

@@ -115,7 +115,7 @@ int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_
     if (o->ack_model_path) {
         struct adw_ack_model m;
         char why[400];
-        if (ack_model_json_load_file(o->ack_model_path, &m, why, sizeof(why)) != 0
+        if (ack_model_json_load_file(o->ack_model_path, ACK_MODEL_KIND_ACK_BURST, &m, why, sizeof(why)) != 0
             || adw_sched_set_ack_model(e->sched, &m, why, sizeof(why)) != 0) {
             snprintf(err, errlen, "--ack-model %s: %s", o->ack_model_path, why);
             return -1;

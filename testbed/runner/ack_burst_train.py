@@ -270,8 +270,8 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
     p_raw = 1 / (1 + np.exp(-(b + x @ np.array(w))))
     assert float(np.max(np.abs(p_raw - final.predict_proba(x)[:, 1]))) < 1e-6
     overall_f1 = round(macro_f1(y, pred, rows), 4)
-    model = {"version": MODEL_VERSION, "m": m, "intercept": b, "coef": w, "threshold": threshold, "n_max": N_MAX,
-             "scale": scale,
+    model = {"model": ack_scale.MODEL_KIND, "version": MODEL_VERSION,
+             "m": m, "intercept": b, "coef": w, "threshold": threshold, "n_max": N_MAX, "scale": scale,
              "features": "t_{i-m+1..i}: ACK inter-arrival times at the appliance in microseconds, oldest first; "
                          "then their population standard deviation",
              "training": {"method": "scikit-learn LogisticRegression on standardised features (folded in here); "

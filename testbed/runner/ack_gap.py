@@ -201,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=ack_scale.MODEL)
     a = ap.parse_args(argv)
     model = json.loads(a.model.read_text())
+    if not ack_scale.of_kind(model, a.model, "ack_gap"):
+        return 1
     rows_by_gap = replay(a.results, model)
     if not rows_by_gap:
         print(f"ack_gap: no captured ground-truth runs under {a.results} (runner.aggtarget --capture-acks)",

@@ -52,6 +52,20 @@ MIN_SLOTS = 30        # slots a STA count needs for a scale of its own (15 s of 
 # baseline, 2 had no scale, 3 was fitted before wlan-emu had its own core, 4 had one scale for any number of STAs,
 # 5 added scale_by_stas, 6 gap_by_stas_us (runner/ack_gap.py).
 MODEL_VERSION = 6
+# Its "model" member: what it models. adwiser-sta-agent's classifier (sta_frames.MODEL_KIND) has the same format and
+# ranges, so the readers (dataplane/dp/ack_model_json.c) refuse a file of the other kind, naming this member.
+MODEL_KIND = "adwiser-ack-burst-classifier"
+
+
+def of_kind(model: dict[str, Any], path: Path, tool: str) -> bool:
+    """True if the ACK-burst model file read from path may be rewritten (then labelled as one): its "model" is
+    this kind, or absent as in files written before the member existed; else says why not."""
+    kind = model.get("model", MODEL_KIND)
+    if kind != MODEL_KIND:
+        print(f"{tool}: {path}: model: expected {MODEL_KIND!r}, got {kind!r}", file=sys.stderr)
+        return False
+    model["model"] = MODEL_KIND
+    return True
 
 
 def truth_by_slot(ppdus: list[dict[str, Any]], t0_unix_ns: int) -> dict[tuple[str, int], list[int]]:
@@ -193,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
               "(python -m runner.aggtarget <scenario> --modes aggtarget)", file=sys.stderr)
         return 1
     model = json.loads(a.model.read_text())
+    if not of_kind(model, a.model, "ack_scale"):
+        return 1
     if any(model.get("gap_by_stas_us") or []):
         # the runs' agg_raw was formed without those gaps: runner/ack_gap.py fits the scale at them
         print(f"ack_scale: {a.model} has gap_by_stas_us; fit its scale with python -m runner.ack_gap fit",

@@ -46,6 +46,9 @@ REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "configs" / "sta_frame_model.json"
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "sta-frame-estimator.json"
 MODEL_VERSION = 1
+# Its "model" member: what it models; the readers refuse the appliance's ACK-burst model (ack_scale.MODEL_KIND,
+# the same format) as this one, naming the member.
+MODEL_KIND = "adwiser-sta-frame-classifier"
 SLOT_NS = 500_000_000   # Δ of the controller (000 §VI)
 N_MAX = 64              # 802.11ac BlockAck window
 # A packet is taken to come from a PPDU only once that PPDU has been on the air this long (µs): the first MPDU
@@ -203,8 +206,8 @@ def fit(runs: list[Path], m_sweep: list[int]) -> dict[str, Any]:
     p_raw = 1 / (1 + np.exp(-(b + x @ np.array(coef))))
     assert float(np.max(np.abs(p_raw - final.predict_proba(x)[:, 1]))) < 1e-6
     cv_f1 = round(float(np.mean([p["f1"] for p in per])), 4)
-    model = {"version": MODEL_VERSION, "m": m, "intercept": b, "coef": coef, "threshold": threshold,
-             "n_max": N_MAX, "scale": 1.0,
+    model = {"model": MODEL_KIND, "version": MODEL_VERSION,
+             "m": m, "intercept": b, "coef": coef, "threshold": threshold, "n_max": N_MAX, "scale": 1.0,
              "features": "t_{i-m+1..i}: inter-arrival times of the unicast IP packets the STA receives (kernel "
                          "receive timestamps) in microseconds, oldest first; then their population standard "
                          "deviation",

@@ -89,6 +89,7 @@ def test_fit_writes_the_table_into_the_model_and_keeps_its_coefficients(tmp_path
     m = json.loads(model.read_text())
     assert m["scale_by_stas"] == [0.8, 0.8]  # one STA has no slots: it takes the nearest fitted count
     assert m["version"] == ack_scale.MODEL_VERSION and m["coef"] == [0.001, 0.0] and m["scale"] == 0.56
+    assert m["model"] == ack_scale.MODEL_KIND  # written before the member existed: labelled as what it was fitted as
     assert m["scale_by_stas_training"]["per_stas"]["2"]["slots"] == ack_scale.MIN_SLOTS
 
 
@@ -131,3 +132,23 @@ def test_fit_refuses_a_model_whose_scale_belongs_to_its_least_gaps(tmp_path: Pat
              for i in range(ack_scale.MIN_SLOTS)])
     assert ack_scale.main(["fit", "--results", str(tmp_path), "--model", str(model)]) == 1
     assert json.loads(model.read_text())["scale_by_stas"] == [0.5, 0.8]
+
+
+def test_fit_refuses_the_sta_frame_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # the same format as the ACK-burst model: only its "model" member says it is the STA agent's classifier
+    model = tmp_path / "model.json"
+    text = json.dumps({"model": "adwiser-sta-frame-classifier", "version": 1, "m": 1, "intercept": -2.0,
+                       "coef": [0.001, 0.0], "scale": 1.0})
+    model.write_text(text)
+    _result(tmp_path / "aggtarget-2sta.json", "aggtarget-2sta", "sta",
+            [{"pair": "ap1/sta1", "slot": i, "stas": 2, "raw": 20.0, "truth": 16.0}
+             for i in range(ack_scale.MIN_SLOTS)])
+    assert ack_scale.main(["fit", "--results", str(tmp_path), "--model", str(model)]) == 1
+    assert model.read_text() == text
+    err = capsys.readouterr().err
+    assert "model: expected 'adwiser-ack-burst-classifier', got 'adwiser-sta-frame-classifier'" in err
+
+
+def test_the_shipped_model_says_it_is_the_ack_burst_model():
+    # adwiser-dp --ack-model refuses a file of another kind (dataplane/dp/ack_model_json.c checks the same names)
+    assert json.loads(ack_scale.MODEL.read_text())["model"] == ack_scale.MODEL_KIND == "adwiser-ack-burst-classifier"

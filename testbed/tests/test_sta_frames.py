@@ -79,6 +79,8 @@ def test_fit_finds_the_boundaries_of_a_capture_whose_gaps_separate_them(tmp_path
     assert per["packets"] == len(pkts) and per["ppdus"] == len(sizes)
     assert per["f1"] > 0.98
     assert abs(per["est_mean"] - per["true_ok_mean"]) < 0.05 * per["true_ok_mean"]
+    # what it models, so that adwiser-dp --ack-model refuses it (dataplane/dp/ack_model_json.c)
+    assert model["model"] == sta_frames.MODEL_KIND
     # The shipped coefficients work on raw µs, as the agent applies them (frame_boundary.c).
     m = model["m"]
     x = ack_dataset.features(np.array(pkts), m)[m:]
@@ -99,3 +101,8 @@ def test_slot_errors_set_the_estimate_beside_decoded_and_sent_mpdus(tmp_path: Pa
     assert row["rmse_vs_ok"] < 0.05
     assert abs(row["true_ok_over_est"]["median"] - 1.0) < 0.005
     assert row["true_sent_mean"] == row["true_ok_mean"]  # nothing lost in this capture
+
+
+def test_the_shipped_model_says_it_is_the_sta_frame_model():
+    # adwiser-sta-agent --model refuses a file of another kind (dataplane/dp/ack_model_json.c checks the same names)
+    assert json.loads(sta_frames.MODEL.read_text())["model"] == sta_frames.MODEL_KIND == "adwiser-sta-frame-classifier"

@@ -10,7 +10,8 @@
 #   - entries carry the pair and land in adwiser:appliance:<id>:tm:sta (controller/REDIS.md), written as a
 #     Redis ACL user allowed XADD on those keys only (--redis-auth); an agent with a wrong password writes
 #     nothing, counts its errors and says why;
-#   - bad command lines and model files are refused with what is wrong named.
+#   - bad command lines and model files are refused with what is wrong named, the appliance's ACK-burst model
+#     (configs/ack_burst_model.json) by its "model" member.
 # Addresses only in 198.18.0.0/15; namespaces, redis-server and the agent are removed/stopped at exit.
 # Usage: test_sta_agent.sh BUILD_DIR
 set -euo pipefail
@@ -45,6 +46,12 @@ done
 echo '{"version": 1, "m": 2, "intercept": 0, "coef": [1, 2], "threshold": 0.5, "n_max": 64}' >"$WORK/bad.json"
 out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$WORK/bad.json" 2>&1) && fail "a model with 2 of 3 coef accepted"
 grep -q "coef" <<<"$out" || fail "the bad model's field is not named: $out"
+# the appliance's ACK-burst model has the same format: its "model" member says it is not this one (--duration:
+# an agent that took it would otherwise run on lo until killed)
+ACK_MODEL="$(dirname "$0")/../../../configs/ack_burst_model.json"
+out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$ACK_MODEL" --duration 1 2>&1) && fail "the ACK-burst model accepted"
+grep -q 'model: expected "adwiser-sta-frame-classifier", got "adwiser-ack-burst-classifier"' <<<"$out" \
+    || fail "the ACK-burst model's refusal does not name its model field: $out"
 
 echo '{"version": 1, "m": 1, "intercept": -30.0, "coef": [0.1, 0.0], "threshold": 0.5, "n_max": 64, "scale": 1.0}' \
     >"$WORK/model.json"

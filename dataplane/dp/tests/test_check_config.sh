@@ -12,6 +12,7 @@ PY=${PY:-python3}
 [ -x "$PY" ] || command -v "$PY" >/dev/null || PY=python3   # as dp.mk does for the lab JSON
 HERE=$(cd "$(dirname "$0")" && pwd)
 ACK_MODEL="$HERE/../../../configs/ack_burst_model.json"
+STA_MODEL="$HERE/../../../configs/sta_frame_model.json"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
@@ -65,6 +66,9 @@ check "identifier with a trailing newline" 1 "appliance_id" --check-config "$TMP
 "$PY" -c 'import json, sys
 m = json.load(open(sys.argv[1])); m["coef"].pop(); json.dump(m, open(sys.argv[2], "w"))' "$ACK_MODEL" "$TMP/ack.json"
 check "bad ACK model" 1 "--ack-model $TMP/ack.json: coef" --check-config "$LAB" --ack-model "$TMP/ack.json"
+# the STA agent's model has the same format: only its "model" member tells it apart
+check "STA frame model as the ACK model" 1 "--ack-model $STA_MODEL: model: expected \"adwiser-ack-burst-classifier\"" \
+    --check-config "$LAB" --ack-model "$STA_MODEL"
 printf '{"ap1/sta1": "fast"}\n' >"$TMP/bad_pacing.json"
 check "bad pacing table" 1 "--pacing $TMP/bad_pacing.json: pacing: ap1/sta1" \
     --check-config "$LAB" --pacing "$TMP/bad_pacing.json"

@@ -1,7 +1,8 @@
 /*
  * test_dp_pacing.c — adwiser-dp's readers of the aggregation-target inputs (SPEC §3.7, issue 9): the pacing table
- * (Redis hash values and --pacing FILE) and the ACK-burst model file (configs/ack_burst_model.json). Each refuses
- * malformed input whole, naming the field.
+ * (Redis hash values and --pacing FILE) and the ACK-burst model file (configs/ack_burst_model.json; the STA agent's
+ * configs/sta_frame_model.json shares its format and reader). Each refuses malformed input whole, naming the field.
+ * The shipped model files are read from $ADW_CONFIGS (dp.mk sets it).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,7 +66,7 @@ static void test_ack_model_file_is_loaded(void **state)
     (void)state;
     char err[256];
     struct adw_ack_model m;
-    assert_int_equal(ack_model_json_parse(MODEL_OK, &m, err, sizeof err), 0);
+    assert_int_equal(ack_model_json_parse(MODEL_OK, ACK_MODEL_KIND_ACK_BURST, &m, err, sizeof err), 0);
     assert_int_equal(m.version, 3);
     assert_int_equal(m.m, 2);
     assert_true(m.intercept == -1.5 && m.coef[0] == 0.1 && m.coef[2] == 0.3 && m.threshold == 0.5);
@@ -84,20 +85,25 @@ static void test_ack_model_scale_per_sta_count_is_loaded(void **state)
                                           "\"scale_by_stas\": [0.56, 0.8, 0.95], "
                                           "\"scale_by_stas_training\": {\"slots\": 10}, "
                                           "\"gap_by_stas_us\": [0, 1500], \"gap_by_stas_training\": {}}",
-                                          &m, err, sizeof err), 0);
+                                          ACK_MODEL_KIND_ACK_BURST, &m, err, sizeof err), 0);
     assert_int_equal(m.n_scale_by_stas, 3);
     assert_true(m.scale_by_stas[0] == 0.56 && m.scale_by_stas[1] == 0.8 && m.scale_by_stas[2] == 0.95);
     assert_int_equal(m.n_gap_by_stas, 2);
     assert_true(m.gap_by_stas_us[0] == 0 && m.gap_by_stas_us[1] == 1500);
 }
 
-static void expect_refused(const char *doc, const char *field)
+static void expect_refused_as(const char *kind, const char *doc, const char *field)
 {
     char err[256];
     struct adw_ack_model m;
-    assert_int_equal(ack_model_json_parse(doc, &m, err, sizeof err), -1);
+    assert_int_equal(ack_model_json_parse(doc, kind, &m, err, sizeof err), -1);
     if (strstr(err, field) == NULL)
         fail_msg("error \"%s\" does not name %s", err, field);
+}
+
+static void expect_refused(const char *doc, const char *field)
+{
+    expect_refused_as(ACK_MODEL_KIND_ACK_BURST, doc, field);
 }
 
 static void test_malformed_ack_model_is_refused_naming_the_field(void **state)
@@ -142,6 +148,53 @@ static void test_ack_model_descriptive_fields_of_another_type_are_refused(void *
                    "\"n_max\": 64, \"gap_by_stas_training\": null}", "gap_by_stas_training");
 }
 
+/* The shipped file configs/<name>: 0 if it loads as `kind`, else -1 with the reason in err. */
+static int load_shipped(const char *name, const char *kind, char *err, size_t errlen)
+{
+    const char *dir = getenv("ADW_CONFIGS");
+    assert_non_null(dir);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct adw_ack_model m;
+    return ack_model_json_load_file(path, kind, &m, err, errlen);
+}
+
+static void test_shipped_models_load_only_as_what_they_model(void **state)
+{
+    (void)state;
+    char err[256];
+    if (load_shipped("ack_burst_model.json", ACK_MODEL_KIND_ACK_BURST, err, sizeof err) != 0)
+        fail_msg("the ACK-burst model: %s", err);
+    if (load_shipped("sta_frame_model.json", ACK_MODEL_KIND_STA_FRAME, err, sizeof err) != 0)
+        fail_msg("the STA frame model: %s", err);
+    /* The same format and ranges: only "model" tells adwiser-dp --ack-model and adwiser-sta-agent --model apart. */
+    assert_int_equal(load_shipped("ack_burst_model.json", ACK_MODEL_KIND_STA_FRAME, err, sizeof err), -1);
+    assert_non_null(strstr(err, "model: expected \"" ACK_MODEL_KIND_STA_FRAME "\", got \"" ACK_MODEL_KIND_ACK_BURST));
+    assert_int_equal(load_shipped("sta_frame_model.json", ACK_MODEL_KIND_ACK_BURST, err, sizeof err), -1);
+    assert_non_null(strstr(err, "model: expected \"" ACK_MODEL_KIND_ACK_BURST "\", got \"" ACK_MODEL_KIND_STA_FRAME));
+}
+
+#define MODEL_NUMBERS \
+    "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, \"n_max\": 64"
+
+static void test_model_of_another_kind_is_refused_and_one_without_a_kind_loads(void **state)
+{
+    (void)state;
+    expect_refused_as(ACK_MODEL_KIND_STA_FRAME, "{\"model\": \"" ACK_MODEL_KIND_ACK_BURST "\", " MODEL_NUMBERS "}",
+                      "model");
+    expect_refused_as(ACK_MODEL_KIND_ACK_BURST, "{\"model\": \"adwiser-bottleneck-classifier\", " MODEL_NUMBERS "}",
+                      "model");
+    expect_refused_as(ACK_MODEL_KIND_ACK_BURST, "{\"model\": \"\", " MODEL_NUMBERS "}", "model");
+    expect_refused_as(ACK_MODEL_KIND_ACK_BURST, "{\"model\": 1, " MODEL_NUMBERS "}", "model");
+    char err[256];
+    struct adw_ack_model m;
+    assert_int_equal(ack_model_json_parse("{\"model\": \"" ACK_MODEL_KIND_STA_FRAME "\", " MODEL_NUMBERS "}",
+                                          ACK_MODEL_KIND_STA_FRAME, &m, err, sizeof err), 0);
+    /* Written before "model" existed: loads as either, as files of any older version do. */
+    assert_int_equal(ack_model_json_parse("{" MODEL_NUMBERS "}", ACK_MODEL_KIND_STA_FRAME, &m, err, sizeof err), 0);
+    assert_int_equal(ack_model_json_parse("{" MODEL_NUMBERS "}", ACK_MODEL_KIND_ACK_BURST, &m, err, sizeof err), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +205,8 @@ int main(void)
         cmocka_unit_test(test_ack_model_scale_per_sta_count_is_loaded),
         cmocka_unit_test(test_malformed_ack_model_is_refused_naming_the_field),
         cmocka_unit_test(test_ack_model_descriptive_fields_of_another_type_are_refused),
+        cmocka_unit_test(test_shipped_models_load_only_as_what_they_model),
+        cmocka_unit_test(test_model_of_another_kind_is_refused_and_one_without_a_kind_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
