@@ -61,6 +61,18 @@ static int of_kind(struct jw *w, const json_t *root, const char *kind)
     return 0;
 }
 
+/* threshold in (0, 1), as the core checks it (adw_sched_set_ack_model): a boundary when P >= threshold, and the P of a
+ * finite logit lies strictly between. Read as any number first, so the message states that bound: checked as
+ * [1e-9, 1 - 1e-9] it said "1 is outside [1e-09, 1]", 1 - 1e-9 printing as 1. */
+static int threshold_in_range(struct jw *w, const json_t *root, double *out)
+{
+    if (jw_number(w, root, "", "threshold", 1, -INFINITY, INFINITY, out) != 0)
+        return -1;
+    if (!(*out > 0 && *out < 1))
+        return jw_fail_at(w, "", "threshold", "%g is outside (0, 1)", *out);
+    return 0;
+}
+
 static int from_json(const json_t *root, const char *kind, struct adw_ack_model *out, char *err, size_t errlen)
 {
     static const char *const allowed[] = {"model", "version", "m", "intercept", "coef", "threshold", "n_max",
@@ -75,7 +87,7 @@ static int from_json(const json_t *root, const char *kind, struct adw_ack_model 
         || jw_integer(&w, root, "", "version", 1, 1, 1000000000, &version)
         || jw_integer(&w, root, "", "m", 1, 1, ADW_ACK_MODEL_MAX_M, &mm)
         || jw_number(&w, root, "", "intercept", 1, -1e12, 1e12, &intercept)
-        || jw_number(&w, root, "", "threshold", 1, 1e-9, 1 - 1e-9, &threshold)
+        || threshold_in_range(&w, root, &threshold)
         || jw_integer(&w, root, "", "n_max", 1, 1, 1024, &n_max)
         || jw_number(&w, root, "", "scale", 0, 1e-3, 1e3, &scale))
         return -1;

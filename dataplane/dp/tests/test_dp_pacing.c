@@ -118,6 +118,8 @@ static void test_malformed_ack_model_is_refused_naming_the_field(void **state)
                    "\"n_max\": 64}", "coef[1]");
     expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 1.5, "
                    "\"n_max\": 64}", "threshold");
+    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": \"high\", "
+                   "\"n_max\": 64}", "threshold: expected a number");
     expect_refused("{\"version\": 1, \"m\": 99, \"intercept\": 0, \"coef\": [1], \"threshold\": 0.5, \"n_max\": 64}",
                    "m");
     expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
@@ -174,8 +176,8 @@ static void test_shipped_models_load_only_as_what_they_model(void **state)
     assert_non_null(strstr(err, "model: expected \"" ACK_MODEL_KIND_ACK_BURST "\", got \"" ACK_MODEL_KIND_STA_FRAME));
 }
 
-#define MODEL_NUMBERS \
-    "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, \"n_max\": 64"
+#define MODEL_NUMBERS_BUT_THRESHOLD "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"n_max\": 64"
+#define MODEL_NUMBERS MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 0.5"
 
 static void test_model_of_another_kind_is_refused_and_one_without_a_kind_loads(void **state)
 {
@@ -195,6 +197,20 @@ static void test_model_of_another_kind_is_refused_and_one_without_a_kind_loads(v
     assert_int_equal(ack_model_json_parse("{" MODEL_NUMBERS "}", ACK_MODEL_KIND_ACK_BURST, &m, err, sizeof err), 0);
 }
 
+static void test_ack_model_threshold_out_of_range_is_refused_stating_the_open_interval(void **state)
+{
+    (void)state;
+    /* 0 and 1 themselves are out: P of a finite logit never reaches either. */
+    expect_refused("{" MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 1}", "threshold: 1 is outside (0, 1)");
+    expect_refused("{" MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 0}", "threshold: 0 is outside (0, 1)");
+    expect_refused("{" MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": -0.5}", "threshold: -0.5 is outside (0, 1)");
+    char err[256];
+    struct adw_ack_model m;
+    assert_int_equal(ack_model_json_parse("{" MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 0.999}",
+                                          ACK_MODEL_KIND_ACK_BURST, &m, err, sizeof err), 0);
+    assert_true(m.threshold == 0.999);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_ack_model_descriptive_fields_of_another_type_are_refused),
         cmocka_unit_test(test_shipped_models_load_only_as_what_they_model),
         cmocka_unit_test(test_model_of_another_kind_is_refused_and_one_without_a_kind_loads),
+        cmocka_unit_test(test_ack_model_threshold_out_of_range_is_refused_stating_the_open_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
