@@ -250,6 +250,23 @@ def test_an_mcs_change_scales_the_targets_and_nu_at_once_and_z_through_the_integ
     assert nxt.z["ap/sta1"] == pytest.approx(st.z["ap/sta1"] + params.k1 * (mu * ratio - mu))
 
 
+def test_delay_stays_at_target_when_two_stations_of_one_mcs_swap_which_is_slowest() -> None:
+    # Slot means of the PHY rate vary by a few percent (loop._mcs_feed_forward), so two stations at the
+    # same MCS swap which one is station 1 from slot to slot. ν is station 1's target: the feed-forward
+    # must carry it over to the new station 1, not scale it by that pair's own w_old/w_new. It did, and
+    # each swap cut ν: at ±2.5 % the AP settled at 4.1 ms against T̄ = 5 ms.
+    params = LoopParams(t_bar_s=0.005, n_bar=48, c_init_s=300e-6)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/a": 100e6, "ap/b": 100e6})
+    st = initial(params, {s: StaMeasurement(r, None) for s, r in plant.rates_bps.items()})
+    for k in range(200):
+        swing = 0.025 if k % 2 else -0.025
+        plant.rates_bps = {"ap/a": 100e6 * (1 + swing), "ap/b": 100e6 * (1 - swing)}
+        mu = plant.aggregation(st.x)
+        meas = {s: StaMeasurement(r, mu[s]) for s, r in plant.rates_bps.items()}
+        st = step(params, st, meas, now_s=0.5 * (k + 1)).state
+    assert plant.delay_s(plant.aggregation(st.x)) == pytest.approx(0.005, rel=0.05)
+
+
 def test_the_ap_backlog_of_an_mcs_drop_clears_within_2_s() -> None:
     # aggtarget-mcs-step on a plant with a queue: 2 SS MCS4 -> MCS2 (345 -> 186 Mbit/s) at a slot
     # boundary, so the slot after it is paced at the old rate and leaves a backlog at the AP. (45)

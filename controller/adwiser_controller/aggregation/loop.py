@@ -25,8 +25,9 @@ The start (initial): ν(1) = ν_max, the top of Lemma 2's range [1, N̄], with z
 the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β,
 and the second replaces it if smaller; each replacement re-expresses z at the rates of
 the slot it measured, so that a replaced ĉ does not move the rates by itself.
-A change of a pair's MCS rate scales its N_target (and ν, for station 1) by
-w_old/w_new before the step; z follows through (45) (feed-forward, _mcs_feed_forward).
+A change of a pair's MCS rate scales its N_target by w_old/w_new, and ν by station 1's
+(the slowest pair at each step, _nu_feed_forward), before the step; z follows through (45)
+(feed-forward, _mcs_feed_forward).
 
 Production guards the paper is silent on: z is kept in [1, N_max] (an application
 that does not fill its rate would otherwise wind z up without bound); a station
@@ -223,7 +224,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     s1 = max(w, key=lambda s: w[s])
     ff1 = ff.get(s1, 1.0)
     g = min(params.t_bar_s * state.x[s1] * ff1, nu_max(params, stas, w))
-    nu_k = state.nu * ff1
+    nu_k = state.nu * _nu_feed_forward(state, w)
     nu = max(nu_k + params.k2 * (g - nu_k), 1.0)
     # (45): inner integral loop against the target of slot k; a pair that just joined starts
     # at its share of ν (its μ̃ was measured at no rate of the loop's).
@@ -381,8 +382,9 @@ def _mcs_feed_forward(state: LoopState, w: dict[str, float], free: dict[str, Sta
 
     The MCS rate is a measured disturbance: at the delay the loop holds, the round c + wᵀμ_N stays and
     the aggregation levels scale with 1/w (000 §VI-B, Fig. 10(b): 16 MPDUs at MCS2, 23 at MCS4, same
-    w·μ_N). So the targets of the slot just ended, N_target_i and (for station 1) ν and G(x), are scaled
-    by this factor before (43)-(45), and (45) brings z down against the target of the new rate at once.
+    w·μ_N). So the targets of the slot just ended, N_target_i and (for station 1) G(x), are scaled
+    by this factor before (43)-(45), ν by station 1's (_nu_feed_forward), and (45) brings z down
+    against the target of the new rate at once.
     Without it, ν fell from the old rate's level at the outer loop's pace (K2; about 0.9 per Δ at T̄ 1.5
     ms), N_target stayed at N̄, μ̃_N was pinned at the AP's ceiling by the backlog, and x stayed above the
     link's new rate: aggtarget-mcs-step held an AP queue over 1.2 T̄ for 4.9-7.4 s after 345 -> 186
@@ -390,6 +392,22 @@ def _mcs_feed_forward(state: LoopState, w: dict[str, float], free: dict[str, Sta
     the emulated air, and scaling z passed that noise straight to x (aggtarget-1sta-lowdelay 80-85 % of
     straight forwarding against 87-89 %, bf3d842); through (45) it is halved (K1 = 0.5)."""
     return {s: state.w[s] / w[s] for s in free if state.w.get(s)}
+
+
+def _nu_feed_forward(state: LoopState, w: dict[str, float]) -> float:
+    """w_1(k-1)/w_1(k), station 1 (the largest w) taken at each step among the pairs whose w was known
+    last step: the factor that keeps ν w_1, every pair's payload airtime target ν W_i w_i, where it was.
+
+    ν is the target of whichever pair is station 1 at the step, so scaling it by the current station 1's
+    own w_old/w_new is right only while station 1 stays the same pair. When an MCS change makes another
+    pair the slowest, ν was the old station 1's target: scaled by the new one's factor (often 1, as its
+    rate did not change) it moved every other pair's target too. Two stations of the same MCS whose
+    slot means differ by a few percent swap places most slots, and each swap cut ν by the difference:
+    at ±2.5 % the AP settled at 4.1 ms against a T̄ of 5 ms."""
+    both = [s for s in w if state.w.get(s)]
+    if not both:
+        return 1.0
+    return max(state.w[s] for s in both) / max(w[s] for s in both)
 
 
 def airtime_shares(params: LoopParams, stas: dict[str, StaMeasurement], mu_n: dict[str, float]) -> dict[str, float]:
