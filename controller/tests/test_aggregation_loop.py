@@ -267,6 +267,19 @@ def test_delay_stays_at_target_when_two_stations_of_one_mcs_swap_which_is_slowes
     assert plant.delay_s(plant.aggregation(st.x)) == pytest.approx(0.005, rel=0.05)
 
 
+def test_an_mcs_rise_does_not_take_the_target_of_a_pair_at_nbar_above_nbar() -> None:
+    # (44) caps N_target at N̄ < N_max (17: no standing queue at the AP). The feed-forward of an MCS change
+    # scales the uncapped target ν W_i; scaling the capped one gave a pair at N̄ = 48 going from 186 to
+    # 345 Mbit/s a target of 89 in (45), and z went to N_max = 64.
+    params = LoopParams(t_bar_s=0.050, n_bar=48)
+    plant = Plant(c_s=250e-6, rates_bps={"ap/sta1": 186e6})
+    st, mu = run(params, plant, 120)
+    assert st.n_target["ap/sta1"] == pytest.approx(48) and mu["ap/sta1"] == pytest.approx(48, rel=0.01)
+    nxt = step(params, st, {"ap/sta1": StaMeasurement(345e6, mu["ap/sta1"])}, now_s=100.0).state
+    assert nxt.z["ap/sta1"] == pytest.approx(st.z["ap/sta1"] + params.k1 * (48 - mu["ap/sta1"]))
+    assert nxt.z["ap/sta1"] <= 48.5
+
+
 def test_the_ap_backlog_of_an_mcs_drop_clears_within_2_s() -> None:
     # aggtarget-mcs-step on a plant with a queue: 2 SS MCS4 -> MCS2 (345 -> 186 Mbit/s) at a slot
     # boundary, so the slot after it is paced at the old rate and leaves a backlog at the AP. (45)

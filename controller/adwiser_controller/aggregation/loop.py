@@ -25,7 +25,8 @@ The start (initial): ν(1) = ν_max, the top of Lemma 2's range [1, N̄], with z
 the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β,
 and the second replaces it if smaller; each replacement re-expresses z at the rates of
 the slot it measured, so that a replaced ĉ does not move the rates by itself.
-A change of a pair's MCS rate scales its N_target by w_old/w_new, and ν by station 1's
+A change of a pair's MCS rate scales its N_target by w_old/w_new (before N̄'s cut,
+_fed_forward_targets), and ν by station 1's
 (the slowest pair at each step, _nu_feed_forward), before the step; z follows through (45)
 (feed-forward, _mcs_feed_forward).
 
@@ -228,12 +229,13 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     nu = max(nu_k + params.k2 * (g - nu_k), 1.0)
     # (45): inner integral loop against the target of slot k; a pair that just joined starts
     # at its share of ν (its μ̃ was measured at no rate of the loop's).
+    target = {**state.n_target, **_fed_forward_targets(params, state, stas, w, ff)}
     z = {}
     for s, m in stas.items():
         if s in held or s in joined or m.mu_n is None:
             z[s] = state.z[s]
             continue
-        step_z = params.k1 * (state.n_target[s] * ff.get(s, 1.0) - m.mu_n)
+        step_z = params.k1 * (target[s] - m.mu_n)
         z_top = params.n_max
         if m.delivered_pps is not None and m.delivered_pps < (1.0 - PACER_SLACK) * state.x[s]:
             # Anti-windup: the pair carried less than its paced rate, so the pacer is not what limits
@@ -392,6 +394,20 @@ def _mcs_feed_forward(state: LoopState, w: dict[str, float], free: dict[str, Sta
     the emulated air, and scaling z passed that noise straight to x (aggtarget-1sta-lowdelay 80-85 % of
     straight forwarding against 87-89 %, bf3d842); through (45) it is halved (K1 = 0.5)."""
     return {s: state.w[s] / w[s] for s in free if state.w.get(s)}
+
+
+def _fed_forward_targets(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement],
+                         w: dict[str, float], ff: dict[str, float]) -> dict[str, float]:
+    """N_target(k) of the pairs in ff carried to their new w: min(ν(k) w_1(k-1)/w_i(k), N̄_i), the
+    uncapped target ν W_i scaled by w_i(k-1)/w_i(k) and then cut by N̄ as (44) cuts it.
+
+    Scaling the capped target instead let a pair held at N̄ by (44) chase N̄ w_old/w_new after its MCS
+    rose: one pair at N̄ = 48 going from 186 to 345 Mbit/s got a target of 89 in (45), z went to N_max
+    and the AP was paced to A-MPDUs of N_max, the standing queue N̄ < N_max (17) is there to prevent."""
+    if not ff:
+        return {}
+    w1 = max(state.w.values())
+    return {s: min(state.nu * w1 / w[s], _nbar(params, stas[s])) for s in ff}
 
 
 def _nu_feed_forward(state: LoopState, w: dict[str, float]) -> float:
