@@ -59,6 +59,15 @@ def test_the_loop_starts_at_nbar_with_the_rates_of_nu_one() -> None:
     assert st.z == pytest.approx({"ap/fast": 3.0, "ap/slow": 1.0})
 
 
+def test_the_start_is_at_nu_one_or_more_when_the_mcs_rates_differ_by_more_than_nbar() -> None:
+    # ν_max = N̄ w_fast/w_1 is under 1 here (48 x 6.5/866.7); Lemma 2's start 1 <= ν(1) <= N̄, and no
+    # target under one MPDU (000 §IV-C)
+    params = LoopParams(t_bar_s=0.005, n_bar=48)
+    st = initial(params, {"ap/slow": StaMeasurement(6.5e6, None), "ap/fast": StaMeasurement(866.7e6, None)})
+    assert st.nu == 1.0
+    assert st.n_target == pytest.approx({"ap/slow": 1.0, "ap/fast": 48.0})
+
+
 def test_startup_reaches_the_delay_target_within_2_s_without_exceeding_it() -> None:
     # aggtarget-1sta-lowdelay's plant: T-bar 1.5 ms, c about 0.75 ms (č 0.5-0.86 ms in the testbed's
     # loop history), c_init 250 us. Started at ν(1) = 1 the delay crept up to T-bar over 10-15 s

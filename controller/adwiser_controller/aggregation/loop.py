@@ -21,7 +21,7 @@ so that N_target ∝ MCS rate and every station gets the same airtime
 (w_i N_i = ν w_1, 000 §V-C). ν_max = min_i N̄_i w_i/w_1 replaces the paper's N̄
 in G so that equal airtime also holds when N̄ binds (see nu_max).
 
-The start (initial): ν(1) = ν_max, the top of Lemma 2's range [1, N̄], with z(1) = W,
+The start (initial): ν(1) = max(ν_max, 1), the top of Lemma 2's range [1, N̄], with z(1) = W,
 the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β,
 and the second replaces it if smaller; each replacement re-expresses z at the rates of
 the slot it measured, so that a replaced ĉ does not move the rates by itself.
@@ -127,7 +127,7 @@ class StepResult:
 
 
 def initial(params: LoopParams, stas: dict[str, StaMeasurement]) -> LoopState:
-    """Start the outer loop at the top of Lemma 2's range, ν(1) = ν_max (N_target = min(ν_max W, N̄)),
+    """Start the outer loop at the top of Lemma 2's range, ν(1) = max(ν_max, 1) (N_target = min(ν_max W, N̄)),
     and the inner loop at z(1) = W (the rates of ν = 1).
 
     The rates start low and (45) raises z against the measured μ̃_N, so the first rates are safe; ν comes
@@ -137,7 +137,10 @@ def initial(params: LoopParams, stas: dict[str, StaMeasurement]) -> LoopState:
     -mcs-step at ν(1) = 1), while K1 = 0.5 halves z's distance to N_target every Δ."""
     w = {s: params.w_of(m.phy_rate_bps) for s, m in stas.items()}
     low = _fresh(params, stas, LoopState(c_hat=params.c_init_s, nu=1.0))
-    top = nu_max(params, stas, w)
+    # Lemma 2 asks 1 <= ν(1), as (43) keeps ν(k) >= 1: ν_max is under 1 when the fastest pair's N̄ is
+    # under w_1/w_i (N̄ 48, 6.5 against 867 Mbit/s), which would start the slowest pair at a target
+    # under one MPDU
+    top = max(nu_max(params, stas, w), 1.0)
     return replace(low, nu=top, n_target=_targets(params, stas, w, top))
 
 
