@@ -144,6 +144,20 @@ def test_only_the_backhaul_limited_pair_is_held() -> None:
     assert not st2.held
 
 
+def test_an_idle_slower_pair_does_not_hold_the_busy_pair_below_the_delay_target() -> None:
+    # G = T̄ x_1 is read off a pair whose rate the loop sets. A slower pair with no traffic (no frames,
+    # nothing released) set ν through its own x and held the busy pair's target and delay far under T̄.
+    params = LoopParams(t_bar_s=0.0015, n_bar=48, c_init_s=300e-6)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/busy": 400e6})
+    st = initial(params, {"ap/busy": StaMeasurement(400e6, None), "ap/idle": StaMeasurement(100e6, None)})
+    for k in range(200):
+        mu = plant.aggregation({"ap/busy": st.x["ap/busy"]})
+        meas = {"ap/busy": StaMeasurement(400e6, mu["ap/busy"], delivered_pps=st.x["ap/busy"]),
+                "ap/idle": StaMeasurement(100e6, None, delivered_pps=0.0)}
+        st = step(params, st, meas, now_s=0.5 * (k + 1)).state
+    assert plant.delay_s(plant.aggregation({"ap/busy": st.x["ap/busy"]})) == pytest.approx(0.0015, rel=0.05)
+
+
 def test_a_pair_without_frames_keeps_its_z() -> None:
     params = LoopParams()
     st = initial(params, {"ap/a": StaMeasurement(100e6, None)})

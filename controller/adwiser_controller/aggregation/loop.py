@@ -223,11 +223,12 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             # The second č, if smaller, would likewise raise every rate at once.
             state = replace(state, z={**state.z, **_z_at_rates(params, w, {}, c_hat, state.x)})
 
-    # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate.
-    # x(k) = F⁻¹(z(k)) is the loop's own (46), no measurement: a joined pair's counts too.
+    # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate, read off the
+    # slowest pair whose rate the loop sets (_paced_station). x(k) = F⁻¹(z(k)) is the loop's own (46),
+    # no measurement: a joined pair's counts too.
     s1 = max(w, key=lambda s: w[s])
-    ff1 = ff.get(s1, 1.0)
-    g = min(params.t_bar_s * state.x[s1] * ff1, nu_max(params, stas, w))
+    sg = _paced_station(state, stas, w, held, joined)
+    g = min(params.t_bar_s * state.x[sg] * ff.get(sg, 1.0) * w[sg] / w[s1], nu_max(params, stas, w))
     nu_k = state.nu * _nu_feed_forward(state, w)
     nu = max(nu_k + params.k2 * (g - nu_k), 1.0)
     # (45): inner integral loop against the target of slot k; a pair that just joined starts
@@ -240,7 +241,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             continue
         step_z = params.k1 * (target[s] - m.mu_n)
         z_top = params.n_max
-        if m.delivered_pps is not None and m.delivered_pps < (1.0 - PACER_SLACK) * state.x[s]:
+        if _under_paced(m, state.x[s]):
             # Anti-windup: the pair carried less than its paced rate, so the pacer is not what limits
             # it (TCP's window, the sender, a CPU, a queue elsewhere) and a higher rate cannot raise μ̃.
             # Conditional integration: z is not raised. Back-calculation: nor held above the
@@ -259,6 +260,28 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
                     c_samples=state.c_samples + (c_check is not None), w=dict(w))
     return StepResult(new, x, c_check, grew)
+
+
+def _under_paced(m: StaMeasurement, x_pps: float) -> bool:
+    """The pair carried less than its paced rate over the slot: the pacer is not what limits it."""
+    return m.delivered_pps is not None and m.delivered_pps < (1.0 - PACER_SLACK) * x_pps
+
+
+def _paced_station(state: LoopState, stas: dict[str, StaMeasurement], w: dict[str, float],
+                   held: set[str], joined: set[str]) -> str:
+    """The pair G(x) is read off: the slowest of those whose rate the loop sets, else station 1.
+
+    G = T̄ x_1 is the aggregation at which station 1 waits T̄ (Lemma 1), which holds while x_1 is the
+    rate the loop gave it. A station 1 without traffic (no frames in the slot), one that carries less
+    than its paced rate (an application or TCP window below it: z is brought down to what it sends),
+    or one held on the backhaul (001 §5: the policy is off for it) has a rate the loop did not choose,
+    and G from it set every other pair's target: an idle 100 Mbit/s pair next to a 400 Mbit/s one at
+    T̄ 1.5 ms held the busy pair at 0.54 ms of delay. At equal airtime T̄ x_j w_j is the same for every
+    pair, so G is read off the slowest paced pair j as T̄ x_j w_j / w_1, in the units of ν (station 1's
+    target)."""
+    paced = [s for s, m in stas.items()
+             if s in joined or (s not in held and m.mu_n is not None and not _under_paced(m, state.x[s]))]
+    return max(paced or stas, key=lambda s: w[s])
 
 
 def slot_c_check(state: LoopState, stas: dict[str, StaMeasurement], free: dict[str, StaMeasurement],
