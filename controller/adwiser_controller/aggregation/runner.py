@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections import deque
 import sys
 import time
@@ -65,12 +66,15 @@ LOSS_FIELDS = ("retx_pkts", "drops_tail", "drops_other")
 
 
 def _float(v: str | None) -> float | None:
+    """A telemetry value as a number; None if missing, not a number or not finite ("inf" and "nan" parse, and an
+    inf PHY rate gave w = 0 and a ZeroDivisionError at every step of the AP's loops)."""
     if v is None or v == "":
         return None
     try:
-        return float(v)
+        x = float(v)
     except ValueError:
         return None
+    return x if math.isfinite(x) else None
 
 
 @dataclass
