@@ -228,72 +228,69 @@ static void campus_ports(struct dpdk_port_map *m)
     }
 }
 
+static int campus_demux_setup(void **state)
+{
+    static struct dpdk_port_map m;
+    static struct vlan_demux t;
+    campus_ports(&m);
+    if (vlan_demux_init(&t, &m) != 0)
+        return -1;
+    *state = &t;
+    return 0;
+}
+
+static int campus_demux_teardown(void **state)
+{
+    vlan_demux_free(*state);
+    return 0;
+}
+
 static void test_frame_tagged_with_an_aps_vlan_is_that_aps(void **state)
 {
-    (void)state;
-    struct dpdk_port_map m;
-    struct vlan_demux t;
+    const struct vlan_demux *t = *state;
     uint16_t role;
-    campus_ports(&m);
-    assert_int_equal(vlan_demux_init(&t, &m), 0);
-    assert_int_equal(vlan_demux_role(&t, 1, 30, &role), VLAN_DEMUX_TAGGED_AP);
+    assert_int_equal(vlan_demux_role(t, 1, 30, &role), VLAN_DEMUX_TAGGED_AP);
     assert_int_equal(role, 3);
-    assert_int_equal(vlan_demux_role(&t, 2, 50, &role), VLAN_DEMUX_TAGGED_AP);
+    assert_int_equal(vlan_demux_role(t, 2, 50, &role), VLAN_DEMUX_TAGGED_AP);
     assert_int_equal(role, 5);
     /* The priority and CFI bits of the TCI are not part of the VLAN id. */
-    assert_int_equal(vlan_demux_role(&t, 1, 0xa000 | 20, &role), VLAN_DEMUX_TAGGED_AP);
+    assert_int_equal(vlan_demux_role(t, 1, 0xa000 | 20, &role), VLAN_DEMUX_TAGGED_AP);
     assert_int_equal(role, 2);
-    vlan_demux_free(&t);
 }
 
 static void test_untagged_frame_is_the_untagged_role_of_its_port(void **state)
 {
-    (void)state;
-    struct dpdk_port_map m;
-    struct vlan_demux t;
+    const struct vlan_demux *t = *state;
     uint16_t role;
-    campus_ports(&m);
-    assert_int_equal(vlan_demux_init(&t, &m), 0);
-    assert_int_equal(vlan_demux_is_trunk(&t, 0), 0);
-    assert_int_equal(vlan_demux_role(&t, 0, 0, &role), VLAN_DEMUX_PORT_ROLE);
+    assert_int_equal(vlan_demux_is_trunk(t, 0), 0);
+    assert_int_equal(vlan_demux_role(t, 0, 0, &role), VLAN_DEMUX_PORT_ROLE);
     assert_int_equal(role, 0);
-    assert_int_equal(vlan_demux_role(&t, 1, 0, &role), VLAN_DEMUX_PORT_ROLE);
+    assert_int_equal(vlan_demux_role(t, 1, 0, &role), VLAN_DEMUX_PORT_ROLE);
     assert_int_equal(role, 1);
-    assert_int_equal(vlan_demux_role(&t, 3, 0, &role), VLAN_DEMUX_PORT_ROLE);
+    assert_int_equal(vlan_demux_role(t, 3, 0, &role), VLAN_DEMUX_PORT_ROLE);
     assert_int_equal(role, 6);
-    vlan_demux_free(&t);
 }
 
 /* Fixed in f0952b0: on a trunk with an untagged AP, such a frame was taken as that AP's without a count. */
 static void test_vlan_of_no_ap_is_unknown_also_where_an_untagged_ap_is(void **state)
 {
-    (void)state;
-    struct dpdk_port_map m;
-    struct vlan_demux t;
+    const struct vlan_demux *t = *state;
     uint16_t role;
-    campus_ports(&m);
-    assert_int_equal(vlan_demux_init(&t, &m), 0);
-    assert_int_equal(vlan_demux_role(&t, 1, 99, &role), VLAN_DEMUX_UNKNOWN);
+    assert_int_equal(vlan_demux_role(t, 1, 99, &role), VLAN_DEMUX_UNKNOWN);
     assert_int_equal(role, 1);  /* handed over as the untagged AP's: the core passes it uplink */
     /* A VLAN of an AP on another trunk is no AP of this one. */
-    assert_int_equal(vlan_demux_role(&t, 1, 40, &role), VLAN_DEMUX_UNKNOWN);
+    assert_int_equal(vlan_demux_role(t, 1, 40, &role), VLAN_DEMUX_UNKNOWN);
     assert_int_equal(role, 1);
-    vlan_demux_free(&t);
 }
 
 static void test_untagged_frame_on_a_trunk_without_an_untagged_ap_is_unknown(void **state)
 {
-    (void)state;
-    struct dpdk_port_map m;
-    struct vlan_demux t;
+    const struct vlan_demux *t = *state;
     uint16_t role;
-    campus_ports(&m);
-    assert_int_equal(vlan_demux_init(&t, &m), 0);
-    assert_int_equal(vlan_demux_role(&t, 2, 0, &role), VLAN_DEMUX_UNKNOWN);
+    assert_int_equal(vlan_demux_role(t, 2, 0, &role), VLAN_DEMUX_UNKNOWN);
     assert_int_equal(role, 4);  /* the port's first AP */
-    assert_int_equal(vlan_demux_role(&t, 2, 20, &role), VLAN_DEMUX_UNKNOWN);
+    assert_int_equal(vlan_demux_role(t, 2, 20, &role), VLAN_DEMUX_UNKNOWN);
     assert_int_equal(role, 4);
-    vlan_demux_free(&t);
 }
 
 int main(void)
@@ -309,10 +306,10 @@ int main(void)
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
         cmocka_unit_test(test_tsc_clock_follows_the_reference_clock_not_the_nominal_rate),
-        cmocka_unit_test(test_frame_tagged_with_an_aps_vlan_is_that_aps),
-        cmocka_unit_test(test_untagged_frame_is_the_untagged_role_of_its_port),
-        cmocka_unit_test(test_vlan_of_no_ap_is_unknown_also_where_an_untagged_ap_is),
-        cmocka_unit_test(test_untagged_frame_on_a_trunk_without_an_untagged_ap_is_unknown),
+        cmocka_unit_test_setup_teardown(test_frame_tagged_with_an_aps_vlan_is_that_aps, campus_demux_setup, campus_demux_teardown),
+        cmocka_unit_test_setup_teardown(test_untagged_frame_is_the_untagged_role_of_its_port, campus_demux_setup, campus_demux_teardown),
+        cmocka_unit_test_setup_teardown(test_vlan_of_no_ap_is_unknown_also_where_an_untagged_ap_is, campus_demux_setup, campus_demux_teardown),
+        cmocka_unit_test_setup_teardown(test_untagged_frame_on_a_trunk_without_an_untagged_ap_is_unknown, campus_demux_setup, campus_demux_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
