@@ -38,6 +38,18 @@ static struct adw_drain *drain_opened_at(uint64_t now_ns)
     return &d;
 }
 
+/* Batch 1 (at 0) released the first pure ACK of the flow at sta_port, acknowledging ackno: that only teaches the
+ * flow's last released ACK, nothing to wait for. Batch 2 is open from 1000 ns. */
+static struct adw_drain *uplink_drain_after_first_ack(uint16_t sta_port, uint32_t ackno)
+{
+    struct adw_drain *d = drain_opened_at(0);
+    struct adw_tcp_meta first = ack(sta_port, ackno);
+    adw_drain_note_released(d, &first, 0);
+    assert_false(adw_drain_end_release(d));
+    adw_drain_begin(d, 1000);
+    return d;
+}
+
 /* The batch releases the downlink segment [seq, seq+len) of the flow at sta_port. */
 static void release_data(struct adw_drain *d, uint16_t sta_port, uint32_t seq, uint32_t len, uint64_t now_ns)
 {
@@ -141,11 +153,8 @@ static void test_sack_of_last_byte_ends_the_drain(void **st)
 static void test_fin_after_the_flow_drained_leaves_no_uplink_bytes_to_wait_for(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
+    struct adw_drain *d = uplink_drain_after_first_ack(40000, 100000);
     struct adw_tcp_meta a = ack(40000, 100000);
-    adw_drain_note_released(d, &a, 0);
-    assert_false(adw_drain_end_release(d));
-    adw_drain_begin(d, 1000);
     a.ack = 100000 + 1448;
     adw_drain_note_released(d, &a, 1000); /* flow 40000 may send 1448 bytes */
     release_data(d, 40001, 0, 1448, 1000); /* flow 40001 keeps the batch open */
@@ -166,11 +175,8 @@ static void test_fin_after_the_flow_drained_leaves_no_uplink_bytes_to_wait_for(v
 static void test_uplink_bytes_expected_beyond_the_ack_carried_by_released_data(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
+    struct adw_drain *d = uplink_drain_after_first_ack(40000, 100000);
     struct adw_tcp_meta a = ack(40000, 100000);
-    adw_drain_note_released(d, &a, 0);
-    assert_false(adw_drain_end_release(d));
-    adw_drain_begin(d, 1000);
     struct adw_tcp_meta seg = data(40000, 0, 1448);
     seg.ack = 100000 + 2896; /* the server's data acknowledges 2896 bytes the STA sent */
     adw_drain_note_released(d, &seg, 1000);
@@ -280,11 +286,8 @@ static void test_fin_from_the_sta_drains_the_data_it_acknowledges(void **st)
 static void test_fin_from_the_sta_ends_its_uplink_transfer(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
+    struct adw_drain *d = uplink_drain_after_first_ack(40000, 100000);
     struct adw_tcp_meta a = ack(40000, 100000);
-    adw_drain_note_released(d, &a, 0);
-    assert_false(adw_drain_end_release(d));
-    adw_drain_begin(d, 1000);
     a.ack = 100000 + 2896;
     adw_drain_note_released(d, &a, 1000);
     assert_true(adw_drain_end_release(d));
@@ -295,13 +298,9 @@ static void test_fin_from_the_sta_ends_its_uplink_transfer(void **st)
 static void test_uplink_drain_ends_when_acked_bytes_come_back(void **st)
 {
     (void)st;
-    /* Batch 1 teaches the flow's last released ACK (nothing to wait for yet). */
-    struct adw_drain *d = drain_opened_at(0);
+    struct adw_drain *d = uplink_drain_after_first_ack(40000, 100000);
     struct adw_tcp_meta a = ack(40000, 100000);
-    adw_drain_note_released(d, &a, 0);
-    assert_false(adw_drain_end_release(d));
     /* Batch 2: the server's ACKs advance by 4 x 2896 bytes: the STA may now send 11584 bytes. */
-    adw_drain_begin(d, 1000);
     for (uint32_t i = 1; i <= 4; i++) {
         a.ack = 100000 + i * 2896;
         adw_drain_note_released(d, &a, 1000);
