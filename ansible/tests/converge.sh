@@ -212,34 +212,34 @@ grep -q "previous dataplane (program, document, environment, unit) was put back"
 [ "$before" = "$(dp_state)" ] \
     || { diff <(echo "$before") <(dp_state) || true; echo "converge: the rollback did not restore the previous dataplane" >&2; exit 1; }
 
+# Plays dataplane-only.yml with the extra variables $2 (log $run/$1.log): it must fail on both appliances (two
+# lines matching $3) and leave both installed documents as they were.
+expect_refused() {
+    local log="$run/$1.log" before
+    before=$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")
+    if play "$here/dataplane-only.yml" -e "$2" > "$log" 2>&1; then
+        echo "converge: $1: the document was accepted" >&2; exit 1
+    fi
+    [ "$(grep -cE "$3" "$log")" = 2 ] \
+        || { tail -30 "$log"; echo "converge: $1: the refusal did not stop both appliances" >&2; exit 1; }
+    [ "$before" = "$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")" ] \
+        || { echo "converge: $1: the refused document changed the installed one" >&2; exit 1; }
+}
+
 # 8. An invalid document is refused on the control node, the installed one untouched.
 stamp "converge 3: invalid slice map must be refused"
-before=$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")
-if play "$here/dataplane-only.yml" -e '{"adwiser_slice_map": {"slices": [{"duration_ms": "twenty", "pairs": ["ap1/sta1"]}]}}' \
-        > "$run/converge3.log" 2>&1; then
-    echo "converge: an invalid slice map was accepted" >&2; exit 1
-fi
-[ "$(grep -cE 'fatal: \[converge-(root|dpdk) -> localhost\]' "$run/converge3.log")" = 2 ] \
-    || { tail -30 "$run/converge3.log"; echo "converge: the refusal did not stop both appliances" >&2; exit 1; }
+expect_refused converge3 '{"adwiser_slice_map": {"slices": [{"duration_ms": "twenty", "pairs": ["ap1/sta1"]}]}}' \
+    'fatal: \[converge-(root|dpdk) -> localhost\]'
 grep -q "slice_map.slices.0.duration_ms" "$run/converge3.log" \
     || { tail -30 "$run/converge3.log"; echo "converge: the refusal does not name the field" >&2; exit 1; }
-[ "$before" = "$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")" ] \
-    || { echo "converge: the refused document changed the installed one" >&2; exit 1; }
 
 # 8a. A document the schema accepts but the dataplane's loader refuses (a pair in no slice) passes the control
 #     node and is refused on each appliance by adwiser-dp --check-config, the installed one untouched.  Only
 #     with an installed adwiser-dp (method release); the source method here builds none and checks the schema.
 if [ "$ADWISER_DP_METHOD" = release ]; then
     stamp "converge 4: a slice map leaving a pair out must be refused on the appliances"
-    before=$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")
-    if play "$here/dataplane-only.yml" -e '{"adwiser_slice_map": {"slices": [{"duration_ms": 20, "pairs": ["ap1/sta1"]}]}}' \
-            > "$run/converge4.log" 2>&1; then
-        echo "converge: a slice map leaving ap2/sta2 out was accepted" >&2; exit 1
-    fi
-    [ "$(grep -cE 'fatal: \[converge-(root|dpdk)\]: FAILED.*pair ap2/sta2 is in no slice' "$run/converge4.log")" = 2 ] \
-        || { tail -30 "$run/converge4.log"; echo "converge: adwiser-dp did not refuse it on both appliances" >&2; exit 1; }
-    [ "$before" = "$(sha256sum "$root/etc/adwiser/dataplane.json" "$root_dpdk/etc/adwiser/dataplane.json")" ] \
-        || { echo "converge: the refused document changed the installed one" >&2; exit 1; }
+    expect_refused converge4 '{"adwiser_slice_map": {"slices": [{"duration_ms": 20, "pairs": ["ap1/sta1"]}]}}' \
+        'fatal: \[converge-(root|dpdk)\]: FAILED.*pair ap2/sta2 is in no slice'
 fi
 
 # 8b. The bridge script brings each port's VLAN setting in line with the inventory

@@ -276,13 +276,21 @@ static unsigned last_to_port(unsigned n, uint16_t port)
     return k;
 }
 
-static void test_pacing_a_pair_whose_batch_waits_cancels_that_batch(void **state)
+/* 40 segments queued for each of the conflicting pairs; sta1's batch released at 0 ms (its drain is open), and at
+ * sta2's slice start (20 ms) sta2's batch waits for that drain (deferral.c). */
+static struct sched_fixture *sta2_batch_waiting_on_sta1s_drain(void **state)
 {
     struct sched_fixture *f = *state;
     assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
     assert_int_equal(enqueue_data(f->s, 1, 1, 40, 0), 40);
-    assert_int_equal(dequeue_at(f->s, 0), 40);      /* sta1's batch: its drain is open */
-    assert_int_equal(dequeue_at(f->s, 20 * MS), 0); /* sta2's batch waits for that drain (deferral.c) */
+    assert_int_equal(dequeue_at(f->s, 0), 40);
+    assert_int_equal(dequeue_at(f->s, 20 * MS), 0);
+    return f;
+}
+
+static void test_pacing_a_pair_whose_batch_waits_cancels_that_batch(void **state)
+{
+    struct sched_fixture *f = sta2_batch_waiting_on_sta1s_drain(state);
     assert_int_equal(adw_sched_set_pacing(f->s, "ap2/sta2", 10000000, 21 * MS, NULL, 0), 0);
     struct adw_pkt ack = lab_up_ack_pkt(0, 1 + 40 * 1448);
     sched_enqueue1(f->s, &ack, 22 * MS); /* sta1's drain ends */
@@ -304,11 +312,7 @@ static void test_pacing_a_pair_whose_batch_waits_cancels_that_batch(void **state
  * paced. */
 static void test_pacing_both_conflicting_pairs_in_one_table_releases_no_batch(void **state)
 {
-    struct sched_fixture *f = *state;
-    assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
-    assert_int_equal(enqueue_data(f->s, 1, 1, 40, 0), 40);
-    assert_int_equal(dequeue_at(f->s, 0), 40);      /* sta1's batch: its drain is open */
-    assert_int_equal(dequeue_at(f->s, 20 * MS), 0); /* sta2's batch waits for that drain (deferral.c) */
+    struct sched_fixture *f = sta2_batch_waiting_on_sta1s_drain(state);
     const struct adw_pacing_rate table[] = {{"ap1/sta1", 10000000}, {"ap2/sta2", 10000000}, {"ap9/sta9", 5}};
     bool known[3];
     adw_sched_set_pacing_table(f->s, table, 3, 21 * MS, known);
@@ -321,11 +325,7 @@ static void test_pacing_both_conflicting_pairs_in_one_table_releases_no_batch(vo
 
 static void test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is_paced(void **state)
 {
-    struct sched_fixture *f = *state;
-    assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
-    assert_int_equal(enqueue_data(f->s, 1, 1, 40, 0), 40);
-    assert_int_equal(dequeue_at(f->s, 0), 40);      /* sta1's batch: its drain is open */
-    assert_int_equal(dequeue_at(f->s, 20 * MS), 0); /* sta2's batch waits for that drain (deferral.c) */
+    struct sched_fixture *f = sta2_batch_waiting_on_sta1s_drain(state);
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 10000000, 21 * MS, NULL, 0), 0);
     /* Paced, sta1 drops its drain: nothing holds sta2's batch back, so the backend must not sleep to the slice end
      * (where the batch expired and sta2 lost its slice). */

@@ -6,26 +6,18 @@
 
 #include <cmocka.h>
 
+#include "ampdu_train.h"
 #include "frame_boundary.h"
 
-#define US 1000ull
-
-/* m = 1: P(first) = 1 / (1 + exp(-(t - 200 µs) / 10)): a gap over 200 µs starts an A-MPDU. */
-static struct adw_ack_model gap_model(uint32_t n_max)
+static void rx_est(void *e, uint64_t t)
 {
-    struct adw_ack_model m = {.version = 1, .m = 1, .intercept = -20.0, .threshold = 0.5, .n_max = n_max, .scale = 1};
-    m.coef[0] = 0.1;
-    return m;
+    adw_frame_est_observe(e, t);
 }
 
-/* Feeds `frames` A-MPDUs of `size` packets, 30 µs apart inside, 600 µs between them, from *t. */
+/* Feeds `frames` A-MPDUs of `size` packets from *t (ampdu_train.h). */
 static void feed(struct adw_frame_est *e, uint64_t *t, unsigned frames, unsigned size)
 {
-    for (unsigned f = 0; f < frames; f++)
-        for (unsigned i = 0; i < size; i++) {
-            *t += i == 0 ? 600 * US : 30 * US;
-            adw_frame_est_observe(e, *t);
-        }
+    ampdu_train(t, frames, size, rx_est, e);
 }
 
 /* What adw_frame_est_take returned. */

@@ -6,27 +6,20 @@
 
 #include <cmocka.h>
 
+#include "ampdu_train.h"
 #include "sta_periods.h"
 
-#define US 1000ull
 #define IDLE_CLOSE_NS (5000 * US)
 
-/* m = 1: a gap over 200 µs starts an A-MPDU. */
-static struct adw_ack_model gap_model(void)
+static void rx_periods(void *p, uint64_t t)
 {
-    struct adw_ack_model m = {.version = 1, .m = 1, .intercept = -20.0, .threshold = 0.5, .n_max = 64, .scale = 1};
-    m.coef[0] = 0.1;
-    return m;
+    sta_periods_packet(p, t);
 }
 
-/* Feeds `frames` A-MPDUs of `size` packets, 30 µs apart inside, 600 µs between them, from *t. */
+/* Feeds `frames` A-MPDUs of `size` packets from *t (ampdu_train.h). */
 static void feed(struct sta_periods *p, uint64_t *t, unsigned frames, unsigned size)
 {
-    for (unsigned f = 0; f < frames; f++)
-        for (unsigned i = 0; i < size; i++) {
-            *t += i == 0 ? 600 * US : 30 * US;
-            sta_periods_packet(p, *t);
-        }
+    ampdu_train(t, frames, size, rx_periods, p);
 }
 
 /* What the agent wrote to tm:sta: the sums over its reports. */
@@ -47,7 +40,7 @@ static void write_if(struct written *w, bool any, const struct sta_report *r)
 static void test_exit_reports_the_open_ampdu_and_the_last_partial_period(void **state)
 {
     (void)state;
-    struct adw_ack_model m = gap_model();
+    struct adw_ack_model m = gap_model(64);
     struct sta_periods p;
     sta_periods_init(&p, &m, IDLE_CLOSE_NS);
     struct written w = {0};
@@ -74,7 +67,7 @@ static void test_exit_reports_the_open_ampdu_and_the_last_partial_period(void **
 static void test_exit_after_everything_was_reported_writes_nothing_more(void **state)
 {
     (void)state;
-    struct adw_ack_model m = gap_model();
+    struct adw_ack_model m = gap_model(64);
     struct sta_periods p;
     sta_periods_init(&p, &m, IDLE_CLOSE_NS);
     struct sta_report r;
@@ -93,7 +86,7 @@ static void test_exit_after_everything_was_reported_writes_nothing_more(void **s
 static void test_exit_before_any_packet_writes_nothing(void **state)
 {
     (void)state;
-    struct adw_ack_model m = gap_model();
+    struct adw_ack_model m = gap_model(64);
     struct sta_periods p;
     sta_periods_init(&p, &m, IDLE_CLOSE_NS);
     struct sta_report r;

@@ -90,15 +90,21 @@ describe('AccessView', () => {
     expect(w.get('[data-testid=user-error]').text()).toContain('cannot reach the controller (Failed to fetch)')
   })
 
-  it('shows the stored state in the disabled checkbox after a refused change (409 last admin)', async () => {
+  /** The Access view of an admin, with root the only admin and every PATCH refused 409 with `detail`. */
+  async function mountWithLastAdminRefused(detail: string) {
     vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
-      if (init.method === 'PATCH') return json(409, { status: 409, detail: 'this is the last active admin', field: 'username', errors: [] })
+      if (init.method === 'PATCH') return json(409, { status: 409, detail, field: 'username', errors: [] })
       if (u.endsWith('/auth/users')) return json(200, [{ username: 'root', role: 'admin', created_at: '', disabled: false }])
       return json(200, [])
     }))
     useSession().adopt({ username: 'other', role: 'admin', via: 'session', csrf_token: 'c' })
     const w = mount(AccessView)
     await flushPromises()
+    return w
+  }
+
+  it('shows the stored state in the disabled checkbox after a refused change (409 last admin)', async () => {
+    const w = await mountWithLastAdminRefused('this is the last active admin')
     const box = w.get('[data-user=root] input[type=checkbox]')
     await box.setValue(true)
     await flushPromises()
@@ -107,14 +113,7 @@ describe('AccessView', () => {
   })
 
   it('shows the stored role in the role selector after a refused change (409 last admin), with the refusal', async () => {
-    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
-      if (init.method === 'PATCH') return json(409, { status: 409, detail: "'root' is the last active admin", field: 'username', errors: [] })
-      if (u.endsWith('/auth/users')) return json(200, [{ username: 'root', role: 'admin', created_at: '', disabled: false }])
-      return json(200, [])
-    }))
-    useSession().adopt({ username: 'other', role: 'admin', via: 'session', csrf_token: 'c' })
-    const w = mount(AccessView)
-    await flushPromises()
+    const w = await mountWithLastAdminRefused("'root' is the last active admin")
     const select = w.get('[data-user=root] select')
     await select.setValue('viewer')
     await flushPromises()
