@@ -51,20 +51,19 @@ static int switch_pair(struct adw_sched *s, const char *pair_name, uint64_t rate
     uint16_t slot = s->plan->slot_of_pair[q];
     struct adw_pair_state *ps = &s->slots[slot];
     bool abandoned = false;
+    /* The floor of two batches under the A* limit is there for the batches (adw_astar_set_floor): none while paced,
+     * where the limit is min(Q_eBDP, q_ALT); back in its slices it holds the next batch and one more again. */
+    const struct adw_policies *pol = &s->plan->cfg->policies;
     if (rate_bps > 0 && !adw_pacer_active(&ps->pacer)) {
         abandoned = ps->drain.open;
         if (abandoned)
             adw_drain_abandon(&ps->drain); /* its batch's drain no longer means anything once the pair is paced */
         adw_ack_delay_init(&ps->ack_delay); /* nor a segment timed when it was paced before */
         adw_cancel_deferred(s, ps, now_ns); /* its packets are the pacer's now, not a batch's (deferral.c) */
-    }
-    /* The floor of two batches under the A* limit is there for the batches (adw_astar_set_floor): none while paced,
-     * where the limit is min(Q_eBDP, q_ALT); back in its slices it holds the next batch and one more again. */
-    const struct adw_policies *pol = &s->plan->cfg->policies;
-    if (rate_bps > 0 && !adw_pacer_active(&ps->pacer))
         adw_astar_set_floor(&ps->astar, &pol->queue_sizing, 0);
-    else if (rate_bps == 0 && adw_pacer_active(&ps->pacer))
+    } else if (rate_bps == 0 && adw_pacer_active(&ps->pacer)) {
         adw_astar_set_floor(&ps->astar, &pol->queue_sizing, 2u * adw_tsabr_batch(&ps->tsabr, &pol->ts_abr_qd));
+    }
     adw_pacer_set_rate(&ps->pacer, rate_bps, now_ns);
     if (rate_bps > 0 && !ps->paced_listed) {
         ps->paced_listed = true;
