@@ -94,6 +94,27 @@ struct adw_config *dp_engine_load_config(const char *path, char *err, size_t err
     return cfg;
 }
 
+int dp_engine_load_ack_model(const char *path, struct adw_sched *s, struct adw_ack_model *m, char *err,
+                             size_t errlen)
+{
+    char why[400];
+    if (ack_model_json_load_file(path, ACK_MODEL_KIND_ACK_BURST, m, why, sizeof(why)) != 0
+        || adw_sched_set_ack_model(s, m, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "--ack-model %s: %s", path, why);
+        return -1;
+    }
+    return 0;
+}
+
+struct pacing_table *dp_engine_load_pacing(const char *path, char *err, size_t errlen)
+{
+    char why[400];
+    struct pacing_table *t = pacing_table_load_file(path, why, sizeof(why));
+    if (!t)
+        snprintf(err, errlen, "--pacing %s: %s", path, why);
+    return t;
+}
+
 int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_config *cfg, unsigned n_ports,
                     const char *backend_name, uint64_t now_ns, char *err, size_t errlen)
 {
@@ -114,23 +135,16 @@ int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_
         return -1;
     if (o->ack_model_path) {
         struct adw_ack_model m;
-        char why[400];
-        if (ack_model_json_load_file(o->ack_model_path, ACK_MODEL_KIND_ACK_BURST, &m, why, sizeof(why)) != 0
-            || adw_sched_set_ack_model(e->sched, &m, why, sizeof(why)) != 0) {
-            snprintf(err, errlen, "--ack-model %s: %s", o->ack_model_path, why);
+        if (dp_engine_load_ack_model(o->ack_model_path, e->sched, &m, err, errlen) != 0)
             return -1;
-        }
         e->ack_model_version = m.version;
         fprintf(stderr, "adwiser-dp: ACK-burst model version %u (m = %u) loaded from %s\n", m.version, m.m,
                 o->ack_model_path);
     }
     if (o->pacing_path) {
-        char why[400];
-        e->pacing = pacing_table_load_file(o->pacing_path, why, sizeof(why));
-        if (!e->pacing) {
-            snprintf(err, errlen, "--pacing %s: %s", o->pacing_path, why);
+        e->pacing = dp_engine_load_pacing(o->pacing_path, err, errlen);
+        if (!e->pacing)
             return -1;
-        }
         dp_engine_apply_pacing(e, now_ns);
     }
     if (o->telemetry_path) {

@@ -87,6 +87,12 @@ extern volatile sig_atomic_t dp_reload_requested;  /* SIGHUP */
 /* Loads --config (refused whole with the field named) into a fresh config. */
 struct adw_config *dp_engine_load_config(const char *path, char *err, size_t errlen);
 
+/* Loads --ack-model into the core s (*m: the model loaded); a refusal names the option and the file. */
+int dp_engine_load_ack_model(const char *path, struct adw_sched *s, struct adw_ack_model *m, char *err,
+                             size_t errlen);
+/* Loads --pacing; NULL on a refusal, which names the option and the file. */
+struct pacing_table *dp_engine_load_pacing(const char *path, char *err, size_t errlen);
+
 /* Creates the core for n_ports ports and opens telemetry/Redis. */
 int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_config *cfg, unsigned n_ports,
                     const char *backend_name, uint64_t now_ns, char *err, size_t errlen);

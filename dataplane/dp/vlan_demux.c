@@ -36,18 +36,3 @@ void vlan_demux_free(struct vlan_demux *t)
     free(t->by_vid);
     t->by_vid = NULL;
 }
-
-enum vlan_demux_kind vlan_demux_role(const struct vlan_demux *t, unsigned d, uint16_t vid, uint16_t *role)
-{
-    vid &= 0xfff;
-    if (t->trunk[d] && vid && t->by_vid[d][vid] != VLAN_DEMUX_NONE) {
-        *role = t->by_vid[d][vid];
-        return VLAN_DEMUX_TAGGED_AP;
-    }
-    if (vid == 0 && t->untagged[d] != VLAN_DEMUX_NONE) {
-        *role = t->untagged[d];
-        return VLAN_DEMUX_PORT_ROLE;
-    }
-    *role = t->untagged[d] != VLAN_DEMUX_NONE ? t->untagged[d] : t->first_ap[d];
-    return VLAN_DEMUX_UNKNOWN;
-}

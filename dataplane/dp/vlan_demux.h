@@ -43,8 +43,23 @@ static inline int vlan_demux_is_trunk(const struct vlan_demux *t, unsigned d)
  * The scheduler port (*role) of a frame received on dev d with VLAN id vid
  * (0: untagged or priority-tagged).  A frame of no AP on a trunk goes to the
  * untagged AP if there is one, else to the port's first AP: the core sees a
- * frame of no STA of that AP and passes it uplink.
+ * frame of no STA of that AP and passes it uplink.  Inline: the DPDK loop
+ * asks it for every received frame.
  */
-enum vlan_demux_kind vlan_demux_role(const struct vlan_demux *t, unsigned d, uint16_t vid, uint16_t *role);
+static inline enum vlan_demux_kind vlan_demux_role(const struct vlan_demux *t, unsigned d, uint16_t vid,
+                                                   uint16_t *role)
+{
+    vid &= 0xfff;
+    if (t->trunk[d] && vid && t->by_vid[d][vid] != VLAN_DEMUX_NONE) {
+        *role = t->by_vid[d][vid];
+        return VLAN_DEMUX_TAGGED_AP;
+    }
+    if (vid == 0 && t->untagged[d] != VLAN_DEMUX_NONE) {
+        *role = t->untagged[d];
+        return VLAN_DEMUX_PORT_ROLE;
+    }
+    *role = t->untagged[d] != VLAN_DEMUX_NONE ? t->untagged[d] : t->first_ap[d];
+    return VLAN_DEMUX_UNKNOWN;
+}
 
 #endif
