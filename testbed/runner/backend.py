@@ -15,7 +15,6 @@ import json
 import os
 import shlex
 import time
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import yaml
 
 from . import processes, topology
+from .jsonl import drain_means_ms, json_records
 from .scenarios import Scenario
 from .shell import ns_run
 
@@ -121,56 +121,9 @@ def stop(tb: topology.Testbed, b: Backend) -> dict[str, Any]:
         return {}
 
 
-def _number(v: Any) -> float | None:
-    """A telemetry value as a number: JSON numbers as they are, Redis stream values (text) parsed; None if absent."""
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, (int, float)):
-        return float(v)
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def drain_means_ms(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
-    """Mean V (drain time, ms) per pair over the drains of the dataplane's pair
-    records (its JSONL telemetry, or the tm:pair stream in Redis): from each
-    record's "drains" and "v_sum_ms" (every drain that ended in the frame),
-    else the mean of its "v_ms" (the last drain at the frame's end, repeated in
-    frames where none ended, so frames with two drains count once: only for
-    telemetry older than those fields); {} if there are none."""
-    sums: dict[str, list[float]] = {}
-    drains: dict[str, list[float]] = {}
-    for rec in records:
-        pair = rec.get("pair")
-        if not isinstance(pair, str):
-            continue
-        n, total = _number(rec.get("drains")), _number(rec.get("v_sum_ms"))
-        if n is not None and total is not None:
-            acc = drains.setdefault(pair, [0.0, 0.0])
-            acc[0] += n
-            acc[1] += total
-        v = _number(rec.get("v_ms", rec.get("V_ms")))
-        if v is not None:
-            sums.setdefault(pair, []).append(v)
-    out = {p: sum(vs) / len(vs) for p, vs in sums.items() if vs}
-    out.update({p: total / n for p, (n, total) in drains.items() if n > 0})
-    return out
-
-
 def mean_drain_ms(telemetry: Path) -> dict[str, float]:
     """drain_means_ms over the dataplane's JSONL telemetry file; {} if it cannot be read."""
     try:
-        lines = telemetry.read_text().splitlines()
+        return drain_means_ms(list(json_records(telemetry)))
     except OSError:
         return {}
-    records = []
-    for line in lines:
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(rec, dict):
-            records.append(rec)
-    return drain_means_ms(records)

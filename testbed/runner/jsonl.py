@@ -5,7 +5,7 @@ logs interleave plain-text lines, so a line that is not a JSON object is skipped
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,43 @@ def json_records(path: Path) -> Iterator[dict[str, Any]]:
             continue
         if isinstance(rec, dict):
             yield rec
+
+
+def _number(v: Any) -> float | None:
+    """A telemetry value as a number: JSON numbers as they are, Redis stream values (text) parsed; None if absent."""
+    if isinstance(v, bool) or v is None:
+        return None
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def drain_means_ms(records: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """Mean V (drain time, ms) per pair over the drains of the dataplane's pair
+    records (its JSONL telemetry, or the tm:pair stream in Redis): from each
+    record's "drains" and "v_sum_ms" (every drain that ended in the frame),
+    else the mean of its "v_ms" (the last drain at the frame's end, repeated in
+    frames where none ended, so frames with two drains count once: only for
+    telemetry older than those fields); {} if there are none. Shared by the
+    experiments, the demo and transfer_phases.py."""
+    sums: dict[str, list[float]] = {}
+    drains: dict[str, list[float]] = {}
+    for rec in records:
+        pair = rec.get("pair")
+        if not isinstance(pair, str):
+            continue
+        n, total = _number(rec.get("drains")), _number(rec.get("v_sum_ms"))
+        if n is not None and total is not None:
+            acc = drains.setdefault(pair, [0.0, 0.0])
+            acc[0] += n
+            acc[1] += total
+        v = _number(rec.get("v_ms", rec.get("V_ms")))
+        if v is not None and v > 0:  # 0: no drain has ended yet, not a sample
+            sums.setdefault(pair, []).append(v)
+    out = {p: sum(vs) / len(vs) for p, vs in sums.items() if vs}
+    out.update({p: total / n for p, (n, total) in drains.items() if n > 0})
+    return out
 
 
 def telemetry_records(path: Path, kind: str) -> list[dict[str, Any]]:

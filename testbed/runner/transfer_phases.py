@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .jsonl import drain_means_ms
+
 START_PKTS = 20
 GAP_S = 0.3
 PAYLOAD_BYTES = 1448
@@ -35,19 +37,6 @@ def transfer_starts(records: list[dict[str, Any]], duration_s: float) -> list[fl
     return [t for t in starts if end - t >= duration_s / 2]
 
 
-def _mean_drain_ms(records: list[dict[str, Any]]) -> float | None:
-    """Mean V over every drain that ended in these frames: their `v_sum_ms` over their `drains`. A
-    record's `v_ms` is only the frame's last drain, repeated in frames where none ended, so its mean
-    weighs drains by how the frames fell; it stands in only for telemetry without those fields."""
-    counted = [rec for rec in records if isinstance(rec.get("drains"), (int, float))
-               and isinstance(rec.get("v_sum_ms"), (int, float))]
-    drains = sum(rec["drains"] for rec in counted)
-    if drains > 0:
-        return sum(rec["v_sum_ms"] for rec in counted) / drains
-    v = [rec["v_ms"] for rec in records if isinstance(rec.get("v_ms"), (int, float)) and rec["v_ms"] > 0]
-    return sum(v) / len(v) if v else None
-
-
 def phases(records: list[dict[str, Any]], duration_s: float) -> list[dict[str, Any]]:
     """Per transfer: Mbit/s released and mean V (ms, over the drains that ended) in each phase of PHASES_S."""
     if not records:
@@ -62,7 +51,7 @@ def phases(records: list[dict[str, Any]], duration_s: float) -> list[dict[str, A
             if end <= lo:
                 continue
             sel = [rec for t, rec in zip(times, records) if lo <= t - start < end]
-            v = _mean_drain_ms(sel)
+            v = drain_means_ms(sel).get(sel[0]["pair"]) if sel else None
             key = f"{lo:g}s-end" if hi is None else f"{lo:g}-{hi:g}s"
             per[key] = {"mbps": round(sum(rec.get("released_pkts") or 0 for rec in sel) * PAYLOAD_BYTES * 8
                                       / (end - lo) / 1e6, 2),
