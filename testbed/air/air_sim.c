@@ -125,13 +125,8 @@ static void step(struct wlan_air *a, uint64_t t)
     /* The lower-priority AC of an internal collision backs off as after an
      * external one (§10.22.2.3): CW doubled up to CWmax, a new backoff. It is
      * drawn after the freeze above, which counted the old backoff's slots. */
-    for (int l = 0; l < nlose; l++) {
-        int n = losers[l][0], ac = losers[l][1];
-        struct entity *e = &a->nodes[n].e[ac];
-        const struct wlan_edca *p = edca(a, n, ac);
-        e->cw = 2 * e->cw + 1 > p->cw_max ? p->cw_max : 2 * e->cw + 1;
-        e->backoff = (int32_t)(air_rnd(a) * (e->cw + 1));
-    }
+    for (int l = 0; l < nlose; l++)
+        air_new_backoff(a, losers[l][0], losers[l][1], false);
 }
 
 void wlan_air_advance(wlan_air_t *a, uint64_t now_us, const struct wlan_air_callbacks *cb)

@@ -116,6 +116,16 @@ static inline const struct wlan_edca *edca(const struct wlan_air *a, int n, int 
     return a->c.nodes[n].role == WLAN_ROLE_AP ? &a->c.edca_ap[ac] : &a->c.edca_sta[ac];
 }
 
+/* CW after a failed attempt (§10.22.2.2, and the loser of an internal collision, §10.22.2.3): doubled, up to
+ * CWmax; or back to CWmin (reset) after a success or a discard at the retry limit. Then a new backoff drawn. */
+static inline void air_new_backoff(struct wlan_air *a, int n, int ac, bool reset)
+{
+    struct entity *e = &a->nodes[n].e[ac];
+    const struct wlan_edca *p = edca(a, n, ac);
+    e->cw = reset ? p->cw_min : (2 * e->cw + 1 > p->cw_max ? p->cw_max : 2 * e->cw + 1);
+    e->backoff = (int32_t)(air_rnd(a) * (e->cw + 1));
+}
+
 static inline uint64_t aifs_us(const struct wlan_air *a, int n, int ac)
 {
     return a->c.sifs_us + (uint64_t)edca(a, n, ac)->aifsn * a->c.slot_us;

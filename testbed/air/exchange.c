@@ -246,13 +246,10 @@ static void finish_exchange(struct wlan_air *a, int idx, bool ba_ok)
     minstrel_report(&a->rc[t->node][t->rx], t->mcs, t->n, acked, a->now_us);
     air_release(a, t->node, t->rx, t->ac);
     struct node *nd = &a->nodes[t->node];
-    struct entity *e = &nd->e[t->ac];
-    const struct wlan_edca *p = edca(a, t->node, t->ac);
     /* §10.22.2.2: CW returns to CWmin after a successful exchange and when a frame reaches its retry
      * limit and is discarded; after any other failure it doubles, up to CWmax. */
-    e->cw = ba_ok || discarded ? p->cw_min : (2 * e->cw + 1 > p->cw_max ? p->cw_max : 2 * e->cw + 1);
-    e->backoff = (int32_t)(air_rnd(a) * (e->cw + 1));
-    e->ready_us = 0;
+    air_new_backoff(a, t->node, t->ac, ba_ok || discarded);
+    nd->e[t->ac].ready_us = 0;
     nd->awaiting = false;
     if (t->kind == TX_DATA && a->cb && a->cb->ground_truth) {
         struct wlan_gt_record r = {
