@@ -156,9 +156,9 @@ def _nbar(params: LoopParams, m: StaMeasurement) -> float:
 
 
 def _targets(params: LoopParams, stas: dict[str, StaMeasurement], w: dict[str, float],
-             nu: float) -> dict[str, float]:
-    """N_target_i = min(ν w_1/w_i, N̄_i) (44), station 1 = largest w (lowest MCS rate)."""
-    w1 = max(w.values())
+             nu: float, w1: float | None = None) -> dict[str, float]:
+    """N_target_i = min(ν w_1/w_i, N̄_i) (44), station 1 = largest w (lowest MCS rate) unless w1 is given."""
+    w1 = max(w.values()) if w1 is None else w1
     return {s: min(nu * w1 / w[s], _nbar(params, stas[s])) for s in stas}
 
 
@@ -432,8 +432,8 @@ def _fed_forward_targets(params: LoopParams, state: LoopState, stas: dict[str, S
     and the AP was paced to A-MPDUs of N_max, the standing queue N̄ < N_max (17) is there to prevent."""
     if not ff:
         return {}
-    w1 = max(state.w.values())
-    return {s: min(state.nu * w1 / w[s], _nbar(params, stas[s])) for s in ff}
+    targets = _targets(params, stas, w, state.nu, w1=max(state.w.values()))
+    return {s: targets[s] for s in ff}
 
 
 def _nu_feed_forward(state: LoopState, w: dict[str, float]) -> float:

@@ -191,11 +191,14 @@ def _overrides(cfg: AdwiserConfig) -> dict[str, tuple[int | None, float | None]]
     return out
 
 
-def ap_t_bar_ms(cfg: AdwiserConfig, ap_pairs: list[str]) -> float:
+def ap_t_bar_ms(cfg: AdwiserConfig, ap_pairs: list[str],
+                ovr: dict[str, tuple[int | None, float | None]] | None = None) -> float:
     """The T̄ an AP's loop works to: the AP's queueing delay is one scheduler round for all its pairs
     (000 eq. 10), and (16) asks μ_T_i ≤ T̄ of every station, so the tightest T̄ among them, a pair without
-    an override counting with the policy's (a looser override must not loosen the other pairs' target)."""
-    at, ovr = cfg.policies.aggregation_target, _overrides(cfg)
+    an override counting with the policy's (a looser override must not loosen the other pairs' target).
+    ovr: _overrides(cfg), when the caller has it already."""
+    at = cfg.policies.aggregation_target
+    ovr = _overrides(cfg) if ovr is None else ovr
     return min(ovr[p][1] if p in ovr and ovr[p][1] is not None else at.t_bar_ms for p in ap_pairs)
 
 
@@ -325,7 +328,7 @@ class AggregationRunner:
         aps_status: dict[str, Any] = {}
         xadd: list[dict[str, str]] = []
         for ap, ap_pairs in sorted(by_ap.items()):
-            params = params_for(cfg, ap_t_bar_ms(cfg, ap_pairs), ap)
+            params = params_for(cfg, ap_t_bar_ms(cfg, ap_pairs, ovr), ap)
             ceiling, ceiling_us = _ceiling(cfg, ap), _ceiling_us(cfg, ap)
             meas: dict[str, StaMeasurement] = {}
             pair_status: dict[str, Any] = {}
