@@ -2,13 +2,19 @@
 
 An id is `<ms>-<seq>`, each part at most 2^64-1; Redis refuses larger parts, an exclusive
 start after the largest id and an exclusive end before `0-0`, which would otherwise reach
-the client as 503 "store unavailable" instead of 422 naming the parameter. The routes
-use these as `AfterValidator`s next to their `Query(pattern=...)`, which runs first.
+the client as 503 "store unavailable" instead of 422 naming the parameter. `After` and
+`Before` are the query parameters the routes take: the pattern first, then the range check.
 """
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from fastapi import Query
+from pydantic import AfterValidator
+
 U64_MAX = 2**64 - 1
+STREAM_ID = r"^([0-9]{1,20}-[0-9]{1,20})?$"  # empty = none
 
 
 def _parts(value: str) -> tuple[int, int]:
@@ -28,3 +34,9 @@ def before_id(value: str) -> str:
     if value and _parts(value) == (0, 0):
         raise ValueError("stream id '0-0' is the smallest there is: nothing can come before it")
     return value
+
+
+After = Annotated[str, Query(pattern=STREAM_ID, description="Only entries after this stream id."),
+                  AfterValidator(after_id)]
+Before = Annotated[str, Query(pattern=STREAM_ID, description="Only entries older than this id (paging)."),
+                   AfterValidator(before_id)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any, Literal
 
 import redis.asyncio as aioredis
@@ -158,15 +159,18 @@ async def appliance_status(r: aioredis.Redis, aid: str, head: int | None) -> App
 
 
 async def history(r: aioredis.Redis, aid: str, kind: str, count: int, after: str | None,
-                  pair: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
+                  pair: str | None = None, parse: Callable[[str, dict[str, str]], dict[str, Any]] | None = None,
+                  ) -> tuple[list[dict[str, Any]], str | None]:
     """Most recent entries first-in-time order; `after` = stream id to continue from (exclusive).
 
     Returns the entries and the id to continue from: the last entry's, or, when a `pair` filter
     found fewer than `count` entries in a full scan window, the last scanned entry's (so a client
     paging forward moves past a stretch without entries of its pair instead of asking for it again).
+    `parse` reads one entry (default: the frame or pair record of `kind`).
     """
     stream = keys.appliance(aid, f"tm:{kind}")
-    parse = parse_frame if kind == "frame" else parse_pair
+    if parse is None:
+        parse = parse_frame if kind == "frame" else parse_pair
     scan = count if pair is None else min(20000, count * 64)
     if after:
         raw = await r.xrange(stream, min=f"({after}", max="+", count=scan)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from .. import keys
 from ..auth import Principal
 from ..problems import ProblemException, responses
+from ..telemetry import history
 from .appliances import COUNT, After, TelemetryPage, known
 from .deps import Services, services, viewer
 
@@ -115,11 +116,5 @@ def parse_entry(sid: str, f: dict[str, str]) -> dict[str, Any]:
 async def aggregation_history(appliance: str, count: int = COUNT, after: After = "",
                               svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
-    stream = keys.appliance(appliance, "tm:aggregation")
-    if after:
-        raw = await svc.redis.xrange(stream, min=f"({after}", max="+", count=count)
-    else:
-        raw = list(reversed(await svc.redis.xrevrange(stream, count=count)))
-    entries = [parse_entry(sid, f) for sid, f in raw]
-    return TelemetryPage(appliance_id=appliance, entries=entries,
-                         last_id=entries[-1]["id"] if entries else (after or None))
+    entries, last_id = await history(svc.redis, appliance, "aggregation", count, after or None, parse=parse_entry)
+    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=last_id)

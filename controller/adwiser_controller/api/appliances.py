@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import APIRouter, Depends, Query
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import BaseModel, Field
 
 from ..auth import Principal
 from ..problems import ProblemException, responses
 from ..store import ApplyEvent
-from ..stream_ids import after_id
+from ..stream_ids import After
 from ..telemetry import ApplianceStatus, appliance_status, history
 from .deps import Services, services, viewer
 
 router = APIRouter(prefix="/api/v1", tags=["appliances"])
 READ = responses(401, 403, 404, 422)
-STREAM_ID = r"^([0-9]{1,20}-[0-9]{1,20})?$"  # empty = none
 
 
 async def known(svc: Services, aid: str) -> None:
@@ -54,9 +53,6 @@ class TelemetryPage(BaseModel):
 
 
 COUNT = Query(default=100, ge=1, le=2000, description="Most entries to return.")
-# Pattern first, then the range check (each part <= 2^64-1, not the largest id): 422 naming `query.after`.
-After = Annotated[str, Query(pattern=STREAM_ID, description="Only entries after this stream id."),
-                  AfterValidator(after_id)]
 
 
 @router.get("/telemetry/{appliance}/frames", response_model=TelemetryPage, responses=READ,

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from fastapi import APIRouter, Depends, Query
-from pydantic import AfterValidator
 
 from ..audit import AuditEntry
 from ..auth import Principal
 from ..problems import responses
-from ..stream_ids import before_id
+from ..stream_ids import Before
 from .deps import Services, operator, services
 
 router = APIRouter(prefix="/api/v1", tags=["audit"])
@@ -19,8 +16,6 @@ router = APIRouter(prefix="/api/v1", tags=["audit"])
 @router.get("/audit", response_model=list[AuditEntry], responses=responses(401, 403, 422),
             summary="Audit log, newest first")
 async def audit(count: int = Query(default=100, ge=1, le=1000),
-                before: Annotated[str, Query(pattern=r"^([0-9]{1,20}-[0-9]{1,20})?$",
-                                             description="Only entries older than this id (paging)."),
-                                  AfterValidator(before_id)] = "",
+                before: Before = "",
                 svc: Services = Depends(services), _: Principal = Depends(operator)) -> list[AuditEntry]:
     return await svc.audit.list(count, before or None)
