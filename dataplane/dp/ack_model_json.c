@@ -48,11 +48,12 @@ static int descriptions(struct jw *w, const json_t *root)
     return 0;
 }
 
-/* "model", if the file has it, must be the kind asked for. 0, or -1 naming the member. */
+/* "model" must be the kind asked for. Required: the two kinds' numbers are alike, so a file without it could be
+ * either. 0, or -1 naming the member (and, when it is missing, the kind expected). */
 static int of_kind(struct jw *w, const json_t *root, const char *kind)
 {
     if (json_object_get(root, "model") == NULL)
-        return 0;
+        return jw_fail_at(w, "", "model", "missing required field, expected \"%s\"", kind);
     char got[64];
     if (jw_string(w, root, "", "model", 1, 0, got, sizeof(got)) != 0)
         return -1;

@@ -14,9 +14,10 @@
  * "model" names what the file models, so that one classifier is not run as
  * the other (their numbers are in the same ranges; the features are not the
  * same packets): a file whose "model" is not the kind the reader asks for is
- * refused naming the field. Like the members added since version 1 ("scale",
- * the per-STA-count tables), it is optional: a file written before it loads
- * as it did (no "version" is refused for being old).
+ * refused naming the field. Unlike the members added since version 1
+ * ("scale", the per-STA-count tables), it is required: a file without it
+ * could be of either kind, so it is refused naming the member and the kind
+ * expected (the trainers write it; refit, or add it to a file you know).
  */
 #ifndef ADW_DP_ACK_MODEL_JSON_H
 #define ADW_DP_ACK_MODEL_JSON_H

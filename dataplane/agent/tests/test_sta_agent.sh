@@ -11,7 +11,7 @@
 #     Redis ACL user allowed XADD on those keys only (--redis-auth); an agent with a wrong password writes
 #     nothing, counts its errors and says why;
 #   - bad command lines and model files are refused with what is wrong named, the appliance's ACK-burst model
-#     (configs/ack_burst_model.json) by its "model" member.
+#     (configs/ack_burst_model.json) and a file without one by the "model" member.
 # Addresses only in 198.18.0.0/15; namespaces, redis-server and the agent are removed/stopped at exit.
 # Usage: test_sta_agent.sh BUILD_DIR
 set -euo pipefail
@@ -43,7 +43,8 @@ for d in inf 2e10; do   # its end time in uint64_t ns: converted to 0, the agent
     out=$("$AGENT" --iface lo --pair ap1/sta1 --model /nonexistent --duration "$d" 2>&1) && fail "--duration $d accepted"
     grep -q -- "--duration $d: expected seconds in (0, 31536000]" <<<"$out" || fail "no message for --duration $d: $out"
 done
-echo '{"version": 1, "m": 2, "intercept": 0, "coef": [1, 2], "threshold": 0.5, "n_max": 64}' >"$WORK/bad.json"
+echo '{"model": "adwiser-sta-frame-classifier", "version": 1, "m": 2, "intercept": 0, "coef": [1, 2], "threshold": 0.5,
+      "n_max": 64}' >"$WORK/bad.json"
 out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$WORK/bad.json" 2>&1) && fail "a model with 2 of 3 coef accepted"
 grep -q "coef" <<<"$out" || fail "the bad model's field is not named: $out"
 # the appliance's ACK-burst model has the same format: its "model" member says it is not this one (--duration:
@@ -52,9 +53,15 @@ ACK_MODEL="$(dirname "$0")/../../../configs/ack_burst_model.json"
 out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$ACK_MODEL" --duration 1 2>&1) && fail "the ACK-burst model accepted"
 grep -q 'model: expected "adwiser-sta-frame-classifier", got "adwiser-ack-burst-classifier"' <<<"$out" \
     || fail "the ACK-burst model's refusal does not name its model field: $out"
+# nor is a file that does not say what it models: it could be either
+"$LAB_PY" -c 'import json, sys
+m = json.load(open(sys.argv[1])); del m["model"]; json.dump(m, open(sys.argv[2], "w"))' "$ACK_MODEL" "$WORK/nokind.json"
+out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$WORK/nokind.json" --duration 1 2>&1) && fail "a model without a kind accepted"
+grep -q 'model: missing required field, expected "adwiser-sta-frame-classifier"' <<<"$out" \
+    || fail "the refusal of a model without a kind does not name its model field: $out"
 
-echo '{"version": 1, "m": 1, "intercept": -30.0, "coef": [0.1, 0.0], "threshold": 0.5, "n_max": 64, "scale": 1.0}' \
-    >"$WORK/model.json"
+echo '{"model": "adwiser-sta-frame-classifier", "version": 1, "m": 1, "intercept": -30.0, "coef": [0.1, 0.0],
+      "threshold": 0.5, "n_max": 64, "scale": 1.0}' >"$WORK/model.json"
 
 ip netns add "$NS_AP"
 ip netns add "$NS_STA"

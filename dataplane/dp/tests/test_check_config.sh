@@ -69,6 +69,12 @@ check "bad ACK model" 1 "--ack-model $TMP/ack.json: coef" --check-config "$LAB" 
 # the STA agent's model has the same format: only its "model" member tells it apart
 check "STA frame model as the ACK model" 1 "--ack-model $STA_MODEL: model: expected \"adwiser-ack-burst-classifier\"" \
     --check-config "$LAB" --ack-model "$STA_MODEL"
+# nor is a file that does not say what it models: it could be either
+"$PY" -c 'import json, sys
+m = json.load(open(sys.argv[1])); del m["model"]; json.dump(m, open(sys.argv[2], "w"))' "$STA_MODEL" "$TMP/nokind.json"
+check "model file without a kind" 1 \
+    "--ack-model $TMP/nokind.json: model: missing required field, expected \"adwiser-ack-burst-classifier\"" \
+    --check-config "$LAB" --ack-model "$TMP/nokind.json"
 printf '{"ap1/sta1": "fast"}\n' >"$TMP/bad_pacing.json"
 check "bad pacing table" 1 "--pacing $TMP/bad_pacing.json: pacing: ap1/sta1" \
     --check-config "$LAB" --pacing "$TMP/bad_pacing.json"

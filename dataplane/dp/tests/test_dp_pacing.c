@@ -58,8 +58,12 @@ static void test_redis_hash_values_are_decimal_bit_rates(void **state)
     pacing_table_free(t);
 }
 
-#define MODEL_OK "{\"version\": 3, \"m\": 2, \"intercept\": -1.5, \"coef\": [0.1, 0.2, 0.3], \"threshold\": 0.5, " \
-                 "\"n_max\": 64, \"features\": \"t (us), oldest first, then sd\", \"training\": {\"f1\": 0.9}}"
+/* Every model file says what it models; the ones below are the appliance's unless a test says otherwise. */
+#define ACK_KIND "\"model\": \"" ACK_MODEL_KIND_ACK_BURST "\", "
+
+#define MODEL_OK "{" ACK_KIND "\"version\": 3, \"m\": 2, \"intercept\": -1.5, \"coef\": [0.1, 0.2, 0.3], " \
+                 "\"threshold\": 0.5, \"n_max\": 64, \"features\": \"t (us), oldest first, then sd\", " \
+                 "\"training\": {\"f1\": 0.9}}"
 
 static void test_ack_model_file_is_loaded(void **state)
 {
@@ -80,7 +84,7 @@ static void test_ack_model_scale_per_sta_count_is_loaded(void **state)
     (void)state;
     char err[256];
     struct adw_ack_model m;
-    assert_int_equal(ack_model_json_parse("{\"version\": 5, \"m\": 1, \"intercept\": 0, \"coef\": [1, 0], "
+    assert_int_equal(ack_model_json_parse("{" ACK_KIND "\"version\": 5, \"m\": 1, \"intercept\": 0, \"coef\": [1, 0], "
                                           "\"threshold\": 0.5, \"n_max\": 64, \"scale\": 0.56, "
                                           "\"scale_by_stas\": [0.56, 0.8, 0.95], "
                                           "\"scale_by_stas_training\": {\"slots\": 10}, "
@@ -109,30 +113,33 @@ static void expect_refused(const char *doc, const char *field)
 static void test_malformed_ack_model_is_refused_naming_the_field(void **state)
 {
     (void)state;
-    expect_refused("{\"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, \"n_max\": 64}", "version");
-    expect_refused("{\"version\": \"one\", \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64}", "version");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2], \"threshold\": 0.5, \"n_max\": 64}",
+    expect_refused("{" ACK_KIND "\"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, \"n_max\": 64}",
+                   "version");
+    expect_refused("{" ACK_KIND "\"version\": \"one\", \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], "
+                   "\"threshold\": 0.5, \"n_max\": 64}", "version");
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2], \"threshold\": 0.5, "
+                   "\"n_max\": 64}",
                    "coef");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, \"x\", 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64}", "coef[1]");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 1.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, \"x\", 3], "
+                   "\"threshold\": 0.5, \"n_max\": 64}", "coef[1]");
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 1.5, "
                    "\"n_max\": 64}", "threshold");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": \"high\", "
-                   "\"n_max\": 64}", "threshold: expected a number");
-    expect_refused("{\"version\": 1, \"m\": 99, \"intercept\": 0, \"coef\": [1], \"threshold\": 0.5, \"n_max\": 64}",
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], "
+                   "\"threshold\": \"high\", \"n_max\": 64}", "threshold: expected a number");
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 99, \"intercept\": 0, \"coef\": [1], \"threshold\": 0.5, "
+                   "\"n_max\": 64}",
                    "m");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"bias\": 1}", "bias");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"scale\": -1}", "scale");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"scale_by_stas\": [0.5, 0]}", "scale_by_stas[1]");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"scale_by_stas\": [1, 1, 1, 1, 1, 1, 1, 1, 1]}", "scale_by_stas");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"scale_by_stas\": 0.5}", "scale_by_stas");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"gap_by_stas_us\": [0, -1]}", "gap_by_stas_us[1]");
 }
 
@@ -140,13 +147,13 @@ static void test_ack_model_descriptive_fields_of_another_type_are_refused(void *
 {
     (void)state;
     /* What the numbers mean and how they were fitted: optional, but a text and objects, not anything. */
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"features\": 3}", "features");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"training\": \"sklearn\"}", "training");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"scale_by_stas_training\": [1]}", "scale_by_stas_training");
-    expect_refused("{\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
+    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
                    "\"n_max\": 64, \"gap_by_stas_training\": null}", "gap_by_stas_training");
 }
 
@@ -179,7 +186,7 @@ static void test_shipped_models_load_only_as_what_they_model(void **state)
 #define MODEL_NUMBERS_BUT_THRESHOLD "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"n_max\": 64"
 #define MODEL_NUMBERS MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 0.5"
 
-static void test_model_of_another_kind_is_refused_and_one_without_a_kind_loads(void **state)
+static void test_model_of_another_kind_is_refused(void **state)
 {
     (void)state;
     expect_refused_as(ACK_MODEL_KIND_STA_FRAME, "{\"model\": \"" ACK_MODEL_KIND_ACK_BURST "\", " MODEL_NUMBERS "}",
@@ -192,21 +199,29 @@ static void test_model_of_another_kind_is_refused_and_one_without_a_kind_loads(v
     struct adw_ack_model m;
     assert_int_equal(ack_model_json_parse("{\"model\": \"" ACK_MODEL_KIND_STA_FRAME "\", " MODEL_NUMBERS "}",
                                           ACK_MODEL_KIND_STA_FRAME, &m, err, sizeof err), 0);
-    /* Written before "model" existed: loads as either, as files of any older version do. */
-    assert_int_equal(ack_model_json_parse("{" MODEL_NUMBERS "}", ACK_MODEL_KIND_STA_FRAME, &m, err, sizeof err), 0);
-    assert_int_equal(ack_model_json_parse("{" MODEL_NUMBERS "}", ACK_MODEL_KIND_ACK_BURST, &m, err, sizeof err), 0);
+}
+
+static void test_model_without_a_kind_is_refused_naming_the_member_and_the_kind_expected(void **state)
+{
+    (void)state;
+    /* Either classifier's numbers would load as the other: without "model" nothing says which one this is. */
+    expect_refused_as(ACK_MODEL_KIND_ACK_BURST, "{" MODEL_NUMBERS "}",
+                      "model: missing required field, expected \"" ACK_MODEL_KIND_ACK_BURST "\"");
+    expect_refused_as(ACK_MODEL_KIND_STA_FRAME, "{" MODEL_NUMBERS "}",
+                      "model: missing required field, expected \"" ACK_MODEL_KIND_STA_FRAME "\"");
 }
 
 static void test_ack_model_threshold_out_of_range_is_refused_stating_the_open_interval(void **state)
 {
     (void)state;
     /* 0 and 1 themselves are out: P of a finite logit never reaches either. */
-    expect_refused("{" MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 1}", "threshold: 1 is outside (0, 1)");
-    expect_refused("{" MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 0}", "threshold: 0 is outside (0, 1)");
-    expect_refused("{" MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": -0.5}", "threshold: -0.5 is outside (0, 1)");
+    expect_refused("{" ACK_KIND MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 1}", "threshold: 1 is outside (0, 1)");
+    expect_refused("{" ACK_KIND MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 0}", "threshold: 0 is outside (0, 1)");
+    expect_refused("{" ACK_KIND MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": -0.5}",
+                   "threshold: -0.5 is outside (0, 1)");
     char err[256];
     struct adw_ack_model m;
-    assert_int_equal(ack_model_json_parse("{" MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 0.999}",
+    assert_int_equal(ack_model_json_parse("{" ACK_KIND MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 0.999}",
                                           ACK_MODEL_KIND_ACK_BURST, &m, err, sizeof err), 0);
     assert_true(m.threshold == 0.999);
 }
@@ -222,7 +237,8 @@ int main(void)
         cmocka_unit_test(test_malformed_ack_model_is_refused_naming_the_field),
         cmocka_unit_test(test_ack_model_descriptive_fields_of_another_type_are_refused),
         cmocka_unit_test(test_shipped_models_load_only_as_what_they_model),
-        cmocka_unit_test(test_model_of_another_kind_is_refused_and_one_without_a_kind_loads),
+        cmocka_unit_test(test_model_of_another_kind_is_refused),
+        cmocka_unit_test(test_model_without_a_kind_is_refused_naming_the_member_and_the_kind_expected),
         cmocka_unit_test(test_ack_model_threshold_out_of_range_is_refused_stating_the_open_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
