@@ -1,5 +1,6 @@
 """What the ansible playbooks assume of the controller, against the controller itself: the upgrade's
-health probe answers without a login, and the first admin's name is one the controller accepts."""
+health probe answers without a login, and the first admin's name is one the controller accepts. And of the
+dataplane's program: that the role runs a start's checks with it before it restarts the unit."""
 from __future__ import annotations
 
 import re
@@ -17,6 +18,33 @@ def _play_tasks(path: Path) -> list[dict]:
     """The tasks of every play of a playbook."""
     return [t for play in yaml.safe_load(path.read_text()) for key in ("pre_tasks", "tasks", "post_tasks")
             for t in play.get(key) or []]
+
+
+def _role_tasks(role: str) -> list[dict]:
+    """A role's tasks in the order they run: its main.yml with the task files it imports inlined."""
+    tasks_dir = ANSIBLE / "roles" / role / "tasks"
+    return [t for top in yaml.safe_load((tasks_dir / "main.yml").read_text())
+            for t in (yaml.safe_load((tasks_dir / top["ansible.builtin.import_tasks"]).read_text())
+                      if "ansible.builtin.import_tasks" in top else [top])]
+
+
+def test_the_dataplane_role_runs_the_starts_checks_after_every_install_on_every_run():
+    # The document's and the ACK model's `validate` run only when those files change: a new adwiser-dp whose
+    # checks are stricter, with both unchanged, would be restarted on files nothing checked against it.
+    role = ANSIBLE / "roles" / "dataplane"
+    unit = (role / "templates" / "adwiser-dataplane.service.j2").read_text()
+    start_check = re.search(r"^ExecStartPre=(.*)$", unit, re.M).group(1)
+    tasks = _role_tasks("dataplane")
+    checks = [i for i, t in enumerate(tasks) if (t.get("ansible.builtin.command") or {}).get("cmd") == start_check]
+    assert len(checks) == 1, "no task runs the unit's ExecStartPre"
+    check = tasks[checks[0]]
+    installs = {dest: i for i, t in enumerate(tasks) for module in ("ansible.builtin.copy", "ansible.builtin.template")
+                if (dest := (t.get(module) or {}).get("dest")) is not None}
+    for dest in ("{{ dataplane_bin }}", "{{ dataplane_config_file }}", "{{ dataplane_ack_model_file }}"):
+        assert installs[dest] < checks[0], f"the check runs before {dest} is installed"
+    # Whether anything changed this run is no condition: a run after one that failed the check checks again.
+    assert check.get("when") == "dataplane_installs_program | bool"
+    assert check.get("changed_when") is False  # a second converge changes nothing
 
 
 def test_the_upgrades_controller_probe_answers_without_a_login(api):
