@@ -8,6 +8,7 @@ fields are listed in aggtarget.py's docstring and testbed/README.md).
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +28,11 @@ def _mean(xs: list[float]) -> float | None:
 
 
 def _pct(xs: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in (0, 1]): the ceil(q n)-th smallest of the n values."""
     if not xs:
         return None
     s = sorted(xs)
-    return round(s[min(len(s) - 1, int(q * len(s)))], 3)
+    return round(s[max(0, math.ceil(q * len(s)) - 1)], 3)
 
 
 @dataclass

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from runner import (agg_lab, aggtarget, aggtarget_air, aggtarget_figures, aggtarget_scenarios, delay_probe, iperf,
-                    report_aggtarget, shell, udp_counters)
+from runner import (agg_lab, aggtarget, aggtarget_air, aggtarget_figures, aggtarget_result, aggtarget_scenarios,
+                    delay_probe, iperf, report_aggtarget, shell, udp_counters)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,6 +44,15 @@ def test_probe_delay_is_sta_capture_minus_ap_capture(tmp_path: Path) -> None:
     assert isinstance(rows, list)
     assert [round(r[1], 3) for r in rows] == [4.5, 2.0]
     assert [round(r[2], 3) for r in rows] == [5.5, 3.0]
+
+
+def test_p95_delay_is_the_nearest_rank_percentile_of_the_probes() -> None:
+    # The ceil(q n)-th smallest: of 20 probes the 19th, not the largest; of two, the median is the lower.
+    assert aggtarget_result._pct([float(x) for x in range(20, 0, -1)], 0.95) == 19.0
+    assert aggtarget_result._pct([2.0, 1.0], 0.5) == 1.0
+    assert aggtarget_result._pct([1.0, 2.0, 3.0], 0.95) == 3.0
+    assert aggtarget_result._pct([4.0], 0.95) == 4.0
+    assert aggtarget_result._pct([], 0.95) is None
 
 
 def test_goals_report_delay_error_throughput_fraction_and_airtime_spread() -> None:
