@@ -322,13 +322,14 @@ def _pair_entries(url: str) -> list[tuple[float, dict[str, str]]]:
 
 def _start_sta_agents(lab: Lab, sc: AggScenario, mode: str, out: Path, stack: _Stack) -> None:
     """adwiser-sta-agent in every STA's namespace, each logging its packets (runner/sta_frames.py); with
-    mu_source "agent" it also reports μ̃_N to the run's Redis. Until configs/sta_frame_model.json has been
-    fitted on such logs, a capture runs with the ACK-burst model: the labels come from the ground truth."""
+    mu_source "agent" it also reports μ̃_N to the run's Redis. The agent takes only a STA-frame model (the
+    ACK-burst model's "model" member names the other kind and it refuses it), so a capture, whose labels come
+    from the ground truth, needs the shipped configs/sta_frame_model.json too."""
     if not os.access(STA_AGENT, os.X_OK):
         raise backend_mod.BackendUnavailable(f"{STA_AGENT} is not built (make -C dataplane build)")
-    model = STA_MODEL if STA_MODEL.exists() else backend_mod.ACK_MODEL
-    if sc.mu_source == "agent" and not STA_MODEL.exists():
+    if not STA_MODEL.exists():
         raise RuntimeError(f"{sc.name}: {STA_MODEL} is missing (python -m runner.sta_frames fit)")
+    model = STA_MODEL
     for ap, sta in sc.pairs:
         argv = [str(STA_AGENT), "--iface", "eth0", "--pair", f"{ap}/{sta}", "--model", str(model),
                 "--log", str(out / f"{mode}-sta-agent-{sta}.packets"),

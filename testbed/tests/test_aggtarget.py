@@ -457,3 +457,14 @@ def test_udp_counters_count_datagrams_dropped_at_a_full_socket_buffer(prefix: st
     # the kernel counts InDatagrams when the application reads a datagram, so only the drops show here
     assert 150 <= d["RcvbufErrors"] <= 200
     assert d["InDatagrams"] == 0
+
+
+def test_a_capture_without_the_sta_frame_model_stops_before_starting_any_agent(tmp_path: Path, monkeypatch):
+    # The agent refuses the ACK-burst model by its "model" member, so falling back to it started agents that quit.
+    started = []
+    monkeypatch.setattr(aggtarget, "STA_MODEL", tmp_path / "sta_frame_model.json")
+    monkeypatch.setattr(aggtarget, "STA_AGENT", Path("/bin/true"))
+    monkeypatch.setattr(aggtarget.processes, "start", lambda *a, **k: started.append(a))
+    with pytest.raises(RuntimeError, match="sta_frame_model.json is missing"):
+        aggtarget._start_sta_agents(None, aggtarget_scenarios.get("aggtarget-1sta"), "aggtarget", tmp_path, None)
+    assert started == []
