@@ -129,8 +129,14 @@ void adw_drain_note_released(struct adw_drain *d, const struct adw_tcp_meta *m, 
         if (!f->down_open || adw_seq_lt(start, f->first_seq))
             f->first_seq = start;
         if (!f->down_open || adw_seq_lt(f->end_seq, m->seq_end)) {
+            /* The byte before the new last segment is the batch's only if the batch released the segment ending
+             * there: new data follows the previous end, a hole's retransmission does not (below it lies data the
+             * STA reported before the batch). */
+            f->tail_joined = f->down_open && start == f->end_seq;
             f->end_seq = m->seq_end;
             f->last_start = start;
+        } else if (m->seq_end == f->last_start) {
+            f->tail_joined = true; /* the segment before the last, released after it */
         }
         f->down_open = true;
         /* Its ACK number reaches the STA too: a later ACK frees only what it acknowledges beyond this one. The bytes
@@ -184,10 +190,13 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
         /* All but a delayed-ACK's worth (the last segment) acknowledged: see drain.h. */
         uint32_t need = adw_seq_lt(f->first_seq, f->last_start) ? f->last_start : f->end_seq;
         bool acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, need);
-        /* A SACK block reports the bytes it spans only: it must hold the byte just before `need`. One wholly above
-         * it reports data beyond a hole, received before the retransmission filling the hole was. */
+        /* A SACK block reports the bytes it spans only: it must hold the byte just before `need`, and that byte
+         * must be the batch's (004 §5: V ends at the ACK of the batch's data). One wholly above it reports data
+         * beyond a hole, received before the retransmission filling the hole was; with two holes retransmitted
+         * in one batch, the byte before the second one's is data below it that the STA SACKed before the batch. */
+        uint32_t sack_need = f->tail_joined ? need : f->end_seq;
         for (unsigned b = 0; b < m->n_sack && !acked; b++)
-            acked = adw_seq_lt(m->sack_left[b], need) && adw_seq_geq(m->sack_right[b], need);
+            acked = adw_seq_lt(m->sack_left[b], sack_need) && adw_seq_geq(m->sack_right[b], sack_need);
         if (acked)
             f->down_open = false;
     }

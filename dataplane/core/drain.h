@@ -15,8 +15,12 @@
  *    sequence wrap-around is handled) or SACKs it (a SACK block that holds
  *    the byte before it: left edge below it, right edge at or past it; a
  *    block wholly above it reports data beyond a hole that a retransmission
- *    fills, received before it). A batch of a single segment of the flow
- *    needs the ACK of its end. Retransmissions never lower the end (max in serial order).
+ *    fills, received before it; the byte before it counts only if the batch
+ *    released the segment ending there: with two holes retransmitted in one
+ *    batch, the byte before the second retransmission is data the STA
+ *    SACKed before the batch, so the block must hold the batch's last byte).
+ *    A batch of a single segment of the flow needs the ACK of its end.
+ *    Retransmissions never lower the end (max in serial order).
  *  - Uplink TCP (the server's ACKs released to the STA): each released ACK
  *    lets the STA send as many new bytes as it acknowledges beyond the last
  *    ACK released before it on that flow (a pure ACK's, or the one carried by
@@ -80,6 +84,7 @@ struct adw_drain_flow {
     uint32_t end_seq;            /* end sequence of the last released byte */
     uint32_t first_seq;          /* lowest start sequence released in this batch */
     uint32_t last_start;         /* start sequence of the segment that ends at end_seq */
+    bool tail_joined;            /* this batch also released the segment that ends at last_start */
     bool rst_open;               /* segments released after the STA's reset not yet answered by its RSTs */
     uint32_t rst_expected;       /* segments released to the reset connection in this batch */
     uint32_t rst_seen;           /* RSTs from the STA since */

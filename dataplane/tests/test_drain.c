@@ -207,6 +207,62 @@ static void test_sack_above_a_retransmitted_hole_does_not_end_its_drain(void **s
     assert_true(ack_arrives(d, 40000, 9000, 6)); /* the hole filled: the cumulative ACK jumps */
 }
 
+/* Two holes (004 §5: V ends when the batch's data is acknowledged). A downlink flow of MSS-sized segments seg(0) ..
+ * seg(9) lost seg(2) and seg(5) in the air; the STA holds the rest, so its duplicate ACKs acknowledge seg(2) and
+ * SACK [seg(6), seg(10)) (the block received last comes first, RFC 2018) and [seg(3), seg(5)). */
+#define HOLE_MSS 1448u
+static uint32_t seg(uint32_t i) { return 100000u + i * HOLE_MSS; }
+
+/* The STA's ACK of ackno on the flow at 40000 with SACK blocks [l0, r0) and, if l1 != r1, [l1, r1). */
+static struct adw_tcp_meta sack_ack(uint32_t ackno, uint32_t l0, uint32_t r0, uint32_t l1, uint32_t r1)
+{
+    struct adw_tcp_meta a = ack(40000, ackno);
+    a.n_sack = l1 != r1 ? 2 : 1;
+    a.sack_left[0] = l0, a.sack_right[0] = r0;
+    a.sack_left[1] = l1, a.sack_right[1] = r1;
+    return a;
+}
+
+/* The STA's duplicate ACK while both holes are open. */
+static struct adw_tcp_meta dup_ack_of_two_holes(void) { return sack_ack(seg(2), seg(6), seg(10), seg(3), seg(5)); }
+
+/* The batch releases the retransmissions of both holes. */
+static void release_both_retransmissions(struct adw_drain *d)
+{
+    release_data(d, 40000, seg(2), HOLE_MSS, 0);
+    release_data(d, 40000, seg(5), HOLE_MSS, 0);
+}
+
+/* Both retransmissions in one batch: a duplicate ACK sent before they arrived SACKs seg(3)..seg(4), the bytes just
+ * below seg(5) but received long before the batch; it says nothing about the batch. */
+static void test_sack_of_data_below_the_second_retransmitted_hole_does_not_end_the_drain(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_both_retransmissions(d);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta dup = dup_ack_of_two_holes();
+    assert_false(adw_drain_observe_uplink(d, &dup, 5));
+    assert_true(d->open);
+}
+
+/* Both retransmissions and one new segment: the duplicate ACK's SACK of [seg(6), seg(10)), the bytes just below the
+ * new segment, predates the batch. The ACK past both holes up to the new segment ends the drain (all but the last
+ * segment, whose ACK the STA may delay: drain.h). */
+static void test_two_retransmitted_holes_and_one_new_segment_drain_when_all_but_the_new_segment_is_acked(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_both_retransmissions(d);
+    release_data(d, 40000, seg(10), HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta dup = dup_ack_of_two_holes();
+    assert_false(adw_drain_observe_uplink(d, &dup, 5));
+    struct adw_tcp_meta first_repaired = sack_ack(seg(5), seg(6), seg(10), 0, 0);
+    assert_false(adw_drain_observe_uplink(d, &first_repaired, 10));
+    assert_true(ack_arrives(d, 40000, seg(10), 20));
+}
+
 static void test_lost_final_ack_leaves_drain_open(void **st)
 {
     (void)st;
@@ -354,6 +410,8 @@ int main(void)
         cmocka_unit_test(test_retransmission_does_not_move_the_end_back),
         cmocka_unit_test(test_sack_of_last_byte_ends_the_drain),
         cmocka_unit_test(test_sack_above_a_retransmitted_hole_does_not_end_its_drain),
+        cmocka_unit_test(test_sack_of_data_below_the_second_retransmitted_hole_does_not_end_the_drain),
+        cmocka_unit_test(test_two_retransmitted_holes_and_one_new_segment_drain_when_all_but_the_new_segment_is_acked),
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
         cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
         cmocka_unit_test(test_data_released_after_the_sta_reset_drains_with_the_stas_rsts),
