@@ -165,6 +165,12 @@ bool adw_drain_end_release(struct adw_drain *d)
     return d->open;
 }
 
+/* True if SACK block b of m holds the byte at sequence `byte` (left edge at or below it, right edge past it). */
+static bool sack_holds(const struct adw_tcp_meta *m, unsigned b, uint32_t byte)
+{
+    return adw_seq_geq(byte, m->sack_left[b]) && adw_seq_lt(byte, m->sack_right[b]);
+}
+
 bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m, uint64_t now_ns)
 {
     if (!m->is_tcp)
@@ -190,13 +196,13 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
         /* All but a delayed-ACK's worth (the last segment) acknowledged: see drain.h. */
         uint32_t need = adw_seq_lt(f->first_seq, f->last_start) ? f->last_start : f->end_seq;
         bool acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, need);
-        /* A SACK block reports the bytes it spans only: it must hold the byte just before `need`, and that byte
-         * must be the batch's (004 §5: V ends at the ACK of the batch's data). One wholly above it reports data
-         * beyond a hole, received before the retransmission filling the hole was; with two holes retransmitted
-         * in one batch, the byte before the second one's is data below it that the STA SACKed before the batch. */
-        uint32_t sack_need = f->tail_joined ? need : f->end_seq;
+        /* A SACK block reports the bytes it spans only, and V ends at the ACK of the batch's data (004 §5): it
+         * must hold the batch's last byte (the last segment arrived, whatever was lost before it), or the byte
+         * before the last segment if the batch released it (a delayed ACK's worth owed). One wholly above them
+         * reports data beyond a hole, received before the retransmission filling the hole was; with two holes
+         * retransmitted in one batch, the byte before the second one's is data the STA SACKed before the batch. */
         for (unsigned b = 0; b < m->n_sack && !acked; b++)
-            acked = adw_seq_lt(m->sack_left[b], sack_need) && adw_seq_geq(m->sack_right[b], sack_need);
+            acked = sack_holds(m, b, f->end_seq - 1u) || (f->tail_joined && sack_holds(m, b, f->last_start - 1u));
         if (acked)
             f->down_open = false;
     }

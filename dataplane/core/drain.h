@@ -13,12 +13,13 @@
  *    an uplink segment of that flow acknowledges the start of its last
  *    released segment (ACK >= that start, serial arithmetic of RFC 1982 so
  *    sequence wrap-around is handled) or SACKs it (a SACK block that holds
- *    the byte before it: left edge below it, right edge at or past it; a
- *    block wholly above it reports data beyond a hole that a retransmission
- *    fills, received before it; the byte before it counts only if the batch
- *    released the segment ending there: with two holes retransmitted in one
- *    batch, the byte before the second retransmission is data the STA
- *    SACKed before the batch, so the block must hold the batch's last byte).
+ *    the byte before it, left edge below it, right edge at or past it, or
+ *    one that holds the batch's last byte: the last segment arrived, whatever
+ *    was lost before it; a block wholly above them reports data beyond a hole
+ *    that a retransmission fills, received before it; the byte before the
+ *    last segment counts only if the batch released the segment ending
+ *    there: with two holes retransmitted in one batch, it is data below the
+ *    second hole that the STA SACKed before the batch).
  *    A batch of a single segment of the flow needs the ACK of its end.
  *    Retransmissions never lower the end (max in serial order).
  *  - Uplink TCP (the server's ACKs released to the STA): each released ACK

@@ -207,6 +207,22 @@ static void test_sack_above_a_retransmitted_hole_does_not_end_its_drain(void **s
     assert_true(ack_arrives(d, 40000, 9000, 6)); /* the hole filled: the cumulative ACK jumps */
 }
 
+/* A contiguous batch of new data whose second-to-last segment is lost in the air: the STA's duplicate ACK SACKs the
+ * last segment, so the AP has sent the whole batch (the lost one is the sender's to retransmit, in a later batch). */
+static void test_sack_of_the_last_segment_ends_the_drain_when_the_one_before_is_lost(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40000, 10000, 1000, 4, 0);
+    assert_true(adw_drain_end_release(d));
+    assert_false(ack_arrives(d, 40000, 12000, 5)); /* [12000, 13000) lost */
+    struct adw_tcp_meta dup = ack(40000, 12000);
+    dup.n_sack = 1;
+    dup.sack_left[0] = 13000;
+    dup.sack_right[0] = 14000;
+    assert_true(adw_drain_observe_uplink(d, &dup, 6));
+}
+
 /* Two holes (004 §5: V ends when the batch's data is acknowledged). A downlink flow of MSS-sized segments seg(0) ..
  * seg(9) lost seg(2) and seg(5) in the air; the STA holds the rest, so its duplicate ACKs acknowledge seg(2) and
  * SACK [seg(6), seg(10)) (the block received last comes first, RFC 2018) and [seg(3), seg(5)). */
@@ -261,6 +277,21 @@ static void test_two_retransmitted_holes_and_one_new_segment_drain_when_all_but_
     struct adw_tcp_meta first_repaired = sack_ack(seg(5), seg(6), seg(10), 0, 0);
     assert_false(adw_drain_observe_uplink(d, &first_repaired, 10));
     assert_true(ack_arrives(d, 40000, seg(10), 20));
+}
+
+/* One hole of two segments, seg(2) and seg(3), retransmitted in one batch; the retransmission of seg(2) is lost
+ * again and that of seg(3) arrives: the STA's SACK block now starts at seg(3), the batch's last segment, and ends
+ * its drain (the AP has sent both). Its duplicate ACK from before the batch does not. */
+static void test_two_adjacent_retransmissions_drain_by_the_sack_of_the_second_when_the_first_is_lost_again(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40000, seg(2), HOLE_MSS, 2, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta before = sack_ack(seg(2), seg(4), seg(10), 0, 0);
+    assert_false(adw_drain_observe_uplink(d, &before, 5));
+    struct adw_tcp_meta second_in = sack_ack(seg(2), seg(3), seg(10), 0, 0);
+    assert_true(adw_drain_observe_uplink(d, &second_in, 10));
 }
 
 static void test_lost_final_ack_leaves_drain_open(void **st)
@@ -410,8 +441,10 @@ int main(void)
         cmocka_unit_test(test_retransmission_does_not_move_the_end_back),
         cmocka_unit_test(test_sack_of_last_byte_ends_the_drain),
         cmocka_unit_test(test_sack_above_a_retransmitted_hole_does_not_end_its_drain),
+        cmocka_unit_test(test_sack_of_the_last_segment_ends_the_drain_when_the_one_before_is_lost),
         cmocka_unit_test(test_sack_of_data_below_the_second_retransmitted_hole_does_not_end_the_drain),
         cmocka_unit_test(test_two_retransmitted_holes_and_one_new_segment_drain_when_all_but_the_new_segment_is_acked),
+        cmocka_unit_test(test_two_adjacent_retransmissions_drain_by_the_sack_of_the_second_when_the_first_is_lost_again),
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
         cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
         cmocka_unit_test(test_data_released_after_the_sta_reset_drains_with_the_stas_rsts),
