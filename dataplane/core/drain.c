@@ -171,6 +171,15 @@ static bool sack_holds(const struct adw_tcp_meta *m, unsigned b, uint32_t byte)
     return adw_seq_geq(byte, m->sack_left[b]) && adw_seq_lt(byte, m->sack_right[b]);
 }
 
+/* True if a SACK block of m holds a byte at or past sequence `end`. */
+static bool sacks_past(const struct adw_tcp_meta *m, uint32_t end)
+{
+    for (unsigned b = 0; b < m->n_sack; b++)
+        if (adw_seq_lt(end, m->sack_right[b]))
+            return true;
+    return false;
+}
+
 bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m, uint64_t now_ns)
 {
     if (!m->is_tcp)
@@ -193,16 +202,21 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
         return false;
     d->last_heard_ns = now_ns;
     if (f->down_open) {
-        /* All but a delayed-ACK's worth (the last segment) acknowledged: see drain.h. */
+        /* All but a delayed-ACK's worth (the last segment) acknowledged: see drain.h. Not if the STA holds data
+         * beyond the last segment: that segment then fills a hole and is acknowledged at once (RFC 5681 §4.2), so
+         * it is still in the AP's queue or the air (two holes retransmitted in one batch: the first's repair). */
         uint32_t need = adw_seq_lt(f->first_seq, f->last_start) ? f->last_start : f->end_seq;
-        bool acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, need);
+        bool owed_ok = !sacks_past(m, f->end_seq);
+        bool acked = (m->flags & ADW_TCP_ACK) &&
+                     (adw_seq_geq(m->ack, f->end_seq) || (owed_ok && adw_seq_geq(m->ack, need)));
         /* A SACK block reports the bytes it spans only, and V ends at the ACK of the batch's data (004 §5): it
          * must hold the batch's last byte (the last segment arrived, whatever was lost before it), or the byte
          * before the last segment if the batch released it (a delayed ACK's worth owed). One wholly above them
          * reports data beyond a hole, received before the retransmission filling the hole was; with two holes
          * retransmitted in one batch, the byte before the second one's is data the STA SACKed before the batch. */
         for (unsigned b = 0; b < m->n_sack && !acked; b++)
-            acked = sack_holds(m, b, f->end_seq - 1u) || (f->tail_joined && sack_holds(m, b, f->last_start - 1u));
+            acked = sack_holds(m, b, f->end_seq - 1u) ||
+                    (owed_ok && f->tail_joined && sack_holds(m, b, f->last_start - 1u));
         if (acked)
             f->down_open = false;
     }

@@ -20,7 +20,11 @@
  *    last segment counts only if the batch released the segment ending
  *    there: with two holes retransmitted in one batch, it is data below the
  *    second hole that the STA SACKed before the batch).
- *    A batch of a single segment of the flow needs the ACK of its end.
+ *    The last segment is owed only if the STA holds nothing beyond it: one
+ *    that fills a hole is acknowledged at once (RFC 5681 §4.2), so with two
+ *    holes retransmitted in one batch the ACK of the first's repair (up to
+ *    the second's start, the data beyond still SACKed) does not end the
+ *    drain. A batch of a single segment of the flow needs the ACK of its end.
  *    Retransmissions never lower the end (max in serial order).
  *  - Uplink TCP (the server's ACKs released to the STA): each released ACK
  *    lets the STA send as many new bytes as it acknowledges beyond the last

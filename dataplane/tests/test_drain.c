@@ -294,6 +294,34 @@ static void test_two_adjacent_retransmissions_drain_by_the_sack_of_the_second_wh
     assert_true(adw_drain_observe_uplink(d, &second_in, 10));
 }
 
+/* Both retransmissions in one batch: the repair of the first hole moves the cumulative ACK up to seg(5), the second
+ * retransmission's start, while the STA still SACKs the data beyond it. That one is still in the AP's queue or the
+ * air and its ACK is not delayed (it fills a hole: RFC 5681 §4.2), so the drain ends at the repair of the second. */
+static void test_two_retransmitted_holes_in_one_batch_drain_when_the_second_is_repaired(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_both_retransmissions(d);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta first_repaired = sack_ack(seg(5), seg(6), seg(10), 0, 0);
+    assert_false(adw_drain_observe_uplink(d, &first_repaired, 10));
+    assert_true(d->open);
+    assert_true(ack_arrives(d, 40000, seg(10), 20));
+}
+
+/* One hole of two segments retransmitted in one batch: the ACK of the first with the data beyond the hole still
+ * SACKed leaves the second to arrive, and it is acknowledged at once. */
+static void test_two_adjacent_retransmissions_drain_when_the_second_is_acknowledged(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40000, seg(2), HOLE_MSS, 2, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta first_in = sack_ack(seg(3), seg(4), seg(10), 0, 0);
+    assert_false(adw_drain_observe_uplink(d, &first_in, 10));
+    assert_true(ack_arrives(d, 40000, seg(10), 20));
+}
+
 static void test_lost_final_ack_leaves_drain_open(void **st)
 {
     (void)st;
@@ -445,6 +473,8 @@ int main(void)
         cmocka_unit_test(test_sack_of_data_below_the_second_retransmitted_hole_does_not_end_the_drain),
         cmocka_unit_test(test_two_retransmitted_holes_and_one_new_segment_drain_when_all_but_the_new_segment_is_acked),
         cmocka_unit_test(test_two_adjacent_retransmissions_drain_by_the_sack_of_the_second_when_the_first_is_lost_again),
+        cmocka_unit_test(test_two_retransmitted_holes_in_one_batch_drain_when_the_second_is_repaired),
+        cmocka_unit_test(test_two_adjacent_retransmissions_drain_when_the_second_is_acknowledged),
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
         cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
         cmocka_unit_test(test_data_released_after_the_sta_reset_drains_with_the_stas_rsts),
