@@ -322,6 +322,58 @@ static void test_two_adjacent_retransmissions_drain_when_the_second_is_acknowled
     assert_true(ack_arrives(d, 40000, seg(10), 20));
 }
 
+/* Both retransmissions and new data of several segments: neither hole's repair ends the drain; all but the last
+ * new segment acknowledged (its ACK may be delayed) does. */
+static void test_two_retransmitted_holes_and_new_data_drain_when_all_but_the_last_new_segment_is_acked(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_both_retransmissions(d);
+    release_segments(d, 40000, seg(10), HOLE_MSS, 4, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta dup = dup_ack_of_two_holes();
+    assert_false(adw_drain_observe_uplink(d, &dup, 5));
+    struct adw_tcp_meta first_repaired = sack_ack(seg(5), seg(6), seg(10), 0, 0);
+    assert_false(adw_drain_observe_uplink(d, &first_repaired, 10));
+    assert_false(ack_arrives(d, 40000, seg(10), 20)); /* second hole repaired, the new data still owed */
+    assert_false(ack_arrives(d, 40000, seg(12), 30));
+    assert_true(ack_arrives(d, 40000, seg(13), 40));
+}
+
+/* Both retransmissions in one batch, that of seg(2) lost again: when seg(5)'s arrives, the STA's SACK block runs
+ * from the first hole's edge over it and holds the batch's last byte, which ends the drain (the AP sent both). */
+static void test_two_retransmitted_holes_drain_by_a_sack_block_edge_when_the_first_is_lost_again(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_both_retransmissions(d);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta second_in = sack_ack(seg(2), seg(3), seg(10), 0, 0);
+    assert_true(adw_drain_observe_uplink(d, &second_in, 10));
+}
+
+/* The two retransmissions in different batches, the second hole's first (a tail loss probe's): each drains at the
+ * STA segment that reports its own retransmission, the first through a SACK block whose left edge is the first
+ * hole, still open; the STA's earlier segments do not. */
+static void test_two_holes_retransmitted_in_different_batches_drain_each_at_its_repair(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, seg(5), HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta dup = dup_ack_of_two_holes();
+    assert_false(adw_drain_observe_uplink(d, &dup, 5));
+    struct adw_tcp_meta merged = sack_ack(seg(2), seg(3), seg(10), 0, 0);
+    assert_true(adw_drain_observe_uplink(d, &merged, 10));
+
+    adw_drain_begin(d, 100);
+    release_data(d, 40000, seg(2), HOLE_MSS, 100);
+    assert_true(adw_drain_end_release(d));
+    assert_false(adw_drain_observe_uplink(d, &merged, 105));
+    assert_true(ack_arrives(d, 40000, seg(10), 110));
+    assert_false(d->open);
+}
+
 static void test_lost_final_ack_leaves_drain_open(void **st)
 {
     (void)st;
@@ -475,6 +527,9 @@ int main(void)
         cmocka_unit_test(test_two_adjacent_retransmissions_drain_by_the_sack_of_the_second_when_the_first_is_lost_again),
         cmocka_unit_test(test_two_retransmitted_holes_in_one_batch_drain_when_the_second_is_repaired),
         cmocka_unit_test(test_two_adjacent_retransmissions_drain_when_the_second_is_acknowledged),
+        cmocka_unit_test(test_two_retransmitted_holes_and_new_data_drain_when_all_but_the_last_new_segment_is_acked),
+        cmocka_unit_test(test_two_retransmitted_holes_drain_by_a_sack_block_edge_when_the_first_is_lost_again),
+        cmocka_unit_test(test_two_holes_retransmitted_in_different_batches_drain_each_at_its_repair),
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
         cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
         cmocka_unit_test(test_data_released_after_the_sta_reset_drains_with_the_stas_rsts),
