@@ -66,7 +66,7 @@ import redis
 import yaml
 
 from . import backend as backend_mod
-from . import aggtarget_result, delay_probe, iperf, processes, topology, udp_counters, wan, wlan
+from . import aggtarget_repeats, aggtarget_result, delay_probe, iperf, processes, topology, udp_counters, wan, wlan
 from .agg_lab import MultiStaLab
 from .aggtarget_figures import goals, scenario_ceilings, with_ceilings
 from .aggtarget_result import STA_MODEL, Capture
@@ -83,6 +83,7 @@ BASE_PORT = 5301
 # How long the loop's steps are read after the transfers ended (iperf3's clients exited): four Δ of
 # 0.5 s, what the loop does when the traffic stops (each pair's `loop_after_stop`)
 AFTER_STOP_S = 2.0
+MAX_REPEATS = 10    # controlled runs per straight run (--repeats): 10 x 20 s is already a long batch
 
 
 def _controller(redis_url: str, *args: str) -> None:
@@ -454,12 +455,19 @@ def one_run(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
 
 
 def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, prefix: str | None = None,
-        results_dir: Path = RESULTS, capture_acks: bool = False, capture_sta: bool = False) -> dict[str, Any]:
+        results_dir: Path = RESULTS, capture_acks: bool = False, capture_sta: bool = False,
+        repeats: int = 1) -> dict[str, Any]:
+    """Runs the scenario's modes (the straight one first) and writes results/<name>.json. The controlled
+    mode runs `repeats` times against the same straight run: `runs.aggtarget` is the last of them, `repeats`
+    holds every run's goals and `goals_over_repeats` their spread (aggtarget_repeats.py); captures and logs
+    are the last run's."""
     sc = get(name)
     if sc.unsupported:
         raise backend_mod.BackendUnavailable(f"{name}: {sc.unsupported}")
     if not 0 < duration_s <= 600:
         raise ValueError(f"duration {duration_s!r} s: expected 0 < duration <= 600")
+    if not 1 <= repeats <= MAX_REPEATS:
+        raise ValueError(f"repeats {repeats!r}: expected 1..{MAX_REPEATS}")
     modes = modes or sc.modes
     bad = [m for m in modes if m not in sc.modes]
     if bad:
@@ -474,6 +482,7 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
     lab: Lab = _MultiLab(prefix, len(sc.pairs), air) if len(sc.pairs) > 1 else _PairLab(topology.Testbed(prefix))
     started = time.time()
     runs: dict[str, Any] = {}
+    controlled_runs: list[dict[str, Any]] = []
     if set(modes) != set(sc.modes):
         # A subset of the modes re-runs only those; the others' last results are kept (each run
         # carries its own started_unix).
@@ -484,17 +493,20 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
     try:
         # the straight run first: it is the saturation run the APs' ceilings are measured in
         for mode in sorted(modes, key=lambda m: m != sc.straight_mode):
-            try:
-                runs[mode] = one_run(sc, mode, duration_s, lab, out,
-                                     scenario_ceilings(sc, runs.get(sc.straight_mode, {})), capture_acks,
-                                     capture_sta)
-            except backend_mod.BackendUnavailable as e:
-                runs[mode] = {"mode": mode, "skipped": str(e)}
-            if (capture_acks or capture_sta) and mode == "aggtarget" and (out / "groundtruth.jsonl").exists():
-                # kept beside the ACK capture for runner/ack_gap.py, the agents' logs for runner/sta_frames.py
-                (out / "groundtruth.jsonl").replace(out / "aggtarget-groundtruth.jsonl")
-                shutil.copy(out / "wlan-emu.stats.json", out / "aggtarget-wlan-emu.stats.json")
-            (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
+            for _ in range(repeats if mode == "aggtarget" else 1):
+                try:
+                    runs[mode] = one_run(sc, mode, duration_s, lab, out,
+                                         scenario_ceilings(sc, runs.get(sc.straight_mode, {})), capture_acks,
+                                         capture_sta)
+                except backend_mod.BackendUnavailable as e:
+                    runs[mode] = {"mode": mode, "skipped": str(e)}
+                if mode == "aggtarget":
+                    controlled_runs.append(runs[mode])
+                if (capture_acks or capture_sta) and mode == "aggtarget" and (out / "groundtruth.jsonl").exists():
+                    # kept beside the ACK capture for runner/ack_gap.py, the agents' logs for runner/sta_frames.py
+                    (out / "groundtruth.jsonl").replace(out / "aggtarget-groundtruth.jsonl")
+                    shutil.copy(out / "wlan-emu.stats.json", out / "aggtarget-wlan-emu.stats.json")
+                (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
     finally:
         lab.close()
     doc = {"scenario": name, "duration_s": duration_s, "t_bar_ms": sc.t_bar_ms,
@@ -502,6 +514,10 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
            "ap_sta_rss_dbm": list(sc.ap_sta_rss_dbm) if sc.ap_sta_rss_dbm else None, "mu_source": sc.mu_source,
            "started_unix": round(started, 3), "ap_ceilings": runs.get("aggtarget", {}).get("ap_ceilings"),
            "runs": runs, "goals": goals(sc, runs)}
+    if len(controlled_runs) > 1:
+        per_run = [goals(sc, {**runs, "aggtarget": r}) for r in controlled_runs]
+        doc["repeats"] = [{"started_unix": r.get("started_unix"), "goals": g} for r, g in zip(controlled_runs, per_run)]
+        doc["goals_over_repeats"] = aggtarget_repeats.summarize(per_run)
     results_dir.mkdir(parents=True, exist_ok=True)
     (results_dir / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
     return doc
@@ -539,6 +555,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--capture-sta", action="store_true",
                     help="controlled run: adwiser-sta-agent logs every packet each STA receives, kept with the "
                          "ground truth in the run directory, for runner/sta_frames.py")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help=f"controlled runs against the one straight run, 1..{MAX_REPEATS}: the JSON adds each run's "
+                         "goals and their median and range (goals_over_repeats)")
     args = ap.parse_args(argv)
     if not args.scenario:
         for s in SCENARIOS.values():
@@ -546,7 +565,7 @@ def main(argv: list[str]) -> int:
         return 0
     try:
         doc = run(args.scenario, args.duration, tuple(m for m in args.modes.split(",") if m) or None,
-                  capture_acks=args.capture_acks, capture_sta=args.capture_sta)
+                  capture_acks=args.capture_acks, capture_sta=args.capture_sta, repeats=args.repeats)
     except backend_mod.BackendUnavailable as e:
         print(f"SKIPPED {args.scenario}: {e}", file=sys.stderr)
         return 0

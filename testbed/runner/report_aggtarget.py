@@ -11,6 +11,7 @@ from typing import Any
 from .aggtarget import AFTER_STOP_S
 from .aggtarget_scenarios import MODES, SCENARIOS
 from .aggtarget_air import air_per_round
+from .aggtarget_repeats import report_line as repeats_line
 from .report_cells import num
 
 
@@ -187,12 +188,14 @@ def section_lines(results_dir: Path) -> list[str]:
     for name, doc in docs.items():
         lines.append(f"- `{name}` (T̄ {doc['t_bar_ms']:g} ms, {doc['duration_s']:g} s per run, air `{doc['air']}`"
                      + (f", backhaul {doc['backhaul_mbit']:g} Mbit/s" if doc.get("backhaul_mbit") else "")
-                     + f"): goals as measured {json.dumps(doc.get('goals'))}")
+                     + "): goals as measured"
+                     + (f" in the last of {len(doc['repeats'])} controlled runs" if doc.get("repeats") else "")
+                     + f" {json.dumps(doc.get('goals'))}")
         stop = c_hat_at_stop(doc["runs"].get("aggtarget") or {})
         if stop:
             lines.append(f"  - ĉ {stop[0]:.0f} µs at the loop's last step before the transfers ended, "
                          f"{stop[1]:.0f} µs {AFTER_STOP_S:g} s after (`loop_after_stop`)")
-        for extra in (ack_estimate_line(doc), sta_agent_line(doc)):
+        for extra in (repeats_line(doc), ack_estimate_line(doc), sta_agent_line(doc)):
             if extra:
                 lines.append(extra)
         for ap, c in (doc.get("ap_ceilings") or {}).items():

@@ -1,0 +1,80 @@
+"""The goals of an aggregation-target scenario over several controlled runs.
+
+One 20 s controlled run is one sample of a noisy system: the loop starts from
+TCP's slow start, Minstrel's probes and the CSMA draws differ, and the same
+build gave aggtarget-1sta a second-half AP queue of 4.5 ms in one run and
+8.0 ms in another. `python -m runner.aggtarget <scenario> --repeats N` runs
+the controlled mode N times against the same straight-forwarding run; each
+run's goals are computed as for one run (aggtarget_figures.goals), and this
+module reduces them: per pair (and for `total`, `airtime_*`), every numeric
+goal becomes its median, least and largest over the runs, and every yes/no
+goal the number of runs that met it. Lists (airtime shares) are left out:
+their spread shows in `max_rel_dev_from_equal`. No run is chosen or dropped.
+"""
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def summarize(per_run: list[dict[str, Any]]) -> dict[str, Any]:
+    """{group: {goal: {"median", "min", "max", "n"} | {"met", "n"}}} from each run's goals dict; a goal
+    counts over the runs that have it (a run whose pair had no value, e.g. no recovery, is left out and
+    `n` says how many had one; a None counts as not met for a yes/no goal)."""
+    out: dict[str, dict[str, Any]] = {}
+    groups = sorted({g for goals in per_run for g in goals})
+    for group in groups:
+        docs = [goals[group] for goals in per_run if isinstance(goals.get(group), dict)]
+        keys = sorted({k for d in docs for k in d})
+        summary: dict[str, Any] = {}
+        for key in keys:
+            values = [d.get(key) for d in docs]
+            if any(isinstance(v, bool) for v in values):
+                summary[key] = {"met": sum(1 for v in values if v is True), "n": len(values)}
+                continue
+            nums = [float(v) for v in values if _is_number(v)]
+            if nums:
+                summary[key] = {"median": round(statistics.median(nums), 3), "min": round(min(nums), 3),
+                                "max": round(max(nums), 3), "n": len(nums)}
+        out[group] = summary
+    return out
+
+
+def _spread(s: dict[str, Any] | None, digits: int = 2) -> str | None:
+    if not s or "median" not in s:
+        return None
+    return f"{s['median']:.{digits}f} [{s['min']:.{digits}f}-{s['max']:.{digits}f}]"
+
+
+def report_line(doc: dict[str, Any]) -> str | None:
+    """One line for REPORT.md: the headline goals' median [range] over the controlled runs, or None for a
+    result of one run."""
+    summary, runs = doc.get("goals_over_repeats"), doc.get("repeats") or []
+    if not summary or len(runs) < 2:
+        return None
+    parts = []
+    for pair, s in summary.items():
+        if "/" not in pair:
+            continue
+        figures = [f"AP queue 2nd half {_spread(s.get('second_half_ap_queue_delay_ms'))} ms"]
+        if "throughput_frac_of_straight" in s:
+            figures.append(f"throughput {_spread(s['throughput_frac_of_straight'], 3)} of straight")
+        if "ap_queue_recovery_s" in s:
+            figures.append(f"AP queue recovery {_spread(s['ap_queue_recovery_s'], 1)} s "
+                           f"(recovered in {s['ap_queue_recovery_s']['n']} of {len(runs)})")
+        met = s.get("second_half_ap_queue_delay_within_20pct")
+        if met and (s.get("delay_goal_applies") or {}).get("met"):
+            figures.append(f"within 20 % of T̄ in {met['met']} of {met['n']}")
+        parts.append(f"{pair}: " + ", ".join(f for f in figures if "None" not in f))
+    total = summary.get("total") or {}
+    if "throughput_frac_of_straight" in total:
+        parts.append(f"total throughput {_spread(total['throughput_frac_of_straight'], 3)} of straight "
+                     f"(>= 85 % in {total['throughput_ge_85pct']['met']} of {total['throughput_ge_85pct']['n']})")
+    air = summary.get("airtime_aggtarget") or {}
+    if "second_half_max_rel_dev" in air:
+        parts.append(f"airtime 2nd half, largest deviation from equal {_spread(air['second_half_max_rel_dev'], 3)}")
+    return f"  - over {len(runs)} controlled runs, median [least-largest]: " + "; ".join(parts)

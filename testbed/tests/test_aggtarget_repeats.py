@@ -1,0 +1,71 @@
+"""The goals of an aggregation-target scenario over several controlled runs (runner/aggtarget_repeats.py)."""
+from __future__ import annotations
+
+from runner import aggtarget, aggtarget_repeats
+
+import pytest
+
+
+def _goals(queue_ms: float, frac: float, within: bool, recovery: float | None) -> dict:
+    return {"ap1/sta1": {"delay_goal_applies": True, "second_half_ap_queue_delay_ms": queue_ms,
+                         "second_half_ap_queue_delay_within_20pct": within, "throughput_frac_of_straight": frac,
+                         "ap_queue_recovery_s": recovery},
+            "total": {"throughput_frac_of_straight": frac, "throughput_ge_85pct": frac >= 0.85},
+            "airtime_aggtarget": {"shares": [1.0], "second_half_max_rel_dev": 0.0}}
+
+
+def test_each_goal_is_summarised_by_median_and_range_and_yes_no_goals_by_runs_met():
+    s = aggtarget_repeats.summarize([_goals(4.5, 0.92, True, 1.2), _goals(8.0, 0.94, False, None),
+                                     _goals(5.5, 0.80, True, 2.0)])
+    pair = s["ap1/sta1"]
+    assert pair["second_half_ap_queue_delay_ms"] == {"median": 5.5, "min": 4.5, "max": 8.0, "n": 3}
+    assert pair["second_half_ap_queue_delay_within_20pct"] == {"met": 2, "n": 3}
+    # a run that never recovered has no recovery time: the figure is over the two that did
+    assert pair["ap_queue_recovery_s"] == {"median": 1.6, "min": 1.2, "max": 2.0, "n": 2}
+    assert s["total"]["throughput_ge_85pct"] == {"met": 2, "n": 3}
+    assert "shares" not in s["airtime_aggtarget"]
+
+
+def test_the_report_line_gives_the_spread_and_says_how_many_runs_met_the_goal():
+    runs = [_goals(4.5, 0.92, True, 1.2), _goals(8.0, 0.94, False, None)]
+    doc = {"repeats": [{"goals": g} for g in runs], "goals_over_repeats": aggtarget_repeats.summarize(runs)}
+    line = aggtarget_repeats.report_line(doc)
+    assert "over 2 controlled runs" in line
+    assert "AP queue 2nd half 6.25 [4.50-8.00] ms" in line
+    assert "within 20 % of T̄ in 1 of 2" in line and "recovered in 1 of 2" in line
+    assert "total throughput 0.930 [0.920-0.940] of straight (>= 85 % in 2 of 2)" in line
+    assert aggtarget_repeats.report_line({"goals": runs[0]}) is None
+
+
+def test_repeats_out_of_range_are_refused_before_anything_runs(tmp_path):
+    with pytest.raises(ValueError, match="repeats 0"):
+        aggtarget.run("aggtarget-1sta", 20.0, repeats=0, results_dir=tmp_path)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_the_controlled_mode_repeats_against_one_straight_run_and_every_run_is_kept(tmp_path, monkeypatch):
+    calls = []
+
+    def fake_run(sc, mode, duration_s, lab, out, ceilings=None, capture_acks=False, capture_sta=False):
+        calls.append(mode)
+        rate = 180.0 if mode == "cubic" else 150.0 + len(calls)
+        return {"mode": mode, "started_unix": float(len(calls)),
+                "pairs": [{"ap": "ap1", "sta": "sta1", "throughput_mbps": rate, "mean_delay_ms": 5.0}]}
+
+    class NoLab:
+        def __init__(self, *a):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(aggtarget, "one_run", fake_run)
+    monkeypatch.setattr(aggtarget, "_PairLab", NoLab)
+    monkeypatch.setattr(aggtarget.topology, "Testbed", lambda prefix: None)
+    monkeypatch.setattr(aggtarget, "scenario_air", lambda sc, out: aggtarget.VHT_AIR)
+    doc = aggtarget.run("aggtarget-1sta", 20.0, ("cubic", "aggtarget"), results_dir=tmp_path, repeats=3)
+    assert calls == ["cubic", "aggtarget", "aggtarget", "aggtarget"]
+    assert [r["started_unix"] for r in doc["repeats"]] == [2.0, 3.0, 4.0]
+    assert doc["runs"]["aggtarget"]["started_unix"] == 4.0     # the last run, not a chosen one
+    fracs = doc["goals_over_repeats"]["total"]["throughput_frac_of_straight"]
+    assert fracs == {"median": round(153 / 180, 3), "min": round(152 / 180, 3), "max": round(154 / 180, 3), "n": 3}
