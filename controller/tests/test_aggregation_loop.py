@@ -458,3 +458,24 @@ def test_an_aps_target_is_the_tightest_t_bar_of_its_pairs_defaults_included(over
     cfg = AdwiserConfig.model_validate(doc)
     assert ap_t_bar_ms(cfg, ["ap1/sta1", "ap2/sta2"]) == expected_ms
     assert ap_t_bar_ms(cfg, ["ap2/sta2"]) == override_ms
+
+
+def test_an_mcs_rise_that_makes_another_pair_the_slowest_keeps_equal_airtime_while_nbar_binds() -> None:
+    # N̄ binds (loose T̄): the fast pair sits at N̄ and ν at ν_max = N̄ w_fast/w_slow, equal airtime (000
+    # Example 2, eq. 30). The slow pair's MCS rises past the other's: ν_max at the new rates is
+    # 48·300/400 = 36, and (43) never takes ν above it (G <= ν_max). The feed-forward carried ν's airtime
+    # 16·w(100) = 48·w(300) to the new station 1 without N̄'s cut: ν 45.6, a target of 45.6 against the
+    # other pair's N̄ = 48 at 400 Mbit/s (36 in units of w(300)), 1.27x its airtime, and 3 s later the
+    # A-MPDUs still split the air 0.54/0.46.
+    params = LoopParams(t_bar_s=0.050, n_bar=48)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/a": 100e6, "ap/b": 300e6})
+    st, _ = run(params, plant, 200)
+    assert st.nu == pytest.approx(16.0, rel=0.01)
+    plant.rates_bps["ap/a"] = 400e6
+    nxt, _ = run(params, plant, 1, st)
+    assert nxt.nu == pytest.approx(36.0, rel=0.01)
+    w = {s: plant.w(s) for s in plant.rates_bps}
+    assert nxt.n_target["ap/b"] * w["ap/b"] == pytest.approx(nxt.n_target["ap/a"] * w["ap/a"], rel=0.01)
+    _, mu = run(params, plant, 5, nxt)
+    for share in plant.airtime_shares(mu).values():
+        assert share == pytest.approx(0.5, abs=0.01)

@@ -25,10 +25,10 @@ The start (initial): ν(1) = max(ν_max, 1), the top of Lemma 2's range [1, N̄]
 the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β,
 and the second replaces it if smaller; each replacement re-expresses z at the rates of
 the slot it measured, so that a replaced ĉ does not move the rates by itself.
-A change of a pair's MCS rate scales its N_target by w_old/w_new (before N̄'s cut,
-_fed_forward_targets), and ν by station 1's
-(the slowest pair at each step, _nu_feed_forward), before the step; z follows through (45)
-(feed-forward, _mcs_feed_forward).
+A change of a pair's MCS rate scales ν by station 1's w_old/w_new (the slowest pair at each
+step, _nu_feed_forward), not above max(ν_max, 1) at the new rates (_fed_forward_nu), and
+the targets of (45) are (44) at that ν (before N̄'s cut, _fed_forward_targets), before the
+step; z follows through (45) (feed-forward, _mcs_feed_forward).
 
 Production guards the paper is silent on: z is kept in [1, N_max] (an application
 that does not fill its rate would otherwise wind z up without bound); a station
@@ -228,12 +228,13 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     # no measurement: a joined pair's counts too.
     s1 = max(w, key=lambda s: w[s])
     sg = _paced_station(state, stas, w, held, joined)
-    g = min(params.t_bar_s * state.x[sg] * ff.get(sg, 1.0) * w[sg] / w[s1], nu_max(params, stas, w))
-    nu_k = state.nu * _nu_feed_forward(state, w)
+    nu_top = nu_max(params, stas, w)
+    g = min(params.t_bar_s * state.x[sg] * ff.get(sg, 1.0) * w[sg] / w[s1], nu_top)
+    nu_k = _fed_forward_nu(state, w, nu_top)
     nu = max(nu_k + params.k2 * (g - nu_k), 1.0)
     # (45): inner integral loop against the target of slot k; a pair that just joined starts
     # at its share of ν (its μ̃ was measured at no rate of the loop's).
-    target = {**state.n_target, **_fed_forward_targets(params, state, stas, w, ff)}
+    target = {**state.n_target, **_fed_forward_targets(params, state, stas, w, ff, nu_k)}
     z = {}
     for s, m in stas.items():
         if s in held or s in joined or m.mu_n is None:
@@ -423,17 +424,37 @@ def _mcs_feed_forward(state: LoopState, w: dict[str, float], free: dict[str, Sta
 
 
 def _fed_forward_targets(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement],
-                         w: dict[str, float], ff: dict[str, float]) -> dict[str, float]:
-    """N_target(k) of the pairs in ff carried to their new w: min(ν(k) w_1(k-1)/w_i(k), N̄_i), the
-    uncapped target ν W_i scaled by w_i(k-1)/w_i(k) and then cut by N̄ as (44) cuts it.
+                         w: dict[str, float], ff: dict[str, float], nu_k: float) -> dict[str, float]:
+    """N_target(k) of the pairs in ff carried to their new w: (44) at the fed-forward ν(k)
+    (_fed_forward_nu), min(ν(k) w_1(k)/w_i(k), N̄_i), station 1 the one ν(k) was carried to. While ν is
+    not cut by ν_max that is min(ν(k) w_1(k-1)/w_i(k), N̄_i), the uncapped target ν W_i scaled by
+    w_i(k-1)/w_i(k) and then cut by N̄ as (44) cuts it.
 
     Scaling the capped target instead let a pair held at N̄ by (44) chase N̄ w_old/w_new after its MCS
     rose: one pair at N̄ = 48 going from 186 to 345 Mbit/s got a target of 89 in (45), z went to N_max
     and the AP was paced to A-MPDUs of N_max, the standing queue N̄ < N_max (17) is there to prevent."""
     if not ff:
         return {}
-    targets = _targets(params, stas, w, state.nu, w1=max(state.w.values()))
+    targets = _targets(params, stas, w, nu_k, w1=max(w[s] for s in w if state.w.get(s)))
     return {s: targets[s] for s in ff}
+
+
+def _fed_forward_nu(state: LoopState, w: dict[str, float], nu_top: float) -> float:
+    """ν(k) carried to this step's w (_nu_feed_forward), not raised above the top of (43)'s range,
+    max(ν_max, 1) at the new w.
+
+    (43) keeps ν in [1, max(ν_max, 1)]: G <= ν_max, and ν(k+1) lies between ν(k) and G. The
+    feed-forward keeps ν w_1, the payload airtime every pair is given, but a faster pair cut at N̄ by
+    (44) cannot take that airtime (000 §V-C Example 2, eq. 30: the fastest pair at N̄, the others in
+    proportion to their MCS), so above ν_max airtime is no longer equal. A ν that (43) itself left
+    above a falling ν_max is not cut here: (43) brings it down at its own pace, as the paper's does
+    (cut at once, each dip of ν_max in the slot-to-slot spread of the PHY rates cut ν: on the analytic
+    plant two pairs of 100 and 110 Mbit/s at N̄, ±3 % per slot, carried 0.5 % fewer MPDUs).
+
+    With N̄ binding, a pair going from 100 to 400 Mbit/s past the other pair's 300 carried ν = 16 at
+    w(100) to 48 at w(300), against ν_max = 36 there: the new station 1 got a target of 45.6, 1.27x the
+    other's airtime, and 3 s later the A-MPDUs still split the air 0.54/0.46 (0.51/0.49 with the cut)."""
+    return min(state.nu * _nu_feed_forward(state, w), max(nu_top, 1.0, state.nu))
 
 
 def _nu_feed_forward(state: LoopState, w: dict[str, float]) -> float:
