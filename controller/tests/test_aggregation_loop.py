@@ -479,3 +479,23 @@ def test_an_mcs_rise_that_makes_another_pair_the_slowest_keeps_equal_airtime_whi
     _, mu = run(params, plant, 5, nxt)
     for share in plant.airtime_shares(mu).values():
         assert share == pytest.approx(0.5, abs=0.01)
+
+
+def test_an_mcs_drop_keeps_a_pair_at_nbar_while_nbar_still_binds() -> None:
+    # T̄ 50 ms is loose at both rates: at N̄ = 48 the round is 0.25 + 48·0.036 = 2.0 ms at 345 Mbit/s and
+    # 0.25 + 48·0.067 = 3.4 ms at 186, so G = ν_max = N̄ before and after the drop, and (43)-(44) keep
+    # ν = N_target = 48. The feed-forward scaled ν as if the delay held it (000 Fig. 10(b)), to 25.9:
+    # N_target 30.3, (45)'s target 25.9, and the A-MPDUs were at 34 two seconds later instead of back
+    # at N̄ (the slot at the old rates overloads the air, and (45) answers its 64 MPDUs either way).
+    params = LoopParams(t_bar_s=0.050, n_bar=48)
+    plant = Plant(c_s=250e-6, rates_bps={"ap/sta1": 345e6})
+    st, mu = run(params, plant, 120)
+    assert st.nu == pytest.approx(48) and mu["ap/sta1"] == pytest.approx(48, rel=0.01)
+    plant.rates_bps["ap/sta1"] = 186e6
+    st, mu = run(params, plant, 1, st)
+    assert st.nu == pytest.approx(48) and st.n_target["ap/sta1"] == pytest.approx(48)
+    levels = []
+    for _ in range(12):
+        st, mu = run(params, plant, 1, st)
+        levels.append(mu["ap/sta1"])
+    assert min(levels[2:]) >= 0.95 * 48

@@ -26,9 +26,9 @@ the rates of ν = 1; the first č replaces c_init instead of entering (40) at we
 and the second replaces it if smaller; each replacement re-expresses z at the rates of
 the slot it measured, so that a replaced ĉ does not move the rates by itself.
 A change of a pair's MCS rate scales ν by station 1's w_old/w_new (the slowest pair at each
-step, _nu_feed_forward), not above max(ν_max, 1) at the new rates (_fed_forward_nu), and
-the targets of (45) are (44) at that ν (before N̄'s cut, _fed_forward_targets), before the
-step; z follows through (45) (feed-forward, _mcs_feed_forward).
+step, _nu_feed_forward), not above max(ν_max, 1) at the new rates nor down while G sits at
+ν_max (_fed_forward_nu), and the targets of (45) are (44) at that ν (before N̄'s cut,
+_fed_forward_targets), before the step; z follows through (45) (feed-forward, _mcs_feed_forward).
 
 Production guards the paper is silent on: z is kept in [1, N_max] (an application
 that does not fill its rate would otherwise wind z up without bound); a station
@@ -230,7 +230,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     sg = _paced_station(state, stas, w, held, joined)
     nu_top = nu_max(params, stas, w)
     g = min(params.t_bar_s * state.x[sg] * ff.get(sg, 1.0) * w[sg] / w[s1], nu_top)
-    nu_k = _fed_forward_nu(state, w, nu_top)
+    nu_k = _fed_forward_nu(state, w, nu_top, g)
     nu = max(nu_k + params.k2 * (g - nu_k), 1.0)
     # (45): inner integral loop against the target of slot k; a pair that just joined starts
     # at its share of ν (its μ̃ was measured at no rate of the loop's).
@@ -439,9 +439,9 @@ def _fed_forward_targets(params: LoopParams, state: LoopState, stas: dict[str, S
     return {s: targets[s] for s in ff}
 
 
-def _fed_forward_nu(state: LoopState, w: dict[str, float], nu_top: float) -> float:
+def _fed_forward_nu(state: LoopState, w: dict[str, float], nu_top: float, g: float) -> float:
     """ν(k) carried to this step's w (_nu_feed_forward), not raised above the top of (43)'s range,
-    max(ν_max, 1) at the new w.
+    max(ν_max, 1) at the new w, nor lowered while N̄ binds at the new w (G = ν_max).
 
     (43) keeps ν in [1, max(ν_max, 1)]: G <= ν_max, and ν(k+1) lies between ν(k) and G. The
     feed-forward keeps ν w_1, the payload airtime every pair is given, but a faster pair cut at N̄ by
@@ -453,8 +453,22 @@ def _fed_forward_nu(state: LoopState, w: dict[str, float], nu_top: float) -> flo
 
     With N̄ binding, a pair going from 100 to 400 Mbit/s past the other pair's 300 carried ν = 16 at
     w(100) to 48 at w(300), against ν_max = 36 there: the new station 1 got a target of 45.6, 1.27x the
-    other's airtime, and 3 s later the A-MPDUs still split the air 0.54/0.46 (0.51/0.49 with the cut)."""
-    return min(state.nu * _nu_feed_forward(state, w), max(nu_top, 1.0, state.nu))
+    other's airtime, and 3 s later the A-MPDUs still split the air 0.54/0.46 (0.51/0.49 with the cut).
+
+    The feed-forward carries a delay-held ν (000 §VI-B, Fig. 10(b): the round c + wᵀμ_N stays at T̄ as the
+    MCS changes). While G sits at ν_max, N̄ binds (Lemma 2 (ii)): ν is held by N̄, not by the delay, and
+    its set point is ν_max whatever w_1 is, so scaling it down takes it away from (43)'s equilibrium. One
+    pair at N̄ = 48 under a loose T̄ (50 ms) going from 345 to 186 Mbit/s, where the round at 48 MPDUs is
+    still 3.4 ms, was given ν 25.9 and N_target 30.3 against (43)-(44)'s 48, and its A-MPDUs were at 34
+    two seconds later. G is read at the new rates (T̄ x_1 scaled by w_1(k-1)/w_1(k)): for one settled pair
+    whose rate drops it sits at ν_max only if T̄ >= c w_1(k)/w_1(k-1) + ν w_1(k), stricter than N̄
+    binding at the new rate (T̄ >= c + ν w_1(k)), so a drop that makes the delay bind is scaled as
+    before."""
+    top = max(nu_top, 1.0)
+    nu = min(state.nu * _nu_feed_forward(state, w), max(top, state.nu))
+    if g >= nu_top:
+        nu = max(nu, min(state.nu, top))
+    return nu
 
 
 def _nu_feed_forward(state: LoopState, w: dict[str, float]) -> float:
