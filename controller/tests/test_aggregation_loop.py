@@ -499,3 +499,17 @@ def test_an_mcs_drop_keeps_a_pair_at_nbar_while_nbar_still_binds() -> None:
         st, mu = run(params, plant, 1, st)
         levels.append(mu["ap/sta1"])
     assert min(levels[2:]) >= 0.95 * 48
+
+
+@pytest.mark.parametrize("new_rate", [400e6, 270e6, 250e6])
+def test_c_check_in_the_slot_a_phy_rate_changed_is_the_plants_c(new_rate) -> None:
+    # The slot's μ̃, released rate and PHY rate all describe the slot that ended (the AP sent at the new
+    # rate), so (40)'s č takes the new w: with the old w it would read 176-692 µs for a plant c of 300.
+    params = LoopParams(t_bar_s=0.002, n_bar=48)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/slow": 100e6, "ap/fast": 300e6})
+    st, _ = run(params, plant, 150)
+    plant.rates_bps["ap/fast"] = new_rate
+    mu = plant.aggregation(st.x)
+    meas = {s: StaMeasurement(r, mu[s], delivered_pps=st.x[s]) for s, r in plant.rates_bps.items()}
+    res = step(params, st, meas, now_s=80.0)
+    assert res.c_check == pytest.approx(plant.c_s, rel=1e-6)
