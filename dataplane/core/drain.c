@@ -138,6 +138,7 @@ void adw_drain_note_released(struct adw_drain *d, const struct adw_tcp_meta *m, 
         } else if (m->seq_end == f->last_start) {
             f->tail_joined = true; /* the segment before the last, released after it */
         }
+        f->rel_end = m->seq_end;
         f->down_open = true;
         /* Its ACK number reaches the STA too: a later ACK frees only what it acknowledges beyond this one. The bytes
          * it frees are not awaited (this flow's drain is its data's ACK). It only moves a known last ACK: taken from
@@ -217,6 +218,14 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
         for (unsigned b = 0; b < m->n_sack && !acked; b++)
             acked = sack_holds(m, b, f->end_seq - 1u) ||
                     (owed_ok && f->tail_joined && sack_holds(m, b, f->last_start - 1u));
+        /* A segment released after the highest one is still in the AP's queue or the air when the STA reports the
+         * highest (drain.h); it fills a hole or arrives out of order, so its ACK or SACK is not delayed. Both are
+         * needed: its bytes alone may be data the STA held before (a spurious retransmission). */
+        if (acked && f->rel_end != f->end_seq) {
+            acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, f->rel_end);
+            for (unsigned b = 0; b < m->n_sack && !acked; b++)
+                acked = sack_holds(m, b, f->rel_end - 1u);
+        }
         if (acked)
             f->down_open = false;
     }

@@ -26,6 +26,14 @@
  *    the second's start, the data beyond still SACKed) does not end the
  *    drain. A batch of a single segment of the flow needs the ACK of its end.
  *    Retransmissions never lower the end (max in serial order).
+ *    A retransmission is often released after data above it: new data or a
+ *    tail loss probe (RFC 8985) the server sent before it learned of the
+ *    hole, kept in that order by the appliance's queue. The AP sends them in
+ *    release order, so when the STA reports the highest segment the
+ *    retransmission may still be in the AP's queue or the air; it fills a
+ *    hole or arrives out of order and is acknowledged at once (RFC 5681
+ *    §4.2), so such a flow also waits for the ACK, or a SACK block, that
+ *    holds the last released segment's last byte.
  *  - Uplink TCP (the server's ACKs released to the STA): each released ACK
  *    lets the STA send as many new bytes as it acknowledges beyond the last
  *    ACK released before it on that flow (a pure ACK's, or the one carried by
@@ -91,9 +99,11 @@ struct adw_drain_flow {
     uint32_t last_start;         /* start sequence of the segment that ends at end_seq */
     bool tail_joined;            /* this batch also released the segment that ends at last_start */
     bool rst_open;               /* segments released after the STA's reset not yet answered by its RSTs */
+    bool up_open;                /* uplink bytes still expected */
     uint32_t rst_expected;       /* segments released to the reset connection in this batch */
     uint32_t rst_seen;           /* RSTs from the STA since */
-    bool up_open;                /* uplink bytes still expected */
+    uint32_t rel_end;            /* end sequence of the segment released last (below end_seq: a retransmission
+                                    released after data above it) */
     uint64_t up_expected;        /* uplink payload bytes the released ACKs allowed */
     uint64_t up_seen;            /* uplink payload bytes seen since the batch */
 };

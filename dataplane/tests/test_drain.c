@@ -374,6 +374,103 @@ static void test_two_holes_retransmitted_in_different_batches_drain_each_at_its_
     assert_false(d->open);
 }
 
+/* The AP sends a flow's segments in the order the batch released them, so the last one released is the last to
+ * arrive; a retransmission is often released after data above it: the server sent new data (or a tail loss probe,
+ * RFC 8985) before it learned of the hole, and the appliance's queue keeps that order. The STA below has seg(0),
+ * seg(1) and seg(3)..seg(9): seg(2) was lost in the air. */
+static struct adw_tcp_meta dup_ack_of_one_hole(uint32_t sacked_end) { return sack_ack(seg(2), seg(3), sacked_end, 0, 0); }
+
+/* New data, then the repair: each new segment arrives out of order and draws an immediate duplicate ACK that SACKs
+ * it (RFC 5681 §4.2, RFC 2018), with the repair still in the AP's queue or the air; the repair's ACK ends the
+ * drain. */
+static void test_new_data_released_before_a_hole_repair_drains_when_the_repair_is_acknowledged(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40000, seg(10), HOLE_MSS, 2, 0);
+    release_data(d, 40000, seg(2), HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta before = dup_ack_of_one_hole(seg(10));
+    assert_false(adw_drain_observe_uplink(d, &before, 5));
+    struct adw_tcp_meta first_new_in = dup_ack_of_one_hole(seg(11));
+    assert_false(adw_drain_observe_uplink(d, &first_new_in, 10));
+    struct adw_tcp_meta second_new_in = dup_ack_of_one_hole(seg(12));
+    assert_false(adw_drain_observe_uplink(d, &second_new_in, 20));
+    assert_true(ack_arrives(d, 40000, seg(12), 30));
+}
+
+/* One of the new segments released before the repair lost in the air: the other's duplicate ACK does not end the
+ * drain, the repair's ACK (immediate, it fills the hole) does: the AP has sent the whole batch. */
+static void test_a_hole_repair_released_last_drains_at_its_ack_when_a_new_segment_before_it_was_lost(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40000, seg(10), HOLE_MSS, 2, 0);
+    release_data(d, 40000, seg(2), HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta second_new_in = sack_ack(seg(2), seg(11), seg(12), seg(3), seg(10)); /* seg(10) lost */
+    assert_false(adw_drain_observe_uplink(d, &second_new_in, 10));
+    struct adw_tcp_meta repaired = sack_ack(seg(10), seg(11), seg(12), 0, 0);
+    assert_true(adw_drain_observe_uplink(d, &repaired, 20));
+
+    d = drain_opened_at(0);
+    release_segments(d, 40000, seg(10), HOLE_MSS, 2, 0);
+    release_data(d, 40000, seg(2), HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta first_new_in = dup_ack_of_one_hole(seg(11)); /* seg(11) lost */
+    assert_false(adw_drain_observe_uplink(d, &first_new_in, 10));
+    assert_true(ack_arrives(d, 40000, seg(11), 20));
+}
+
+/* seg(9) was lost too. A tail loss probe of it, then the repair of seg(2): the probe arrives out of order, its
+ * duplicate ACK SACKs the flow's highest byte while the repair is still in the AP's queue or the air. */
+static void test_a_tail_loss_probe_released_before_a_hole_repair_drains_when_the_repair_is_acknowledged(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, seg(9), HOLE_MSS, 0);
+    release_data(d, 40000, seg(2), HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta before = dup_ack_of_one_hole(seg(9));
+    assert_false(adw_drain_observe_uplink(d, &before, 5));
+    struct adw_tcp_meta probe_in = dup_ack_of_one_hole(seg(10));
+    assert_false(adw_drain_observe_uplink(d, &probe_in, 10));
+    assert_true(ack_arrives(d, 40000, seg(10), 20));
+}
+
+/* A spurious tail loss probe (seg(9) had arrived, its ACKs were late), then the repair: the STA's duplicate ACK sent
+ * before the batch arrived already SACKs seg(9); it says nothing about the batch. */
+static void test_a_spurious_tail_probe_before_a_hole_repair_does_not_drain_at_an_earlier_duplicate_ack(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, seg(9), HOLE_MSS, 0);
+    release_data(d, 40000, seg(2), HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta before = dup_ack_of_one_hole(seg(10));
+    assert_false(adw_drain_observe_uplink(d, &before, 5));
+    struct adw_tcp_meta dsack = sack_ack(seg(2), seg(9), seg(10), seg(3), seg(10)); /* the probe's D-SACK (RFC 2883) */
+    assert_false(adw_drain_observe_uplink(d, &dsack, 10));
+    assert_true(ack_arrives(d, 40000, seg(10), 20));
+}
+
+/* Two holes repaired in the reverse order (the second's loss was detected first): the repair of seg(5) arrives out
+ * of order and the STA's SACK block then runs from seg(3) past the batch's highest byte, with the repair of seg(2)
+ * still in the AP's queue or the air. */
+static void test_two_hole_repairs_released_in_reverse_order_drain_when_the_lower_is_acknowledged(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, seg(5), HOLE_MSS, 0);
+    release_data(d, 40000, seg(2), HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta dup = dup_ack_of_two_holes();
+    assert_false(adw_drain_observe_uplink(d, &dup, 5));
+    struct adw_tcp_meta upper_in = sack_ack(seg(2), seg(3), seg(10), 0, 0);
+    assert_false(adw_drain_observe_uplink(d, &upper_in, 10));
+    assert_true(ack_arrives(d, 40000, seg(10), 20));
+}
+
 static void test_lost_final_ack_leaves_drain_open(void **st)
 {
     (void)st;
@@ -530,6 +627,11 @@ int main(void)
         cmocka_unit_test(test_two_retransmitted_holes_and_new_data_drain_when_all_but_the_last_new_segment_is_acked),
         cmocka_unit_test(test_two_retransmitted_holes_drain_by_a_sack_block_edge_when_the_first_is_lost_again),
         cmocka_unit_test(test_two_holes_retransmitted_in_different_batches_drain_each_at_its_repair),
+        cmocka_unit_test(test_new_data_released_before_a_hole_repair_drains_when_the_repair_is_acknowledged),
+        cmocka_unit_test(test_a_hole_repair_released_last_drains_at_its_ack_when_a_new_segment_before_it_was_lost),
+        cmocka_unit_test(test_a_tail_loss_probe_released_before_a_hole_repair_drains_when_the_repair_is_acknowledged),
+        cmocka_unit_test(test_a_spurious_tail_probe_before_a_hole_repair_does_not_drain_at_an_earlier_duplicate_ack),
+        cmocka_unit_test(test_two_hole_repairs_released_in_reverse_order_drain_when_the_lower_is_acknowledged),
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
         cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
         cmocka_unit_test(test_data_released_after_the_sta_reset_drains_with_the_stas_rsts),
