@@ -454,6 +454,21 @@ static void test_a_spurious_tail_probe_before_a_hole_repair_does_not_drain_at_an
     assert_true(ack_arrives(d, 40000, seg(10), 20));
 }
 
+/* The repair, then a probe of the lost tail: the repair fills the hole and is acknowledged at once up to seg(9);
+ * the probe is the batch's last and highest segment, with nothing beyond it at the STA, so its ACK may be delayed
+ * (drain.h) and is owed. */
+static void test_a_hole_repair_released_before_a_tail_loss_probe_drains_at_its_ack_with_the_probe_owed(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, seg(2), HOLE_MSS, 0);
+    release_data(d, 40000, seg(9), HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta before = dup_ack_of_one_hole(seg(9));
+    assert_false(adw_drain_observe_uplink(d, &before, 5));
+    assert_true(ack_arrives(d, 40000, seg(9), 10));
+}
+
 /* Two holes repaired in the reverse order (the second's loss was detected first): the repair of seg(5) arrives out
  * of order and the STA's SACK block then runs from seg(3) past the batch's highest byte, with the repair of seg(2)
  * still in the AP's queue or the air. */
@@ -631,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_a_hole_repair_released_last_drains_at_its_ack_when_a_new_segment_before_it_was_lost),
         cmocka_unit_test(test_a_tail_loss_probe_released_before_a_hole_repair_drains_when_the_repair_is_acknowledged),
         cmocka_unit_test(test_a_spurious_tail_probe_before_a_hole_repair_does_not_drain_at_an_earlier_duplicate_ack),
+        cmocka_unit_test(test_a_hole_repair_released_before_a_tail_loss_probe_drains_at_its_ack_with_the_probe_owed),
         cmocka_unit_test(test_two_hole_repairs_released_in_reverse_order_drain_when_the_lower_is_acknowledged),
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
         cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
