@@ -65,8 +65,8 @@
  * the uplink case needs the last ACK released per flow; flows beyond it in
  * one batch are not tracked (counted).
  *
- * Every uplink packet of a pair looks its flow up here. The entries are 96
- * bytes each (3 KB per pair, most of a pair's state), so the lookup reads an
+ * Every uplink packet of a pair looks its flow up here. The entries are 104
+ * bytes each on x86-64 (3.3 KB per pair, most of a pair's state), so the lookup reads an
  * index instead: a bit mask of the entries in use and each entry's key hash
  * (flow_hash.h), 132 bytes next to the drain's own fields; the full key of an
  * entry is compared only when its hash matches.
