@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .aggtarget import AFTER_STOP_S
+from .aggtarget import AFTER_STOP_S, PROBE_PPS
 from .aggtarget_scenarios import MODES, SCENARIOS
 from .aggtarget_air import air_per_round
 from .aggtarget_repeats import report_line as repeats_line
@@ -158,7 +158,8 @@ def section_lines(results_dir: Path) -> list[str]:
               "the appliance's ACK-burst estimate, in an `-agent` scenario from adwiser-sta-agent on each STA); "
               "cubic/bbr = straight "
               "forwarding with plain TCP; a `-udp` scenario sends iperf3 UDP at a fixed offered rate instead "
-              "(paced by the loop, or forwarded straight in mode udp). Delay = one-way, appliance → STA (UDP probes, 200/s, captured at the "
+              "(paced by the loop, or forwarded straight in mode udp). Delay = one-way, appliance → STA (UDP probes, "
+              f"{PROBE_PPS:g}/s, captured at the "
               "AP port and at the STA): AP queueing plus air, retransmissions and the STA's in-order hold. AP queue = the "
               "AP queueing delay of 000 (9) from the ground truth: enqueue to the start of each MPDU's first A-MPDU, "
               "whole run / second half. Mbit/s = receiver goodput of the whole run; 2nd half = "
