@@ -560,6 +560,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--capture-sta", action="store_true",
                     help="controlled run: adwiser-sta-agent logs every packet each STA receives, kept with the "
                          "ground truth in the run directory, for runner/sta_frames.py")
+    ap.add_argument("--results", type=Path, default=RESULTS,
+                    help="directory for <scenario>.json and runs/<scenario>/ (default: testbed/results); a capture "
+                         "for a model fit can go elsewhere and leave the committed results alone")
     ap.add_argument("--repeats", type=int, default=1,
                     help=f"controlled runs against the one straight run, 1..{MAX_REPEATS}: the JSON adds each run's "
                          "goals and their median and range (goals_over_repeats)")
@@ -570,7 +573,8 @@ def main(argv: list[str]) -> int:
         return 0
     try:
         doc = run(args.scenario, args.duration, tuple(m for m in args.modes.split(",") if m) or None,
-                  capture_acks=args.capture_acks, capture_sta=args.capture_sta, repeats=args.repeats)
+                  capture_acks=args.capture_acks, capture_sta=args.capture_sta, repeats=args.repeats,
+                  results_dir=args.results)
     except backend_mod.BackendUnavailable as e:
         print(f"SKIPPED {args.scenario}: {e}", file=sys.stderr)
         return 0
