@@ -242,6 +242,21 @@ if [ "$ADWISER_DP_METHOD" = release ]; then
         'fatal: \[converge-(root|dpdk)\]: FAILED.*pair ap2/sta2 is in no slice'
 fi
 
+# 8a'. A new program whose checks refuse the unchanged document stops the play at the start's check on each
+#      appliance, before the restart the program's change notified; a run with the project's program puts it back.
+if [ "$ADWISER_DP_METHOD" = release ]; then
+    stamp "converge 5: a program that refuses the unchanged document must stop before any restart"
+    printf '#!/bin/sh\necho "stricter: refused" >&2\nexit 1\n' > "$run/stricter-adwiser-dp"
+    chmod 0755 "$run/stricter-adwiser-dp"
+    expect_refused converge5 "dataplane_release_binary=$run/stricter-adwiser-dp" \
+        'fatal: \[converge-(root|dpdk)\]: FAILED.*stricter: refused'
+    if grep -q "RUNNING HANDLER" "$run/converge5.log"; then
+        echo "converge: a handler ran after the start's check refused the document" >&2; exit 1
+    fi
+    play "$here/dataplane-only.yml" > "$run/converge5-restore.log" 2>&1 \
+        || { tail -30 "$run/converge5-restore.log"; echo "converge: the project's program was not put back" >&2; exit 1; }
+fi
+
 # 8b. The bridge script brings each port's VLAN setting in line with the inventory
 #     (a private ovsdb-server; no root needed).
 stamp "bridge script against ports with other VLAN settings"
