@@ -477,6 +477,7 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
     if bad:
         raise ValueError(f"{name}: modes {bad}: expected some of {sc.modes}")
     prefix = prefix or topology.default_prefix()
+    results_dir = results_dir.resolve()
     out = results_dir / "runs" / name
     out.mkdir(parents=True, exist_ok=True)
     for old in out.iterdir():
@@ -514,7 +515,7 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
     finally:
         lab.close()
     doc = {"scenario": name, "duration_s": duration_s, "t_bar_ms": sc.t_bar_ms,
-           "backhaul_mbit": sc.backhaul_mbit, "udp_offered_mbit": sc.udp_offered_mbit, "air": str(air.relative_to(REPO)),
+           "backhaul_mbit": sc.backhaul_mbit, "udp_offered_mbit": sc.udp_offered_mbit, "air": _repo_relative(air),
            "ap_sta_rss_dbm": list(sc.ap_sta_rss_dbm) if sc.ap_sta_rss_dbm else None, "mu_source": sc.mu_source,
            "started_unix": round(started, 3), "probe_pps": PROBE_PPS,
            "ap_ceilings": runs.get("aggtarget", {}).get("ap_ceilings"),
@@ -526,6 +527,13 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
     results_dir.mkdir(parents=True, exist_ok=True)
     (results_dir / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
     return doc
+
+
+def _repo_relative(path: Path) -> str:
+    """A path as the results name it: relative to the repository when inside it (a scenario's own air config is
+    written to its run directory, which --results can put anywhere)."""
+    path = path.resolve()
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
 
 
 def summary(doc: dict[str, Any]) -> str:

@@ -1,6 +1,8 @@
 """The goals of an aggregation-target scenario over several controlled runs (runner/aggtarget_repeats.py)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from runner import aggtarget, aggtarget_repeats
 
 import pytest
@@ -69,3 +71,26 @@ def test_the_controlled_mode_repeats_against_one_straight_run_and_every_run_is_k
     assert doc["runs"]["aggtarget"]["started_unix"] == 4.0     # the last run, not a chosen one
     fracs = doc["goals_over_repeats"]["total"]["throughput_frac_of_straight"]
     assert fracs == {"median": round(153 / 180, 3), "min": round(152 / 180, 3), "max": round(154 / 180, 3), "n": 3}
+
+
+def test_a_run_with_its_own_air_config_writes_its_result_to_a_relative_results_directory(tmp_path, monkeypatch):
+    # aggtarget-2sta-mixed-mcs writes its air config into its run directory; naming it relative to the repository
+    # raised ValueError for a --results directory given as a relative path, after the runs had been made.
+    def fake_run(sc, mode, duration_s, lab, out, ceilings=None, capture_acks=False, capture_sta=False):
+        return {"mode": mode, "started_unix": 1.0,
+                "pairs": [{"ap": "ap1", "sta": s, "throughput_mbps": 50.0, "mean_delay_ms": 5.0}
+                          for s in ("sta1", "sta2")]}
+
+    class NoLab:
+        def __init__(self, *a):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(aggtarget, "one_run", fake_run)
+    monkeypatch.setattr(aggtarget, "_MultiLab", NoLab)
+    monkeypatch.chdir(tmp_path)
+    doc = aggtarget.run("aggtarget-2sta-mixed-mcs", 20.0, ("cubic", "aggtarget"), results_dir=Path("fit"))
+    assert doc["air"] == str(tmp_path / "fit" / "runs" / "aggtarget-2sta-mixed-mcs" / "air.json")
+    assert (tmp_path / "fit" / "aggtarget-2sta-mixed-mcs.json").exists()
