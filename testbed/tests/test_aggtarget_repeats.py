@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runner import aggtarget, aggtarget_repeats
-
 import pytest
+
+from runner import aggtarget, aggtarget_repeats
 
 
 def _goals(queue_ms: float, frac: float, within: bool, recovery: float | None) -> dict:
