@@ -45,6 +45,16 @@ def test_repeats_out_of_range_are_refused_before_anything_runs(tmp_path):
     assert not (tmp_path / "runs").exists()
 
 
+class NoLab:
+    """The testbed run() would bring up: these tests replace one_run, so nothing is brought up."""
+
+    def __init__(self, *a):
+        pass
+
+    def close(self):
+        pass
+
+
 def test_the_controlled_mode_repeats_against_one_straight_run_and_every_run_is_kept(tmp_path, monkeypatch):
     calls = []
 
@@ -53,13 +63,6 @@ def test_the_controlled_mode_repeats_against_one_straight_run_and_every_run_is_k
         rate = 180.0 if mode == "cubic" else 150.0 + len(calls)
         return {"mode": mode, "started_unix": float(len(calls)),
                 "pairs": [{"ap": "ap1", "sta": "sta1", "throughput_mbps": rate, "mean_delay_ms": 5.0}]}
-
-    class NoLab:
-        def __init__(self, *a):
-            pass
-
-        def close(self):
-            pass
 
     monkeypatch.setattr(aggtarget, "one_run", fake_run)
     monkeypatch.setattr(aggtarget, "_PairLab", NoLab)
@@ -80,13 +83,6 @@ def test_a_run_with_its_own_air_config_writes_its_result_to_a_relative_results_d
         return {"mode": mode, "started_unix": 1.0,
                 "pairs": [{"ap": "ap1", "sta": s, "throughput_mbps": 50.0, "mean_delay_ms": 5.0}
                           for s in ("sta1", "sta2")]}
-
-    class NoLab:
-        def __init__(self, *a):
-            pass
-
-        def close(self):
-            pass
 
     monkeypatch.setattr(aggtarget, "one_run", fake_run)
     monkeypatch.setattr(aggtarget, "_MultiLab", NoLab)
