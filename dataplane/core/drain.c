@@ -166,10 +166,19 @@ bool adw_drain_end_release(struct adw_drain *d)
     return d->open;
 }
 
-/* True if SACK block b of m holds the byte at sequence `byte` (left edge at or below it, right edge past it). */
-static bool sack_holds(const struct adw_tcp_meta *m, unsigned b, uint32_t byte)
+/* True if a SACK block of m holds the byte at sequence `byte` (left edge at or below it, right edge past it). */
+static bool sacked(const struct adw_tcp_meta *m, uint32_t byte)
 {
-    return adw_seq_geq(byte, m->sack_left[b]) && adw_seq_lt(byte, m->sack_right[b]);
+    for (unsigned b = 0; b < m->n_sack; b++)
+        if (adw_seq_geq(byte, m->sack_left[b]) && adw_seq_lt(byte, m->sack_right[b]))
+            return true;
+    return false;
+}
+
+/* True if m reports the segment ending at `end` received: its ACK covers it, or a SACK block holds its last byte. */
+static bool reports_received(const struct adw_tcp_meta *m, uint32_t end)
+{
+    return ((m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, end)) || sacked(m, end - 1u);
 }
 
 /* True if a SACK block of m holds a byte at or past sequence `end`. */
@@ -208,24 +217,19 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
          * it is still in the AP's queue or the air (two holes retransmitted in one batch: the first's repair). */
         uint32_t need = adw_seq_lt(f->first_seq, f->last_start) ? f->last_start : f->end_seq;
         bool owed_ok = !sacks_past(m, f->end_seq);
-        bool acked = (m->flags & ADW_TCP_ACK) &&
-                     (adw_seq_geq(m->ack, f->end_seq) || (owed_ok && adw_seq_geq(m->ack, need)));
         /* A SACK block reports the bytes it spans only, and V ends at the ACK of the batch's data (004 §5): it
          * must hold the batch's last byte (the last segment arrived, whatever was lost before it), or the byte
          * before the last segment if the batch released it (a delayed ACK's worth owed). One wholly above them
          * reports data beyond a hole, received before the retransmission filling the hole was; with two holes
          * retransmitted in one batch, the byte before the second one's is data the STA SACKed before the batch. */
-        for (unsigned b = 0; b < m->n_sack && !acked; b++)
-            acked = sack_holds(m, b, f->end_seq - 1u) ||
-                    (owed_ok && f->tail_joined && sack_holds(m, b, f->last_start - 1u));
+        bool acked = reports_received(m, f->end_seq) ||
+                     (owed_ok && (((m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, need)) ||
+                                  (f->tail_joined && sacked(m, f->last_start - 1u))));
         /* A segment released after the highest one is still in the AP's queue or the air when the STA reports the
          * highest (drain.h); it fills a hole or arrives out of order, so its ACK or SACK is not delayed. Both are
          * needed: its bytes alone may be data the STA held before (a spurious retransmission). */
-        if (acked && f->rel_end != f->end_seq) {
-            acked = (m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, f->rel_end);
-            for (unsigned b = 0; b < m->n_sack && !acked; b++)
-                acked = sack_holds(m, b, f->rel_end - 1u);
-        }
+        if (acked && f->rel_end != f->end_seq)
+            acked = reports_received(m, f->rel_end);
         if (acked)
             f->down_open = false;
     }
