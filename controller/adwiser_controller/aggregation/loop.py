@@ -435,7 +435,7 @@ def _fed_forward_targets(params: LoopParams, state: LoopState, stas: dict[str, S
     and the AP was paced to A-MPDUs of N_max, the standing queue N̄ < N_max (17) is there to prevent."""
     if not ff:
         return {}
-    targets = _targets(params, stas, w, nu_k, w1=max(w[s] for s in w if state.w.get(s)))
+    targets = _targets(params, stas, w, nu_k, w1=max(w[s] for s in _known_both_steps(state, w)))
     return {s: targets[s] for s in ff}
 
 
@@ -481,10 +481,15 @@ def _nu_feed_forward(state: LoopState, w: dict[str, float]) -> float:
     rate did not change) it moved every other pair's target too. Two stations of the same MCS whose
     slot means differ by a few percent swap places most slots, and each swap cut ν by the difference:
     at ±2.5 % the AP settled at 4.1 ms against a T̄ of 5 ms."""
-    both = [s for s in w if state.w.get(s)]
+    both = _known_both_steps(state, w)
     if not both:
         return 1.0
     return max(state.w[s] for s in both) / max(w[s] for s in both)
+
+
+def _known_both_steps(state: LoopState, w: dict[str, float]) -> list[str]:
+    """The pairs whose w was known last step and is this step: station 1 of a feed-forward is the slowest of them."""
+    return [s for s in w if state.w.get(s)]
 
 
 def airtime_shares(params: LoopParams, stas: dict[str, StaMeasurement], mu_n: dict[str, float]) -> dict[str, float]:
