@@ -60,16 +60,18 @@ def report_line(doc: dict[str, Any]) -> str | None:
     for pair, s in summary.items():
         if "/" not in pair:
             continue
-        figures = [f"AP queue 2nd half {_spread(s.get('second_half_ap_queue_delay_ms'))} ms"]
-        if "throughput_frac_of_straight" in s:
-            figures.append(f"throughput {_spread(s['throughput_frac_of_straight'], 3)} of straight")
-        if "ap_queue_recovery_s" in s:
-            figures.append(f"AP queue recovery {_spread(s['ap_queue_recovery_s'], 1)} s "
+        figures = []
+        if queue := _spread(s.get("second_half_ap_queue_delay_ms")):
+            figures.append(f"AP queue 2nd half {queue} ms")
+        if share := _spread(s.get("throughput_frac_of_straight"), 3):
+            figures.append(f"throughput {share} of straight")
+        if recovery := _spread(s.get("ap_queue_recovery_s"), 1):
+            figures.append(f"AP queue recovery {recovery} s "
                            f"(recovered in {s['ap_queue_recovery_s']['n']} of {len(runs)})")
         met = s.get("second_half_ap_queue_delay_within_20pct")
         if met and (s.get("delay_goal_applies") or {}).get("met"):
             figures.append(f"within 20 % of T̄ in {met['met']} of {met['n']}")
-        parts.append(f"{pair}: " + ", ".join(f for f in figures if "None" not in f))
+        parts.append(f"{pair}: " + ", ".join(figures))
     total = summary.get("total") or {}
     if "throughput_frac_of_straight" in total:
         parts.append(f"total throughput {_spread(total['throughput_frac_of_straight'], 3)} of straight "
