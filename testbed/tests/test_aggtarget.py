@@ -416,6 +416,18 @@ def test_mcs_step_is_an_rss_step_and_its_recovery_is_judged_on_probes_and_on_the
     assert g["ap1/sta1"]["ap_queue_recovery_s"] == 2.5 and g["ap1/sta1"]["ap_queue_recovered_within_3s"] is True
 
 
+def test_after_a_step_the_delay_goal_is_judged_on_the_ap_queue_settled_after_it() -> None:
+    sc = aggtarget_scenarios.SCENARIOS["aggtarget-mcs-step"]
+    pair = {"ap": "ap1", "sta": "sta1", "throughput_mbps": 100.0, "second_half_ap_queue_delay_ms": 6.1,
+            "step": {"recovery_s": None, "ap_queue_recovery_s": 1.3, "ap_queue_settled_ms": 1.6}}
+    g = aggtarget_figures.goals(sc, {"aggtarget": {"pairs": [pair]}})["ap1/sta1"]
+    assert not g["second_half_ap_queue_delay_within_20pct"]   # the half that starts with the step's peak
+    assert g["ap_queue_settled_ms"] == 1.6 and g["ap_queue_settled_error_frac"] == 0.067
+    assert g["ap_queue_settled_within_20pct"]
+    pair["step"]["ap_queue_settled_ms"] = 1.9
+    assert not aggtarget_figures.goals(sc, {"aggtarget": {"pairs": [pair]}})["ap1/sta1"]["ap_queue_settled_within_20pct"]
+
+
 def test_delay_goal_is_also_judged_on_the_ap_queueing_delay_beside_the_probes() -> None:
     pair = {"ap": "ap1", "sta": "sta1", "throughput_mbps": 100.0, "mean_delay_ms": 1.8,
             "ap_queue_delay_ms": 1.35, "second_half_ap_queue_delay_ms": 1.9}
