@@ -71,8 +71,10 @@ def report_line(doc: dict[str, Any]) -> str | None:
         if share := _spread(s.get("throughput_frac_of_straight"), 3):
             figures.append(f"throughput {share} of straight")
         if recovery := _spread(s.get("ap_queue_recovery_s"), 1):
+            within = (s.get("ap_queue_recovered_within_3s") or {}).get("met")
             figures.append(f"AP queue recovery {recovery} s "
-                           f"(recovered in {s['ap_queue_recovery_s']['n']} of {len(runs)})")
+                           f"(recovered in {s['ap_queue_recovery_s']['n']} of {len(runs)}"
+                           + (f", within 3 s in {within})" if within is not None else ")"))
         met = s.get("ap_queue_settled_within_20pct" if step else "second_half_ap_queue_delay_within_20pct")
         if met and (s.get("delay_goal_applies") or {}).get("met"):
             figures.append(f"{'settled ' if step else ''}within 20 % of T̄ in {met['met']} of {met['n']}")

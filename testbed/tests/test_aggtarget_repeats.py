@@ -42,12 +42,15 @@ def test_the_report_line_gives_the_spread_and_says_how_many_runs_met_the_goal():
 def test_a_step_runs_line_judges_the_delay_on_the_ap_queue_settled_after_the_step():
     runs = [_goals(6.1, 0.87, False, 1.3), _goals(4.8, 0.90, False, 1.8)]
     for g, settled in zip(runs, (1.54, 1.9)):
-        g["ap1/sta1"].update(ap_queue_settled_ms=settled, ap_queue_settled_within_20pct=settled <= 1.8)
+        g["ap1/sta1"].update(ap_queue_settled_ms=settled, ap_queue_settled_within_20pct=settled <= 1.8,
+                             ap_queue_recovered_within_3s=g["ap1/sta1"]["ap_queue_recovery_s"] <= 3.0)
+    runs[1]["ap1/sta1"].update(ap_queue_recovery_s=3.2, ap_queue_recovered_within_3s=False)
     doc = {"repeats": [{"goals": g} for g in runs], "goals_over_repeats": aggtarget_repeats.summarize(runs)}
     line = aggtarget_repeats.report_line(doc)
     assert "AP queue from 3 s after the step 1.72 [1.54-1.90] ms" in line
     assert "AP queue 2nd half 5.45 [4.80-6.10] ms (the step's transient included)" in line
     assert "settled within 20 % of T̄ in 1 of 2" in line
+    assert "AP queue recovery 2.2 [1.3-3.2] s (recovered in 2 of 2, within 3 s in 1)" in line
 
 
 def test_repeats_out_of_range_are_refused_before_anything_runs(tmp_path):
