@@ -9,7 +9,15 @@ downlink pair it carries (AP -> STA, best effort):
 - `XADD adwiser:appliance:<id>:tm:sta` {pair, mpdus (mean MPDUs per A-MPDU
   of the period), frames, mpdus_ok (MPDUs the STA received in them)}
 - `HSET adwiser:appliance:<id>:phy_rate` pair -> μ_R in Mbit/s, the harmonic
-  mean of the PHY rates of the last second (μ_R = 1/E[1/R], 000 eq. 4).
+  mean of the PHY rates of the last second's MPDUs (μ_R = ΣN / Σ(N/R) over
+  its PPDUs of N MPDUs at rate R), so that w = (l + l_oh)/μ_R times the mean
+  A-MPDU size is the mean payload airtime E[(l + l_oh) N/R] of 000 eq. 4.
+  000 takes μ_R = 1/E[1/R] per PPDU, assuming N and R independent; on the
+  emulated air they are not (an A-MPDU is bounded by a duration at the
+  slowest rate of its retry chain, and rate-control probes go unaggregated),
+  and in a 5-STA run that μ_R put the fastest STA's payload airtime per
+  A-MPDU 3 % over its true one and the slowest's 4 % under, so the loop's
+  equal airtime was not equal (testbed/README.md).
 
 This is the documented rate source "emulator ground truth" of the
 controller (controller/REDIS.md). With `aggregation=False` it writes the PHY
@@ -48,7 +56,7 @@ class GroundTruthFeed:
         self.r.close()
 
     def _run(self) -> None:
-        rates: dict[str, deque[tuple[float, float]]] = {p: deque() for p in self.pairs}
+        rates: dict[str, deque[tuple[float, float, int]]] = {p: deque() for p in self.pairs}   # (t, R, N)
         buf = ""
         f = None
         while not self._stop.is_set():
@@ -73,7 +81,7 @@ class GroundTruthFeed:
                     continue
                 per.setdefault(pair, []).append((int(rec["mpdus"]), int(rec.get("ok") or 0)))
                 if rec.get("phy_mbps"):
-                    rates[pair].append((now, float(rec["phy_mbps"])))
+                    rates[pair].append((now, float(rec["phy_mbps"]), int(rec["mpdus"])))
             pipe = self.r.pipeline(transaction=False)
             if self.aggregation:
                 for pair, ppdus in per.items():
@@ -85,7 +93,7 @@ class GroundTruthFeed:
                 while q and q[0][0] < now - self.rate_window_s:
                     q.popleft()
                 if q:
-                    mu_r = len(q) / sum(1.0 / r for _, r in q)
+                    mu_r = sum(n for _, _, n in q) / sum(n / r for _, r, n in q)
                     pipe.hset(f"adwiser:appliance:{self.aid}:phy_rate", pair, f"{mu_r:.2f}")
             pipe.execute()
             self.samples += len(per)

@@ -52,8 +52,8 @@ def _feed_once(sock: Path, gt: Path, **kwargs: bool) -> redis.Redis:
     return r
 
 
-def test_entries_carry_the_mean_a_mpdu_size_the_frames_and_the_mpdus_the_sta_received(tmp_path: Path,
-                                                                                       redis_sock: Path) -> None:
+def test_entries_carry_the_mean_a_mpdu_size_the_frames_the_mpdus_received_and_the_mpdu_weighted_rate(
+        tmp_path: Path, redis_sock: Path) -> None:
     gt = tmp_path / "groundtruth.jsonl"
     gt.write_text(_ppdu("ap1", "sta1", 20, 18, 390.0) + _ppdu("ap1", "sta1", 10, 10, 130.0)
                   + _ppdu("ap1", "sta1", 3, 3, 390.0, ac="VO")      # voice: not the loop's pair
@@ -62,8 +62,9 @@ def test_entries_carry_the_mean_a_mpdu_size_the_frames_and_the_mpdus_the_sta_rec
     r = _feed_once(redis_sock, gt)
     entries = r.xrange(f"adwiser:appliance:{AID}:tm:sta")
     assert [f for _, f in entries] == [{"pair": "ap1/sta1", "mpdus": "15.000", "frames": "2", "mpdus_ok": "28"}]
-    # μ_R = 1 / E[1/R] over the PPDUs (000 eq. 4): 2 / (1/390 + 1/130) = 195
-    assert float(r.hget(f"adwiser:appliance:{AID}:phy_rate", "ap1/sta1")) == 195.0
+    # μ_R over the MPDUs, so that w times the mean A-MPDU is the mean payload airtime (000 eq. 4 with N and R
+    # not independent): 30 / (20/390 + 10/130) = 234, where 1 / E[1/R] over the PPDUs would be 195
+    assert float(r.hget(f"adwiser:appliance:{AID}:phy_rate", "ap1/sta1")) == 234.0
     r.close()
 
 
@@ -72,6 +73,6 @@ def test_without_aggregation_the_feed_writes_the_phy_rate_alone(tmp_path: Path, 
     gt = tmp_path / "groundtruth.jsonl"
     gt.write_text(_ppdu("ap1", "sta1", 20, 18, 390.0) + _ppdu("ap1", "sta1", 10, 10, 130.0))
     r = _feed_once(redis_sock, gt, aggregation=False)
-    assert float(r.hget(f"adwiser:appliance:{AID}:phy_rate", "ap1/sta1")) == 195.0
+    assert float(r.hget(f"adwiser:appliance:{AID}:phy_rate", "ap1/sta1")) == 234.0
     assert r.xlen(f"adwiser:appliance:{AID}:tm:sta") == 0
     r.close()
