@@ -216,15 +216,15 @@ bool adw_drain_observe_uplink(struct adw_drain *d, const struct adw_tcp_meta *m,
          * beyond the last segment: that segment then fills a hole and is acknowledged at once (RFC 5681 §4.2), so
          * it is still in the AP's queue or the air (two holes retransmitted in one batch: the first's repair). */
         uint32_t need = adw_seq_lt(f->first_seq, f->last_start) ? f->last_start : f->end_seq;
-        bool owed_ok = !sacks_past(m, f->end_seq);
         /* A SACK block reports the bytes it spans only, and V ends at the ACK of the batch's data (004 §5): it
          * must hold the batch's last byte (the last segment arrived, whatever was lost before it), or the byte
          * before the last segment if the batch released it (a delayed ACK's worth owed). One wholly above them
          * reports data beyond a hole, received before the retransmission filling the hole was; with two holes
          * retransmitted in one batch, the byte before the second one's is data the STA SACKed before the batch. */
-        bool acked = reports_received(m, f->end_seq) ||
-                     (owed_ok && (((m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, need)) ||
-                                  (f->tail_joined && sacked(m, f->last_start - 1u))));
+        bool acked = reports_received(m, f->end_seq);
+        if (!acked && !sacks_past(m, f->end_seq)) /* the last segment may be owed */
+            acked = ((m->flags & ADW_TCP_ACK) && adw_seq_geq(m->ack, need)) ||
+                    (f->tail_joined && sacked(m, f->last_start - 1u));
         /* A segment released after the highest one is still in the AP's queue or the air when the STA reports the
          * highest (drain.h); it fills a hole or arrives out of order, so its ACK or SACK is not delayed. Both are
          * needed: its bytes alone may be data the STA held before (a spurious retransmission). */
