@@ -72,6 +72,12 @@ static bool ack_arrives(struct adw_drain *d, uint16_t sta_port, uint32_t ackno, 
     return adw_drain_observe_uplink(d, &a, now_ns);
 }
 
+/* The STA's segment m (an ACK with SACK blocks, say) arrives at now_ns; true when it ends the drain. */
+static bool sta_sends(struct adw_drain *d, struct adw_tcp_meta m, uint64_t now_ns)
+{
+    return adw_drain_observe_uplink(d, &m, now_ns);
+}
+
 static void test_drain_ends_when_last_released_byte_is_acked(void **st)
 {
     (void)st;
@@ -249,16 +255,23 @@ static void release_both_retransmissions(struct adw_drain *d)
     release_data(d, 40000, seg(5), HOLE_MSS, 0);
 }
 
+/* A batch at 0 that released the segments at first and then second, and nothing else. */
+static struct adw_drain *batch_of_two_segments(uint32_t first, uint32_t second)
+{
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, first, HOLE_MSS, 0);
+    release_data(d, 40000, second, HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    return d;
+}
+
 /* Both retransmissions in one batch: a duplicate ACK sent before they arrived SACKs seg(3)..seg(4), the bytes just
  * below seg(5) but received long before the batch; it says nothing about the batch. */
 static void test_sack_of_data_below_the_second_retransmitted_hole_does_not_end_the_drain(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_both_retransmissions(d);
-    assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta dup = dup_ack_of_two_holes();
-    assert_false(adw_drain_observe_uplink(d, &dup, 5));
+    struct adw_drain *d = batch_of_two_segments(seg(2), seg(5));
+    assert_false(sta_sends(d, dup_ack_of_two_holes(), 5));
     assert_true(d->open);
 }
 
@@ -272,10 +285,8 @@ static void test_two_retransmitted_holes_and_one_new_segment_drain_when_all_but_
     release_both_retransmissions(d);
     release_data(d, 40000, seg(10), HOLE_MSS, 0);
     assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta dup = dup_ack_of_two_holes();
-    assert_false(adw_drain_observe_uplink(d, &dup, 5));
-    struct adw_tcp_meta first_repaired = sack_ack(seg(5), seg(6), seg(10), 0, 0);
-    assert_false(adw_drain_observe_uplink(d, &first_repaired, 10));
+    assert_false(sta_sends(d, dup_ack_of_two_holes(), 5));
+    assert_false(sta_sends(d, sack_ack(seg(5), seg(6), seg(10), 0, 0), 10));
     assert_true(ack_arrives(d, 40000, seg(10), 20));
 }
 
@@ -288,10 +299,8 @@ static void test_two_adjacent_retransmissions_drain_by_the_sack_of_the_second_wh
     struct adw_drain *d = drain_opened_at(0);
     release_segments(d, 40000, seg(2), HOLE_MSS, 2, 0);
     assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta before = sack_ack(seg(2), seg(4), seg(10), 0, 0);
-    assert_false(adw_drain_observe_uplink(d, &before, 5));
-    struct adw_tcp_meta second_in = sack_ack(seg(2), seg(3), seg(10), 0, 0);
-    assert_true(adw_drain_observe_uplink(d, &second_in, 10));
+    assert_false(sta_sends(d, sack_ack(seg(2), seg(4), seg(10), 0, 0), 5));
+    assert_true(sta_sends(d, sack_ack(seg(2), seg(3), seg(10), 0, 0), 10));
 }
 
 /* Both retransmissions in one batch: the repair of the first hole moves the cumulative ACK up to seg(5), the second
@@ -300,11 +309,8 @@ static void test_two_adjacent_retransmissions_drain_by_the_sack_of_the_second_wh
 static void test_two_retransmitted_holes_in_one_batch_drain_when_the_second_is_repaired(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_both_retransmissions(d);
-    assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta first_repaired = sack_ack(seg(5), seg(6), seg(10), 0, 0);
-    assert_false(adw_drain_observe_uplink(d, &first_repaired, 10));
+    struct adw_drain *d = batch_of_two_segments(seg(2), seg(5));
+    assert_false(sta_sends(d, sack_ack(seg(5), seg(6), seg(10), 0, 0), 10));
     assert_true(d->open);
     assert_true(ack_arrives(d, 40000, seg(10), 20));
 }
@@ -317,8 +323,7 @@ static void test_two_adjacent_retransmissions_drain_when_the_second_is_acknowled
     struct adw_drain *d = drain_opened_at(0);
     release_segments(d, 40000, seg(2), HOLE_MSS, 2, 0);
     assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta first_in = sack_ack(seg(3), seg(4), seg(10), 0, 0);
-    assert_false(adw_drain_observe_uplink(d, &first_in, 10));
+    assert_false(sta_sends(d, sack_ack(seg(3), seg(4), seg(10), 0, 0), 10));
     assert_true(ack_arrives(d, 40000, seg(10), 20));
 }
 
@@ -331,10 +336,8 @@ static void test_two_retransmitted_holes_and_new_data_drain_when_all_but_the_las
     release_both_retransmissions(d);
     release_segments(d, 40000, seg(10), HOLE_MSS, 4, 0);
     assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta dup = dup_ack_of_two_holes();
-    assert_false(adw_drain_observe_uplink(d, &dup, 5));
-    struct adw_tcp_meta first_repaired = sack_ack(seg(5), seg(6), seg(10), 0, 0);
-    assert_false(adw_drain_observe_uplink(d, &first_repaired, 10));
+    assert_false(sta_sends(d, dup_ack_of_two_holes(), 5));
+    assert_false(sta_sends(d, sack_ack(seg(5), seg(6), seg(10), 0, 0), 10));
     assert_false(ack_arrives(d, 40000, seg(10), 20)); /* second hole repaired, the new data still owed */
     assert_false(ack_arrives(d, 40000, seg(12), 30));
     assert_true(ack_arrives(d, 40000, seg(13), 40));
@@ -345,11 +348,8 @@ static void test_two_retransmitted_holes_and_new_data_drain_when_all_but_the_las
 static void test_two_retransmitted_holes_drain_by_a_sack_block_edge_when_the_first_is_lost_again(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_both_retransmissions(d);
-    assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta second_in = sack_ack(seg(2), seg(3), seg(10), 0, 0);
-    assert_true(adw_drain_observe_uplink(d, &second_in, 10));
+    struct adw_drain *d = batch_of_two_segments(seg(2), seg(5));
+    assert_true(sta_sends(d, sack_ack(seg(2), seg(3), seg(10), 0, 0), 10));
 }
 
 /* The two retransmissions in different batches, the second hole's first (a tail loss probe's): each drains at the
@@ -361,8 +361,7 @@ static void test_two_holes_retransmitted_in_different_batches_drain_each_at_its_
     struct adw_drain *d = drain_opened_at(0);
     release_data(d, 40000, seg(5), HOLE_MSS, 0);
     assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta dup = dup_ack_of_two_holes();
-    assert_false(adw_drain_observe_uplink(d, &dup, 5));
+    assert_false(sta_sends(d, dup_ack_of_two_holes(), 5));
     struct adw_tcp_meta merged = sack_ack(seg(2), seg(3), seg(10), 0, 0);
     assert_true(adw_drain_observe_uplink(d, &merged, 10));
 
@@ -378,7 +377,20 @@ static void test_two_holes_retransmitted_in_different_batches_drain_each_at_its_
  * arrive; a retransmission is often released after data above it: the server sent new data (or a tail loss probe,
  * RFC 8985) before it learned of the hole, and the appliance's queue keeps that order. The STA below has seg(0),
  * seg(1) and seg(3)..seg(9): seg(2) was lost in the air. */
-static struct adw_tcp_meta dup_ack_of_one_hole(uint32_t sacked_end) { return sack_ack(seg(2), seg(3), sacked_end, 0, 0); }
+static struct adw_tcp_meta dup_ack_of_one_hole(uint32_t sacked_end)
+{
+    return sack_ack(seg(2), seg(3), sacked_end, 0, 0);
+}
+
+/* A batch at 0 that released new data, seg(10) and seg(11), then the repair of seg(2). */
+static struct adw_drain *new_data_then_the_repair(void)
+{
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40000, seg(10), HOLE_MSS, 2, 0);
+    release_data(d, 40000, seg(2), HOLE_MSS, 0);
+    assert_true(adw_drain_end_release(d));
+    return d;
+}
 
 /* New data, then the repair: each new segment arrives out of order and draws an immediate duplicate ACK that SACKs
  * it (RFC 5681 §4.2, RFC 2018), with the repair still in the AP's queue or the air; the repair's ACK ends the
@@ -386,16 +398,10 @@ static struct adw_tcp_meta dup_ack_of_one_hole(uint32_t sacked_end) { return sac
 static void test_new_data_released_before_a_hole_repair_drains_when_the_repair_is_acknowledged(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_segments(d, 40000, seg(10), HOLE_MSS, 2, 0);
-    release_data(d, 40000, seg(2), HOLE_MSS, 0);
-    assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta before = dup_ack_of_one_hole(seg(10));
-    assert_false(adw_drain_observe_uplink(d, &before, 5));
-    struct adw_tcp_meta first_new_in = dup_ack_of_one_hole(seg(11));
-    assert_false(adw_drain_observe_uplink(d, &first_new_in, 10));
-    struct adw_tcp_meta second_new_in = dup_ack_of_one_hole(seg(12));
-    assert_false(adw_drain_observe_uplink(d, &second_new_in, 20));
+    struct adw_drain *d = new_data_then_the_repair();
+    assert_false(sta_sends(d, dup_ack_of_one_hole(seg(10)), 5));
+    assert_false(sta_sends(d, dup_ack_of_one_hole(seg(11)), 10));
+    assert_false(sta_sends(d, dup_ack_of_one_hole(seg(12)), 20));
     assert_true(ack_arrives(d, 40000, seg(12), 30));
 }
 
@@ -404,21 +410,12 @@ static void test_new_data_released_before_a_hole_repair_drains_when_the_repair_i
 static void test_a_hole_repair_released_last_drains_at_its_ack_when_a_new_segment_before_it_was_lost(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_segments(d, 40000, seg(10), HOLE_MSS, 2, 0);
-    release_data(d, 40000, seg(2), HOLE_MSS, 0);
-    assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta second_new_in = sack_ack(seg(2), seg(11), seg(12), seg(3), seg(10)); /* seg(10) lost */
-    assert_false(adw_drain_observe_uplink(d, &second_new_in, 10));
-    struct adw_tcp_meta repaired = sack_ack(seg(10), seg(11), seg(12), 0, 0);
-    assert_true(adw_drain_observe_uplink(d, &repaired, 20));
+    struct adw_drain *d = new_data_then_the_repair();
+    assert_false(sta_sends(d, sack_ack(seg(2), seg(11), seg(12), seg(3), seg(10)), 10)); /* seg(10) lost */
+    assert_true(sta_sends(d, sack_ack(seg(10), seg(11), seg(12), 0, 0), 20));
 
-    d = drain_opened_at(0);
-    release_segments(d, 40000, seg(10), HOLE_MSS, 2, 0);
-    release_data(d, 40000, seg(2), HOLE_MSS, 0);
-    assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta first_new_in = dup_ack_of_one_hole(seg(11)); /* seg(11) lost */
-    assert_false(adw_drain_observe_uplink(d, &first_new_in, 10));
+    d = new_data_then_the_repair();
+    assert_false(sta_sends(d, dup_ack_of_one_hole(seg(11)), 10)); /* seg(11) lost */
     assert_true(ack_arrives(d, 40000, seg(11), 20));
 }
 
@@ -427,14 +424,9 @@ static void test_a_hole_repair_released_last_drains_at_its_ack_when_a_new_segmen
 static void test_a_tail_loss_probe_released_before_a_hole_repair_drains_when_the_repair_is_acknowledged(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_data(d, 40000, seg(9), HOLE_MSS, 0);
-    release_data(d, 40000, seg(2), HOLE_MSS, 0);
-    assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta before = dup_ack_of_one_hole(seg(9));
-    assert_false(adw_drain_observe_uplink(d, &before, 5));
-    struct adw_tcp_meta probe_in = dup_ack_of_one_hole(seg(10));
-    assert_false(adw_drain_observe_uplink(d, &probe_in, 10));
+    struct adw_drain *d = batch_of_two_segments(seg(9), seg(2));
+    assert_false(sta_sends(d, dup_ack_of_one_hole(seg(9)), 5));
+    assert_false(sta_sends(d, dup_ack_of_one_hole(seg(10)), 10));
     assert_true(ack_arrives(d, 40000, seg(10), 20));
 }
 
@@ -443,14 +435,10 @@ static void test_a_tail_loss_probe_released_before_a_hole_repair_drains_when_the
 static void test_a_spurious_tail_probe_before_a_hole_repair_does_not_drain_at_an_earlier_duplicate_ack(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_data(d, 40000, seg(9), HOLE_MSS, 0);
-    release_data(d, 40000, seg(2), HOLE_MSS, 0);
-    assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta before = dup_ack_of_one_hole(seg(10));
-    assert_false(adw_drain_observe_uplink(d, &before, 5));
-    struct adw_tcp_meta dsack = sack_ack(seg(2), seg(9), seg(10), seg(3), seg(10)); /* the probe's D-SACK (RFC 2883) */
-    assert_false(adw_drain_observe_uplink(d, &dsack, 10));
+    struct adw_drain *d = batch_of_two_segments(seg(9), seg(2));
+    assert_false(sta_sends(d, dup_ack_of_one_hole(seg(10)), 5));
+    /* the probe's D-SACK (RFC 2883) */
+    assert_false(sta_sends(d, sack_ack(seg(2), seg(9), seg(10), seg(3), seg(10)), 10));
     assert_true(ack_arrives(d, 40000, seg(10), 20));
 }
 
@@ -460,12 +448,8 @@ static void test_a_spurious_tail_probe_before_a_hole_repair_does_not_drain_at_an
 static void test_a_hole_repair_released_before_a_tail_loss_probe_drains_at_its_ack_with_the_probe_owed(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_data(d, 40000, seg(2), HOLE_MSS, 0);
-    release_data(d, 40000, seg(9), HOLE_MSS, 0);
-    assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta before = dup_ack_of_one_hole(seg(9));
-    assert_false(adw_drain_observe_uplink(d, &before, 5));
+    struct adw_drain *d = batch_of_two_segments(seg(2), seg(9));
+    assert_false(sta_sends(d, dup_ack_of_one_hole(seg(9)), 5));
     assert_true(ack_arrives(d, 40000, seg(9), 10));
 }
 
@@ -475,14 +459,9 @@ static void test_a_hole_repair_released_before_a_tail_loss_probe_drains_at_its_a
 static void test_two_hole_repairs_released_in_reverse_order_drain_when_the_lower_is_acknowledged(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_data(d, 40000, seg(5), HOLE_MSS, 0);
-    release_data(d, 40000, seg(2), HOLE_MSS, 0);
-    assert_true(adw_drain_end_release(d));
-    struct adw_tcp_meta dup = dup_ack_of_two_holes();
-    assert_false(adw_drain_observe_uplink(d, &dup, 5));
-    struct adw_tcp_meta upper_in = sack_ack(seg(2), seg(3), seg(10), 0, 0);
-    assert_false(adw_drain_observe_uplink(d, &upper_in, 10));
+    struct adw_drain *d = batch_of_two_segments(seg(5), seg(2));
+    assert_false(sta_sends(d, dup_ack_of_two_holes(), 5));
+    assert_false(sta_sends(d, sack_ack(seg(2), seg(3), seg(10), 0, 0), 10));
     assert_true(ack_arrives(d, 40000, seg(10), 20));
 }
 
