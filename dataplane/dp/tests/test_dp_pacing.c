@@ -60,6 +60,10 @@ static void test_redis_hash_values_are_decimal_bit_rates(void **state)
 
 /* Every model file says what it models; the ones below are the appliance's unless a test says otherwise. */
 #define ACK_KIND "\"model\": \"" ACK_MODEL_KIND_ACK_BURST "\", "
+#define MODEL_NUMBERS_BUT_THRESHOLD "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"n_max\": 64"
+#define MODEL_NUMBERS MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 0.5"
+/* A valid ACK-burst model with one more member, `member` (text of the form "\"name\": value"). */
+#define MODEL_WITH(member) "{" ACK_KIND MODEL_NUMBERS ", " member "}"
 
 #define MODEL_OK "{" ACK_KIND "\"version\": 3, \"m\": 2, \"intercept\": -1.5, \"coef\": [0.1, 0.2, 0.3], " \
                  "\"threshold\": 0.5, \"n_max\": 64, \"features\": \"t (us), oldest first, then sd\", " \
@@ -129,32 +133,22 @@ static void test_malformed_ack_model_is_refused_naming_the_field(void **state)
     expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 99, \"intercept\": 0, \"coef\": [1], \"threshold\": 0.5, "
                    "\"n_max\": 64}",
                    "m");
-    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64, \"bias\": 1}", "bias");
-    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64, \"scale\": -1}", "scale");
-    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64, \"scale_by_stas\": [0.5, 0]}", "scale_by_stas[1]");
-    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64, \"scale_by_stas\": [1, 1, 1, 1, 1, 1, 1, 1, 1]}", "scale_by_stas");
-    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64, \"scale_by_stas\": 0.5}", "scale_by_stas");
-    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64, \"gap_by_stas_us\": [0, -1]}", "gap_by_stas_us[1]");
+    expect_refused(MODEL_WITH("\"bias\": 1"), "bias");
+    expect_refused(MODEL_WITH("\"scale\": -1"), "scale");
+    expect_refused(MODEL_WITH("\"scale_by_stas\": [0.5, 0]"), "scale_by_stas[1]");
+    expect_refused(MODEL_WITH("\"scale_by_stas\": [1, 1, 1, 1, 1, 1, 1, 1, 1]"), "scale_by_stas");
+    expect_refused(MODEL_WITH("\"scale_by_stas\": 0.5"), "scale_by_stas");
+    expect_refused(MODEL_WITH("\"gap_by_stas_us\": [0, -1]"), "gap_by_stas_us[1]");
 }
 
 static void test_ack_model_descriptive_fields_of_another_type_are_refused(void **state)
 {
     (void)state;
     /* What the numbers mean and how they were fitted: optional, but a text and objects, not anything. */
-    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64, \"features\": 3}", "features");
-    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64, \"training\": \"sklearn\"}", "training");
-    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64, \"scale_by_stas_training\": [1]}", "scale_by_stas_training");
-    expect_refused("{" ACK_KIND "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"threshold\": 0.5, "
-                   "\"n_max\": 64, \"gap_by_stas_training\": null}", "gap_by_stas_training");
+    expect_refused(MODEL_WITH("\"features\": 3"), "features");
+    expect_refused(MODEL_WITH("\"training\": \"sklearn\""), "training");
+    expect_refused(MODEL_WITH("\"scale_by_stas_training\": [1]"), "scale_by_stas_training");
+    expect_refused(MODEL_WITH("\"gap_by_stas_training\": null"), "gap_by_stas_training");
 }
 
 /* The shipped file configs/<name>: 0 if it loads as `kind`, else -1 with the reason in err. */
@@ -182,9 +176,6 @@ static void test_shipped_models_load_only_as_what_they_model(void **state)
     assert_int_equal(load_shipped("sta_frame_model.json", ACK_MODEL_KIND_ACK_BURST, err, sizeof err), -1);
     assert_non_null(strstr(err, "model: expected \"" ACK_MODEL_KIND_ACK_BURST "\", got \"" ACK_MODEL_KIND_STA_FRAME));
 }
-
-#define MODEL_NUMBERS_BUT_THRESHOLD "\"version\": 1, \"m\": 2, \"intercept\": 0, \"coef\": [1, 2, 3], \"n_max\": 64"
-#define MODEL_NUMBERS MODEL_NUMBERS_BUT_THRESHOLD ", \"threshold\": 0.5"
 
 static void test_model_of_another_kind_is_refused(void **state)
 {
