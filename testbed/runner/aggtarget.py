@@ -334,9 +334,8 @@ def _start_sta_agents(lab: Lab, sc: AggScenario, mode: str, out: Path, stack: _S
         raise backend_mod.BackendUnavailable(f"{STA_AGENT} is not built (make -C dataplane build)")
     if not STA_MODEL.exists():
         raise RuntimeError(f"{sc.name}: {STA_MODEL} is missing (python -m runner.sta_frames fit)")
-    model = STA_MODEL
     for ap, sta in sc.pairs:
-        argv = [str(STA_AGENT), "--iface", "eth0", "--pair", f"{ap}/{sta}", "--model", str(model),
+        argv = [str(STA_AGENT), "--iface", "eth0", "--pair", f"{ap}/{sta}", "--model", str(STA_MODEL),
                 "--log", str(out / f"{mode}-sta-agent-{sta}.packets"),
                 "--stats", str(out / f"{mode}-sta-agent-{sta}.stats.json")]
         if sc.mu_source == "agent":
