@@ -296,9 +296,7 @@ static void test_two_retransmitted_holes_and_one_new_segment_drain_when_all_but_
 static void test_two_adjacent_retransmissions_drain_by_the_sack_of_the_second_when_the_first_is_lost_again(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_segments(d, 40000, seg(2), HOLE_MSS, 2, 0);
-    assert_true(adw_drain_end_release(d));
+    struct adw_drain *d = batch_of_two_segments(seg(2), seg(3));
     assert_false(sta_sends(d, sack_ack(seg(2), seg(4), seg(10), 0, 0), 5));
     assert_true(sta_sends(d, sack_ack(seg(2), seg(3), seg(10), 0, 0), 10));
 }
@@ -320,9 +318,7 @@ static void test_two_retransmitted_holes_in_one_batch_drain_when_the_second_is_r
 static void test_two_adjacent_retransmissions_drain_when_the_second_is_acknowledged(void **st)
 {
     (void)st;
-    struct adw_drain *d = drain_opened_at(0);
-    release_segments(d, 40000, seg(2), HOLE_MSS, 2, 0);
-    assert_true(adw_drain_end_release(d));
+    struct adw_drain *d = batch_of_two_segments(seg(2), seg(3));
     assert_false(sta_sends(d, sack_ack(seg(3), seg(4), seg(10), 0, 0), 10));
     assert_true(ack_arrives(d, 40000, seg(10), 20));
 }
