@@ -126,6 +126,18 @@ IpAddress = Annotated[
 ]
 
 
+def _lower_not_above_upper(model: BaseModel, lower: str, upper: str) -> None:
+    """A range given as two fields of `model`: the lower bound above the upper is refused, and the error names
+    the lower field (ctx `field`, see field_errors) since pydantic would report it at the model."""
+    lo, hi = getattr(model, lower), getattr(model, upper)
+    if lo > hi:
+        raise PydanticCustomError(
+            "range_order",
+            f"{lower} ({{lo}}) is greater than {upper} ({{hi}})",
+            {"lo": lo, "hi": hi, "field": lower},
+        )
+
+
 class Strict(BaseModel):
     """Unknown fields are refused, so a misspelt key is an error naming it."""
 
@@ -234,7 +246,7 @@ class SliceMap(Strict):
 
     @model_validator(mode="after")
     def _frame_length_bounded(self) -> SliceMap:
-        total = sum(s.duration_ms for s in self.slices)
+        total = self.frame_ms()
         if total > FRAME_MAX_MS:
             raise PydanticCustomError(
                 "frame_too_long",
@@ -282,12 +294,7 @@ class TsAbrQd(Strict):
 
     @model_validator(mode="after")
     def _bounds_ordered(self) -> TsAbrQd:
-        if self.r_min_pkts > self.r_max_pkts:
-            raise PydanticCustomError(
-                "range_order",
-                "r_min_pkts ({lo}) is greater than r_max_pkts ({hi})",
-                {"lo": self.r_min_pkts, "hi": self.r_max_pkts, "field": "r_min_pkts"},
-            )
+        _lower_not_above_upper(self, "r_min_pkts", "r_max_pkts")
         if not self.r_min_pkts <= self.r_init_pkts <= self.r_max_pkts:
             raise PydanticCustomError(
                 "range_order",
@@ -362,12 +369,7 @@ class QueueSizing(Strict):
 
     @model_validator(mode="after")
     def _clamps_ordered(self) -> QueueSizing:
-        if self.q_min_pkts > self.q_max_pkts:
-            raise PydanticCustomError(
-                "range_order",
-                "q_min_pkts ({lo}) is greater than q_max_pkts ({hi})",
-                {"lo": self.q_min_pkts, "hi": self.q_max_pkts, "field": "q_min_pkts"},
-            )
+        _lower_not_above_upper(self, "q_min_pkts", "q_max_pkts")
         return self
 
 
@@ -586,17 +588,12 @@ def cross_reference_problems(cfg: AdwiserConfig) -> list[FieldProblem]:
                 loc=["topology", "aps", i, "ampdu_ceiling_mpdus"],
                 message=f"aggregation ceiling {ap.ampdu_ceiling_mpdus:g} MPDUs is above "
                 f"policies.aggregation_target.n_max_mpdus ({n_max}), the most one A-MPDU holds"))
-    for i, ref in enumerate(pol.dynamic_slicing.pairs):
-        check_ref(ref, ["policies", "dynamic_slicing", "pairs", i])
-    problems += _duplicates(
-        [(ref, ["policies", "dynamic_slicing", "pairs", i]) for i, ref in enumerate(pol.dynamic_slicing.pairs)], "pair"
-    )
-    for i, ref in enumerate(pol.aggregation_target.pairs):
-        check_ref(ref, ["policies", "aggregation_target", "pairs", i])
-    problems += _duplicates(
-        [(ref, ["policies", "aggregation_target", "pairs", i]) for i, ref in enumerate(pol.aggregation_target.pairs)],
-        "pair",
-    )
+    # Both policies list pairs that must exist and appear at most once.
+    for policy, listed in (("dynamic_slicing", pol.dynamic_slicing.pairs),
+                           ("aggregation_target", pol.aggregation_target.pairs)):
+        for i, ref in enumerate(listed):
+            check_ref(ref, ["policies", policy, "pairs", i])
+        problems += _duplicates([(ref, ["policies", policy, "pairs", i]) for i, ref in enumerate(listed)], "pair")
     for oi, ov in enumerate(pol.aggregation_target.overrides):
         for i, ref in enumerate(ov.pairs):
             check_ref(ref, ["policies", "aggregation_target", "overrides", oi, "pairs", i])
