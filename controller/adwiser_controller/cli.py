@@ -18,17 +18,25 @@ import sys
 from pathlib import Path
 
 from . import configfile, schema
+from .models import AdwiserConfig
 
 DEFAULT_REDIS = os.environ.get("ADWISER_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def _load(path: str) -> AdwiserConfig | None:
+    """The validated document, or None once the reasons it is not (each bad field) are on stderr."""
+    try:
+        return configfile.load(path)
+    except configfile.ConfigInvalid as exc:
+        print(exc, file=sys.stderr)
+        return None
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     bad = 0
     for f in args.files:
-        try:
-            cfg = configfile.load(f)
-        except configfile.ConfigInvalid as exc:
-            print(exc, file=sys.stderr)
+        cfg = _load(f)
+        if cfg is None:
             bad += 1
             continue
         print(f"{f}: valid (appliance {cfg.appliance_id}, {len(cfg.topology.aps)} APs, "
@@ -38,10 +46,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    try:
-        cfg = configfile.load(args.file)
-    except configfile.ConfigInvalid as exc:
-        print(exc, file=sys.stderr)
+    cfg = _load(args.file)
+    if cfg is None:
         return 1
     text = configfile.render_json(cfg)
     if args.output == "-":
@@ -70,10 +76,8 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 def _cmd_seed(args: argparse.Namespace) -> int:
     from .sync_admin import seed
 
-    try:
-        cfg = configfile.load(args.file)
-    except configfile.ConfigInvalid as exc:
-        print(exc, file=sys.stderr)
+    cfg = _load(args.file)
+    if cfg is None:
         return 1
     n = seed(args.redis_url, cfg, author=args.author, comment=args.comment or f"seeded from {args.file}")
     print(f"stored version {n} for appliance {cfg.appliance_id}")
