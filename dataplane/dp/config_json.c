@@ -147,125 +147,133 @@ static int resolve_pair(struct loader *l, const json_t *v, const char *path, uin
     return 0;
 }
 
+/* Reads element i of an array at `path` (e.g. "topology.aps[2]", the name its errors give) into what ctx
+ * points to or into l->c; 0, or -1 with the error written. */
+typedef int elem_reader(struct loader *l, const json_t *v, const char *path, size_t i, void *ctx);
+
+/* Every element of arr, the array member `key` of the object at `path`, in order, through reader; the first one
+ * refused ends the walk.  Elements must be objects with only the members `keys` (NULL: reader checks the element's
+ * type itself).  arr NULL is an absent optional array, or one already refused (-1 then). */
+static int read_elements(struct loader *l, const json_t *arr, const char *path, const char *key,
+                         const char *const *keys, elem_reader *reader, void *ctx)
+{
+    if (!arr)
+        return l->w.failed ? -1 : 0;
+    char p[JW_PATH_LEN], e[JW_PATH_LEN];
+    jw_path_key(p, path, key);
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) {
+        jw_path_index(e, p, i);
+        if ((keys && jw_object(&l->w, v, e, keys)) || reader(l, v, e, i, ctx))
+            return -1;
+    }
+    return 0;
+}
+
+static int read_pair(struct loader *l, const json_t *v, const char *path, size_t i, void *idx)
+{
+    return resolve_pair(l, v, path, &((uint16_t *)idx)[i]);
+}
+
 /* An optional array of pair names into idx[], count into *n. */
 static int read_pairs(struct loader *l, const json_t *obj, const char *path, const char *key, int required,
                       size_t min_len, uint16_t *idx, uint16_t *n)
 {
     json_t *arr = jw_array(&l->w, obj, path, key, required, ADW_MAX_PAIRS);
-    char p[JW_PATH_LEN], e[JW_PATH_LEN];
-    jw_path_key(p, path, key);
-    if (!arr) {
-        if (!l->w.failed && min_len > 0 && required)
-            jw_fail(&l->w, p, "at least %zu pair(s) needed", min_len);
-        return l->w.failed ? -1 : 0;
-    }
-    if (json_array_size(arr) < min_len) {
-        jw_fail(&l->w, p, "at least %zu pair(s) needed", min_len);
+    if (!arr)
+        return l->w.failed ? -1 : 0;   /* an absent required array was refused by jw_array already */
+    if (json_array_size(arr) < min_len)
+        return jw_fail_at(&l->w, path, key, "at least %zu pair(s) needed", min_len);
+    if (read_elements(l, arr, path, key, NULL, read_pair, idx))
         return -1;
-    }
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) {
-        jw_path_index(e, p, i);
-        if (resolve_pair(l, v, e, &idx[i]))
-            return -1;
-    }
     *n = (uint16_t)json_array_size(arr);
+    return 0;
+}
+
+static int read_ap(struct loader *l, const json_t *v, const char *p, size_t i, void *ctx)
+{
+    (void)ctx;
+    char name[129];
+    struct adw_ap_cfg *ap = &l->c->aps[i];
+    long long channel = 0, vlan = 0;
+    if (read_id(l, v, p, "id", ap->id) || jw_string(&l->w, v, p, "name", 0, 0, name, sizeof(name))
+        || jw_integer(&l->w, v, p, "channel", 1, 1, 233, &channel)
+        || jw_string(&l->w, v, p, "port", 1, 0, ap->port, sizeof(ap->port)))
+        return -1;
+    json_t *jv = json_object_get(v, "vlan");
+    if (jv && !json_is_null(jv) && jw_integer(&l->w, v, p, "vlan", 0, 1, 4094, &vlan))
+        return -1;
+    double ceiling;
+    jv = json_object_get(v, "ampdu_ceiling_mpdus");
+    if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_mpdus", 0, 1.0, 256.0, &ceiling))
+        return -1;
+    jv = json_object_get(v, "ampdu_ceiling_us");
+    if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_us", 0, 100.0, 10000.0, &ceiling))
+        return -1;
+    if (ap->port[0] == '\0')
+        return jw_fail_at(&l->w, p, "port", "empty port name");
+    ap->channel = (uint16_t)channel;
+    ap->vlan = (uint16_t)vlan;
+    if (find_ap(l->c, ap->id) >= 0)
+        return jw_fail_at(&l->w, p, "id", "duplicate AP id '%s'", ap->id);
+    l->c->n_aps = (uint16_t)(i + 1);   /* counted as read: find_ap above sees only the APs before this one */
     return 0;
 }
 
 static int read_aps(struct loader *l, const json_t *topo)
 {
     json_t *arr = nonempty_array(l, topo, "topology", "aps", ADW_MAX_APS, "AP");
-    if (!arr)
+    return arr ? read_elements(l, arr, "topology", "aps", AP_KEYS, read_ap, NULL) : -1;
+}
+
+static int read_sta_ip(struct loader *l, const json_t *v, const char *e, size_t j, void *sta)
+{
+    char text[46];
+    if (jw_elem_string(&l->w, v, e, text, sizeof(text)))
         return -1;
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) {
-        char p[JW_PATH_LEN], name[129];
-        struct adw_ap_cfg *ap = &l->c->aps[i];
-        long long channel = 0, vlan = 0;
-        jw_path_index(p, "topology.aps", i);
-        if (jw_object(&l->w, v, p, AP_KEYS) || read_id(l, v, p, "id", ap->id)
-            || jw_string(&l->w, v, p, "name", 0, 0, name, sizeof(name))
-            || jw_integer(&l->w, v, p, "channel", 1, 1, 233, &channel)
-            || jw_string(&l->w, v, p, "port", 1, 0, ap->port, sizeof(ap->port)))
-            return -1;
-        json_t *jv = json_object_get(v, "vlan");
-        if (jv && !json_is_null(jv) && jw_integer(&l->w, v, p, "vlan", 0, 1, 4094, &vlan))
-            return -1;
-        double ceiling;
-        jv = json_object_get(v, "ampdu_ceiling_mpdus");
-        if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_mpdus", 0, 1.0, 256.0, &ceiling))
-            return -1;
-        jv = json_object_get(v, "ampdu_ceiling_us");
-        if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_us", 0, 100.0, 10000.0, &ceiling))
-            return -1;
-        if (ap->port[0] == '\0')
-            return jw_fail_at(&l->w, p, "port", "empty port name");
-        ap->channel = (uint16_t)channel;
-        ap->vlan = (uint16_t)vlan;
-        if (find_ap(l->c, ap->id) >= 0)
-            return jw_fail_at(&l->w, p, "id", "duplicate AP id '%s'", ap->id);
-        l->c->n_aps = (uint16_t)(i + 1);
+    struct adw_ip_addr *a = &((struct adw_sta_cfg *)sta)->addrs[j];
+    memset(a, 0, sizeof(*a));
+    if (inet_pton(AF_INET, text, a->addr) == 1)
+        a->family = 4;
+    else if (inet_pton(AF_INET6, text, a->addr) == 1)
+        a->family = 6;
+    else {
+        jw_fail(&l->w, e, "'%s' is not an IPv4 or IPv6 address", text);
+        return -1;
     }
     return 0;
 }
 
-static int read_sta_ips(struct loader *l, const json_t *v, const char *p, struct adw_sta_cfg *sta)
+static int read_sta(struct loader *l, const json_t *v, const char *p, size_t i, void *ctx)
 {
-    char pp[JW_PATH_LEN], e[JW_PATH_LEN];
+    (void)ctx;
+    char text[ADW_ID_LEN];
+    struct adw_sta_cfg *sta = &l->c->stas[i];
+    if (read_id(l, v, p, "id", sta->id) || jw_string(&l->w, v, p, "mac", 1, 0, text, sizeof(text)))
+        return -1;
+    if (parse_mac(text, sta->mac))
+        return jw_fail_at(&l->w, p, "mac", "'%s' is not a MAC address (six colon-separated hex octets)", text);
+    if (sta->mac[0] & 1)
+        return jw_fail_at(&l->w, p, "mac", "'%s' is a group address, a STA needs a unicast MAC", text);
     json_t *ips = jw_array(&l->w, v, p, "ips", 0, ADW_MAX_STA_ADDRS);
-    if (!ips)
-        return l->w.failed ? -1 : 0;
-    jw_path_key(pp, p, "ips");
-    size_t j;
-    json_t *ipv;
-    json_array_foreach(ips, j, ipv) {
-        char text[46];
-        jw_path_index(e, pp, j);
-        if (jw_elem_string(&l->w, ipv, e, text, sizeof(text)))
-            return -1;
-        struct adw_ip_addr *a = &sta->addrs[j];
-        memset(a, 0, sizeof(*a));
-        if (inet_pton(AF_INET, text, a->addr) == 1)
-            a->family = 4;
-        else if (inet_pton(AF_INET6, text, a->addr) == 1)
-            a->family = 6;
-        else {
-            jw_fail(&l->w, e, "'%s' is not an IPv4 or IPv6 address", text);
-            return -1;
-        }
-    }
+    if (read_elements(l, ips, p, "ips", NULL, read_sta_ip, sta))
+        return -1;
     sta->n_addrs = (uint8_t)json_array_size(ips);
+    if (read_id(l, v, p, "ap", text))
+        return -1;
+    int ap = find_ap(l->c, text);
+    if (ap < 0)
+        return jw_fail_at(&l->w, p, "ap", "no AP '%s' in topology.aps", text);
+    sta->ap = (uint16_t)ap;
     return 0;
 }
 
 static int read_stas(struct loader *l, const json_t *topo)
 {
     json_t *arr = nonempty_array(l, topo, "topology", "stas", ADW_MAX_STAS, "STA");
-    if (!arr)
+    if (!arr || read_elements(l, arr, "topology", "stas", STA_KEYS, read_sta, NULL))
         return -1;
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) {
-        char p[JW_PATH_LEN], text[ADW_ID_LEN];
-        struct adw_sta_cfg *sta = &l->c->stas[i];
-        jw_path_index(p, "topology.stas", i);
-        if (jw_object(&l->w, v, p, STA_KEYS) || read_id(l, v, p, "id", sta->id)
-            || jw_string(&l->w, v, p, "mac", 1, 0, text, sizeof(text)))
-            return -1;
-        if (parse_mac(text, sta->mac))
-            return jw_fail_at(&l->w, p, "mac", "'%s' is not a MAC address (six colon-separated hex octets)", text);
-        if (sta->mac[0] & 1)
-            return jw_fail_at(&l->w, p, "mac", "'%s' is a group address, a STA needs a unicast MAC", text);
-        if (read_sta_ips(l, v, p, sta) || read_id(l, v, p, "ap", text))
-            return -1;
-        int ap = find_ap(l->c, text);
-        if (ap < 0)
-            return jw_fail_at(&l->w, p, "ap", "no AP '%s' in topology.aps", text);
-        sta->ap = (uint16_t)ap;
-    }
     l->c->n_stas = (uint16_t)json_array_size(arr);
     for (uint16_t k = 0; k < l->c->n_stas; k++)
         l->sta_by_id[k] = k;
@@ -283,28 +291,39 @@ static int read_stas(struct loader *l, const json_t *topo)
     return 0;
 }
 
+static int read_conflict(struct loader *l, const json_t *v, const char *p, size_t i, void *ctx)
+{
+    (void)ctx;
+    char e[JW_PATH_LEN];
+    if (!json_is_array(v) || json_array_size(v) != 2) {
+        jw_fail(&l->w, p, "expected a list of exactly two pairs");
+        return -1;
+    }
+    jw_path_index(e, p, 0);
+    if (resolve_pair(l, json_array_get(v, 0), e, &l->c->conflicts[i].a))
+        return -1;
+    jw_path_index(e, p, 1);
+    return resolve_pair(l, json_array_get(v, 1), e, &l->c->conflicts[i].b);
+}
+
 static int read_conflicts(struct loader *l, const json_t *topo)
 {
     json_t *arr = jw_array(&l->w, topo, "topology", "conflicts", 0, ADW_MAX_CONFLICTS);
-    if (!arr)
-        return l->w.failed ? -1 : 0;
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) {
-        char p[JW_PATH_LEN], e[JW_PATH_LEN];
-        jw_path_index(p, "topology.conflicts", i);
-        if (!json_is_array(v) || json_array_size(v) != 2) {
-            jw_fail(&l->w, p, "expected a list of exactly two pairs");
-            return -1;
-        }
-        jw_path_index(e, p, 0);
-        if (resolve_pair(l, json_array_get(v, 0), e, &l->c->conflicts[i].a))
-            return -1;
-        jw_path_index(e, p, 1);
-        if (resolve_pair(l, json_array_get(v, 1), e, &l->c->conflicts[i].b))
-            return -1;
-    }
+    if (read_elements(l, arr, "topology", "conflicts", NULL, read_conflict, NULL))
+        return -1;
     l->c->n_conflicts = (uint32_t)json_array_size(arr);
+    return 0;
+}
+
+static int read_slice(struct loader *l, const json_t *v, const char *p, size_t i, void *ctx)
+{
+    (void)ctx;
+    long long ms = 0;
+    struct adw_slice_cfg *s = &l->c->slices[i];
+    if (jw_integer(&l->w, v, p, "duration_ms", 1, 1, 500, &ms)
+        || read_pairs(l, v, p, "pairs", 1, 1, s->pairs, &s->n_pairs))
+        return -1;
+    s->duration_ns = (uint64_t)ms * 1000000u;
     return 0;
 }
 
@@ -314,20 +333,8 @@ static int read_slice_map(struct loader *l, const json_t *root)
     if (!sm || jw_object(&l->w, sm, "slice_map", SLICEMAP_KEYS))
         return -1;
     json_t *arr = nonempty_array(l, sm, "slice_map", "slices", ADW_MAX_SLICES, "slice");
-    if (!arr)
+    if (!arr || read_elements(l, arr, "slice_map", "slices", SLICE_KEYS, read_slice, NULL))
         return -1;
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) {
-        char p[JW_PATH_LEN];
-        long long ms = 0;
-        struct adw_slice_cfg *s = &l->c->slices[i];
-        jw_path_index(p, "slice_map.slices", i);
-        if (jw_object(&l->w, v, p, SLICE_KEYS) || jw_integer(&l->w, v, p, "duration_ms", 1, 1, 500, &ms)
-            || read_pairs(l, v, p, "pairs", 1, 1, s->pairs, &s->n_pairs))
-            return -1;
-        s->duration_ns = (uint64_t)ms * 1000000u;
-    }
     l->c->n_slices = (uint16_t)json_array_size(arr);
     return 0;
 }
@@ -372,38 +379,41 @@ static int read_dynamic(struct loader *l, const json_t *pol)
     return 0;
 }
 
+static int read_rt_dscp(struct loader *l, const json_t *v, const char *e, size_t i, void *ctx)
+{
+    (void)ctx;
+    long long x;
+    if (jw_elem_integer(&l->w, v, e, 0, 63, &x))
+        return -1;
+    l->c->policies.realtime.dscp[i] = (uint8_t)x;
+    return 0;
+}
+
+static int read_rt_port(struct loader *l, const json_t *v, const char *e, size_t i, void *ctx)
+{
+    (void)ctx;
+    long long x;
+    if (jw_elem_integer(&l->w, v, e, 1, 65535, &x))
+        return -1;
+    l->c->policies.realtime.udp_ports[i] = (uint16_t)x;
+    return 0;
+}
+
 static int read_realtime(struct loader *l, const json_t *pol)
 {
     const char *p = "policies.realtime";
     struct adw_realtime_policy *r = &l->c->policies.realtime;
-    char ap[JW_PATH_LEN], e[JW_PATH_LEN];
-    size_t i;
-    json_t *v;
     long long x;
     json_t *o = jw_member(&l->w, pol, "policies", "realtime", 1);
     if (!o || jw_object(&l->w, o, p, RT_KEYS))
         return -1;
     json_t *dscp = jw_array(&l->w, o, p, "dscp", 0, ADW_MAX_RT_DSCP);
-    if (l->w.failed)
+    if (read_elements(l, dscp, p, "dscp", NULL, read_rt_dscp, NULL))
         return -1;
-    jw_path_key(ap, p, "dscp");
-    json_array_foreach(dscp, i, v) {
-        jw_path_index(e, ap, i);
-        if (jw_elem_integer(&l->w, v, e, 0, 63, &x))
-            return -1;
-        r->dscp[i] = (uint8_t)x;
-    }
     r->n_dscp = (uint8_t)(dscp ? json_array_size(dscp) : 0);
     json_t *ports = jw_array(&l->w, o, p, "udp_ports", 0, ADW_MAX_RT_PORTS);
-    if (l->w.failed)
+    if (read_elements(l, ports, p, "udp_ports", NULL, read_rt_port, NULL))
         return -1;
-    jw_path_key(ap, p, "udp_ports");
-    json_array_foreach(ports, i, v) {
-        jw_path_index(e, ap, i);
-        if (jw_elem_integer(&l->w, v, e, 1, 65535, &x))
-            return -1;
-        r->udp_ports[i] = (uint16_t)x;
-    }
     r->n_udp_ports = (uint8_t)(ports ? json_array_size(ports) : 0);
     /* Optional in the schema: absent means the defaults of adwiser/config.h. */
     r->hold_max_fraction = ADW_RT_HOLD_MAX_FRACTION_DEFAULT;
@@ -436,31 +446,28 @@ static int read_queue_sizing(struct loader *l, const json_t *pol)
 }
 
 /* Overrides are the controller's (it computes per-class targets); checked here, not stored. */
+static int check_agg_override(struct loader *l, const json_t *v, const char *e, size_t i, void *ctx)
+{
+    (void)i, (void)ctx;
+    static uint16_t scratch[ADW_MAX_PAIRS];
+    uint16_t n;
+    long long nt;
+    double tb;
+    if (read_pairs(l, v, e, "pairs", 1, 1, scratch, &n))
+        return -1;
+    json_t *x = json_object_get(v, "n_target_max");
+    if (x && !json_is_null(x) && jw_integer(&l->w, v, e, "n_target_max", 0, 1, 256, &nt))
+        return -1;
+    x = json_object_get(v, "t_bar_ms");
+    if (x && !json_is_null(x) && jw_number_above(&l->w, v, e, "t_bar_ms", 0, 0.0, 1000.0, &tb))
+        return -1;
+    return 0;
+}
+
 static int check_agg_overrides(struct loader *l, const json_t *o, const char *p)
 {
-    static uint16_t scratch[ADW_MAX_PAIRS];
-    char ap[JW_PATH_LEN], e[JW_PATH_LEN];
     json_t *arr = jw_array(&l->w, o, p, "overrides", 0, ADW_MAX_PAIRS);
-    if (!arr)
-        return l->w.failed ? -1 : 0;
-    jw_path_key(ap, p, "overrides");
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) {
-        uint16_t n;
-        long long nt;
-        double tb;
-        jw_path_index(e, ap, i);
-        if (jw_object(&l->w, v, e, AGG_OVERRIDE_KEYS) || read_pairs(l, v, e, "pairs", 1, 1, scratch, &n))
-            return -1;
-        json_t *x = json_object_get(v, "n_target_max");
-        if (x && !json_is_null(x) && jw_integer(&l->w, v, e, "n_target_max", 0, 1, 256, &nt))
-            return -1;
-        x = json_object_get(v, "t_bar_ms");
-        if (x && !json_is_null(x) && jw_number_above(&l->w, v, e, "t_bar_ms", 0, 0.0, 1000.0, &tb))
-            return -1;
-    }
-    return 0;
+    return read_elements(l, arr, p, "overrides", AGG_OVERRIDE_KEYS, check_agg_override, NULL);
 }
 
 static int read_aggregation(struct loader *l, const json_t *pol)
@@ -517,12 +524,11 @@ static int load_root(json_t *root, struct adw_config *out, char *err, size_t err
     return rc != 0 || l.w.failed ? -1 : 0;
 }
 
-int config_json_parse(const char *text, struct adw_config *out, char *err, size_t errlen)
+/* A document as jansson parsed it (root NULL: the syntax error is in je) loaded into *out; root is released. */
+static int load_parsed(json_t *root, const json_error_t *je, struct adw_config *out, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
-        snprintf(err, errlen, "not valid JSON at line %d column %d: %s", je.line, je.column, je.text);
+        snprintf(err, errlen, "not valid JSON at line %d column %d: %s", je->line, je->column, je->text);
         return -1;
     }
     int rc = load_root(root, out, err, errlen);
@@ -530,17 +536,18 @@ int config_json_parse(const char *text, struct adw_config *out, char *err, size_
     return rc;
 }
 
+int config_json_parse(const char *text, struct adw_config *out, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    return load_parsed(root, &je, out, err, errlen);
+}
+
 int config_json_load_file(const char *path, struct adw_config *out, char *err, size_t errlen)
 {
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        snprintf(err, errlen, "not valid JSON at line %d column %d: %s", je.line, je.column, je.text);
-        return -1;
-    }
-    int rc = load_root(root, out, err, errlen);
-    json_decref(root);
-    return rc;
+    return load_parsed(root, &je, out, err, errlen);
 }
 
 struct adw_config *config_json_alloc(void)
