@@ -105,6 +105,22 @@ enum adw_verdict sched_enqueue1(struct adw_sched *s, struct adw_pkt *p, uint64_t
     return v;
 }
 
+unsigned lab_enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
+{
+    unsigned queued = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct adw_pkt p = lab_down_pkt(sta, seq + i * 1448, 1448);
+        queued += sched_enqueue1(s, &p, now) == ADW_QUEUED;
+    }
+    return queued;
+}
+
+uint64_t lab_one_per_ms_bps(void)
+{
+    struct adw_pkt p = lab_down_pkt(0, 1, 1448);
+    return (uint64_t)(p.len - 14) * 8 * 1000;
+}
+
 unsigned sched_dequeue_all(struct adw_sched *s, uint64_t now)
 {
     unsigned n = 0, k;
@@ -112,6 +128,26 @@ unsigned sched_dequeue_all(struct adw_sched *s, uint64_t now)
         n += k;
     assert_true(n < SCHED_OUT_CAP); /* a full array may have left packets in the scheduler */
     return n;
+}
+
+void sched_assert_out_to(unsigned n, uint16_t port)
+{
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(sched_out[i].out_port, port);
+}
+
+struct adw_stats sched_stats(struct adw_sched *s)
+{
+    struct adw_stats st;
+    adw_sched_stats_read(s, &st);
+    return st;
+}
+
+struct sched_frame sched_next_frame(struct adw_sched *s)
+{
+    struct sched_frame f;
+    assert_int_equal(adw_sched_poll_frame(s, &f.fr, f.pr, 2), 1);
+    return f;
 }
 
 void sched_poll_second_frame(struct adw_sched *s, struct adw_frame_report *fr, struct adw_pair_report pr[2])

@@ -20,6 +20,8 @@ struct sched_fixture {
 int sched_fixture_setup(void **state);
 /* cmocka teardown: frees what sched_fixture_setup made (and any scheduler a test put in its place). */
 int sched_fixture_teardown(void **state);
+/* A test run on the fixture, for a suite's list in main. */
+#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, sched_fixture_setup, sched_fixture_teardown)
 
 /* Replaces f->s by a scheduler created at time 0 from f->cfg as the test edited it (prm NULL: the defaults);
  * f->s is NULL if the edited configuration is refused. */
@@ -39,11 +41,28 @@ struct adw_pkt lab_voice_pkt(unsigned sta);
 
 /* One packet through adw_sched_enqueue_burst at now: its verdict. */
 enum adw_verdict sched_enqueue1(struct adw_sched *s, struct adw_pkt *p, uint64_t now);
+/* n lab_down_pkt segments of 1448 bytes to sta from sequence seq (1448 apart), arriving at now: how many the
+ * scheduler queued. */
+unsigned lab_enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now);
+/* The pacing rate (bit/s) that releases one lab_down_pkt(.., 1448) a millisecond: x_i counts IP bytes, the frame
+ * less its 14-byte Ethernet header. */
+uint64_t lab_one_per_ms_bps(void);
 /* Everything the scheduler hands out at now, into sched_out (from index 0): how many. The test fails if it is
  * more than sched_out holds. */
 #define SCHED_OUT_CAP 8192
 extern struct adw_pkt sched_out[SCHED_OUT_CAP];
 unsigned sched_dequeue_all(struct adw_sched *s, uint64_t now);
+/* The test fails unless sched_out[0 .. n-1] all go out of port. */
+void sched_assert_out_to(unsigned n, uint16_t port);
+/* The scheduler's counters now. */
+struct adw_stats sched_stats(struct adw_sched *s);
+/* A finished frame's reports: the frame's and its two pairs'. */
+struct sched_frame {
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+};
+/* The next finished frame's reports; the test fails unless one is ready. */
+struct sched_frame sched_next_frame(struct adw_sched *s);
 /* Polls frames 0 and 1 (the test fails unless both are ready) and leaves frame 1's report in fr and its two
  * pairs' reports in pr: where a drain closed at the second frame start shows. */
 void sched_poll_second_frame(struct adw_sched *s, struct adw_frame_report *fr, struct adw_pair_report pr[2]);

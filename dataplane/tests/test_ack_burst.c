@@ -69,10 +69,7 @@ static struct adw_pair_report first_frame_sta1(struct adw_sched *s)
     struct adw_pkt out[64];
     while (adw_sched_dequeue_burst(s, out, 64, 40 * MS) == 64)
         ;
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(s, &fr, pr, 2), 1);
-    return pr[0];
+    return sched_next_frame(s).pr[0];
 }
 
 /* Bursts of `acks` delayed ACKs of STA `sta` (from AP port `port`), 20 µs apart, each acknowledging 2 segments;
@@ -343,8 +340,6 @@ static void test_invalid_model_is_refused_naming_the_field(void **state)
     ack_bursts(f->s, 4, 5, 1 * MS);
     assert_true(first_frame_sta1(f->s).agg_est < 0);
 }
-
-#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, sched_fixture_setup, sched_fixture_teardown)
 
 int main(void)
 {

@@ -23,13 +23,6 @@
 #define US 1000ull
 #define SEG 1448u
 
-/* A rate releasing one frame of lab_down_pkt(.., SEG) per ms (x_i counts IP bytes: the frame less 14). */
-static uint64_t one_per_ms_bps(void)
-{
-    struct adw_pkt p = lab_down_pkt(0, 1, SEG);
-    return (uint64_t)(p.len - 14) * 8 * 1000;
-}
-
 /* Segments k = 0 .. n-1 of STA1's flow (seq 1 + k SEG) queued at `now`. */
 static void queue_segments(struct adw_sched *s, unsigned first, unsigned n, uint64_t now)
 {
@@ -56,16 +49,13 @@ static void run_ms(struct adw_sched *s, uint64_t from, uint64_t to)
 /* The next finished frame's report of AP1-STA1. */
 static struct adw_pair_report next_report(struct adw_sched *s)
 {
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(s, &fr, pr, 2), 1);
-    return pr[0];
+    return sched_next_frame(s).pr[0];
 }
 
 static void test_a_paced_segment_is_timed_from_its_release_to_the_ack_that_covers_it(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
     queue_segments(f->s, 0, 30, 0);
     run_ms(f->s, 0, 3 * MS);            /* segments 0..3 released at 0, 1, 2, 3 ms; segment 0 is timed */
     ack_segments(f->s, 1, 3 * MS + 200 * US);  /* covers segment 0: 3.2 ms */
@@ -83,7 +73,7 @@ static void test_a_paced_segment_is_timed_from_its_release_to_the_ack_that_cover
 static void test_each_frame_reports_only_its_own_samples(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
     queue_segments(f->s, 0, 60, 0);
     run_ms(f->s, 0, 1 * MS);
     ack_segments(f->s, 1, 1 * MS + 500 * US);  /* 1.5 ms, in frame 0 */
@@ -101,7 +91,7 @@ static void test_each_frame_reports_only_its_own_samples(void **state)
 static void test_a_retransmission_of_the_timed_segment_takes_no_sample(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
     queue_segments(f->s, 0, 2, 0);
     run_ms(f->s, 0, 2 * MS);            /* segment 0 timed at 0 */
     queue_segments(f->s, 0, 1, 2 * MS); /* the server sends segment 0 again: released at 2 ms */
@@ -114,7 +104,7 @@ static void test_a_retransmission_of_the_timed_segment_takes_no_sample(void **st
 static void test_a_segment_not_answered_within_500_ms_is_given_up(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
     queue_segments(f->s, 0, 1, 0);
     run_ms(f->s, 0, 1 * MS);            /* segment 0 timed at 0 */
     queue_segments(f->s, 1, 1, 600 * MS);
@@ -137,12 +127,12 @@ static void test_a_segment_not_answered_within_500_ms_is_given_up(void **state)
 static void test_a_segment_timed_before_the_pair_left_paced_mode_is_forgotten_when_it_is_paced_again(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
     queue_segments(f->s, 0, 1, 0);
     run_ms(f->s, 0, 1 * MS);            /* segment 0 timed at 0 */
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 0, 2 * MS, NULL, 0), 0);
     run_ms(f->s, 2 * MS, 100 * MS);     /* time-sliced meanwhile */
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 100 * MS, NULL, 0), 0);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 100 * MS, NULL, 0), 0);
     ack_segments(f->s, 1, 101 * MS);    /* 101 ms after segment 0, most of it not paced: not a sample */
     run_ms(f->s, 101 * MS, 160 * MS);
     struct adw_frame_report fr;
@@ -166,8 +156,6 @@ static void test_a_time_sliced_pair_is_not_timed(void **state)
     assert_int_equal(r.ack_delay_samples, 0);
     assert_int_equal(r.ack_delay_mean_ns, 0);
 }
-
-#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, sched_fixture_setup, sched_fixture_teardown)
 
 int main(void)
 {

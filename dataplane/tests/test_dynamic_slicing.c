@@ -55,20 +55,16 @@ static void test_taken_slice_waits_for_the_takers_own_drain_of_the_slice_before(
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
     sta1_acks(f->s, 40, 22 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 34);
-    for (unsigned i = 0; i < 34; i++)
-        assert_int_equal(sched_out[i].out_port, 1);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    sched_assert_out_to(34, 1);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.reassignments, 1);
     assert_int_equal(st.slice_deferrals, 1);
     assert_int_equal(st.drains_completed, 1);
     assert_int_equal(st.drains_superseded, 0);
     sched_dequeue_all(f->s, 40 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
-    assert_int_equal(fr.given_to[1], 0);
-    assert_int_equal(pr[0].v_ns, 22 * MS);
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.given_to[1], 0);
+    assert_int_equal(rep.pr[0].v_ns, 22 * MS);
 }
 
 /* STA2 idle for a second: STA1 holds every slice, back to back, and its AP serves 1.6 packets/ms (32 in a 20 ms
@@ -92,8 +88,7 @@ static void test_taker_r_settles_where_its_batch_drains_in_a_slice(void **state)
             max_backlog = released - (unsigned)delivered;
     }
     assert_true(max_backlog <= 48);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_superseded, 0);
     assert_true(st.drains_completed > 40);
     struct adw_frame_report fr;
@@ -129,8 +124,6 @@ static void test_an_idle_pairs_drain_still_on_the_air_holds_back_the_pair_taking
     assert_true(n > 0);
     assert_int_equal(sched_out[0].out_port, 1);
 }
-
-#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, sched_fixture_setup, sched_fixture_teardown)
 
 int main(void)
 {

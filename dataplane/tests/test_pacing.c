@@ -21,19 +21,6 @@
 #define MS 1000000ull
 #define US 1000ull
 
-/* Enqueues n segments of 1448 bytes to sta from seq; returns how many were queued. */
-static unsigned enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
-{
-    unsigned queued = 0;
-    for (unsigned i = 0; i < n; i++) {
-        struct adw_pkt p = lab_down_pkt(sta, seq + i * 1448, 1448);
-        enum adw_verdict v;
-        adw_sched_enqueue_burst(s, &p, &v, 1, now);
-        queued += v == ADW_QUEUED;
-    }
-    return queued;
-}
-
 static uint32_t seq_of(const struct adw_pkt *p)
 {
     const uint8_t *t = p->data + 14 + 20 + 4;
@@ -67,13 +54,6 @@ static void run_until(struct adw_sched *s, uint64_t from, uint64_t to)
     }
 }
 
-/* A rate sending one frame of lab_down_pkt(.., 1448) per ms: x_i counts IP bytes (the frame less 14). */
-static uint64_t one_per_ms_bps(void)
-{
-    struct adw_pkt p = lab_down_pkt(0, 1, 1448);
-    return (uint64_t)(p.len - 14) * 8 * 1000;
-}
-
 /* The lab scheduler, with this file's output log emptied. */
 static int setup(void **state)
 {
@@ -85,8 +65,8 @@ static void test_paced_pair_releases_at_its_rate(void **state)
 {
     struct sched_fixture *f = *state;
     char err[128];
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, err, sizeof err), 0);
-    assert_int_equal(enqueue_data(f->s, 0, 1, 100, 0), 100);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, err, sizeof err), 0);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 100, 0), 100);
     run_until(f->s, 0, 49 * MS + 999 * US);
     /* One packet per ms, at whole ms: 0, 1, ..., 49 ms (no batch of r_init = 40 at the slice start). */
     assert_int_equal(n_out, 50);
@@ -100,23 +80,21 @@ static void test_paced_pair_releases_at_its_rate(void **state)
 static void test_paced_pair_is_not_batched_at_its_slice_start(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
-    enqueue_data(f->s, 0, 1, 60, 0);
-    enqueue_data(f->s, 1, 1, 60, 0); /* sta2 stays time-sliced: its batch of 40 comes at 20 ms */
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
+    lab_enqueue_data(f->s, 0, 1, 60, 0);
+    lab_enqueue_data(f->s, 1, 1, 60, 0); /* sta2 stays time-sliced: its batch of 40 comes at 20 ms */
     assert_int_equal(dequeue_at(f->s, 0), 1);
     /* sta2's batch, and the 20 sta1 is owed at 1/ms since 0 (its queue stayed backlogged: pacer.h), not a batch */
     assert_int_equal(dequeue_at(f->s, 20 * MS), 40 + 20);
     run_until(f->s, 20 * MS, 40 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
-    assert_int_equal(pr[0].mode, ADW_MODE_PACED);
-    assert_int_equal(pr[0].pace_bps, one_per_ms_bps());
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.pr[0].mode, ADW_MODE_PACED);
+    assert_int_equal(rep.pr[0].pace_bps, lab_one_per_ms_bps());
     /* at 0, 20 at 20 ms, then one per ms at 21 ... 39 ms (the one at 40 ms is the next frame's) */
-    assert_int_equal(pr[0].released_pkts, 1 + 20 + 19);
-    assert_int_equal(pr[1].mode, ADW_MODE_SLICED);
-    assert_int_equal(pr[1].pace_bps, 0);
-    assert_int_equal(pr[1].released_pkts, 40);
+    assert_int_equal(rep.pr[0].released_pkts, 1 + 20 + 19);
+    assert_int_equal(rep.pr[1].mode, ADW_MODE_SLICED);
+    assert_int_equal(rep.pr[1].pace_bps, 0);
+    assert_int_equal(rep.pr[1].released_pkts, 40);
 }
 
 /* Calls the backend loop every step_ns from `from` to `to` (a loop that wakes late, as on a loaded host). */
@@ -129,8 +107,8 @@ static void run_every(struct adw_sched *s, uint64_t from, uint64_t to, uint64_t 
 static void test_a_backlogged_pair_woken_late_still_gets_its_rate(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
-    assert_int_equal(enqueue_data(f->s, 0, 1, 200, 0), 200);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 200, 0), 200);
     /* The loop runs every 5 ms instead of at each 1 ms release instant: the queue never empties, so the credit
      * of the missed instants is owed, not capped at one frame (which gave 2 per call, 40 % of x_i). */
     run_every(f->s, 0, 100 * MS, 5 * MS);
@@ -143,8 +121,8 @@ static void test_a_catch_up_after_a_late_wake_up_is_at_most_n_bar_frames(void **
 {
     struct sched_fixture *f = *state;
     uint32_t n_bar = f->cfg->policies.aggregation_target.n_target_max;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
-    assert_int_equal(enqueue_data(f->s, 0, 1, 200, 0), 200);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 200, 0), 200);
     assert_int_equal(dequeue_at(f->s, 0), 1);
     /* 100 ms late: 100 owed, but at most N-bar frames of credit pile up (one A-MPDU's worth at the AP, 000 (17)),
      * and the frame that may leave at a credit of zero. */
@@ -154,20 +132,20 @@ static void test_a_catch_up_after_a_late_wake_up_is_at_most_n_bar_frames(void **
 static void test_a_pair_that_was_idle_gets_at_most_one_frame_of_burst(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
-    assert_int_equal(enqueue_data(f->s, 0, 1, 1, 0), 1);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 1, 0), 1);
     assert_int_equal(dequeue_at(f->s, 0), 1);
     /* The queue emptied at 0: the sender, not the pacer, was the limit for 50 ms; no credit is owed for that. */
-    assert_int_equal(enqueue_data(f->s, 0, 1449, 20, 50 * MS), 20);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1449, 20, 50 * MS), 20);
     assert_int_equal(dequeue_at(f->s, 50 * MS), 2);
 }
 
 static void test_rate_change_applies_at_once_and_loses_no_packet(void **state)
 {
     struct sched_fixture *f = *state;
-    uint64_t x = one_per_ms_bps();
+    uint64_t x = lab_one_per_ms_bps();
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", x, 0, NULL, 0), 0);
-    assert_int_equal(enqueue_data(f->s, 0, 1, 150, 0), 150);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 150, 0), 150);
     run_until(f->s, 0, 9 * MS + 999 * US); /* 10 at 1/ms */
     assert_int_equal(n_out, 10);
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 2 * x, 10 * MS, NULL, 0), 0); /* mid-frame */
@@ -181,8 +159,7 @@ static void test_rate_change_applies_at_once_and_loses_no_packet(void **state)
     assert_int_equal(n_out, 150);
     for (unsigned i = 0; i < n_out; i++)
         assert_int_equal(seq_of(&out[i]), 1 + i * 1448); /* in order, none missing */
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drops_tail + st.drops_pool + st.drops_config, 0);
     assert_int_equal(st.pool_in_use, 0);
 }
@@ -190,18 +167,16 @@ static void test_rate_change_applies_at_once_and_loses_no_packet(void **state)
 static void test_paced_queue_is_bounded_by_the_astar_limit(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
-    enqueue_data(f->s, 0, 1, 1, 0);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
+    lab_enqueue_data(f->s, 0, 1, 1, 0);
     dequeue_at(f->s, 0); /* one release: service time 1 ms, Q_eBDP = 200 ms / 1 ms + 5 = 205 */
-    unsigned queued = enqueue_data(f->s, 0, 1449, 400, 100 * US);
+    unsigned queued = lab_enqueue_data(f->s, 0, 1449, 400, 100 * US);
     assert_int_equal(queued, 205);
     run_until(f->s, 100 * US, 40 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
-    assert_int_equal(pr[0].drops_tail, 195);
-    assert_true(pr[0].queue_pkts <= pr[0].limit_pkts);
-    assert_true(pr[0].limit_pkts <= 205);
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.pr[0].drops_tail, 195);
+    assert_true(rep.pr[0].queue_pkts <= rep.pr[0].limit_pkts);
+    assert_true(rep.pr[0].limit_pkts <= 205);
 }
 
 /* The floor of two batches under a pair's A* limit is for its batches (astar.h, adw_astar_set_floor); a pair paced
@@ -210,12 +185,12 @@ static void test_paced_queue_is_bounded_by_the_astar_limit(void **state)
 static void test_a_paced_pair_keeps_no_batch_floor_under_its_limit(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 40, 0), 40);
     assert_int_equal(dequeue_at(f->s, 0), 40); /* a batch of r_init = 40 */
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
     sched_enqueue1(f->s, &a, 1 * MS); /* drained in 1 ms: r = 40 + 1 x (20 - 1) = 59, floor 118 */
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps() / 4, 2 * MS, NULL, 0), 0);
-    assert_int_equal(enqueue_data(f->s, 0, 1 + 40 * 1448, 150, 2 * MS), 150);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps() / 4, 2 * MS, NULL, 0), 0);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1 + 40 * 1448, 150, 2 * MS), 150);
     run_until(f->s, 2 * MS, 480 * MS); /* ~120 releases 4 ms apart: T_serv -> 4 ms, Q_eBDP -> 200 / 4 + 5 = 55 */
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
@@ -235,7 +210,7 @@ static void test_next_event_is_the_next_paced_release(void **state)
     struct sched_fixture *f = *state;
     /* 1488-byte IP packets at 10 Mbit/s: 1190.4 µs apart, so the instant is rounded up to 1191 µs. */
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 10000000, 0, NULL, 0), 0);
-    enqueue_data(f->s, 0, 1, 3, 0);
+    lab_enqueue_data(f->s, 0, 1, 3, 0);
     assert_int_equal(dequeue_at(f->s, 0), 1);
     struct adw_pkt p = lab_down_pkt(0, 1, 1448);
     uint64_t gap_ns = (uint64_t)(p.len - 14) * 8 * 1000000000ull / 10000000;
@@ -281,8 +256,8 @@ static unsigned last_to_port(unsigned n, uint16_t port)
 static struct sched_fixture *sta2_batch_waiting_on_sta1s_drain(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
-    assert_int_equal(enqueue_data(f->s, 1, 1, 40, 0), 40);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 40, 0), 40);
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 40, 0), 40);
     assert_int_equal(dequeue_at(f->s, 0), 40);
     assert_int_equal(dequeue_at(f->s, 20 * MS), 0);
     return f;
@@ -297,8 +272,7 @@ static void test_pacing_a_pair_whose_batch_waits_cancels_that_batch(void **state
     /* sta2 is paced at 10 Mbit/s (1191 us a packet) since 21 ms: the pacer's packets, not the waiting batch of 37 */
     assert_true(dequeue_at(f->s, 22 * MS) <= 2);
     run_until(f->s, 22 * MS, 49 * MS);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batches, 1); /* sta1's only */
     assert_int_equal(st.slice_deferrals_expired, 0);
     /* No batch went to sta2, so no drain of it holds sta1's voice back: it goes as it comes. */
@@ -318,8 +292,7 @@ static void test_pacing_both_conflicting_pairs_in_one_table_releases_no_batch(vo
     adw_sched_set_pacing_table(f->s, table, 3, 21 * MS, known);
     assert_true(known[0] && known[1] && !known[2]);
     assert_true(dequeue_at(f->s, 21 * MS) <= 2); /* the pacers' first packets, not sta2's batch */
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batches, 1); /* sta1's only */
 }
 
@@ -333,8 +306,7 @@ static void test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is
     /* The batch goes at that dequeue, scaled to the 19 ms left of its slice: 40 * 19 / 20. */
     assert_int_equal(last_to_port(dequeue_at(f->s, 21 * MS), 2), 38);
     run_until(f->s, 21 * MS, 39 * MS);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.slice_deferrals, 1);
     assert_int_equal(st.slice_deferrals_expired, 0);
 }
@@ -342,7 +314,7 @@ static void test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is
 static void test_voice_held_for_a_drain_goes_at_once_when_the_draining_pair_is_paced(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(enqueue_data(f->s, 0, 1, 40, 0), 40);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 40, 0), 40);
     assert_int_equal(dequeue_at(f->s, 0), 40); /* sta1's batch: its drain is open */
     struct adw_pkt v = lab_voice_pkt(1);
     assert_int_equal(sched_enqueue1(f->s, &v, 10 * MS), ADW_QUEUED);
@@ -365,7 +337,7 @@ static struct adw_pkt lab_down_udp(unsigned sta, uint16_t sport, uint16_t dport)
 static void test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_passes(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
     for (unsigned i = 0; i < 10; i++) {
         struct adw_pkt p = lab_down_udp(0, 40000, 5201);
         assert_int_equal(sched_enqueue1(f->s, &p, 0), ADW_QUEUED);
@@ -383,37 +355,36 @@ static void test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_pass
 static void test_udp_to_a_time_sliced_pair_passes_straight_through(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", one_per_ms_bps(), 0, NULL, 0), 0);
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
     struct adw_pkt p = lab_down_udp(1, 40000, 5201); /* sta2 stays time-sliced: no ACKs to time a drain by */
     assert_int_equal(sched_enqueue1(f->s, &p, 0), ADW_PASS);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.pass_other, 1);
     assert_int_equal(st.queued_data, 0);
 }
 
-#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, setup, sched_fixture_teardown)
+#define PACING_TEST(test) cmocka_unit_test_setup_teardown(test, setup, sched_fixture_teardown)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        LAB_TEST(test_paced_pair_releases_at_its_rate),
-        LAB_TEST(test_paced_pair_is_not_batched_at_its_slice_start),
-        LAB_TEST(test_a_backlogged_pair_woken_late_still_gets_its_rate),
-        LAB_TEST(test_a_catch_up_after_a_late_wake_up_is_at_most_n_bar_frames),
-        LAB_TEST(test_a_pair_that_was_idle_gets_at_most_one_frame_of_burst),
-        LAB_TEST(test_rate_change_applies_at_once_and_loses_no_packet),
-        LAB_TEST(test_paced_queue_is_bounded_by_the_astar_limit),
-        LAB_TEST(test_a_paced_pair_keeps_no_batch_floor_under_its_limit),
-        LAB_TEST(test_next_event_is_the_next_paced_release),
-        LAB_TEST(test_pacing_an_unknown_pair_is_refused_naming_it),
-        LAB_TEST(test_pacing_rate_stays_with_the_pair_across_versions),
-        LAB_TEST(test_pacing_a_pair_whose_batch_waits_cancels_that_batch),
-        LAB_TEST(test_pacing_both_conflicting_pairs_in_one_table_releases_no_batch),
-        LAB_TEST(test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is_paced),
-        LAB_TEST(test_voice_held_for_a_drain_goes_at_once_when_the_draining_pair_is_paced),
-        LAB_TEST(test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_passes),
-        LAB_TEST(test_udp_to_a_time_sliced_pair_passes_straight_through),
+        PACING_TEST(test_paced_pair_releases_at_its_rate),
+        PACING_TEST(test_paced_pair_is_not_batched_at_its_slice_start),
+        PACING_TEST(test_a_backlogged_pair_woken_late_still_gets_its_rate),
+        PACING_TEST(test_a_catch_up_after_a_late_wake_up_is_at_most_n_bar_frames),
+        PACING_TEST(test_a_pair_that_was_idle_gets_at_most_one_frame_of_burst),
+        PACING_TEST(test_rate_change_applies_at_once_and_loses_no_packet),
+        PACING_TEST(test_paced_queue_is_bounded_by_the_astar_limit),
+        PACING_TEST(test_a_paced_pair_keeps_no_batch_floor_under_its_limit),
+        PACING_TEST(test_next_event_is_the_next_paced_release),
+        PACING_TEST(test_pacing_an_unknown_pair_is_refused_naming_it),
+        PACING_TEST(test_pacing_rate_stays_with_the_pair_across_versions),
+        PACING_TEST(test_pacing_a_pair_whose_batch_waits_cancels_that_batch),
+        PACING_TEST(test_pacing_both_conflicting_pairs_in_one_table_releases_no_batch),
+        PACING_TEST(test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is_paced),
+        PACING_TEST(test_voice_held_for_a_drain_goes_at_once_when_the_draining_pair_is_paced),
+        PACING_TEST(test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_passes),
+        PACING_TEST(test_udp_to_a_time_sliced_pair_passes_straight_through),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

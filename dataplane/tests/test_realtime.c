@@ -37,12 +37,6 @@ static void ack_from(struct adw_sched *s, unsigned sta, unsigned segments, uint6
     assert_int_equal(sched_enqueue1(s, &a, now), ADW_PASS);
 }
 
-static void assert_all_to(unsigned n, uint16_t port)
-{
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(sched_out[i].out_port, port);
-}
-
 /* voice-bulk's case: STA2 has only voice, so AP1-STA1 takes its slice (dynamic slicing); AP1's batch of slice 0
  * is still being acknowledged at 20 ms. The voice to AP2 (hidden from AP1) waits for that drain to end, then
  * AP1's next batch waits the guard, so the voice is on the air alone. */
@@ -66,9 +60,8 @@ static void test_voice_waits_for_conflicting_drain_then_batch_waits_guard(void *
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS + GUARD - 1), 0);
     unsigned n = sched_dequeue_all(f->s, 22 * MS + GUARD);
     assert_true(n > 0);
-    assert_all_to(n, 1);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    sched_assert_out_to(n, 1);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.rt_holds, 1);
     assert_int_equal(st.rt_held_ns, 2 * MS);
     assert_int_equal(st.rt_hold_timeouts, 0);
@@ -92,8 +85,7 @@ static void test_voice_goes_at_the_hold_bound_when_the_conflicting_drain_does_no
     assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 1);
     assert_ptr_equal(sched_out[0].cookie, v.cookie);
     assert_int_equal(sched_dequeue_all(f->s, 30 * MS + GUARD - 1), 0);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.rt_hold_timeouts, 1);
     assert_int_equal(st.rt_held_ns, 10 * MS);
 }
@@ -114,9 +106,8 @@ static void test_voice_goes_at_once_when_clear_and_a_conflicting_batch_waits_the
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), t + GUARD);
     assert_int_equal(sched_dequeue_all(f->s, t + GUARD), 3);
-    assert_all_to(3, 1);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    sched_assert_out_to(3, 1);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.rt_holds, 0);
     assert_int_equal(st.rt_between_slices, 1);
     assert_int_equal(st.rt_batch_waits, 1);
@@ -135,8 +126,7 @@ static void test_voice_goes_when_the_conflicting_drain_ends_between_slice_starts
     ack_from(f->s, 0, 40, 12 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 12 * MS), 1);
     assert_ptr_equal(sched_out[0].cookie, v.cookie);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.rt_between_slices, 1);
 }
 
@@ -149,7 +139,7 @@ static void test_batch_of_the_voice_pair_itself_goes_at_once_after_its_voice(voi
     sched_enqueue1(f->s, &v, 2 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 6);
     assert_ptr_equal(sched_out[0].cookie, v.cookie);
-    assert_all_to(6, 2);
+    sched_assert_out_to(6, 2);
 }
 
 /* Voice that arrives during a hold goes with the held voice: the air is clear for it too. */
@@ -185,12 +175,12 @@ static void test_a_conflicting_batch_waits_one_guard_per_real_time_packet_releas
     sched_enqueue1(f->s, &v2, 21 * MS);
     ack_from(f->s, 0, 40, 22 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 2);
-    assert_all_to(2, 2);
+    sched_assert_out_to(2, 2);
     assert_int_equal(adw_sched_next_event_ns(f->s, 22 * MS), 22 * MS + 2 * GUARD);
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS + 2 * GUARD - 1), 0);
     unsigned n = sched_dequeue_all(f->s, 22 * MS + 2 * GUARD);
     assert_true(n > 0);
-    assert_all_to(n, 1);
+    sched_assert_out_to(n, 1);
 }
 
 /* hold_max_fraction = 0: voice goes at the slice start even into a conflicting drain (the paper's order alone);
@@ -214,9 +204,8 @@ static void test_zero_hold_and_guard_release_at_the_slice_start_without_waiting(
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS - 100 * US), 1);
     unsigned n = sched_dequeue_all(f->s, 40 * MS); /* AP1's batch at its slice start, no guard */
     assert_true(n > 0);
-    assert_all_to(n, 1);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    sched_assert_out_to(n, 1);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.rt_holds, 0);
     assert_int_equal(st.rt_batch_waits, 0);
 }
@@ -235,8 +224,6 @@ static void test_out_of_range_hold_and_guard_are_refused_by_name(void **state)
     assert_non_null(strstr(err, "policies.realtime.guard_us"));
     free(c);
 }
-
-#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, sched_fixture_setup, sched_fixture_teardown)
 
 int main(void)
 {

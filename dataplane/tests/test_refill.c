@@ -36,13 +36,6 @@ static void ack_segments(struct adw_sched *s, unsigned sta, unsigned end, uint64
     assert_int_equal(sched_enqueue1(s, &a, now), ADW_PASS);
 }
 
-static struct adw_stats stats(struct adw_sched *s)
-{
-    struct adw_stats st;
-    adw_sched_stats_read(s, &st);
-    return st;
-}
-
 /* The lab with policies.ts_abr_qd.early_handover on (adw_start_next_slice_early). */
 static void enable_early_handover(struct sched_fixture *f)
 {
@@ -66,11 +59,9 @@ static unsigned ap1_drains_with_1_5_ms_left(struct sched_fixture *f, unsigned st
 static struct adw_pair_report sta1_report_of_frame0(struct adw_sched *s)
 {
     sched_dequeue_all(s, 40 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(s, &fr, pr, 2), 1);
-    assert_int_equal(fr.frame, 0);
-    return pr[0];
+    struct sched_frame rep = sched_next_frame(s);
+    assert_int_equal(rep.fr.frame, 0);
+    return rep.pr[0];
 }
 
 static void test_a_drain_ending_early_in_its_slice_releases_a_batch_for_the_time_left(void **state)
@@ -81,9 +72,8 @@ static void test_a_drain_ending_early_in_its_slice_releases_a_batch_for_the_time
     ack_segments(f->s, 0, 40, 10 * MS); /* drained in 10 ms: 10 ms of the slice left */
     unsigned n = sched_dequeue_all(f->s, 10 * MS);
     assert_int_equal(n, 20); /* r = 40 for 20 ms, scaled to the 10 ms left */
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(sched_out[i].out_port, 1);
-    struct adw_stats st = stats(f->s);
+    sched_assert_out_to(n, 1);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batch_refills, 1);
     assert_int_equal(st.drains_completed, 0); /* the refill joined the drain */
 }
@@ -96,7 +86,7 @@ static void test_a_refilled_slice_is_one_drain_timed_from_the_first_release(void
     ack_segments(f->s, 0, 40, 10 * MS);
     sched_dequeue_all(f->s, 10 * MS);
     ack_segments(f->s, 0, 60, 19 * MS); /* the refill drained: V = 19 ms from the first release */
-    struct adw_stats st = stats(f->s);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_completed, 1);
     struct adw_pair_report pr = sta1_report_of_frame0(f->s);
     assert_int_equal(pr.drains, 1);
@@ -114,7 +104,7 @@ static void test_one_refill_per_slice(void **state)
     sched_dequeue_all(f->s, 10 * MS);
     ack_segments(f->s, 0, 60, 14 * MS); /* 6 ms left again, 40 packets still queued */
     assert_int_equal(sched_dequeue_all(f->s, 14 * MS), 0);
-    struct adw_stats st = stats(f->s);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batch_refills, 1);
     assert_int_equal(st.drains_completed, 1);
     assert_int_equal(sta1_report_of_frame0(f->s).v_ns, 14 * MS);
@@ -127,7 +117,7 @@ static void test_no_refill_with_under_2_ms_of_the_slice_left(void **state)
     sched_dequeue_all(f->s, 0);
     ack_segments(f->s, 0, 40, 18 * MS + MS / 2); /* 1.5 ms left */
     assert_int_equal(sched_dequeue_all(f->s, 18 * MS + MS / 2), 0);
-    struct adw_stats st = stats(f->s);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batch_refills, 0);
     assert_int_equal(st.drains_completed, 1);
 }
@@ -140,7 +130,7 @@ static void test_no_refill_for_a_drain_that_ends_in_another_pairs_slice(void **s
     sched_dequeue_all(f->s, 20 * MS); /* AP2-STA2's slice (nothing queued for it) */
     ack_segments(f->s, 0, 40, 25 * MS); /* AP1's drain overran into it */
     assert_int_equal(sched_dequeue_all(f->s, 25 * MS), 0);
-    struct adw_stats st = stats(f->s);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batch_refills, 0);
     assert_int_equal(st.drains_completed, 1);
     assert_int_equal(st.drains_overrun, 1);
@@ -152,7 +142,7 @@ static void test_no_refill_without_backlog(void **state)
     enqueue_segments(f->s, 0, 0, 40, 0);
     sched_dequeue_all(f->s, 0);
     ack_segments(f->s, 0, 40, 10 * MS);
-    assert_int_equal(stats(f->s).batch_refills, 0);
+    assert_int_equal(sched_stats(f->s).batch_refills, 0);
     assert_int_equal(sta1_report_of_frame0(f->s).v_ns, 10 * MS);
 }
 
@@ -165,7 +155,7 @@ static void test_no_refill_of_less_than_an_ampdu(void **state)
     sched_dequeue_all(f->s, 0);
     ack_segments(f->s, 0, 40, 10 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
-    assert_int_equal(stats(f->s).batch_refills, 0);
+    assert_int_equal(sched_stats(f->s).batch_refills, 0);
 }
 
 /* An uplink transfer's batch is the server's ACKs (queued as downlink ACKs): no refill of them. */
@@ -188,7 +178,7 @@ static void test_no_refill_of_acks_to_an_uplink_sender(void **state)
         struct adw_pkt p = {.data = b, .len = fb_tcp(b, 1600, &d), .in_port = 1, .cookie = b};
         sched_enqueue1(f->s, &p, 5 * MS + k * 50000ull);
     }
-    struct adw_stats st = stats(f->s);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_completed, 1);
     assert_int_equal(st.batch_refills, 0);
 }
@@ -206,7 +196,7 @@ static void test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill(
     ack_segments(f->s, 0, 40, 10 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 1);
     assert_int_equal(sched_out[0].out_port, 2);
-    assert_int_equal(stats(f->s).batch_refills, 0);
+    assert_int_equal(sched_stats(f->s).batch_refills, 0);
 }
 
 /* By default (early_handover off) slices start on the clock, as in 004 §5: with 1.5 ms left and AP2-STA2's batch
@@ -216,7 +206,7 @@ static void test_without_early_handover_the_next_slice_starts_on_the_clock(void 
     struct sched_fixture *f = *state;
     assert_int_equal(ap1_drains_with_1_5_ms_left(f, 100), 0);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
-    assert_int_equal(stats(f->s).early_slice_starts, 0);
+    assert_int_equal(sched_stats(f->s).early_slice_starts, 0);
 }
 
 /* With early_handover, too little of the slice left for a refill: AP2-STA2's batch goes when AP1's drain ends,
@@ -228,10 +218,9 @@ static void test_next_slice_starts_when_a_drain_ends_with_no_time_left_for_a_ref
     enable_early_handover(f);
     unsigned n = ap1_drains_with_1_5_ms_left(f, 100);
     assert_int_equal(n, 43);
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(sched_out[i].out_port, 2);
+    sched_assert_out_to(n, 2);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
-    struct adw_stats st = stats(f->s);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.early_slice_starts, 1);
     assert_int_equal(st.early_slice_ns, 1500000);
     assert_int_equal(st.batch_refills, 0);
@@ -249,20 +238,18 @@ static void test_an_early_batch_is_its_slices_sample_scaled_back_to_the_referenc
     sched_dequeue_all(f->s, 20 * MS);
     ack_segments(f->s, 1, 43, 38 * MS + 925000);
     assert_true(sched_dequeue_all(f->s, 38 * MS + 925000) > 0);
-    assert_int_equal(stats(f->s).early_slice_starts, 2);
+    assert_int_equal(sched_stats(f->s).early_slice_starts, 2);
     sched_dequeue_all(f->s, 40 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
-    assert_int_equal(fr.early_ns[0], 0);
-    assert_int_equal(fr.early_ns[1], 1500000); /* the frame report says how early each slice began */
-    assert_int_equal(pr[1].drains, 1);
-    assert_int_equal(pr[1].v_ns, 20 * MS + 425000);
-    assert_int_equal(pr[1].r_pkts, 41);
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.early_ns[0], 0);
+    assert_int_equal(rep.fr.early_ns[1], 1500000); /* the frame report says how early each slice began */
+    assert_int_equal(rep.pr[1].drains, 1);
+    assert_int_equal(rep.pr[1].v_ns, 20 * MS + 425000);
+    assert_int_equal(rep.pr[1].r_pkts, 41);
     sched_dequeue_all(f->s, 80 * MS);
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
-    assert_int_equal(fr.frame, 1);
-    assert_int_equal(fr.early_ns[0], 1075000); /* AP1-STA1's batch of frame 1 went in frame 0 */
+    rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.frame, 1);
+    assert_int_equal(rep.fr.early_ns[0], 1075000); /* AP1-STA1's batch of frame 1 went in frame 0 */
 }
 
 /* A drain that overran into the next pair's slice hands over through the deferral (adw_release_deferred), and
@@ -277,7 +264,7 @@ static void test_no_early_start_after_a_drain_that_overran_its_slice(void **stat
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0); /* AP2's batch held back: AP1's drain is in the air */
     ack_segments(f->s, 0, 40, 22 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 36); /* r = 40 scaled to the 18 ms left */
-    struct adw_stats st = stats(f->s);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.slice_deferrals, 1);
     assert_int_equal(st.early_slice_starts, 0);
 }
@@ -289,7 +276,7 @@ static void test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair(voi
     enable_early_handover(f);
     assert_int_equal(ap1_drains_with_1_5_ms_left(f, 10), 0);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 10);
-    assert_int_equal(stats(f->s).early_slice_starts, 0);
+    assert_int_equal(sched_stats(f->s).early_slice_starts, 0);
 }
 
 /* An early batch only when the whole batch is queued: released underfilled, what arrives before its slice start
@@ -301,7 +288,7 @@ static void test_no_early_start_when_the_next_pairs_batch_would_be_underfilled(v
     assert_int_equal(ap1_drains_with_1_5_ms_left(f, 30), 0); /* under the 43 of an early batch */
     enqueue_segments(f->s, 1, 30, 10, 19 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40); /* at its slice start, with what came meanwhile */
-    assert_int_equal(stats(f->s).early_slice_starts, 0);
+    assert_int_equal(sched_stats(f->s).early_slice_starts, 0);
 }
 
 /* With time left for a refill but too little queued for one, the slice stays its pair's too: its packets may
@@ -316,7 +303,7 @@ static void test_no_early_start_with_time_left_for_a_refill_that_did_not_go(void
     ack_segments(f->s, 0, 40, 10 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
-    struct adw_stats st = stats(f->s);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batch_refills, 0);
     assert_int_equal(st.early_slice_starts, 0);
 }
@@ -332,9 +319,8 @@ static void test_a_refill_keeps_the_slice_for_its_pair(void **state)
     ack_segments(f->s, 0, 40, 10 * MS);
     unsigned n = sched_dequeue_all(f->s, 10 * MS);
     assert_int_equal(n, 20);
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(sched_out[i].out_port, 1);
-    struct adw_stats st = stats(f->s);
+    sched_assert_out_to(n, 1);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batch_refills, 1);
     assert_int_equal(st.early_slice_starts, 0);
 }
@@ -342,38 +328,23 @@ static void test_a_refill_keeps_the_slice_for_its_pair(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_a_drain_ending_early_in_its_slice_releases_a_batch_for_the_time_left,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_a_refilled_slice_is_one_drain_timed_from_the_first_release,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_one_refill_per_slice, sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_refill_with_under_2_ms_of_the_slice_left, sched_fixture_setup,
-                                        sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_refill_for_a_drain_that_ends_in_another_pairs_slice,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_refill_without_backlog, sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_refill_of_less_than_an_ampdu, sched_fixture_setup,
-                                        sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_refill_of_acks_to_an_uplink_sender, sched_fixture_setup,
-                                        sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_without_early_handover_the_next_slice_starts_on_the_clock,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_next_slice_starts_when_a_drain_ends_with_no_time_left_for_a_refill,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_an_early_batch_is_its_slices_sample_scaled_back_to_the_reference_slice,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_early_start_after_a_drain_that_overran_its_slice,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_early_start_when_the_next_pairs_batch_would_be_underfilled,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_early_start_with_time_left_for_a_refill_that_did_not_go,
-                                        sched_fixture_setup, sched_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_a_refill_keeps_the_slice_for_its_pair, sched_fixture_setup,
-                                        sched_fixture_teardown),
+        LAB_TEST(test_a_drain_ending_early_in_its_slice_releases_a_batch_for_the_time_left),
+        LAB_TEST(test_a_refilled_slice_is_one_drain_timed_from_the_first_release),
+        LAB_TEST(test_one_refill_per_slice),
+        LAB_TEST(test_no_refill_with_under_2_ms_of_the_slice_left),
+        LAB_TEST(test_no_refill_for_a_drain_that_ends_in_another_pairs_slice),
+        LAB_TEST(test_no_refill_without_backlog),
+        LAB_TEST(test_no_refill_of_less_than_an_ampdu),
+        LAB_TEST(test_no_refill_of_acks_to_an_uplink_sender),
+        LAB_TEST(test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill),
+        LAB_TEST(test_without_early_handover_the_next_slice_starts_on_the_clock),
+        LAB_TEST(test_next_slice_starts_when_a_drain_ends_with_no_time_left_for_a_refill),
+        LAB_TEST(test_an_early_batch_is_its_slices_sample_scaled_back_to_the_reference_slice),
+        LAB_TEST(test_no_early_start_after_a_drain_that_overran_its_slice),
+        LAB_TEST(test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair),
+        LAB_TEST(test_no_early_start_when_the_next_pairs_batch_would_be_underfilled),
+        LAB_TEST(test_no_early_start_with_time_left_for_a_refill_that_did_not_go),
+        LAB_TEST(test_a_refill_keeps_the_slice_for_its_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
