@@ -149,9 +149,3 @@ struct sched_frame sched_next_frame(struct adw_sched *s)
     assert_int_equal(adw_sched_poll_frame(s, &f.fr, f.pr, 2), 1);
     return f;
 }
-
-void sched_poll_second_frame(struct adw_sched *s, struct adw_frame_report *fr, struct adw_pair_report pr[2])
-{
-    assert_int_equal(adw_sched_poll_frame(s, fr, pr, 2), 1);
-    assert_int_equal(adw_sched_poll_frame(s, fr, pr, 2), 1);
-}

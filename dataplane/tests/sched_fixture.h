@@ -63,9 +63,6 @@ struct sched_frame {
 };
 /* The next finished frame's reports; the test fails unless one is ready. */
 struct sched_frame sched_next_frame(struct adw_sched *s);
-/* Polls frames 0 and 1 (the test fails unless both are ready) and leaves frame 1's report in fr and its two
- * pairs' reports in pr: where a drain closed at the second frame start shows. */
-void sched_poll_second_frame(struct adw_sched *s, struct adw_frame_report *fr, struct adw_pair_report pr[2]);
 
 /* Downlink TCP server:80 -> STA sta (0/1):40000 with ACK set, `payload` bytes (0 = pure ACK). */
 struct fb_tcp lab_down_tcp(unsigned sta, uint32_t seq, uint32_t payload);

@@ -19,34 +19,68 @@
 
 #define MS 1000000ull
 
-/* Enqueues n data segments of 1448 bytes to sta starting at seq; returns how many were queued. */
-static unsigned enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
+/* STA sta acknowledges its first `segments` segments of 1448 bytes (from sequence 1) at now: the verdict. */
+static enum adw_verdict sta_acks(struct adw_sched *s, unsigned sta, unsigned segments, uint64_t now)
 {
-    unsigned queued = 0;
-    for (unsigned i = 0; i < n; i++) {
-        struct adw_pkt p = lab_down_pkt(sta, seq + i * 1448, 1448);
-        queued += sched_enqueue1(s, &p, now) == ADW_QUEUED;
-    }
-    return queued;
+    struct adw_pkt a = lab_up_ack_pkt(sta, 1 + segments * 1448);
+    return sched_enqueue1(s, &a, now);
+}
+
+/* STA1 gets `queued` segments from sequence 1 at 0 and its slice starts: how many its first batch released. */
+static unsigned sta1_batch_at_0(struct adw_sched *s, unsigned queued)
+{
+    lab_enqueue_data(s, 0, 1, queued, 0);
+    return sched_dequeue_all(s, 0);
+}
+
+/* Two hidden APs: AP1-STA1's first batch (40 of 100) is in the air from 0, and STA2's 100 segments arrive at 1 ms
+ * for AP2's slice at 20 ms. */
+static void sta2_queued_behind_sta1s_batch(struct adw_sched *s)
+{
+    assert_int_equal(sta1_batch_at_0(s, 100), 40);
+    lab_enqueue_data(s, 1, 1, 100, 1 * MS);
+}
+
+/* Runs to the end of frame 1 (80 ms): STA1's report of frame 1, where a drain closed at its start shows. */
+static struct adw_pair_report sta1_report_of_frame1(struct adw_sched *s)
+{
+    sched_dequeue_all(s, 80 * MS);
+    sched_next_frame(s); /* frame 0 */
+    return sched_next_frame(s).pr[0];
+}
+
+/* The lab configuration with slices of slice_ms, as version 2 (the fixture's is 1); the caller frees it. */
+static struct adw_config *lab_version_2(unsigned slice_ms)
+{
+    struct adw_config *c = lab_config_2ap_2sta(slice_ms);
+    c->version = 2;
+    return c;
+}
+
+/* Version 2 of the lab in which AP2 and STA2 leave: AP1-STA1 alone in one slice. */
+static struct adw_config *lab_version_2_without_ap2(void)
+{
+    struct adw_config *c = lab_version_2(20);
+    c->n_aps = 1, c->n_stas = 1, c->n_slices = 1, c->n_conflicts = 0;
+    return c;
 }
 
 static void test_batch_is_released_only_at_its_slice_start(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(enqueue_data(f->s, 1, 1000, 10, 1 * MS), 10);
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1000, 10, 1 * MS), 10);
     assert_int_equal(sched_dequeue_all(f->s, 1 * MS), 0);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS - 1), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS - 1), 20 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 10);
-    for (unsigned i = 0; i < 10; i++)
-        assert_int_equal(sched_out[i].out_port, 2);
+    sched_assert_out_to(10, 2);
 }
 
 static void test_packets_of_a_pair_outside_the_current_slice_are_held(void **state)
 {
     struct sched_fixture *f = *state;
     sched_dequeue_all(f->s, 0);
-    assert_int_equal(enqueue_data(f->s, 0, 1000, 5, 25 * MS), 5); /* STA1's slice is over until 40 ms */
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1000, 5, 25 * MS), 5); /* STA1's slice is over until 40 ms */
     assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 0);
     assert_int_equal(sched_dequeue_all(f->s, 39 * MS), 0);
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 5);
@@ -56,36 +90,31 @@ static void test_packets_of_a_pair_outside_the_current_slice_are_held(void **sta
 static void test_batch_holds_r_packets_and_keeps_the_rest(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(enqueue_data(f->s, 0, 1, 100, 0), 100);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 100, 0), 100);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40); /* r_init = 40 */
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.pool_in_use, 60);
 }
 
 static void test_drain_from_returning_ack_updates_r(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 40, 0); /* one batch: nothing queued for a refill when it drains (test_refill.c) */
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    /* one batch: nothing queued for a refill when it drains (test_refill.c) */
+    assert_int_equal(sta1_batch_at_0(f->s, 40), 40);
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 38 * 1448);
     assert_int_equal(sched_enqueue1(f->s, &a, 2 * MS), ADW_PASS);
     assert_int_equal(a.out_port, 0);
-    a = lab_up_ack_pkt(0, 1 + 40 * 1448); /* covers the last released byte: V = 3 ms */
-    sched_enqueue1(f->s, &a, 3 * MS);
+    sta_acks(f->s, 0, 40, 3 * MS); /* covers the last released byte: V = 3 ms */
     sched_dequeue_all(f->s, 40 * MS); /* frame 0 ends */
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
-    assert_int_equal(fr.n_pairs, 2);
-    assert_string_equal(pr[0].name, "ap1/sta1");
-    assert_int_equal(pr[0].v_ns, 3 * MS);
-    assert_int_equal(pr[0].r_pkts, 57); /* 40 + 1 pkt/ms * (20 - 3) ms */
-    assert_int_equal(pr[0].released_pkts, 40);
-    assert_int_equal(pr[0].queue_pkts, 0);
-    assert_int_equal(pr[0].rate_bps, (uint64_t)(40 / 3.0 * 1000 * 1500 * 8)); /* 40 packets drained in 3 ms */
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.n_pairs, 2);
+    assert_string_equal(rep.pr[0].name, "ap1/sta1");
+    assert_int_equal(rep.pr[0].v_ns, 3 * MS);
+    assert_int_equal(rep.pr[0].r_pkts, 57); /* 40 + 1 pkt/ms * (20 - 3) ms */
+    assert_int_equal(rep.pr[0].released_pkts, 40);
+    assert_int_equal(rep.pr[0].queue_pkts, 0);
+    assert_int_equal(rep.pr[0].rate_bps, (uint64_t)(40 / 3.0 * 1000 * 1500 * 8)); /* 40 packets drained in 3 ms */
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_completed, 1);
     assert_int_equal(st.pass_uplink, 2);
 }
@@ -96,43 +125,31 @@ static void test_drain_from_returning_ack_updates_r(void **state)
 static void test_lost_final_ack_closes_the_drain_with_v_at_the_last_ack_heard(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
-    sched_dequeue_all(f->s, 0);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 38 * 1448); /* the ACKs of the last two segments never come */
-    sched_enqueue1(f->s, &a, 2 * MS);
+    sta1_batch_at_0(f->s, 100);
+    sta_acks(f->s, 0, 38, 2 * MS); /* the ACKs of the last two segments never come */
     sched_dequeue_all(f->s, 40 * MS);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_superseded, 1); /* open 40 ms at the next batch, under the 60 ms cap */
     assert_int_equal(st.drains_silent, 1);
     assert_int_equal(st.drains_completed, 0);
-    sched_dequeue_all(f->s, 80 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    sched_poll_second_frame(f->s, &fr, pr);
-    assert_int_equal(pr[0].v_ns, 2 * MS);
-    assert_int_equal(pr[0].r_pkts, 58); /* 40 + (20 - 2) */
+    struct adw_pair_report r = sta1_report_of_frame1(f->s);
+    assert_int_equal(r.v_ns, 2 * MS);
+    assert_int_equal(r.r_pkts, 58); /* 40 + (20 - 2) */
 }
 
 /* A drain still heard from within the last slice when it is closed was still delivering: V is the close time. */
 static void test_drain_heard_from_within_a_slice_of_its_close_takes_the_close_time(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
-    sched_dequeue_all(f->s, 0);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 30 * 1448);
-    sched_enqueue1(f->s, &a, 25 * MS); /* 15 ms before the close */
+    sta1_batch_at_0(f->s, 100);
+    sta_acks(f->s, 0, 30, 25 * MS); /* 15 ms before the close */
     sched_dequeue_all(f->s, 40 * MS);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_superseded, 1);
     assert_int_equal(st.drains_silent, 0);
-    sched_dequeue_all(f->s, 80 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    sched_poll_second_frame(f->s, &fr, pr);
-    assert_int_equal(pr[0].v_ns, 40 * MS);
-    assert_int_equal(pr[0].r_pkts, 20); /* 40 + (20 - 40) */
+    struct adw_pair_report r = sta1_report_of_frame1(f->s);
+    assert_int_equal(r.v_ns, 40 * MS);
+    assert_int_equal(r.r_pkts, 20); /* 40 + (20 - 40) */
 }
 
 /* The STA resets the connection (a transfer's end) with the batch still at the AP; its RSTs to the data still
@@ -141,8 +158,7 @@ static void test_drain_heard_from_within_a_slice_of_its_close_takes_the_close_ti
 static void test_drain_to_a_connection_the_sta_reset_gives_no_v(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
-    sched_dequeue_all(f->s, 0);
+    sta1_batch_at_0(f->s, 100);
     for (uint64_t t = 5; t <= 35; t += 10) { /* a RST for every segment that still arrives */
         struct fb_tcp rst = lab_up_ack(0, 1 + 10 * 1448);
         rst.flags = ADW_TCP_RST | ADW_TCP_ACK;
@@ -151,17 +167,13 @@ static void test_drain_to_a_connection_the_sta_reset_gives_no_v(void **state)
         sched_enqueue1(f->s, &p, t * MS);
     }
     sched_dequeue_all(f->s, 40 * MS);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_unmeasured, 1);
     assert_int_equal(st.drains_superseded, 1);
     assert_int_equal(st.drains_silent, 0);
-    sched_dequeue_all(f->s, 80 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    sched_poll_second_frame(f->s, &fr, pr);
-    assert_int_equal(pr[0].drains, 0);
-    assert_int_equal(pr[0].r_pkts, 40); /* r_init, untouched (V = 40 ms would have made it 20) */
+    struct adw_pair_report r = sta1_report_of_frame1(f->s);
+    assert_int_equal(r.drains, 0);
+    assert_int_equal(r.r_pkts, 40); /* r_init, untouched (V = 40 ms would have made it 20) */
 }
 
 /* A drain that overruns the frame boundary ends in the next frame, next to that frame's own drain: the report
@@ -169,25 +181,21 @@ static void test_drain_to_a_connection_the_sta_reset_gives_no_v(void **state)
 static void test_frame_report_counts_every_drain_that_ended_in_it(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 1, 1, 75, 0); /* two batches, 40 + 35: nothing left for a refill (test_refill.c) */
+    lab_enqueue_data(f->s, 1, 1, 75, 0); /* two batches, 40 + 35: nothing left for a refill (test_refill.c) */
     sched_dequeue_all(f->s, 20 * MS); /* STA2's batch of frame 0: 40 packets */
     sched_dequeue_all(f->s, 40 * MS);
-    struct adw_pkt a = lab_up_ack_pkt(1, 1 + 40 * 1448);
-    sched_enqueue1(f->s, &a, 45 * MS); /* ends in frame 1: V = 25 ms, r = 35 */
+    sta_acks(f->s, 1, 40, 45 * MS); /* ends in frame 1: V = 25 ms, r = 35 */
     sched_dequeue_all(f->s, 60 * MS);
-    a = lab_up_ack_pkt(1, 1 + 75 * 1448);
-    sched_enqueue1(f->s, &a, 75 * MS); /* frame 1's batch: V = 15 ms */
+    sta_acks(f->s, 1, 75, 75 * MS); /* frame 1's batch: V = 15 ms */
     sched_dequeue_all(f->s, 80 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 0 */
-    assert_int_equal(pr[1].drains, 0);
-    assert_int_equal(pr[1].v_sum_ns, 0);
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1); /* frame 1 */
-    assert_int_equal(pr[1].drains, 2);
-    assert_int_equal(pr[1].v_sum_ns, 40 * MS);
-    assert_int_equal(pr[1].v_ns, 15 * MS);
-    assert_int_equal(pr[0].drains, 0);
+    struct sched_frame rep = sched_next_frame(f->s); /* frame 0 */
+    assert_int_equal(rep.pr[1].drains, 0);
+    assert_int_equal(rep.pr[1].v_sum_ns, 0);
+    rep = sched_next_frame(f->s); /* frame 1 */
+    assert_int_equal(rep.pr[1].drains, 2);
+    assert_int_equal(rep.pr[1].v_sum_ns, 40 * MS);
+    assert_int_equal(rep.pr[1].v_ns, 15 * MS);
+    assert_int_equal(rep.pr[0].drains, 0);
 }
 
 /* 004 §5: the next slice starts when the previous pair's activity has ended. AP2's batch waits while the
@@ -196,19 +204,14 @@ static void test_frame_report_counts_every_drain_that_ended_in_it(void **state)
 static void test_batch_waits_while_a_conflicting_pair_still_drains(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    enqueue_data(f->s, 1, 1, 100, 1 * MS);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 20 * 1448);
-    sched_enqueue1(f->s, &a, 19 * MS);
+    sta2_queued_behind_sta1s_batch(f->s);
+    sta_acks(f->s, 0, 20, 19 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0); /* AP1's batch is still in the air */
-    a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    assert_int_equal(sched_enqueue1(f->s, &a, 21 * MS), ADW_PASS);
+    assert_int_equal(sta_acks(f->s, 0, 40, 21 * MS), ADW_PASS);
     assert_int_equal(adw_sched_next_event_ns(f->s, 21 * MS), 21 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 21 * MS), 38); /* r = 40 for 20 ms, 19 ms left */
     assert_int_equal(sched_out[0].out_port, 2);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.slice_deferrals, 1);
     assert_int_equal(st.slice_deferred_ns, 1 * MS);
 }
@@ -218,16 +221,12 @@ static void test_batch_waits_while_a_conflicting_pair_still_drains(void **state)
 static void test_deferred_batch_waits_for_a_conflicting_drain_whose_acks_pause(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    enqueue_data(f->s, 1, 1, 100, 1 * MS);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 10 * 1448);
-    sched_enqueue1(f->s, &a, 1 * MS);
+    sta2_queued_behind_sta1s_batch(f->s);
+    sta_acks(f->s, 0, 10, 1 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 40 * MS); /* the slice end at the latest */
     assert_int_equal(sched_dequeue_all(f->s, 35 * MS - 1), 0);
-    a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    sched_enqueue1(f->s, &a, 35 * MS);
+    sta_acks(f->s, 0, 40, 35 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 35 * MS), 10); /* 5 ms of the slice left */
     assert_int_equal(sched_out[0].out_port, 2);
 }
@@ -237,18 +236,13 @@ static void test_deferred_batch_waits_for_a_conflicting_drain_whose_acks_pause(v
 static void test_deferred_batch_waits_while_the_conflicting_drain_is_still_acknowledged(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    enqueue_data(f->s, 1, 1, 100, 1 * MS);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 10 * 1448);
-    sched_enqueue1(f->s, &a, 19 * MS);
+    sta2_queued_behind_sta1s_batch(f->s);
+    sta_acks(f->s, 0, 10, 19 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
-    a = lab_up_ack_pkt(0, 1 + 20 * 1448);
-    sched_enqueue1(f->s, &a, 27 * MS);
+    sta_acks(f->s, 0, 20, 27 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 30 * MS), 40 * MS);
-    a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    sched_enqueue1(f->s, &a, 34 * MS);
+    sta_acks(f->s, 0, 40, 34 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 34 * MS), 12); /* 6 ms left: 40 x 6 / 20 */
     assert_int_equal(sched_out[0].out_port, 2);
 }
@@ -258,19 +252,14 @@ static void test_deferred_batch_waits_while_the_conflicting_drain_is_still_ackno
 static void test_deferred_batch_is_skipped_when_its_slice_ends_under_the_conflicting_drain(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    enqueue_data(f->s, 1, 1, 100, 1 * MS);
+    sta2_queued_behind_sta1s_batch(f->s);
     for (unsigned k = 1; k <= 4; k++) {
-        struct adw_pkt a = lab_up_ack_pkt(0, 1 + k * 7 * 1448);
-        sched_enqueue1(f->s, &a, (15 + 5 * k) * MS); /* 20, 25, 30, 35 ms */
+        sta_acks(f->s, 0, k * 7, (15 + 5 * k) * MS); /* 20, 25, 30, 35 ms */
         assert_int_equal(sched_dequeue_all(f->s, (15 + 5 * k) * MS), 0);
     }
     unsigned n = sched_dequeue_all(f->s, 40 * MS); /* AP1's next slice */
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(sched_out[i].out_port, 1);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    sched_assert_out_to(n, 1);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.slice_deferrals, 1);
     assert_int_equal(st.slice_deferrals_expired, 1);
     assert_int_equal(st.pool_in_use, 100 + 60 - n);
@@ -280,14 +269,11 @@ static void test_deferred_batch_is_skipped_when_its_slice_ends_under_the_conflic
 static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 40, 0); /* one batch: no refill when it drains (test_refill.c) */
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    sched_enqueue1(f->s, &a, 15 * MS);
-    enqueue_data(f->s, 1, 1, 100, 16 * MS);
+    assert_int_equal(sta1_batch_at_0(f->s, 40), 40); /* one batch: no refill when it drains (test_refill.c) */
+    sta_acks(f->s, 0, 40, 15 * MS);
+    lab_enqueue_data(f->s, 1, 1, 100, 16 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.slice_deferrals, 0);
 }
 
@@ -298,18 +284,14 @@ static void test_queue_limit_holds_two_batches_when_ebdp_says_less(void **state)
     struct sched_fixture *f = *state;
     f->cfg->policies.queue_sizing.t_max_ns = 20 * MS; /* Q_eBDP = 20 ms / 0.5 ms + 5 = 45 after the drain below */
     sched_fixture_recreate(f, NULL);
-    enqueue_data(f->s, 0, 1, 40, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    sched_enqueue1(f->s, &a, 10 * MS); /* V = 10 ms: r = 40 + 10 = 50, T_serv = 10/40 ms x 40/20 = 0.5 ms */
-    enqueue_data(f->s, 0, 1 + 40 * 1448, 60, 11 * MS); /* after the drain: no refill (test_refill.c) */
+    assert_int_equal(sta1_batch_at_0(f->s, 40), 40);
+    sta_acks(f->s, 0, 40, 10 * MS); /* V = 10 ms: r = 40 + 10 = 50, T_serv = 10/40 ms x 40/20 = 0.5 ms */
+    lab_enqueue_data(f->s, 0, 1 + 40 * 1448, 60, 11 * MS); /* after the drain: no refill (test_refill.c) */
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 50);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
-    assert_int_equal(pr[0].r_pkts, 50);
-    assert_int_equal(pr[0].limit_pkts, 100); /* two batches, not 45 */
-    assert_int_equal(enqueue_data(f->s, 0, 1 + 100 * 1448, 120, 41 * MS), 90); /* 10 held + 90 = 100 */
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.pr[0].r_pkts, 50);
+    assert_int_equal(rep.pr[0].limit_pkts, 100); /* two batches, not 45 */
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1 + 100 * 1448, 120, 41 * MS), 90); /* 10 held + 90 = 100 */
 }
 
 static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
@@ -317,19 +299,14 @@ static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
     struct sched_fixture *f = *state;
     f->cfg->policies.ts_abr_qd.v_cap_factor = 1.5; /* cap 30 ms, shorter than the 40 ms frame */
     sched_fixture_recreate(f, NULL);
-    enqueue_data(f->s, 0, 1, 100, 0);
-    sched_dequeue_all(f->s, 0);
+    sta1_batch_at_0(f->s, 100);
     sched_dequeue_all(f->s, 40 * MS);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_capped, 1);
     assert_int_equal(st.drains_superseded, 0);
-    sched_dequeue_all(f->s, 80 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    sched_poll_second_frame(f->s, &fr, pr);
-    assert_int_equal(pr[0].v_ns, 30 * MS);
-    assert_int_equal(pr[0].r_pkts, 30); /* 40 + (20 - 30) */
+    struct adw_pair_report r = sta1_report_of_frame1(f->s);
+    assert_int_equal(r.v_ns, 30 * MS);
+    assert_int_equal(r.r_pkts, 30); /* 40 + (20 - 30) */
 }
 
 static void test_batch_scales_with_the_length_of_the_slice(void **state)
@@ -341,18 +318,14 @@ static void test_batch_scales_with_the_length_of_the_slice(void **state)
     f->cfg->slices[2].duration_ns = 40 * MS;
     sched_fixture_recreate(f, NULL);
     /* Data comes after each drain has ended, so no refill goes into the time left (test_refill.c). */
-    enqueue_data(f->s, 0, 1, 40, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    sched_enqueue1(f->s, &a, 10 * MS); /* V = 10 ms in a 20 ms slice: r = 40 + 10 = 50 */
-    enqueue_data(f->s, 0, 1 + 40 * 1448, 100, 11 * MS);
+    assert_int_equal(sta1_batch_at_0(f->s, 40), 40);
+    sta_acks(f->s, 0, 40, 10 * MS); /* V = 10 ms in a 20 ms slice: r = 40 + 10 = 50 */
+    lab_enqueue_data(f->s, 0, 1 + 40 * 1448, 100, 11 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 100); /* twice the slice, twice the batch */
-    a = lab_up_ack_pkt(0, 1 + 140 * 1448);
-    sched_enqueue1(f->s, &a, 60 * MS); /* 100 packets in 20 ms of a 40 ms slice: as 50 in 10 ms of 20: r = 60 */
-    enqueue_data(f->s, 0, 1 + 140 * 1448, 100, 61 * MS);
+    sta_acks(f->s, 0, 140, 60 * MS); /* 100 packets in 20 ms of a 40 ms slice: as 50 in 10 ms of 20: r = 60 */
+    lab_enqueue_data(f->s, 0, 1 + 140 * 1448, 100, 61 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 80 * MS), 60);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_completed, 2);
 }
 
@@ -380,8 +353,7 @@ static void test_unmanaged_traffic_passes_straight_through(void **state)
     assert_int_equal(p[2].out_port, 1);
     assert_int_equal(p[3].out_port, ADW_PORT_FLOOD);
     assert_int_equal(p[4].out_port, 0);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.pass_broadcast, 1);
     assert_int_equal(st.pass_unknown, 1);
     assert_int_equal(st.pass_other, 1);
@@ -397,9 +369,8 @@ static void test_queue_limit_drops_are_counted(void **state)
     f->cfg->policies.queue_sizing.q_min_pkts = 32;
     sched_fixture_recreate(f, NULL);
     assert_non_null(f->s);
-    assert_int_equal(enqueue_data(f->s, 1, 1, 40, 0), 32);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 40, 0), 32);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drops_tail, 8);
     assert_int_equal(st.queued_data, 32);
     sched_dequeue_all(f->s, 40 * MS);
@@ -415,9 +386,8 @@ static void test_pool_exhaustion_drops_are_counted(void **state)
     struct sched_fixture *f = *state;
     struct adw_sched_params prm = {.pool_pkts = 16};
     sched_fixture_recreate(f, &prm);
-    assert_int_equal(enqueue_data(f->s, 1, 1, 20, 0), 16);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 20, 0), 16);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drops_pool, 4);
     assert_int_equal(st.pool_in_use, 16);
 }
@@ -426,8 +396,7 @@ static void test_config_swaps_only_at_frame_boundary(void **state)
 {
     struct sched_fixture *f = *state;
     sched_dequeue_all(f->s, 0);
-    struct adw_config *c2 = lab_config_2ap_2sta(10);
-    c2->version = 2;
+    struct adw_config *c2 = lab_version_2(10);
     char err[256];
     assert_int_equal(adw_sched_set_config(f->s, c2, 5 * MS, err, sizeof(err)), 0);
     sched_dequeue_all(f->s, 20 * MS);
@@ -448,8 +417,7 @@ static void test_config_swaps_only_at_frame_boundary(void **state)
 static void test_invalid_config_is_refused_whole_naming_the_field(void **state)
 {
     struct sched_fixture *f = *state;
-    struct adw_config *c2 = lab_config_2ap_2sta(20);
-    c2->version = 2;
+    struct adw_config *c2 = lab_version_2(20);
     c2->slices[1].pairs[0] = 0; /* ap1/sta1 twice in the frame is fine, but now sta2 is in no slice */
     char err[256];
     assert_int_equal(adw_sched_set_config(f->s, c2, 0, err, sizeof(err)), -1);
@@ -459,8 +427,7 @@ static void test_invalid_config_is_refused_whole_naming_the_field(void **state)
     assert_non_null(strstr(err, "slice_map.slices[1].pairs[0]"));
     sched_dequeue_all(f->s, 100 * MS);
     assert_int_equal(adw_sched_active_version(f->s), 1);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.config_rejected, 2);
     assert_int_equal(st.config_swaps, 0);
     free(c2);
@@ -470,21 +437,17 @@ static void test_removed_pair_held_packets_are_dropped_with_a_cause(void **state
 {
     struct sched_fixture *f = *state;
     sched_dequeue_all(f->s, 0);
-    enqueue_data(f->s, 1, 1, 5, 1 * MS); /* STA2 held until 20 ms */
-    struct adw_config *c2 = lab_config_2ap_2sta(20);
-    c2->version = 2;
-    c2->n_aps = 1, c2->n_stas = 1, c2->n_slices = 1, c2->n_conflicts = 0; /* AP2 and STA2 leave */
+    lab_enqueue_data(f->s, 1, 1, 5, 1 * MS); /* STA2 held until 20 ms */
+    struct adw_config *c2 = lab_version_2_without_ap2();
     char err[256];
     assert_int_equal(adw_sched_set_config(f->s, c2, 2 * MS, err, sizeof(err)), 0);
     unsigned n = sched_dequeue_all(f->s, 20 * MS);
     assert_int_equal(n, 5); /* STA2's own slice still runs in this frame */
-    enqueue_data(f->s, 1, 8000, 3, 25 * MS);
+    lab_enqueue_data(f->s, 1, 8000, 3, 25 * MS);
     n = sched_dequeue_all(f->s, 40 * MS); /* the swap: STA2's 3 held packets come out as drops */
     assert_int_equal(n, 3);
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(sched_out[i].out_port, ADW_PORT_DROP);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    sched_assert_out_to(n, ADW_PORT_DROP);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drops_config, 3);
     assert_int_equal(st.pool_in_use, 0);
     free(c2);
@@ -494,9 +457,8 @@ static void test_released_packets_go_to_their_aps_port_of_the_new_version(void *
 {
     struct sched_fixture *f = *state;
     sched_dequeue_all(f->s, 0);
-    assert_int_equal(enqueue_data(f->s, 1, 1, 10, 1 * MS), 10);
-    struct adw_config *c2 = lab_config_2ap_2sta(20);
-    c2->version = 2;
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 10, 1 * MS), 10);
+    struct adw_config *c2 = lab_version_2(20);
     struct adw_ap_cfg ap1 = c2->aps[0];
     c2->aps[0] = c2->aps[1], c2->aps[1] = ap1; /* ap2 is port 1 now, ap1 port 2; each STA keeps its AP */
     c2->stas[0].ap = 1, c2->stas[1].ap = 0;
@@ -507,27 +469,22 @@ static void test_released_packets_go_to_their_aps_port_of_the_new_version(void *
     unsigned n = sched_dequeue_all(f->s, 41 * MS);
     assert_int_equal(adw_sched_active_version(f->s), 2);
     assert_int_equal(n, 10);
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(sched_out[i].out_port, 1);
+    sched_assert_out_to(n, 1);
 }
 
 static void test_released_packets_of_a_removed_ap_are_dropped_with_a_cause(void **state)
 {
     struct sched_fixture *f = *state;
     sched_dequeue_all(f->s, 0);
-    assert_int_equal(enqueue_data(f->s, 1, 1, 5, 1 * MS), 5);
-    struct adw_config *c2 = lab_config_2ap_2sta(20);
-    c2->version = 2;
-    c2->n_aps = 1, c2->n_stas = 1, c2->n_slices = 1, c2->n_conflicts = 0; /* AP2 and STA2 leave */
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 5, 1 * MS), 5);
+    struct adw_config *c2 = lab_version_2_without_ap2();
     assert_int_equal(adw_sched_set_config(f->s, c2, 2 * MS, NULL, 0), 0);
     free(c2);
     /* Released at 20 ms to port 2, which version 2 does not have, and still due at the swap at 40 ms. */
     unsigned n = sched_dequeue_all(f->s, 41 * MS);
     assert_int_equal(n, 5);
-    for (unsigned i = 0; i < n; i++)
-        assert_int_equal(sched_out[i].out_port, ADW_PORT_DROP);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    sched_assert_out_to(n, ADW_PORT_DROP);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drops_config, 5);
     assert_int_equal(st.released_pkts, 0);
 }
@@ -535,14 +492,11 @@ static void test_released_packets_of_a_removed_ap_are_dropped_with_a_cause(void 
 static void test_kept_pair_keeps_its_batch_size_across_versions(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 40, 0); /* one batch: no refill when it drains (test_refill.c) */
-    sched_dequeue_all(f->s, 0);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    sched_enqueue1(f->s, &a, 3 * MS); /* r -> 57 */
-    struct adw_config *c2 = lab_config_2ap_2sta(20);
-    c2->version = 2;
+    sta1_batch_at_0(f->s, 40); /* one batch: no refill when it drains (test_refill.c) */
+    sta_acks(f->s, 0, 40, 3 * MS); /* r -> 57 */
+    struct adw_config *c2 = lab_version_2(20);
     assert_int_equal(adw_sched_set_config(f->s, c2, 4 * MS, NULL, 0), 0);
-    enqueue_data(f->s, 0, 1 + 100 * 1448, 100, 5 * MS);
+    lab_enqueue_data(f->s, 0, 1 + 100 * 1448, 100, 5 * MS);
     sched_dequeue_all(f->s, 20 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 57);
     assert_int_equal(adw_sched_active_version(f->s), 2);
@@ -552,8 +506,8 @@ static void test_kept_pair_keeps_its_batch_size_across_versions(void **state)
 static void test_flush_releases_everything_held(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 50, 0);
-    enqueue_data(f->s, 1, 1, 30, 0);
+    lab_enqueue_data(f->s, 0, 1, 50, 0);
+    lab_enqueue_data(f->s, 1, 1, 30, 0);
     struct adw_pkt v = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v, 0);
     sched_dequeue_all(f->s, 0);      /* 1 voice handed out */
@@ -567,8 +521,7 @@ static void test_flush_releases_everything_held(void **state)
         to1 += sched_out[i].out_port == 1, to2 += sched_out[i].out_port == 2;
     assert_int_equal(to1, 12);
     assert_int_equal(to2, 30);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.pool_in_use, 0);
     assert_int_equal(st.released_pkts, 81);
 }
@@ -578,42 +531,35 @@ static void test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back(void **
     struct sched_fixture *f = *state;
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
-    enqueue_data(f->s, 0, 1, 300, 0); /* STA1 bulk, STA2 in think time */
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    assert_int_equal(sta1_batch_at_0(f->s, 300), 40); /* STA1 bulk, STA2 in think time */
     /* STA2's slice goes to STA1; its first drain ends at 20 ms = S: r stays 40 */
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    sched_enqueue1(f->s, &a, 20 * MS);
+    sta_acks(f->s, 0, 40, 20 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
     assert_int_equal(sched_out[0].out_port, 1);
-    enqueue_data(f->s, 1, 1, 10, 30 * MS); /* STA2 wants again */
-    a = lab_up_ack_pkt(0, 1 + 80 * 1448); /* STA1's batches drain in S, each before the next slice */
-    sched_enqueue1(f->s, &a, 40 * MS);
+    lab_enqueue_data(f->s, 1, 1, 10, 30 * MS); /* STA2 wants again */
+    sta_acks(f->s, 0, 80, 40 * MS); /* STA1's batches drain in S, each before the next slice */
     sched_dequeue_all(f->s, 40 * MS);
-    a = lab_up_ack_pkt(0, 1 + 120 * 1448);
-    sched_enqueue1(f->s, &a, 60 * MS);
+    sta_acks(f->s, 0, 120, 60 * MS);
     /* and gets its own slice back at its start */
     assert_int_equal(sched_dequeue_all(f->s, 60 * MS), 10);
     assert_int_equal(sched_out[0].out_port, 2);
     sched_dequeue_all(f->s, 80 * MS);
-    struct adw_frame_report fr;
-    struct adw_pair_report pr[2];
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
-    assert_int_equal(fr.reassignments, 1);
-    assert_int_equal(fr.given_to[1], 0);
-    assert_int_equal(fr.given_to[0], ADW_PAIR_NONE);
-    assert_int_equal(pr[1].reassigned, 1);
-    assert_int_equal(pr[0].s_ns, 40 * MS);
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
-    assert_int_equal(fr.reassignments, 0);
-    assert_int_equal(fr.given_to[1], ADW_PAIR_NONE);
-    assert_int_equal(pr[1].reassigned, 0);
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.reassignments, 1);
+    assert_int_equal(rep.fr.given_to[1], 0);
+    assert_int_equal(rep.fr.given_to[0], ADW_PAIR_NONE);
+    assert_int_equal(rep.pr[1].reassigned, 1);
+    assert_int_equal(rep.pr[0].s_ns, 40 * MS);
+    rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.reassignments, 0);
+    assert_int_equal(rep.fr.given_to[1], ADW_PAIR_NONE);
+    assert_int_equal(rep.pr[1].reassigned, 0);
 }
 
 static void test_idle_slice_is_not_given_away_without_dynamic_slicing(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 300, 0);
-    sched_dequeue_all(f->s, 0);
+    sta1_batch_at_0(f->s, 300);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
 }
 
@@ -622,13 +568,10 @@ static void test_late_dequeue_skips_whole_frames(void **state)
     struct sched_fixture *f = *state;
     sched_dequeue_all(f->s, 0);
     sched_dequeue_all(f->s, 1000 * MS + 5 * MS);
-    struct adw_stats st;
-    adw_sched_stats_read(f->s, &st);
+    struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.frames_skipped, 24); /* frames 1..24 skipped, frame 25 starts at 1000 ms */
     assert_int_equal(adw_sched_next_event_ns(f->s, 1005 * MS), 1020 * MS);
 }
-
-#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, sched_fixture_setup, sched_fixture_teardown)
 
 int main(void)
 {
