@@ -288,7 +288,7 @@ class TsAbrQd(Strict):
         default=False,
         description="When a drain ends with under 2 ms of its slice left (no refill), release the next slice's "
         "batches at once if they are queued whole, instead of at that slice's start. More throughput, but the "
-        "previous AP's MAC retries then meet the next batch more often (testbed/README.md). Off: the paper's "
+        "previous AP's MAC retries then meet the next batch more often (testbed/findings/downlink-uplink.md). Off: the paper's "
         "fixed slice starts.",
     )
 

@@ -5,13 +5,13 @@
  * Why: the aggregation-target loop reads the aggregation level and holds the round μ̃_N / x at T̄ (000 (9)),
  * which 000 §IV's model equates with the AP's queueing. An AP can keep a queue the model has no place for:
  * after the testbed's hidden step its A-MPDUs are cut by a duration cap that moves with its retry chain, MPDUs
- * wait behind full frames, and the mean frame size still sits at N_target (testbed/README.md, "Where the AP's
+ * wait behind full frames, and the mean frame size still sits at N_target (testbed/findings/aggregation-target.md, "Where the AP's
  * wait goes after the hidden step"). The release-to-ACK delay shows that queue from packets that cross the
  * appliance anyway: the AP's queue, its channel access, the A-MPDU's airtime and the STA's answer; nothing is
  * probed. Its least value over a window of many rounds is the path without a queue (a segment that reached the
  * AP just before its A-MPDU was built). Above that least it is not the AP's wait alone: the STA's ACK contends
  * with the AP's next frames and a segment behind a lost MPDU waits in the STA's reorder buffer; on the testbed
- * it follows the AP's wait per 0.5 s slot but sits 1-3.5 ms above it (testbed/README.md, "The release-to-ACK
+ * it follows the AP's wait per 0.5 s slot but sits 1-3.5 ms above it (testbed/findings/aggregation-target.md, "The release-to-ACK
  * delay sees that queue").
  *
  * One segment is timed at a time, as TCP times one segment per round trip (RFC 6298 §3): the next data segment

@@ -80,7 +80,7 @@ bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t n
  * drain that ends with under ADW_REFILL_MIN_NS of its slice left gets no refill, and the next pair's batch waits
  * for its slice start: in the downlink-20ms ground truth 2,080 of 2,950 handovers went that way, the air idle 868
  * µs on average between the STA's last ACK and the next batch at the other AP (2.9 % of the air), against 199 µs
- * for a batch that had waited for an overrun and went as soon as it drained (testbed/README.md). So when a drain
+ * for a batch that had waited for an overrun and went as soon as it drained (testbed/findings/downlink-uplink.md). So when a drain
  * of the slice's own pair ends with too little of it left for a refill, each backlogged pair of the next slice
  * that nothing holds back (no conflicting drain in the air, no real-time packet waiting) gets its batch now,
  * scaled to the time from now to that slice's end: the scaling of a batch held back by an overrun
@@ -92,7 +92,7 @@ bool adw_refill_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t n
  * with underfilled early batches, against 7.16-7.30 in five without early starts). Off by default because the AP
  * of the slice before may still be retrying an MPDU whose TCP ACK already closed the drain (its BlockAck was
  * lost): AP airtime collided 1.2-1.7 % with it on in downlink-20ms against 0.2-0.6 % off, for a utility of 7.50
- * against 7.46 (testbed/README.md).
+ * against 7.46 (testbed/findings/downlink-uplink.md).
  */
 void adw_start_next_slice_early(struct adw_sched *s, const struct adw_pair_state *ended, uint64_t now_ns)
 {

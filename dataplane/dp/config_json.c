@@ -176,7 +176,8 @@ static int read_pair(struct loader *l, const json_t *v, const char *path, size_t
     return resolve_pair(l, v, path, &((uint16_t *)idx)[i]);
 }
 
-/* An optional array of pair names into idx[], count into *n. */
+/* The array of pair names `key` (absent allowed unless required; at least min_len when present) into idx[], its
+ * count into *n. */
 static int read_pairs(struct loader *l, const json_t *obj, const char *path, const char *key, int required,
                       size_t min_len, uint16_t *idx, uint16_t *n)
 {

@@ -7,7 +7,7 @@ PPDUs, and where the second follows more than the classifier's gap (about
 gives two bursts. Its own A-MPDUs come a round of the AP's STAs apart
 (4.4 ms with five), so a longer least gap merges those splits. How often a
 STA splits and merges differs from STA to STA, and that difference is what
-makes the estimate's per-STA bias (testbed/README.md, "Where the per-STA
+makes the estimate's per-STA bias (testbed/findings/aggregation-target.md, "Where the per-STA
 bias comes from"). So the gap per count is the one that makes true / raw
 most alike across the AP's STAs; the scale per count is then fitted at that
 gap, as runner/ack_scale.py does.

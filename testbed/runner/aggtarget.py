@@ -80,7 +80,7 @@ PY = REPO / ".venv" / "bin" / "python"
 APPLIANCE = "aggtarget"
 # Delay probes per second per pair. They ride in the pair's queue and the loop's μ̃ counts their MPDUs while x,
 # paced in bytes, barely does: at 200/s they were 15 % of the slowest STA's MPDUs in aggtarget-5sta-mixed-mcs-5ms
-# and lifted its μ̃/x by 13 % (README, "Why station 1's μ̃/x is T̄ while the round is 3.4 ms"). At 50/s they are
+# and lifted its μ̃/x by 13 % (findings/aggregation-target.md, "Why station 1's μ̃/x is T̄ while the round is 3.4 ms"). At 50/s they are
 # under 5 % of any pair's packets here, and 20 s still gives 1,000 samples for the mean and p95.
 PROBE_PPS = 50.0
 BASE_PORT = 5301

@@ -17,7 +17,7 @@ downlink pair it carries (AP -> STA, best effort):
   slowest rate of its retry chain, and rate-control probes go unaggregated),
   and in a 5-STA run that μ_R put the fastest STA's payload airtime per
   A-MPDU about 4 % over its true one and the slowest's about 4 % under, so
-  the loop's equal airtime was not equal (testbed/README.md).
+  the loop's equal airtime was not equal (testbed/findings/aggregation-target.md, "The PHY rate behind w").
 
 This is the documented rate source "emulator ground truth" of the
 controller (controller/REDIS.md). With `aggregation=False` it writes the PHY

@@ -1,6 +1,6 @@
 """Report section: the air each batch's first MPDU takes alone under downlink
 time-slicing (issue 4's utility goal), from results/batch-starts.json
-(`python -m runner.batch_starts`; the reading is in README.md, "downlink-20ms
+(`python -m runner.batch_starts`; the reading is in findings/downlink-uplink.md, "downlink-20ms
 against the goals")."""
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def section_lines(results_dir: Path) -> list[str]:
               "cost = the air from each to the next PPDU, less its own MPDU's airtime; active = the pair's data "
               "PPDUs and the gaps between them under 2.5 ms; 'if full' = goodput × active / (active − cost), "
               "the utility if that air had carried data like the pair's other PPDUs (an estimate). "
-              "See testbed/README.md.", "",
+              "See testbed/findings/downlink-uplink.md.", "",
               "| scenario | pair | data PPDUs | lone starts | µs each | cost % of active | Mbit/s | if full | "
               "utility | if full | bound | same run |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]

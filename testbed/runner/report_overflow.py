@@ -1,6 +1,6 @@
 """Report section: where the uplink and WAN scenarios' slice overflow and
 throughput shortfall come from (issue 4), from results/overflow-breakdown.json
-(`python -m runner.overflow_breakdown`; the reading is in README.md, "Uplink
+(`python -m runner.overflow_breakdown`; the reading is in findings/downlink-uplink.md, "Uplink
 and WAN: where the overflow and the shortfall come from")."""
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def section_lines(results_dir: Path) -> list[str]:
               "STA data queued before the slice's ACK batch (backlog), data the batch freed, the AP's own "
               "transmissions; the STA queue wait is a lower bound; the air drain of a batch runs from the slice "
               "start to the last PPDU of the data it freed, V is what the dataplane inferred. From the run logs "
-              "kept with each scenario (\"same run\": the one in its JSON). See testbed/README.md.", "",
+              "kept with each scenario (\"same run\": the one in its JSON). See testbed/findings/downlink-uplink.md.", "",
               "| scenario | pair | overflow % | STA backlog % | batch data % | AP % | retried % | "
               "STA wait mean / p90 ms | air drain p50 ms (over S) | V p50 ms | r p10-p90 | same run |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]

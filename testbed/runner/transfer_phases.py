@@ -1,7 +1,7 @@
 """Each transfer's start against its steady state, from the dataplane's per-pair telemetry (one
 record per pair per frame): what the pair released and the drain time V the dataplane inferred,
 over the first seconds of each transfer and over the rest (issue 4: "explain any shortfall from
-the same measurements"; README.md, "downlink-100ms: the first seconds of each transfer").
+the same measurements"; findings/downlink-uplink.md, "downlink-100ms: the first seconds of each transfer").
 
 A transfer starts at the first frame that releases `START_PKTS` packets after more than `GAP_S`
 of frames releasing fewer, once the previous transfer's `duration_s` and that gap have passed

@@ -22,7 +22,7 @@ Every Δ (the aggregation_target policy of the version the dataplane runs,
    weighted by `ack_delay_samples`) less its least over the last
    DELAY_FLOOR_SLOTS slots is `ack_queue_ms`, reported, not used by the loop
    (it follows the AP's wait but also holds the STA's ACK waiting for the
-   air and its reorder hold: testbed/README.md);
+   air and its reorder hold: testbed/findings/aggregation-target.md);
 2. the PHY rate μ_R_i of each pair: the hash `phy_rate` (Mbit/s, written by
    whoever measures it: the testbed from the emulator's ground truth) or
    else the operator-entered `phy_rate_mbps` of the STA in the topology; a
