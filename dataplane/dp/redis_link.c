@@ -407,7 +407,16 @@ static void send_outcome(struct redis_link *l)
         appliance_key(l, "ack", key);
         if (l->cmd)
             run(l, "PUBLISH %s %llu", key, (unsigned long long)acked);
-        fprintf(stderr, "adwiser-dp: redis: version %llu active\n", (unsigned long long)acked);
+        if (l->cmd) {
+            fprintf(stderr, "adwiser-dp: redis: version %llu active\n", (unsigned long long)acked);
+        } else {
+            /* The connection broke on it: written again after reconnecting, since reading `desired` then skips
+             * the version in force and nothing else would set `active` (unless a newer ack came meanwhile). */
+            pthread_mutex_lock(&l->mu);
+            if (!l->ack_version)
+                l->ack_version = acked;
+            pthread_mutex_unlock(&l->mu);
+        }
     }
     if (refused && l->cmd) {
         set_rejected(l, refused, error);

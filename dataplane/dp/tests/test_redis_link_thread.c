@@ -178,6 +178,26 @@ static void test_an_ack_and_a_refusal_given_together_are_both_written(void **sta
     redis_link_stop(l);
 }
 
+static void test_an_ack_whose_write_lost_the_connection_is_written_after_reconnecting(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    /* Redis drops the thread's command connection (a restart, a timeout, CLIENT KILL) just before the loop
+     * acknowledges: the SET of `active` is the first command on the dead connection. */
+    command(s, "CLIENT KILL TYPE normal");
+    redis_link_ack(l, 7);
+    char *active = NULL;
+    for (int i = 0; i < WAIT_MS / 10 && !active; i++) {
+        active = get(s, "adwiser:appliance:lab:active");
+        if (!active)
+            sleep_ms(10);
+    }
+    assert_non_null(active);
+    assert_string_equal(active, "7");
+    free(active);
+    redis_link_stop(l);
+}
+
 static void test_a_rollback_to_the_running_version_replaces_the_version_on_its_way(void **state)
 {
     struct server *s = *state;
@@ -288,9 +308,12 @@ static void test_a_command_to_a_redis_that_stopped_answering_times_out(void **st
 
 int main(void)
 {
+    signal(SIGPIPE, SIG_IGN);   /* as adwiser-dp does: a write to a connection Redis closed fails, not kills */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_an_ack_and_a_refusal_given_together_are_both_written, start_server,
                                         stop_server),
+        cmocka_unit_test_setup_teardown(test_an_ack_whose_write_lost_the_connection_is_written_after_reconnecting,
+                                        start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_rollback_to_the_running_version_replaces_the_version_on_its_way,
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed,
