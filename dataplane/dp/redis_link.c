@@ -418,9 +418,9 @@ static void send_outcome(struct redis_link *l)
             pthread_mutex_unlock(&l->mu);
         }
     }
-    if (refused && l->cmd) {
+    if (refused && l->cmd)
         set_rejected(l, refused, error);
-    } else if (refused) {   /* the connection broke on the ack: report the refusal after reconnecting */
+    if (refused && !l->cmd) {   /* the connection broke on the ack or on it: report it after reconnecting */
         pthread_mutex_lock(&l->mu);
         if (!l->reject_version) {
             l->reject_version = refused;

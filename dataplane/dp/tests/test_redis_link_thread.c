@@ -198,6 +198,24 @@ static void test_an_ack_whose_write_lost_the_connection_is_written_after_reconne
     redis_link_stop(l);
 }
 
+static void test_a_refusal_whose_write_lost_the_connection_is_written_after_reconnecting(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    command(s, "CLIENT KILL TYPE normal");   /* the SET of `rejected` is the first command on the dead connection */
+    redis_link_reject(l, 8, "topology.aps[0].port: not the port in use");
+    char *rejected = NULL;
+    for (int i = 0; i < WAIT_MS / 10 && !rejected; i++) {
+        rejected = get(s, "adwiser:appliance:lab:rejected");
+        if (!rejected)
+            sleep_ms(10);
+    }
+    assert_non_null(rejected);
+    assert_non_null(strstr(rejected, "\"version\":8"));
+    free(rejected);
+    redis_link_stop(l);
+}
+
 static void test_a_rollback_to_the_running_version_replaces_the_version_on_its_way(void **state)
 {
     struct server *s = *state;
@@ -313,6 +331,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_an_ack_and_a_refusal_given_together_are_both_written, start_server,
                                         stop_server),
         cmocka_unit_test_setup_teardown(test_an_ack_whose_write_lost_the_connection_is_written_after_reconnecting,
+                                        start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_a_refusal_whose_write_lost_the_connection_is_written_after_reconnecting,
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_rollback_to_the_running_version_replaces_the_version_on_its_way,
                                         start_server, stop_server),
