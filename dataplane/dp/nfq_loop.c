@@ -55,10 +55,22 @@ uint64_t nfq_clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void verdict(struct nfq_ctx *c, uint32_t id, uint32_t v)
+/* 0, or -1 when the kernel did not take it: the packet stays queued and the unbind drops it (tx_drops). */
+static int verdict(struct nfq_ctx *c, uint32_t id, uint32_t v)
 {
-    if (nfq_set_verdict(c->qh, id, v, 0, NULL) < 0)
+    if (nfq_set_verdict(c->qh, id, v, 0, NULL) < 0) {
         c->verdict_errors++;
+        return -1;
+    }
+    return 0;
+}
+
+/* An accepted packet, counted in total and on the port the core sent it to (--stats "ports", as DPDK counts it). */
+static void count_tx(struct nfq_ctx *c, const struct adw_pkt *p)
+{
+    c->e->c.tx_pkts++;
+    if (p->out_port < c->n_ports)
+        c->e->port_tx[p->out_port]++;
 }
 
 static void release(struct nfq_ctx *c, const struct adw_pkt *p)
@@ -71,8 +83,8 @@ static void release(struct nfq_ctx *c, const struct adw_pkt *p)
         free(h);
         return;
     }
-    verdict(c, h->id, NF_ACCEPT);
-    c->e->c.tx_pkts++;
+    if (verdict(c, h->id, NF_ACCEPT) == 0)
+        count_tx(c, p);
     free(h);
 }
 
@@ -85,11 +97,12 @@ static void process_batch(struct nfq_ctx *c)
     c->e->c.rx_pkts += c->n_batch;
     for (unsigned i = 0; i < c->n_batch; i++) {
         struct nfq_held *h = c->batch[i].cookie;
+        c->e->port_rx[c->batch[i].in_port]++;
         switch (v[i]) {
         case ADW_PASS:
             c->e->c.passed_pkts++;
-            verdict(c, h->id, NF_ACCEPT);
-            c->e->c.tx_pkts++;
+            if (verdict(c, h->id, NF_ACCEPT) == 0)
+                count_tx(c, &c->batch[i]);
             free(h);
             break;
         case ADW_QUEUED:
@@ -123,9 +136,9 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     uint32_t id = ntohl(ph->packet_id);
     if (c->draining) {
         /* Queued before shutdown and never scheduled: it passes (unbinding the queue would drop it). */
-        verdict(c, id, NF_ACCEPT);
+        if (verdict(c, id, NF_ACCEPT) == 0)
+            c->e->c.tx_pkts++;
         c->e->c.drained_pkts++;
-        c->e->c.tx_pkts++;
         return 0;
     }
     unsigned char *payload;

@@ -5,6 +5,7 @@
 #   - unmanaged ICMP passes;
 #   - a bounded iperf3 TCP transfer completes through the scheduler;
 #   - SIGTERM while packets are held gives every one of them a verdict;
+#   - every packet is counted once, in total and on its port (--stats);
 #   - with the daemon gone, --queue-bypass keeps traffic flowing (fail-open);
 #   - SIGTERM with packets queued in the kernel but not yet read: each one is
 #     accepted before the queue is unbound (unbinding drops whatever is queued).
@@ -56,6 +57,19 @@ echo "   stats: $(tr -d ' \n' <"$WORK/stats.json" | head -c 600)"
 [ "$(rel counters.tx_drops)" -eq 0 ] || fail "verdicts failed"
 [ "$(rel counters.queued_pkts)" -eq $(( $(rel counters.released_pkts) + $(rel counters.flushed_pkts) )) ] \
     || fail "held packets without a verdict"
+# One outcome per packet: passed or released (tx), dropped by the core, or lost to a refused verdict (tx_drops);
+# those accepted while draining the queue at shutdown were never read into the core (drained_pkts, no port).
+[ "$(( $(rel counters.tx_pkts) + $(rel counters.tx_drops) ))" -eq \
+  "$(( $(rel counters.rx_pkts) - $(rel counters.dropped_pkts) + $(rel counters.drained_pkts) ))" ] \
+    || fail "tx_pkts + tx_drops is not rx_pkts - dropped_pkts + drained_pkts"
+"$LAB_PY" - "$WORK/stats.json" <<'PYEOF' || fail "--stats' per-port counts do not add up to the totals"
+import json, sys
+s = json.load(open(sys.argv[1]))
+c, ports = s["counters"], s["ports"]
+rx, tx = sum(p["rx_pkts"] for p in ports), sum(p["tx_pkts"] for p in ports)
+print(f"   per port: rx {[p['rx_pkts'] for p in ports]}, tx {[p['tx_pkts'] for p in ports]}")
+sys.exit(0 if rx == c["rx_pkts"] > 0 and tx == c["tx_pkts"] - c["drained_pkts"] else 1)
+PYEOF
 
 echo "-- SIGTERM with packets queued in the kernel, not yet read: every one passes"
 # The daemon is stopped (SIGSTOP) while a bounded burst of UDP datagrams is queued to it, then gets SIGTERM and
