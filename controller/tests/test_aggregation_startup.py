@@ -40,7 +40,8 @@ def test_a_joining_pair_leaves_c_hat_alone_until_a_slot_paced_at_its_rate() -> N
     meas = {"ap/fast": StaMeasurement(300e6, mu_fast), "ap/slow": StaMeasurement(60e6, 40.0)}
     res = step(params, st, meas, now_s=31.0)
     assert res.state.c_hat == st.c_hat and res.c_check is None
-    assert res.state.z["ap/slow"] == pytest.approx(st.nu * 1.0)                # its share νW_1 of ν
+    # its share of ν carried to itself as station 1: the airtime ν w_1 the fast pair had
+    assert res.state.z["ap/slow"] == pytest.approx(st.nu * 60 / 300)
     assert res.state.z["ap/fast"] == pytest.approx(st.z["ap/fast"] + params.k1 * (st.n_target["ap/fast"] - mu_fast))
     # the next slot was paced at its rate: it enters (40) again
     plant.rates_bps["ap/slow"] = 60e6
@@ -186,3 +187,57 @@ def test_first_c_check_when_the_held_rates_overfill_the_air_at_the_new_phy_rates
     assert res.c_check is not None and res.state.c_hat == res.c_check
     assert set(res.state.z) == set(rates)
     assert all(0 < x < st.x[s] for s, x in res.rates_pps.items())
+
+
+def _settled_alone(params: LoopParams, plant: Plant, pair: str, steps: int = 60) -> LoopState:
+    st = initial(params, {pair: StaMeasurement(plant.rates_bps[pair], None)})
+    for k in range(steps):
+        mu = plant.aggregation(st.x)
+        st = step(params, st, {pair: StaMeasurement(plant.rates_bps[pair], mu[pair])}, now_s=0.5 * (k + 1)).state
+    return st
+
+
+def test_a_slower_pair_joining_keeps_the_aps_delay_under_tbar() -> None:
+    # ν is station 1's target. A slower pair joining becomes station 1, and a ν left in the old station 1's
+    # units gave every pair the airtime ν w_1 at the new, larger w_1: here 5x, the joined pair started at
+    # 48 MPDUs of 60 Mbit/s and the AP's delay went to 12.2 ms against a T̄ of 5 ms, over T̄ for 6 s.
+    params = LoopParams(t_bar_s=0.005, n_bar=48, c_init_s=300e-6)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/fast": 300e6})
+    st = _settled_alone(params, plant, "ap/fast")
+    mu_fast = plant.aggregation(st.x)["ap/fast"]
+    plant.rates_bps["ap/slow"] = 60e6
+    st = step(params, st, {"ap/fast": StaMeasurement(300e6, mu_fast), "ap/slow": StaMeasurement(60e6, 40.0)},
+              now_s=31.0).state
+    delays = []
+    for k in range(30):
+        mu = plant.aggregation(st.x)
+        delays.append(plant.delay_s(mu))
+        st = step(params, st, {s: StaMeasurement(plant.rates_bps[s], mu[s]) for s in mu}, now_s=31.5 + 0.5 * k).state
+    assert max(delays) <= 1.05 * params.t_bar_s
+    assert plant.airtime_shares(plant.aggregation(st.x)) == pytest.approx({"ap/fast": 0.5, "ap/slow": 0.5}, rel=0.02)
+
+
+def test_the_slowest_pair_leaving_keeps_the_other_pairs_target() -> None:
+    # The mirror: with station 1 gone, a ν left in its units cut every other pair's target by w_1new/w_1old
+    # (48 -> 16 here, N̄ binding), and the outer loop took 5 s to bring it back at K2's pace.
+    params = LoopParams(t_bar_s=0.005, n_bar=48, c_init_s=300e-6)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/slow": 100e6, "ap/fast": 300e6})
+    st = initial(params, {s: StaMeasurement(r, None) for s, r in plant.rates_bps.items()})
+    for k in range(100):
+        mu = plant.aggregation(st.x)
+        st = step(params, st, {s: StaMeasurement(plant.rates_bps[s], mu[s]) for s in mu}, now_s=0.5 * (k + 1)).state
+    assert st.n_target["ap/fast"] == pytest.approx(48.0)
+    mu_fast = plant.aggregation(st.x)["ap/fast"]
+    res = step(params, st, {"ap/fast": StaMeasurement(300e6, mu_fast)}, now_s=50.5)
+    assert res.state.n_target["ap/fast"] == pytest.approx(48.0)
+
+
+def test_a_much_slower_pair_joining_starts_at_one_mpdu_or_more() -> None:
+    # ν carried to a station 1 hundreds of times slower is under 1; (43) keeps ν >= 1 and z is in [1, N_max]
+    params = LoopParams(t_bar_s=0.0015, n_bar=48, c_init_s=300e-6)
+    plant = Plant(c_s=300e-6, rates_bps={"ap/fast": 866e6})
+    st = _settled_alone(params, plant, "ap/fast")
+    mu_fast = plant.aggregation(st.x)["ap/fast"]
+    res = step(params, st, {"ap/fast": StaMeasurement(866e6, mu_fast), "ap/slow": StaMeasurement(6.5e6, None)},
+               now_s=31.0)
+    assert res.state.z["ap/slow"] == pytest.approx(1.0) and res.state.nu >= 1.0

@@ -25,16 +25,17 @@ The start (initial): ν(1) = max(ν_max, 1), the top of Lemma 2's range [1, N̄]
 the rates of ν = 1; the first č replaces c_init instead of entering (40) at weight β,
 and the second replaces it if smaller; each replacement re-expresses z at the rates of
 the slot it measured, so that a replaced ĉ does not move the rates by itself.
-A change of a pair's MCS rate scales ν by station 1's w_old/w_new (the slowest pair at each
-step, _nu_feed_forward), not above max(ν_max, 1) at the new rates nor down while G sits at
-ν_max (_fed_forward_nu), and the targets of (45) are (44) at that ν (before N̄'s cut,
-_fed_forward_targets), before the step; z follows through (45) (feed-forward, _mcs_feed_forward).
+A change of a pair's MCS rate, or of which pairs there are, scales ν by station 1's
+w_old/w_new (the slowest pair at each step, _nu_feed_forward), not above max(ν_max, 1) at
+the new rates nor down while G sits at ν_max (_fed_forward_nu), and the targets of (45) are
+(44) at that ν (before N̄'s cut, _fed_forward_targets), before the step; z follows through
+(45) (feed-forward, _mcs_feed_forward).
 
 Production guards the paper is silent on: z is kept in [1, N_max] (an application
 that does not fill its rate would otherwise wind z up without bound); a station
 with no measurement this slot keeps its z; a pair that joins starts at its share
-of ν and enters (40) and (45) from the first slot paced at its rate (the slot it
-joined in held none); while a pair carries less than its paced rate z is not
+of ν (carried to the new station 1) and enters (40) and (45) from the first slot paced
+at its rate (the slot it joined in held none); while a pair carries less than its paced rate z is not
 raised and is brought down to the aggregation it produced (anti-windup by
 conditional integration and back-calculation: the pacer is not the limit then);
 č is only used when it is finite and positive and is clamped to [C_MIN_S,
@@ -184,7 +185,8 @@ def _rates(w: dict[str, float], z: dict[str, float], c: float) -> dict[str, floa
 def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], now_s: float,
          hold: frozenset[str] = frozenset()) -> StepResult:
     """One Δ update. `stas` is the AP's current set of controlled pairs; a pair
-    joining starts at its share of the current ν (its z and ĉ are not moved by the slot it
+    joining starts at its share of the current ν, carried to this step's station 1 as an MCS change
+    carries it (_nu_feed_forward; its z and ĉ are not moved by the slot it
     joined in, which was not paced at any rate of the loop's), a pair leaving is dropped.
     Pairs in `hold` (bottleneck in the backhaul, 001 §5) keep z and their rate."""
     if not stas:
@@ -196,7 +198,10 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     if not state.z:  # the loop's first pairs (the slots before had no PHY rate): its start, as initial()
         state = replace(initial(params, stas), c_hat=state.c_hat, k=state.k, t_s=state.t_s)
     elif set(stas) != set(state.z):
-        fresh = _fresh(params, stas, state)
+        # a joining pair's share is of ν carried to this step's station 1 (_nu_feed_forward): a slower pair
+        # joining becomes station 1, and ν in the old one's units would be more airtime than any pair had;
+        # not under 1, where (43) keeps ν (a target under one MPDU has no meaning, 000 §IV-C)
+        fresh = _fresh(params, stas, replace(state, nu=max(state.nu * _nu_feed_forward(state, w), 1.0)))
         state = replace(state, z={s: state.z.get(s, fresh.z[s]) for s in stas},
                         x={s: state.x.get(s, fresh.x[s]) for s in stas},
                         n_target={s: state.n_target.get(s, fresh.n_target[s]) for s in stas})
@@ -435,7 +440,7 @@ def _fed_forward_targets(params: LoopParams, state: LoopState, stas: dict[str, S
     and the AP was paced to A-MPDUs of N_max, the standing queue N̄ < N_max (17) is there to prevent."""
     if not ff:
         return {}
-    targets = _targets(params, stas, w, nu_k, w1=max(w[s] for s in _known_both_steps(state, w)))
+    targets = _targets(params, stas, w, nu_k)
     return {s: targets[s] for s in ff}
 
 
@@ -472,24 +477,24 @@ def _fed_forward_nu(state: LoopState, w: dict[str, float], nu_top: float, g: flo
 
 
 def _nu_feed_forward(state: LoopState, w: dict[str, float]) -> float:
-    """w_1(k-1)/w_1(k), station 1 (the largest w) taken at each step among the pairs whose w was known
-    last step: the factor that keeps ν w_1, every pair's payload airtime target ν W_i w_i, where it was.
+    """w_1(k-1)/w_1(k), station 1 (the largest w) taken at each step among that step's pairs: the factor
+    that keeps ν w_1, every pair's payload airtime target ν W_i w_i, where it was.
 
     ν is the target of whichever pair is station 1 at the step, so scaling it by the current station 1's
     own w_old/w_new is right only while station 1 stays the same pair. When an MCS change makes another
     pair the slowest, ν was the old station 1's target: scaled by the new one's factor (often 1, as its
     rate did not change) it moved every other pair's target too. Two stations of the same MCS whose
     slot means differ by a few percent swap places most slots, and each swap cut ν by the difference:
-    at ±2.5 % the AP settled at 4.1 ms against a T̄ of 5 ms."""
-    both = _known_both_steps(state, w)
-    if not both:
+    at ±2.5 % the AP settled at 4.1 ms against a T̄ of 5 ms.
+
+    A pair joining or leaving changes station 1 the same way, so last step's station 1 is taken among
+    last step's pairs and this step's among this step's. Taken among the pairs of both steps only, ν
+    stayed in a departed or superseded station 1's units: a 60 Mbit/s pair joining a settled 300 Mbit/s
+    one started at ν = 48 of its own MPDUs and the AP's delay went to 12.2 ms against a T̄ of 5 ms; the
+    100 Mbit/s station 1 of a pair at N̄ leaving cut the other's target from 48 to 16."""
+    if not state.w:
         return 1.0
-    return max(state.w[s] for s in both) / max(w[s] for s in both)
-
-
-def _known_both_steps(state: LoopState, w: dict[str, float]) -> list[str]:
-    """The pairs whose w was known last step and is this step: station 1 of a feed-forward is the slowest of them."""
-    return [s for s in w if state.w.get(s)]
+    return max(state.w.values()) / max(w.values())
 
 
 def airtime_shares(params: LoopParams, stas: dict[str, StaMeasurement], mu_n: dict[str, float]) -> dict[str, float]:
