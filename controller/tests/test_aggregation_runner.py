@@ -226,6 +226,20 @@ def test_disabling_the_policy_releases_the_pacing_and_publishes(api, appliance, 
     sub.close()
 
 
+def test_a_restarted_runner_releases_the_pacing_its_predecessor_left_for_pairs_no_longer_controlled(
+        api, appliance, redis_server, rdb):
+    # The runner is the pacing hash's only writer (REDIS.md). One that stopped while pacing (a crash, an
+    # upgrade) left its rates in the hash; a new runner knew only the pairs it paced itself, so with the
+    # policy disabled meanwhile it never released them and the dataplane paced them at the stale rate.
+    aid, v_off = appliance
+    warmed_up(api, aid, redis_server.url)
+    assert rdb.hgetall(keys.appliance(aid, "pacing"))
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v_off, plant, 1, t0=10.0))
+    assert statuses[-1]["enabled"] is False
+    assert rdb.hgetall(keys.appliance(aid, "pacing")) == {}
+
+
 def test_status_of_an_appliance_whose_loop_never_ran_is_404_naming_the_runner(api, appliance):
     aid, _ = appliance
     res = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation")

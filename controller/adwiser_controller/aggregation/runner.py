@@ -297,7 +297,12 @@ class AggregationRunner:
     async def tick(self, aid: str, now_s: float) -> dict[str, Any] | None:
         """One step of every loop of appliance `aid` if Δ has passed since the
         last one; returns the status written (None if nothing was due)."""
-        st = self.state.setdefault(aid, ApplianceLoops(aid))
+        st = self.state.get(aid)
+        if st is None:
+            # The runner is the pacing hash's only writer (REDIS.md): what is in it at this runner's first
+            # step was paced by a runner before it (stopped, restarted), and is released like this runner's
+            # own rates once its pair is no longer controlled, else the dataplane paces it at that rate for good.
+            st = self.state[aid] = ApplianceLoops(aid, paced=set(await self.r.hkeys(keys.appliance(aid, "pacing"))))
         version, cfg = await _config(self.r, aid)
         at = cfg.policies.aggregation_target if cfg else None
         if cfg is None or at is None or not at.enabled or not at.pairs:
