@@ -18,8 +18,9 @@ from .api.deps import Services, services, viewer
 from .audit import Audit
 from .auth import Auth, Principal
 from .query_check import forbid_unknown_query
+from .field_errors import flatten
 from .settings import Settings
-from .store import Store
+from .store import Store, StoredInvalid
 
 
 class Health(BaseModel):
@@ -51,6 +52,13 @@ def create_app(settings: Settings) -> FastAPI:
     @app.exception_handler(RedisError)
     async def _redis_down(request: Request, exc: RedisError) -> Response:
         return problems.problem_response(request, 503, f"store unavailable: {exc}", "redis", [])
+
+    @app.exception_handler(StoredInvalid)
+    async def _stored_invalid(request: Request, exc: StoredInvalid) -> Response:
+        # the fields as in POST /versions (doc.<path>): the document a new version must fix
+        errors = flatten(exc.errors, ("doc",))
+        detail = f"{exc}: " + "; ".join(f"{e.field}: {e.message}" for e in errors[:5])
+        return problems.problem_response(request, 422, detail, None, errors)
 
     @app.middleware("http")
     async def _timing(request: Request, call_next):  # type: ignore[no-untyped-def]

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import redis.asyncio as aioredis
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from . import keys
 from .models import AdwiserConfig
@@ -46,6 +46,15 @@ class NotFound(LookupError):
     def __init__(self, what: str, field: str):
         super().__init__(what)
         self.field = field
+
+
+class StoredInvalid(ValueError):
+    """A stored version's document does not validate under this controller's models (stored under looser
+    rules by an older controller, or edited in Redis): it is refused, never published; `errors` are pydantic's."""
+
+    def __init__(self, n: int, errors: list[Any]):
+        super().__init__(f"version {n} does not validate under this controller's schema")
+        self.errors = errors
 
 
 class HeadMoved(Exception):
@@ -134,7 +143,11 @@ class Store:
         if not h:
             raise NotFound(f"version {n} does not exist", "version")
         info = _info(n, h)
-        return Version(**info.model_dump(), doc=AdwiserConfig.model_validate_json(h["doc"]))
+        try:
+            doc = AdwiserConfig.model_validate_json(h["doc"])
+        except ValidationError as exc:
+            raise StoredInvalid(n, list(exc.errors())) from None
+        return Version(**info.model_dump(), doc=doc)
 
     async def get_raw_doc(self, n: int) -> dict[str, Any]:
         doc = await self.r.hget(keys.version(n), "doc")

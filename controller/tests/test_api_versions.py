@@ -190,6 +190,24 @@ def test_refused_version_is_reported_and_the_old_one_keeps_running(api, applianc
         dp.stop()
 
 
+def test_a_stored_version_that_no_longer_validates_is_refused_with_a_problem_naming_its_field(api, appliance, rdb):
+    # A version stored under looser rules (an older controller) or edited in Redis. Its apply re-validates it
+    # ("never publish a bad one") but answered a bare text/plain 500, and the server dropped the connection.
+    aid, v1 = appliance
+    raw = json.loads(rdb.hget(f"adwiser:version:{v1}", "doc"))
+    raw["topology"]["aps"][0]["channel"] = 999
+    rdb.hset(f"adwiser:version:{v1}", "doc", json.dumps(raw))
+    for method, path in (("post", f"/api/v1/versions/{v1}/apply"), ("get", f"/api/v1/versions/{v1}"),
+                         ("put", f"/api/v1/slice-maps?appliance={aid}")):
+        body = {"slice_map": lab_doc(aid)["slice_map"]} if method == "put" else None
+        res = api("operator").request(method.upper(), path, json=body)
+        assert res.status_code == 422, (path, res.status_code, res.text)
+        assert res.headers["content-type"] == "application/problem+json"
+        assert res.json()["field"] == "doc.topology.aps[0].channel"
+        assert f"version {v1}" in res.json()["detail"]
+    assert rdb.get(f"adwiser:appliance:{aid}:desired") is None
+
+
 def test_rollback_copies_the_old_version_and_applies_it(api, appliance, redis_server):
     aid, v1 = appliance
     doc = lab_doc(aid)
