@@ -40,6 +40,21 @@ def test_stale_base_version_is_refused_with_409_naming_base_version(api, applian
     assert second.json()["field"] == "base_version"
 
 
+def test_a_misspelt_base_version_is_refused_naming_it_not_ignored(api, appliance):
+    # Request bodies ignored keys they do not know: a misspelt base_version dropped the optimistic check,
+    # and an edit made on a stale read was stored over the edit that had landed since (a lost update).
+    aid, v1 = appliance
+    pol = api("viewer").get("/api/v1/policies", params={"appliance": aid}).json()["policies"]
+    assert api("operator").put("/api/v1/policies", params={"appliance": aid},
+                               json={"policies": pol, "base_version": v1}).status_code == 201
+    res = api("operator").put("/api/v1/policies", params={"appliance": aid},
+                              json={"policies": pol, "base_verison": v1})
+    assert res.status_code == 422 and res.json()["field"] == "base_verison", res.text
+    assert api("viewer").get("/api/v1/versions", params={"appliance": aid}).json()["total"] == 2
+    res = api("operator").post(f"/api/v1/versions/{v1}/apply", json={"coment": "typo"})
+    assert res.status_code == 422 and res.json()["field"] == "coment", res.text
+
+
 def test_concurrent_edits_of_two_parts_without_base_version_keep_both(api, appliance, controller, tokens):
     """Without base_version an edit applies to whatever is latest: one that lands while another part's edit
     is being merged must not be reverted by it (before the fix, most of these rounds lost one edit)."""

@@ -86,6 +86,15 @@ def test_admin_manages_users_and_cannot_remove_the_last_admin(api):
     assert api("admin").delete(f"/api/v1/auth/users/{ADMIN[0]}").status_code == 409
 
 
+def test_a_misspelt_user_change_is_refused_naming_it_not_answered_as_done(api):
+    # {"disbled": true} was ignored: 200 with the user still enabled, and their sessions and tokens kept
+    res = api("admin").post("/api/v1/auth/users", json={"username": "typo", "password": "typo password", "role": "viewer"})
+    assert res.status_code == 201
+    res = api("admin").patch("/api/v1/auth/users/typo", json={"disbled": True})
+    assert res.status_code == 422 and res.json()["field"] == "disbled", res.text
+    assert api("admin").delete("/api/v1/auth/users/typo").status_code == 204
+
+
 def test_token_cannot_exceed_its_owners_role(api):
     res = api("viewer").post("/api/v1/auth/tokens", json={"name": "up", "role": "admin"})
     assert res.status_code == 403 and res.json()["field"] == "role"

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from ..auth import PASSWORD_MIN, USERNAME_PATTERN, LastAdmin, Principal, Role, TokenInfo, User
 from ..problems import ProblemException, responses
+from .body import Body
 from .deps import (SESSION_COOKIE, Services, admin, bearer_scheme, client_of, cookie_scheme, current_principal,
                    services, viewer)
 
@@ -19,7 +20,7 @@ Username = Field(pattern=USERNAME_PATTERN, description="Lowercase user name, 2-3
 Password = Field(min_length=PASSWORD_MIN, max_length=256, description=f"At least {PASSWORD_MIN} characters.")
 
 
-class LoginRequest(BaseModel):
+class LoginRequest(Body):
     username: str = Field(max_length=64)
     password: str = Field(max_length=256)
 
@@ -31,25 +32,25 @@ class Me(BaseModel):
     csrf_token: str | None = Field(description="Send as X-CSRF-Token on writes made with the session cookie.")
 
 
-class PasswordChange(BaseModel):
+class PasswordChange(Body):
     current_password: str = Field(max_length=256)
     new_password: str = Password
 
 
-class NewUser(BaseModel):
+class NewUser(Body):
     username: str = Username
     password: str = Password
     role: Role
 
 
-class UserUpdate(BaseModel):
+class UserUpdate(Body):
     role: Role | None = None
     disabled: bool | None = None
     password: str | None = Field(default=None, min_length=PASSWORD_MIN, max_length=256,
                                  description="New password; revokes the user's sessions and tokens.")
 
 
-class NewToken(BaseModel):
+class NewToken(Body):
     name: str = Field(min_length=1, max_length=64, description="What the token is for, e.g. 'ansible'.")
     role: Role | None = Field(default=None, description="Role the token acts with; at most yours (default yours).")
     expires_in_s: int | None = Field(default=None, ge=60, le=366 * 86400, description="Lifetime, seconds; null = none.")

@@ -25,6 +25,7 @@ from ..models import AdwiserConfig, Policies, SliceMap, Topology
 from ..problems import ProblemException, responses
 from ..store import HeadMoved, NotFound, Version, VersionInfo
 from ..telemetry import ApplianceStatus, appliance_status
+from .body import Body
 from .deps import Services, client_of, operator, services, viewer
 
 router = APIRouter(prefix="/api/v1", tags=["configuration"])
@@ -43,25 +44,25 @@ class VersionList(BaseModel):
     items: list[VersionInfo]
 
 
-class NewVersion(BaseModel):
+class NewVersion(Body):
     doc: AdwiserConfig
     comment: str = COMMENT
     base_version: int | None = BASE
 
 
-class TopologyChange(BaseModel):
+class TopologyChange(Body):
     topology: Topology
     comment: str = COMMENT
     base_version: int | None = BASE
 
 
-class SliceMapChange(BaseModel):
+class SliceMapChange(Body):
     slice_map: SliceMap
     comment: str = COMMENT
     base_version: int | None = BASE
 
 
-class PoliciesChange(BaseModel):
+class PoliciesChange(Body):
     policies: Policies
     comment: str = COMMENT
     base_version: int | None = BASE
@@ -87,7 +88,7 @@ class PoliciesView(PartView):
     policies: Policies
 
 
-class ApplyRequest(BaseModel):
+class ApplyRequest(Body):
     comment: str = COMMENT
 
 
