@@ -44,11 +44,20 @@ def flatten(errors: Iterable[dict[str, Any]], prefix: Sequence[str | int] = ()) 
 
 
 def strip_request_part(errors: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drop FastAPI's leading 'body' from a loc; keep 'query'/'path'/'header' so the user knows where."""
+    """Drop FastAPI's leading 'body' from a loc; keep 'query'/'path'/'header' so the user knows where.
+
+    A body that is not JSON has no field at fault: FastAPI's loc is ('body', character offset of the syntax
+    error), which would read as an array element ("[1]"). It is the document's, with the parser's reason
+    and the offset in the message."""
     out = []
     for err in errors:
         loc = list(err.get("loc", ()))
         if loc and loc[0] == "body":
             loc = loc[1:]
+        if err.get("type") == "json_invalid" and len(loc) == 1 and isinstance(loc[0], int):
+            reason = (err.get("ctx") or {}).get("error", "")
+            msg = f"{err.get('msg', 'JSON decode error')}: {reason} (at character {loc[0]})"
+            out.append({**err, "loc": (), "msg": msg})
+            continue
         out.append({**err, "loc": tuple(loc)})
     return out

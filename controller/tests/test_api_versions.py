@@ -98,6 +98,18 @@ def test_structural_error_in_body_names_the_field_without_body_prefix(api, appli
     assert res.json()["field"] == "doc.policies.ts_abr_qd.a_pkts_per_ms"
 
 
+def test_a_body_that_is_not_json_is_refused_as_the_document_saying_where_it_breaks(api, appliance):
+    # FastAPI puts the character offset of a JSON syntax error where a field's path goes: the problem named
+    # field "[1]", an array element that does not exist, and its message did not say what was wrong
+    aid, v1 = appliance
+    res = api("operator").post(f"/api/v1/versions/{v1}/apply", content=b'{bad',
+                               headers={"content-type": "application/json"})
+    assert res.status_code == 422
+    body = res.json()
+    assert body["field"] == "(document)", body
+    assert "character 1" in body["detail"] and "double quotes" in body["detail"], body
+
+
 def test_conflicting_pairs_in_one_slice_refused_via_slice_map_endpoint(api, appliance):
     aid, _ = appliance
     res = api("operator").put("/api/v1/slice-maps", params={"appliance": aid}, json={
