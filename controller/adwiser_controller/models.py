@@ -594,7 +594,17 @@ def cross_reference_problems(cfg: AdwiserConfig) -> list[FieldProblem]:
         for i, ref in enumerate(listed):
             check_ref(ref, ["policies", policy, "pairs", i])
         problems += _duplicates([(ref, ["policies", policy, "pairs", i]) for i, ref in enumerate(listed)], "pair")
+    # The loop takes a pair's N-bar and T-bar from one override (a repeat inside one override says the same).
+    in_override: dict[str, list[str | int]] = {}
     for oi, ov in enumerate(pol.aggregation_target.overrides):
+        mine: dict[str, list[str | int]] = {}
         for i, ref in enumerate(ov.pairs):
-            check_ref(ref, ["policies", "aggregation_target", "overrides", oi, "pairs", i])
+            loc: list[str | int] = ["policies", "aggregation_target", "overrides", oi, "pairs", i]
+            check_ref(ref, loc)
+            if ref in in_override:
+                problems.append(FieldProblem(
+                    loc=loc, message=f"pair {ref!r} is already in {dotted(in_override[ref])}: "
+                                     "a pair takes its N-bar and T-bar from one override"))
+            mine.setdefault(ref, loc)
+        in_override = {**mine, **in_override}
     return problems

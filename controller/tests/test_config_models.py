@@ -184,6 +184,18 @@ def test_pair_listed_twice_in_a_policy_is_refused_naming_the_repeat(policy):
     }
 
 
+def test_a_pair_in_two_aggregation_overrides_is_refused_naming_the_second():
+    # The loop takes a pair's N-bar and T-bar from one override: with the pair in two, the later one replaced
+    # the earlier whole, so N-bar 16 of the first was dropped without a word for the second's T-bar.
+    doc = lab()
+    doc["policies"]["aggregation_target"]["overrides"] = [
+        {"pairs": ["ap1/sta1"], "n_target_max": 16}, {"pairs": ["ap2/sta2", "ap1/sta1"], "t_bar_ms": 2.0}]
+    assert problems(doc) == {
+        "policies.aggregation_target.overrides[1].pairs[1]":
+            "pair 'ap1/sta1' is already in policies.aggregation_target.overrides[0].pairs[0]: "
+            "a pair takes its N-bar and T-bar from one override"}
+
+
 def test_misspelt_key_is_refused_by_name():
     doc = lab()
     doc["policies"]["ts_abr_qd"]["r_maxpkts"] = 5
