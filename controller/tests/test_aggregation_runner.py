@@ -117,6 +117,19 @@ def test_a_phy_rate_that_is_no_finite_number_is_no_rate(api, appliance, redis_se
     assert rdb.hgetall(keys.appliance(aid, "pacing")) == {}
 
 
+def test_a_phy_rate_that_is_no_finite_number_of_bits_per_second_is_no_rate(api, appliance, redis_server, rdb):
+    # 1e303 Mbit/s is a finite number but 1e309 bit/s is not: w was 0 and every step of the AP's loops raised
+    # ZeroDivisionError (the pacing stayed frozen, the loops restarted each Δ)
+    bad = "1e303"
+    aid, _ = appliance
+    v = enable(api, aid, phy_rate_mbps=None)
+    rdb.hset(keys.appliance(aid, "phy_rate"), "ap1/sta1", bad)
+    plant = Plant(c_s=300e-6, rates_bps={"ap1/sta1": 100e6})
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 3))
+    assert statuses[-1]["aps"]["ap1"]["pairs"]["ap1/sta1"]["state"] == "no_rate"
+    assert rdb.hgetall(keys.appliance(aid, "pacing")) == {}
+
+
 def test_status_is_served_by_the_api_and_as_metrics(api, appliance, redis_server):
     aid, _ = appliance
     v = enable(api, aid)

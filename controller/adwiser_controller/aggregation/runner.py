@@ -291,8 +291,11 @@ class AggregationRunner:
             out[pair].span_s = _span_s(before, st.last_sta_id)
 
     async def _phy_rates(self, aid: str) -> dict[str, float]:
+        """Mbit/s per pair; a rate that is not a positive finite number of bit/s is none (1e303 Mbit/s parses
+        as finite, but w of its 1e309 bit/s was 0 and every step of the AP's loops divided by it)."""
         raw = await self.r.hgetall(keys.appliance(aid, "phy_rate"))
-        return {p: v for p, v in ((p, _float(s)) for p, s in raw.items()) if v is not None and v > 0}
+        return {p: v for p, v in ((p, _float(s)) for p, s in raw.items())
+                if v is not None and v > 0 and math.isfinite(v * 1e6)}
 
     async def tick(self, aid: str, now_s: float) -> dict[str, Any] | None:
         """One step of every loop of appliance `aid` if Δ has passed since the
