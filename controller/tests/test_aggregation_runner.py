@@ -409,6 +409,31 @@ def test_sta_side_received_rate_is_over_the_time_the_entries_cover(api, applianc
     assert body["aps"]["ap1"]["pairs"]["ap1/sta1"]["ap_queue_grew"] is True
 
 
+def test_losses_from_while_a_pair_was_out_of_the_policy_are_not_put_on_its_first_slot_back(api, appliance,
+                                                                                           redis_server, rdb):
+    # The loss counters are cumulative and the runner keeps each pair's last value; a pair out of the policy
+    # is not read, so on its return the whole increase since it left counted as lost in one slot
+    aid, _ = appliance
+    v1, _, runner = warmed_up(api, aid, redis_server.url)           # ap1/sta1 controlled, its retx_pkts 0
+    doc = lab_doc(aid)
+    doc["policies"]["aggregation_target"].update({"enabled": True, "pairs": ["ap2/sta2"], "delta_s": 0.5})
+    for sta in doc["topology"]["stas"]:
+        sta["phy_rate_mbps"] = 100.0
+    v2 = api("operator").post("/api/v1/versions", json={"doc": doc}).json()["version"]
+
+    def slot(version: int, retx: int, now_s: float) -> dict[str, Any]:
+        rdb.set(keys.appliance(aid, "active"), version)
+        for _ in range(5):
+            for p in ("ap1/sta1", "ap2/sta2"):
+                rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": p, "released_pkts": "100", "retx_pkts": str(retx),
+                                                          "drops_tail": "0", "drops_other": "0", "agg_est": "10"})
+        return tick_once(runner, redis_server.url, aid, now_s)
+
+    slot(v2, 50000, 10.0)                                           # ap1/sta1 out of the policy
+    back = slot(v1, 50000, 10.5)                                    # and back, nothing lost since
+    assert back["aps"]["ap1"]["pairs"]["ap1/sta1"]["loss"] == 0.0
+
+
 def test_a_step_that_fails_for_one_appliance_leaves_the_other_appliances_loops_running(api, appliance,
                                                                                        redis_server, capsys,
                                                                                        monkeypatch):

@@ -318,6 +318,10 @@ class AggregationRunner:
             return None
         if st.version != version:
             st.loops.clear()     # new parameters: restart (loop.initial, 000 §VI Lemma 2's ν(1))
+            # The loss counters start again from each pair's next entry: a pair out of the policy (or the
+            # policy off) was not read meanwhile, and its counters' whole rise since would count as one
+            # slot's loss (L^p 0.99 on a pair's first slot back, with nothing lost in it).
+            st.counters.clear()
         st.version = version
         first = st.last_step_s is None
         slot_s = None if first else now_s - (st.last_step_s or now_s)
