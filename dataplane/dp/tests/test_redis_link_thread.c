@@ -99,6 +99,15 @@ static char *get(struct server *s, const char *key)
     return v;
 }
 
+/* The value of key once the thread has written it (caller frees), or NULL if it did not within WAIT_MS. */
+static char *wait_get(struct server *s, const char *key)
+{
+    char *v = NULL;
+    for (int i = 0; i < WAIT_MS / 10 && !(v = get(s, key)); i++)
+        sleep_ms(10);
+    return v;
+}
+
 static void command(struct server *s, const char *fmt, ...)
 {
     va_list ap;
@@ -115,15 +124,11 @@ static struct redis_link *start_link(struct server *s)
     char err[256];
     struct redis_link *l = redis_link_start(s->addr, "lab", "dpdk", err, sizeof err);
     assert_non_null(l);
-    for (int i = 0; i < WAIT_MS / 10; i++) {   /* connected: the first heartbeat is written */
-        char *hb = get(s, "adwiser:appliance:lab:heartbeat");
-        free(hb);
-        if (hb)
-            return l;
-        sleep_ms(10);
-    }
-    fail_msg("the Redis thread never wrote its heartbeat");
-    return NULL;
+    char *hb = wait_get(s, "adwiser:appliance:lab:heartbeat");   /* connected: the first heartbeat is written */
+    if (!hb)
+        fail_msg("the Redis thread never wrote its heartbeat");
+    free(hb);
+    return l;
 }
 
 /* Waits for the thread to hand over a configuration; its version, or 0 if none came. */
@@ -161,14 +166,8 @@ static void test_an_ack_and_a_refusal_given_together_are_both_written(void **sta
      * iteration: one slot for both kept only the later. */
     redis_link_ack(l, 5);
     redis_link_reject(l, 6, "topology.aps[0].port: not the port in use");
-    char *active = NULL, *rejected = NULL;
-    for (int i = 0; i < WAIT_MS / 10 && !(active && rejected); i++) {
-        free(active);
-        free(rejected);
-        active = get(s, "adwiser:appliance:lab:active");
-        rejected = get(s, "adwiser:appliance:lab:rejected");
-        sleep_ms(10);
-    }
+    char *active = wait_get(s, "adwiser:appliance:lab:active");
+    char *rejected = wait_get(s, "adwiser:appliance:lab:rejected");
     assert_non_null(active);
     assert_string_equal(active, "5");
     assert_non_null(rejected);
@@ -186,12 +185,7 @@ static void test_an_ack_whose_write_lost_the_connection_is_written_after_reconne
      * acknowledges: the SET of `active` is the first command on the dead connection. */
     command(s, "CLIENT KILL TYPE normal");
     redis_link_ack(l, 7);
-    char *active = NULL;
-    for (int i = 0; i < WAIT_MS / 10 && !active; i++) {
-        active = get(s, "adwiser:appliance:lab:active");
-        if (!active)
-            sleep_ms(10);
-    }
+    char *active = wait_get(s, "adwiser:appliance:lab:active");
     assert_non_null(active);
     assert_string_equal(active, "7");
     free(active);
@@ -204,12 +198,7 @@ static void test_a_refusal_whose_write_lost_the_connection_is_written_after_reco
     struct redis_link *l = start_link(s);
     command(s, "CLIENT KILL TYPE normal");   /* the SET of `rejected` is the first command on the dead connection */
     redis_link_reject(l, 8, "topology.aps[0].port: not the port in use");
-    char *rejected = NULL;
-    for (int i = 0; i < WAIT_MS / 10 && !rejected; i++) {
-        rejected = get(s, "adwiser:appliance:lab:rejected");
-        if (!rejected)
-            sleep_ms(10);
-    }
+    char *rejected = wait_get(s, "adwiser:appliance:lab:rejected");
     assert_non_null(rejected);
     assert_non_null(strstr(rejected, "\"version\":8"));
     free(rejected);
