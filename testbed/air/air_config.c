@@ -132,7 +132,8 @@ static void load_phy(struct loader *L, json_t *phy, struct wlan_air_config *c)
     c->n_mcs = (c->phy == WLAN_PHY_HT ? 8 : 10) * c->spatial_streams;
     for (uint32_t m = 0; m < c->n_mcs; m++)
         if (airtime_ndbps(c->phy, c->bandwidth_mhz, m) == 0)
-            fail(L, "phy.bandwidth_mhz: %u MHz is not valid for this standard", c->bandwidth_mhz);
+            fail(L, "phy.bandwidth_mhz: MCS %u does not exist at %u MHz with %u spatial streams (the rate set is "
+                 "MCS 0-%u per stream)", m, c->bandwidth_mhz, c->spatial_streams, c->phy == WLAN_PHY_HT ? 7 : 9);
     json_t *sens = constant(L, phy, "phy", "sensitivity_dbm");
     if (sens && (!json_is_array(sens) || json_array_size(sens) != c->n_mcs))
         fail(L, "phy.sensitivity_dbm: value must be an array of %u numbers (one per MCS)", c->n_mcs);

@@ -31,7 +31,12 @@ uint32_t airtime_ndbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs)
     uint32_t nss = airtime_nss(phy, mcs);
     if (nsd == 0 || nss > 4 || (phy == WLAN_PHY_HT && mcs > 31))
         return 0;
-    return nsd * bits_num[base] / bits_den[base] * nss;
+    /* A VHT-MCS whose N_DBPS is no whole number of bits is "not valid" in the MCS tables (MCS 9 at 20 MHz
+     * with 1, 2 or 4 streams, Tables 21-30..21-33); truncating it would time a rate that does not exist. */
+    uint32_t bits = nsd * bits_num[base] * nss;
+    if (bits % bits_den[base] != 0)
+        return 0;
+    return bits / bits_den[base];
 }
 
 double airtime_rate_mbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs, bool short_gi)

@@ -54,6 +54,18 @@ static void test_vht_bcc_encoders_follow_the_vht_mcs_tables(void **state)
     assert_int_equal(airtime_ppdu_us(WLAN_PHY_VHT, 80, 9, false, 1947), 80);
 }
 
+/* VHT-MCS 9 at 20 MHz with 1 or 2 spatial streams is "not valid" (802.11-2016 Tables 21-30, 21-31): its
+ * N_DBPS (52 x 8 x 5/6 = 346.67 per stream) is no whole number of bits. With 3 streams it is (1040). */
+static void test_vht_mcs9_at_20_mhz_with_one_or_two_streams_is_no_rate(void **state)
+{
+    (void)state;
+    assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 20, 9), 0);
+    assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 20, 19), 0);
+    assert_int_equal(airtime_ppdu_us(WLAN_PHY_VHT, 20, 9, true, 1538), 0);
+    assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 20, 29), 1040);
+    assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 20, 8), 312);
+}
+
 static void test_ht_mixed_preamble_is_40us_for_two_streams(void **state)
 {
     (void)state;
@@ -117,6 +129,7 @@ int main(void)
         cmocka_unit_test(test_ht20_2ss_rates_match_the_mcs_table),
         cmocka_unit_test(test_vht80_rates_match_the_mcs_table),
         cmocka_unit_test(test_vht_bcc_encoders_follow_the_vht_mcs_tables),
+        cmocka_unit_test(test_vht_mcs9_at_20_mhz_with_one_or_two_streams_is_no_rate),
         cmocka_unit_test(test_ht_mixed_preamble_is_40us_for_two_streams),
         cmocka_unit_test(test_ampdu_of_19_mtu_mpdus_at_mcs15),
         cmocka_unit_test(test_single_mpdu_at_mcs0),

@@ -13,9 +13,9 @@
 
 #include "wlan_air.h"
 
-static char *read_lab(void)
+static char *read_text(const char *file)
 {
-    FILE *f = fopen("../lab-2ap-2sta.json", "rb");
+    FILE *f = fopen(file, "rb");
     assert_non_null(f);
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
@@ -26,10 +26,10 @@ static char *read_lab(void)
     return s;
 }
 
-/* Loads the lab config with the first occurrence of `from` replaced by `to`. */
-static int load_mutated(const char *from, const char *to, char *err, size_t errlen)
+/* Loads config file `file` with the first occurrence of `from` replaced by `to`. */
+static int load_file_mutated(const char *file, const char *from, const char *to, char *err, size_t errlen)
 {
-    char *s = read_lab();
+    char *s = read_text(file);
     char *p = strstr(s, from);
     assert_non_null(p);
     char path[] = "/tmp/air-config-XXXXXX";
@@ -45,6 +45,12 @@ static int load_mutated(const char *from, const char *to, char *err, size_t errl
     int rc = wlan_air_config_load(path, &c, err, errlen);
     remove(path);
     return rc;
+}
+
+/* Loads the lab config with the first occurrence of `from` replaced by `to`. */
+static int load_mutated(const char *from, const char *to, char *err, size_t errlen)
+{
+    return load_file_mutated("../lab-2ap-2sta.json", from, to, err, errlen);
 }
 
 static void test_lab_config_loads_with_table2_rss(void **state)
@@ -155,6 +161,17 @@ static void test_malformed_json_is_refused_with_line(void **state)
     assert_non_null(strstr(err, "/tmp/air-config-"));
 }
 
+/* The VHT rate set of 1-2 streams at 20 MHz has no MCS 9 (802.11-2016 Tables 21-30, 21-31), while the
+ * model's rate set is MCS 0-9 per stream: such a config would run a rate that does not exist. */
+static void test_vht_at_20_mhz_is_refused_for_its_missing_mcs9(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_file_mutated("../lab-2ap-2sta-vht80.json", "\"bandwidth_mhz\":   {\"value\": 80",
+                                       "\"bandwidth_mhz\":   {\"value\": 20", err, sizeof err), -1);
+    assert_non_null(strstr(err, "phy.bandwidth_mhz"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_rts_on_fallback_must_be_a_boolean),
         cmocka_unit_test(test_sta_with_unknown_ap_is_refused),
         cmocka_unit_test(test_malformed_json_is_refused_with_line),
+        cmocka_unit_test(test_vht_at_20_mhz_is_refused_for_its_missing_mcs9),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
