@@ -90,7 +90,10 @@ static json_t *section(struct loader *L, json_t *root, const char *key)
     return s;
 }
 
-static void load_edca(struct loader *L, json_t *mac, const char *key, struct wlan_edca out[WLAN_AC_COUNT])
+/* min_aifsn: 2 for the parameters non-AP STAs use (802.11-2016 §9.4.2.29: "The minimum value for the AIFSN
+ * subfield is 2"); 1 for an AP's own queues (dot11QAPEDCATableAIFSN). */
+static void load_edca(struct loader *L, json_t *mac, const char *key, uint32_t min_aifsn,
+                      struct wlan_edca out[WLAN_AC_COUNT])
 {
     static const char *acs[WLAN_AC_COUNT] = {"AC_BE", "AC_VO"};
     json_t *e = json_object_get(mac, key);
@@ -106,7 +109,7 @@ static void load_edca(struct loader *L, json_t *mac, const char *key, struct wla
             fail(L, "%s: missing section", where);
             return;
         }
-        out[a].aifsn = uint_(L, ac, where, "aifsn", 1, 15);
+        out[a].aifsn = uint_(L, ac, where, "aifsn", min_aifsn, 15);
         out[a].cw_min = uint_(L, ac, where, "cw_min", 1, 1023);
         out[a].cw_max = uint_(L, ac, where, "cw_max", 1, 1023);
         out[a].txop_limit_us = uint_(L, ac, where, "txop_limit_us", 0, 8160);
@@ -179,8 +182,8 @@ static void load_mac(struct loader *L, json_t *mac, struct wlan_air_config *c)
     c->cts_bytes = uint_(L, mac, "mac", "cts_bytes", 14, 100);
     if (!L->failed && airtime_legacy_us(c->rts_rate_mbps, c->rts_bytes) == 0)
         fail(L, "mac.rts_rate_mbps: %u is not a non-HT OFDM rate", c->rts_rate_mbps);
-    load_edca(L, mac, "edca_ap", c->edca_ap);
-    load_edca(L, mac, "edca_sta", c->edca_sta);
+    load_edca(L, mac, "edca_ap", 1, c->edca_ap);
+    load_edca(L, mac, "edca_sta", 2, c->edca_sta);
     c->ba_window = uint_(L, mac, "mac", "ba_window", 1, 256);
     c->max_ampdu_bytes = uint_(L, mac, "mac", "max_ampdu_bytes", 1600, 1048575);
     c->max_ampdu_subframes = uint_(L, mac, "mac", "max_ampdu_subframes", 1, 256);

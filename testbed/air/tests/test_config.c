@@ -172,6 +172,17 @@ static void test_vht_at_20_mhz_is_refused_for_its_missing_mcs9(void **state)
     assert_non_null(strstr(err, "phy.bandwidth_mhz"));
 }
 
+/* A non-AP STA's AIFSN is at least 2 (802.11-2016 §9.4.2.29); only an AP's own queues may use 1 (the lab's
+ * AP AC_VO does). */
+static void test_sta_aifsn_below_2_is_refused(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_mutated("\"AC_VO\": {\"aifsn\": {\"value\": 2", "\"AC_VO\": {\"aifsn\": {\"value\": 1",
+                                  err, sizeof err), -1);
+    assert_non_null(strstr(err, "mac.edca_sta.AC_VO.aifsn"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_sta_with_unknown_ap_is_refused),
         cmocka_unit_test(test_malformed_json_is_refused_with_line),
         cmocka_unit_test(test_vht_at_20_mhz_is_refused_for_its_missing_mcs9),
+        cmocka_unit_test(test_sta_aifsn_below_2_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
