@@ -113,6 +113,11 @@ static void load_edca(struct loader *L, json_t *mac, const char *key, uint32_t m
         out[a].cw_min = uint_(L, ac, where, "cw_min", 1, 1023);
         out[a].cw_max = uint_(L, ac, where, "cw_max", 1, 1023);
         out[a].txop_limit_us = uint_(L, ac, where, "txop_limit_us", 0, 8160);
+        /* The element carries ECWmin/ECWmax, CW = 2^ECW - 1 (§9.4.2.29), the series CW = 2 CW + 1 walks. */
+        if (!L->failed && (out[a].cw_min & (out[a].cw_min + 1)) != 0)
+            fail(L, "%s.cw_min: %u is not 2^n - 1 (802.11-2016 §9.4.2.29 ECWmin)", where, out[a].cw_min);
+        if (!L->failed && (out[a].cw_max & (out[a].cw_max + 1)) != 0)
+            fail(L, "%s.cw_max: %u is not 2^n - 1 (802.11-2016 §9.4.2.29 ECWmax)", where, out[a].cw_max);
         if (out[a].cw_max < out[a].cw_min)
             fail(L, "%s: cw_max %u below cw_min %u", where, out[a].cw_max, out[a].cw_min);
     }

@@ -183,6 +183,19 @@ static void test_sta_aifsn_below_2_is_refused(void **state)
     assert_non_null(strstr(err, "mac.edca_sta.AC_VO.aifsn"));
 }
 
+/* The EDCA Parameter Set carries ECWmin/ECWmax and CW = 2^ECW - 1 (802.11-2016 §9.4.2.29); doubling after a
+ * failure (CW = 2 CW + 1, §10.22.2.2) walks that series. A CW of 16 is not in it. */
+static void test_contention_window_not_a_power_of_two_minus_one_is_refused(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_mutated("\"cw_min\": {\"value\": 15", "\"cw_min\": {\"value\": 16", err, sizeof err), -1);
+    assert_non_null(strstr(err, "mac.edca_ap.AC_BE.cw_min"));
+    assert_int_equal(load_mutated("\"cw_max\": {\"value\": 1023", "\"cw_max\": {\"value\": 1000", err, sizeof err),
+                     -1);
+    assert_non_null(strstr(err, "mac.edca_sta.AC_BE.cw_max"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +210,7 @@ int main(void)
         cmocka_unit_test(test_malformed_json_is_refused_with_line),
         cmocka_unit_test(test_vht_at_20_mhz_is_refused_for_its_missing_mcs9),
         cmocka_unit_test(test_sta_aifsn_below_2_is_refused),
+        cmocka_unit_test(test_contention_window_not_a_power_of_two_minus_one_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
