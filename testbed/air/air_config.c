@@ -190,7 +190,9 @@ static void load_mac(struct loader *L, json_t *mac, struct wlan_air_config *c)
     load_edca(L, mac, "edca_ap", 1, c->edca_ap);
     load_edca(L, mac, "edca_sta", 2, c->edca_sta);
     c->ba_window = uint_(L, mac, "mac", "ba_window", 1, 256);
-    c->max_ampdu_bytes = uint_(L, mac, "mac", "max_ampdu_bytes", 1600, 1048575);
+    /* Maximum A-MPDU Length Exponent: HT 0-3, up to 65535 octets (§9.4.2.56.3); VHT 0-7, up to 1048575
+     * (§9.4.2.158.2). load_phy ran first. */
+    c->max_ampdu_bytes = uint_(L, mac, "mac", "max_ampdu_bytes", 1600, c->phy == WLAN_PHY_HT ? 65535 : 1048575);
     c->max_ampdu_subframes = uint_(L, mac, "mac", "max_ampdu_subframes", 1, 256);
     c->max_ppdu_us = uint_(L, mac, "mac", "max_ppdu_us", 100, 5484);
     c->mac_overhead_bytes = uint_(L, mac, "mac", "mac_overhead_bytes", 0, 100);

@@ -196,6 +196,17 @@ static void test_contention_window_not_a_power_of_two_minus_one_is_refused(void 
     assert_non_null(strstr(err, "mac.edca_sta.AC_BE.cw_max"));
 }
 
+/* An HT A-MPDU is at most 65535 octets (802.11-2016 §9.4.2.56.3, Maximum A-MPDU Length Exponent 0-3; the HT
+ * aPSDUMaxLength); the larger VHT limit (1048575, §9.4.2.158.2) belongs to VHT configs only. */
+static void test_ht_ampdu_longer_than_65535_bytes_is_refused(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_mutated("\"max_ampdu_bytes\":     {\"value\": 65535",
+                                  "\"max_ampdu_bytes\":     {\"value\": 1048575", err, sizeof err), -1);
+    assert_non_null(strstr(err, "mac.max_ampdu_bytes"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_vht_at_20_mhz_is_refused_for_its_missing_mcs9),
         cmocka_unit_test(test_sta_aifsn_below_2_is_refused),
         cmocka_unit_test(test_contention_window_not_a_power_of_two_minus_one_is_refused),
+        cmocka_unit_test(test_ht_ampdu_longer_than_65535_bytes_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
