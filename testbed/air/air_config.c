@@ -189,7 +189,9 @@ static void load_mac(struct loader *L, json_t *mac, struct wlan_air_config *c)
         fail(L, "mac.rts_rate_mbps: %u is not a non-HT OFDM rate", c->rts_rate_mbps);
     load_edca(L, mac, "edca_ap", 1, c->edca_ap);
     load_edca(L, mac, "edca_sta", 2, c->edca_sta);
-    c->ba_window = uint_(L, mac, "mac", "ba_window", 1, 256);
+    /* The compressed BlockAck's 8-octet bitmap acknowledges 64 MPDUs (§9.3.1.9.3): HT and VHT agreements span
+     * at most 64 (larger windows came with 802.11ax). */
+    c->ba_window = uint_(L, mac, "mac", "ba_window", 1, 64);
     /* Maximum A-MPDU Length Exponent: HT 0-3, up to 65535 octets (§9.4.2.56.3); VHT 0-7, up to 1048575
      * (§9.4.2.158.2). load_phy ran first. */
     c->max_ampdu_bytes = uint_(L, mac, "mac", "max_ampdu_bytes", 1600, c->phy == WLAN_PHY_HT ? 65535 : 1048575);

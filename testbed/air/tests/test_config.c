@@ -207,6 +207,17 @@ static void test_ht_ampdu_longer_than_65535_bytes_is_refused(void **state)
     assert_non_null(strstr(err, "mac.max_ampdu_bytes"));
 }
 
+/* HT and VHT BlockAck agreements span at most 64 MPDUs: the compressed BlockAck's bitmap is 8 octets
+ * (802.11-2016 §9.3.1.9.3), the frame mac.ba_bytes times. Windows up to 256 came with 802.11ax. */
+static void test_blockack_window_above_64_is_refused(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_mutated("\"ba_window\":           {\"value\": 64", "\"ba_window\":           {\"value\": 128",
+                                  err, sizeof err), -1);
+    assert_non_null(strstr(err, "mac.ba_window"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_sta_aifsn_below_2_is_refused),
         cmocka_unit_test(test_contention_window_not_a_power_of_two_minus_one_is_refused),
         cmocka_unit_test(test_ht_ampdu_longer_than_65535_bytes_is_refused),
+        cmocka_unit_test(test_blockack_window_above_64_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
