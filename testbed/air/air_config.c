@@ -69,6 +69,9 @@ static double num(struct loader *L, json_t *obj, const char *where, const char *
 static uint32_t uint_(struct loader *L, json_t *obj, const char *where, const char *key, double lo, double hi)
 {
     double d = num(L, obj, where, key, lo, hi);
+    /* Refused by num(): not converted, since a double outside uint32_t's range has no defined conversion. */
+    if (!(d >= lo && d <= hi))
+        return 0;
     if (d != floor(d))
         fail(L, "%s.%s: value %g must be an integer", where, key, d);
     return (uint32_t)d;

@@ -218,6 +218,18 @@ static void test_blockack_window_above_64_is_refused(void **state)
     assert_non_null(strstr(err, "mac.ba_window"));
 }
 
+/* A value outside what uint32_t holds is refused like any out-of-range one, without converting it first (a
+ * double outside the target type's range is undefined behaviour, C17 6.3.1.4; the tests build with
+ * -fsanitize=float-cast-overflow). */
+static void test_integer_value_beyond_uint32_is_refused_naming_the_key(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(load_mutated("\"slot_us\":      {\"value\": 9", "\"slot_us\":      {\"value\": 1e20", err, sizeof err),
+                     -1);
+    assert_non_null(strstr(err, "mac.slot_us"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_contention_window_not_a_power_of_two_minus_one_is_refused),
         cmocka_unit_test(test_ht_ampdu_longer_than_65535_bytes_is_refused),
         cmocka_unit_test(test_blockack_window_above_64_is_refused),
+        cmocka_unit_test(test_integer_value_beyond_uint32_is_refused_naming_the_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
