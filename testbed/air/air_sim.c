@@ -238,6 +238,10 @@ int wlan_air_enqueue(wlan_air_t *a, const struct wlan_frame *f, uint64_t now_us)
              * fresh backoff (§10.22.2.2). */
             bool idle_aifs = !nd->busy && nd->idle_since_us + aifs_us(a, f->src, f->ac) <= now_us;
             e->backoff = idle_aifs ? 0 : (int32_t)(air_rnd(a) * (e->cw + 1));
+        } else if (e->backoff == 0 && nd->busy) {
+            /* A post-backoff that ran out does not give a frame arriving on a busy medium the slot right after
+             * AIFS: the backoff procedure is invoked (§10.22.2.2 a). The frozen counter is exact while busy. */
+            e->backoff = (int32_t)(air_rnd(a) * (e->cw + 1));
         }
     }
     return 0;

@@ -451,6 +451,35 @@ static void test_internal_collision_loser_doubles_its_cw_and_backs_off(void **st
                                            (c->edca_ap[WLAN_AC_BE].aifsn + (uint32_t)slots) * c->slot_us);
 }
 
+/* 802.11-2016 §10.22.2.2 a): a frame that arrives at an empty EDCAF whose backoff timer is 0 while the medium
+ * is busy invokes the backoff procedure; only on an idle medium may it go without one. STA1's post-backoff
+ * after its first frame has run out over a long idle medium (0 once AP1's A-MPDU freezes it); its next frame,
+ * a TCP ACK queued while that A-MPDU is still on the air, must draw a backoff (CW 1023 here, so that 0 is
+ * unlikely) instead of going AIFS after AP1's BlockAck, which would collide with every station that did the
+ * same. */
+static void test_frame_arriving_on_busy_medium_with_backoff_at_zero_backs_off(void **state)
+{
+    struct lab *l = *state;
+    const struct recorder *r = &l->r;
+    l->c.edca_sta[WLAN_AC_BE].cw_min = l->c.edca_sta[WLAN_AC_BE].cw_max = 1023;
+    l->c.rss_dbm[STA1][AP1] = l->c.rss_dbm[AP1][STA1] = -40.0; /* no MPDU lost: no retransmission in between */
+    lab_recreate(l, 1);
+    queue_at(l, 1000, STA1, AP1, 1, 1, 66);
+    run_until_idle(l, 200000);
+    queue_at(l, 200000, AP1, STA1, 10, 4, 1514);
+    lab_advance(l, 200100);
+    assert_int_equal(l->a->nodes[STA1].e[WLAN_AC_BE].backoff, 0);
+    enqueue_n(l->a, STA1, AP1, 2, 1, 66, 200100);
+    run_until_idle(l, 400000);
+    const struct wlan_gt_record *ap = nth_gt_of(r, AP1, 1, 200000), *ack = nth_gt_of(r, STA1, 1, 200000);
+    assert_non_null(ap);
+    assert_non_null(ack);
+    uint64_t ba_end = ap->start_us + ap->duration_us + l->c.sifs_us + 32;
+    uint64_t aifs = l->c.sifs_us + l->c.edca_sta[WLAN_AC_BE].aifsn * l->c.slot_us;
+    assert_true(ack->start_us > ba_end + aifs);
+    assert_int_equal((ack->start_us - ba_end - aifs) % l->c.slot_us, 0);
+}
+
 /* RTS/CTS on minstrel_ht's fallback rates (rate_control.rts_on_fallback).
  * AP2's MCS15 A-MPDUs do not reach STA2 (made 6 dB too weak for MCS15, still
  * 12 dB above the 6 Mbit/s sensitivity of RTS/CTS), so its first two tries
@@ -742,6 +771,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts, lab_setup,
                                         lab_teardown),
         cmocka_unit_test_setup_teardown(test_sta_whose_nav_is_set_does_not_answer_rts, lab_setup, lab_teardown),
+        cmocka_unit_test_setup_teardown(test_frame_arriving_on_busy_medium_with_backoff_at_zero_backs_off, lab_setup,
+                                        lab_teardown),
         cmocka_unit_test_setup_teardown(test_voice_frame_overtakes_a_best_effort_backlog, lab_setup, lab_teardown),
         cmocka_unit_test_setup_teardown(test_full_queue_refuses_and_counts, lab_setup, lab_teardown),
         cmocka_unit_test_setup_teardown(test_link_rss_shift_applies_both_ways_and_refuses_what_the_config_would,
