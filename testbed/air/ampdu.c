@@ -73,10 +73,19 @@ void air_start_data(struct wlan_air *a, int n, int ac, uint64_t now)
         if (rc->r[r].rate_mbps < rc->r[slow].rate_mbps)
             slow = r;
     }
+    /* Linux minstrel_ht flags every rate-table entry after the first with
+     * RTS/CTS ("for fallback rates, to increase chances of getting through");
+     * ath9k then sends an RTS before the A-MPDU at those rate series only. */
+    bool rts = a->c.rc_rts_on_fallback && a->c.nodes[n].role == WLAN_ROLE_AP && minstrel_chain_entry(fm->retries) > 0;
     uint32_t dur_cap = a->c.max_ppdu_us;
+    /* A TXOP limit bounds the whole exchange (§10.22.2.8): RTS and CTS if any, the A-MPDU, and its BlockAck. */
     uint32_t txop = edca(a, n, ac)->txop_limit_us;
-    if (txop > 0 && txop < dur_cap)
-        dur_cap = txop;
+    uint32_t around = a->c.sifs_us + a->ba_us + (rts ? a->rts_us + a->cts_us + 2 * a->c.sifs_us : 0);
+    if (txop > 0) {
+        uint32_t room = txop > around ? txop - around : 0;
+        if (room < dur_cap)
+            dur_cap = room;
+    }
 
     int idx;
     struct tx *t = air_new_tx(a, &idx);
@@ -120,10 +129,7 @@ void air_start_data(struct wlan_air *a, int n, int ac, uint64_t now)
     t->bytes = bytes;
     a->nodes[n].awaiting = true;
     e->backoff = -1;
-    /* Linux minstrel_ht flags every rate-table entry after the first with
-     * RTS/CTS ("for fallback rates, to increase chances of getting through");
-     * ath9k then sends an RTS before the A-MPDU at those rate series only. */
-    if (a->c.rc_rts_on_fallback && a->c.nodes[n].role == WLAN_ROLE_AP && minstrel_chain_entry(fm->retries) > 0)
+    if (rts)
         air_start_rts(a, idx, now);
     else
         air_launch_data(a, idx, now);

@@ -480,6 +480,56 @@ static void test_frame_arriving_on_busy_medium_with_backoff_at_zero_backs_off(vo
     assert_int_equal((ack->start_us - ba_end - aifs) % l->c.slot_us, 0);
 }
 
+/* A TXOP limit bounds the whole frame exchange, the immediate BlockAck included (802.11-2016 §10.22.2.8: the
+ * TXOP holder fits its exchanges and their responses within it). AC_VO's limit is 1504 us: an A-MPDU of
+ * 1514-byte voice frames must end SIFS + BlockAck before it, not at it. */
+static void test_voice_ampdu_and_its_blockack_fit_the_txop_limit(void **state)
+{
+    struct lab *l = *state;
+    const struct recorder *r = &l->r;
+    lab_advance(l, 1000);
+    for (int i = 0; i < 40; i++) {
+        struct wlan_frame v = {.id = 1 + (uint64_t)i, .len_bytes = 1514, .src = AP2, .dst = STA2, .ac = WLAN_AC_VO};
+        assert_int_equal(wlan_air_enqueue(l->a, &v, 1000), 0);
+    }
+    run_until_idle(l, 100000);
+    assert_true(r->ng >= 2);
+    uint32_t txop = l->c.edca_ap[WLAN_AC_VO].txop_limit_us;
+    for (int i = 0; i < r->ng; i++) {
+        assert_int_equal(r->g[i].ac, WLAN_AC_VO);
+        assert_true(r->g[i].n_mpdu > 1);
+        assert_true(r->g[i].duration_us + l->c.sifs_us + 32 <= txop);
+    }
+}
+
+static struct wlan_air_config rts_lab(bool rts_on_fallback);
+
+/* The same with RTS/CTS in front (rate_control.rts_on_fallback, AP2's third try): RTS, SIFS, CTS and SIFS are
+ * part of the TXOP too. */
+static void test_protected_voice_ampdu_fits_the_txop_limit_with_its_rts_and_cts(void **state)
+{
+    struct lab *l = *state;
+    const struct recorder *r = &l->r;
+    l->c = rts_lab(true);
+    lab_recreate(l, 1);
+    lab_advance(l, 1000);
+    for (int i = 0; i < 40; i++) {
+        struct wlan_frame v = {.id = 1 + (uint64_t)i, .len_bytes = 1514, .src = AP2, .dst = STA2, .ac = WLAN_AC_VO};
+        assert_int_equal(wlan_air_enqueue(l->a, &v, 1000), 0);
+    }
+    run_until_idle(l, 100000);
+    uint32_t txop = l->c.edca_ap[WLAN_AC_VO].txop_limit_us;
+    int protected_ = 0;
+    for (int i = 0; i < r->ng; i++) {
+        if (!r->g[i].rts)
+            continue;
+        protected_++;
+        assert_true(r->g[i].n_mpdu > 1);
+        assert_true(52 + l->c.sifs_us + 44 + l->c.sifs_us + r->g[i].duration_us + l->c.sifs_us + 32 <= txop);
+    }
+    assert_true(protected_ > 0);
+}
+
 /* RTS/CTS on minstrel_ht's fallback rates (rate_control.rts_on_fallback).
  * AP2's MCS15 A-MPDUs do not reach STA2 (made 6 dB too weak for MCS15, still
  * 12 dB above the 6 Mbit/s sensitivity of RTS/CTS), so its first two tries
@@ -774,6 +824,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_frame_arriving_on_busy_medium_with_backoff_at_zero_backs_off, lab_setup,
                                         lab_teardown),
         cmocka_unit_test_setup_teardown(test_voice_frame_overtakes_a_best_effort_backlog, lab_setup, lab_teardown),
+        cmocka_unit_test_setup_teardown(test_voice_ampdu_and_its_blockack_fit_the_txop_limit, lab_setup, lab_teardown),
+        cmocka_unit_test_setup_teardown(test_protected_voice_ampdu_fits_the_txop_limit_with_its_rts_and_cts, lab_setup,
+                                        lab_teardown),
         cmocka_unit_test_setup_teardown(test_full_queue_refuses_and_counts, lab_setup, lab_teardown),
         cmocka_unit_test_setup_teardown(test_link_rss_shift_applies_both_ways_and_refuses_what_the_config_would,
                                         lab_setup, lab_teardown),
