@@ -226,7 +226,9 @@ def up(tb: Testbed, *, cc: str = "cubic", appl: str = "bridge") -> dict[str, Any
     """Brings the testbed up (no-op if it is already up); straight forwarding
     everywhere unless `appl` says otherwise."""
     if tb.state_file.exists() and set(tb.namespaces) <= existing_namespaces():
-        set_modes(tb, appl=appl)
+        # A run killed before its `finally` leaves its processes and modes: they would run beside this one's.
+        processes.stop_pidfiles(tb.run_dir)
+        set_modes(tb, wan="bridge", appl=appl, wlan="bridge")
         set_congestion_control(tb, cc)
         return dict(json.loads(tb.state_file.read_text()))
     down(tb)
