@@ -111,6 +111,9 @@ static int lab_teardown(void **state)
     return 0;
 }
 
+/* A test run on a fresh lab fixture, for the list in main. */
+#define LAB_TEST(test) cmocka_unit_test_setup_teardown(test, lab_setup, lab_teardown)
+
 static void lab_advance(struct lab *l, uint64_t now)
 {
     wlan_air_advance(l->a, now, &l->cb);
@@ -798,42 +801,28 @@ static void test_rate_control_samples_while_retransmissions_head_the_queue(void 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_ampdu_of_19_mpdus_is_delivered_along_its_ppdu, lab_setup, lab_teardown),
-        cmocka_unit_test_setup_teardown(test_ground_truth_carries_each_mpdus_enqueue_time, lab_setup, lab_teardown),
-        cmocka_unit_test_setup_teardown(test_hidden_ap_frame_starting_second_loses_its_preamble, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_sta_defers_until_the_exchange_it_overhears_ends, lab_setup, lab_teardown),
-        cmocka_unit_test_setup_teardown(test_frame_whose_preamble_was_missed_is_sensed_by_energy_only, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_retransmissions_deliver_every_frame_at_most_once_in_order, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_blockack_acknowledges_mpdus_the_recipient_received_earlier, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_lock_on_a_reused_history_slot_does_not_cost_a_preamble, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_cw_returns_to_cwmin_when_the_retry_limit_discards_a_frame, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_internal_collision_loser_doubles_its_cw_and_backs_off, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_rts_and_cts_precede_only_the_fallback_try_by_their_airtime, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_cts_heard_by_hidden_ap_defers_it, lab_setup, lab_teardown),
-        cmocka_unit_test_setup_teardown(test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_sta_whose_nav_is_set_does_not_answer_rts, lab_setup, lab_teardown),
-        cmocka_unit_test_setup_teardown(test_frame_arriving_on_busy_medium_with_backoff_at_zero_backs_off, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_voice_frame_overtakes_a_best_effort_backlog, lab_setup, lab_teardown),
-        cmocka_unit_test_setup_teardown(test_voice_ampdu_and_its_blockack_fit_the_txop_limit, lab_setup, lab_teardown),
-        cmocka_unit_test_setup_teardown(test_protected_voice_ampdu_fits_the_txop_limit_with_its_rts_and_cts, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_full_queue_refuses_and_counts, lab_setup, lab_teardown),
-        cmocka_unit_test_setup_teardown(test_link_rss_shift_applies_both_ways_and_refuses_what_the_config_would,
-                                        lab_setup, lab_teardown),
-        cmocka_unit_test_setup_teardown(test_rate_control_steps_down_after_the_link_loses_6_db, lab_setup,
-                                        lab_teardown),
-        cmocka_unit_test_setup_teardown(test_rate_control_samples_while_retransmissions_head_the_queue, lab_setup,
-                                        lab_teardown),
+        LAB_TEST(test_ampdu_of_19_mpdus_is_delivered_along_its_ppdu),
+        LAB_TEST(test_ground_truth_carries_each_mpdus_enqueue_time),
+        LAB_TEST(test_hidden_ap_frame_starting_second_loses_its_preamble),
+        LAB_TEST(test_sta_defers_until_the_exchange_it_overhears_ends),
+        LAB_TEST(test_frame_whose_preamble_was_missed_is_sensed_by_energy_only),
+        LAB_TEST(test_retransmissions_deliver_every_frame_at_most_once_in_order),
+        LAB_TEST(test_blockack_acknowledges_mpdus_the_recipient_received_earlier),
+        LAB_TEST(test_lock_on_a_reused_history_slot_does_not_cost_a_preamble),
+        LAB_TEST(test_cw_returns_to_cwmin_when_the_retry_limit_discards_a_frame),
+        LAB_TEST(test_internal_collision_loser_doubles_its_cw_and_backs_off),
+        LAB_TEST(test_rts_and_cts_precede_only_the_fallback_try_by_their_airtime),
+        LAB_TEST(test_cts_heard_by_hidden_ap_defers_it),
+        LAB_TEST(test_rts_to_a_receiver_locked_onto_another_frame_gets_no_cts),
+        LAB_TEST(test_sta_whose_nav_is_set_does_not_answer_rts),
+        LAB_TEST(test_frame_arriving_on_busy_medium_with_backoff_at_zero_backs_off),
+        LAB_TEST(test_voice_frame_overtakes_a_best_effort_backlog),
+        LAB_TEST(test_voice_ampdu_and_its_blockack_fit_the_txop_limit),
+        LAB_TEST(test_protected_voice_ampdu_fits_the_txop_limit_with_its_rts_and_cts),
+        LAB_TEST(test_full_queue_refuses_and_counts),
+        LAB_TEST(test_link_rss_shift_applies_both_ways_and_refuses_what_the_config_would),
+        LAB_TEST(test_rate_control_steps_down_after_the_link_loses_6_db),
+        LAB_TEST(test_rate_control_samples_while_retransmissions_head_the_queue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
