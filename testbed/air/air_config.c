@@ -61,17 +61,17 @@ static double num(struct loader *L, json_t *obj, const char *where, const char *
         return 0;
     }
     double d = json_number_value(v);
-    if (!(d >= lo && d <= hi))
+    if (!(d >= lo && d <= hi)) {
         fail(L, "%s.%s: value %g out of range [%g, %g]", where, key, d, lo, hi);
+        return 0;   /* refused, as a non-number is: callers convert it (a double beyond uint32_t's range has no
+                     * defined conversion) and the load fails whole on the first error */
+    }
     return d;
 }
 
 static uint32_t uint_(struct loader *L, json_t *obj, const char *where, const char *key, double lo, double hi)
 {
     double d = num(L, obj, where, key, lo, hi);
-    /* Refused by num(): not converted, since a double outside uint32_t's range has no defined conversion. */
-    if (!(d >= lo && d <= hi))
-        return 0;
     if (d != floor(d))
         fail(L, "%s.%s: value %g must be an integer", where, key, d);
     return (uint32_t)d;
@@ -91,6 +91,13 @@ static json_t *section(struct loader *L, json_t *root, const char *key)
     if (!json_is_object(s))
         fail(L, "%s: missing section", key);
     return s;
+}
+
+/* The EDCA Parameter Set carries ECWmin/ECWmax, CW = 2^ECW - 1 (§9.4.2.29): the series CW = 2 CW + 1 walks. */
+static void cw_of_the_series(struct loader *L, const char *where, const char *key, const char *field, uint32_t cw)
+{
+    if ((cw & (cw + 1)) != 0)
+        fail(L, "%s.%s: %u is not 2^n - 1 (802.11-2016 §9.4.2.29 %s)", where, key, cw, field);
 }
 
 /* min_aifsn: 2 for the parameters non-AP STAs use (802.11-2016 §9.4.2.29: "The minimum value for the AIFSN
@@ -116,11 +123,8 @@ static void load_edca(struct loader *L, json_t *mac, const char *key, uint32_t m
         out[a].cw_min = uint_(L, ac, where, "cw_min", 1, 1023);
         out[a].cw_max = uint_(L, ac, where, "cw_max", 1, 1023);
         out[a].txop_limit_us = uint_(L, ac, where, "txop_limit_us", 0, 8160);
-        /* The element carries ECWmin/ECWmax, CW = 2^ECW - 1 (§9.4.2.29), the series CW = 2 CW + 1 walks. */
-        if (!L->failed && (out[a].cw_min & (out[a].cw_min + 1)) != 0)
-            fail(L, "%s.cw_min: %u is not 2^n - 1 (802.11-2016 §9.4.2.29 ECWmin)", where, out[a].cw_min);
-        if (!L->failed && (out[a].cw_max & (out[a].cw_max + 1)) != 0)
-            fail(L, "%s.cw_max: %u is not 2^n - 1 (802.11-2016 §9.4.2.29 ECWmax)", where, out[a].cw_max);
+        cw_of_the_series(L, where, "cw_min", "ECWmin", out[a].cw_min);
+        cw_of_the_series(L, where, "cw_max", "ECWmax", out[a].cw_max);
         if (out[a].cw_max < out[a].cw_min)
             fail(L, "%s: cw_max %u below cw_min %u", where, out[a].cw_max, out[a].cw_min);
     }
