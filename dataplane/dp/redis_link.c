@@ -409,25 +409,26 @@ static void send_outcome(struct redis_link *l)
             run(l, "PUBLISH %s %llu", key, (unsigned long long)acked);
         if (l->cmd) {
             fprintf(stderr, "adwiser-dp: redis: version %llu active\n", (unsigned long long)acked);
-        } else {
-            /* The connection broke on it: written again after reconnecting, since reading `desired` then skips
-             * the version in force and nothing else would set `active` (unless a newer ack came meanwhile). */
-            pthread_mutex_lock(&l->mu);
-            if (!l->ack_version)
-                l->ack_version = acked;
-            pthread_mutex_unlock(&l->mu);
+            acked = 0;
         }
     }
-    if (refused && l->cmd)
+    if (refused && l->cmd) {
         set_rejected(l, refused, error);
-    if (refused && !l->cmd) {   /* the connection broke on the ack or on it: report it after reconnecting */
-        pthread_mutex_lock(&l->mu);
-        if (!l->reject_version) {
-            l->reject_version = refused;
-            memcpy(l->reject_error, error, sizeof(error));
-        }
-        pthread_mutex_unlock(&l->mu);
+        if (l->cmd)
+            refused = 0;
     }
+    if (!acked && !refused)
+        return;
+    /* The connection broke on them: written again after reconnecting (unless a newer one came meanwhile), since
+     * reading `desired` then skips the version in force and nothing else would set `active` or `rejected`. */
+    pthread_mutex_lock(&l->mu);
+    if (acked && !l->ack_version)
+        l->ack_version = acked;
+    if (refused && !l->reject_version) {
+        l->reject_version = refused;
+        memcpy(l->reject_error, error, sizeof(error));
+    }
+    pthread_mutex_unlock(&l->mu);
 }
 
 /* Reads pub/sub messages for up to POLL_MS. */
