@@ -56,9 +56,7 @@ def create_app(settings: Settings) -> FastAPI:
     @app.exception_handler(StoredInvalid)
     async def _stored_invalid(request: Request, exc: StoredInvalid) -> Response:
         # the fields as in POST /versions (doc.<path>): the document a new version must fix
-        errors = flatten(exc.errors, ("doc",))
-        detail = f"{exc}: " + "; ".join(f"{e.field}: {e.message}" for e in errors[:5])
-        return problems.problem_response(request, 422, detail, None, errors)
+        return problems.fields_problem(request, flatten(exc.errors, ("doc",)), str(exc))
 
     @app.middleware("http")
     async def _timing(request: Request, call_next):  # type: ignore[no-untyped-def]

@@ -68,12 +68,16 @@ def problem_response(request: Request, status: int, detail: str, field: str | No
     return JSONResponse(body.model_dump(), status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
 
 
-def _validation_problem(request: Request, raw: list[dict[str, Any]]) -> JSONResponse:
-    errors = flatten(strip_request_part(raw))
+def fields_problem(request: Request, errors: list[FieldError], lead: str = "") -> JSONResponse:
+    """422 naming each field at fault; the detail lists the first five (after `lead`, if any)."""
     detail = "; ".join(f"{e.field}: {e.message}" for e in errors[:5])
     if len(errors) > 5:
         detail += f"; and {len(errors) - 5} more"
-    return problem_response(request, 422, detail, None, errors)
+    return problem_response(request, 422, f"{lead}: {detail}" if lead else detail, None, errors)
+
+
+def _validation_problem(request: Request, raw: list[dict[str, Any]]) -> JSONResponse:
+    return fields_problem(request, flatten(strip_request_part(raw)))
 
 
 def install(app: FastAPI) -> None:
