@@ -29,8 +29,11 @@ int rss_step_parse(const wlan_air_t *air, const char *spec, struct rss_step *out
 }
 
 /* Applies every --rss-step once per SIGUSR1 received, logging what the link's RSS became. */
-void rss_steps_apply(wlan_air_t *air, const struct rss_step *st, int n, uint64_t now_us)
+void rss_steps_apply(wlan_air_t *air, const struct rss_step *st, int n, uint64_t now_us,
+                     const struct wlan_air_callbacks *cb)
 {
+    /* The loop reads the clock before it runs the air: what started in between is before the step. */
+    wlan_air_advance(air, now_us, cb);
     const struct wlan_air_config *c = wlan_air_config(air);
     for (int i = 0; i < n; i++) {
         if (wlan_air_shift_link_rss(air, st[i].a, st[i].b, st[i].delta_db) != 0) {

@@ -19,7 +19,10 @@ struct rss_step {
 
 /* Parses NODE,NODE,DELTA_DB against the air config; 0, or -1 with a message naming what is wrong in err. */
 int rss_step_parse(const wlan_air_t *air, const char *spec, struct rss_step *out, char *err, size_t errlen);
-/* Applies every step once, logging what the link's RSS became (or that the change was refused). */
-void rss_steps_apply(wlan_air_t *air, const struct rss_step *st, int n, uint64_t now_us);
+/* Applies every step once at virtual instant now_us, logging what the link's RSS became (or that the change
+ * was refused). The air is first run up to now_us through cb, so a PPDU that started before the step keeps the
+ * RSS of its start. */
+void rss_steps_apply(wlan_air_t *air, const struct rss_step *st, int n, uint64_t now_us,
+                     const struct wlan_air_callbacks *cb);
 
 #endif

@@ -275,7 +275,7 @@ int main(int argc, char **argv)
         if (now >= deadline)
             break;
         for (; rss_step_requested > 0; rss_step_requested--)
-            rss_steps_apply(e.air, steps, n_steps, now);
+            rss_steps_apply(e.air, steps, n_steps, now, cb);
         wlan_air_advance(e.air, now, cb);
         int got = 0;
         for (int i = 0; i < e.n_ports; i++)
