@@ -21,6 +21,7 @@
  * parts it drives are listed in emu.h.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -65,6 +66,44 @@ static void usage(FILE *f)
           "  --rss-step  NODE,NODE,DB: on each SIGUSR1, shift that link's RSS by DB both ways (repeatable)\n"
           "  --pidfile   write the process id here\n",
           f);
+}
+
+/* Bounds of the numeric options. A run longer than MAX_DURATION_S is a typo; a spin longer than MAX_SPIN_US
+ * keeps one of the two cores busy between events instead of sleeping; SCHED_FIFO priorities end at 99. */
+#define MAX_DURATION_S 1e6
+#define MAX_SPIN_US 100000
+#define MAX_RT_PRIORITY 99
+
+/* A decimal integer in [0, max] and nothing else, or false with a message naming the option. Read leniently,
+ * "abc" would be 0 (no spin, no real-time priority) and "-5" a spin that never sleeps. */
+static bool parse_uint_option(const char *opt, const char *s, uint64_t max, uint64_t *out)
+{
+    char *end = (char *)s;
+    unsigned long long v = 0;
+    errno = 0;
+    if (isdigit((unsigned char)s[0]))
+        v = strtoull(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || v > max) {
+        fprintf(stderr, "wlan-emu: %s '%s': expected an integer in [0, %llu]\n", opt, s, (unsigned long long)max);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* Seconds in (0, MAX_DURATION_S], or false with a message naming the option. Read leniently, "abc", "nan" or 0
+ * would be a run without a deadline. */
+static bool parse_seconds_option(const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !(v > 0 && v <= MAX_DURATION_S)) {
+        fprintf(stderr, "wlan-emu: %s '%s': expected seconds in (0, %.0f]\n", opt, s, MAX_DURATION_S);
+        return false;
+    }
+    *out = v;
+    return true;
 }
 
 static int bind_port(struct emu *e, const char *spec, enum wlan_role role, char *err, size_t errlen)
@@ -146,8 +185,7 @@ int main(int argc, char **argv)
     char *aps[WLAN_MAX_NODES], *stas[WLAN_MAX_NODES], *step_specs[MAX_RSS_STEPS];
     int n_aps = 0, n_stas = 0, n_steps = 0;
     double duration = 0;
-    uint64_t seed = 1, spin_us = 10;
-    int rt_priority = 10;
+    uint64_t seed = 1, spin_us = 10, rt_priority = 10;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -156,11 +194,23 @@ int main(int argc, char **argv)
         case 'S': if (n_stas < WLAN_MAX_NODES) stas[n_stas++] = optarg; break;
         case 'g': gt_path = optarg; break;
         case 's': stats_path = optarg; break;
-        case 'd': duration = atof(optarg); break;
-        case 'r': seed = strtoull(optarg, NULL, 10); break;
-        case 'p': spin_us = strtoull(optarg, NULL, 10); break;
+        case 'd':
+            if (!parse_seconds_option("--duration", optarg, &duration))
+                return 2;
+            break;
+        case 'r':
+            if (!parse_uint_option("--seed", optarg, UINT64_MAX, &seed))
+                return 2;
+            break;
+        case 'p':
+            if (!parse_uint_option("--spin-us", optarg, MAX_SPIN_US, &spin_us))
+                return 2;
+            break;
         case 'P': pidfile = optarg; break;
-        case 'R': rt_priority = atoi(optarg); break;
+        case 'R':
+            if (!parse_uint_option("--rt-priority", optarg, MAX_RT_PRIORITY, &rt_priority))
+                return 2;
+            break;
         case 'X':
             if (n_steps == MAX_RSS_STEPS) {
                 fprintf(stderr, "wlan-emu: at most %d --rss-step\n", MAX_RSS_STEPS);
@@ -172,7 +222,7 @@ int main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (optind < argc || n_aps == 0 || n_stas == 0 || duration < 0) {
+    if (optind < argc || n_aps == 0 || n_stas == 0) {
         usage(stderr);
         return 2;
     }
@@ -238,10 +288,10 @@ int main(int argc, char **argv)
      * --spin-us, so a modest SCHED_FIFO priority cannot starve the machine
      * (and the kernel's RT throttling bounds it anyway). */
     if (rt_priority > 0) {
-        struct sched_param sp = {.sched_priority = rt_priority};
+        struct sched_param sp = {.sched_priority = (int)rt_priority};
         if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
             fprintf(stderr, "wlan-emu: SCHED_FIFO %d not available (%s); running at normal priority\n",
-                    rt_priority, strerror(errno));
+                    (int)rt_priority, strerror(errno));
     }
     sigset_t block, waitmask;
     sigemptyset(&block);
