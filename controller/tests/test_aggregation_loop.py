@@ -354,6 +354,30 @@ def test_pair_leaving_hold_resumes_at_its_held_rate() -> None:
     assert shares["ap/slow"] == pytest.approx(0.5, abs=0.05)
 
 
+def test_the_paced_rates_fit_the_medium_while_a_pair_holding_most_of_the_air_is_held() -> None:
+    """(46) gives wᵀx = wᵀz / (ĉ + wᵀz) < 1 only when every pair's rate comes from the same z. A pair that
+    settled with nearly all the air (its neighbour idle) and is then held on the backhaul keeps its rate; the
+    neighbour, busy now, raises its z. The held pair's z that (46) maps to its rate grows with the
+    neighbour's, past N_max, and cut there it left the neighbour's denominator short of the held airtime:
+    wᵀx of the paced rates reached 1.37, more than the medium."""
+    params = LoopParams(t_bar_s=0.010, n_bar=48)
+    rates = {"ap/a": 100e6, "ap/b": 100e6}
+    plant = Plant(c_s=500e-6, rates_bps=rates)
+    st = initial(params, {s: StaMeasurement(r, None) for s, r in rates.items()})
+    for k in range(40):
+        mu = plant.aggregation(st.x)
+        st = step(params, st, {"ap/a": StaMeasurement(100e6, mu["ap/a"]), "ap/b": StaMeasurement(100e6, None)},
+                  now_s=0.5 * (k + 1)).state
+    held_airtime = plant.w("ap/a") * st.x["ap/a"]
+    assert held_airtime > 0.85
+    for k in range(40, 60):
+        meas = {"ap/a": StaMeasurement(100e6, 2.0), "ap/b": StaMeasurement(100e6, 3.0)}
+        st = step(params, st, meas, now_s=0.5 * (k + 1), hold=frozenset({"ap/a"})).state
+        assert plant.w("ap/a") * st.x["ap/a"] == pytest.approx(held_airtime)
+        assert sum(plant.w(s) * x for s, x in st.x.items()) < 1.0
+    assert st.z["ap/b"] == params.n_max      # b is given the rest of the air, all its z can reach
+
+
 def test_no_c_check_from_a_slot_in_which_the_ap_queue_grew() -> None:
     # (8), and so (40), holds while the AP clears each station's queue at its turn (000 §IV regime 2).
     # Every MCS rate falling by 30 % at once leaves the rates above what the rounds carry (regime 1,

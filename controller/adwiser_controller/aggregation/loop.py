@@ -31,8 +31,9 @@ the new rates nor down while G sits at ν_max (_fed_forward_nu), and the targets
 (44) at that ν (before N̄'s cut, _fed_forward_targets), before the step; z follows through
 (45) (feed-forward, _mcs_feed_forward).
 
-Production guards the paper is silent on: z is kept in [1, N_max] (an application
-that does not fill its rate would otherwise wind z up without bound); a station
+Production guards the paper is silent on: (45) keeps z in [1, N_max] (an application
+that does not fill its rate would otherwise wind z up without bound; a z that only
+re-expresses a held rate is not cut, _z_at_rates); a station
 with no measurement this slot keeps its z; a pair that joins starts at its share
 of ν (carried to the new station 1) and enters (40) and (45) from the first slot paced
 at its rate (the slot it joined in held none); while a pair carries less than its paced rate z is not
@@ -226,7 +227,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             # of every station's channel-access overhead in a round, 000 §IV, with the STAs' TCP ACKs), and
             # (46) at the new ĉ cut every start rate by as much for one Δ while each μ̃ was under its target.
             # The second č, if smaller, would likewise raise every rate at once.
-            state = replace(state, z={**state.z, **_z_at_rates(params, w, {}, c_hat, state.x)})
+            state = replace(state, z={**state.z, **_z_at_rates(w, {}, c_hat, state.x)})
 
     # (43): outer loop on ν with G(x(k)) = min(T̄ x_1, ν_max), station 1 = lowest MCS rate, read off the
     # slowest pair whose rate the loop sets (_paced_station). x(k) = F⁻¹(z(k)) is the loop's own (46),
@@ -260,7 +261,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             z_top = max(m.mu_n / (1.0 - 2.0 * PACER_SLACK), Z_MIN)
         z[s] = min(max(state.z[s] + step_z, Z_MIN), z_top, params.n_max)
     n_target = _targets(params, stas, w, nu)     # (44), used by the next step
-    z.update(_z_at_rates(params, w, z, c_hat, {s: state.x[s] for s in held}))
+    z.update(_z_at_rates(w, z, c_hat, {s: state.x[s] for s in held}))
     x = _rates(w, z, c_hat)                      # (46)
     x.update({s: state.x[s] for s in held})
     new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
@@ -392,7 +393,7 @@ def busy_part_of_slot(m: StaMeasurement, sent_pps: float) -> bool:
     return m.received_pps > PART_SLOT_RATIO * sent_pps
 
 
-def _z_at_rates(params: LoopParams, w: dict[str, float], z: dict[str, float], c: float,
+def _z_at_rates(w: dict[str, float], z: dict[str, float], c: float,
                 given_x: dict[str, float]) -> dict[str, float]:
     """The z of the pairs in given_x that (46) maps to those rates, the other pairs' z in z staying:
     with D = c + wᵀz and z_g = x_g D, D = (c + Σ_others w z) / (1 - Σ_given w_g x_g). With every pair's
@@ -403,12 +404,18 @@ def _z_at_rates(params: LoopParams, w: dict[str, float], z: dict[str, float], c:
     against their new z, not to the one it was held at (aggtarget-5sta-mixed-mcs: sta5 held at 27.3
     Mbit/s from the start, while sta1's z went from 2 to 40, fell to 2.5 Mbit/s at release, carrying
     10.3). It also keeps the free pairs' rates (46) counting the held pairs' airtime at their held rates.
-    Nothing is returned when the given rates alone fill the air (their stale z are then kept)."""
+    Nothing is returned when the given rates alone fill the air (their stale z are then kept).
+
+    Not cut at N_max: (46) keeps wᵀx = wᵀz / (c + wᵀz) under 1 only while every pair's rate comes from the
+    same z, and a held pair's rate is put back after (46). Its z grows with the free pairs' (D does), and
+    cut at N_max it counted less than its held airtime in their denominator: a pair held at 0.89 of the
+    air next to one raising its z to N_max left wᵀx of the paced rates at 1.37. The cut to [1, N_max] is
+    the integral's (45), applied when the pair is free again. The floor only adds to the denominator."""
     load = sum(w[s] * x for s, x in given_x.items())
     if not given_x or load >= 1.0:
         return {}
     d = (c + sum(w[s] * z[s] for s in z if s not in given_x)) / (1.0 - load)
-    return {s: min(max(x * d, Z_MIN), params.n_max) for s, x in given_x.items()}
+    return {s: max(x * d, Z_MIN) for s, x in given_x.items()}
 
 
 def _mcs_feed_forward(state: LoopState, w: dict[str, float], free: dict[str, StaMeasurement]) -> dict[str, float]:
