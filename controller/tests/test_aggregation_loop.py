@@ -378,6 +378,26 @@ def test_the_paced_rates_fit_the_medium_while_a_pair_holding_most_of_the_air_is_
     assert st.z["ap/b"] == params.n_max      # b is given the rest of the air, all its z can reach
 
 
+def test_the_paced_rates_fit_the_medium_when_a_held_pairs_mcs_rate_falls() -> None:
+    """A held pair keeps the airtime it was paced at, not its packet rate: its MCS rate falling 20 % under
+    the hold made the held rate 1.11 of the air at the new rate, no z mapped to it, and the free pair was
+    paced against the held pair's stale z on top: wᵀx 1.61."""
+    params = LoopParams(t_bar_s=0.010, n_bar=48)
+    plant = Plant(c_s=500e-6, rates_bps={"ap/a": 100e6, "ap/b": 100e6})
+    st = initial(params, {s: StaMeasurement(r, None) for s, r in plant.rates_bps.items()})
+    for k in range(40):
+        mu = plant.aggregation(st.x)
+        st = step(params, st, {"ap/a": StaMeasurement(100e6, mu["ap/a"]), "ap/b": StaMeasurement(100e6, None)},
+                  now_s=0.5 * (k + 1)).state
+    held_airtime = plant.w("ap/a") * st.x["ap/a"]
+    plant.rates_bps["ap/a"] = 80e6
+    for k in range(40, 50):
+        meas = {"ap/a": StaMeasurement(80e6, 2.0), "ap/b": StaMeasurement(100e6, 3.0)}
+        st = step(params, st, meas, now_s=0.5 * (k + 1), hold=frozenset({"ap/a"})).state
+        assert sum(plant.w(s) * x for s, x in st.x.items()) < 1.0
+        assert plant.w("ap/a") * st.x["ap/a"] == pytest.approx(held_airtime)
+
+
 def test_no_c_check_from_a_slot_in_which_the_ap_queue_grew() -> None:
     # (8), and so (40), holds while the AP clears each station's queue at its turn (000 §IV regime 2).
     # Every MCS rate falling by 30 % at once leaves the rates above what the rounds carry (regime 1,

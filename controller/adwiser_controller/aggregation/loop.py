@@ -45,12 +45,13 @@ holds only while the AP carries what arrives), nor from a pair whose A-MPDUs wer
 an arrival burst (BURST_MPDUS: (8)'s floor, where it cannot be inverted) or whose traffic filled only
 part of the slot (busy_part_of_slot); while the bottleneck is the backhaul
 (001 §5) the loop holds z, ν, ĉ and the rates instead of chasing the target, and
-while only some pairs' is, it holds their rates and keeps their z at the value (46)
-maps to them (_z_at_rates).
+while only some pairs' is, it holds their airtime (their rates, carried across an MCS
+change, _held_rates) and keeps their z at the value (46) maps to them (_z_at_rates).
 """
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 C_MIN_S = 10e-6     # č below one 9 µs slot is not a channel-access overhead
@@ -189,7 +190,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     joining starts at its share of the current ν, carried to this step's station 1 as an MCS change
     carries it (_nu_feed_forward; its z and ĉ are not moved by the slot it
     joined in, which was not paced at any rate of the loop's), a pair leaving is dropped.
-    Pairs in `hold` (bottleneck in the backhaul, 001 §5) keep z and their rate."""
+    Pairs in `hold` (bottleneck in the backhaul, 001 §5) keep their airtime (_held_rates)."""
     if not stas:
         return StepResult(replace(state, z={}, x={}, n_target={}, k=state.k + 1, t_s=now_s), {}, None)
     w = {s: params.w_of(m.phy_rate_bps) for s, m in stas.items()}
@@ -261,12 +262,25 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
             z_top = max(m.mu_n / (1.0 - 2.0 * PACER_SLACK), Z_MIN)
         z[s] = min(max(state.z[s] + step_z, Z_MIN), z_top, params.n_max)
     n_target = _targets(params, stas, w, nu)     # (44), used by the next step
-    z.update(_z_at_rates(w, z, c_hat, {s: state.x[s] for s in held}))
+    held_x = _held_rates(state, w, held)
+    z.update(_z_at_rates(w, z, c_hat, held_x))
     x = _rates(w, z, c_hat)                      # (46)
-    x.update({s: state.x[s] for s in held})
+    x.update(held_x)
     new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
                     c_samples=state.c_samples + (c_check is not None), w=dict(w))
     return StepResult(new, x, c_check, grew)
+
+
+def _held_rates(state: LoopState, w: dict[str, float], held: set[str]) -> dict[str, float]:
+    """The rates of the held pairs: each keeps the airtime w_i x_i it was paced at, carried to its new w by
+    w_i(k-1)/w_i(k) as (45)'s targets are (_mcs_feed_forward; 000 §VI-B: at a held delay w μ_N stays).
+
+    The held airtimes come from one z of (46), so they sum under 1 and (46) can give the free pairs the
+    rest. Held at its packet rate, a pair at 0.89 of the air whose MCS rate fell 20 % was at 1.11 of it,
+    no z mapped to that (_z_at_rates), and the free pair was paced against the held pair's stale z on
+    top: wᵀx 1.61, more than the medium."""
+    ff = _mcs_feed_forward(state, w, held)
+    return {s: state.x[s] * ff.get(s, 1.0) for s in held}
 
 
 def _under_paced(m: StaMeasurement, x_pps: float) -> bool:
@@ -418,8 +432,8 @@ def _z_at_rates(w: dict[str, float], z: dict[str, float], c: float,
     return {s: max(x * d, Z_MIN) for s, x in given_x.items()}
 
 
-def _mcs_feed_forward(state: LoopState, w: dict[str, float], free: dict[str, StaMeasurement]) -> dict[str, float]:
-    """w_i(k-1)/w_i(k) for each free pair whose w was known last step.
+def _mcs_feed_forward(state: LoopState, w: dict[str, float], pairs: Iterable[str]) -> dict[str, float]:
+    """w_i(k-1)/w_i(k) for each of the pairs whose w was known last step.
 
     The MCS rate is a measured disturbance: at the delay the loop holds, the round c + wᵀμ_N stays and
     the aggregation levels scale with 1/w (000 §VI-B, Fig. 10(b): 16 MPDUs at MCS2, 23 at MCS4, same
@@ -432,7 +446,7 @@ def _mcs_feed_forward(state: LoopState, w: dict[str, float], free: dict[str, Sta
     Mbit/s. z itself is not scaled: the slot means of the PHY rate vary by 6-9 % from slot to slot on
     the emulated air, and scaling z passed that noise straight to x (aggtarget-1sta-lowdelay 80-85 % of
     straight forwarding against 87-89 %, bf3d842); through (45) it is halved (K1 = 0.5)."""
-    return {s: state.w[s] / w[s] for s in free if state.w.get(s)}
+    return {s: state.w[s] / w[s] for s in pairs if state.w.get(s)}
 
 
 def _fed_forward_targets(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement],
