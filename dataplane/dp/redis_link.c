@@ -179,6 +179,16 @@ static void set_rejected(struct redis_link *l, uint64_t version, char *error)
     set_json(l, "rejected", json_pack("{s:I, s:s}", "version", (json_int_t)version, "error", error), 0);
 }
 
+/* Refuses a version fetched from Redis. Only a refusal written counts it as fetched: when the connection broke
+ * between the read of the version and this write, reading `desired` after reconnecting fetches and refuses it
+ * again, since nothing else would ever write `rejected` for it. */
+static void refuse_fetched(struct redis_link *l, uint64_t version, char *error)
+{
+    set_rejected(l, version, error);
+    if (l->cmd)
+        l->last_fetched = version;
+}
+
 /* Fetches, parses and validates version n; a valid one waits in l->ready for the loop. */
 static void fetch_version(struct redis_link *l, uint64_t version)
 {
@@ -196,10 +206,9 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     redisReply *r = cmd(l, "HGET %s doc", key);
     if (!r)
         return;
-    l->last_fetched = version;
     if (r->type != REDIS_REPLY_STRING) {
         snprintf(err, sizeof(err), "%s has no doc", key);
-        set_rejected(l, version, err);
+        refuse_fetched(l, version, err);
         freeReplyObject(r);
         return;
     }
@@ -208,7 +217,7 @@ static void fetch_version(struct redis_link *l, uint64_t version)
         if (!cfg)
             snprintf(err, sizeof(err), "out of memory");
         fprintf(stderr, "adwiser-dp: redis: version %llu refused: %s\n", (unsigned long long)version, err);
-        set_rejected(l, version, err);
+        refuse_fetched(l, version, err);
         free(cfg);
         freeReplyObject(r);
         return;
@@ -216,7 +225,7 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     freeReplyObject(r);
     if (strcmp(cfg->appliance_id, l->id) != 0) {
         snprintf(err, sizeof(err), "appliance_id: '%s' is not this appliance ('%s')", cfg->appliance_id, l->id);
-        set_rejected(l, version, err);
+        refuse_fetched(l, version, err);
         free(cfg);
         return;
     }
@@ -226,6 +235,7 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     l->ready_version = version;
     l->handed_version = version;
     pthread_mutex_unlock(&l->mu);
+    l->last_fetched = version;
 }
 
 /* HGETALL of the pacing hash, checked whole; a valid table waits in l->pacing_ready. */

@@ -99,13 +99,18 @@ static char *get(struct server *s, const char *key)
     return v;
 }
 
-/* The value of key once the thread has written it (caller frees), or NULL if it did not within WAIT_MS. */
-static char *wait_get(struct server *s, const char *key)
+/* The value of key once the thread has written it (caller frees), or NULL if it did not within ms. */
+static char *wait_get_within(struct server *s, const char *key, unsigned ms)
 {
     char *v = NULL;
-    for (int i = 0; i < WAIT_MS / 10 && !(v = get(s, key)); i++)
+    for (unsigned i = 0; i < ms / 10 && !(v = get(s, key)); i++)
         sleep_ms(10);
     return v;
+}
+
+static char *wait_get(struct server *s, const char *key)
+{
+    return wait_get_within(s, key, WAIT_MS);
 }
 
 static void command(struct server *s, const char *fmt, ...)
@@ -201,6 +206,25 @@ static void test_a_refusal_whose_write_lost_the_connection_is_written_after_reco
     char *rejected = wait_get(s, "adwiser:appliance:lab:rejected");
     assert_non_null(rejected);
     assert_non_null(strstr(rejected, "\"version\":8"));
+    free(rejected);
+    redis_link_stop(l);
+}
+
+static void test_a_refusal_of_a_fetched_version_whose_write_lost_the_connection_is_written_after_reconnecting(
+    void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    command(s, "HSET adwiser:version:9 doc {}");
+    command(s, "SET adwiser:appliance:lab:desired 9");
+    /* Reads are answered, writes wait 2 s: the thread, reconnecting, reads `desired` and version 9, and the SET of
+     * `rejected` times out (1 s), which breaks the connection between the read of the version and the write of its
+     * refusal. */
+    command(s, "CLIENT PAUSE 2000 WRITE");
+    command(s, "CLIENT KILL TYPE normal");
+    char *rejected = wait_get_within(s, "adwiser:appliance:lab:rejected", 2000 + WAIT_MS);
+    assert_non_null(rejected);
+    assert_non_null(strstr(rejected, "\"version\":9"));
     free(rejected);
     redis_link_stop(l);
 }
@@ -323,6 +347,9 @@ int main(void)
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_refusal_whose_write_lost_the_connection_is_written_after_reconnecting,
                                         start_server, stop_server),
+        cmocka_unit_test_setup_teardown(
+            test_a_refusal_of_a_fetched_version_whose_write_lost_the_connection_is_written_after_reconnecting,
+            start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_rollback_to_the_running_version_replaces_the_version_on_its_way,
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed,
