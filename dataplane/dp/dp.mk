@@ -59,14 +59,17 @@ $(DP_TEST_PACING): dp/tests/test_dp_pacing.c $(DP_PACING_SRCS) $(DP_HEADERS)
 	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< $(DP_PACING_SRCS) \
 	    $(shell pkg-config --cflags --libs jansson) -lcmocka -lm -o $@
 
-# The Redis thread against a real redis-server (dp/tests/test_redis_link_thread.c starts and stops its own).
+# The Redis thread against a real redis-server (one per test, dp/tests/redis_fixture.c).
 DP_REDIS_SRCS := dp/redis_link.c dp/redis_addr.c dp/config_json.c dp/json_walk.c dp/pacing_table.c
 DP_TEST_REDIS := $(BUILD)/san/dp/test_redis_link_thread
+# A redis-server per test (dp/tests/redis_fixture.h), for the tests that need Redis.
+DP_REDIS_FIXTURE := dp/tests/redis_fixture.c dp/tests/redis_fixture.h
 DP_BUILD += $(DP_TEST_REDIS)
 
-$(DP_TEST_REDIS): dp/tests/test_redis_link_thread.c $(DP_REDIS_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
+$(DP_TEST_REDIS): dp/tests/test_redis_link_thread.c $(DP_REDIS_FIXTURE) $(DP_REDIS_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< $(DP_REDIS_SRCS) $(CORE_LIB_SAN) \
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< dp/tests/redis_fixture.c $(DP_REDIS_SRCS) \
+	    $(CORE_LIB_SAN) \
 	    $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
 
 $(DP_TEST_PARTS): dp/tests/test_dp_parts.c $(DP_PARTS_SRCS) $(DP_HEADERS)
@@ -80,9 +83,10 @@ DP_ENGINE_SRCS := dp/dp_engine.c dp/frame_telemetry.c dp/telemetry_jsonl.c dp/co
 DP_TEST_ENGINE := $(BUILD)/san/dp/test_dp_engine
 DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE))
 
-$(DP_TEST_ENGINE): dp/tests/test_dp_engine.c $(DP_ENGINE_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
+$(DP_TEST_ENGINE): dp/tests/test_dp_engine.c $(DP_REDIS_FIXTURE) $(DP_ENGINE_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< $(DP_ENGINE_SRCS) $(CORE_LIB_SAN) \
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< dp/tests/redis_fixture.c $(DP_ENGINE_SRCS) \
+	    $(CORE_LIB_SAN) \
 	    $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
 
 dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON) \

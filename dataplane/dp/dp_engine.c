@@ -188,6 +188,30 @@ static int apply_config(struct dp_engine *e, struct adw_config *next, uint64_t n
     return 0;
 }
 
+/* Acknowledges the Redis version handed to the core (ack_pending) once the core runs it. */
+static void ack_when_live(struct dp_engine *e)
+{
+    if (e->ack_pending && adw_sched_active_version(e->sched) == e->ack_pending) {
+        e->cfg_version = e->ack_pending;
+        redis_link_ack(e->redis, e->ack_pending);
+        e->ack_pending = 0;
+    }
+}
+
+/* A reload replaced the Redis version handed to the core: acknowledged if a frame boundary since the last tick put
+ * it in force, refused otherwise, since it will never run and the controller would show it pending for good. */
+static void settle_replaced_version(struct dp_engine *e)
+{
+    char err[512];
+    ack_when_live(e);
+    if (!e->ack_pending)
+        return;
+    snprintf(err, sizeof(err), "replaced by a reload of %s (SIGHUP) before it went live", e->opt->config_path);
+    fprintf(stderr, "adwiser-dp: version %llu refused: %s\n", (unsigned long long)e->ack_pending, err);
+    redis_link_reject(e->redis, e->ack_pending, err);
+    e->ack_pending = 0;
+}
+
 static void reload_from_file(struct dp_engine *e, uint64_t now_ns)
 {
     char err[512];
@@ -202,6 +226,7 @@ static void reload_from_file(struct dp_engine *e, uint64_t now_ns)
         fprintf(stderr, "adwiser-dp: reload of %s refused: %s\n", e->opt->config_path, err);
         return;
     }
+    settle_replaced_version(e);
     e->cfg_version = 0;
     fprintf(stderr, "adwiser-dp: reloaded %s\n", e->opt->config_path);
 }
@@ -294,11 +319,7 @@ void dp_engine_tick(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns)
     pacing_tick(e, now_ns);
     if (e->redis) {
         reload_from_redis(e, now_ns);
-        if (e->ack_pending && adw_sched_active_version(e->sched) == e->ack_pending) {
-            e->cfg_version = e->ack_pending;
-            redis_link_ack(e->redis, e->ack_pending);
-            e->ack_pending = 0;
-        }
+        ack_when_live(e);
     }
 }
 

@@ -6,6 +6,8 @@
  * staged configuration in at its next frame boundary, and the frame running
  * meanwhile is reported after that boundary, so its slices must still be the
  * old ones (its frame_ms, measured by the core, is their sum).
+ * Also that a version staged through Redis which such a reload replaces before it runs is refused, against a
+ * real redis-server (redis_fixture.h).
  * The lab JSON is configs/lab-2ap-2sta.yaml converted by dp.mk ($ADW_LAB_JSON).
  */
 #include <setjmp.h>
@@ -21,6 +23,7 @@
 #include <jansson.h>
 
 #include "dp_engine.h"
+#include "redis_fixture.h"
 
 #define MS 1000000ull
 
@@ -33,8 +36,8 @@ struct rig {
     uint64_t now;
 };
 
-/* Writes the lab document with slice durations a and b (ms) to path. */
-static void write_lab(const char *path, int a, int b)
+/* The lab document with slice durations a and b (ms). */
+static json_t *lab_doc(int a, int b)
 {
     const char *lab = getenv("ADW_LAB_JSON");
     assert_non_null(lab);
@@ -46,6 +49,13 @@ static void write_lab(const char *path, int a, int b)
     assert_int_equal(json_array_size(slices), 2);
     json_object_set_new(json_array_get(slices, 0), "duration_ms", json_integer(a));
     json_object_set_new(json_array_get(slices, 1), "duration_ms", json_integer(b));
+    return doc;
+}
+
+/* Writes the lab document with slice durations a and b (ms) to path. */
+static void write_lab(const char *path, int a, int b)
+{
+    json_t *doc = lab_doc(a, b);
     assert_int_equal(json_dump_file(doc, path, 0), 0);
     json_decref(doc);
 }
@@ -88,7 +98,8 @@ static void reload(struct rig *r, int a, int b)
     assert_int_equal(dp_reload_requested, 0);
 }
 
-static void rig_start(struct rig *r)
+/* The engine on the lab document of 20+20 ms slices, following Redis at redis_addr unless NULL. */
+static void rig_start(struct rig *r, const char *redis_addr)
 {
     memset(r, 0, sizeof(*r));
     snprintf(r->dir, sizeof(r->dir), "/tmp/test_dp_engine.XXXXXX");
@@ -99,6 +110,7 @@ static void rig_start(struct rig *r)
     r->o.config_path = r->active;
     r->o.telemetry_path = r->telemetry;
     r->o.hold_pkts = 1024;
+    r->o.redis_addr = redis_addr;
     char err[512];
     struct adw_config *cfg = dp_engine_load_config(r->active, err, sizeof(err));
     if (!cfg)
@@ -145,7 +157,7 @@ static void test_frame_records_describe_the_configuration_they_ran_under(void **
 {
     (void)state;
     static struct rig r;
-    rig_start(&r);
+    rig_start(&r, NULL);
     uint64_t t0 = r.now;
     run_until(&r, t0 + 3 * 40 * MS + 10 * MS);   /* 10 ms into the 4th frame */
     reload(&r, 30, 30);
@@ -200,7 +212,7 @@ static void test_reports_taken_together_across_the_swap(void **state)
 {
     (void)state;
     static struct rig r;
-    rig_start(&r);
+    rig_start(&r, NULL);
     run_until(&r, r.now + 50 * MS);                  /* 10 ms into the 2nd frame */
     reload(&r, 10, 25);
     run_core_until(&r, r.now + 29 * MS + 2 * 35 * MS + 5 * MS);   /* 3 boundaries: 80, 115, 150 ms */
@@ -218,7 +230,7 @@ static void test_reports_overwritten_across_the_swap(void **state)
 {
     (void)state;
     static struct rig r;
-    rig_start(&r);
+    rig_start(&r, NULL);
     run_until(&r, r.now + 50 * MS);
     reload(&r, 10, 25);
     run_core_until(&r, r.now + 29 * MS + 79 * 35 * MS + 5 * MS);   /* 80 boundaries */
@@ -234,12 +246,54 @@ static void test_reports_overwritten_across_the_swap(void **state)
     assert_int_equal(n35, 64);
 }
 
+/*
+ * A version the controller staged through Redis is handed to the core, and before the frame boundary where it would
+ * go live a SIGHUP reload of --config replaces it: it never runs, so it is refused, or the controller would show it
+ * pending for good (never acknowledged, never refused).
+ */
+static void test_a_redis_version_a_reload_replaces_before_it_runs_is_refused(void **state)
+{
+    struct server *s = *state;
+    json_t *v4 = lab_doc(30, 30);
+    char *doc = json_dumps(v4, JSON_COMPACT);
+    json_decref(v4);
+    command(s, "HSET adwiser:version:4 doc %s", doc);
+    free(doc);
+    command(s, "SET adwiser:appliance:lab:desired 4");
+    static struct rig r;
+    rig_start(&r, s->addr);
+    run_until(&r, r.now + 10 * MS);                  /* 10 ms into the first frame of 40 ms */
+    /* The Redis thread fetches version 4 in real time; the test's clock stands still, so it is staged mid-frame. */
+    for (int i = 0; i < WAIT_MS / 10 && r.e.ack_pending != 4; i++) {
+        sleep_ms(10);
+        run_until(&r, r.now);
+    }
+    assert_int_equal(r.e.ack_pending, 4);
+    reload(&r, 10, 25);                              /* still the first frame */
+    run_until(&r, r.now + 200 * MS);
+    assert_int_equal(adw_sched_active_version(r.e.sched), 0);   /* the --config file runs, version 4 never did */
+    char *rejected = wait_get(s, "adwiser:appliance:lab:rejected");
+    char *active = get(s, "adwiser:appliance:lab:active");
+    dp_engine_finish(&r.e);
+    unsigned n40, n35;
+    unsigned n = check_frames(&r, 40.0, &n40, 35.0, &n35);
+    assert_int_equal(n40, 1);        /* the frame the reload came in, */
+    assert_int_equal(n35, n - 1);    /* then 10+25: 30+30 never ran */
+    if (!rejected)
+        fail_msg("version 4 was neither refused nor acknowledged (active %s)", active ? active : "unset");
+    assert_non_null(strstr(rejected, "\"version\":4"));
+    assert_null(active);
+    free(rejected);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frame_records_describe_the_configuration_they_ran_under),
         cmocka_unit_test(test_reports_taken_together_across_the_swap),
         cmocka_unit_test(test_reports_overwritten_across_the_swap),
+        cmocka_unit_test_setup_teardown(test_a_redis_version_a_reload_replaces_before_it_runs_is_refused, start_server,
+                                        stop_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
