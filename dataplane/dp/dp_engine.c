@@ -325,6 +325,11 @@ void dp_engine_tick(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns)
 
 void dp_engine_finish(struct dp_engine *e)
 {
+    /* The Redis thread first: its last pass may still drop telemetry, which --stats counts. */
+    if (e->redis) {
+        e->c.telemetry_redis_lost = redis_link_stop(e->redis);
+        e->redis = NULL;
+    }
     if (e->opt->stats_path)
         run_stats_write(e, e->opt->stats_path);
     fprintf(stderr,
@@ -333,8 +338,9 @@ void dp_engine_finish(struct dp_engine *e)
             (unsigned long long)e->c.queued_pkts, (unsigned long long)e->c.released_pkts,
             (unsigned long long)e->c.flushed_pkts, (unsigned long long)e->c.dropped_pkts,
             (unsigned long long)e->c.tx_pkts, (unsigned long long)e->c.tx_drops);
-    if (e->redis)
-        redis_link_stop(e->redis);
+    if (e->c.telemetry_file_lost || e->c.telemetry_redis_lost)
+        fprintf(stderr, "adwiser-dp: telemetry of %llu frames not written to --telemetry, of %llu not sent to Redis\n",
+                (unsigned long long)e->c.telemetry_file_lost, (unsigned long long)e->c.telemetry_redis_lost);
     if (e->tm)
         telemetry_jsonl_close(e->tm);
     adw_sched_free(e->sched);

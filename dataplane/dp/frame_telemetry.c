@@ -93,6 +93,21 @@ static const struct adw_config *config_of_frame(struct dp_engine *e)
     return e->cfg;
 }
 
+/*
+ * One frame's records to the --telemetry file, flushed at once so that a failed write (full disk, a reader that went
+ * away) is known to be this frame's: it is counted (--stats telemetry_file_lost), never silently gone.
+ */
+static void write_frame(struct dp_engine *e, const json_t *frame, const json_t *records)
+{
+    int failed = telemetry_jsonl_write(e->tm, frame) != 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(records, i, r)
+        failed |= telemetry_jsonl_write(e->tm, r) != 0;
+    failed |= telemetry_jsonl_flush(e->tm) != 0;
+    e->c.telemetry_file_lost += (uint64_t)failed;
+}
+
 void frame_telemetry_poll(struct dp_engine *e)
 {
     static struct adw_pair_report pairs[ADW_MAX_PAIRS];
@@ -103,7 +118,6 @@ void frame_telemetry_poll(struct dp_engine *e)
             config_of_frame(e);
         return;
     }
-    int any = 0;
     while (adw_sched_poll_frame(e->sched, &f, pairs, ADW_MAX_PAIRS) == 1) {
         const struct adw_config *cfg = config_of_frame(e);
         unsigned n = f.n_pairs < ADW_MAX_PAIRS ? f.n_pairs : ADW_MAX_PAIRS;
@@ -124,13 +138,8 @@ void frame_telemetry_poll(struct dp_engine *e)
                                   (json_int_t)f.version, "frame_ms", (double)f.frame_ns / 1e6, "utility",
                                   with_traffic ? json_real(utility) : json_null(), "utility_bound",
                                   "reassignments", (json_int_t)f.reassignments, "slices", slices_of(cfg, &f));
-        if (e->tm) {
-            telemetry_jsonl_write(e->tm, frame);
-            size_t i;
-            json_t *r;
-            json_array_foreach(records, i, r)
-                telemetry_jsonl_write(e->tm, r);
-        }
+        if (e->tm)
+            write_frame(e, frame, records);
         if (e->redis)
             redis_link_publish_frame(e->redis, frame, records);   /* takes both */
         else {
@@ -138,8 +147,5 @@ void frame_telemetry_poll(struct dp_engine *e)
             json_decref(records);
         }
         e->c.frames_reported++;
-        any = 1;
     }
-    if (any && e->tm)
-        telemetry_jsonl_flush(e->tm);
 }

@@ -39,7 +39,7 @@ struct redis_link {
     /* loop -> thread */
     struct tm_item *head, *tail;           /* telemetry backlog, guarded by mu */
     unsigned backlog;                      /* frames in it */
-    uint64_t tm_dropped;                   /* frames dropped because Redis lagged */
+    uint64_t tm_dropped;                   /* frames never sent: Redis lagged or was not connected; guarded by mu */
     /* Outcomes not yet written, guarded by mu. An ack and a reject have a slot each: both can come from the loop
      * between two passes of the thread (a version refused right after the previous one went live). */
     uint64_t ack_version;                  /* version to acknowledge, 0 if none */
@@ -373,8 +373,10 @@ static void flush_telemetry(struct redis_link *l)
     l->backlog = 0;
     pthread_mutex_unlock(&l->mu);
     unsigned pending = 0;
+    uint64_t unsent = 0;
     while (it) {
         struct tm_item *next = it->next;
+        unsent += !l->cmd;
         if (l->cmd) {
             xadd_record(l, fkey, it->frame);
             pending++;
@@ -390,6 +392,9 @@ static void flush_telemetry(struct redis_link *l)
         free(it);
         it = next;
     }
+    pthread_mutex_lock(&l->mu);
+    l->tm_dropped += unsent;
+    pthread_mutex_unlock(&l->mu);
     /* Pipelined: read every reply back. */
     for (unsigned i = 0; i < pending && l->cmd; i++) {
         void *reply;
@@ -571,6 +576,9 @@ void redis_link_publish_frame(struct redis_link *l, json_t *frame, json_t *pairs
     if (!it) {
         json_decref(frame);
         json_decref(pairs);
+        pthread_mutex_lock(&l->mu);
+        l->tm_dropped++;
+        pthread_mutex_unlock(&l->mu);
         return;
     }
     it->frame = frame;
@@ -597,14 +605,16 @@ void redis_link_publish_frame(struct redis_link *l, json_t *frame, json_t *pairs
     pthread_mutex_unlock(&l->mu);
 }
 
-void redis_link_stop(struct redis_link *l)
+uint64_t redis_link_stop(struct redis_link *l)
 {
     pthread_mutex_lock(&l->mu);
     l->stop = 1;
     pthread_mutex_unlock(&l->mu);
     pthread_join(l->thread, NULL);
+    uint64_t dropped = l->tm_dropped;   /* the thread's last pass (above) may have dropped some */
     free(l->ready);
     pacing_table_free(l->pacing_ready);
     pthread_mutex_destroy(&l->mu);
     free(l);
+    return dropped;
 }

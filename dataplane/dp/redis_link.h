@@ -15,7 +15,8 @@
  *     (redis_link_take_pacing), a malformed one is refused with
  *     SET ...:pacing_rejected {"error"} and the rates in force stay.
  * Redis being down never stops the dataplane: it reconnects every second,
- * and telemetry beyond a bounded backlog is dropped (counted). Nor does a
+ * and telemetry beyond a bounded backlog, or while disconnected, is dropped
+ * (counted, returned by redis_link_stop). Nor does a
  * Redis that stops answering: commands time out after 1 s and reconnect, so
  * redis_link_stop returns within a few seconds. Error texts are written with
  * any byte that is not UTF-8 replaced by '?'.
@@ -52,6 +53,7 @@ void redis_link_publish_frame(struct redis_link *l, json_t *frame, json_t *pairs
 /* The pacing hash as last read (caller owns it, pacing_table_free), or NULL if unchanged since the last take. */
 struct pacing_table *redis_link_take_pacing(struct redis_link *l);
 
-void redis_link_stop(struct redis_link *l);
+/* Stops the thread; returns the frames of telemetry it never sent (Redis lagged, or was not connected). */
+uint64_t redis_link_stop(struct redis_link *l);
 
 #endif

@@ -27,6 +27,13 @@ static json_t *with_realtime_stats(json_t *core, const struct adw_stats *s)
     return core;
 }
 
+/* Frames of telemetry a sink lost (dp_engine.h), beside the packet counters. */
+static void with_telemetry_losses(json_t *counters, const struct dp_counters *c)
+{
+    json_object_set_new(counters, "telemetry_file_lost", json_integer((json_int_t)c->telemetry_file_lost));
+    json_object_set_new(counters, "telemetry_redis_lost", json_integer((json_int_t)c->telemetry_redis_lost));
+}
+
 static json_t *core_stats_json(const struct adw_stats *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
@@ -83,10 +90,12 @@ void run_stats_write(const struct dp_engine *e, const char *path)
     json_t *per_s = json_array();
     for (unsigned i = 0; i < e->n_rx_per_s; i++)
         json_array_append_new(per_s, json_integer((json_int_t)e->rx_per_s[i]));
-    if (doc)
+    if (doc) {
         json_object_set_new(doc, "rx_pkts_at_each_second", per_s);
-    else
+        with_telemetry_losses(json_object_get(doc, "counters"), &e->c);
+    } else {
         json_decref(per_s);
+    }
     if (!doc || json_dump_file(doc, path, JSON_INDENT(1)) != 0)
         fprintf(stderr, "adwiser-dp: cannot write --stats %s\n", path);
     json_decref(doc);

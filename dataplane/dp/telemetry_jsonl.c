@@ -26,15 +26,15 @@ struct telemetry_jsonl *telemetry_jsonl_open(const char *path, char *err, size_t
     return t;
 }
 
-void telemetry_jsonl_write(struct telemetry_jsonl *t, const json_t *obj)
+int telemetry_jsonl_write(struct telemetry_jsonl *t, const json_t *obj)
 {
-    json_dumpf(obj, t->f, JSON_COMPACT);
-    fputc('\n', t->f);
+    int rc = json_dumpf(obj, t->f, JSON_COMPACT);
+    return fputc('\n', t->f) == EOF ? -1 : rc;
 }
 
-void telemetry_jsonl_flush(struct telemetry_jsonl *t)
+int telemetry_jsonl_flush(struct telemetry_jsonl *t)
 {
-    fflush(t->f);
+    return fflush(t->f) == 0 ? 0 : -1;
 }
 
 void telemetry_jsonl_close(struct telemetry_jsonl *t)

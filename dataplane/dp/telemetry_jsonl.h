@@ -11,9 +11,10 @@
 struct telemetry_jsonl;
 
 struct telemetry_jsonl *telemetry_jsonl_open(const char *path, char *err, size_t errlen);
-/* Appends obj as one line (not flushed). */
-void telemetry_jsonl_write(struct telemetry_jsonl *t, const json_t *obj);
-void telemetry_jsonl_flush(struct telemetry_jsonl *t);
+/* Appends obj as one line (not flushed); -1 if the file refused it (full disk, reader gone). */
+int telemetry_jsonl_write(struct telemetry_jsonl *t, const json_t *obj);
+/* -1 if what was appended since the last flush did not all reach the file (stdio then drops it). */
+int telemetry_jsonl_flush(struct telemetry_jsonl *t);
 void telemetry_jsonl_close(struct telemetry_jsonl *t);
 
 #endif

@@ -31,6 +31,7 @@ struct rig {
     char dir[64];
     char active[128];        /* --config, rewritten before each SIGHUP */
     char telemetry[128];
+    char stats[128];         /* --stats */
     struct dp_options o;
     struct dp_engine e;
     uint64_t now;
@@ -98,19 +99,23 @@ static void reload(struct rig *r, int a, int b)
     assert_int_equal(dp_reload_requested, 0);
 }
 
-/* The engine on the lab document of 20+20 ms slices, following Redis at redis_addr unless NULL. */
-static void rig_start(struct rig *r, const char *redis_addr)
+/* The rig's files and options; a test may change the options before rig_start_engine. */
+static void rig_prepare(struct rig *r)
 {
     memset(r, 0, sizeof(*r));
     snprintf(r->dir, sizeof(r->dir), "/tmp/test_dp_engine.XXXXXX");
     assert_non_null(mkdtemp(r->dir));
     snprintf(r->active, sizeof(r->active), "%s/active.json", r->dir);
     snprintf(r->telemetry, sizeof(r->telemetry), "%s/telemetry.jsonl", r->dir);
+    snprintf(r->stats, sizeof(r->stats), "%s/stats.json", r->dir);
     write_lab(r->active, 20, 20);
     r->o.config_path = r->active;
     r->o.telemetry_path = r->telemetry;
     r->o.hold_pkts = 1024;
-    r->o.redis_addr = redis_addr;
+}
+
+static void rig_start_engine(struct rig *r)
+{
     char err[512];
     struct adw_config *cfg = dp_engine_load_config(r->active, err, sizeof(err));
     if (!cfg)
@@ -118,6 +123,27 @@ static void rig_start(struct rig *r, const char *redis_addr)
     r->now = 1000 * MS;
     if (dp_engine_start(&r->e, &r->o, cfg, 3, "test", r->now, err, sizeof(err)) != 0)
         fail_msg("%s", err);
+}
+
+/* The engine on the lab document of 20+20 ms slices, following Redis at redis_addr unless NULL. */
+static void rig_start(struct rig *r, const char *redis_addr)
+{
+    rig_prepare(r);
+    r->o.redis_addr = redis_addr;
+    rig_start_engine(r);
+}
+
+/* Counter `name` of the --stats document at path; -1 if it has none. */
+static json_int_t stats_counter(const char *path, const char *name)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    if (!doc)
+        fail_msg("cannot read --stats %s: %s", path, je.text);
+    json_t *v = json_object_get(json_object_get(doc, "counters"), name);
+    json_int_t n = json_is_integer(v) ? json_integer_value(v) : -1;
+    json_decref(doc);
+    return n;
 }
 
 /* The frame records written: per frame, its frame_ms and the sum of its slices' duration_ms. */
@@ -286,6 +312,49 @@ static void test_a_redis_version_a_reload_replaces_before_it_runs_is_refused(voi
     free(rejected);
 }
 
+/* A telemetry file that refuses every write (a full disk: /dev/full): each frame's loss is in --stats. */
+static void test_frames_the_telemetry_file_refused_are_counted_in_stats(void **state)
+{
+    (void)state;
+    static struct rig r;
+    rig_prepare(&r);
+    r.o.telemetry_path = "/dev/full";
+    r.o.stats_path = r.stats;
+    rig_start_engine(&r);
+    run_until(&r, r.now + 200 * MS);
+    dp_engine_finish(&r.e);
+    json_int_t reported = stats_counter(r.stats, "frames_reported");
+    json_int_t lost = stats_counter(r.stats, "telemetry_file_lost");
+    unlink(r.stats);
+    unlink(r.active);
+    rmdir(r.dir);
+    assert_true(reported >= 4);
+    assert_int_equal(lost, reported);
+}
+
+/* A Redis that never answers (no server on the socket): every frame the thread could not send is in --stats. */
+static void test_frames_redis_never_got_are_counted_in_stats(void **state)
+{
+    (void)state;
+    static struct rig r;
+    static char addr[160];
+    rig_prepare(&r);
+    snprintf(addr, sizeof(addr), "unix:%s/no-redis.sock", r.dir);
+    r.o.telemetry_path = NULL;
+    r.o.redis_addr = addr;
+    r.o.stats_path = r.stats;
+    rig_start_engine(&r);
+    run_until(&r, r.now + 200 * MS);
+    dp_engine_finish(&r.e);
+    json_int_t reported = stats_counter(r.stats, "frames_reported");
+    json_int_t lost = stats_counter(r.stats, "telemetry_redis_lost");
+    unlink(r.stats);
+    unlink(r.active);
+    rmdir(r.dir);
+    assert_true(reported >= 4);
+    assert_int_equal(lost, reported);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +363,8 @@ int main(void)
         cmocka_unit_test(test_reports_overwritten_across_the_swap),
         cmocka_unit_test_setup_teardown(test_a_redis_version_a_reload_replaces_before_it_runs_is_refused, start_server,
                                         stop_server),
+        cmocka_unit_test(test_frames_the_telemetry_file_refused_are_counted_in_stats),
+        cmocka_unit_test(test_frames_redis_never_got_are_counted_in_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
