@@ -1,0 +1,239 @@
+/*
+ * The DPDK backend's loop (dp/dpdk_loop.c) on net_ring ports whose rings the test owns: it puts frames in a port's
+ * RX ring and reads what the loop transmitted from the TX rings.  No hugepages (--no-huge), no PCI, no network
+ * namespace; the EAL runs with its own --file-prefix, and its runtime directory is removed at the end.
+ * The lab JSON is configs/lab-2ap-2sta.yaml converted by dp.mk ($ADW_LAB_JSON): ap1/sta1 and ap2/sta2.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dp_engine.h"
+#include "dpdk_loop.h"
+#include "dpdk_ports.h"
+
+#define N_PORTS 3          /* uplink, ap1, ap2 */
+#define RING_SIZE 4096u    /* test rings: more than a port's RX descriptors */
+#define POOL_MBUFS 4095u
+
+static const uint8_t STA1_MAC[6] = {0x02, 0xad, 0x00, 0x00, 0x01, 0x01};
+static const uint8_t SERVER_MAC[6] = {0x02, 0xad, 0x00, 0x00, 0x00, 0x01};
+
+static char file_prefix[64];
+static struct rte_mempool *pool;
+static struct rte_ring *rx[N_PORTS], *tx[N_PORTS];
+static struct dpdk_port_map ports;
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+/* A downlink frame from the server (198.18.0.1) to sta1 (198.18.0.11): TCP data (held by the core) or UDP. */
+static struct rte_mbuf *downlink_frame(int tcp)
+{
+    struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+    assert_non_null(m);
+    unsigned l4 = tcp ? 20u : 8u, payload = 100, len = 14 + 20 + l4 + payload;
+    uint8_t *f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+    assert_non_null(f);
+    memset(f, 0, len);
+    memcpy(f, STA1_MAC, 6);
+    memcpy(f + 6, SERVER_MAC, 6);
+    put16(f + 12, 0x0800);
+    uint8_t *ip = f + 14;
+    ip[0] = 0x45;
+    put16(ip + 2, (uint16_t)(20 + l4 + payload));
+    ip[8] = 64;
+    ip[9] = tcp ? 6 : 17;
+    memcpy(ip + 12, (const uint8_t[]){198, 18, 0, 1}, 4);
+    memcpy(ip + 16, (const uint8_t[]){198, 18, 0, 11}, 4);
+    uint8_t *h = ip + 20;
+    put16(h, 5001);
+    put16(h + 2, 40000);
+    if (tcp) {
+        h[12] = 5 << 4;
+        h[13] = 0x18;   /* PSH, ACK */
+        put16(h + 14, 65535);
+    } else {
+        put16(h + 4, (uint16_t)(8 + payload));
+    }
+    return m;
+}
+
+static unsigned put_frames(struct rte_ring *r, unsigned n, int tcp)
+{
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(rte_ring_enqueue(r, downlink_frame(tcp)), 0);
+    return n;
+}
+
+/* Frees what waits in r; returns how many. */
+static unsigned empty_ring(struct rte_ring *r)
+{
+    void *m;
+    unsigned n = 0;
+    while (rte_ring_dequeue(r, &m) == 0) {
+        rte_pktmbuf_free(m);
+        n++;
+    }
+    return n;
+}
+
+static void engine_start(struct dp_engine *e, struct dp_options *o)
+{
+    char err[512];
+    const char *lab = getenv("ADW_LAB_JSON");
+    assert_non_null(lab);
+    memset(o, 0, sizeof(*o));
+    o->config_path = lab;
+    o->burst = 32;
+    o->hold_pkts = 1024;
+    struct adw_config *cfg = dp_engine_load_config(lab, err, sizeof(err));
+    if (!cfg)
+        fail_msg("%s", err);
+    if (dp_engine_start(e, o, cfg, N_PORTS, "dpdk", dpdk_clock_ns(), err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+}
+
+/* The EAL's runtime directory (empty with --no-shconf), removed whether or not the set-up got far. */
+static void remove_runtime_dir(void)
+{
+    char dir[128];
+    snprintf(dir, sizeof(dir), "/var/run/dpdk/%s", file_prefix);
+    rmdir(dir);
+}
+
+/* Three net_ring ports on the test's rings, bound as uplink, ap1 and ap2 by port number, and started. */
+static int ports_up(void)
+{
+    static const char *const roles[N_PORTS] = {"uplink", "ap1", "ap2"};
+    static char ids[N_PORTS][12];
+    const char *names[N_PORTS];
+    const uint16_t vlans[N_PORTS] = {0, 0, 0};
+    for (unsigned i = 0; i < N_PORTS; i++) {
+        char rn[32];
+        snprintf(rn, sizeof(rn), "rx%u", i);
+        rx[i] = rte_ring_create(rn, RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+        snprintf(rn, sizeof(rn), "tx%u", i);
+        tx[i] = rte_ring_create(rn, RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+        snprintf(rn, sizeof(rn), "net_ring_t%u", i);
+        int pid = rx[i] && tx[i] ? rte_eth_from_rings(rn, &rx[i], 1, &tx[i], 1, SOCKET_ID_ANY) : -1;
+        if (pid < 0)
+            return -1;
+        snprintf(ids[i], sizeof(ids[i]), "%d", pid);
+        names[i] = ids[i];
+    }
+    char err[512];
+    if (dpdk_ports_resolve(roles, names, vlans, N_PORTS, &ports, err, sizeof(err)) != 0
+        || dpdk_ports_start(&ports, pool, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int eal_up(void **state)
+{
+    (void)state;
+    snprintf(file_prefix, sizeof(file_prefix), "adw-test-dpdk-loop-%ld", (long)getpid());
+    char *argv[] = {"test_dpdk_loop", "--no-huge", "-m", "64", "--no-pci", "--no-shconf", "--no-telemetry", "-l", "0",
+                    "--file-prefix", file_prefix, "--log-level", "*:error", NULL};
+    if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0) {
+        fprintf(stderr, "EAL: %s\n", rte_strerror(rte_errno));
+        remove_runtime_dir();
+        return -1;
+    }
+    pool = rte_pktmbuf_pool_create("test_mbufs", POOL_MBUFS, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+    if (!pool || ports_up() != 0) {
+        rte_eal_cleanup();
+        remove_runtime_dir();
+        return -1;
+    }
+    dpdk_clock_init();
+    return 0;
+}
+
+static int eal_down(void **state)
+{
+    (void)state;
+    dpdk_ports_stop(&ports);
+    rte_eal_cleanup();
+    remove_runtime_dir();
+    return 0;
+}
+
+/*
+ * A stop that comes while frames wait in a port's RX ring: they are read and go through the core like any frame
+ * (UDP passed at once, TCP data held and then flushed) and reach sta1's AP, rather than being dropped with the ring
+ * when the port closes.  The stop is set before the loop starts, so every frame is still waiting when it is seen.
+ */
+static void test_frames_waiting_in_rx_at_stop_are_forwarded(void **state)
+{
+    (void)state;
+    static struct dp_engine e;
+    static struct dp_options o;
+    engine_start(&e, &o);
+    unsigned put = put_frames(rx[0], 8, 1) + put_frames(rx[0], 8, 0);
+    dp_stop_requested = 1;
+    int rc = dpdk_loop_run(&e, &ports, pool);
+    dp_stop_requested = 0;
+    unsigned left = empty_ring(rx[0]), at_ap1 = empty_ring(tx[1]), elsewhere = empty_ring(tx[0]) + empty_ring(tx[2]);
+    uint64_t received = e.c.rx_pkts, queued = e.c.queued_pkts, let_go = e.c.released_pkts + e.c.flushed_pkts;
+    dp_engine_finish(&e);
+    assert_int_equal(rc, 0);
+    assert_int_equal(left, 0);
+    assert_int_equal(received, put);
+    assert_int_equal(at_ap1, put);
+    assert_int_equal(elsewhere, 0);
+    assert_int_equal(queued, 8);
+    assert_int_equal(let_go, 8);
+}
+
+/*
+ * The read at stop is bounded: a port that never runs dry (net_null, a line-rate source) cannot hold the exit up.
+ * At most one RX ring's descriptors (DPDK_RX_DESC) are read per port; the test's ring holds more.
+ */
+static void test_the_read_at_stop_takes_at_most_a_ring_of_descriptors(void **state)
+{
+    (void)state;
+    static struct dp_engine e;
+    static struct dp_options o;
+    engine_start(&e, &o);
+    unsigned put = put_frames(rx[0], DPDK_RX_DESC + 500, 0);
+    dp_stop_requested = 1;
+    int rc = dpdk_loop_run(&e, &ports, pool);
+    dp_stop_requested = 0;
+    unsigned left = empty_ring(rx[0]), at_ap1 = empty_ring(tx[1]);
+    empty_ring(tx[0]);
+    empty_ring(tx[2]);
+    uint64_t received = e.c.rx_pkts;
+    dp_engine_finish(&e);
+    assert_int_equal(rc, 0);
+    assert_int_equal(received, DPDK_RX_DESC);
+    assert_int_equal(at_ap1, DPDK_RX_DESC);
+    assert_int_equal(left, put - DPDK_RX_DESC);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_frames_waiting_in_rx_at_stop_are_forwarded),
+        cmocka_unit_test(test_the_read_at_stop_takes_at_most_a_ring_of_descriptors),
+    };
+    return cmocka_run_group_tests(tests, eal_up, eal_down);
+}
