@@ -1,6 +1,7 @@
 /* Port roles and address lookups from the configuration; see dp_topology.h. */
 #include "dp_topology.h"
 
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,6 +48,52 @@ int dp_topology_port_names(const struct dp_options *o, const struct adw_config *
                 names[i + 1] = o->aps[b].port;
     }
     *n_ports = cfg->n_aps + 1u;
+    return 0;
+}
+
+/* Where the name of scheduler port i came from (dp_topology_port_names' order of precedence). */
+static void name_source(const struct dp_options *o, const struct adw_config *cfg, unsigned i, char *out, size_t len)
+{
+    if (i == 0) {
+        snprintf(out, len, "--uplink");
+        return;
+    }
+    const struct adw_ap_cfg *ap = &cfg->aps[i - 1];
+    for (unsigned b = 0; b < o->n_aps; b++)
+        if (strcmp(ap->id, o->aps[b].ap_id) == 0) {
+            snprintf(out, len, "--ap %s=%s", o->aps[b].ap_id, o->aps[b].port);
+            return;
+        }
+    for (unsigned a = 0; a < o->n_aliases; a++)
+        if (strcmp(ap->port, o->aliases[a].name) == 0) {
+            snprintf(out, len, "--port %s=%s", o->aliases[a].name, o->aliases[a].port);
+            return;
+        }
+    snprintf(out, len, "topology.aps[%u].port", i - 1);
+}
+
+int dp_topology_check_ifnames(const struct dp_options *o, const struct adw_config *cfg, char *err, size_t errlen)
+{
+    const char *roles[1 + DP_MAX_AP_PORTS], *names[1 + DP_MAX_AP_PORTS];
+    uint16_t vlans[1 + DP_MAX_AP_PORTS];
+    unsigned n;
+    if (dp_topology_port_names(o, cfg, roles, names, vlans, &n, err, errlen) != 0)
+        return -1;
+    for (unsigned i = 0; i < n; i++) {
+        if (!names[i])
+            continue;
+        char vlan[8] = "";
+        if (vlans[i])
+            snprintf(vlan, sizeof(vlan), ".%u", (unsigned)vlans[i]);
+        size_t len = strlen(names[i]) + strlen(vlan);
+        if (len < IFNAMSIZ)
+            continue;
+        char source[2 * DP_NAME_LEN + 16];
+        name_source(o, cfg, i, source, sizeof(source));
+        snprintf(err, errlen, "%s: %sinterface name '%s%s' is %zu characters, Linux allows at most %d (--backend nfqueue)",
+                 source, vlans[i] ? "VLAN " : "", names[i], vlan, len, IFNAMSIZ - 1);
+        return -1;
+    }
     return 0;
 }
 

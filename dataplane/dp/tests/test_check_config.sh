@@ -81,6 +81,21 @@ check "bad pacing table" 1 "--pacing $TMP/bad_pacing.json: pacing: ap1/sta1" \
 check "--ap naming no AP" 1 "--ap ap9=x: no AP 'ap9'" --check-config "$LAB" --ap ap9=x
 check "missing document" 1 "$TMP/absent.json" --check-config "$TMP/absent.json"
 
+# --backend nfqueue: ports are Linux interfaces, whose names have at most 15 characters (".<vlan>" included); a
+# longer one is refused naming where it came from, not looked up (nor quoted cut short) at start.
+P100=$(printf 'p%.0s' $(seq 100))
+mutate long_vlan_if "d['topology']['aps'][0]['port'] = '$P100'; d['topology']['aps'][0]['vlan'] = 101"
+check "nfqueue: VLAN interface name over 15 characters" 1 \
+    "topology.aps[0].port: VLAN interface name '$P100.101' is 104 characters, Linux allows at most 15" \
+    --check-config "$TMP/long_vlan_if.json" --backend nfqueue
+check "nfqueue: --ap interface over 15 characters" 1 \
+    "--ap ap1=enp59s0f1np1xyzw: interface name 'enp59s0f1np1xyzw' is 16 characters" \
+    --check-config "$LAB" --backend nfqueue --ap ap1=enp59s0f1np1xyzw
+check "nfqueue: --uplink over 15 characters" 1 "--uplink: interface name 'uplink-interface' is 16 characters" \
+    --check-config "$LAB" --backend nfqueue --uplink uplink-interface
+check "nfqueue: 15 characters" 0 "$LAB: ok" --check-config "$LAB" --backend nfqueue --ap ap1=enp59s0f1np1xyz
+check "dpdk: a port name is not an interface name" 0 "$TMP/long_vlan_if.json: ok" --check-config "$TMP/long_vlan_if.json"
+
 # Command-line errors.
 check "--check-config without a file" 2 "--check-config" --check-config
 check "--check-config with --config" 2 "--check-config and --config" --check-config "$LAB" --config "$LAB"
