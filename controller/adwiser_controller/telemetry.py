@@ -109,7 +109,8 @@ class ApplianceStatus(BaseModel):
     id: str
     head: int | None = Field(description="Latest stored version of this appliance.")
     desired: int | None = Field(description="Version last applied (what the dataplane should run).")
-    active: int | None = Field(description="Version the dataplane acknowledged running.")
+    active: int | None = Field(description="Version the dataplane acknowledged running; 0: its --config file "
+                                           "(an operator's SIGHUP), no controller version.")
     pending: bool = Field(description="desired != active: the dataplane has not (yet) acknowledged.")
     rejected: Rejection | None = Field(description="Last version the dataplane refused, and why.")
     alive: bool = Field(description="A heartbeat is present (the dataplane writes it every 200 ms, 3 s expiry).")

@@ -196,6 +196,21 @@ def test_apply_without_a_dataplane_stays_pending(api, appliance):
     assert body["status"]["alive"] is False
 
 
+def test_a_dataplane_running_its_config_file_shows_the_applied_version_pending(api, appliance, rdb):
+    # An operator's SIGHUP made the dataplane run its --config file: it writes active 0 (REDIS.md), and there is no
+    # version 0 to look up. The applied version is pending, not in sync, and nothing that reads `active` fails.
+    aid, v1 = appliance
+    assert api("operator").post(f"/api/v1/versions/{v1}/apply").status_code == 200
+    rdb.set(f"adwiser:appliance:{aid}:active", 0)
+    rdb.set(f"adwiser:appliance:{aid}:heartbeat",
+            json.dumps({"ts_ns": time.time_ns(), "pid": 1, "version": 0, "backend": "dpdk"}), px=3000)
+    st = api("viewer").get(f"/api/v1/appliances/{aid}").json()
+    assert st["active"] == 0 and st["desired"] == v1 and st["pending"] is True and st["heartbeat"]["version"] == 0
+    metrics = api("viewer").get("/metrics")
+    assert metrics.status_code == 200
+    assert f'adwiser_config_pending{{appliance="{aid}"}} 1.0' in metrics.text
+
+
 def test_refused_version_is_reported_and_the_old_one_keeps_running(api, appliance, redis_server):
     aid, v1 = appliance
     doc = lab_doc(aid)

@@ -188,13 +188,20 @@ static int apply_config(struct dp_engine *e, struct adw_config *next, uint64_t n
     return 0;
 }
 
-/* Acknowledges the Redis version handed to the core (ack_pending) once the core runs it. */
-static void ack_when_live(struct dp_engine *e)
+/* Tells Redis what the core runs once a configuration handed to it is in force: the Redis version (ack_pending),
+ * acknowledged, or the --config file a SIGHUP reloaded (file_pending), version 0, the operator's override, which the
+ * controller would otherwise never learn of (`active` and the heartbeat kept naming the version it replaced). */
+static void report_when_live(struct dp_engine *e)
 {
-    if (e->ack_pending && adw_sched_active_version(e->sched) == e->ack_pending) {
+    uint32_t running = adw_sched_active_version(e->sched);
+    if (e->ack_pending && running == e->ack_pending) {
         e->cfg_version = e->ack_pending;
         redis_link_ack(e->redis, e->ack_pending);
         e->ack_pending = 0;
+    }
+    if (e->file_pending && running == 0) {
+        redis_link_file_runs(e->redis);
+        e->file_pending = 0;
     }
 }
 
@@ -203,7 +210,7 @@ static void ack_when_live(struct dp_engine *e)
 static void settle_replaced_version(struct dp_engine *e)
 {
     char err[512];
-    ack_when_live(e);
+    report_when_live(e);
     if (!e->ack_pending)
         return;
     snprintf(err, sizeof(err), "replaced by a reload of %s (SIGHUP) before it went live", e->opt->config_path);
@@ -227,6 +234,7 @@ static void reload_from_file(struct dp_engine *e, uint64_t now_ns)
         return;
     }
     settle_replaced_version(e);
+    e->file_pending = e->redis != NULL;
     e->cfg_version = 0;
     fprintf(stderr, "adwiser-dp: reloaded %s\n", e->opt->config_path);
 }
@@ -244,6 +252,8 @@ static void reload_from_redis(struct dp_engine *e, uint64_t now_ns)
         redis_link_reject(e->redis, version, err);
         return;
     }
+    report_when_live(e);        /* a reloaded --config file that went live at a boundary since the last tick */
+    e->file_pending = 0;        /* otherwise it never runs: replaced */
     e->ack_pending = version;   /* acknowledged once the core runs it (next frame boundary) */
 }
 
@@ -319,7 +329,7 @@ void dp_engine_tick(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns)
     pacing_tick(e, now_ns);
     if (e->redis) {
         reload_from_redis(e, now_ns);
-        ack_when_live(e);
+        report_when_live(e);
     }
 }
 

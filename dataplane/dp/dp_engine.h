@@ -59,6 +59,7 @@ struct dp_engine {
     uint64_t frames_polled;        /* frame reports taken from the core */
     uint64_t cfg_version;          /* Redis version in force, 0 = the --config file */
     uint64_t ack_pending;          /* Redis version handed to the core, acknowledged once active; 0 = none */
+    int file_pending;              /* --config reloaded (SIGHUP) with --redis: reported as version 0 once active */
     uint64_t start_ns;             /* backend clock when the loop started, ns */
     int64_t epoch_offset_ns;       /* Unix time minus backend clock, ns: telemetry times are Unix epoch (REDIS.md) */
     uint64_t elapsed_ns;           /* loop run time, ns (set by the backend at exit) */

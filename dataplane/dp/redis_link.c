@@ -42,7 +42,8 @@ struct redis_link {
     uint64_t tm_dropped;                   /* frames never sent: Redis lagged or was not connected; guarded by mu */
     /* Outcomes not yet written, guarded by mu. An ack and a reject have a slot each: both can come from the loop
      * between two passes of the thread (a version refused right after the previous one went live). */
-    uint64_t ack_version;                  /* version to acknowledge, 0 if none */
+    int ack_due;                           /* ack_version is to be written as `active` */
+    uint64_t ack_version;                  /* version to acknowledge; 0 = the --config file runs (SIGHUP) */
     uint64_t reject_version;               /* version to report refused, 0 if none */
     char reject_error[512];
     uint64_t active_version;               /* version in force (for the heartbeat), guarded by mu */
@@ -412,19 +413,22 @@ static void send_outcome(struct redis_link *l)
     char key[KEY_LEN];
     char error[sizeof(l->reject_error)];
     pthread_mutex_lock(&l->mu);
+    int ack_due = l->ack_due;
     uint64_t acked = l->ack_version, refused = l->reject_version;
     memcpy(error, l->reject_error, sizeof(error));
-    l->ack_version = l->reject_version = 0;
+    l->ack_due = 0;
+    l->reject_version = 0;
     pthread_mutex_unlock(&l->mu);
-    if (acked) {
+    if (ack_due) {
         appliance_key(l, "active", key);
         run(l, "SET %s %llu", key, (unsigned long long)acked);
         appliance_key(l, "ack", key);
         if (l->cmd)
             run(l, "PUBLISH %s %llu", key, (unsigned long long)acked);
         if (l->cmd) {
-            fprintf(stderr, "adwiser-dp: redis: version %llu active\n", (unsigned long long)acked);
-            acked = 0;
+            fprintf(stderr, "adwiser-dp: redis: version %llu active%s\n", (unsigned long long)acked,
+                    acked ? "" : " (the --config file, reloaded by SIGHUP)");
+            ack_due = 0;
         }
     }
     if (refused && l->cmd) {
@@ -432,13 +436,15 @@ static void send_outcome(struct redis_link *l)
         if (l->cmd)
             refused = 0;
     }
-    if (!acked && !refused)
+    if (!ack_due && !refused)
         return;
     /* The connection broke on them: written again after reconnecting (unless a newer one came meanwhile), since
      * reading `desired` then skips the version in force and nothing else would set `active` or `rejected`. */
     pthread_mutex_lock(&l->mu);
-    if (acked && !l->ack_version)
+    if (ack_due && !l->ack_due) {
+        l->ack_due = 1;
         l->ack_version = acked;
+    }
     if (refused && !l->reject_version) {
         l->reject_version = refused;
         memcpy(l->reject_error, error, sizeof(error));
@@ -553,10 +559,20 @@ struct pacing_table *redis_link_take_pacing(struct redis_link *l)
 void redis_link_ack(struct redis_link *l, uint64_t version)
 {
     pthread_mutex_lock(&l->mu);
+    l->ack_due = 1;
     l->ack_version = version;
     l->active_version = version;
     if (l->handed_version == version)
         l->handed_version = 0;
+    pthread_mutex_unlock(&l->mu);
+}
+
+void redis_link_file_runs(struct redis_link *l)
+{
+    pthread_mutex_lock(&l->mu);
+    l->ack_due = 1;
+    l->ack_version = 0;
+    l->active_version = 0;
     pthread_mutex_unlock(&l->mu);
 }
 

@@ -6,6 +6,8 @@
  *     parses and validates it (config_json), and hands the result to the
  *     loop (redis_link_take_config), which swaps it in at a frame boundary
  *     and then calls redis_link_ack, or redis_link_reject with the error;
+ *     a SIGHUP reload of --config is reported as version 0
+ *     (redis_link_file_runs);
  *   - heartbeat: SET ...:heartbeat {"ts_ns","pid","version","backend"} PX 3000
  *     every 200 ms;
  *   - telemetry: XADD ...:tm:frame / ...:tm:pair MAXLEN ~ 20000;
@@ -43,6 +45,10 @@ struct adw_config *redis_link_take_config(struct redis_link *l, uint64_t *versio
 /* Version n runs now: SET active, PUBLISH ack. An ack and a reject given before the thread writes either are
  * both written. */
 void redis_link_ack(struct redis_link *l, uint64_t version);
+
+/* The --config file runs now, reloaded by an operator's SIGHUP: SET active 0, PUBLISH ack 0, heartbeat version 0.
+ * One slot with redis_link_ack: the later of the two is written. */
+void redis_link_file_runs(struct redis_link *l);
 
 /* Version n refused: SET rejected {"version","error"}. */
 void redis_link_reject(struct redis_link *l, uint64_t version, const char *error);

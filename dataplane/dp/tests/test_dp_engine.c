@@ -6,8 +6,8 @@
  * staged configuration in at its next frame boundary, and the frame running
  * meanwhile is reported after that boundary, so its slices must still be the
  * old ones (its frame_ms, measured by the core, is their sum).
- * Also that a version staged through Redis which such a reload replaces before it runs is refused, against a
- * real redis-server (redis_fixture.h).
+ * Also, against a real redis-server (redis_fixture.h), what such a reload tells the controller: a version staged
+ * through Redis which it replaces before it runs is refused, and once the file runs `active` and the heartbeat say 0.
  * The lab JSON is configs/lab-2ap-2sta.yaml converted by dp.mk ($ADW_LAB_JSON).
  */
 #include <setjmp.h>
@@ -212,14 +212,20 @@ static void test_frame_records_describe_the_configuration_they_ran_under(void **
     assert_int_equal(n40, n - 4);   /* frames 0-3 (the 4th saw the first two reloads) and 8- under 20+20 */
 }
 
+/* Removes the rig's files (after dp_engine_finish). */
+static void rig_remove(struct rig *r)
+{
+    unlink(r->telemetry);
+    unlink(r->active);
+    rmdir(r->dir);
+}
+
 /* Every frame record's slices add up to its frame_ms; returns how many frames ran ms_a and ms_b ms. */
 static unsigned check_frames(struct rig *r, double ms_a, unsigned *n_a, double ms_b, unsigned *n_b)
 {
     double frame_ms[128], slices_ms[128];
     unsigned n = read_frames(r->telemetry, frame_ms, slices_ms, 128);
-    unlink(r->telemetry);
-    unlink(r->active);
-    rmdir(r->dir);
+    rig_remove(r);
     *n_a = *n_b = 0;
     for (unsigned i = 0; i < n; i++) {
         if (slices_ms[i] < frame_ms[i] - 1e-6 || slices_ms[i] > frame_ms[i] + 1e-6)
@@ -277,39 +283,105 @@ static void test_reports_overwritten_across_the_swap(void **state)
  * go live a SIGHUP reload of --config replaces it: it never runs, so it is refused, or the controller would show it
  * pending for good (never acknowledged, never refused).
  */
-static void test_a_redis_version_a_reload_replaces_before_it_runs_is_refused(void **state)
+/* Stores the lab document with slices of 30+30 ms as version 4 and makes it the one desired. */
+static void store_version_4(struct server *s)
 {
-    struct server *s = *state;
     json_t *v4 = lab_doc(30, 30);
     char *doc = json_dumps(v4, JSON_COMPACT);
     json_decref(v4);
     command(s, "HSET adwiser:version:4 doc %s", doc);
     free(doc);
     command(s, "SET adwiser:appliance:lab:desired 4");
+}
+
+/* Ticks the engine, its clock standing still, until it has handed version 4 to the core: the Redis thread fetches
+ * it in real time. */
+static void wait_staged_4(struct rig *r)
+{
+    for (int i = 0; i < WAIT_MS / 10 && r->e.ack_pending != 4; i++) {
+        sleep_ms(10);
+        run_until(r, r->now);
+    }
+    assert_int_equal(r->e.ack_pending, 4);
+}
+
+/* Whether `active` reads `version` and the heartbeat names it within WAIT_MS (the Redis thread writes them in real
+ * time); seen says what they read last. */
+static int redis_reports(struct server *s, long long version, char *seen, size_t seen_len)
+{
+    char want[32];
+    snprintf(want, sizeof(want), "%lld", version);
+    int ok = 0;
+    for (int i = 0; i < WAIT_MS / 10 && !ok; i++) {
+        char *active = get(s, "adwiser:appliance:lab:active");
+        char *beat = get(s, "adwiser:appliance:lab:heartbeat");
+        json_t *hb = beat ? json_loads(beat, 0, NULL) : NULL;
+        json_t *v = json_object_get(hb, "version");
+        ok = active && strcmp(active, want) == 0 && json_is_integer(v) && json_integer_value(v) == version;
+        snprintf(seen, seen_len, "active %s, heartbeat %s", active ? active : "unset", beat ? beat : "none");
+        json_decref(hb);
+        free(active);
+        free(beat);
+        if (!ok)
+            sleep_ms(10);
+    }
+    return ok;
+}
+
+static void test_a_redis_version_a_reload_replaces_before_it_runs_is_refused(void **state)
+{
+    struct server *s = *state;
+    store_version_4(s);
     static struct rig r;
     rig_start(&r, s->addr);
     run_until(&r, r.now + 10 * MS);                  /* 10 ms into the first frame of 40 ms */
-    /* The Redis thread fetches version 4 in real time; the test's clock stands still, so it is staged mid-frame. */
-    for (int i = 0; i < WAIT_MS / 10 && r.e.ack_pending != 4; i++) {
-        sleep_ms(10);
-        run_until(&r, r.now);
-    }
-    assert_int_equal(r.e.ack_pending, 4);
+    wait_staged_4(&r);                               /* the test's clock stands still: staged mid-frame */
     reload(&r, 10, 25);                              /* still the first frame */
     run_until(&r, r.now + 200 * MS);
     assert_int_equal(adw_sched_active_version(r.e.sched), 0);   /* the --config file runs, version 4 never did */
     char *rejected = wait_get(s, "adwiser:appliance:lab:rejected");
-    char *active = get(s, "adwiser:appliance:lab:active");
+    char seen[512];
+    int file_reported = redis_reports(s, 0, seen, sizeof(seen));
     dp_engine_finish(&r.e);
     unsigned n40, n35;
     unsigned n = check_frames(&r, 40.0, &n40, 35.0, &n35);
     assert_int_equal(n40, 1);        /* the frame the reload came in, */
     assert_int_equal(n35, n - 1);    /* then 10+25: 30+30 never ran */
     if (!rejected)
-        fail_msg("version 4 was neither refused nor acknowledged (active %s)", active ? active : "unset");
+        fail_msg("version 4 was neither refused nor acknowledged (%s)", seen);
     assert_non_null(strstr(rejected, "\"version\":4"));
-    assert_null(active);
     free(rejected);
+    if (!file_reported)
+        fail_msg("the --config file runs, but Redis says %s", seen);
+}
+
+/*
+ * Version 4 from Redis runs and is acknowledged; then an operator's SIGHUP reloads --config. Once the file runs,
+ * `active` and the heartbeat say 0 (the --config file, no controller version): left at 4, they told the controller
+ * the dataplane ran a version it no longer ran.
+ */
+static void test_a_reload_over_a_running_redis_version_reports_version_0(void **state)
+{
+    struct server *s = *state;
+    store_version_4(s);
+    static struct rig r;
+    rig_start(&r, s->addr);
+    wait_staged_4(&r);
+    run_until(&r, r.now + 100 * MS);                 /* past the frame boundary: version 4 runs */
+    assert_int_equal(adw_sched_active_version(r.e.sched), 4);
+    char seen[512];
+    int v4_reported = redis_reports(s, 4, seen, sizeof(seen));
+    reload(&r, 10, 25);
+    run_until(&r, r.now + 100 * MS);                 /* past the next one: the file runs */
+    int file_runs = adw_sched_active_version(r.e.sched) == 0;
+    int file_reported = v4_reported && redis_reports(s, 0, seen, sizeof(seen));
+    dp_engine_finish(&r.e);
+    rig_remove(&r);
+    if (!v4_reported)
+        fail_msg("version 4 runs, but Redis says %s", seen);
+    assert_true(file_runs);
+    if (!file_reported)
+        fail_msg("the --config file runs, but Redis says %s", seen);
 }
 
 /* A telemetry file that refuses every write (a full disk: /dev/full): each frame's loss is in --stats. */
@@ -362,6 +434,8 @@ int main(void)
         cmocka_unit_test(test_reports_taken_together_across_the_swap),
         cmocka_unit_test(test_reports_overwritten_across_the_swap),
         cmocka_unit_test_setup_teardown(test_a_redis_version_a_reload_replaces_before_it_runs_is_refused, start_server,
+                                        stop_server),
+        cmocka_unit_test_setup_teardown(test_a_reload_over_a_running_redis_version_reports_version_0, start_server,
                                         stop_server),
         cmocka_unit_test(test_frames_the_telemetry_file_refused_are_counted_in_stats),
         cmocka_unit_test(test_frames_redis_never_got_are_counted_in_stats),
