@@ -49,13 +49,16 @@ struct redis_link {
     uint64_t active_version;               /* version in force (for the heartbeat), guarded by mu */
     uint64_t handed_version;               /* version handed to the loop, neither acked nor refused yet; 0 if
                                               none; guarded by mu */
+    int overridden;                        /* the --config file runs by an operator's SIGHUP: `desired` is not
+                                              applied again until a config message names a version; guarded by mu */
+    uint64_t last_fetched;                 /* newest version fetched (and handed over or rejected); guarded by mu,
+                                              as the loop forgets it when the --config file runs */
     /* thread -> loop */
     struct adw_config *ready;              /* validated config waiting for the loop, guarded by mu */
     uint64_t ready_version;
     struct pacing_table *pacing_ready;     /* pacing hash waiting for the loop, guarded by mu */
     /* thread only */
     redisContext *cmd, *sub;
-    uint64_t last_fetched;                 /* newest version fetched (and handed over or rejected) */
 };
 
 static uint64_t mono_ns(void)
@@ -186,22 +189,25 @@ static void set_rejected(struct redis_link *l, uint64_t version, char *error)
 static void refuse_fetched(struct redis_link *l, uint64_t version, char *error)
 {
     set_rejected(l, version, error);
-    if (l->cmd)
-        l->last_fetched = version;
+    if (!l->cmd)
+        return;
+    pthread_mutex_lock(&l->mu);
+    l->last_fetched = version;
+    pthread_mutex_unlock(&l->mu);
 }
 
 /* Fetches, parses and validates version n; a valid one waits in l->ready for the loop. */
 static void fetch_version(struct redis_link *l, uint64_t version)
 {
     char key[KEY_LEN], err[512];
-    if (version == 0 || version == l->last_fetched)
+    if (version == 0)
         return;
     /* The version in force is fetched again only while another one is on its way to the loop: a rollback to it
      * must replace that one (skipped, the newer version would have gone live against the controller's wish). */
     pthread_mutex_lock(&l->mu);
-    int same = version == l->active_version && l->handed_version == 0;
+    int skip = version == l->last_fetched || (version == l->active_version && l->handed_version == 0);
     pthread_mutex_unlock(&l->mu);
-    if (same)
+    if (skip)
         return;
     snprintf(key, sizeof(key), "adwiser:version:%llu", (unsigned long long)version);
     redisReply *r = cmd(l, "HGET %s doc", key);
@@ -235,8 +241,8 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     l->ready = cfg;
     l->ready_version = version;
     l->handed_version = version;
-    pthread_mutex_unlock(&l->mu);
     l->last_fetched = version;
+    pthread_mutex_unlock(&l->mu);
 }
 
 /* HGETALL of the pacing hash, checked whole; a valid table waits in l->pacing_ready. */
@@ -269,9 +275,16 @@ static void fetch_pacing(struct redis_link *l)
     pthread_mutex_unlock(&l->mu);
 }
 
+/* Applies `desired`, unless the operator's SIGHUP overrode it: read at every reconnect, it would undo the
+ * override within a second. */
 static void read_desired(struct redis_link *l)
 {
     char key[KEY_LEN];
+    pthread_mutex_lock(&l->mu);
+    int overridden = l->overridden;
+    pthread_mutex_unlock(&l->mu);
+    if (overridden)
+        return;
     appliance_key(l, "desired", key);
     redisReply *r = cmd(l, "GET %s", key);
     if (!r)
@@ -452,6 +465,17 @@ static void send_outcome(struct redis_link *l)
     pthread_mutex_unlock(&l->mu);
 }
 
+/* A version published on the config channel: the controller applies it, which ends an operator's override. */
+static void follow_published(struct redis_link *l, uint64_t version)
+{
+    if (version == 0)
+        return;
+    pthread_mutex_lock(&l->mu);
+    l->overridden = 0;
+    pthread_mutex_unlock(&l->mu);
+    fetch_version(l, version);
+}
+
 /* Reads pub/sub messages for up to POLL_MS. */
 static void poll_subscription(struct redis_link *l)
 {
@@ -472,7 +496,7 @@ static void poll_subscription(struct redis_link *l)
             if (strcmp(r->element[1]->str, l->pacing_chan) == 0)
                 fetch_pacing(l);   /* applied by the loop at once, not at a frame boundary */
             else
-                fetch_version(l, strtoull(r->element[2]->str, NULL, 10));
+                follow_published(l, strtoull(r->element[2]->str, NULL, 10));
         }
         freeReplyObject(r);
     }
@@ -562,6 +586,7 @@ void redis_link_ack(struct redis_link *l, uint64_t version)
     l->ack_due = 1;
     l->ack_version = version;
     l->active_version = version;
+    l->overridden = 0;   /* a controller version runs again: `desired` is followed on reconnect */
     if (l->handed_version == version)
         l->handed_version = 0;
     pthread_mutex_unlock(&l->mu);
@@ -573,6 +598,8 @@ void redis_link_file_runs(struct redis_link *l)
     l->ack_due = 1;
     l->ack_version = 0;
     l->active_version = 0;
+    l->overridden = 1;
+    l->last_fetched = 0;   /* the controller publishing a version again, even the one that ran before, applies it */
     pthread_mutex_unlock(&l->mu);
 }
 

@@ -6,8 +6,9 @@
  *     parses and validates it (config_json), and hands the result to the
  *     loop (redis_link_take_config), which swaps it in at a frame boundary
  *     and then calls redis_link_ack, or redis_link_reject with the error;
- *     a SIGHUP reload of --config is reported as version 0
- *     (redis_link_file_runs);
+ *   - a SIGHUP reload of --config is the operator's override
+ *     (redis_link_file_runs): `active` and the heartbeat say 0, and `desired`
+ *     is not applied again until a config message names a version;
  *   - heartbeat: SET ...:heartbeat {"ts_ns","pid","version","backend"} PX 3000
  *     every 200 ms;
  *   - telemetry: XADD ...:tm:frame / ...:tm:pair MAXLEN ~ 20000;
@@ -47,7 +48,9 @@ struct adw_config *redis_link_take_config(struct redis_link *l, uint64_t *versio
 void redis_link_ack(struct redis_link *l, uint64_t version);
 
 /* The --config file runs now, reloaded by an operator's SIGHUP: SET active 0, PUBLISH ack 0, heartbeat version 0.
- * One slot with redis_link_ack: the later of the two is written. */
+ * One slot with redis_link_ack: the later of the two is written. Reading `desired` (after a reconnect) no longer
+ * applies it; a version published on the config channel is fetched and applied, even the one that ran before the
+ * reload. Once a version is acknowledged again, reconnects read `desired` as before. */
 void redis_link_file_runs(struct redis_link *l);
 
 /* Version n refused: SET rejected {"version","error"}. */

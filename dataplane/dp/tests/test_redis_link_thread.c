@@ -151,6 +151,81 @@ static void test_a_rollback_to_the_running_version_replaces_the_version_on_its_w
     free(v2);
 }
 
+/* Stores version n (the lab document, first slice 30 ms) and makes it the one desired. */
+static void store_version(struct server *s, unsigned n)
+{
+    char *doc = lab_doc("30");
+    command(s, "HSET adwiser:version:%u doc %s", n, doc);
+    command(s, "SET adwiser:appliance:lab:desired %u", n);
+    free(doc);
+}
+
+/* Redis drops the thread's connection; returns once the thread has reconnected, and so read `desired` again. */
+static void reconnect(struct server *s)
+{
+    command(s, "CLIENT KILL TYPE normal");
+    command(s, "DEL adwiser:appliance:lab:heartbeat");
+    char *hb = wait_get(s, "adwiser:appliance:lab:heartbeat");   /* written after `desired` is read */
+    assert_non_null(hb);
+    free(hb);
+}
+
+/*
+ * Version 4 runs, then an operator's SIGHUP reloads --config: the file runs (redis_link_file_runs). A reconnect does
+ * not apply `desired` (4) again, which would undo the SIGHUP, but the controller publishing 4 again does: skipped as
+ * the version already fetched, only a new version number took effect.
+ */
+static void test_a_version_published_again_after_a_reload_of_the_config_file_is_applied(void **state)
+{
+    struct server *s = *state;
+    store_version(s, 4);
+    struct redis_link *l = start_link(s);
+    assert_int_equal(take_version(l), 4);
+    redis_link_ack(l, 4);
+    redis_link_file_runs(l);
+    reconnect(s);
+    uint64_t v = 0;
+    struct adw_config *c = redis_link_take_config(l, &v);
+    int handed = c != NULL;
+    free(c);
+    assert_false(handed);                          /* the operator's override stands */
+    command(s, "PUBLISH adwiser:appliance:lab:config 4");
+    assert_int_equal(take_version(l), 4);
+    redis_link_stop(l);
+}
+
+/* Same, for version 4 refused because a SIGHUP reload replaced it before it went live. */
+static void test_a_version_a_reload_replaced_is_applied_when_published_again(void **state)
+{
+    struct server *s = *state;
+    store_version(s, 4);
+    struct redis_link *l = start_link(s);
+    assert_int_equal(take_version(l), 4);
+    redis_link_reject(l, 4, "replaced by a reload of lab.json (SIGHUP) before it went live");
+    redis_link_file_runs(l);
+    command(s, "PUBLISH adwiser:appliance:lab:config 4");
+    assert_int_equal(take_version(l), 4);
+    redis_link_stop(l);
+}
+
+/*
+ * A version fetched before a SIGHUP reload and taken by the loop after it replaces the file and runs: the override is
+ * over, so a version the thread missed while disconnected is read from `desired` on reconnecting.
+ */
+static void test_desired_is_followed_again_once_a_version_runs_after_a_reload(void **state)
+{
+    struct server *s = *state;
+    store_version(s, 5);
+    struct redis_link *l = start_link(s);
+    assert_int_equal(take_version(l), 5);
+    redis_link_file_runs(l);                       /* the SIGHUP came before version 5 went live */
+    redis_link_ack(l, 5);                          /* then version 5 replaced the file at the frame boundary */
+    store_version(s, 6);                           /* applied while the message was missed */
+    reconnect(s);
+    assert_int_equal(take_version(l), 6);
+    redis_link_stop(l);
+}
+
 /* Waits for ...:pacing_rejected to name `pair`; its "error" text (caller frees), or NULL. */
 static char *pacing_refusal_naming(struct server *s, const char *pair)
 {
@@ -252,6 +327,12 @@ int main(void)
             test_a_refusal_of_a_fetched_version_whose_write_lost_the_connection_is_written_after_reconnecting,
             start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_rollback_to_the_running_version_replaces_the_version_on_its_way,
+                                        start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_a_version_published_again_after_a_reload_of_the_config_file_is_applied,
+                                        start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_a_version_a_reload_replaced_is_applied_when_published_again, start_server,
+                                        stop_server),
+        cmocka_unit_test_setup_teardown(test_desired_is_followed_again_once_a_version_runs_after_a_reload,
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed,
                                         start_server, stop_server),
