@@ -16,6 +16,8 @@ when the verdict changes:
 The topology followed is the configuration the dataplane acknowledged
 (`adwiser:appliance:<id>:active`, controller/REDIS.md), since the dataplane
 can only forward STAs it knows; until there is one, the file given at start.
+While `active` is 0 (the dataplane runs its own `--config` file) the topology
+in force is kept.
 A document that cannot be built (invalid, or naming a port this host does
 not have) is refused whole, naming the field, and the current configuration,
 ports and table kept: nothing is touched before every check has passed. The
@@ -179,7 +181,9 @@ class FabricManager:
             n = int(active_raw)
         except ValueError:
             return
-        if n == self.version_seen:
+        # 0: the dataplane runs its --config file (an operator's SIGHUP, REDIS.md); there is no stored version 0 to
+        # follow, so the flows keep the topology in force (version_seen's, or the file given at start).
+        if n == 0 or n == self.version_seen:
             return
         self.version_seen = n
         try:

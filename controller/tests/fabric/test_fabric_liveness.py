@@ -336,6 +336,19 @@ def test_a_version_whose_ap_port_is_missing_on_the_host_is_refused_whole_and_fai
         in host.ovs.flows
 
 
+def test_active_0_keeps_the_topology_in_force_and_is_no_refusal(host: FakeHost) -> None:
+    # active 0: the dataplane runs its --config file after an operator's SIGHUP (REDIS.md). There is no version 0:
+    # looking it up logged topology_refused ("adwiser:version:0 has no doc") and the status named version 0.
+    m = host.steered_manager()
+    host.activate(m, 2, without_ap1(load(LAB).model_dump(mode="json")))
+    flows = host.ovs.flows
+    host.redis.kv[m.key("active")] = b"0"
+    host.beat(m)
+    m.poll()
+    assert not [e for e in host.events if e[0].startswith("topology_")]
+    assert m.version_seen == 2 and host.ovs.flows == flows and m.mode == "steered"
+
+
 def test_an_ovs_failure_while_following_a_topology_keeps_the_old_one_and_is_retried(
         host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
     m = host.steered_manager()
