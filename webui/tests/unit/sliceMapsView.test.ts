@@ -23,10 +23,12 @@ const status: ApplianceStatus = {
 }
 const version = (n: number): VersionInfo => ({ version: n, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: n > 1 ? n - 1 : null })
 
-// 150 versions (v150 newest), served a page at a time; every POST recorded.
-function stubApi(): { posts: string[] } {
+// 150 versions (v150 newest), served a page at a time; every POST and every GET recorded.
+function stubApi(st: ApplianceStatus = status): { posts: string[]; gets: string[] } {
   const posts: string[] = []
+  const gets: string[] = []
   vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+    if (init.method !== 'POST') gets.push(u)
     const q = new URL(u, 'http://x').searchParams
     if (init.method === 'POST') {
       posts.push(u.split('?')[0])
@@ -34,16 +36,17 @@ function stubApi(): { posts: string[] } {
     }
     if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: 150, topology })
     if (u.startsWith('/api/v1/slice-maps?')) return json(200, { appliance_id: 'lab', version: 150, frame_ms: 20, slice_map: { slices: [{ duration_ms: 20, pairs: ['ap1/sta1'] }] } })
-    if (u === '/api/v1/appliances/lab') return json(200, status)
+    if (u === '/api/v1/appliances/lab') return json(200, st)
     if (u.startsWith('/api/v1/versions?')) {
       const offset = Number(q.get('offset') ?? 0)
       const limit = Number(q.get('limit') ?? 50)
       const all = Array.from({ length: 150 }, (_, i) => version(150 - i))
       return json(200, { total: 150, items: all.slice(offset, offset + limit) })
     }
+    if (u.startsWith('/api/v1/versions/0/') || u.includes('against=0')) return json(404, { status: 404, detail: 'version 0 does not exist', field: 'against' })
     return json(404, {})
   }))
-  return { posts }
+  return { posts, gets }
 }
 
 beforeEach(() => {
@@ -72,5 +75,20 @@ describe('SliceMapsView', () => {
     await w.get('[data-testid=versions-newer]').trigger('click')
     await flushPromises()
     expect(choices()[0]).toBe('150')
+  })
+
+  it('says the dataplane runs its --config file instead of asking for a diff against version 0', async () => {
+    // active 0 (REDIS.md): an operator's SIGHUP made the dataplane run its own file; there is no version 0, and
+    // "Diff against active" asked for one and showed the controller's 404 as a refusal.
+    const { gets } = stubApi({ ...status, active: 0, pending: true, heartbeat: { ...status.heartbeat!, version: 0 } })
+    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
+    await router.push('/slice-maps')
+    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
+    await flushPromises()
+    await w.findAll('button').find((b) => b.text() === 'Diff against active')!.trigger('click')
+    await flushPromises()
+    expect(gets.filter((u) => u.includes('/diff'))).toEqual([])
+    expect(w.find('[data-testid=server-error]').exists()).toBe(false)
+    expect(w.get('[data-testid=notice]').text()).toContain('--config file')
   })
 })
