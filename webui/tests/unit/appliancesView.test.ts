@@ -54,6 +54,19 @@ describe('AppliancesView', () => {
     w.unmount()
   })
 
+  it('does not call a dataplane running its --config file in sync when no version was applied', async () => {
+    // active 0 (REDIS.md): an operator's SIGHUP made the dataplane run its own file. With nothing applied
+    // (desired null) the API says not pending, and any active other than null was shown 'in sync'.
+    const fileOnly: ApplianceStatus = { ...lab, desired: null, active: 0, heartbeat: { ...lab.heartbeat!, version: 0 } }
+    vi.stubGlobal('fetch', vi.fn(async (u: string) => (u.endsWith('/appliances') ? json(200, [fileOnly]) : json(404, {}))))
+    const w = mount(AppliancesView)
+    await flushPromises()
+    const row = w.get('[data-testid=appliance-lab]').text()
+    expect(row).not.toContain('in sync')
+    expect(row).toContain('never applied')
+    w.unmount()
+  })
+
   it('keeps the last status and says so when the aggregation status cannot be read', async () => {
     let fail = false
     vi.stubGlobal('fetch', vi.fn(async (u: string) => {
