@@ -216,6 +216,7 @@ static void test_frame_records_describe_the_configuration_they_ran_under(void **
 static void rig_remove(struct rig *r)
 {
     unlink(r->telemetry);
+    unlink(r->stats);
     unlink(r->active);
     rmdir(r->dir);
 }
@@ -397,9 +398,7 @@ static void test_frames_the_telemetry_file_refused_are_counted_in_stats(void **s
     dp_engine_finish(&r.e);
     json_int_t reported = stats_counter(r.stats, "frames_reported");
     json_int_t lost = stats_counter(r.stats, "telemetry_file_lost");
-    unlink(r.stats);
-    unlink(r.active);
-    rmdir(r.dir);
+    rig_remove(&r);
     assert_true(reported >= 4);
     assert_int_equal(lost, reported);
 }
@@ -420,9 +419,7 @@ static void test_frames_redis_never_got_are_counted_in_stats(void **state)
     dp_engine_finish(&r.e);
     json_int_t reported = stats_counter(r.stats, "frames_reported");
     json_int_t lost = stats_counter(r.stats, "telemetry_redis_lost");
-    unlink(r.stats);
-    unlink(r.active);
-    rmdir(r.dir);
+    rig_remove(&r);
     assert_true(reported >= 4);
     assert_int_equal(lost, reported);
 }
