@@ -67,6 +67,19 @@ describe('AppliancesView', () => {
     w.unmount()
   })
 
+  it('says a dataplane running its --config file over an applied version runs the file, not that the version is unacknowledged', async () => {
+    // active 0 with desired 2: the operator's SIGHUP replaced version 2; it only runs again when applied again (REDIS.md).
+    const overridden: ApplianceStatus = { ...lab, active: 0, pending: true, heartbeat: { ...lab.heartbeat!, version: 0 } }
+    vi.stubGlobal('fetch', vi.fn(async (u: string) => (u.endsWith('/appliances') ? json(200, [overridden]) : json(404, {}))))
+    const w = mount(AppliancesView)
+    await flushPromises()
+    expect(w.get('[data-testid=appliance-lab] [data-testid=active]').text()).toBe('0 (its --config file)')
+    const row = w.get('[data-testid=appliance-lab]').text()
+    expect(row).toContain("replaced by the dataplane's --config file")
+    expect(row).not.toContain('not acknowledged')
+    w.unmount()
+  })
+
   it('keeps the last status and says so when the aggregation status cannot be read', async () => {
     let fail = false
     vi.stubGlobal('fetch', vi.fn(async (u: string) => {
