@@ -32,7 +32,8 @@ function stubApi(st: ApplianceStatus = status): { posts: string[]; gets: string[
     const q = new URL(u, 'http://x').searchParams
     if (init.method === 'POST') {
       posts.push(u.split('?')[0])
-      return json(200, { version: 151, acknowledged: true, ack_ms: 3 })
+      const n = u.includes('/apply') ? Number(u.split('/')[4]) : 151 // a rollback stores a copy as 151
+      return json(200, { appliance_id: 'lab', version: n, previous: st.desired, acknowledged: true, ack_ms: 3, status: { ...st, desired: n, active: n } })
     }
     if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: 150, topology })
     if (u.startsWith('/api/v1/slice-maps?')) return json(200, { appliance_id: 'lab', version: 150, frame_ms: 20, slice_map: { slices: [{ duration_ms: 20, pairs: ['ap1/sta1'] }] } })
@@ -90,5 +91,19 @@ describe('SliceMapsView', () => {
     expect(gets.filter((u) => u.includes('/diff'))).toEqual([])
     expect(w.find('[data-testid=server-error]').exists()).toBe(false)
     expect(w.get('[data-testid=notice]').text()).toContain('--config file')
+  })
+
+  it('keeps the unsaved edits of the map when the loaded version is applied', async () => {
+    stubApi({ ...status, desired: 149, active: 149 }) // version 150 saved, not applied yet
+    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
+    await router.push('/slice-maps')
+    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
+    await flushPromises()
+    await w.get('#dur-0').setValue('35')
+    await w.get('[data-testid=apply]').trigger('click')
+    await flushPromises()
+    expect(w.get('[data-testid=notice]').text()).toContain('applied')
+    expect((w.get('#dur-0').element as HTMLInputElement).value).toBe('35')
+    expect(w.get('[data-testid=frame-ms]').text()).toBe('35 ms')
   })
 })
