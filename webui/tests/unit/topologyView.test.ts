@@ -1,0 +1,51 @@
+import { flushPromises, mount } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { defineComponent, h } from 'vue'
+import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
+import type { Topology } from '../../src/api/types'
+import { useAppliances } from '../../src/stores/appliances'
+import { useSession } from '../../src/stores/session'
+import TopologyView from '../../src/views/TopologyView.vue'
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+
+const topology: Topology = {
+  aps: [{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null }],
+  stas: [{ id: 'sta1', mac: '02:00:00:00:00:01', ips: [], ap: 'ap1', phy_rate_mbps: -5 }],
+  conflicts: [],
+}
+
+beforeEach(() => {
+  setActivePinia(createPinia())
+  useAppliances().select('lab')
+  useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
+})
+afterEach(() => vi.unstubAllGlobals())
+
+async function mountPage() {
+  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/topology', component: TopologyView }] })
+  await router.push('/topology') // the page's leave guard needs its route
+  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
+  await flushPromises()
+  return w
+}
+
+describe('TopologyView', () => {
+  it('shows a refusal naming a station field the table has no column for (phy_rate_mbps) in the row of that station', async () => {
+    const message = 'Input should be greater than 0'
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'PUT') return json(422, {
+        status: 422, detail: `topology.stas[0].phy_rate_mbps: ${message}`, field: 'topology.stas[0].phy_rate_mbps',
+        errors: [{ field: 'topology.stas[0].phy_rate_mbps', message, type: 'greater_than' }],
+      })
+      return json(200, { appliance_id: 'lab', version: 4, topology })
+    }))
+    const w = await mountPage()
+    await w.findAll('button').find((b) => b.text() === 'Save topology')!.trigger('click')
+    await flushPromises()
+    expect(w.get('[data-testid=server-error]').text()).toContain('422')
+    expect(w.get('table[aria-labelledby=stas-h] tbody tr').text()).toContain(`phy_rate_mbps: ${message}`)
+  })
+})
