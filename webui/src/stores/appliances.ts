@@ -18,13 +18,24 @@ export const useAppliances = defineStore('appliances', () => {
     localStorage.setItem('adwiser.appliance', id)
   }
 
+  // Polls may overlap (a slow controller; the Appliances page also refreshes on mount): the
+  // answer to an older poll arriving after a newer one's is dropped, so it never shows older state.
+  let asked = 0
+  let shown = 0
+
   async function refresh(): Promise<void> {
+    const mine = ++asked
     try {
-      list.value = await api.get<ApplianceStatus[]>('/appliances')
+      const l = await api.get<ApplianceStatus[]>('/appliances')
+      if (mine < shown) return
+      shown = mine
+      list.value = l
       reachable.value = true
       lastError.value = ''
       if (!list.value.some((a) => a.id === selected.value) && list.value.length) select(list.value[0].id)
     } catch (e) {
+      if (mine < shown) return
+      shown = mine
       if (e instanceof ApiError && e.status === 0) reachable.value = false
       lastError.value = (e as Error).message
     }

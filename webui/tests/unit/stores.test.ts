@@ -114,3 +114,31 @@ describe('live store history', () => {
     }
   })
 })
+
+describe('appliances store', () => {
+  afterEach(() => vi.unstubAllGlobals())
+
+  it('keeps the newer status when an older poll is answered (or fails) after it', async () => {
+    const answers: ((r: Response) => void)[] = []
+    vi.stubGlobal('fetch', vi.fn(() => new Promise<Response>((resolve) => answers.push(resolve))))
+    const st = (desired: number) => ({ id: 'lab', head: desired, desired, active: desired - 1, pending: true, rejected: null,
+      alive: true, heartbeat: null, heartbeat_age_s: null, last_frame: null })
+    const a = useAppliances()
+    const older = a.refresh()
+    const newer = a.refresh()
+    answers[1](new Response(JSON.stringify([st(8)]), { status: 200 }))
+    await newer
+    answers[0](new Response(JSON.stringify([st(7)]), { status: 200 }))
+    await older
+    expect(a.list[0].desired).toBe(8)
+    // Nor does an older poll's failure, answered late, mark a controller that answered since.
+    const lost = a.refresh()
+    const back = a.refresh()
+    answers[3](new Response(JSON.stringify([st(9)]), { status: 200 }))
+    await back
+    answers[2](new Response(JSON.stringify({ status: 503, detail: 'store unavailable' }), { status: 503 }))
+    await lost
+    expect(a.list[0].desired).toBe(9)
+    expect(a.lastError).toBe('')
+  })
+})
