@@ -1,6 +1,6 @@
 // The appliances the controller manages, and the one the pages are showing.
-// Polled every few seconds; a failed poll marks the controller unreachable
-// (shown in the banner) and keeps retrying.
+// Polled every few seconds; a poll that gets no answer or a server error marks
+// the controller unreachable (shown in the banner) and keeps retrying.
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
 import { api, ApiError } from '../api/client'
@@ -36,7 +36,9 @@ export const useAppliances = defineStore('appliances', () => {
     } catch (e) {
       if (mine < shown) return
       shown = mine
-      if (e instanceof ApiError && e.status === 0) reachable.value = false
+      // No answer (0), or the controller's or a proxy's own failure (5xx: 503 while its Redis is
+      // down): either way the list shown is no longer current. A 401 is the session's (login page).
+      if (e instanceof ApiError && (e.status === 0 || e.status >= 500)) reachable.value = false
       lastError.value = (e as Error).message
     }
   }
