@@ -94,4 +94,22 @@ describe('AppliancesView', () => {
     expect(w.find('[data-testid="aggregation-pair-ap1/sta1"]').exists()).toBe(true)
     w.unmount()
   })
+
+  it('keeps the newer loop status when a slow poll is answered after the next one', async () => {
+    const answers: ((r: Response) => void)[] = []
+    vi.stubGlobal('fetch', vi.fn((u: string) => {
+      if (u.endsWith('/appliances')) return Promise.resolve(json(200, [lab]))
+      return new Promise<Response>((resolve) => answers.push(resolve))
+    }))
+    const w = mount(AppliancesView)
+    await flushPromises()
+    await vi.advanceTimersByTimeAsync(2000) // the next poll is due while the first is unanswered
+    expect(answers).toHaveLength(2)
+    answers[1](json(200, loops(11)))
+    await flushPromises()
+    answers[0](json(200, loops(10)))
+    await vi.advanceTimersByTimeAsync(1000) // the page clock redraws
+    expect(w.get('[data-testid=aggregation-ap-ap1] caption').text()).toContain('step 11')
+    w.unmount()
+  })
 })
