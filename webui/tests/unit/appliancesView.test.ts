@@ -112,4 +112,13 @@ describe('AppliancesView', () => {
     expect(w.get('[data-testid=aggregation-ap-ap1] caption').text()).toContain('step 11')
     w.unmount()
   })
+
+  it('shows the loops as soon as the first poll is answered, not at the next tick of the page clock', async () => {
+    vi.stubGlobal('fetch', vi.fn(async (u: string) => json(200, u.endsWith('/appliances') ? [lab] : loops(4))))
+    const w = mount(AppliancesView)
+    await flushPromises()
+    expect(w.find('[data-testid=aggregation-empty]').exists()).toBe(false)
+    expect(w.get('[data-testid=aggregation-ap-ap1] caption').text()).toContain('step 4')
+    w.unmount()
+  })
 })
