@@ -106,4 +106,18 @@ describe('SliceMapsView', () => {
     expect((w.get('#dur-0').element as HTMLInputElement).value).toBe('35')
     expect(w.get('[data-testid=frame-ms]').text()).toBe('35 ms')
   })
+
+  it('draws the frame being edited with the same length as the toolbar while a duration field is empty', async () => {
+    stubApi()
+    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
+    await router.push('/slice-maps')
+    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
+    await flushPromises()
+    const addSlice = w.findAll('button').find((b) => b.text() === 'Add slice')!
+    await addSlice.trigger('click')
+    await addSlice.trigger('click')
+    await w.get('#dur-1').setValue('') // cleared to type a new length
+    expect(w.get('[data-testid=frame-ms]').text()).toBe('40 ms')
+    expect(w.get('[data-testid=frame-timeline] figcaption').text()).toBe('Frame being edited: 40 ms, 3 slices')
+  })
 })
