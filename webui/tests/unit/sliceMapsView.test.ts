@@ -23,8 +23,9 @@ const status: ApplianceStatus = {
 }
 const version = (n: number): VersionInfo => ({ version: n, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: n > 1 ? n - 1 : null })
 
-// 150 versions (v150 newest), served a page at a time; every POST and every GET recorded.
-function stubApi(st: ApplianceStatus = status): { posts: string[]; gets: string[] } {
+// 150 versions (v150 newest), served a page at a time; every POST and every GET recorded. With `refusal`
+// the dataplane refuses what is applied (not acknowledged within wait_ms, `rejected` set).
+function stubApi(st: ApplianceStatus = status, refusal?: string): { posts: string[]; gets: string[] } {
   const posts: string[] = []
   const gets: string[] = []
   vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
@@ -33,6 +34,8 @@ function stubApi(st: ApplianceStatus = status): { posts: string[]; gets: string[
     if (init.method === 'POST') {
       posts.push(u.split('?')[0])
       const n = u.includes('/apply') ? Number(u.split('/')[4]) : 151 // a rollback stores a copy as 151
+      if (refusal) return json(200, { appliance_id: 'lab', version: n, previous: st.desired, acknowledged: false, ack_ms: null,
+        status: { ...st, desired: n, pending: true, rejected: { version: n, error: refusal } } })
       return json(200, { appliance_id: 'lab', version: n, previous: st.desired, acknowledged: true, ack_ms: 3, status: { ...st, desired: n, active: n } })
     }
     if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: 150, topology })
@@ -119,5 +122,20 @@ describe('SliceMapsView', () => {
     await w.get('#dur-1').setValue('') // cleared to type a new length
     expect(w.get('[data-testid=frame-ms]').text()).toBe('40 ms')
     expect(w.get('[data-testid=frame-timeline] figcaption').text()).toBe('Frame being edited: 40 ms, 3 slices')
+  })
+
+  it('says the dataplane refused the version applied, with its reason, instead of calling it pending', async () => {
+    stubApi({ ...status, desired: 149, active: 149 }, 'slice 1: port p1 is not up')
+    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
+    await router.push('/slice-maps')
+    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
+    await flushPromises()
+    await w.get('[data-testid=apply]').trigger('click')
+    await flushPromises()
+    expect(w.text()).not.toContain('has not acknowledged it yet')
+    expect(w.text()).not.toContain('pending 150')
+    expect(w.get('[data-testid=refused-badge]').text()).toBe('refused 150')
+    expect(w.get('[data-testid=refusal]').text()).toContain('slice 1: port p1 is not up')
+    expect(w.get('[data-testid=refusal]').text()).toContain('keeps running version 149')
   })
 })
