@@ -48,4 +48,22 @@ describe('TopologyView', () => {
     expect(w.get('[data-testid=server-error]').text()).toContain('422')
     expect(w.get('table[aria-labelledby=stas-h] tbody tr').text()).toContain(`phy_rate_mbps: ${message}`)
   })
+
+  it('does not save a mistyped VLAN as untagged: it is sent as typed, for the controller to refuse', async () => {
+    const puts: { topology: Topology }[] = []
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'PUT') {
+        puts.push(JSON.parse(String(init.body)))
+        return json(201, { version: 5, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: 4 })
+      }
+      return json(200, { appliance_id: 'lab', version: 4, topology: { ...topology, stas: [{ ...topology.stas[0], phy_rate_mbps: null }] } })
+    }))
+    const w = await mountPage()
+    const vlan = w.get('[aria-label="AP 1 VLAN (empty = untagged)"]')
+    await vlan.setValue('12a')
+    expect((vlan.element as HTMLInputElement).value).toBe('12a')
+    await w.findAll('button').find((b) => b.text() === 'Save topology')!.trigger('click')
+    await flushPromises()
+    expect(puts[0].topology.aps[0].vlan).toBe('12a')
+  })
 })
