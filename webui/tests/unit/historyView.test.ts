@@ -81,4 +81,28 @@ describe('HistoryView', () => {
     await flushPromises()
     expect(actions()[0]).toBe('act230')
   })
+
+  it('shows the page asked for last when an earlier page is answered after it', async () => {
+    const pending: { offset: number; answer: (r: Response) => void }[] = []
+    vi.stubGlobal('fetch', vi.fn((u: string) => {
+      if (!u.startsWith('/api/v1/versions?')) return Promise.resolve(json(200, []))
+      const offset = Number(new URL(u, 'http://x').searchParams.get('offset'))
+      return new Promise<Response>((answer) => pending.push({ offset, answer }))
+    }))
+    // 1000 versions, v1000 newest: a page of 200 from `offset`.
+    const page = (offset: number) => json(200, { total: 1000, items: Array.from({ length: 200 }, (_, i) => version(1000 - offset - i)) })
+    const w = mount(HistoryView)
+    await flushPromises()
+    pending[0].answer(page(0))
+    await flushPromises()
+    await w.get('[data-testid=versions-older]').trigger('click') // page 2 (offset 200)
+    await w.get('[data-testid=versions-older]').trigger('click') // page 3 (offset 400), before page 2 is answered
+    const [second, third] = pending.slice(1)
+    third.answer(page(third.offset))
+    await flushPromises()
+    second.answer(page(second.offset))
+    await flushPromises()
+    expect(w.text()).toContain('showing 401–600')
+    expect(w.findAll('[data-testid=versions] tbody th')[0].text()).toBe('v600')
+  })
 })
