@@ -83,7 +83,7 @@ void adw_classify(struct adw_sched *s, const struct adw_desc *d, bool parsed, co
         c->out_port = ADW_PORT_UPLINK;
         if (pkt->len >= 14 && is_group(pkt->data)) {
             c->out_port = ADW_PORT_FLOOD;
-            c->counter = &s->st.pass_broadcast;
+            c->counter = parsed ? &s->st.pass_broadcast : &s->st.malformed; /* as downlink */
             return;
         }
         if (!parsed) {

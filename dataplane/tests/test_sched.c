@@ -362,6 +362,23 @@ static void test_unmanaged_traffic_passes_straight_through(void **state)
     assert_int_equal(st.rx_pkts, 5);
 }
 
+/* A frame the parser refuses is counted as malformed whichever side it comes from, also when it is addressed to a
+ * group (stats.h: malformed counts the frames the parser refused). */
+static void test_a_malformed_multicast_frame_from_an_ap_is_counted_as_malformed(void **state)
+{
+    struct sched_fixture *f = *state;
+    struct fb_tcp t = lab_up_ack(0, 5);
+    t.dst_mac[0] = 0x01; /* a group address */
+    uint8_t *b = lab_buf();
+    struct adw_pkt p = {.data = b, .len = fb_tcp(b, 1600, &t), .in_port = 1};
+    b[14] = 0x43; /* IPv4 with IHL 3: refused by the parser */
+    assert_int_equal(sched_enqueue1(f->s, &p, 1 * MS), ADW_PASS);
+    assert_int_equal(p.out_port, ADW_PORT_FLOOD);
+    struct adw_stats st = sched_stats(f->s);
+    assert_int_equal(st.malformed, 1);
+    assert_int_equal(st.pass_broadcast, 0);
+}
+
 static void test_queue_limit_drops_are_counted(void **state)
 {
     struct sched_fixture *f = *state;
@@ -593,6 +610,7 @@ int main(void)
         LAB_TEST(test_drain_open_past_the_cap_is_closed_at_the_cap),
         LAB_TEST(test_batch_scales_with_the_length_of_the_slice),
         LAB_TEST(test_unmanaged_traffic_passes_straight_through),
+        LAB_TEST(test_a_malformed_multicast_frame_from_an_ap_is_counted_as_malformed),
         LAB_TEST(test_queue_limit_drops_are_counted),
         LAB_TEST(test_pool_exhaustion_drops_are_counted),
         LAB_TEST(test_config_swaps_only_at_frame_boundary),
