@@ -76,9 +76,10 @@ static bool conflicting_drain_in_air(const struct adw_sched *s, uint16_t pair, u
 bool adw_drained_in_previous_slice(const struct adw_sched *s, const struct adw_pair_state *ps,
                                       const struct adw_slice_event *ev)
 {
-    const struct adw_slice_cfg *sl = s->plan->cfg->slices;
-    uint16_t n = s->plan->cfg->n_slices;
-    uint64_t prev_ns = sl[(ev->slice + n - 1u) % n].duration_ns;
+    /* The slice that ran before ev, from the clock: at a frame boundary where a new configuration came in, the
+     * last slice of the new map is not the one that ran, and its length would take a drain of the frame before for
+     * one of the slice before (holding the pair's batch behind its own stale drain) or the reverse. */
+    uint64_t prev_ns = s->clock.prev_dur_ns;
     return ps->drain.open && ev->start_ns >= prev_ns && ps->drain.start_ns >= ev->start_ns - prev_ns;
 }
 

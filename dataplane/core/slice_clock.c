@@ -37,6 +37,7 @@ int adw_slice_clock_step(struct adw_slice_clock *c, uint64_t now_ns, struct adw_
         uint64_t next = c->slice_start_ns + c->dur_ns[c->slice];
         if (now_ns < next)
             return 0;
+        c->prev_dur_ns = c->dur_ns[c->slice];
         if (c->slice + 1u < c->n_slices) {
             c->slice++;
             c->slice_start_ns = next;

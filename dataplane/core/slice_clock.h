@@ -26,6 +26,9 @@ struct adw_slice_clock {
     uint64_t frame_start_ns;              /* start of the current frame */
     uint16_t slice;                       /* current slice */
     uint64_t slice_start_ns;              /* start of the current slice */
+    uint64_t prev_dur_ns;                 /* length of the slice before it, as it ran (the map in force then: a
+                                             new map installed at this frame boundary does not change it); 0 at
+                                             the first slice */
     uint64_t frames_skipped;              /* whole frames skipped because the caller was late */
 };
 

@@ -1,0 +1,55 @@
+/*
+ * test_version_swap.c — what a new configuration version does to the state of the pairs it keeps, at the frame
+ * boundary where it is swapped in (the 2AP-2STA lab of sched_fixture.h: AP1-STA1 in slice 0, AP2-STA2 in slice 1).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "adwiser/sched.h"
+#include "lab_config.h"
+#include "sched_fixture.h"
+
+#define MS 1000000ull
+
+/* The lab as version 2 with slice 0 of s0_ms and slice 1 of s1_ms; the caller frees it. */
+static struct adw_config *lab_v2(unsigned s0_ms, unsigned s1_ms)
+{
+    struct adw_config *c = lab_config_2ap_2sta(s0_ms);
+    c->version = 2;
+    c->slices[1].duration_ns = (uint64_t)s1_ms * MS;
+    return c;
+}
+
+/* STA1's batch of frame 3 (120 ms) is acknowledged only in part, so its drain is still open at its next slice start
+ * (160 ms), where version 2 with a 50 ms slice 1 comes in. The slice before 160 ms was version 1's 20 ms slice 1,
+ * not version 2's: the drain went a whole frame before, is closed as stale, and STA1's batch goes at its start. */
+static void test_a_drain_of_the_frame_before_a_swap_does_not_hold_the_pairs_next_batch(void **state)
+{
+    struct sched_fixture *f = *state;
+    for (uint64_t t = 0; t < 120 * MS; t += 20 * MS)
+        sched_dequeue_all(f->s, t);
+    lab_enqueue_data(f->s, 0, 1, 400, 119 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 120 * MS), 40);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 20 * 1448);
+    sched_enqueue1(f->s, &a, 125 * MS);
+    struct adw_config *c2 = lab_v2(20, 50);
+    assert_int_equal(adw_sched_set_config(f->s, c2, 126 * MS, NULL, 0), 0);
+    free(c2);
+    sched_dequeue_all(f->s, 140 * MS);
+    /* V = 5 ms, the last ACK heard (release.c, silent_drain_v): r = 40 + (20 - 5) */
+    assert_int_equal(sched_dequeue_all(f->s, 160 * MS), 55);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    assert_int_equal(sched_stats(f->s).slice_deferrals, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        LAB_TEST(test_a_drain_of_the_frame_before_a_swap_does_not_hold_the_pairs_next_batch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
