@@ -187,6 +187,11 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
             adw_pair_state_init(s, ps, q, now_ns);
             continue;
         }
+        /* r is the batch of the pair's reference slice and tends to beta S_i (004 §5, eq. (1)): a new length of that
+         * slice keeps the drain rate, so r is scaled to it, as a batch is for a slice of another length. */
+        uint64_t old_ref = old->s_ref_ns[ps->pair], new_ref = neu->s_ref_ns[q];
+        if (old_ref > 0 && new_ref != old_ref)
+            ps->tsabr.r *= (double)new_ref / (double)old_ref;
         ps->pair = q;
         adw_tsabr_rebound(&ps->tsabr, &neu->cfg->policies.ts_abr_qd);
         adw_astar_rebound(&ps->astar, &neu->cfg->policies.queue_sizing);

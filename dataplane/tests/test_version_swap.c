@@ -46,10 +46,33 @@ static void test_a_drain_of_the_frame_before_a_swap_does_not_hold_the_pairs_next
     assert_int_equal(sched_stats(f->s).slice_deferrals, 0);
 }
 
+/* r is the batch of the pair's reference slice (its first), and r -> beta S_i (004 §5, eq. (1)): when a version
+ * changes that slice's length the pair keeps its drain rate, so its batch is r scaled to the new length, as a
+ * batch is for a slice of another length (adw_batch_for). STA1 drains 400 packets in 99 ms of a 100 ms slice
+ * (r = 400 + 1); in 20 ms slices its batch is 401 x 20 / 100 = 80, not 401 packets for a 20 ms slice. */
+static void test_a_kept_pairs_batch_is_rescaled_when_its_slice_length_changes(void **state)
+{
+    struct sched_fixture *f = *state;
+    f->cfg->slices[0].duration_ns = f->cfg->slices[1].duration_ns = 100 * MS;
+    f->cfg->policies.ts_abr_qd.r_init_pkts = 400;
+    sched_fixture_recreate(f, NULL);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 1000, 0), 1000);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 400);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 400 * 1448);
+    sched_enqueue1(f->s, &a, 99 * MS);
+    struct adw_config *c2 = lab_v2(20, 20);
+    assert_int_equal(adw_sched_set_config(f->s, c2, 100 * MS, NULL, 0), 0);
+    free(c2);
+    sched_dequeue_all(f->s, 100 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 200 * MS), 80);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         LAB_TEST(test_a_drain_of_the_frame_before_a_swap_does_not_hold_the_pairs_next_batch),
+        LAB_TEST(test_a_kept_pairs_batch_is_rescaled_when_its_slice_length_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
