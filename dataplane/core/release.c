@@ -81,6 +81,10 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
 {
     const struct adw_policies *pol = &s->plan->cfg->policies;
     uint64_t cap = (uint64_t)(pol->ts_abr_qd.v_cap_factor * (double)ps->batch_s_ns);
+    /* A drain still open at v_cap_factor * S is closed there (config.h): the pair's next batch only closes it later,
+     * so one whose last ACK came in between is capped too, not a completed drain giving a rate from the capped V. */
+    if (!capped && v_ns >= cap)
+        capped = true;
     if (capped && adw_drain_awaits_reset_flow(&ps->drain)) {
         /* The STA reset a connection the batch delivers to (the end of a transfer: iperf's receiver resets with
          * hundreds of packets queued). The drain stays open for the conflicting pair's sake (drain.h), and its RSTs

@@ -309,6 +309,26 @@ static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
     assert_int_equal(r.r_pkts, 30); /* 40 + (20 - 30) */
 }
 
+/* The ACK that covers the batch comes after the cap (35 ms, cap 30 ms) but before the pair's next batch: the drain
+ * was still open at the cap, so it is closed at the cap as one that never completed (config.h v_cap_factor,
+ * tsabr.h): V = 30 ms, and no drain rate is taken from it (40 packets in 30 ms, which is not what drained). */
+static void test_a_drain_that_ends_past_the_cap_is_closed_at_the_cap(void **state)
+{
+    struct sched_fixture *f = *state;
+    f->cfg->policies.ts_abr_qd.v_cap_factor = 1.5; /* cap 30 ms, shorter than the 40 ms frame */
+    sched_fixture_recreate(f, NULL);
+    assert_int_equal(sta1_batch_at_0(f->s, 40), 40);
+    sta_acks(f->s, 0, 40, 35 * MS);
+    sched_dequeue_all(f->s, 40 * MS);
+    struct adw_stats st = sched_stats(f->s);
+    assert_int_equal(st.drains_capped, 1);
+    assert_int_equal(st.drains_completed, 0);
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.pr[0].v_ns, 30 * MS);
+    assert_int_equal(rep.pr[0].r_pkts, 30); /* 40 + (20 - 30) */
+    assert_int_equal(rep.pr[0].rate_bps, 0);
+}
+
 static void test_batch_scales_with_the_length_of_the_slice(void **state)
 {
     struct sched_fixture *f = *state;
@@ -608,6 +628,7 @@ int main(void)
         LAB_TEST(test_batch_is_not_deferred_when_the_conflicting_drain_ended),
         LAB_TEST(test_queue_limit_holds_two_batches_when_ebdp_says_less),
         LAB_TEST(test_drain_open_past_the_cap_is_closed_at_the_cap),
+        LAB_TEST(test_a_drain_that_ends_past_the_cap_is_closed_at_the_cap),
         LAB_TEST(test_batch_scales_with_the_length_of_the_slice),
         LAB_TEST(test_unmanaged_traffic_passes_straight_through),
         LAB_TEST(test_a_malformed_multicast_frame_from_an_ap_is_counted_as_malformed),
