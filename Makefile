@@ -74,7 +74,10 @@ run-controller: deps
 bench-controller: deps
 	$(MAKE) -C controller bench
 
+# The sliced scenarios run dataplane/build/adwiser-dp: built first, so a change to the
+# dataplane is in the next experiment (the testbed's own build covers the emulator).
 experiment: deps
+	$(MAKE) -C dataplane build
 	$(MAKE) -C testbed experiment SCENARIO="$(SCENARIO)" DURATION="$(DURATION)"
 
 report: deps
