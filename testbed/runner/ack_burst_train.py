@@ -53,7 +53,8 @@ FOLDS = 5
 SLOT_NS = 500_000_000  # Δ of the controller (000 §VI, 0.5 s)
 N_MAX = 64             # 802.11ac BlockAck window: the estimate is capped there (001 §4.1)
 MODEL_VERSION = ack_scale.MODEL_VERSION
-KEPT = ("scale_by_stas", "scale_by_stas_training")  # fitted by ack_scale.py on other runs: a re-fit here keeps them
+# Fitted on other runs (ack_scale.py, ack_gap.py, the aggregation scenarios): a re-fit of the classifier keeps them.
+KEPT = ("scale_by_stas", "scale_by_stas_training", "gap_by_stas_us", "gap_by_stas_training")
 
 
 def _pipeline() -> Any:

@@ -117,3 +117,21 @@ def test_folded_coefficients_give_the_pipelines_probabilities() -> None:
     b, w = ack_burst_train.fold_scaler(model)
     p = 1 / (1 + np.exp(-(b + x @ np.array(w))))
     assert np.max(np.abs(p - model.predict_proba(x)[:, 1])) < 1e-9
+
+
+def test_a_refit_of_the_classifier_keeps_the_per_sta_count_tables_fitted_on_other_runs(tmp_path: Path,
+                                                                                       monkeypatch) -> None:
+    # ack_scale.py and ack_gap.py write scale_by_stas and gap_by_stas_us into the same file from the aggregation
+    # runs; a re-run of ack_burst_train (as after the dataplane captures) refits only the classifier, and once
+    # dropped the gap table the dataplane then used no least gap with 3-5 STAs.
+    model_out, results_out = tmp_path / "model.json", tmp_path / "results.json"
+    tables = {"scale_by_stas": [0.5, 0.6], "scale_by_stas_training": {"runs": 2},
+              "gap_by_stas_us": [0, 1000], "gap_by_stas_training": {"runs": 2}}
+    model_out.write_text(json.dumps({"model": "adwiser-ack-burst-classifier", "version": 1, "m": 5, **tables}))
+    fitted = {"model": "adwiser-ack-burst-classifier", "version": 8, "m": 1, "intercept": -2.0, "coef": [0.001, 0.0]}
+    doc = {"per_rate": [], "m": 1, "cv_f1": 0.5, "m_sweep": []}
+    monkeypatch.setattr(ack_burst_train, "train", lambda *a: {"model": dict(fitted), "doc": doc})
+    assert ack_burst_train.main(["--model-out", str(model_out), "--results-out", str(results_out)]) == 0
+    written = json.loads(model_out.read_text())
+    assert {k: written.get(k) for k in tables} == tables
+    assert written["m"] == 1 and written["version"] == 8
