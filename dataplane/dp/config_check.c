@@ -17,7 +17,7 @@ static int check_with_config(const struct dp_options *o, const struct adw_config
     unsigned n_ports;
     if (dp_topology_port_names(o, cfg, roles, names, vlans, &n_ports, err, errlen) != 0)
         return -1;
-    if (o->backend == DP_BACKEND_NFQUEUE && dp_topology_check_ifnames(o, cfg, err, errlen) != 0)
+    if (o->backend == DP_BACKEND_NFQUEUE && dp_topology_check_ifnames(o, cfg, names, vlans, n_ports, err, errlen) != 0)
         return -1;
     struct adw_sched_params p = {.pool_pkts = 1024, .report_frames = 1};
     struct adw_sched *s = adw_sched_create(&p, cfg, 0, why, sizeof(why));

@@ -56,7 +56,7 @@ static int run_nfqueue(struct dp_options *o, struct adw_config *cfg)
     uint16_t vlans[1 + DP_MAX_AP_PORTS];
     unsigned n_ports;
     if (dp_topology_port_names(o, cfg, roles, ifnames, vlans, &n_ports, err, sizeof(err)) != 0
-        || dp_topology_check_ifnames(o, cfg, err, sizeof(err)) != 0) {
+        || dp_topology_check_ifnames(o, cfg, ifnames, vlans, n_ports, err, sizeof(err)) != 0) {
         fprintf(stderr, "adwiser-dp: %s\n", err);
         return 1;
     }

@@ -72,13 +72,9 @@ static void name_source(const struct dp_options *o, const struct adw_config *cfg
     snprintf(out, len, "topology.aps[%u].port", i - 1);
 }
 
-int dp_topology_check_ifnames(const struct dp_options *o, const struct adw_config *cfg, char *err, size_t errlen)
+int dp_topology_check_ifnames(const struct dp_options *o, const struct adw_config *cfg, const char *const *names,
+                              const uint16_t *vlans, unsigned n, char *err, size_t errlen)
 {
-    const char *roles[1 + DP_MAX_AP_PORTS], *names[1 + DP_MAX_AP_PORTS];
-    uint16_t vlans[1 + DP_MAX_AP_PORTS];
-    unsigned n;
-    if (dp_topology_port_names(o, cfg, roles, names, vlans, &n, err, errlen) != 0)
-        return -1;
     for (unsigned i = 0; i < n; i++) {
         if (!names[i])
             continue;

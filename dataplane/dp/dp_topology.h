@@ -23,14 +23,16 @@ int dp_topology_port_names(const struct dp_options *o, const struct adw_config *
                            const char **names, uint16_t *vlans, unsigned *n_ports, char *err, size_t errlen);
 
 /*
- * --backend nfqueue: every port must name a Linux interface, at most
+ * --backend nfqueue: every port dp_topology_port_names named (names[k],
+ * vlans[k], n of them) must name a Linux interface, at most
  * IFNAMSIZ - 1 characters including the ".<vlan>" of an AP behind a VLAN
  * (the kernel never has a longer one, and glibc's if_nametoindex refuses it
  * as "no such device").  Refuses the first that is longer, naming where it
  * came from (--uplink, --ap, --port or topology.aps[k].port); a NULL
  * --uplink (--check-config) is not checked.
  */
-int dp_topology_check_ifnames(const struct dp_options *o, const struct adw_config *cfg, char *err, size_t errlen);
+int dp_topology_check_ifnames(const struct dp_options *o, const struct adw_config *cfg, const char *const *names,
+                              const uint16_t *vlans, unsigned n, char *err, size_t errlen);
 
 /* Copies the MAC of the STA with IPv4 address ip (host byte order) into mac; 0 if found, else mac untouched. */
 int dp_topology_mac_of_ipv4(const struct adw_config *cfg, uint32_t ip, uint8_t mac[6]);
