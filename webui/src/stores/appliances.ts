@@ -4,6 +4,7 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
 import { api, ApiError } from '../api/client'
+import { newerAnswers } from '../lib/newerAnswers'
 import type { ApplianceStatus } from '../api/types'
 
 export const useAppliances = defineStore('appliances', () => {
@@ -18,24 +19,20 @@ export const useAppliances = defineStore('appliances', () => {
     localStorage.setItem('adwiser.appliance', id)
   }
 
-  // Polls may overlap (a slow controller; the Appliances page also refreshes on mount): the
-  // answer to an older poll arriving after a newer one's is dropped, so it never shows older state.
-  let asked = 0
-  let shown = 0
+  // Polls may overlap (a slow controller; the Appliances page also refreshes on mount).
+  const answers = newerAnswers()
 
   async function refresh(): Promise<void> {
-    const mine = ++asked
+    const mine = answers.ask()
     try {
       const l = await api.get<ApplianceStatus[]>('/appliances')
-      if (mine < shown) return
-      shown = mine
+      if (!answers.fresh(mine)) return
       list.value = l
       reachable.value = true
       lastError.value = ''
       if (!list.value.some((a) => a.id === selected.value) && list.value.length) select(list.value[0].id)
     } catch (e) {
-      if (mine < shown) return
-      shown = mine
+      if (!answers.fresh(mine)) return
       // No answer (0), or the controller's or a proxy's own failure (5xx: 503 while its Redis is
       // down): either way the list shown is no longer current. A 401 is the session's (login page).
       if (e instanceof ApiError && (e.status === 0 || e.status >= 500)) reachable.value = false
