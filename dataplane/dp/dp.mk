@@ -95,9 +95,10 @@ DP_DPDK_LOOP_SRCS := dp/dpdk_loop.c dp/dpdk_ports.c dp/vlan_demux.c dp/idle_back
 DP_TEST_DPDK_LOOP := $(BUILD)/dp/test_dpdk_loop
 DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_DPDK_LOOP))
 
-$(DP_TEST_DPDK_LOOP): dp/tests/test_dpdk_loop.c $(DP_DPDK_LOOP_SRCS) $(DP_HEADERS) $(CORE_LIB)
+$(DP_TEST_DPDK_LOOP): dp/tests/test_dpdk_loop.c tests/frame_builder.c $(DP_DPDK_LOOP_SRCS) $(DP_HEADERS) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(DP_CFLAGS) -O1 $< $(DP_DPDK_LOOP_SRCS) $(CORE_LIB) $(DP_LIBS) -lrte_net_ring -lcmocka -o $@
+	$(CC) $(DP_CFLAGS) -O1 -Itests -Icore $< tests/frame_builder.c $(DP_DPDK_LOOP_SRCS) $(CORE_LIB) $(DP_LIBS) \
+	    -lrte_net_ring -lcmocka -o $@
 
 dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON) \
     $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE) $(DP_TEST_DPDK_LOOP) $(DP_BIN))

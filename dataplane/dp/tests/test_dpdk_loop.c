@@ -24,6 +24,8 @@
 #include "dp_engine.h"
 #include "dpdk_loop.h"
 #include "dpdk_ports.h"
+#include "frame_builder.h"
+#include "parse.h"
 
 #define N_PORTS 3          /* uplink, ap1, ap2 */
 #define RING_SIZE 4096u    /* test rings: more than a port's RX descriptors */
@@ -37,41 +39,29 @@ static struct rte_mempool *pool;
 static struct rte_ring *rx[N_PORTS], *tx[N_PORTS];
 static struct dpdk_port_map ports;
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
 /* A downlink frame from the server (198.18.0.1) to sta1 (198.18.0.11): TCP data (held by the core) or UDP. */
 static struct rte_mbuf *downlink_frame(int tcp)
 {
+    static const uint8_t server_ip[4] = {198, 18, 0, 1}, sta1_ip[4] = {198, 18, 0, 11};
+    uint8_t buf[256];
+    uint32_t len;
+    if (tcp) {
+        struct fb_tcp t = {.ip_version = 4, .sport = 5001, .dport = 40000, .flags = ADW_TCP_PSH | ADW_TCP_ACK,
+                           .payload_len = 100};
+        memcpy(t.src_mac, SERVER_MAC, 6);
+        memcpy(t.dst_mac, STA1_MAC, 6);
+        memcpy(t.src_ip, server_ip, 4);
+        memcpy(t.dst_ip, sta1_ip, 4);
+        len = fb_tcp(buf, sizeof(buf), &t);
+    } else {
+        len = fb_udp4(buf, sizeof(buf), SERVER_MAC, STA1_MAC, server_ip, sta1_ip, 0, 5001, 40000, 100);
+    }
+    assert_true(len > 0);
     struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
     assert_non_null(m);
-    unsigned l4 = tcp ? 20u : 8u, payload = 100, len = 14 + 20 + l4 + payload;
     uint8_t *f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
     assert_non_null(f);
-    memset(f, 0, len);
-    memcpy(f, STA1_MAC, 6);
-    memcpy(f + 6, SERVER_MAC, 6);
-    put16(f + 12, 0x0800);
-    uint8_t *ip = f + 14;
-    ip[0] = 0x45;
-    put16(ip + 2, (uint16_t)(20 + l4 + payload));
-    ip[8] = 64;
-    ip[9] = tcp ? 6 : 17;
-    memcpy(ip + 12, (const uint8_t[]){198, 18, 0, 1}, 4);
-    memcpy(ip + 16, (const uint8_t[]){198, 18, 0, 11}, 4);
-    uint8_t *h = ip + 20;
-    put16(h, 5001);
-    put16(h + 2, 40000);
-    if (tcp) {
-        h[12] = 5 << 4;
-        h[13] = 0x18;   /* PSH, ACK */
-        put16(h + 14, 65535);
-    } else {
-        put16(h + 4, (uint16_t)(8 + payload));
-    }
+    memcpy(f, buf, len);
     return m;
 }
 
