@@ -1,21 +1,29 @@
 // The state every editing page shares: a request in flight, the API error it
 // returned (kept whole, so each field can show its own messages) and a notice.
-import { ref } from 'vue'
+import { computed, ref, shallowRef } from 'vue'
 import { ApiError, fieldWithin } from '../api/client'
+import { stillRefused } from './stillRefused'
 
-export function useRequest() {
+/** `fields`, when given, returns what the page's fields hold, shaped as the request body (field
+ *  paths as the API names them): a refusal's message for a field is then shown only while that
+ *  field still holds the value refused. */
+export function useRequest(fields?: () => unknown) {
   const busy = ref(false)
-  const error = ref<ApiError | null>(null)
+  const refusal = shallowRef<ApiError | null>(null)
   const notice = ref('')
+  let sent: unknown = null // the fields as they were when the refused request went
+
+  const error = computed(() => (refusal.value && fields ? stillRefused(refusal.value, sent, fields()) : refusal.value))
 
   async function run<T>(fn: () => Promise<T>): Promise<T | undefined> {
     busy.value = true
-    error.value = null
+    refusal.value = null
     notice.value = ''
+    sent = fields ? JSON.parse(JSON.stringify(fields() ?? null)) : null
     try {
       return await fn()
     } catch (e) {
-      error.value = e instanceof ApiError ? e : new ApiError(0, String(e), null, [])
+      refusal.value = e instanceof ApiError ? e : new ApiError(0, String(e), null, [])
       return undefined
     } finally {
       busy.value = false

@@ -66,4 +66,32 @@ describe('TopologyView', () => {
     await flushPromises()
     expect(puts[0].topology.aps[0].vlan).toBe('12a')
   })
+
+  it("drops the controller's refusal beside a field once that field is edited, and shows it again when saved still wrong", async () => {
+    const refusal = 'Input should be a valid integer, unable to parse string as an integer'
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'PUT') return json(422, {
+        status: 422, detail: `topology.aps[0].vlan: ${refusal}`, field: 'topology.aps[0].vlan',
+        errors: [{ field: 'topology.aps[0].vlan', message: refusal, type: 'int_parsing' }],
+      })
+      return json(200, { appliance_id: 'lab', version: 4, topology })
+    }))
+    const w = await mountPage()
+    const save = () => w.findAll('button').find((b) => b.text() === 'Save topology')!.trigger('click')
+    const vlanCell = () => w.get('[aria-label="AP 1 VLAN (empty = untagged)"]').element.parentElement!.textContent
+    const vlan = w.get('[aria-label="AP 1 VLAN (empty = untagged)"]')
+    await vlan.setValue('12a')
+    await save()
+    await flushPromises()
+    expect(vlanCell()).toContain(refusal)
+    await w.get('[aria-label="AP 1 name"]').setValue('B') // another field: the VLAN's refusal still holds
+    expect(vlanCell()).toContain(refusal)
+    await vlan.setValue('12')
+    expect(vlanCell()).not.toContain(refusal)
+    expect(w.find('[data-testid=server-error]').exists()).toBe(false)
+    await vlan.setValue('12b')
+    await save()
+    await flushPromises()
+    expect(vlanCell()).toContain(refusal)
+  })
 })

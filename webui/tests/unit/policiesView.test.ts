@@ -1,0 +1,62 @@
+import { flushPromises, mount } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { defineComponent, h } from 'vue'
+import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
+import type { Topology } from '../../src/api/types'
+import { policySections } from '../../src/lib/policySchema'
+import { useAppliances } from '../../src/stores/appliances'
+import { useSession } from '../../src/stores/session'
+import PoliciesView from '../../src/views/PoliciesView.vue'
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+
+const topology: Topology = { aps: [], stas: [], conflicts: [] }
+const policies = () => ({ ...Object.fromEntries(policySections().map((s) => [s.key, {}])), ts_abr_qd: { a_pkts_per_ms: 1 } })
+const refusal = 'Input should be less than or equal to 20'
+
+beforeEach(() => {
+  setActivePinia(createPinia())
+  useAppliances().select('lab')
+  useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
+  vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+    if (init.method === 'PUT') return json(422, {
+      status: 422, detail: `policies.ts_abr_qd.a_pkts_per_ms: ${refusal}`, field: 'policies.ts_abr_qd.a_pkts_per_ms',
+      errors: [{ field: 'policies.ts_abr_qd.a_pkts_per_ms', message: refusal, type: 'less_than_equal' }],
+    })
+    if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: 4, topology })
+    return json(200, { appliance_id: 'lab', version: 4, policies: policies() })
+  }))
+})
+afterEach(() => vi.unstubAllGlobals())
+
+async function mountPage() {
+  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/policies', component: PoliciesView }] })
+  await router.push('/policies') // the page's leave guard needs its route
+  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
+  await flushPromises()
+  return w
+}
+
+describe('PoliciesView', () => {
+  it("drops the controller's refusal beside a field once that field is edited, and shows it again when saved still wrong", async () => {
+    const w = await mountPage()
+    const a = w.get('input[name="ts_abr_qd.a_pkts_per_ms"]')
+    const shown = () => a.element.closest('.field')!.querySelector('.field-errors')?.textContent ?? ''
+    const save = async () => {
+      await w.get('form').trigger('submit')
+      await flushPromises()
+    }
+    await a.setValue('25')
+    await save()
+    expect(shown()).toContain(refusal)
+    await a.setValue('2')
+    expect(shown()).toBe('')
+    expect(w.find('[data-testid=server-error]').exists()).toBe(false)
+    await a.setValue('30')
+    expect(shown()).toBe('must be at most 20') // the local check, until the controller answers again
+    await save()
+    expect(shown()).toContain(refusal)
+  })
+})
