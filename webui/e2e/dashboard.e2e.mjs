@@ -434,8 +434,9 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     await page.getByTestId('base-version').waitFor()
     assert.equal(new URL(page.url()).hash, '#/slice-maps')
     assert.equal((await focused()).id, 'main', 'a page change puts focus on the page')
-    for (let i = 0; i < 60 && (await focused()).label !== 'Add a pair to slice 1'; i++) await page.keyboard.press('Tab')
-    assert.equal((await focused()).label, 'Add a pair to slice 1')
+    const addLabel = 'Add a pair to slice 1 (it stays in its other slices)'
+    for (let i = 0; i < 60 && (await focused()).label !== addLabel; i++) await page.keyboard.press('Tab')
+    assert.equal((await focused()).label, addLabel)
     await page.keyboard.press('ArrowDown') // a closed select changes its value (and fires change) on arrow keys
     await page.locator('.slice[data-slice="0"] .chip.conflict').first().waitFor()
     assert.equal(await page.locator('.slice[data-slice="0"] .chip').count(), 2)

@@ -139,6 +139,29 @@ describe('SliceMapsView', () => {
     expect(w.get('[data-testid=refusal]').text()).toContain('keeps running version 149')
   })
 
+  it('adds a pair from the keyboard as dragging it from the palette does: to that slice, keeping it in its other slices', async () => {
+    stubApi()
+    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
+    await router.push('/slice-maps')
+    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
+    await flushPromises()
+    const addSlice = w.findAll('button').find((b) => b.text() === 'Add slice')!
+    await addSlice.trigger('click')
+    await addSlice.trigger('click')
+    const pairsOf = (si: number) => w.findAll(`.slice[data-slice="${si}"] .chip`).map((c) => c.attributes('data-pair'))
+
+    const select = w.get('.slice[data-slice="1"] select')
+    await select.setValue('ap1/sta1')
+    expect([pairsOf(0), pairsOf(1)]).toEqual([['ap1/sta1'], ['ap1/sta1']])
+
+    const data: Record<string, string> = {}
+    const dataTransfer = { setData: (k: string, v: string) => (data[k] = v), getData: (k: string) => data[k] ?? '' }
+    await w.get('.palette .chip[data-pair="ap1/sta1"]').trigger('dragstart', { dataTransfer })
+    await w.get('.slice[data-slice="2"]').trigger('drop', { dataTransfer })
+    expect([pairsOf(0), pairsOf(1), pairsOf(2)]).toEqual([['ap1/sta1'], ['ap1/sta1'], ['ap1/sta1']])
+    expect(select.attributes('aria-label')).toBe('Add a pair to slice 2 (it stays in its other slices)')
+  })
+
   it('asks before a roll back replaces unsaved edits of the map, and neither rolls back nor drops them when refused', async () => {
     const { posts } = stubApi()
     const confirm = vi.fn(() => false)
