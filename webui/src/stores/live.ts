@@ -32,6 +32,9 @@ export const useLive = defineStore('live', () => {
   const state = ref<FeedState>('idle')
   const error = ref('')
   const status = shallowRef<ApplianceStatus | null>(null)
+  // True once the socket in use has brought a status (it sends one on connect): while the feed
+  // reconnects, `status` is the last one seen and says nothing about the dataplane now.
+  const statusFresh = ref(false)
   const pairs = shallowRef<Map<string, WindowedSeries>>(new Map())
   const latestPair = shallowRef<Map<string, PairEntry>>(new Map())
   const frames = shallowRef(new WindowedSeries([...FRAME_SERIES], WINDOW_S))
@@ -79,6 +82,7 @@ export const useLive = defineStore('live', () => {
   function ingest(msg: LiveMessage): void {
     if (msg.type === 'status' && msg.status) {
       status.value = msg.status
+      statusFresh.value = true
       if (!lastFrame.value && msg.status.last_frame) lastFrame.value = msg.status.last_frame
     } else if (msg.type === 'telemetry') {
       addFrames(msg.frames ?? [])
@@ -125,12 +129,14 @@ export const useLive = defineStore('live', () => {
     frames.value = new WindowedSeries([...FRAME_SERIES], WINDOW_S)
     lastFrame.value = null
     status.value = null
+    statusFresh.value = false
   }
 
   function open(): void {
     if (!wanted) return
     const proto = location.protocol === 'https:' ? 'wss' : 'ws'
     state.value = retries ? 'reconnecting' : 'connecting'
+    statusFresh.value = false
     const prev = ws
     ws = null
     prev?.close() // never more than one socket: the one in `ws`, which stop() closes
@@ -153,6 +159,7 @@ export const useLive = defineStore('live', () => {
     sock.onclose = (ev) => {
       if (ws !== sock) return
       ws = null
+      statusFresh.value = false
       if (!wanted) return
       if (ev.code === 4401 || ev.code === 4403 || ev.code === 4404) {
         state.value = 'failed'
@@ -203,7 +210,8 @@ export const useLive = defineStore('live', () => {
     ws = null
     s?.close()
     state.value = 'idle'
+    statusFresh.value = false
   }
 
-  return { appliance, state, error, status, pairs, latestPair, frames, lastFrame, tick, lastUpdate, ingest, loadHistory, start, stop }
+  return { appliance, state, error, status, statusFresh, pairs, latestPair, frames, lastFrame, tick, lastUpdate, ingest, loadHistory, start, stop }
 })

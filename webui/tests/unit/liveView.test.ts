@@ -1,0 +1,69 @@
+import { flushPromises, mount } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { ApplianceStatus } from '../../src/api/types'
+import { useAppliances } from '../../src/stores/appliances'
+import LiveView from '../../src/views/LiveView.vue'
+
+interface FakeSocket {
+  onopen: (() => void) | null
+  onmessage: ((ev: { data: string }) => void) | null
+  onclose: ((ev: { code: number }) => void) | null
+}
+
+const status: ApplianceStatus = {
+  id: 'lab', head: 3, desired: 3, active: 3, pending: false, rejected: null, alive: true,
+  heartbeat: { ts_ns: null, pid: 7, version: 3, backend: 'dpdk' }, heartbeat_age_s: 0.1, last_frame: null,
+  fabric: { mode: 'steered', reason: '', since_ns: null, version: 3, switches: 1, dp_pid: 7, bridge: 'br0', ts_ns: null },
+}
+const sockets: FakeSocket[] = []
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+  setActivePinia(createPinia())
+  useAppliances().select('lab')
+  sockets.length = 0
+  vi.stubGlobal('WebSocket', class {
+    onopen = null
+    onmessage = null
+    onclose = null
+    constructor() {
+      sockets.push(this as unknown as FakeSocket)
+    }
+    close() {}
+  })
+  vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ entries: [], last_id: null }), { status: 200 }))
+})
+afterEach(() => {
+  vi.useRealTimers()
+  vi.unstubAllGlobals()
+})
+
+const statusMessage = (s: ApplianceStatus) => ({ data: JSON.stringify({ type: 'status', status: s }) })
+
+describe('LiveView', () => {
+  it('does not show the dataplane as up while its feed reconnects, only once a fresh status arrives', async () => {
+    const w = mount(LiveView, { global: { stubs: { TimeChart: true, FrameTimeline: true } } })
+    await flushPromises()
+    sockets[0].onopen!()
+    sockets[0].onmessage!(statusMessage(status))
+    await flushPromises()
+    expect(w.get('[data-testid=dataplane]').text()).toBe('dataplane up')
+
+    sockets[0].onclose!({ code: 1006 }) // the controller went away
+    await flushPromises()
+    expect(w.get('[data-testid=feed-state]').text()).toContain('retrying')
+    expect(w.get('[data-testid=dataplane]').text()).not.toContain('up')
+    expect(w.get('[data-testid=dataplane]').text()).toContain('stale')
+
+    await vi.advanceTimersByTimeAsync(5000) // the back-off ends: history, then a new socket
+    expect(sockets).toHaveLength(2)
+    sockets[1].onopen!()
+    await flushPromises()
+    expect(w.get('[data-testid=dataplane]').text()).toContain('stale') // open, but nothing fresh yet
+    sockets[1].onmessage!(statusMessage({ ...status, alive: false }))
+    await flushPromises()
+    expect(w.get('[data-testid=dataplane]').text()).toBe('dataplane down')
+    w.unmount()
+  })
+})
