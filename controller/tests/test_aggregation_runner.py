@@ -228,6 +228,36 @@ def test_disabling_the_policy_releases_the_pacing_and_publishes(api, appliance, 
     sub.close()
 
 
+def test_while_the_dataplane_runs_its_config_file_no_rates_are_published_and_pacing_resumes_with_a_version(
+        api, appliance, redis_server, rdb):
+    # An operator's SIGHUP reload of the dataplane's --config file sets `active` 0 (REDIS.md). The runner then
+    # fell back to `desired` and went on pacing the dataplane by a version it no longer ran.
+    aid, _ = appliance
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
+    rdb.set(keys.appliance(aid, "desired"), v)
+    assert rdb.hgetall(keys.appliance(aid, "pacing"))
+    sub = rdb.pubsub()
+    sub.subscribe(keys.appliance(aid, "pacing"))
+    sub.get_message(timeout=1)
+    _, statuses = asyncio.run(drive(redis_server.url, aid, 0, plant, 3, t0=10.0, runner=runner))
+    assert rdb.hgetall(keys.appliance(aid, "pacing")) == {}
+    msg = sub.get_message(timeout=2)
+    assert msg and json.loads(msg["data"]) == ["ap1/sta1"]
+    assert sub.get_message(timeout=0.2) is None   # released once, then nothing published while it lasts
+    sub.close()
+    assert [(s["version"], s["enabled"], s["aps"]) for s in statuses] == [(0, False, {})] * 3
+    body = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation").json()
+    assert body["version"] == 0 and body["enabled"] is False and "--config file" in body["paused"]
+    for _ in range(5):   # the dataplane's estimates while it slices by its file
+        rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "agg_est": "40", "agg_bursts": "5"})
+    # the operator applies a version again: the loops start over on the telemetry from then on
+    _, statuses = asyncio.run(drive(redis_server.url, aid, v, plant, 3, t0=20.0, runner=runner))
+    first = statuses[0]["aps"]["ap1"]
+    assert first["k"] == 0 and first["pairs"]["ap1/sta1"]["frames_in_slot"] == 0
+    assert statuses[-1]["enabled"] and statuses[-1]["version"] == v and statuses[-1]["paused"] is None
+    assert "ap1/sta1" in rdb.hgetall(keys.appliance(aid, "pacing"))
+
+
 def test_a_restarted_runner_releases_the_pacing_its_predecessor_left_for_pairs_no_longer_controlled(
         api, appliance, redis_server, rdb):
     # The runner is the pacing hash's only writer (REDIS.md). One that stopped while pacing (a crash, an

@@ -1,7 +1,9 @@
 """Runs the aggregation-target loops (loop.py) of every appliance against Redis.
 
 Every Δ (the aggregation_target policy of the version the dataplane runs,
-`active`, else the one applied, `desired`), for each AP with controlled pairs:
+`active`, else the one applied, `desired`), for each AP with controlled pairs
+(none while `active` is 0: the dataplane runs its --config file, whose policy
+the controller cannot see, so the pacing is released until a version runs):
 
 1. read the pairs' telemetry since the last step from `tm:pair` (REDIS.md):
    μ̃_N_i = mean of `agg_est` over the slot (the dataplane's ACK-burst
@@ -63,6 +65,10 @@ STATUS_MAXLEN = 20000
 # MCS or a route that changed.
 DELAY_FLOOR_SLOTS = 20
 LOSS_FIELDS = ("retx_pkts", "drops_tail", "drops_other")
+# `active` while the dataplane runs its --config file after an operator's SIGHUP (REDIS.md)
+DATAPLANE_FILE = 0
+PAUSED_FOR_FILE = ("the dataplane runs its --config file (active 0), not a controller version: no pacing until "
+                   "a version is applied")
 
 
 def _float(v: str | None) -> float | None:
@@ -156,7 +162,11 @@ class ApplianceLoops:
 
 
 async def _config(r: aioredis.Redis, aid: str) -> tuple[int | None, AdwiserConfig | None]:
+    """The version whose policy the loops run: `active`, else `desired`; (0, None) while the dataplane runs
+    its --config file (`active` 0), whose policy the controller cannot read."""
     active, desired = await r.mget(keys.appliance(aid, "active"), keys.appliance(aid, "desired"))
+    if active == str(DATAPLANE_FILE):
+        return DATAPLANE_FILE, None
     for v in (active, desired):
         if v and v.isdigit():
             doc = await r.hget(keys.version(int(v)), "doc")
@@ -307,10 +317,13 @@ class AggregationRunner:
             # own rates once its pair is no longer controlled, else the dataplane paces it at that rate for good.
             st = self.state[aid] = ApplianceLoops(aid, paced=set(await self.r.hkeys(keys.appliance(aid, "pacing"))))
         version, cfg = await _config(self.r, aid)
+        if version == DATAPLANE_FILE:
+            return await self._pause_for_dataplane_file(st, now_s)
         at = cfg.policies.aggregation_target if cfg else None
         if cfg is None or at is None or not at.enabled or not at.pairs:
             await self._release(st, set())
-            status = {"appliance_id": aid, "version": version, "enabled": False, "ts": now_s, "aps": {}}
+            status = {"appliance_id": aid, "version": version, "enabled": False, "paused": None, "ts": now_s,
+                      "aps": {}}
             await self.r.set(keys.appliance(aid, "aggregation"), json.dumps(status))
             st.version = version
             return status
@@ -422,13 +435,27 @@ class AggregationRunner:
                               "held": state.held, "pairs": pair_status}
         await self._apply(st, rates_bps)
         await self._release(st, controlled)
-        status = {"appliance_id": aid, "version": version, "enabled": True, "ts": now_s, "delta_s": at.delta_s,
-                  "classifier": self.model.version, "aps": aps_status}
+        status = {"appliance_id": aid, "version": version, "enabled": True, "paused": None, "ts": now_s,
+                  "delta_s": at.delta_s, "classifier": self.model.version, "aps": aps_status}
         pipe = self.r.pipeline(transaction=True)
         pipe.set(keys.appliance(aid, "aggregation"), json.dumps(status))
         for entry in xadd:
             pipe.xadd(keys.appliance(aid, "tm:aggregation"), entry, maxlen=STATUS_MAXLEN, approximate=True)
         await pipe.execute()
+        return status
+
+    async def _pause_for_dataplane_file(self, st: ApplianceLoops, now_s: float) -> dict[str, Any]:
+        """While the dataplane runs its --config file the rates of `desired`'s policy would pace pairs of a
+        document the controller cannot see, under a policy the file may not have: every pair this runner
+        paces goes back to slicing, and the status says why."""
+        await self._release(st, set())
+        # The loops, the classifier's windows and the stream positions describe the dataplane under the
+        # version before the reload: a version applied after it starts them again as a runner just started,
+        # on the telemetry from then on, so no slot spans the time the file ran.
+        self.state[st.aid] = ApplianceLoops(st.aid, version=DATAPLANE_FILE)
+        status = {"appliance_id": st.aid, "version": DATAPLANE_FILE, "enabled": False, "paused": PAUSED_FOR_FILE,
+                  "ts": now_s, "aps": {}}
+        await self.r.set(keys.appliance(st.aid, "aggregation"), json.dumps(status))
         return status
 
     async def _apply(self, st: ApplianceLoops, rates_bps: dict[str, float]) -> None:

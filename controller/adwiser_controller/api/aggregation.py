@@ -73,8 +73,11 @@ class ApLoop(BaseModel):
 
 class AggregationStatus(BaseModel):
     appliance_id: str
-    version: int | None = Field(description="Configuration version whose policy the loops run")
+    version: int | None = Field(description="Configuration version whose policy the loops run; 0: the dataplane "
+                                            "runs its --config file and the loops are paused (see paused)")
     enabled: bool
+    paused: str | None = Field(default=None, description="Why the loops are paused and nothing is paced: set "
+                               "while the dataplane runs its --config file (version 0); null otherwise")
     ts: float = Field(description="Runner clock (monotonic seconds) of the last step")
     delta_s: float | None = None
     classifier: str | None = Field(default=None, description="Bottleneck classifier coefficients version")

@@ -179,8 +179,9 @@ export interface ApLoop {
 
 export interface AggregationStatus {
   appliance_id: string
-  version: number | null
+  version: number | null // 0: the dataplane runs its --config file
   enabled: boolean
+  paused?: string | null // why nothing is paced while the dataplane runs its --config file; absent from older runners
   ts: number
   delta_s: number | null
   classifier: string | null

@@ -75,6 +75,16 @@ describe('AggregationLoops', () => {
     expect(w.get('[data-testid=aggregation-no-aps]').text()).toContain('disabled')
     expect(w.get('[data-testid=aggregation-age]').text()).toContain('Stale')
   })
+
+  it('says the loops are paused, and why, while the dataplane runs its --config file', () => {
+    const paused = 'the dataplane runs its --config file (active 0), not a controller version: no pacing until a version is applied'
+    const w = mount(AggregationLoops, {
+      props: { status: { ...status, version: 0, enabled: false, paused, delta_s: null, classifier: null, aps: {} }, advancedAgoS: 0 },
+    })
+    expect(w.get('[data-testid=aggregation-summary]').text()).toContain('paused')
+    expect(w.get('[data-testid=aggregation-summary]').text()).not.toContain('v0')
+    expect(w.get('[data-testid=aggregation-no-aps]').text()).toBe(`Paused: ${paused}.`)
+  })
 })
 
 describe('FabricState', () => {
