@@ -90,6 +90,10 @@ class FabricStatus(BaseModel):
     reason: str = Field(default="", description="Why the fabric is in this mode (e.g. the liveness verdict)")
     since_ns: int | None = Field(default=None, description="When the fabric entered this mode, ns since the Unix epoch")
     version: int | None = Field(default=None, description="Configuration version whose topology the flows follow")
+    topology_possibly_stale: bool = Field(
+        default=False, description="The dataplane runs its --config file (active 0), whose topology the manager "
+                                   "cannot see: the flows keep `version`'s (null: the manager's start-up file), so "
+                                   "a STA the file adds is not steered and one it drops still is")
     switches: int | None = Field(default=None, description="Mode changes since the manager started")
     dp_pid: int | None = Field(default=None, description="Dataplane pid the liveness judge last saw")
     bridge: str | None = Field(default=None, description="Open vSwitch bridge")

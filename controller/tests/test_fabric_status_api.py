@@ -51,6 +51,18 @@ def test_the_api_reads_what_the_fabric_manager_itself_writes(api, appliance, red
     assert fabric["since_ns"] == mgr.mode_since_ns and fabric["switches"] == 3 and fabric["bridge"] == "br-t"
 
 
+def test_the_api_serves_the_managers_flag_of_a_topology_possibly_stale(api, appliance, redis_server, tmp_path):
+    # Set by the manager while the dataplane runs its --config file (active 0, fabric/manager.py).
+    aid, _ = appliance
+    client = redis.Redis.from_url(redis_server.url)
+    mgr = FabricManager(Ovs(tmp_path, "br-t"), AdwiserConfig.model_validate(lab_doc(aid)), "uplink0", client,
+                        LivenessJudge())
+    mgr.topology_possibly_stale = True
+    mgr._publish_status(time.time_ns(), True)
+    client.close()
+    assert api("viewer").get(f"/api/v1/appliances/{aid}").json()["fabric"]["topology_possibly_stale"] is True
+
+
 def test_fabric_is_null_without_a_manager_status(api, appliance, rdb):
     aid, _ = appliance
     rdb.delete(keys.appliance(aid, "fabric"))

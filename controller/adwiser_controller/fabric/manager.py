@@ -17,7 +17,9 @@ The topology followed is the configuration the dataplane acknowledged
 (`adwiser:appliance:<id>:active`, controller/REDIS.md), since the dataplane
 can only forward STAs it knows; until there is one, the file given at start.
 While `active` is 0 (the dataplane runs its own `--config` file) the topology
-in force is kept.
+in force is kept, but the manager cannot see the file's, so its status flags
+the topology as possibly stale (a STA the file adds is not steered, one it
+drops still is) until a version is active again.
 A document that cannot be built (invalid, or naming a port this host does
 not have) is refused whole, naming the field, and the current configuration,
 ports and table kept: nothing is touched before every check has passed. The
@@ -97,6 +99,7 @@ class FabricManager:
         self.plan: PortPlan = build_plan(cfg, uplink, ovs.bridge)
         self.appliance_id = cfg.appliance_id
         self.version_seen: int | None = None  # last `active` version looked at (applied or refused)
+        self.topology_possibly_stale = False  # `active` is 0: the dataplane runs a file whose topology is unseen
         self.mode: Mode = "bypass"
         self.mode_since_ns = time.time_ns()
         self.reason = "starting"
@@ -182,7 +185,15 @@ class FabricManager:
         except ValueError:
             return
         # 0: the dataplane runs its --config file (an operator's SIGHUP, REDIS.md); there is no stored version 0 to
-        # follow, so the flows keep the topology in force (version_seen's, or the file given at start).
+        # follow, so the flows keep the topology in force (version_seen's, or the file given at start), which
+        # may not be the file's: said in the status rather than passed over.
+        if (n == 0) != self.topology_possibly_stale:
+            self.topology_possibly_stale = n == 0
+            if n == 0:
+                self.log("dataplane_file", flows_follow=self.version_seen)
+            else:
+                self.log("dataplane_file_ended", active=n)
+            self._status_due_ns = 0
         if n == 0 or n == self.version_seen:
             return
         self.version_seen = n
@@ -305,7 +316,8 @@ class FabricManager:
         if not redis_ok or now < self._status_due_ns:
             return
         status = {"mode": self.mode, "since_ns": self.mode_since_ns, "reason": self.reason,
-                  "version": self.version_seen, "switches": self.switches, "dp_pid": self.judge.last_pid,
+                  "version": self.version_seen, "topology_possibly_stale": self.topology_possibly_stale,
+                  "switches": self.switches, "dp_pid": self.judge.last_pid,
                   "bridge": self.ovs.bridge, "ts_ns": now}
         try:
             self.redis.set(self.key("fabric"), json.dumps(status), px=STATUS_TTL_MS)

@@ -349,6 +349,29 @@ def test_active_0_keeps_the_topology_in_force_and_is_no_refusal(host: FakeHost) 
     assert m.version_seen == 2 and host.ovs.flows == flows and m.mode == "steered"
 
 
+def test_while_the_dataplane_runs_its_config_file_the_status_flags_the_topology_as_possibly_stale(
+        host: FakeHost) -> None:
+    # The flows keep version 2's topology while the dataplane runs a file the manager cannot see; the status
+    # went on naming version 2 as if the flows matched what the dataplane forwards.
+    m = host.steered_manager()
+    host.activate(m, 2, without_ap1(load(LAB).model_dump(mode="json")))
+    assert json.loads(host.redis.kv[m.key("fabric")])["topology_possibly_stale"] is False
+    host.redis.kv[m.key("active")] = b"0"
+    host.beat(m)
+    m.poll()
+    status = json.loads(host.redis.kv[m.key("fabric")])
+    assert status["topology_possibly_stale"] is True and status["version"] == 2 and status["mode"] == "steered"
+    assert ("dataplane_file", {"flows_follow": 2}) in host.events
+    host.beat(m)
+    m.poll()
+    assert [e for e, _ in host.events].count("dataplane_file") == 1
+    host.redis.kv[m.key("active")] = b"2"   # the operator publishes version 2 again
+    host.beat(m)
+    m.poll()
+    assert json.loads(host.redis.kv[m.key("fabric")])["topology_possibly_stale"] is False
+    assert ("dataplane_file_ended", {"active": 2}) in host.events
+
+
 def test_an_ovs_failure_while_following_a_topology_keeps_the_old_one_and_is_retried(
         host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
     m = host.steered_manager()

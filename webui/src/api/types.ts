@@ -133,6 +133,7 @@ export interface FabricStatus {
   reason: string
   since_ns: number | null // when this mode began, ns since the Unix epoch
   version: number | null
+  topology_possibly_stale?: boolean // the dataplane runs its --config file; absent from older managers
   switches: number | null
   dp_pid: number | null
   bridge: string | null

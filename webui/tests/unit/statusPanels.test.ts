@@ -102,6 +102,13 @@ describe('FabricState', () => {
     expect(w.get('[data-testid=fabric-since]').text()).toBe('2026-11-23 12:00:00 UTC (30 s ago)')
   })
 
+  it('flags the topology the flows follow as possibly stale while the dataplane runs its --config file', () => {
+    const w = mount(FabricState, { props: { fabric: { ...fabric, mode: 'steered', topology_possibly_stale: true }, nowMs: now } })
+    expect(w.get('[data-testid=fabric-stale]').text()).toContain('possibly stale')
+    expect(w.get('[data-testid=fabric-stale]').text()).toContain('--config file')
+    expect(mount(FabricState, { props: { fabric, nowMs: now } }).find('[data-testid=fabric-stale]').exists()).toBe(false)
+  })
+
   it('shows steered as healthy and an empty state without a manager', () => {
     const w = mount(FabricState, { props: { fabric: { ...fabric, mode: 'steered' }, nowMs: now } })
     expect(w.get('[data-testid=fabric-mode]').classes()).toContain('ok')
