@@ -1,7 +1,9 @@
 // Pages and the login guard: every page but /login needs a session; a session the
-// API ends (401) sends the user to /login too, with ?next= the page they were on.
+// API ends (401) sends the user to /login too, with ?next= the page they were on,
+// unless that page holds unsaved edits.
 import { watch } from 'vue'
 import { createRouter, createWebHashHistory } from 'vue-router'
+import { hasUnsavedEdits } from './lib/unsavedEdits'
 import { useSession } from './stores/session'
 
 export const routes = [
@@ -25,9 +27,11 @@ export function makeRouter() {
     return true
   })
   const session = useSession()
+  // A page holding unsaved edits stays, with them, and the shell asks for the password in
+  // place (App.vue): the login page would unmount it and lose them.
   watch(() => session.expired, (gone) => {
     const here = router.currentRoute.value
-    if (gone && !here.meta.public) void router.push({ name: 'login', query: { next: here.fullPath } })
+    if (gone && !here.meta.public && !hasUnsavedEdits()) void router.push({ name: 'login', query: { next: here.fullPath } })
   })
   router.afterEach((to) => {
     document.title = `${String(to.meta.title ?? '')} · ADWISER`
