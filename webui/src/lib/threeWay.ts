@@ -7,12 +7,12 @@
 /** Values are compared as JSON: they are what the API sends and receives. */
 export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
-export interface Pick<T> {
+export interface Merged<T> {
   value: T
   conflict: boolean
 }
 
-export function merge3<T>(base: T, mine: T, theirs: T, same: (a: T, b: T) => boolean = sameJson): Pick<T> {
+export function merge3<T>(base: T, mine: T, theirs: T, same: (a: T, b: T) => boolean = sameJson): Merged<T> {
   if (same(mine, base)) return { value: theirs, conflict: false }
   if (same(theirs, base) || same(mine, theirs)) return { value: mine, conflict: false }
   return { value: mine, conflict: true }
