@@ -245,6 +245,29 @@ static int check_slices(const struct adw_config *c, char *err, size_t errlen)
     return 0;
 }
 
+/* The loader's bounds (adwiser/config.h): paced mode reads n_target_max (its catch-up cap, paced_release.c), and
+ * a value no file could carry must not run because the document was built in code. */
+static int check_aggregation(const struct adw_config *c, char *err, size_t errlen)
+{
+    const struct adw_aggregation_policy *a = &c->policies.aggregation_target;
+    if (a->n_target_max < ADW_AGG_N_TARGET_MAX_MIN || a->n_target_max > ADW_AGG_N_TARGET_MAX_MAX)
+        return fail(err, errlen, "policies.aggregation_target.n_target_max: %u outside [%u, %u]", a->n_target_max,
+                    ADW_AGG_N_TARGET_MAX_MIN, ADW_AGG_N_TARGET_MAX_MAX);
+    if (!(a->t_bar_ms > 0 && a->t_bar_ms <= ADW_AGG_T_BAR_MS_MAX))
+        return fail(err, errlen, "policies.aggregation_target.t_bar_ms: %g outside (0, %g]", a->t_bar_ms,
+                    ADW_AGG_T_BAR_MS_MAX);
+    if (!(a->k1 > 0 && a->k1 <= ADW_AGG_K1_MAX))
+        return fail(err, errlen, "policies.aggregation_target.k1: %g outside (0, %g]", a->k1, ADW_AGG_K1_MAX);
+    if (!(a->k2 > 0 && a->k2 <= ADW_AGG_K2_MAX))
+        return fail(err, errlen, "policies.aggregation_target.k2: %g outside (0, %g]", a->k2, ADW_AGG_K2_MAX);
+    if (!(a->delta_s >= ADW_AGG_DELTA_S_MIN && a->delta_s <= ADW_AGG_DELTA_S_MAX))
+        return fail(err, errlen, "policies.aggregation_target.delta_s: %g outside [%g, %g]", a->delta_s,
+                    ADW_AGG_DELTA_S_MIN, ADW_AGG_DELTA_S_MAX);
+    if (a->n_pairs > c->n_stas)
+        return fail(err, errlen, "policies.aggregation_target.pairs: more entries than pairs");
+    return check_pair_list(c, a->pairs, a->n_pairs, "policies.aggregation_target.pairs", err, errlen);
+}
+
 static int check_policies(const struct adw_config *c, char *err, size_t errlen)
 {
     const struct adw_policies *p = &c->policies;
@@ -290,10 +313,7 @@ static int check_policies(const struct adw_config *c, char *err, size_t errlen)
         return fail(err, errlen, "policies.queue_sizing.a1: a1 and b1 must lie in (0, 10]");
     if (!(q->ewma_alpha > 0 && q->ewma_alpha <= 1))
         return fail(err, errlen, "policies.queue_sizing.ewma_alpha: %g outside (0, 1]", q->ewma_alpha);
-    if (p->aggregation_target.n_pairs > c->n_stas)
-        return fail(err, errlen, "policies.aggregation_target.pairs: more entries than pairs");
-    return check_pair_list(c, p->aggregation_target.pairs, p->aggregation_target.n_pairs,
-                           "policies.aggregation_target.pairs", err, errlen);
+    return check_aggregation(c, err, errlen);
 }
 
 int adw_config_check(const struct adw_config *c, char *err, size_t errlen)

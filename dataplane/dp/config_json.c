@@ -457,10 +457,11 @@ static int check_agg_override(struct loader *l, const json_t *v, const char *e, 
     if (read_pairs(l, v, e, "pairs", 1, 1, scratch, &n))
         return -1;
     json_t *x = json_object_get(v, "n_target_max");
-    if (x && !json_is_null(x) && jw_integer(&l->w, v, e, "n_target_max", 0, 1, 256, &nt))
+    if (x && !json_is_null(x)
+        && jw_integer(&l->w, v, e, "n_target_max", 0, ADW_AGG_N_TARGET_MAX_MIN, ADW_AGG_N_TARGET_MAX_MAX, &nt))
         return -1;
     x = json_object_get(v, "t_bar_ms");
-    if (x && !json_is_null(x) && jw_number_above(&l->w, v, e, "t_bar_ms", 0, 0.0, 1000.0, &tb))
+    if (x && !json_is_null(x) && jw_number_above(&l->w, v, e, "t_bar_ms", 0, 0.0, ADW_AGG_T_BAR_MS_MAX, &tb))
         return -1;
     return 0;
 }
@@ -478,11 +479,11 @@ static int read_aggregation(struct loader *l, const json_t *pol)
     int en = 0;
     json_t *o = jw_member(&l->w, pol, "policies", "aggregation_target", 1);
     if (!o || jw_object(&l->w, o, p, AGG_KEYS) || jw_bool(&l->w, o, p, "enabled", 1, &en)
-        || read_u32(l, o, p, "n_target_max", 1, 256, &a->n_target_max)
-        || jw_number_above(&l->w, o, p, "t_bar_ms", 1, 0.0, 1000.0, &a->t_bar_ms)
-        || jw_number_above(&l->w, o, p, "k1", 1, 0.0, 5.0, &a->k1)
-        || jw_number_above(&l->w, o, p, "k2", 1, 0.0, 1.0, &a->k2)
-        || jw_number(&l->w, o, p, "delta_s", 1, 0.01, 60.0, &a->delta_s)
+        || read_u32(l, o, p, "n_target_max", ADW_AGG_N_TARGET_MAX_MIN, ADW_AGG_N_TARGET_MAX_MAX, &a->n_target_max)
+        || jw_number_above(&l->w, o, p, "t_bar_ms", 1, 0.0, ADW_AGG_T_BAR_MS_MAX, &a->t_bar_ms)
+        || jw_number_above(&l->w, o, p, "k1", 1, 0.0, ADW_AGG_K1_MAX, &a->k1)
+        || jw_number_above(&l->w, o, p, "k2", 1, 0.0, ADW_AGG_K2_MAX, &a->k2)
+        || jw_number(&l->w, o, p, "delta_s", 1, ADW_AGG_DELTA_S_MIN, ADW_AGG_DELTA_S_MAX, &a->delta_s)
         || read_pairs(l, o, p, "pairs", 0, 0, a->pairs, &a->n_pairs) || check_agg_overrides(l, o, p))
         return -1;
     a->enabled = en;

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -115,6 +116,41 @@ static void test_policy_bounds_are_checked(void **state)
     expect_error(c, "policies.realtime.dscp[0]");
 }
 
+/* The JSON loader refuses these outside its bounds; a document built in code (tests, the simulation, a caller of the
+ * core) is held to the same ones, with NaN refused too. */
+static void test_aggregation_target_out_of_bounds_is_refused_naming_the_field(void **state)
+{
+    struct adw_config *c = *state;
+    struct adw_aggregation_policy *a = &c->policies.aggregation_target;
+    const struct adw_aggregation_policy ok = *a;
+    a->n_target_max = 0;
+    expect_error(c, "policies.aggregation_target.n_target_max: 0 outside [1, 256]");
+    a->n_target_max = 257;
+    expect_error(c, "policies.aggregation_target.n_target_max: 257 outside [1, 256]");
+    a->n_target_max = 256;
+    assert_int_equal(adw_config_check(c, err, sizeof(err)), 0);
+    *a = ok;
+    a->t_bar_ms = 0;
+    expect_error(c, "policies.aggregation_target.t_bar_ms: 0 outside (0, 1000]");
+    a->t_bar_ms = 1000.5;
+    expect_error(c, "policies.aggregation_target.t_bar_ms");
+    a->t_bar_ms = NAN;
+    expect_error(c, "policies.aggregation_target.t_bar_ms");
+    *a = ok;
+    a->k1 = 5.5;
+    expect_error(c, "policies.aggregation_target.k1");
+    *a = ok;
+    a->k2 = -0.1;
+    expect_error(c, "policies.aggregation_target.k2");
+    *a = ok;
+    a->delta_s = 0.001;
+    expect_error(c, "policies.aggregation_target.delta_s: 0.001 outside [0.01, 60]");
+    a->delta_s = 61;
+    expect_error(c, "policies.aggregation_target.delta_s");
+    *a = ok;
+    assert_int_equal(adw_config_check(c, err, sizeof(err)), 0);
+}
+
 static void test_wrong_schema_version_is_refused(void **state)
 {
     struct adw_config *c = *state;
@@ -135,6 +171,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_address_of_two_stas_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sta_of_unknown_ap_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_policy_bounds_are_checked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_aggregation_target_out_of_bounds_is_refused_naming_the_field, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_wrong_schema_version_is_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -470,6 +470,24 @@ static void test_invalid_config_is_refused_whole_naming_the_field(void **state)
     free(c2);
 }
 
+/* A version built in code with an aggregation target no file could carry (the loader's bounds): refused before anything
+ * of it is staged, so the version in force keeps running and nothing swaps at the boundary. */
+static void test_a_version_with_an_aggregation_target_out_of_bounds_is_refused_whole(void **state)
+{
+    struct sched_fixture *f = *state;
+    struct adw_config *c2 = lab_version_2(20);
+    c2->policies.aggregation_target.n_target_max = 100000;
+    char err[256];
+    assert_int_equal(adw_sched_set_config(f->s, c2, 0, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "policies.aggregation_target.n_target_max"));
+    sched_dequeue_all(f->s, 100 * MS);
+    assert_int_equal(adw_sched_active_version(f->s), 1);
+    struct adw_stats st = sched_stats(f->s);
+    assert_int_equal(st.config_rejected, 1);
+    assert_int_equal(st.config_swaps, 0);
+    free(c2);
+}
+
 static void test_removed_pair_held_packets_are_dropped_with_a_cause(void **state)
 {
     struct sched_fixture *f = *state;
@@ -636,6 +654,7 @@ int main(void)
         LAB_TEST(test_pool_exhaustion_drops_are_counted),
         LAB_TEST(test_config_swaps_only_at_frame_boundary),
         LAB_TEST(test_invalid_config_is_refused_whole_naming_the_field),
+        LAB_TEST(test_a_version_with_an_aggregation_target_out_of_bounds_is_refused_whole),
         LAB_TEST(test_removed_pair_held_packets_are_dropped_with_a_cause),
         LAB_TEST(test_released_packets_go_to_their_aps_port_of_the_new_version),
         LAB_TEST(test_released_packets_of_a_removed_ap_are_dropped_with_a_cause),

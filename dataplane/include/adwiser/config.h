@@ -132,6 +132,17 @@ struct adw_queue_sizing_policy {
     double ewma_alpha;               /* EWMA weight W of the per-packet service time, (0, 1] */
 };
 
+/* Bounds of policies.aggregation_target (and of its overrides' n_target_max and t_bar_ms), one set for the JSON
+ * loader (dp/config_json.c) and adw_config_check, so a document built in code is held to what a file is:
+ * n_target_max in [1, 256] (an 802.11ax A-MPDU holds at most 256 MPDUs), t_bar_ms in (0, 1000], k1 in (0, 5],
+ * k2 in (0, 1], delta_s in [0.01, 60]. */
+#define ADW_AGG_N_TARGET_MAX_MIN 1u
+#define ADW_AGG_N_TARGET_MAX_MAX 256u
+#define ADW_AGG_T_BAR_MS_MAX 1000.0
+#define ADW_AGG_K1_MAX 5.0
+#define ADW_AGG_K2_MAX 1.0
+#define ADW_AGG_DELTA_S_MIN 0.01
+#define ADW_AGG_DELTA_S_MAX 60.0
 /* Aggregation target (SPEC §3.7); carried for the controller and paced mode, not run by this core yet. */
 struct adw_aggregation_policy {
     bool enabled;                    /* pace listed pairs instead of slicing them */
