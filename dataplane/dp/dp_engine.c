@@ -337,7 +337,9 @@ void dp_engine_finish(struct dp_engine *e)
 {
     /* The Redis thread first: its last pass may still drop telemetry, which --stats counts. */
     if (e->redis) {
-        e->c.telemetry_redis_lost = redis_link_stop(e->redis);
+        struct redis_link_tm_losses tm = redis_link_stop(e->redis);
+        e->c.telemetry_redis_lost = tm.lost;
+        e->c.telemetry_redis_unconfirmed = tm.unconfirmed;
         e->redis = NULL;
     }
     if (e->opt->stats_path)
@@ -348,9 +350,12 @@ void dp_engine_finish(struct dp_engine *e)
             (unsigned long long)e->c.queued_pkts, (unsigned long long)e->c.released_pkts,
             (unsigned long long)e->c.flushed_pkts, (unsigned long long)e->c.dropped_pkts,
             (unsigned long long)e->c.tx_pkts, (unsigned long long)e->c.tx_drops);
-    if (e->c.telemetry_file_lost || e->c.telemetry_redis_lost)
-        fprintf(stderr, "adwiser-dp: telemetry of %llu frames not written to --telemetry, of %llu not sent to Redis\n",
-                (unsigned long long)e->c.telemetry_file_lost, (unsigned long long)e->c.telemetry_redis_lost);
+    if (e->c.telemetry_file_lost || e->c.telemetry_redis_lost || e->c.telemetry_redis_unconfirmed)
+        fprintf(stderr,
+                "adwiser-dp: telemetry of %llu frames not written to --telemetry, of %llu not sent to Redis, of %llu "
+                "sent to Redis but unconfirmed (the connection broke first)\n",
+                (unsigned long long)e->c.telemetry_file_lost, (unsigned long long)e->c.telemetry_redis_lost,
+                (unsigned long long)e->c.telemetry_redis_unconfirmed);
     if (e->tm)
         telemetry_jsonl_close(e->tm);
     adw_sched_free(e->sched);

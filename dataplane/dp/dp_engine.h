@@ -42,6 +42,8 @@ struct dp_counters {
     uint64_t drained_pkts;     /* NFQUEUE shutdown: queued but not yet read, accepted unscheduled before the unbind */
     uint64_t telemetry_file_lost;  /* frames whose records the --telemetry file refused (write or flush failed) */
     uint64_t telemetry_redis_lost; /* frames of telemetry the Redis thread never sent (lagging or disconnected) */
+    uint64_t telemetry_redis_unconfirmed; /* frames it sent on a connection that broke before Redis answered them:
+                                             stored or not, unknown (redis_link.h) */
 };
 
 #define DP_RX_SECONDS 120         /* loop seconds whose receive count --stats keeps */

@@ -40,6 +40,8 @@ struct redis_link {
     struct tm_item *head, *tail;           /* telemetry backlog, guarded by mu */
     unsigned backlog;                      /* frames in it */
     uint64_t tm_dropped;                   /* frames never sent: Redis lagged or was not connected; guarded by mu */
+    uint64_t tm_unconfirmed;               /* frames sent whose replies never came (the connection broke first):
+                                              Redis may or may not have stored them; thread only until the join */
     /* Outcomes not yet written, guarded by mu. An ack and a reject have a slot each: both can come from the loop
      * between two passes of the thread (a version refused right after the previous one went live). */
     int ack_due;                           /* ack_version is to be written as `active` */
@@ -376,49 +378,68 @@ static void xadd_record(struct redis_link *l, const char *key, json_t *rec)
         free(owned[i]);
 }
 
+static void free_items(struct tm_item *it)
+{
+    while (it) {
+        struct tm_item *next = it->next;
+        json_decref(it->frame);
+        json_decref(it->pairs);
+        free(it);
+        it = next;
+    }
+}
+
+/* Reads n replies; 0 (and disconnects) when the connection breaks first. */
+static int read_replies(struct redis_link *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *reply;
+        if (redisGetReply(l->cmd, &reply) != REDIS_OK) {
+            fprintf(stderr, "adwiser-dp: redis: %s; reconnecting\n", l->cmd->errstr);
+            disconnect(l);
+            return 0;
+        }
+        freeReplyObject(reply);
+    }
+    return 1;
+}
+
+/* Reads back the replies to the records of the frames from `it` on, sent in that order. A frame is confirmed once the
+ * replies to all its records are read. The frames left when the connection breaks are unconfirmed: a reply lost
+ * mid-send says nothing of its command (never written, written and never run, or run with the reply on its way), so
+ * such a frame is neither lost nor delivered. */
+static void confirm_telemetry(struct redis_link *l, const struct tm_item *it)
+{
+    while (it && read_replies(l, 1 + json_array_size(it->pairs)))
+        it = it->next;
+    for (; it; it = it->next)
+        l->tm_unconfirmed++;
+}
+
 static void flush_telemetry(struct redis_link *l)
 {
     char fkey[KEY_LEN], pkey[KEY_LEN];
     appliance_key(l, "tm:frame", fkey);
     appliance_key(l, "tm:pair", pkey);
     pthread_mutex_lock(&l->mu);
-    struct tm_item *it = l->head;
+    struct tm_item *head = l->head;
     l->head = l->tail = NULL;
+    uint64_t frames = l->backlog;
     l->backlog = 0;
+    if (!l->cmd)
+        l->tm_dropped += frames;
     pthread_mutex_unlock(&l->mu);
-    unsigned pending = 0;
-    uint64_t unsent = 0;
-    while (it) {
-        struct tm_item *next = it->next;
-        unsent += !l->cmd;
-        if (l->cmd) {
+    if (l->cmd) {
+        for (const struct tm_item *it = head; it; it = it->next) {
             xadd_record(l, fkey, it->frame);
-            pending++;
             size_t i;
             json_t *p;
-            json_array_foreach(it->pairs, i, p) {
+            json_array_foreach(it->pairs, i, p)
                 xadd_record(l, pkey, p);
-                pending++;
-            }
         }
-        json_decref(it->frame);
-        json_decref(it->pairs);
-        free(it);
-        it = next;
+        confirm_telemetry(l, head);   /* pipelined: every reply read back */
     }
-    pthread_mutex_lock(&l->mu);
-    l->tm_dropped += unsent;
-    pthread_mutex_unlock(&l->mu);
-    /* Pipelined: read every reply back. */
-    for (unsigned i = 0; i < pending && l->cmd; i++) {
-        void *reply;
-        if (redisGetReply(l->cmd, &reply) != REDIS_OK) {
-            fprintf(stderr, "adwiser-dp: redis: %s; reconnecting\n", l->cmd->errstr);
-            disconnect(l);
-            break;
-        }
-        freeReplyObject(reply);
-    }
+    free_items(head);
 }
 
 static void send_outcome(struct redis_link *l)
@@ -648,16 +669,17 @@ void redis_link_publish_frame(struct redis_link *l, json_t *frame, json_t *pairs
     pthread_mutex_unlock(&l->mu);
 }
 
-uint64_t redis_link_stop(struct redis_link *l)
+struct redis_link_tm_losses redis_link_stop(struct redis_link *l)
 {
     pthread_mutex_lock(&l->mu);
     l->stop = 1;
     pthread_mutex_unlock(&l->mu);
     pthread_join(l->thread, NULL);
-    uint64_t dropped = l->tm_dropped;   /* the thread's last pass (above) may have dropped some */
+    /* After the join: the thread's last pass (above) may have dropped or sent some. */
+    struct redis_link_tm_losses out = {.lost = l->tm_dropped, .unconfirmed = l->tm_unconfirmed};
     free(l->ready);
     pacing_table_free(l->pacing_ready);
     pthread_mutex_destroy(&l->mu);
     free(l);
-    return dropped;
+    return out;
 }

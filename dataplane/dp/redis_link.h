@@ -19,7 +19,8 @@
  *     SET ...:pacing_rejected {"error"} and the rates in force stay.
  * Redis being down never stops the dataplane: it reconnects every second,
  * and telemetry beyond a bounded backlog, or while disconnected, is dropped
- * (counted, returned by redis_link_stop). Nor does a
+ * (counted, returned by redis_link_stop, as are the frames sent on a
+ * connection that broke before Redis answered them). Nor does a
  * Redis that stops answering: commands time out after 1 s and reconnect, so
  * redis_link_stop returns within a few seconds. Error texts are written with
  * any byte that is not UTF-8 replaced by '?'.
@@ -62,7 +63,14 @@ void redis_link_publish_frame(struct redis_link *l, json_t *frame, json_t *pairs
 /* The pacing hash as last read (caller owns it, pacing_table_free), or NULL if unchanged since the last take. */
 struct pacing_table *redis_link_take_pacing(struct redis_link *l);
 
-/* Stops the thread; returns the frames of telemetry it never sent (Redis lagged, or was not connected). */
-uint64_t redis_link_stop(struct redis_link *l);
+/* Frames of telemetry not known to be in the streams. */
+struct redis_link_tm_losses {
+    uint64_t lost;          /* never sent: Redis lagged (the backlog was full) or was not connected */
+    uint64_t unconfirmed;   /* sent, but the connection broke before Redis answered every record of the frame: stored
+                               or not, nobody knows (a restart, a timeout, CLIENT KILL mid-send) */
+};
+
+/* Stops the thread; returns what of the telemetry it was given did not reach Redis for certain. */
+struct redis_link_tm_losses redis_link_stop(struct redis_link *l);
 
 #endif

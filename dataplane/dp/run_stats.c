@@ -32,6 +32,8 @@ static void with_telemetry_losses(json_t *counters, const struct dp_counters *c)
 {
     json_object_set_new(counters, "telemetry_file_lost", json_integer((json_int_t)c->telemetry_file_lost));
     json_object_set_new(counters, "telemetry_redis_lost", json_integer((json_int_t)c->telemetry_redis_lost));
+    json_object_set_new(counters, "telemetry_redis_unconfirmed",
+                        json_integer((json_int_t)c->telemetry_redis_unconfirmed));
 }
 
 static json_t *core_stats_json(const struct adw_stats *s)

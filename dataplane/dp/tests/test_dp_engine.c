@@ -393,9 +393,11 @@ static void run_counting_lost_frames(struct rig *r, const char *lost_counter)
     dp_engine_finish(&r->e);
     json_int_t reported = stats_counter(r->stats, "frames_reported");
     json_int_t lost = stats_counter(r->stats, lost_counter);
+    json_int_t unconfirmed = stats_counter(r->stats, "telemetry_redis_unconfirmed");
     rig_remove(r);
     assert_true(reported >= 4);
     assert_int_equal(lost, reported);
+    assert_int_equal(unconfirmed, 0);   /* none sent, so none unconfirmed */
 }
 
 /* A telemetry file that refuses every write (a full disk: /dev/full): each frame's loss is in --stats. */

@@ -268,6 +268,75 @@ static void test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed(v
     redis_link_stop(l);
 }
 
+/* Hands the thread one frame of telemetry: a frame record and two pair records. */
+static void publish_frame(struct redis_link *l, int frame)
+{
+    redis_link_publish_frame(l, json_pack("{s:s, s:i}", "type", "frame", "frame", frame),
+                             json_pack("[{s:s, s:s}, {s:s, s:s}]", "type", "pair", "pair", "ap1/sta1", "type", "pair",
+                                       "pair", "ap2/sta2"));
+}
+
+/* The command (e.g. "xadd", "set") of the client that CLIENT PAUSE WRITE holds, into out; "" if none is held within
+ * ms. */
+static void held_command(struct server *s, char *out, size_t outlen, unsigned ms)
+{
+    out[0] = '\0';
+    for (unsigned t = 0; t < ms / 10 && !out[0]; t++, sleep_ms(10)) {
+        redisReply *r = redisCommand(s->c, "CLIENT LIST");
+        assert_non_null(r);
+        for (char *line = r->type == REDIS_REPLY_STRING ? r->str : NULL; line && *line && !out[0];) {
+            char *eol = strchr(line, '\n');
+            if (eol)
+                *eol = '\0';
+            char *flags = strstr(line, " flags="), *cmd = strstr(line, " cmd="), f[32] = "";
+            if (flags)
+                snprintf(f, sizeof(f), "%.*s", (int)strcspn(flags + 7, " "), flags + 7);
+            if (strchr(f, 'b') && cmd)   /* b: blocked, here by the pause */
+                snprintf(out, outlen, "%.*s", (int)strcspn(cmd + 5, " "), cmd + 5);
+            line = eol ? eol + 1 : NULL;
+        }
+        freeReplyObject(r);
+    }
+}
+
+/* A heartbeat was just written: the next one is HEARTBEAT_NS (200 ms) away. */
+static void fresh_heartbeat(struct server *s)
+{
+    command(s, "DEL adwiser:appliance:lab:heartbeat");
+    char *hb = wait_get(s, "adwiser:appliance:lab:heartbeat");
+    assert_non_null(hb);
+    free(hb);
+}
+
+/*
+ * Redis drops the connection while a frame's records are sent and unanswered (a restart, a timeout, CLIENT KILL): the
+ * frame may or may not be in the streams. It was sent, so it is not among the frames never sent (`lost`); it is
+ * counted as unconfirmed. CLIENT PAUSE WRITE holds the XADD (reads still answered), CLIENT KILL breaks the connection
+ * under it. The pause holds whichever write comes first; a heartbeat due in between is let through and the frame
+ * tried again.
+ */
+static void test_frames_sent_on_a_connection_that_broke_before_redis_answered_are_counted_unconfirmed(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    char held[32] = "";
+    for (int attempt = 0; attempt < 10 && strcmp(held, "xadd") != 0; attempt++) {
+        fresh_heartbeat(s);
+        command(s, "CLIENT PAUSE 5000 WRITE");
+        publish_frame(l, attempt);
+        held_command(s, held, sizeof(held), 500);   /* well before the thread's own 1 s command timeout */
+        if (strcmp(held, "xadd") == 0)
+            command(s, "CLIENT KILL TYPE normal");
+        command(s, "CLIENT UNPAUSE");
+    }
+    if (strcmp(held, "xadd") != 0)
+        fail_msg("the pause never held the frame's XADD (last held: \"%s\")", held);
+    fresh_heartbeat(s);   /* reconnected */
+    struct redis_link_tm_losses tm = redis_link_stop(l);
+    assert_int_equal(tm.unconfirmed, 1);
+    assert_int_equal(tm.lost, 0);
+}
+
 struct stopper {
     struct redis_link *l;
     volatile int done;
@@ -336,6 +405,9 @@ int main(void)
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed,
                                         start_server, stop_server),
+        cmocka_unit_test_setup_teardown(
+            test_frames_sent_on_a_connection_that_broke_before_redis_answered_are_counted_unconfirmed, start_server,
+            stop_server),
         cmocka_unit_test_setup_teardown(test_stop_returns_while_redis_has_stopped_answering, start_server,
                                         stop_server),
         cmocka_unit_test_setup_teardown(test_a_command_to_a_redis_that_stopped_answering_times_out, start_server,
