@@ -39,9 +39,11 @@ struct redis_link {
     /* loop -> thread */
     struct tm_item *head, *tail;           /* telemetry backlog, guarded by mu */
     unsigned backlog;                      /* frames in it */
-    uint64_t tm_dropped;                   /* frames never sent: Redis lagged or was not connected; guarded by mu */
+    uint64_t tm_dropped;                   /* frames lost: never sent (Redis lagged or was not connected) or with
+                                              a record Redis refused; guarded by mu */
     uint64_t tm_unconfirmed;               /* frames sent whose replies never came (the connection broke first):
                                               Redis may or may not have stored them; thread only until the join */
+    int tm_refusal_logged;                 /* a refused record was reported on stderr; thread only */
     /* Outcomes not yet written, guarded by mu. An ack and a reject have a slot each: both can come from the loop
      * between two passes of the thread (a version refused right after the previous one went live). */
     int ack_due;                           /* ack_version is to be written as `active` */
@@ -389,31 +391,51 @@ static void free_items(struct tm_item *it)
     }
 }
 
-/* Reads n replies; 0 (and disconnects) when the connection breaks first. */
+/* Reads the replies to a frame's n records: 1 if Redis stored them all, 0 if it refused one (an error reply: out of
+ * memory under maxmemory, a key of another type), -1 (and disconnects) when the connection broke first. */
 static int read_replies(struct redis_link *l, size_t n)
 {
+    int stored = 1;
     for (size_t i = 0; i < n; i++) {
         void *reply;
         if (redisGetReply(l->cmd, &reply) != REDIS_OK) {
             fprintf(stderr, "adwiser-dp: redis: %s; reconnecting\n", l->cmd->errstr);
             disconnect(l);
-            return 0;
+            return -1;
+        }
+        redisReply *r = reply;
+        if (r->type == REDIS_REPLY_ERROR) {
+            if (!l->tm_refusal_logged)   /* once: Redis would say the same for every frame */
+                fprintf(stderr, "adwiser-dp: redis: telemetry refused (counted lost): %s\n", r->str);
+            l->tm_refusal_logged = 1;
+            stored = 0;
         }
         freeReplyObject(reply);
     }
-    return 1;
+    return stored;
 }
 
 /* Reads back the replies to the records of the frames from `it` on, sent in that order. A frame is confirmed once the
- * replies to all its records are read. The frames left when the connection breaks are unconfirmed: a reply lost
- * mid-send says nothing of its command (never written, written and never run, or run with the reply on its way), so
- * such a frame is neither lost nor delivered. */
+ * replies to all its records are read, and lost if one of them is an error (Redis said it stored nothing of that
+ * record). The frames left when the connection breaks are unconfirmed: a reply lost mid-send says nothing of its
+ * command (never written, written and never run, or run with the reply on its way), so such a frame is neither lost
+ * nor delivered. */
 static void confirm_telemetry(struct redis_link *l, const struct tm_item *it)
 {
-    while (it && read_replies(l, 1 + json_array_size(it->pairs)))
-        it = it->next;
+    uint64_t refused = 0;
+    for (; it; it = it->next) {
+        int stored = read_replies(l, 1 + json_array_size(it->pairs));
+        if (stored < 0)
+            break;
+        refused += !stored;
+    }
     for (; it; it = it->next)
         l->tm_unconfirmed++;
+    if (refused) {
+        pthread_mutex_lock(&l->mu);
+        l->tm_dropped += refused;
+        pthread_mutex_unlock(&l->mu);
+    }
 }
 
 static void flush_telemetry(struct redis_link *l)

@@ -19,8 +19,9 @@
  *     SET ...:pacing_rejected {"error"} and the rates in force stay.
  * Redis being down never stops the dataplane: it reconnects every second,
  * and telemetry beyond a bounded backlog, or while disconnected, is dropped
- * (counted, returned by redis_link_stop, as are the frames sent on a
- * connection that broke before Redis answered them). Nor does a
+ * (counted, returned by redis_link_stop, as are the frames with a record
+ * Redis refused and those sent on a connection that broke before Redis
+ * answered them). Nor does a
  * Redis that stops answering: commands time out after 1 s and reconnect, so
  * redis_link_stop returns within a few seconds. Error texts are written with
  * any byte that is not UTF-8 replaced by '?'.
@@ -65,7 +66,8 @@ struct pacing_table *redis_link_take_pacing(struct redis_link *l);
 
 /* Frames of telemetry not known to be in the streams. */
 struct redis_link_tm_losses {
-    uint64_t lost;          /* never sent: Redis lagged (the backlog was full) or was not connected */
+    uint64_t lost;          /* never sent (Redis lagged: the backlog was full; or was not connected), or a record of
+                               the frame refused by Redis (an error reply: out of memory, a key of another type) */
     uint64_t unconfirmed;   /* sent, but the connection broke before Redis answered every record of the frame: stored
                                or not, nobody knows (a restart, a timeout, CLIENT KILL mid-send) */
 };

@@ -337,6 +337,39 @@ static void test_frames_sent_on_a_connection_that_broke_before_redis_answered_ar
     assert_int_equal(tm.lost, 0);
 }
 
+/* The number of entries of stream key once it has n (or after WAIT_MS). */
+static long long wait_stream_len(struct server *s, const char *key, long long n)
+{
+    long long len = -1;
+    for (int i = 0; i < WAIT_MS / 10 && len != n; i++) {
+        redisReply *r = redisCommand(s->c, "XLEN %s", key);
+        assert_non_null(r);
+        len = r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+        freeReplyObject(r);
+        if (len != n)
+            sleep_ms(10);
+    }
+    return len;
+}
+
+/*
+ * Redis answers a record with an error (out of memory under maxmemory with noeviction, a key of another type): it
+ * stored nothing of it, and said so. A frame with such a record is lost, as one never sent is. Here the pair stream's
+ * key holds a string, so each frame's record is stored and its pair records are refused (WRONGTYPE).
+ */
+static void test_frames_with_a_record_redis_refused_are_counted_lost(void **state)
+{
+    struct server *s = *state;
+    command(s, "SET adwiser:appliance:lab:tm:pair not-a-stream");
+    struct redis_link *l = start_link(s);
+    for (int f = 0; f < 3; f++)
+        publish_frame(l, f);
+    assert_int_equal(wait_stream_len(s, "adwiser:appliance:lab:tm:frame", 3), 3);
+    struct redis_link_tm_losses tm = redis_link_stop(l);
+    assert_int_equal(tm.lost, 3);
+    assert_int_equal(tm.unconfirmed, 0);
+}
+
 struct stopper {
     struct redis_link *l;
     volatile int done;
@@ -408,6 +441,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_frames_sent_on_a_connection_that_broke_before_redis_answered_are_counted_unconfirmed, start_server,
             stop_server),
+        cmocka_unit_test_setup_teardown(test_frames_with_a_record_redis_refused_are_counted_lost, start_server,
+                                        stop_server),
         cmocka_unit_test_setup_teardown(test_stop_returns_while_redis_has_stopped_answering, start_server,
                                         stop_server),
         cmocka_unit_test_setup_teardown(test_a_command_to_a_redis_that_stopped_answering_times_out, start_server,
