@@ -256,10 +256,10 @@ static int check_aggregation(const struct adw_config *c, char *err, size_t errle
     if (!(a->t_bar_ms > 0 && a->t_bar_ms <= ADW_AGG_T_BAR_MS_MAX))
         return fail(err, errlen, "policies.aggregation_target.t_bar_ms: %g outside (0, %g]", a->t_bar_ms,
                     ADW_AGG_T_BAR_MS_MAX);
-    if (!(a->k1 > 0 && a->k1 <= ADW_AGG_K1_MAX))
-        return fail(err, errlen, "policies.aggregation_target.k1: %g outside (0, %g]", a->k1, ADW_AGG_K1_MAX);
-    if (!(a->k2 > 0 && a->k2 <= ADW_AGG_K2_MAX))
-        return fail(err, errlen, "policies.aggregation_target.k2: %g outside (0, %g]", a->k2, ADW_AGG_K2_MAX);
+    if (!(a->k1 > 0 && a->k1 < ADW_AGG_K1_BELOW))
+        return fail(err, errlen, "policies.aggregation_target.k1: %g outside (0, %g)", a->k1, ADW_AGG_K1_BELOW);
+    if (!(a->k2 > 0 && a->k2 < ADW_AGG_K2_BELOW))
+        return fail(err, errlen, "policies.aggregation_target.k2: %g outside (0, %g)", a->k2, ADW_AGG_K2_BELOW);
     if (!(a->delta_s >= ADW_AGG_DELTA_S_MIN && a->delta_s <= ADW_AGG_DELTA_S_MAX))
         return fail(err, errlen, "policies.aggregation_target.delta_s: %g outside [%g, %g]", a->delta_s,
                     ADW_AGG_DELTA_S_MIN, ADW_AGG_DELTA_S_MAX);

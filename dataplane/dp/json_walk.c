@@ -101,9 +101,10 @@ json_t *jw_member(struct jw *w, const json_t *obj, const char *path, const char 
     return v;
 }
 
-/* A number in [min, max], or in (min, max] if min_exclusive. */
+/* A number between min and max, each bound excluded if its flag is set (the schema's exclusiveMinimum and
+ * exclusiveMaximum). */
 static int number_in(struct jw *w, const json_t *obj, const char *path, const char *key, int required, double min,
-                     int min_exclusive, double max, double *out)
+                     int min_exclusive, double max, int max_exclusive, double *out)
 {
     json_t *v = jw_member(w, obj, path, key, required);
     if (!v)
@@ -115,8 +116,8 @@ static int number_in(struct jw *w, const json_t *obj, const char *path, const ch
         return -1;
     }
     double d = json_number_value(v);
-    if (!isfinite(d) || (min_exclusive ? d <= min : d < min) || d > max) {
-        jw_fail(w, p, "%g is outside %c%g, %g]", d, min_exclusive ? '(' : '[', min, max);
+    if (!isfinite(d) || (min_exclusive ? d <= min : d < min) || (max_exclusive ? d >= max : d > max)) {
+        jw_fail(w, p, "%g is outside %c%g, %g%c", d, min_exclusive ? '(' : '[', min, max, max_exclusive ? ')' : ']');
         return -1;
     }
     *out = d;
@@ -126,13 +127,19 @@ static int number_in(struct jw *w, const json_t *obj, const char *path, const ch
 int jw_number(struct jw *w, const json_t *obj, const char *path, const char *key, int required, double min,
               double max, double *out)
 {
-    return number_in(w, obj, path, key, required, min, 0, max, out);
+    return number_in(w, obj, path, key, required, min, 0, max, 0, out);
 }
 
 int jw_number_above(struct jw *w, const json_t *obj, const char *path, const char *key, int required, double above,
                     double max, double *out)
 {
-    return number_in(w, obj, path, key, required, above, 1, max, out);
+    return number_in(w, obj, path, key, required, above, 1, max, 0, out);
+}
+
+int jw_number_between(struct jw *w, const json_t *obj, const char *path, const char *key, int required,
+                      double above, double below, double *out)
+{
+    return number_in(w, obj, path, key, required, above, 1, below, 1, out);
 }
 
 int jw_integer(struct jw *w, const json_t *obj, const char *path, const char *key, int required, long long min,

@@ -42,6 +42,9 @@ int jw_number(struct jw *w, const json_t *obj, const char *path, const char *key
 /* The same with an exclusive minimum (the schema's exclusiveMinimum): a number in (above, max]. */
 int jw_number_above(struct jw *w, const json_t *obj, const char *path, const char *key, int required, double above,
                     double max, double *out);
+/* Both bounds exclusive: a number in (above, below). */
+int jw_number_between(struct jw *w, const json_t *obj, const char *path, const char *key, int required,
+                      double above, double below, double *out);
 int jw_integer(struct jw *w, const json_t *obj, const char *path, const char *key, int required, long long min,
                long long max, long long *out);
 int jw_bool(struct jw *w, const json_t *obj, const char *path, const char *key, int required, int *out);

@@ -137,11 +137,13 @@ static void test_aggregation_target_out_of_bounds_is_refused_naming_the_field(vo
     a->t_bar_ms = NAN;
     expect_error(c, "policies.aggregation_target.t_bar_ms");
     *a = ok;
-    a->k1 = 5.5;
-    expect_error(c, "policies.aggregation_target.k1");
+    a->k1 = 2.0;
+    expect_error(c, "policies.aggregation_target.k1: 2 outside (0, 2)");
     *a = ok;
     a->k2 = -0.1;
     expect_error(c, "policies.aggregation_target.k2");
+    a->k2 = 1.0;
+    expect_error(c, "policies.aggregation_target.k2: 1 outside (0, 1)");
     *a = ok;
     a->delta_s = 0.001;
     expect_error(c, "policies.aggregation_target.delta_s: 0.001 outside [0.01, 60]");

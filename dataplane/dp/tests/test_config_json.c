@@ -286,6 +286,8 @@ static const struct {
     {"policies.dynamic_slicing", "enabled", "\"yes\"", "policies.dynamic_slicing.enabled: ", "expected a boolean"},
     {"policies.ts_abr_qd", "early_handover", "1", "policies.ts_abr_qd.early_handover: ", "expected a boolean"},
     {"policies.queue_sizing", "ewma_alpha", "1.5", "policies.queue_sizing.ewma_alpha: ", "outside"},
+    {"policies.aggregation_target", "k1", "2.0", "policies.aggregation_target.k1: ", "outside (0, 2)"},
+    {"policies.aggregation_target", "k2", "1.0", "policies.aggregation_target.k2: ", "outside (0, 1)"},
     {"", "schema_version", "2", "schema_version: ", "outside"},
     {"", "topology", "[]", "topology: ", "expected an object"},
 };
@@ -313,17 +315,19 @@ static void test_conflicting_pairs_in_one_slice_are_refused_by_the_core_check(vo
     json_decref(doc);
 }
 
-static void test_values_just_above_an_exclusive_minimum_are_accepted(void **state)
+static void test_values_just_inside_an_exclusive_bound_are_accepted(void **state)
 {
     (void)state;
     json_t *doc = lab_doc();
     json_object_set_new(at(doc, "policies.ts_abr_qd"), "a_pkts_per_ms", json_real(1e-13));
     json_object_set_new(at(doc, "policies.ts_abr_qd"), "v_cap_factor", json_real(nextafter(1.0, 2.0)));
     json_object_set_new(at(doc, "policies.queue_sizing"), "t_max_ms", json_real(1e-9));
+    json_object_set_new(at(doc, "policies.aggregation_target"), "k1", json_real(nextafter(2.0, 0.0)));
+    json_object_set_new(at(doc, "policies.aggregation_target"), "k2", json_real(nextafter(1.0, 0.0)));
     struct adw_config *cfg = config_json_alloc();
     char err[512] = "";
     if (load(doc, cfg, err, sizeof(err)) != 0)
-        fail_msg("a value the schema allows (exclusiveMinimum) was refused: %s", err);
+        fail_msg("a value the schema allows (exclusiveMinimum, exclusiveMaximum) was refused: %s", err);
     assert_true(cfg->policies.queue_sizing.t_max_ns >= 1);
     free(cfg);
     json_decref(doc);
@@ -384,7 +388,7 @@ int main(void)
         cmocka_unit_test(test_optional_fields_may_be_absent_or_present),
         cmocka_unit_test(test_each_kind_of_invalid_value_is_refused_whole_with_its_path),
         cmocka_unit_test(test_conflicting_pairs_in_one_slice_are_refused_by_the_core_check),
-        cmocka_unit_test(test_values_just_above_an_exclusive_minimum_are_accepted),
+        cmocka_unit_test(test_values_just_inside_an_exclusive_bound_are_accepted),
         cmocka_unit_test(test_integers_written_with_a_zero_fraction_are_accepted_as_the_schema_does),
         cmocka_unit_test(test_malformed_json_is_refused_with_its_position),
     };

@@ -134,13 +134,14 @@ struct adw_queue_sizing_policy {
 
 /* Bounds of policies.aggregation_target (and of its overrides' n_target_max and t_bar_ms), one set for the JSON
  * loader (dp/config_json.c) and adw_config_check, so a document built in code is held to what a file is:
- * n_target_max in [1, 256] (an 802.11ax A-MPDU holds at most 256 MPDUs), t_bar_ms in (0, 1000], k1 in (0, 5],
- * k2 in (0, 1], delta_s in [0.01, 60]. */
+ * n_target_max in [1, 256] (an 802.11ax A-MPDU holds at most 256 MPDUs), t_bar_ms in (0, 1000], k1 in (0, 2),
+ * k2 in (0, 1), delta_s in [0.01, 60]: the bounds of the controller's model (configs/schema), K1 < 2 and K2 < 1 being
+ * where 000 §VI's loops are stable (its Lemma 2 asks 0 < K2 < 1). */
 #define ADW_AGG_N_TARGET_MAX_MIN 1u
 #define ADW_AGG_N_TARGET_MAX_MAX 256u
 #define ADW_AGG_T_BAR_MS_MAX 1000.0
-#define ADW_AGG_K1_MAX 5.0
-#define ADW_AGG_K2_MAX 1.0
+#define ADW_AGG_K1_BELOW 2.0
+#define ADW_AGG_K2_BELOW 1.0
 #define ADW_AGG_DELTA_S_MIN 0.01
 #define ADW_AGG_DELTA_S_MAX 60.0
 /* Aggregation target (SPEC §3.7); carried for the controller and paced mode, not run by this core yet. */
