@@ -94,6 +94,10 @@ class FabricStatus(BaseModel):
         default=False, description="The dataplane runs its --config file (active 0), whose topology the manager "
                                    "cannot see: the flows keep `version`'s (null: the manager's start-up file), so "
                                    "a STA the file adds is not steered and one it drops still is")
+    refused: Rejection | None = Field(
+        default=None, description="Active version the manager refused (e.g. an AP port missing on its host) and "
+                                  "why; the flows keep following `version`. Null once a version is followed, and "
+                                  "from managers that predate the field")
     switches: int | None = Field(default=None, description="Mode changes since the manager started")
     dp_pid: int | None = Field(default=None, description="Dataplane pid the liveness judge last saw")
     bridge: str | None = Field(default=None, description="Open vSwitch bridge")

@@ -32,6 +32,7 @@ def test_appliance_status_carries_the_fabric_mode_reason_and_since(api, applianc
     fabric = one.json()["fabric"]
     assert fabric["mode"] == "bypass" and fabric["reason"] == "heartbeat stale (3.1 s)"
     assert fabric["since_ns"] == since and fabric["version"] == v and fabric["bridge"] == "br-adw"
+    assert fabric["refused"] is None  # a status without the field (a manager that predates it) still parses
     listed = {a["id"]: a for a in api("viewer").get("/api/v1/appliances").json()}
     assert listed[aid]["fabric"]["mode"] == "bypass"
 
@@ -44,11 +45,13 @@ def test_the_api_reads_what_the_fabric_manager_itself_writes(api, appliance, red
     mgr = FabricManager(Ovs(tmp_path, "br-t"), AdwiserConfig.model_validate(lab_doc(aid)), "uplink0", client,
                         LivenessJudge())
     mgr.mode, mgr.reason, mgr.switches = "steered", "dataplane healthy (pid 99)", 3
+    mgr.refused = {"version": 7, "error": "topology.aps.0.port: port 'ap9' does not exist in this network namespace"}
     mgr._publish_status(time.time_ns(), True)
     client.close()
     fabric = api("viewer").get(f"/api/v1/appliances/{aid}").json()["fabric"]
     assert fabric["mode"] == "steered" and fabric["reason"] == "dataplane healthy (pid 99)"
     assert fabric["since_ns"] == mgr.mode_since_ns and fabric["switches"] == 3 and fabric["bridge"] == "br-t"
+    assert fabric["refused"] == mgr.refused
 
 
 def test_the_api_serves_the_managers_flag_of_a_topology_possibly_stale(api, appliance, redis_server, tmp_path):

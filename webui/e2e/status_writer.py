@@ -88,9 +88,9 @@ def main() -> int:
                 fabric.mode_since_ns, fabric.switches, fabric._status_due_ns = time.time_ns(), fabric.switches + 1, 0
             if now >= next_step:
                 active = r.get(key(aid, "active"))
-                fabric.version_seen = int(active) if active else None
+                fabric.version = int(active) if active else None
                 r.set(key(aid, "aggregation"),
-                      json.dumps(aggregation_status(aid, fabric.version_seen, k, t0)))
+                      json.dumps(aggregation_status(aid, fabric.version, k, t0)))
                 k += 1
                 next_step += DELTA_S
             fabric._publish_status(time.time_ns(), True)  # writes when its 1 s refresh is due

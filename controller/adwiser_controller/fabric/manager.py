@@ -23,6 +23,8 @@ drops still is) until a version is active again.
 A document that cannot be built (invalid, or naming a port this host does
 not have) is refused whole, naming the field, and the current configuration,
 ports and table kept: nothing is touched before every check has passed. The
+status then names the refused version beside the one the flows still follow,
+and that version is not looked at again until `active` names another. The
 new ports are added before the table is replaced and the unused ones removed
 after, so a failing OVS or `ip` command leaves the old state whole too.
 
@@ -98,7 +100,11 @@ class FabricManager:
         self.log = log
         self.plan: PortPlan = build_plan(cfg, uplink, ovs.bridge)
         self.appliance_id = cfg.appliance_id
-        self.version_seen: int | None = None  # last `active` version looked at (applied or refused)
+        # The version whose topology the flows follow (None: the file given at start) and the last `active`
+        # version looked at: a refused version is looked at once, not every poll, and never counts as followed.
+        self.version: int | None = None
+        self.version_seen: int | None = None
+        self.refused: dict[str, Any] | None = None  # {"version", "error"} of a refusal, until a version is followed
         self.topology_possibly_stale = False  # `active` is 0: the dataplane runs a file whose topology is unseen
         self.mode: Mode = "bypass"
         self.mode_since_ns = time.time_ns()
@@ -171,7 +177,7 @@ class FabricManager:
         if changed:
             self.switches += 1
             self.mode_since_ns = time.time_ns()
-        self.log("flows", mode=mode, switch=changed, reason=reason, version=self.version_seen,
+        self.log("flows", mode=mode, switch=changed, reason=reason, version=self.version,
                  replace_ms=round((time.monotonic_ns() - t0) / 1e6, 2))
         self._status_due_ns = 0
 
@@ -185,12 +191,12 @@ class FabricManager:
         except ValueError:
             return
         # 0: the dataplane runs its --config file (an operator's SIGHUP, REDIS.md); there is no stored version 0 to
-        # follow, so the flows keep the topology in force (version_seen's, or the file given at start), which
+        # follow, so the flows keep the topology in force (self.version's, or the file given at start), which
         # may not be the file's: said in the status rather than passed over.
         if (n == 0) != self.topology_possibly_stale:
             self.topology_possibly_stale = n == 0
             if n == 0:
-                self.log("dataplane_file", flows_follow=self.version_seen)
+                self.log("dataplane_file", flows_follow=self.version)
             else:
                 self.log("dataplane_file_ended", active=n)
             self._status_due_ns = 0
@@ -212,22 +218,25 @@ class FabricManager:
             plan = build_plan(cfg, self.uplink, self.ovs.bridge, previous=self.plan)
             self._check_host_ports(plan)
         except (ValueError, configfile.ConfigInvalid, PlanError) as exc:
+            self.refused = {"version": n, "error": str(exc)}
+            self._status_due_ns = 0  # the refusal shows in the status at once
             self.log("topology_refused", version=n, error=str(exc))
             return
         # The new ports join the bridge beside the old ones, the table is replaced (one atomic bundle), and
         # only then do the ports and veths the new table no longer uses go: if OVS or `ip` fails before the
         # table is in, the old configuration, ports and table are all still in place and stay current.
-        old_cfg, old_plan = self.cfg, self.plan
+        old_cfg, old_plan, old_version = self.cfg, self.plan, self.version
         try:
             if plan != old_plan:
                 self._add_ports(plan)
-            self.cfg, self.plan = cfg, plan
+            self.cfg, self.plan, self.version = cfg, plan, n
             self._install(self.mode, f"topology of version {n}")
         except (OvsError, links.LinkError) as exc:
-            self.cfg, self.plan = old_cfg, old_plan
+            self.cfg, self.plan, self.version = old_cfg, old_plan, old_version
             self.version_seen = None  # try again at the next poll
             self.log("topology_failed", version=n, error=str(exc))
             return
+        self.refused = None  # the flows follow the version `active` names
         if plan != old_plan:
             # A link is its pair of names: an AP that stays keeps its veths (the dataplane has them open).
             kept = {(link.fabric_if, link.dp_if) for link in plan.dp_links()}
@@ -316,9 +325,9 @@ class FabricManager:
         if not redis_ok or now < self._status_due_ns:
             return
         status = {"mode": self.mode, "since_ns": self.mode_since_ns, "reason": self.reason,
-                  "version": self.version_seen, "topology_possibly_stale": self.topology_possibly_stale,
-                  "switches": self.switches, "dp_pid": self.judge.last_pid,
-                  "bridge": self.ovs.bridge, "ts_ns": now}
+                  "version": self.version, "refused": self.refused,
+                  "topology_possibly_stale": self.topology_possibly_stale, "switches": self.switches,
+                  "dp_pid": self.judge.last_pid, "bridge": self.ovs.bridge, "ts_ns": now}
         try:
             self.redis.set(self.key("fabric"), json.dumps(status), px=STATUS_TTL_MS)
             self._status_due_ns = now + int(self.opts.status_every_s * 1e9)

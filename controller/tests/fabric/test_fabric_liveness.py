@@ -24,6 +24,7 @@ from adwiser_controller.fabric.liveness import (
     Heartbeat, HeartbeatInvalid, LivenessJudge, PortSample, parse_heartbeat, process_state)
 from adwiser_controller.fabric.manager import FabricManager
 from adwiser_controller.fabric.ovs import OvsError
+from adwiser_controller.telemetry import FabricStatus, Rejection
 
 MS = 1_000_000
 T0 = 1_800_000_000 * 1_000_000_000
@@ -334,6 +335,28 @@ def test_a_version_whose_ap_port_is_missing_on_the_host_is_refused_whole_and_fai
     assert m.mode == "bypass"
     assert "priority=100,in_port=up0,vlan_tci=0x0000/0x1000,dl_dst=02:ad:00:00:01:01,actions=output:ap1" \
         in host.ovs.flows
+
+
+def test_a_refused_version_is_reported_beside_the_version_the_flows_still_follow_and_not_retried(
+        host: FakeHost) -> None:
+    # Before, the refused version was recorded as the one followed before the checks ran: the status said
+    # version 3 while the flows kept following version 2's topology.
+    m = host.steered_manager()
+    m.opts.status_every_s = 0  # a status at every poll
+    host.activate(m, 2, reordered(load(LAB).model_dump(mode="json")))
+    flows = host.ovs.flows
+    host.activate(m, 3, with_ap3(load(LAB).model_dump(mode="json")))
+    status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
+    assert status.version == 2 and host.ovs.flows == flows
+    assert status.refused == Rejection(
+        version=3, error="topology.aps.2.port: port 'ap3' does not exist in this network namespace")
+    host.beat(m)
+    m.poll()  # the same refused version again: not looked up and refused once more
+    assert [event for event, _ in host.events if event.startswith("topology_")] == ["topology_refused"]
+    assert FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")]).version == 2
+    host.activate(m, 4, without_ap1(load(LAB).model_dump(mode="json")))
+    status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
+    assert status.version == 4 and status.refused is None
 
 
 def test_active_0_keeps_the_topology_in_force_and_is_no_refusal(host: FakeHost) -> None:
