@@ -40,6 +40,24 @@ def test_stale_base_version_is_refused_with_409_naming_base_version(api, applian
     assert second.json()["field"] == "base_version"
 
 
+def test_a_stale_base_version_is_409_even_when_the_edit_does_not_fit_the_newer_version(api, appliance):
+    # The part was merged into the newer head and validated before the base was compared: a slice map loaded
+    # from v1 checked against v2's topology answered 422 naming topology.stas[2], a field the user never
+    # touched, instead of 409 base_version (reload and edit again).
+    aid, v1 = appliance
+    sm = api("viewer").get("/api/v1/slice-maps", params={"appliance": aid}).json()["slice_map"]
+    doc = lab_doc(aid)
+    doc["topology"]["stas"].append({"id": "sta3", "mac": "02:ad:00:00:01:02", "ips": ["198.18.0.13"], "ap": "ap1"})
+    doc["slice_map"]["slices"][0]["pairs"].append("ap1/sta3")
+    assert api("operator").post("/api/v1/versions", json={"doc": doc}).status_code == 201
+    sm["slices"][0]["duration_ms"] = 30
+    res = api("operator").put("/api/v1/slice-maps", params={"appliance": aid},
+                              json={"slice_map": sm, "base_version": v1})
+    assert res.status_code == 409, res.text
+    assert res.json()["field"] == "base_version"
+    assert api("viewer").get("/api/v1/versions", params={"appliance": aid}).json()["total"] == 2
+
+
 def test_a_misspelt_base_version_is_refused_naming_it_not_ignored(api, appliance):
     # Request bodies ignored keys they do not know: a misspelt base_version dropped the optimistic check,
     # and an edit made on a stale read was stored over the edit that had landed since (a lost update).

@@ -175,7 +175,14 @@ async def _edit(svc: Services, request: Request, who: Principal, appliance: str,
     for whatever is latest: if another edit landed between the read and the store, the part is merged into
     the new latest version and stored again, so a concurrent edit of another part is kept, not reverted."""
     for _ in range(EDIT_MERGE_ATTEMPTS):
-        head = await _head_or_404(svc, appliance, None)
+        head_n = await svc.store.head(appliance)
+        if head_n is None:
+            raise ProblemException(404, f"appliance {appliance!r} has no configuration version", "appliance")
+        # A stale base is the answer before anything about the merge: the part was edited on another version,
+        # so errors of it merged into the newer one would name fields the user never touched.
+        if body.base_version is not None and head_n != body.base_version:
+            raise _stale(body.base_version, HeadMoved(head_n))
+        head = await _version_or_404(svc, head_n)
         doc = head.doc.model_dump(mode="json")
         doc[part] = getattr(body, part).model_dump(mode="json")
         cfg = _validated(doc)
