@@ -10,7 +10,12 @@
   session epoch (raised by a password change or by disabling the user, which
   ends every session opened before).
 - An API token is `adw_<id>_<secret>`; Redis keeps the SHA-256 of the secret,
-  the owner, the role it acts with (at most the owner's) and an expiry.
+  the owner, the role it acts with (at most the owner's), an expiry and the
+  owner's stamp, as a session does: the tokens are revoked after the change
+  that deletes the user, resets their password or disables them, as a step of
+  its own, so a token written after that step by a request authenticated
+  before it, or left behind when the step failed, must still not act (for the
+  next user given the name, or past the reset).
 - Roles are ordered viewer < operator < admin. The first admin is made by the
   `create-admin` CLI command; there is no default password. A change that
   removes an active admin (demote, disable, delete) is checked against the
@@ -68,6 +73,9 @@ class Principal(BaseModel):
     via: str = Field(description="'session' (cookie) or 'token' (Authorization: Bearer).")
     csrf_token: str | None = None
     token_id: str | None = None
+    # The user's stamp (id and session epoch, Auth._stamp) when the request was authenticated.
+    uid: str | None = None
+    epoch: str | None = None
 
 
 class TokenInfo(BaseModel):
@@ -240,32 +248,50 @@ class Auth:
         if user is None or user.disabled:
             await self.r.delete(key)
             raise AuthError("the session's user no longer exists or is disabled", "cookie.adwiser_session")
-        if (h.get("uid", ""), h.get("epoch", "0")) != await self._stamp(user.username):
+        stamp = await self._stamp(user.username)
+        if (h.get("uid", ""), h.get("epoch", "0")) != stamp:
             await self.r.delete(key)
             raise AuthError("the session was ended by a password change, or its user was replaced: log in again",
                             "cookie.adwiser_session")
         if refresh:
             await self.r.expire(key, self.session_ttl_s)
-        return Principal(username=user.username, role=user.role, via="session", csrf_token=h["csrf"])
+        return Principal(username=user.username, role=user.role, via="session", csrf_token=h["csrf"],
+                         uid=stamp[0], epoch=stamp[1])
 
     async def close_session(self, secret: str) -> None:
         await self.r.delete(keys.session(digest(secret)))
 
     # ------------------------------------------------------------ API tokens
-    async def create_token(self, user: User, name: str, role: Role, expires_at: float | None) -> tuple[str, TokenInfo]:
+    async def create_token(self, owner: Principal, name: str, role: Role,
+                           expires_at: float | None) -> tuple[str, TokenInfo]:
+        """A token for `owner`, stored only while the owner's user still has the stamp the request was
+        authenticated with and is enabled (checked and written in one transaction); AuthError if not."""
         token_id = secrets.token_hex(8)
         secret = secrets.token_urlsafe(32)
-        info = TokenInfo(id=token_id, name=name, username=user.username, role=role, created_at=now_rfc3339(),
+        info = TokenInfo(id=token_id, name=name, username=owner.username, role=role, created_at=now_rfc3339(),
                          expires_at=expires_at)
-        pipe = self.r.pipeline(transaction=True)
-        pipe.hset(keys.token(token_id), mapping={
-            "digest": digest(secret), "name": name, "username": user.username, "role": role.value,
-            "created_at": info.created_at, "expires_at": "" if expires_at is None else repr(expires_at)})
-        if expires_at is not None:   # Redis forgets it a day after it expired (till then it is refused as expired)
-            pipe.expireat(keys.token(token_id), int(expires_at) + EXPIRED_TOKEN_KEPT_S)
-        pipe.sadd(keys.user_tokens(user.username), token_id)
-        await pipe.execute()
-        return f"adw_{token_id}_{secret}", info
+        user_key = keys.user(owner.username)
+        while True:
+            async with self.r.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(user_key)
+                    has_role, disabled, uid, epoch = await pipe.hmget(user_key, "role", "disabled", "uid", "epoch")
+                    if has_role is None or disabled == "1" or (uid or "", epoch or "0") != (owner.uid, owner.epoch):
+                        raise AuthError("your user was deleted, disabled or given a new password since this request "
+                                        "was authenticated: log in again",
+                                        "header.Authorization" if owner.via == "token" else "cookie.adwiser_session")
+                    pipe.multi()
+                    pipe.hset(keys.token(token_id), mapping={
+                        "digest": digest(secret), "name": name, "username": owner.username, "role": role.value,
+                        "created_at": info.created_at, "expires_at": "" if expires_at is None else repr(expires_at),
+                        "uid": uid or "", "epoch": epoch or "0"})
+                    if expires_at is not None:   # Redis forgets it a day after it expired (refused as expired till then)
+                        pipe.expireat(keys.token(token_id), int(expires_at) + EXPIRED_TOKEN_KEPT_S)
+                    pipe.sadd(keys.user_tokens(owner.username), token_id)
+                    await pipe.execute()
+                    return f"adw_{token_id}_{secret}", info
+                except WatchError:
+                    continue
 
     async def token_info(self, token_id: str) -> TokenInfo | None:
         h = await self.r.hgetall(keys.token(token_id))
@@ -308,5 +334,11 @@ class Auth:
         user = await self.get_user(h["username"])
         if user is None or user.disabled:
             raise AuthError("the token's user no longer exists or is disabled", field)
+        stamp = await self._stamp(user.username)
+        # A token made before tokens carried the stamp has none: it is revoked by the changes as before.
+        if "uid" in h and (h["uid"], h.get("epoch", "0")) != stamp:
+            await self.revoke_token(parts[1])
+            raise AuthError("the token was revoked: its user was replaced or given a new password", field)
         role = Role(h["role"]) if Role(h["role"]).rank <= user.role.rank else user.role
-        return Principal(username=user.username, role=role, via="token", token_id=parts[1])
+        return Principal(username=user.username, role=role, via="token", token_id=parts[1],
+                         uid=stamp[0], epoch=stamp[1])

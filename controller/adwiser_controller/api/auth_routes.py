@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
-from ..auth import PASSWORD_MIN, USERNAME_PATTERN, LastAdmin, Principal, Role, TokenInfo, User
+from ..auth import PASSWORD_MIN, USERNAME_PATTERN, AuthError, LastAdmin, Principal, Role, TokenInfo, User
 from ..problems import ProblemException, responses
 from .body import Body
 from .deps import (SESSION_COOKIE, Services, admin, bearer_scheme, client_of, cookie_scheme, current_principal,
@@ -171,9 +171,11 @@ async def create_token(body: NewToken, request: Request, svc: Services = Depends
     role = body.role or who.role
     if role.rank > who.role.rank:
         raise ProblemException(403, f"a token cannot have more than your role ({who.role.value})", "role")
-    user = await _user_or_404(svc, who.username)
     expires = time.time() + body.expires_in_s if body.expires_in_s else None
-    secret, info = await svc.auth.create_token(user, body.name, role, expires)
+    try:
+        secret, info = await svc.auth.create_token(who, body.name, role, expires)
+    except AuthError as exc:
+        raise ProblemException(401, str(exc), exc.field, headers={"WWW-Authenticate": "Bearer"}) from None
     await svc.audit.record(who.username, who.role.value, client_of(request), "token.create", f"token:{info.id}",
                            detail={"name": body.name, "role": role.value, "expires_at": expires})
     return CreatedToken(token=secret, info=info)
