@@ -118,13 +118,25 @@ class Auth:
         if len(password) < PASSWORD_MIN:
             raise ValueError(f"password: at least {PASSWORD_MIN} characters")
         user = User(username=username, role=role, created_at=now_rfc3339())
-        created = await self.r.hsetnx(keys.user(username), "password", _hasher.hash(password))
-        if not created:
-            raise FileExistsError(f"user {username!r} exists")
-        await self.r.hset(keys.user(username), mapping={"role": role.value, "created_at": user.created_at,
-                                                         "disabled": "0", "uid": secrets.token_hex(8), "epoch": "0"})
-        await self.r.sadd(keys.USERS, username)
-        return user
+        record = {"password": _hasher.hash(password), "role": role.value, "created_at": user.created_at,
+                  "disabled": "0", "uid": secrets.token_hex(8), "epoch": "0"}
+        key = keys.user(username)
+        # The record and the index in one transaction: written in steps, a step that failed left a record
+        # that is no user (no role) but kept the name taken. A record without a role is such a remnant.
+        while True:
+            async with self.r.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(key)
+                    if await pipe.hexists(key, "role"):
+                        raise FileExistsError(f"user {username!r} exists")
+                    pipe.multi()
+                    pipe.delete(key)
+                    pipe.hset(key, mapping=record)
+                    pipe.sadd(keys.USERS, username)
+                    await pipe.execute()
+                    return user
+                except WatchError:
+                    continue
 
     async def get_user(self, username: str) -> User | None:
         h = await self.r.hgetall(keys.user(username))
