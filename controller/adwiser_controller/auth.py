@@ -91,6 +91,10 @@ class LastAdmin(Exception):
     """409: the change would leave no active admin."""
 
 
+class NoSuchUser(LookupError):
+    """404: the user is not (or no longer) there."""
+
+
 class AuthError(Exception):
     """401: credentials missing, unknown or expired; `field` names the credential."""
 
@@ -156,8 +160,9 @@ class Auth:
     async def _change_keeping_an_admin(self, username: str, removes_admin: bool,
                                        change: Callable[[Pipeline, bool], None], session_key: str | None = None) -> None:
         """Queues `change` in a MULTI, refused with LastAdmin if `removes_admin` and `username` is the only
-        active admin. Every user's record is WATCHed, so a concurrent change to any of them re-runs the check;
-        `session_key` too, and `change` is told whether it exists."""
+        active admin, and with NoSuchUser if `username` is not a user (any more). Every user's record is
+        WATCHed, so a concurrent change to any of them re-runs the checks; `session_key` too, and `change` is
+        told whether it exists."""
         while True:
             async with self.r.pipeline(transaction=True) as pipe:
                 try:
@@ -165,6 +170,10 @@ class Auth:
                     names = sorted(await pipe.smembers(keys.USERS))
                     await pipe.watch(*(keys.user(n) for n in names), *([session_key] if session_key else []))
                     session_exists = bool(session_key and await pipe.exists(session_key))
+                    # A user deleted after the caller looked it up: the change's fields written on their own
+                    # would be a record outside the index (one that logs in if it got a password).
+                    if username not in names or not await pipe.hexists(keys.user(username), "role"):
+                        raise NoSuchUser(f"no user {username!r}")
                     if removes_admin:
                         active_admins = set()
                         for n in names:

@@ -58,3 +58,21 @@ def test_a_user_creation_cut_off_by_a_lost_connection_leaves_the_name_free_or_a_
         return [u.username for u in await auth.list_users()].count(name)
 
     assert _run(redis_server.url, scenario) == 1
+
+
+def test_a_change_to_a_user_deleted_meanwhile_does_not_bring_them_back_as_an_unlisted_login(redis_server):
+    # PATCH /auth/users/{name} checks that the user exists, then writes the change: a DELETE landing between
+    # the two left the change's fields as a record outside the users index. With a new password it was an
+    # account nobody could see in GET /auth/users that logged in with the role it was given.
+    async def scenario(auth: Auth, name: str) -> tuple[object, object, list[str]]:
+        await auth.create_user(name, "first password", Role.viewer)
+        await auth.delete_user(name)                   # another admin's DELETE lands after the PATCH's check
+        try:
+            await auth.update_user(name, Role.admin, None, "chosen password")
+        except LookupError:
+            pass
+        return (await auth.check_password(name, "chosen password"), await auth.get_user(name),
+                [u.username for u in await auth.list_users()])
+
+    login, user, listed = _run(redis_server.url, scenario)
+    assert login is None and user is None, (login, user, listed)

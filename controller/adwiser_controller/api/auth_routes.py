@@ -8,7 +8,8 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
-from ..auth import PASSWORD_MIN, USERNAME_PATTERN, AuthError, LastAdmin, Principal, Role, TokenInfo, User
+from ..auth import (PASSWORD_MIN, USERNAME_PATTERN, AuthError, LastAdmin, NoSuchUser, Principal, Role, TokenInfo,
+                    User)
 from ..problems import ProblemException, responses
 from .body import Body
 from .deps import (SESSION_COOKIE, Services, admin, bearer_scheme, client_of, cookie_scheme, current_principal,
@@ -98,8 +99,12 @@ async def change_password(body: PasswordChange, request: Request, who: Principal
     """Ends the user's other sessions and revokes their API tokens; the session that made the change stays."""
     if await svc.auth.check_password(who.username, body.current_password) is None:
         raise ProblemException(403, "current password is wrong", "current_password")
-    await svc.auth.update_user(who.username, None, None, body.new_password,
-                               keep_session=cookie if who.via == "session" else None)
+    try:
+        await svc.auth.update_user(who.username, None, None, body.new_password,
+                                   keep_session=cookie if who.via == "session" else None)
+    except NoSuchUser:   # deleted since this request was authenticated
+        raise ProblemException(401, "your user was deleted", "cookie.adwiser_session" if who.via == "session"
+                               else "header.Authorization") from None
     await svc.audit.record(who.username, who.role.value, client_of(request), "auth.password", f"user:{who.username}")
     return Response(status_code=204)
 
@@ -138,6 +143,8 @@ async def update_user(username: str, body: UserUpdate, request: Request, svc: Se
         updated = await svc.auth.update_user(username, body.role, body.disabled, body.password)
     except LastAdmin:
         raise ProblemException(409, "this is the last active admin", "username") from None
+    except NoSuchUser as exc:
+        raise ProblemException(404, str(exc), "username") from None
     await svc.audit.record(who.username, who.role.value, client_of(request), "user.update", f"user:{username}",
                            detail={"role": body.role.value if body.role else None, "disabled": body.disabled,
                                    "password_changed": body.password is not None})
@@ -155,6 +162,8 @@ async def delete_user(username: str, request: Request, svc: Services = Depends(s
         await svc.auth.delete_user(username)
     except LastAdmin:
         raise ProblemException(409, "this is the last active admin", "username") from None
+    except NoSuchUser as exc:
+        raise ProblemException(404, str(exc), "username") from None
     await svc.audit.record(who.username, who.role.value, client_of(request), "user.delete", f"user:{username}")
     return Response(status_code=204)
 
