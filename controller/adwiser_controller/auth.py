@@ -254,9 +254,11 @@ class Auth:
         csrf = secrets.token_urlsafe(24)
         key = keys.session(digest(secret))
         uid, epoch = await self._stamp(user.username)
-        await self.r.hset(key, mapping={"username": user.username, "csrf": csrf, "created_at": now_rfc3339(),
-                                        "client": client, "uid": uid, "epoch": epoch})
-        await self.r.expire(key, self.session_ttl_s)
+        pipe = self.r.pipeline(transaction=True)   # with its expiry or not at all: never a session for good
+        pipe.hset(key, mapping={"username": user.username, "csrf": csrf, "created_at": now_rfc3339(),
+                                "client": client, "uid": uid, "epoch": epoch})
+        pipe.expire(key, self.session_ttl_s)
+        await pipe.execute()
         return secret, csrf
 
     async def session_principal(self, secret: str, refresh: bool = True) -> Principal:
