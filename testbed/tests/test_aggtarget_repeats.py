@@ -39,6 +39,17 @@ def test_the_report_line_gives_the_spread_and_says_how_many_runs_met_the_goal():
     assert aggtarget_repeats.report_line({"goals": runs[0]}) is None
 
 
+def test_the_delay_goal_is_counted_over_the_runs_it_applies_to():
+    # N-bar bound in the third run (delay_goal_applies False): its AP queue within 20 % of T-bar is no goal met,
+    # and the run is not one the goal was judged in (aggtarget-5sta-mixed-mcs-5ms: it applied in 2 of 3 runs).
+    runs = [_goals(1.6, 0.92, True, None), _goals(2.5, 0.94, False, None), _goals(1.5, 0.90, True, None)]
+    runs[2]["ap1/sta1"]["delay_goal_applies"] = False
+    doc = {"repeats": [{"goals": g} for g in runs], "goals_over_repeats": aggtarget_repeats.summarize(runs)}
+    line = aggtarget_repeats.report_line(doc)
+    assert "within 20 % of T̄ in 1 of the 2 runs it applies to" in line
+    assert "in 2 of 3" not in line
+
+
 def test_a_step_runs_line_judges_the_delay_on_the_ap_queue_settled_after_the_step():
     runs = [_goals(6.1, 0.87, False, 1.3), _goals(4.8, 0.90, False, 1.8)]
     for g, settled in zip(runs, (1.54, 1.9)):
