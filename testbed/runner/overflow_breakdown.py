@@ -13,7 +13,8 @@ STA's queue before that batch reached it: data of an earlier batch still
 waiting, which no release at the appliance can hold back. Split of each
 pair's airtime outside its slices (same definition as slice_overflow.py):
 
-- `sta_backlog`: STA data queued before the batch of the slice it follows;
+- `sta_backlog`: STA data queued before the batch of the slice it follows (all
+  of it after a slice that released no batch);
 - `sta_batch`: STA data the batch itself freed, still on the air after the
   slice end;
 - `ap`: the AP's transmissions (the released ACKs) outside the slice;
@@ -119,9 +120,10 @@ def breakdown(frames: list[dict[str, Any]], ppdus: list[dict[str, Any]], t0_unix
             if r["src"] == ap:
                 parts["ap"] += outside
             else:
-                # before the pair's first slice no batch had reached the STA: what it sends was queued before
-                old = (sum(1 for x in ids if first_ack[i] is not None and x < first_ack[i]) / len(ids)
-                       if i >= 0 else 1.0)
+                # before the pair's first slice, or after a slice that released no batch, no batch of the slice
+                # it follows reached the STA: what it sends was freed by an earlier one and queued before
+                mark = first_ack[i] if i >= 0 else None
+                old = sum(1 for x in ids if x < mark) / len(ids) if mark is not None else 1.0
                 parts["sta_backlog"] += outside * old
                 parts["sta_batch"] += outside * (1 - old)
             parts["retried"] += outside * retried

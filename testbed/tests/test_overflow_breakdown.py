@@ -41,6 +41,14 @@ def test_sta_data_queued_before_the_slices_acks_is_split_from_the_data_the_batch
     assert res["overflow"] == round(total, 5)
 
 
+def test_sta_data_after_a_slice_that_released_no_batch_is_backlog() -> None:
+    # AP1 released ACKs in its first slice only; what STA1 sends after its second slice (40-60 ms), which
+    # released none, was freed by the first batch and waited in the STA's queue: no batch of that slice freed it
+    ppdus = [_ppdu(100, 60, "ap1", "sta1", [10]), _ppdu(62_000, 1_000, "sta1", "ap1", [11, 12])]
+    res = overflow_breakdown.breakdown(FRAMES, ppdus, T0_NS)["ap1/sta1"]
+    assert res["sta_backlog"] == round(1_000 / 40_000, 5) and res["sta_batch"] == 0.0
+
+
 def test_the_split_counts_a_runs_ends_as_the_runners_slice_overflow_does(tmp_path: Path) -> None:
     # ap2's PPDU before its first slice (inside ap1's) was skipped; ap1's after the last frame, when the
     # dataplane had stopped, was counted: breakdown {ap1 0.025, ap2 0} against slice_overflow {0, 0.025}
