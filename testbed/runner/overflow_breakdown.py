@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from .jsonl import json_records, kept_run_is_committed, telemetry_records
+from .jsonl import drain_means_ms, json_records, kept_run_is_committed, telemetry_records
 from .slice_overflow import overlap_us, read_frames, slice_intervals, telemetry_span_us
 from .transfer_phases import phases
 
@@ -142,7 +142,10 @@ def breakdown(frames: list[dict[str, Any]], ppdus: list[dict[str, Any]], t0_unix
             v = np.array([p["v_sum_ms"] / p["drains"] for p in recs if p.get("drains") and "v_sum_ms" in p]
                          or [p["v_ms"] for p in recs if p.get("v_ms") is not None])  # older telemetry: last V
             r_pk = np.array([p["r_pkts"] for p in recs if p.get("r_pkts") is not None], dtype=float)
-            res["v_ms"] = {"p50": _pct(v, 50), "mean": _mean(v),
+            # p50 and the fractions are per frame (its drains' mean); the mean is over the drains, as the results'
+            # mean_drain_ms: a frame in which two drains ended counts twice
+            v_mean = drain_means_ms(recs).get(pair)
+            res["v_ms"] = {"p50": _pct(v, 50), "mean": round(v_mean, 2) if v_mean is not None else None,
                            "under_half_slice": round(float(np.mean(v < slice_ms / 2)), 3) if v.size else None,
                            "over_1_75_slice": round(float(np.mean(v >= 1.75 * slice_ms)), 3) if v.size else None}
             res["r_pkts"] = {"p10": _pct(r_pk, 10), "p50": _pct(r_pk, 50), "p90": _pct(r_pk, 90)}

@@ -49,6 +49,15 @@ def test_sta_data_after_a_slice_that_released_no_batch_is_backlog() -> None:
     assert res["sta_backlog"] == round(1_000 / 40_000, 5) and res["sta_batch"] == 0.0
 
 
+def test_mean_v_is_over_the_drains_as_the_results_mean_drain_ms() -> None:
+    # a frame in which two drains ended (30 ms each: its mean 30) and one with a drain of 20 ms: the mean over the
+    # drains is 80 / 3, what experiment.py reports as mean_drain_ms (jsonl.drain_means_ms), not (30 + 20) / 2
+    recs = [{"pair": "ap1/sta1", "drains": 2, "v_sum_ms": 60.0, "v_ms": 30.0, "r_pkts": 40},
+            {"pair": "ap1/sta1", "drains": 1, "v_sum_ms": 20.0, "v_ms": 20.0, "r_pkts": 40}]
+    res = overflow_breakdown.breakdown(FRAMES, PPDUS, T0_NS, recs)["ap1/sta1"]
+    assert res["v_ms"]["mean"] == round(80 / 3, 2)
+
+
 def test_the_split_counts_a_runs_ends_as_the_runners_slice_overflow_does(tmp_path: Path) -> None:
     # ap2's PPDU before its first slice (inside ap1's) was skipped; ap1's after the last frame, when the
     # dataplane had stopped, was counted: breakdown {ap1 0.025, ap2 0} against slice_overflow {0, 0.025}
