@@ -2,6 +2,8 @@
 two transfers of one pair, 200 ms frames, a pause between them."""
 import json
 
+import pytest
+
 from runner import report_overflow, transfer_phases
 
 T0_NS = 5_000_000_000
@@ -31,6 +33,19 @@ def test_a_pause_inside_a_transfer_does_not_start_a_new_one() -> None:
     # nor do the last round's last frames after a pause
     tail = RECORDS + [_rec(42.8 + 0.2 * k, 2, None) for k in range(3)] + [_rec(43.6, 40, 5.0)]
     assert transfer_phases.transfer_starts(tail, 20.0) == [1.0, 23.0]
+
+
+def test_a_pause_of_a_few_20ms_slice_frames_between_rounds_starts_the_next_transfer() -> None:
+    # downlink-20ms's kept run (ap1/sta1): 40 ms frames, the last busy frame of round 1 0.28 s before round 2's
+    # first, six frames releasing fewer between them; round 2 was not found and the report read 2 transfers of 3
+    def rnd(start_s: float) -> list[dict]:
+        return [_rec(start_s + 0.04 * k, 130, 19.5) for k in range(508)]     # 20.3 s, its tail included
+
+    def idle(start_s: float, frames: int) -> list[dict]:
+        return [_rec(start_s + 0.04 * k, 2, None) for k in range(frames)]
+
+    recs = idle(0.0, 25) + rnd(1.0) + idle(21.32, 6) + rnd(21.56) + idle(41.88, 10) + rnd(42.28)
+    assert transfer_phases.transfer_starts(recs, 20.0) == pytest.approx([1.0, 21.56, 42.28])
 
 
 def test_each_phase_has_the_rate_released_and_the_mean_drain_time() -> None:
