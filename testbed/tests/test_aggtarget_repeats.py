@@ -64,6 +64,19 @@ def test_a_step_runs_line_judges_the_delay_on_the_ap_queue_settled_after_the_ste
     assert "AP queue recovery 2.2 [1.3-3.2] s (recovered in 2 of 2, within 3 s in 1)" in line
 
 
+def test_a_run_that_never_recovered_counts_as_the_slowest_in_the_recovery_median():
+    # aggtarget-hidden-step: 0.3 and 3.2 s, and one run whose AP queue never came back: the median is 3.2 s, not
+    # the 1.8 s of the two that recovered.
+    runs = [_goals(3.5, 0.96, False, r) for r in (0.3, None, 3.2)]
+    for g in runs:
+        t = g["ap1/sta1"]["ap_queue_recovery_s"]
+        g["ap1/sta1"]["ap_queue_recovered_within_3s"] = t is not None and t <= 3.0
+    doc = {"repeats": [{"goals": g} for g in runs], "goals_over_repeats": aggtarget_repeats.summarize(runs)}
+    line = aggtarget_repeats.report_line(doc)
+    assert ("AP queue recovery 3.2 [0.3-∞] s (recovered in 2 of 3, within 3 s in 1, a run that never recovered "
+            "counted as ∞)") in line
+
+
 def test_repeats_out_of_range_are_refused_before_anything_runs(tmp_path):
     with pytest.raises(ValueError, match="repeats 0"):
         aggtarget.run("aggtarget-1sta", 20.0, repeats=0, results_dir=tmp_path)
