@@ -3,10 +3,11 @@ node itself (connection local), with this folder's ansible.cfg and roles."""
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ ANSIBLE = Path(__file__).resolve().parents[1]
 REPO = ANSIBLE.parent
 
 Run = Callable[..., subprocess.CompletedProcess]
+# The process of the dataplane unit, as the stand-in redis-cli reports it in the heartbeat.
+MAIN_PID = 4242
 
 
 def localhost_play(tasks: list[dict], **play: object) -> list[dict]:
@@ -29,6 +32,21 @@ def recap(stdout: str, host: str = "localhost") -> dict[str, int]:
     line = re.search(rf"^{re.escape(host)}\s+:(.*)$", stdout, re.M)
     assert line, stdout
     return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line.group(1))}
+
+
+def upgrade_task(name: str) -> dict:
+    """The task of upgrade.yml called `name`, wherever it is (play tasks, post_tasks, blocks)."""
+    def walk(tasks: list[dict]) -> Iterator[dict]:
+        for t in tasks:
+            yield t
+            for key in ("block", "rescue", "always"):
+                yield from walk(t.get(key) or [])
+    plays = yaml.safe_load((ANSIBLE / "upgrade.yml").read_text())
+    found = [t for play in plays for key in ("pre_tasks", "tasks", "post_tasks")
+             for t in walk(play.get(key) or []) if t.get("name") == name]
+    assert len(found) == 1, name
+    # Fewer and quicker retries than a rollout waits: the outcome, not the patience, is under test.
+    return {**copy.deepcopy(found[0]), "retries": 2, "delay": 0}
 
 
 @pytest.fixture
@@ -48,3 +66,29 @@ def playbook(tmp_path: Path) -> Run:
                               capture_output=True, text=True, timeout=300)
 
     return run
+
+
+@pytest.fixture
+def redis_cli(tmp_path: Path) -> dict[str, str]:
+    """The environment of a playbook whose redis-cli is a stand-in, first on PATH: it prints the heartbeat of
+    process MAIN_PID and records in tmp_path/redis-cli.log its arguments, its stdin and the command lines of its
+    ancestors up to ansible-playbook (what any user of the host can read in /proc)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    stub = bin_dir / "redis-cli"
+    stub.write_text(f"""#!/bin/sh
+{{
+    printf 'argv: %s\\n' "$*"
+    printf 'stdin: '; cat; echo
+    pid=$PPID
+    while [ "$pid" -gt 1 ]; do
+        cmdline=$(tr '\\0' ' ' < /proc/$pid/cmdline)
+        printf 'ancestor: %s\\n' "$cmdline"
+        case "$cmdline" in *ansible-playbook*) break ;; esac
+        pid=$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f2)
+    done
+}} > '{tmp_path / "redis-cli.log"}'
+echo '{{"pid": {MAIN_PID}, "ts": 1}}'
+""")
+    stub.chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}

@@ -5,34 +5,13 @@ redis-cli on PATH answering with the unit's process for the heartbeat."""
 
 from __future__ import annotations
 
-import copy
-import os
 import http.server
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import ANSIBLE, Run, localhost_play
-
-MAIN_PID = 4242
-
-
-def upgrade_task(name: str) -> dict:
-    """The task of upgrade.yml called `name`, wherever it is (play tasks, post_tasks, blocks)."""
-    def walk(tasks: list[dict]) -> Iterator[dict]:
-        for t in tasks:
-            yield t
-            for key in ("block", "rescue", "always"):
-                yield from walk(t.get(key) or [])
-    plays = yaml.safe_load((ANSIBLE / "upgrade.yml").read_text())
-    found = [t for play in plays for key in ("pre_tasks", "tasks", "post_tasks")
-             for t in walk(play.get(key) or []) if t.get("name") == name]
-    assert len(found) == 1, name
-    # Fewer and quicker retries than a rollout waits: the outcome, not the patience, is under test.
-    return {**copy.deepcopy(found[0]), "retries": 2, "delay": 0}
+from conftest import MAIN_PID, Run, localhost_play, upgrade_task
 
 
 class _Health(http.server.BaseHTTPRequestHandler):
@@ -55,17 +34,6 @@ def controller() -> Iterator[int]:
     finally:
         server.shutdown()
         server.server_close()
-
-
-@pytest.fixture
-def redis_cli(tmp_path: Path) -> dict[str, str]:
-    """A redis-cli first on PATH that prints the heartbeat of process MAIN_PID (and reads what it is given)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    stub = bin_dir / "redis-cli"
-    stub.write_text(f"#!/bin/sh\ncat >/dev/null\necho '{{\"pid\": {MAIN_PID}, \"ts\": 1}}'\n")
-    stub.chmod(0o755)
-    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
 
 
 def test_check_mode_passes_the_controllers_health_probe(playbook: Run, controller: int) -> None:
