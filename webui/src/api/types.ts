@@ -113,13 +113,19 @@ export interface PairEntry {
   reassigned: number
 }
 
+/** A version refused, and why (controller telemetry.py, Rejection). */
+export interface Rejection {
+  version: number | null
+  error: string
+}
+
 export interface ApplianceStatus {
   id: string
   head: number | null
   desired: number | null
   active: number | null
   pending: boolean
-  rejected: { version: number | null; error: string } | null
+  rejected: Rejection | null
   alive: boolean
   heartbeat: { ts_ns: number | null; pid: number | null; version: number | null; backend: string | null } | null
   heartbeat_age_s: number | null
@@ -134,6 +140,7 @@ export interface FabricStatus {
   since_ns: number | null // when this mode began, ns since the Unix epoch
   version: number | null
   topology_possibly_stale?: boolean // the dataplane runs its --config file; absent from older managers
+  refused?: Rejection | null // an active version the manager refused (the flows keep `version`); absent from older managers
   switches: number | null
   dp_pid: number | null
   bridge: string | null

@@ -109,6 +109,17 @@ describe('FabricState', () => {
     expect(mount(FabricState, { props: { fabric, nowMs: now } }).find('[data-testid=fabric-stale]').exists()).toBe(false)
   })
 
+  it('names the active version the manager refused and why, beside the version the flows still follow', () => {
+    const refused = { version: 5, error: 'topology.aps[1].port: port ap9 is not on bridge br-adw' }
+    const w = mount(FabricState, { props: { fabric: { ...fabric, mode: 'steered', refused }, nowMs: now } })
+    const text = w.get('[data-testid=fabric-refused]').text()
+    expect(text).toContain('v5')
+    expect(text).toContain('topology.aps[1].port: port ap9 is not on bridge br-adw')
+    expect(text).toContain('v3') // what the flows keep following
+    expect(mount(FabricState, { props: { fabric: { ...fabric, refused: null }, nowMs: now } }).find('[data-testid=fabric-refused]').exists()).toBe(false)
+    expect(mount(FabricState, { props: { fabric, nowMs: now } }).find('[data-testid=fabric-refused]').exists()).toBe(false)
+  })
+
   it('shows steered as healthy and an empty state without a manager', () => {
     const w = mount(FabricState, { props: { fabric: { ...fabric, mode: 'steered' }, nowMs: now } })
     expect(w.get('[data-testid=fabric-mode]').classes()).toContain('ok')
