@@ -1,5 +1,6 @@
 // A save refused with 409 (someone saved a version since the editor loaded its own) in the
-// slice-map and policy editors: the user reloads the latest version with their edits re-applied.
+// slice-map, policy and topology editors: the user reloads the latest version with their edits
+// re-applied.
 import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -11,6 +12,7 @@ import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import PoliciesView from '../../src/views/PoliciesView.vue'
 import SliceMapsView from '../../src/views/SliceMapsView.vue'
+import TopologyView from '../../src/views/TopologyView.vue'
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
@@ -34,10 +36,16 @@ const policies = (a: number, rInit: number): Policies => ({
   ts_abr_qd: { a_pkts_per_ms: a, r_init_pkts: rInit },
 })
 
+interface Doc {
+  slices: Slice[]
+  policies: Policies
+  topology?: Topology // `topology` when not given
+}
+
 /** The controller: version 150 when the page loads, 151 (`newer`) once someone else has saved;
  *  the first PUT is refused as stale, later ones stored as 152. */
-function stubApi(newer: { slices: Slice[]; policies: Policies }, old: { slices: Slice[]; policies: Policies }) {
-  const puts: { base_version: number; slice_map?: { slices: Slice[] }; policies?: Policies }[] = []
+function stubApi(newer: Doc, old: Doc) {
+  const puts: { base_version: number; slice_map?: { slices: Slice[] }; policies?: Policies; topology?: Topology }[] = []
   let head = 150
   vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
     if (init.method === 'PUT') {
@@ -49,7 +57,7 @@ function stubApi(newer: { slices: Slice[]; policies: Policies }, old: { slices: 
       return json(201, { version: 152, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: 151 })
     }
     const cur = head === 150 ? old : newer
-    if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: head, topology })
+    if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: head, topology: cur.topology ?? topology })
     if (u.startsWith('/api/v1/slice-maps?')) return json(200, { appliance_id: 'lab', version: head, frame_ms: 50, slice_map: { slices: cur.slices } })
     if (u.startsWith('/api/v1/policies?')) return json(200, { appliance_id: 'lab', version: head, policies: cur.policies })
     if (u === '/api/v1/appliances/lab') return json(200, { ...status, head })
@@ -124,5 +132,50 @@ describe('a save refused as stale (409)', () => {
     await w.find('form').trigger('submit')
     await flushPromises()
     expect(puts[1]).toMatchObject({ base_version: 151, policies: { ts_abr_qd: { a_pkts_per_ms: 2, r_init_pkts: 16 } } })
+  })
+
+  const saveTopology = (w: Awaited<ReturnType<typeof mountPage>>) => w.findAll('button').find((b) => b.text() === 'Save topology')!.trigger('click')
+  const withAp1 = (channel: number, name = 'A'): Topology => ({ ...topology, aps: [{ ...topology.aps[0], channel, name }] })
+
+  it('reloads the latest topology with the user\'s edit re-applied on top, matching APs and STAs by id, and saves both on the newer version', async () => {
+    const newer: Topology = { ...withAp1(40), stas: [topology.stas[1], { id: 'sta3', mac: '02:00:00:00:00:03', ips: [], ap: 'ap1' }] } // sta1 removed
+    const puts = stubApi({ slices: frame(20, 30), policies: policies(1, 8), topology: newer }, { slices: frame(20, 30), policies: policies(1, 8) })
+    const w = await mountPage(TopologyView)
+    await w.get('[aria-label="AP 1 name"]').setValue('Lobby')
+    await w.get('[aria-label="STA 2 MAC"]').setValue('02:00:00:00:00:22')
+    await saveTopology(w)
+    await flushPromises()
+    expect(w.get('[data-testid=server-error]').text()).toContain('409')
+    await click(w, '[data-testid=reapply]')
+    expect(w.text()).toContain('Version 151 of appliance lab')
+    expect(value(w, '[aria-label="AP 1 name"]')).toBe('Lobby')
+    expect(value(w, '[aria-label="AP 1 channel"]')).toBe('40')
+    expect([value(w, '[aria-label="STA 1 id"]'), value(w, '[aria-label="STA 1 MAC"]')]).toEqual(['sta2', '02:00:00:00:00:22'])
+    expect(value(w, '[aria-label="STA 2 id"]')).toBe('sta3')
+    expect(w.find('[data-testid=server-error]').exists()).toBe(false)
+    expect(w.find('[data-testid=reapply-conflicts]').exists()).toBe(false)
+    expect(w.get('[data-testid=notice]').text()).toContain('re-applied your edits')
+    await saveTopology(w)
+    await flushPromises()
+    expect(puts[1]).toMatchObject({
+      base_version: 151,
+      topology: { aps: [{ id: 'ap1', name: 'Lobby', channel: 40 }], stas: [{ id: 'sta2', mac: '02:00:00:00:00:22' }, { id: 'sta3' }] },
+    })
+    expect(w.get('[data-testid=notice]').text()).toContain('Saved as version 152')
+  })
+
+  it('keeps the user\'s AP field where the newer version changed it too, and names the AP, field and newer value', async () => {
+    const puts = stubApi({ slices: frame(20, 30), policies: policies(1, 8), topology: withAp1(40, 'Hall') }, { slices: frame(20, 30), policies: policies(1, 8) })
+    const w = await mountPage(TopologyView)
+    await w.get('[aria-label="AP 1 channel"]').setValue('44')
+    await saveTopology(w)
+    await flushPromises()
+    await click(w, '[data-testid=reapply]')
+    expect(value(w, '[aria-label="AP 1 channel"]')).toBe('44')
+    expect(value(w, '[aria-label="AP 1 name"]')).toBe('Hall')
+    expect(w.get('[data-testid=reapply-conflicts]').text()).toContain('AP ap1 channel: yours kept; version 151 has 40')
+    await saveTopology(w)
+    await flushPromises()
+    expect(puts[1]).toMatchObject({ base_version: 151, topology: { aps: [{ id: 'ap1', name: 'Hall', channel: 44 }] } })
   })
 })

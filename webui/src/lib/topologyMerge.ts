@@ -1,0 +1,87 @@
+// The user's unsaved topology edits re-applied on top of a newer version (lib/threeWay.ts).
+// Units: each field of each AP and of each STA, rows matched by id, not by position (either
+// side may have added or removed rows); a renamed id is its old row removed and a new one
+// added. A row one side removed and the other changed is a conflict settled the user's way:
+// their removal stands, or their row stays. Conflicting pairs are a set of unordered pairs,
+// each present or not, so they merge without conflict.
+import type { AccessPoint, Station, Topology } from '../api/types'
+import { type Conflict, merge3 } from './threeWay'
+
+export interface TopologyMerge {
+  topology: Topology
+  conflicts: Conflict[]
+}
+
+interface Keyed<T> {
+  row: T
+  label: string
+}
+
+/** Rows by their key: the id, and for an id repeated (rows the user has not filled in yet,
+ *  or a duplicate the controller will refuse) its occurrence, so none is dropped. */
+function keyed<T>(rows: T[], idOf: (r: T) => string): Map<string, Keyed<T>> {
+  const seen = new Map<string, number>()
+  const out = new Map<string, Keyed<T>>()
+  for (const row of rows) {
+    const id = idOf(row)
+    const n = (seen.get(id) ?? 0) + 1
+    seen.set(id, n)
+    out.set(JSON.stringify([id, n]), { row, label: `${id || '(no id)'}${n > 1 ? ` #${n}` : ''}` })
+  }
+  return out
+}
+
+const valueText = (v: unknown): string => (v === undefined ? '(unset)' : JSON.stringify(v))
+const keysOf = (...rows: (object | undefined)[]): string[] => [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))]
+
+function mergeFields<T extends object>(what: string, base: T | undefined, mine: T, theirs: T, conflicts: Conflict[]): T {
+  const b = base as Record<string, unknown> | undefined
+  const [m, t] = [mine, theirs] as Record<string, unknown>[]
+  const row: Record<string, unknown> = {}
+  for (const key of keysOf(m, t, b)) {
+    const f = merge3(b?.[key], m[key], t[key])
+    if (f.conflict) conflicts.push({ what: `${what} ${key}`, theirs: valueText(t[key]) })
+    if (f.value !== undefined) row[key] = f.value
+  }
+  return row as T
+}
+
+/** The user's rows in their order, then the rows only the newer version has. */
+function mergeRows<T extends { id: string }>(kind: string, base: T[], mine: T[], theirs: T[], conflicts: Conflict[]): T[] {
+  const [b, m, t] = [base, mine, theirs].map((rows) => keyed(rows, (r) => r.id))
+  const out: T[] = []
+  for (const key of new Set([...m.keys(), ...t.keys()])) {
+    const [br, mr, tr] = [b.get(key)?.row, m.get(key)?.row, t.get(key)?.row]
+    const label = `${kind} ${(m.get(key) ?? t.get(key))!.label}`
+    const whole = merge3(br, mr, tr)
+    if (!whole.conflict) {
+      if (whole.value !== undefined) out.push(whole.value)
+    } else if (mr === undefined) {
+      conflicts.push({ what: `${label} (you removed it)`, theirs: valueText(tr) })
+    } else if (tr === undefined) {
+      conflicts.push({ what: label, theirs: 'it removed' })
+      out.push(mr)
+    } else {
+      out.push(mergeFields(label, br, mr, tr, conflicts))
+    }
+  }
+  return out
+}
+
+const pairKey = (c: [string, string]): string => JSON.stringify([...c].sort())
+
+function mergeConflictPairs(base: [string, string][], mine: [string, string][], theirs: [string, string][]): [string, string][] {
+  const [b, m, t] = [base, mine, theirs].map((cs) => keyed(cs, pairKey))
+  return [...new Set([...m.keys(), ...t.keys()])].flatMap((k) => (merge3(b.has(k), m.has(k), t.has(k)).value ? [(m.get(k) ?? t.get(k))!.row] : []))
+}
+
+export function mergeTopologies(base: Topology, mine: Topology, theirs: Topology): TopologyMerge {
+  // Plain copies: the page's topology is a reactive proxy, and the result becomes the page's.
+  const [b, m, t] = [base, mine, theirs].map((x) => JSON.parse(JSON.stringify(x)) as Topology)
+  const whole = merge3(b, m, t)
+  if (!whole.conflict) return { topology: whole.value, conflicts: [] }
+  const conflicts: Conflict[] = []
+  const aps = mergeRows<AccessPoint>('AP', b.aps, m.aps, t.aps, conflicts)
+  const stas = mergeRows<Station>('STA', b.stas, m.stas, t.stas, conflicts)
+  return { topology: { aps, stas, conflicts: mergeConflictPairs(b.conflicts, m.conflicts, t.conflicts) }, conflicts }
+}
