@@ -3,7 +3,8 @@
 Each problem names the field at fault (`field`, and `errors` when there are
 several), whether it comes from request validation, configuration validation,
 authentication (401: the credential), authorisation (403), a missing object
-(404: the path parameter) or a conflict (409).
+(404: the path parameter) or a conflict (409). On a WebSocket the same
+problem is sent in the socket and closes it with 4000 + its status (ws_refusal.py).
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi.exceptions import RequestValidationError, WebSocketRequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import HTTPConnection
+from starlette.websockets import WebSocket
 
 from .field_errors import FieldError, flatten, strip_request_part
+from .ws_refusal import refuse
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -54,7 +58,7 @@ class ProblemException(Exception):
         self.headers = headers
 
 
-def problem_response(request: Request, status: int, detail: str, field: str | None,
+def problem_response(request: HTTPConnection, status: int, detail: str, field: str | None,
                      errors: list[FieldError], headers: dict[str, str] | None = None) -> JSONResponse:
     body = Problem(
         type=f"https://adwiser.invalid/problems/{status}",
@@ -68,12 +72,17 @@ def problem_response(request: Request, status: int, detail: str, field: str | No
     return JSONResponse(body.model_dump(), status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
 
 
-def fields_problem(request: Request, errors: list[FieldError], lead: str = "") -> JSONResponse:
-    """422 naming each field at fault; the detail lists the first five (after `lead`, if any)."""
+def _fields_detail(errors: list[FieldError], lead: str = "") -> str:
+    """The first five fields at fault with their messages (after `lead`, if any)."""
     detail = "; ".join(f"{e.field}: {e.message}" for e in errors[:5])
     if len(errors) > 5:
         detail += f"; and {len(errors) - 5} more"
-    return problem_response(request, 422, f"{lead}: {detail}" if lead else detail, None, errors)
+    return f"{lead}: {detail}" if lead else detail
+
+
+def fields_problem(request: Request, errors: list[FieldError], lead: str = "") -> JSONResponse:
+    """422 naming each field at fault."""
+    return problem_response(request, 422, _fields_detail(errors, lead), None, errors)
 
 
 def _validation_problem(request: Request, raw: list[dict[str, Any]]) -> JSONResponse:
@@ -82,8 +91,17 @@ def _validation_problem(request: Request, raw: list[dict[str, Any]]) -> JSONResp
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(ProblemException)
-    async def _problem(request: Request, exc: ProblemException) -> JSONResponse:
-        return problem_response(request, exc.status, exc.detail, exc.field, exc.errors, exc.headers)
+    async def _problem(conn: HTTPConnection, exc: ProblemException) -> JSONResponse | None:
+        if isinstance(conn, WebSocket):  # e.g. a misspelt query parameter (query_check.py)
+            await refuse(conn, exc.status, exc.detail, exc.field or (exc.errors[0].field if exc.errors else None))
+            return None
+        return problem_response(conn, exc.status, exc.detail, exc.field, exc.errors, exc.headers)
+
+    @app.exception_handler(WebSocketRequestValidationError)
+    async def _ws_invalid(ws: WebSocket, exc: WebSocketRequestValidationError) -> None:
+        # FastAPI's own closes the handshake with 1008, which the server answers with a bare HTTP 403.
+        errors = flatten(strip_request_part(list(exc.errors())))
+        await refuse(ws, 422, _fields_detail(errors), errors[0].field if errors else None)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -225,6 +225,21 @@ def test_websocket_is_closed_4401_once_its_session_is_logged_out(controller, app
     assert got and got[-1]["type"] == "error" and got[-1]["status"] == 401 and code == 4401, (got, code)
 
 
+@pytest.mark.parametrize("query, field, wrong", [("pairs=maybe", "query.pairs", "valid boolean"),
+                                                ("pairz=false", "query.pairz", "unknown query parameter")],
+                         ids=["malformed", "misspelt"])
+def test_websocket_query_it_cannot_take_is_closed_4422_naming_the_parameter(controller, tokens, appliance,
+                                                                            query, field, wrong):
+    aid, _ = appliance
+    url = controller.url.replace("http://", "ws://") + f"/api/v1/telemetry/{aid}/live?{query}"
+    with connect(url, additional_headers={"Authorization": f"Bearer {tokens['viewer']}"}, open_timeout=5) as ws:
+        got, code = recv_until_closed(ws, 4)
+        reason = ws.close_reason
+    assert [m["type"] for m in got] == ["error"] and got[0]["status"] == 422 and got[0]["field"] == field, got
+    name = field.removeprefix("query.")
+    assert code == 4422 and name in reason and wrong in reason and reason == got[0]["detail"], (code, reason, got)
+
+
 def test_metrics_expose_versions_liveness_and_pair_state(api, running):
     aid, v1 = running
     text = api("viewer").get("/metrics").text

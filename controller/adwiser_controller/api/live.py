@@ -4,12 +4,13 @@ Messages (JSON text frames):
 - `{"type": "status", "status": <ApplianceStatus>}` on connect and about once a second;
 - `{"type": "telemetry", "frames": [...], "pairs": [...]}` with every new stream entry
   since the previous message (XREAD BLOCK), entries shaped as in the REST history;
-- `{"type": "error", "detail": ...}` before the server closes the socket.
+- `{"type": "error", "detail": ...}` before the server closes the socket (ws_refusal.py).
 Authentication as for REST (cookie or bearer header); a cookie-authenticated
 socket must come from the same origin (cross-site WebSocket hijacking). The
 credential is checked again with every status message: once the token is
 revoked or expired, the session ended, or the user disabled or deleted, the
-server sends a 401 error and closes with 4401.
+server sends a 401 error and closes with 4401. A query it cannot take (`?pairs=maybe`,
+a misspelt name) is closed with 4422 before the socket is served (problems.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from redis.exceptions import RedisError
 from .. import keys
 from ..problems import ProblemException
 from ..telemetry import appliance_status, parse_frame, parse_pair
+from ..ws_refusal import refuse
 from .deps import SESSION_COOKIE, Services, authenticate
 
 router = APIRouter(prefix="/api/v1", tags=["telemetry"])
@@ -35,8 +37,7 @@ async def _still_authenticated(ws: WebSocket, svc: Services, bearer: str | None,
     try:
         await authenticate(svc, bearer, cookie, refresh=refresh)
     except ProblemException as exc:
-        await ws.send_json({"type": "error", "status": 401, "detail": exc.detail, "field": exc.field})
-        await ws.close(code=4401)
+        await refuse(ws, 401, exc.detail, exc.field)
         return False
     return True
 
@@ -52,13 +53,10 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True) -> None:
         return
     origin = ws.headers.get("origin")
     if bearer is None and origin and urlsplit(origin).netloc != ws.headers.get("host"):
-        await ws.send_json({"type": "error", "status": 403, "detail": "cross-origin socket refused", "field": "origin"})
-        await ws.close(code=4403)
+        await refuse(ws, 403, "cross-origin socket refused", "origin")
         return
     if appliance not in await svc.store.appliances():
-        await ws.send_json({"type": "error", "status": 404, "detail": f"no appliance {appliance!r}",
-                            "field": "appliance"})
-        await ws.close(code=4404)
+        await refuse(ws, 404, f"no appliance {appliance!r}", "appliance")
         return
     streams = {keys.appliance(appliance, "tm:frame"): "$"}
     if pairs:
