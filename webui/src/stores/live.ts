@@ -2,7 +2,8 @@
 // (/api/v1/telemetry/<id>/live, entries as the dataplane writes them, REDIS.md)
 // folded into per-pair and per-frame windowed series for the Live page. History
 // of the last minutes is read over REST when the feed (re)connects. A dropped
-// socket is shown and retried with a capped back-off.
+// socket is shown and retried with a capped back-off; one the controller refused
+// (closed 44xx) is not, since the same socket would be refused again.
 import { defineStore } from 'pinia'
 import { ref, shallowRef } from 'vue'
 import { api } from '../api/client'
@@ -161,8 +162,11 @@ export const useLive = defineStore('live', () => {
       ws = null
       statusFresh.value = false
       if (!wanted) return
-      if (ev.code === 4401 || ev.code === 4403 || ev.code === 4404) {
+      // 4000 + the HTTP status of a refusal (API.md: 4401 login, 4403 origin, 4404 appliance, 4422
+      // query): its error message, or else the close reason, says why.
+      if (ev.code >= 4400 && ev.code < 4500) {
         state.value = 'failed'
+        if (!error.value) error.value = ev.reason || `live feed refused (close ${ev.code})`
         return
       }
       retries++
