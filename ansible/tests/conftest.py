@@ -4,8 +4,10 @@ node itself (connection local), with this folder's ansible.cfg and roles."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -47,6 +49,19 @@ def upgrade_task(name: str) -> dict:
     assert len(found) == 1, name
     # Fewer and quicker retries than a rollout waits: the outcome, not the patience, is under test.
     return {**copy.deepcopy(found[0]), "retries": 2, "delay": 0}
+
+
+def play_tasks(book: str) -> dict[str, list[dict]]:
+    """The tasks of each play of `book` (by play name) in the order ansible runs them, as ansible compiles them
+    (tests/play_tasks.py, run by the interpreter of ansible-playbook: the tests' Python need not have ansible)."""
+    program = shutil.which("ansible-playbook")
+    assert program, "ansible-playbook not found"
+    with open(program, encoding="utf-8") as f:
+        interpreter = f.readline().removeprefix("#!").split()
+    listed = subprocess.run([*interpreter, str(ANSIBLE / "tests" / "play_tasks.py"), book], cwd=ANSIBLE,
+                            env={**os.environ, "ANSIBLE_CONFIG": str(ANSIBLE / "ansible.cfg")},
+                            capture_output=True, text=True, timeout=120, check=True)
+    return {play["name"]: play["tasks"] for play in json.loads(listed.stdout)}
 
 
 @pytest.fixture
