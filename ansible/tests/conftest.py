@@ -19,6 +19,10 @@ ANSIBLE = Path(__file__).resolve().parents[1]
 REPO = ANSIBLE.parent
 
 Run = Callable[..., subprocess.CompletedProcess]
+# What reads variables: the playbooks, the roles (tasks, handlers, defaults, templates, scripts), the tests' playbooks.
+READERS = [p for p in [ANSIBLE / "site.yml", ANSIBLE / "upgrade.yml", *(ANSIBLE / "roles").rglob("*"),
+                       *(ANSIBLE / "tests").glob("*.yml")]
+           if p.is_file() and p.suffix in (".yml", ".j2", ".py", ".sh")]
 # The process of the dataplane unit, as the stand-in redis-cli reports it in the heartbeat.
 MAIN_PID = 4242
 

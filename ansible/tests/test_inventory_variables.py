@@ -10,11 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ANSIBLE
-
-READERS = [p for p in [ANSIBLE / "site.yml", ANSIBLE / "upgrade.yml", *(ANSIBLE / "roles").rglob("*"),
-                       *(ANSIBLE / "tests").glob("*.yml")]
-           if p.is_file() and p.suffix in (".yml", ".j2", ".py", ".sh")]
+from conftest import ANSIBLE, READERS
 
 
 def _host_vars(groups: dict) -> Iterator[str]:
