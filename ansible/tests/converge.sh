@@ -193,11 +193,13 @@ for h in $hosts; do
     fi
 done
 
-# 7b. An upgrade to a dataplane program that cannot start (and a changed unit)
-#     fails, and the appliance gets its previous program, document, environment
-#     and unit back, byte for byte, owner and mode.
+# 7b. An upgrade to a dataplane program that cannot start (and a changed unit
+#     and NFQUEUE number) fails, and the appliance gets its previous program,
+#     document, environment, unit and NFQUEUE rules back, byte for byte, owner
+#     and mode.
 stamp "upgrade.yml with a broken dataplane program must roll back"
-dp_files="usr/local/sbin/adwiser-dp etc/adwiser/dataplane.json etc/adwiser/dataplane.env etc/systemd/system/adwiser-dataplane.service etc/adwiser/ack_burst_model.json"
+dp_files="usr/local/sbin/adwiser-dp etc/adwiser/dataplane.json etc/adwiser/dataplane.env etc/systemd/system/adwiser-dataplane.service etc/adwiser/ack_burst_model.json
+          usr/local/sbin/adwiser-nfqueue-rules etc/systemd/system/adwiser-nfqueue-rules.service"
 dp_state() { local f; for f in $dp_files; do
     if [ -e "$root/$f" ]; then echo "$(sha256sum < "$root/$f") $(stat -c '%u:%g %a' "$root/$f") $f"; else echo "absent $f"; fi
 done; }
@@ -207,7 +209,7 @@ if play upgrade.yml --limit converge-root -e dataplane_install_method=release \
         -e "dataplane_release_binary=$run/broken-adwiser-dp" -e dataplane_nfqueue_num=9 > "$run/upgrade-broken.log" 2>&1; then
     echo "converge: upgrade.yml accepted a dataplane program that cannot start" >&2; exit 1
 fi
-grep -q "previous dataplane (program, document, environment, unit) was put back" "$run/upgrade-broken.log" \
+grep -q "previous dataplane (program, document, environment, unit, ACK model, NFQUEUE rules, DPDK setup) was put back" "$run/upgrade-broken.log" \
     || { tail -30 "$run/upgrade-broken.log"; echo "converge: the failed upgrade was not rolled back" >&2; exit 1; }
 [ "$before" = "$(dp_state)" ] \
     || { diff <(echo "$before") <(dp_state) || true; echo "converge: the rollback did not restore the previous dataplane" >&2; exit 1; }
