@@ -42,7 +42,7 @@ def _cmd_demo(duration: float) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    processes.exit_on_sigterm()  # every `finally` stops what it started
+    processes.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started
     ap = argparse.ArgumentParser(prog="runner", description="ADWISER testbed experiments")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list the scenarios")

@@ -129,7 +129,7 @@ def capture_one(tb: topology.Testbed, rate_mbit: float, duration_s: float, out: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    processes.exit_on_sigterm()  # SIGTERM: every `finally` stops what it started
+    processes.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rates", default="20,50,100,150,200,300,400", help="send rates, Mbit/s, comma-separated")
     ap.add_argument("--duration", type=float, default=6.0, help="seconds per rate (1..60)")

@@ -554,7 +554,7 @@ def summary(doc: dict[str, Any]) -> str:
 
 def main(argv: list[str]) -> int:
     import argparse
-    processes.exit_on_sigterm()  # SIGTERM: every `finally` stops what it started
+    processes.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started
 
     ap = argparse.ArgumentParser(prog="runner.aggtarget", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -468,7 +468,7 @@ def take_screenshot(url: str, password: str, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    processes.exit_on_sigterm()  # every `finally` runs: teardown on SIGTERM too
+    processes.exit_on_signals()  # every `finally` runs: teardown on SIGINT and SIGTERM, once
     ap = argparse.ArgumentParser(prog="runner.appliance_demo", description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=None,
                     help=f"seconds of traffic (default: until Ctrl-C, at most {MAX_RUN_S:g})")

@@ -86,7 +86,7 @@ def capture(label: str, backhaul_mbit: float | None, t_bar_ms: float, duration_s
 
 
 def main(argv: list[str]) -> int:
-    processes.exit_on_sigterm()  # SIGTERM: every `finally` stops what it started
+    processes.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started
     ap = argparse.ArgumentParser(prog="runner.bottleneck_capture", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backhauls", default="none,40,60,80,100,120,250",

@@ -90,24 +90,34 @@ def remove_dpdk_runtime_dir(path: Path | None) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def exit_on_sigterm() -> None:
+def exit_on_signals() -> None:
     """Every entry point that starts namespaces or processes calls this first.
 
-    SIGTERM then raises SystemExit(143) in the main thread, as Ctrl-C raises
-    KeyboardInterrupt, so every `finally` stops what it started and removes the
-    namespaces. Without it SIGTERM ends Python at once and leaves everything
-    running. A second SIGTERM while that teardown runs is reported and otherwise
-    ignored (it would cut the teardown short); SIGKILL still ends the process.
-    The handler is a Python function, so programs started later get the
-    default SIGTERM back at exec."""
+    The first SIGINT (Ctrl-C) raises KeyboardInterrupt and the first SIGTERM
+    SystemExit(143) in the main thread, so every `finally` stops what it started
+    and removes the namespaces. Without it SIGTERM ends Python at once and
+    leaves everything running. From then on either signal is reported and
+    otherwise ignored: a second Ctrl-C, or a SIGTERM after it, raised again in
+    the middle of that teardown and left the namespaces and processes it had
+    not reached yet. SIGKILL still ends the process. A SIGINT the process was
+    started with ignored (a background job of a script) stays ignored. The
+    handlers are Python functions, so programs started later get the default
+    dispositions back at exec."""
     def _stopping(signum: int, frame: object) -> None:
-        print("SIGTERM again: still stopping what was started", file=sys.stderr, flush=True)
+        print(f"{signal.Signals(signum).name} again: still stopping what was started", file=sys.stderr, flush=True)
 
-    def _exit(signum: int, frame: object) -> None:
-        signal.signal(signal.SIGTERM, _stopping)
+    def _first(signum: int, frame: object) -> None:
+        for s in handled:
+            signal.signal(s, _stopping)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise SystemExit(128 + signum)
 
-    signal.signal(signal.SIGTERM, _exit)
+    handled = [signal.SIGTERM]
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        handled.append(signal.SIGINT)
+    for s in handled:
+        signal.signal(s, _first)
 
 
 def _alive(pid: int) -> bool:

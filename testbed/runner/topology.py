@@ -275,7 +275,7 @@ def down(tb: Testbed) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    processes.exit_on_sigterm()  # SIGTERM: every `finally` stops what it started
+    processes.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started
     ap = argparse.ArgumentParser(prog="testbed-topology", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--prefix", default=None, help="namespace prefix (default $TESTBED_PREFIX or 'adw')")
