@@ -98,14 +98,22 @@ def start(tb: topology.Testbed, s: Scenario, backend_cmd: str | None = None) -> 
         # --queue-bypass lets traffic flow while no daemon listens.
         rule = ["FORWARD", "-j", "NFQUEUE", "--queue-num", str(NFQUEUE_NUM), "--queue-bypass"]
         ns_run(appl, ["iptables", "-A", *rule])
-    proc = processes.start(run_dir, "adwiser-dp", appl, argv)
-    time.sleep(1.0)  # EAL start-up / queue bind
-    if not proc.running():
+    proc = None
+    try:
+        proc = processes.start(run_dir, "adwiser-dp", appl, argv)
+        time.sleep(1.0)  # EAL start-up / queue bind
+        if not proc.running():
+            log = proc.log.read_text(errors="replace").splitlines()
+            raise RuntimeError(f"adwiser-dp exited at start ({' '.join(argv)}):\n"
+                               + "\n".join(ln for ln in log if not ln.startswith((" ", "\t")))[-3000:])
+    except BaseException:
+        # The caller has no Backend to stop until this returns: a failure or a
+        # Ctrl-C/SIGTERM here is undone here (rule, process, DPDK runtime dir).
+        if proc is not None:
+            processes.stop(proc, grace_s=10.0)
         if rule:
             ns_run(appl, ["iptables", "-D", *rule], check=False)
-        log = proc.log.read_text(errors="replace").splitlines()
-        raise RuntimeError(f"adwiser-dp exited at start ({' '.join(argv)}):\n"
-                           + "\n".join(ln for ln in log if not ln.startswith((" ", "\t")))[-3000:])
+        raise
     return Backend(proc, stats, telemetry, rule)
 
 
