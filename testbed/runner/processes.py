@@ -14,6 +14,10 @@ its start time (/proc/<pid>/stat field 22, clock ticks since boot, against
 themselves (wlan-emu.own.pid, adwiser-dp.own.pid), with no format change. The
 runner removes the pid file of every process it stops or reaps (`stop`), and
 wlan-emu, wan-emu and adwiser-dp remove their own at exit.
+
+A DPDK program's runtime directory outlives it. `start` notes it in
+<name>.dpdk-dir beside the pid file, so that `stop_pidfiles` removes it too
+when the runner that started the program was killed before it could.
 """
 from __future__ import annotations
 
@@ -60,7 +64,10 @@ def start(run_dir: Path, name: str, ns: str | None, argv: Sequence[str],
                                  env=dict(os.environ, **(env or {})))
     pidfile = run_dir / f"{name}.pid"
     pidfile.write_text(f"{popen.pid}\n")
-    return ManagedProcess(name, popen.pid, pidfile, log, popen, dpdk_runtime_dir(argv))
+    dpdk_dir = dpdk_runtime_dir(argv)
+    if dpdk_dir is not None:
+        pidfile.with_suffix(DPDK_NOTE).write_text(f"{dpdk_dir}\n")
+    return ManagedProcess(name, popen.pid, pidfile, log, popen, dpdk_dir)
 
 
 def dpdk_runtime_dir(argv: Sequence[str]) -> Path | None:
@@ -81,13 +88,31 @@ def dpdk_runtime_dir(argv: Sequence[str]) -> Path | None:
             prefix = a.split("=", 1)[1]
     if not prefix or "/" in prefix or prefix in (".", ".."):
         return None
+    return _dpdk_base() / prefix
+
+
+def _dpdk_base() -> Path:
     base = Path("/var/run") if os.geteuid() == 0 else Path(os.environ.get("XDG_RUNTIME_DIR") or "/tmp")
-    return base / "dpdk" / prefix
+    return base / "dpdk"
+
+
+DPDK_NOTE = ".dpdk-dir"   # <name>.dpdk-dir: the runtime directory of the program of <name>.pid
 
 
 def remove_dpdk_runtime_dir(path: Path | None) -> None:
     if path is not None:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _remove_noted_dpdk_dir(note: Path) -> None:
+    """Removes the runtime directory `note` names (only one directly under the DPDK base), then the note."""
+    try:
+        path = Path(note.read_text().strip())
+    except OSError:
+        path = None
+    if path is not None and path.parent == _dpdk_base() and path.name not in ("", ".", ".."):
+        remove_dpdk_runtime_dir(path)
+    note.unlink(missing_ok=True)
 
 
 def exit_on_signals() -> None:
@@ -164,6 +189,7 @@ def stop(proc: ManagedProcess, grace_s: float = 5.0) -> int | None:
             proc.popen.wait()
     proc.pidfile.unlink(missing_ok=True)
     remove_dpdk_runtime_dir(proc.dpdk_dir)   # it has exited: nothing uses the directory now
+    proc.pidfile.with_suffix(DPDK_NOTE).unlink(missing_ok=True)
     return proc.popen.returncode
 
 
@@ -199,7 +225,8 @@ def stop_pidfiles(run_dir: Path) -> list[int]:
     """Stops every process named by a pid file in run_dir (left by an earlier,
     interrupted run) that is still the process the file was written for
     (`named_by`); a PID reused since by another process is left alone. Removes
-    the pid files; returns the PIDs signalled."""
+    the pid files, then the DPDK runtime directories noted beside them (their
+    programs are stopped or dead now); returns the PIDs signalled."""
     stopped: list[int] = []
     if not run_dir.is_dir():
         return stopped
@@ -213,4 +240,6 @@ def stop_pidfiles(run_dir: Path) -> list[int]:
             kill_pid(pid)
             stopped.append(pid)
         pidfile.unlink(missing_ok=True)
+    for note in sorted(run_dir.glob(f"*{DPDK_NOTE}")):
+        _remove_noted_dpdk_dir(note)
     return stopped

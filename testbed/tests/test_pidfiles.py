@@ -5,6 +5,7 @@ programs and the runner remove the pid files they wrote."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -134,3 +135,23 @@ def test_dpdk_runtime_dir_is_that_of_an_explicit_file_prefix_only() -> None:
     for argv in (["dp", "--no-huge"], ["dp", "--", "--file-prefix", "y"], ["dp", "--file-prefix", "../etc"],
                  ["dp", "--file-prefix", ".."], ["dp", "--file-prefix="]):
         assert processes.dpdk_runtime_dir(argv) is None, argv
+
+
+@pytest.mark.skipif(not backend.dp_binary().exists(), reason="adwiser-dp is not built (make -C dataplane build)")
+def test_down_after_a_killed_run_removes_its_dpdk_runtime_dir(testbed: topology.Testbed) -> None:
+    """The runner SIGKILLed with adwiser-dp running: `down` finds the process by its pid file only, and
+    left /var/run/dpdk/adw-<P> behind (rte_eal_cleanup does not remove it; only `stop` did)."""
+    topology.set_modes(testbed, appl="ports")
+    be = backend.start(testbed, DP_SCENARIO)   # the killed runner's handle: never stopped through it
+    runtime_dir = Path(f"/var/run/dpdk/adw-{testbed.prefix}")
+    try:
+        assert runtime_dir.is_dir()
+        topology.down(testbed)
+        assert be.proc.popen.wait(timeout=15) is not None
+        left = runtime_dir.exists()
+    finally:
+        if be.proc.running():
+            be.proc.popen.kill()
+            be.proc.popen.wait()
+        shutil.rmtree(runtime_dir, ignore_errors=True)   # the old code's leftover, not this test's to keep
+    assert not left, f"down left {runtime_dir}"
