@@ -222,7 +222,7 @@ def named_by(pidfile: Path, pid: int) -> bool:
 
 
 def stop_pidfiles(run_dir: Path) -> list[int]:
-    """Stops every process named by a pid file in run_dir (left by an earlier,
+    """Stops every process named by a pid file in or below run_dir (left by an earlier,
     interrupted run) that is still the process the file was written for
     (`named_by`); a PID reused since by another process is left alone. Removes
     the pid files, then the DPDK runtime directories noted beside them (their
@@ -230,7 +230,8 @@ def stop_pidfiles(run_dir: Path) -> list[int]:
     stopped: list[int] = []
     if not run_dir.is_dir():
         return stopped
-    for pidfile in sorted(run_dir.glob("*.pid")):
+    # Also below it: ovs-start.sh keeps the OVS daemons' pid files in <run dir>/ovs.
+    for pidfile in sorted(run_dir.rglob("*.pid")):
         try:
             pid = int(pidfile.read_text().strip())
         except (OSError, ValueError):

@@ -53,3 +53,21 @@ def test_up_on_an_existing_testbed_puts_straight_forwarding_back_everywhere(kill
     for call in modes:
         final.update({k: v for k, v in call.items() if v is not None})
     assert final == {"wan": "bridge", "appl": "ports", "wlan": "bridge"}
+
+
+def test_up_on_an_existing_testbed_stops_the_ovs_daemons_a_killed_fabric_demo_left(killed_run: KilledRun) -> None:
+    """`make demo FABRIC=ovs` keeps ovsdb-server's and ovs-vswitchd's pid files in <run dir>/ovs (ovs-start.sh);
+    after the demo was killed, `up` looked only at the run directory's own pid files and left both daemons
+    running in <P>appl, the bridge's ports on up0/ap1/ap2 beside the next run's forwarding."""
+    tb, _, _ = killed_run
+    (tb.run_dir / "ovs").mkdir()
+    daemon = subprocess.Popen(["sleep", "600"])
+    (tb.run_dir / "ovs" / "ovs-vswitchd.pid").write_text(f"{daemon.pid}\n")   # written by the daemon itself
+    try:
+        topology.up(tb)
+        assert daemon.poll() is not None, "up left the killed demo's ovs-vswitchd running"
+        assert not (tb.run_dir / "ovs" / "ovs-vswitchd.pid").exists()
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+        daemon.wait()
