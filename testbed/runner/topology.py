@@ -18,13 +18,15 @@ emulated air are MTU-sized and user-space forwarders see complete checksums.
 
 `up` is idempotent and atomic: if any step fails, everything made so far is
 removed. `down` is idempotent: it stops the processes of the run directory by
-PID, then the processes still inside our namespaces, then deletes them.
+PID, then the processes still inside our namespaces, then deletes them and
+the run directory.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -263,14 +265,10 @@ def down(tb: Testbed) -> list[str]:
                 processes.kill_pid(int(pid), grace_s=2.0)
         run(["ip", "netns", "del", ns])
         deleted.append(ns)
-    if tb.run_dir.is_dir():
-        for f in tb.run_dir.iterdir():
-            if f.is_file():
-                f.unlink()
-        try:
-            tb.run_dir.rmdir()
-        except OSError:
-            pass
+    # Everything below the run directory is this testbed's, subdirectories and
+    # sockets too: a killed demo leaves ovs/ (database, logs) and demo-redis/ (AOF).
+    if tb.prefix not in ("", ".", "..") and "/" not in tb.prefix:
+        shutil.rmtree(tb.run_dir, ignore_errors=True)
     return deleted
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,21 @@ def test_failed_up_removes_what_it_made(prefix: str, tmp_path: Path,
         topology.up(tb)
     assert _our_namespaces(prefix) == set()
     assert not tb.run_dir.exists()
+
+
+def test_down_removes_what_runs_kept_below_the_run_directory(testbed: topology.Testbed) -> None:
+    """What a killed `make demo FABRIC=ovs` leaves there: the OVS database and logs (ovs-start.sh), the
+    controller's Redis data (AOF) and a unix socket. `down` removed only the directory's plain files, so
+    <run root>/<P>/ stayed, with ovs/ and demo-redis/ in it, however often it ran."""
+    (testbed.run_dir / "ovs").mkdir()
+    (testbed.run_dir / "ovs" / "conf.db").write_text("{}\n")
+    (testbed.run_dir / "demo-redis" / "appendonlydir").mkdir(parents=True)
+    (testbed.run_dir / "demo-redis" / "appendonlydir" / "appendonly.aof.1.incr.aof").write_text("*1\r\n")
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(testbed.run_dir / "demo-redis.sock"))   # a socket file outlives its listener
+    topology.down(testbed)
+    topology.down(testbed)
+    assert not testbed.run_dir.exists()
 
 
 def test_down_stops_processes_left_in_namespaces(testbed: topology.Testbed) -> None:
