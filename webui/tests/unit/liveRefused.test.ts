@@ -3,12 +3,7 @@
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { useLive } from '../../src/stores/live'
-
-interface FakeSocket {
-  onopen: (() => void) | null
-  onmessage: ((ev: { data: string }) => void) | null
-  onclose: ((ev: { code: number; reason: string }) => void) | null
-}
+import { type FakeSocket, stubSockets } from './fakeSocket'
 
 const sockets: FakeSocket[] = []
 const detail = 'query.pairs: Input should be a valid boolean, unable to interpret input'
@@ -16,16 +11,7 @@ const detail = 'query.pairs: Input should be a valid boolean, unable to interpre
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
   setActivePinia(createPinia())
-  sockets.length = 0
-  vi.stubGlobal('WebSocket', class {
-    onopen = null
-    onmessage = null
-    onclose = null
-    constructor() {
-      sockets.push(this as unknown as FakeSocket)
-    }
-    close() {}
-  })
+  stubSockets(sockets)
   vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ entries: [], last_id: null }), { status: 200 }))
 })
 

@@ -4,15 +4,7 @@
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { useLive } from '../../src/stores/live'
-
-interface FakeSocket {
-  url: string
-  closed: boolean
-  onopen: (() => void) | null
-  onmessage: ((ev: { data: string }) => void) | null
-  onclose: ((ev: { code: number }) => void) | null
-  close(): void
-}
+import { type FakeSocket, stubSockets } from './fakeSocket'
 
 const sockets: FakeSocket[] = []
 // Releases the history requests of one appliance that were held back ("slow"), by appliance id.
@@ -21,24 +13,10 @@ let slow = new Set<string>()
 
 beforeEach(() => {
   setActivePinia(createPinia())
-  sockets.length = 0
+  stubSockets(sockets)
   for (const k of Object.keys(held)) delete held[k]
   slow = new Set()
   const nowS = Math.floor(Date.now() / 1000)
-  vi.stubGlobal('WebSocket', class {
-    url: string
-    closed = false
-    onopen = null
-    onmessage = null
-    onclose = null
-    constructor(url: string) {
-      this.url = url
-      sockets.push(this as unknown as FakeSocket)
-    }
-    close() {
-      this.closed = true
-    }
-  })
   vi.stubGlobal('fetch', (url: string) => {
     const aid = url.split('/telemetry/')[1].split('/')[0]
     const entries = url.includes('/pairs') ? [{ id: `${nowS}-0`, ts_ns: nowS * 1e9, pair: `${aid}/sta`, tput_mbps: 1 }] : []

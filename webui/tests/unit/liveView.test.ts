@@ -4,12 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { ApplianceStatus } from '../../src/api/types'
 import { useAppliances } from '../../src/stores/appliances'
 import LiveView from '../../src/views/LiveView.vue'
-
-interface FakeSocket {
-  onopen: (() => void) | null
-  onmessage: ((ev: { data: string }) => void) | null
-  onclose: ((ev: { code: number }) => void) | null
-}
+import { type FakeSocket, stubSockets } from './fakeSocket'
 
 const status: ApplianceStatus = {
   id: 'lab', head: 3, desired: 3, active: 3, pending: false, rejected: null, alive: true,
@@ -22,16 +17,7 @@ beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
   setActivePinia(createPinia())
   useAppliances().select('lab')
-  sockets.length = 0
-  vi.stubGlobal('WebSocket', class {
-    onopen = null
-    onmessage = null
-    onclose = null
-    constructor() {
-      sockets.push(this as unknown as FakeSocket)
-    }
-    close() {}
-  })
+  stubSockets(sockets)
   vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ entries: [], last_id: null }), { status: 200 }))
 })
 afterEach(() => {
