@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import aggtarget, aggtarget_scenarios, backend, experiment, processes, report, scenarios, topology
+from . import aggtarget, aggtarget_scenarios, backend, experiment, report, scenarios, signals, topology
 from .shell import CommandError
 
 
@@ -35,14 +35,15 @@ def _cmd_demo(duration: float) -> int:
         topology.up(tb)
         docs = [experiment.run(scenarios.get(n), duration) for n in ("isolated", "together")]
     finally:
-        topology.down(tb)
+        with signals.stopping():
+            topology.down(tb)
     print(report.markdown_table(docs, "downlink"))
     print("\n".join(report.calibration_lines({d["scenario"]: d for d in docs})))
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    processes.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started
+    signals.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started, and is not cut short
     ap = argparse.ArgumentParser(prog="runner", description="ADWISER testbed experiments")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list the scenarios")

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from . import backend as backend_mod
-from . import iperf, processes, topology, wlan
+from . import iperf, processes, signals, topology, wlan
 from .scenarios import Scenario
 
 REPO = Path(__file__).resolve().parents[2]
@@ -107,11 +107,12 @@ def capture_one(tb: topology.Testbed, rate_mbit: float, duration_s: float, out: 
         rep = iperf.finish(rt)
         time.sleep(0.5)
     finally:
-        stats = wlan.stop(tb, emu)
-        dp_stats = backend_mod.stop(tb, be) if be is not None else {}
-        processes.stop(dump, grace_s=5.0)
-        if dump_w is not None:
-            processes.stop(dump_w, grace_s=5.0)
+        with signals.stopping():
+            stats = wlan.stop(tb, emu)
+            dp_stats = backend_mod.stop(tb, be) if be is not None else {}
+            processes.stop(dump, grace_s=5.0)
+            if dump_w is not None:
+                processes.stop(dump_w, grace_s=5.0)
     (out / "wlan-emu.stats.json").write_text(json.dumps(stats, indent=1) + "\n")
     log = dump.log.read_text(errors="replace") + (dump_w.log.read_text(errors="replace") if dump_w else "")
     dropped = [ln for ln in log.splitlines() if "dropped by kernel" in ln]
@@ -129,7 +130,7 @@ def capture_one(tb: topology.Testbed, rate_mbit: float, duration_s: float, out: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    processes.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started
+    signals.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started, and is not cut short
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rates", default="20,50,100,150,200,300,400", help="send rates, Mbit/s, comma-separated")
     ap.add_argument("--duration", type=float, default=6.0, help="seconds per rate (1..60)")
@@ -158,9 +159,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ack_capture: {r:g} Mbit/s -> received {meta['received_mbps']} Mbit/s {meta['tcpdump']} "
                   f"{meta.get('dataplane', '')}")
     finally:
-        processes.stop_pidfiles(tb.run_dir)
-        if created:
-            topology.down(tb)
+        with signals.stopping():
+            processes.stop_pidfiles(tb.run_dir)
+            if created:
+                topology.down(tb)
     return 0
 
 

@@ -66,7 +66,7 @@ import redis
 import yaml
 
 from . import backend as backend_mod
-from . import aggtarget_repeats, aggtarget_result, delay_probe, iperf, processes, topology, udp_counters, wan, wlan
+from . import aggtarget_repeats, aggtarget_result, delay_probe, iperf, processes, signals, topology, udp_counters, wan, wlan
 from .agg_lab import MultiStaLab
 from .aggtarget_figures import goals, scenario_ceilings, with_ceilings
 from .aggtarget_result import STA_MODEL, Capture
@@ -438,11 +438,12 @@ def _capture(sc: AggScenario, mode: str, duration_s: float, lab: Lab, out: Path,
             time.sleep(max(transfers_done + AFTER_STOP_S - time.time(), 0.0))
             cap.after_stop = [h for h in _loop_history(url) if h["unix"] >= transfers_done]
     finally:
-        cap.errors = stack.close()
-        for e in cap.errors:
-            print(f"aggtarget: cleanup: {e}", file=sys.stderr)
-        for kept in [*lab.run_dir.glob("*.log"), *lab.run_dir.glob("iperf3-*.json")]:
-            kept.replace(out / f"{mode}-{kept.name}")
+        with signals.stopping():
+            cap.errors = stack.close()
+            for e in cap.errors:
+                print(f"aggtarget: cleanup: {e}", file=sys.stderr)
+            for kept in [*lab.run_dir.glob("*.log"), *lab.run_dir.glob("iperf3-*.json")]:
+                kept.replace(out / f"{mode}-{kept.name}")
     return cap
 
 
@@ -512,7 +513,8 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
                     shutil.copy(out / "wlan-emu.stats.json", out / "aggtarget-wlan-emu.stats.json")
                 (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
     finally:
-        lab.close()
+        with signals.stopping():
+            lab.close()
     doc = {"scenario": name, "duration_s": duration_s, "t_bar_ms": sc.t_bar_ms,
            "backhaul_mbit": sc.backhaul_mbit, "udp_offered_mbit": sc.udp_offered_mbit, "air": _repo_relative(air),
            "ap_sta_rss_dbm": list(sc.ap_sta_rss_dbm) if sc.ap_sta_rss_dbm else None, "mu_source": sc.mu_source,
@@ -554,7 +556,7 @@ def summary(doc: dict[str, Any]) -> str:
 
 def main(argv: list[str]) -> int:
     import argparse
-    processes.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started
+    signals.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started, and is not cut short
 
     ap = argparse.ArgumentParser(prog="runner.aggtarget", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

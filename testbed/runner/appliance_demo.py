@@ -44,7 +44,7 @@ from typing import Any
 
 import redis
 
-from . import backend, iperf, processes, report, topology, wlan
+from . import backend, iperf, processes, report, signals, topology, wlan
 from .scenarios import PAIRS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -413,6 +413,7 @@ def run(duration_s: float | None, port: int, screenshot: Path | None, *,
             old.unlink()
     d = Demo(tb, out, tb.run_dir / "demo-redis", tb.run_dir / "demo-redis.sock", webui_dist, fabric=fabric)
     doc: dict[str, Any] | None = None
+    finished: bool | None = None   # set once the traffic ran: until Ctrl-C (False) or to its end (True)
     try:
         topology.up(tb, cc="cubic", appl=topology.APPL_FOR_BACKEND["dpdk"])
         r = start_redis(d)
@@ -439,17 +440,20 @@ def run(duration_s: float | None, port: int, screenshot: Path | None, *,
 
         t0 = time.monotonic()
         finished = wait_traffic(d, r, bounded, maybe_screenshot)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the teardown short
-        doc = collect(d, r, not finished, time.monotonic() - t0)
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
         _say("interrupted before the traffic started")
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        _say("tearing down (dataplane, emulator, controller, redis, namespaces)")
-        errors = teardown(d)
-        for e in errors:
-            print(f"demo: cleanup: {e}", file=sys.stderr)
+        # The cleanup starts with collect, which stops the transfers; Ctrl-C or SIGTERM
+        # from here on waits until the teardown is done.
+        with signals.stopping():
+            try:
+                if finished is not None:
+                    doc = collect(d, r, not finished, time.monotonic() - t0)
+            finally:
+                _say("tearing down (dataplane, emulator, controller, redis, namespaces)")
+                errors = teardown(d)
+                for e in errors:
+                    print(f"demo: cleanup: {e}", file=sys.stderr)
     if doc is None:
         return 1
     add_link_figures(doc, d.stats["emu"])
@@ -468,7 +472,7 @@ def take_screenshot(url: str, password: str, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    processes.exit_on_signals()  # every `finally` runs: teardown on SIGINT and SIGTERM, once
+    signals.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started, and is not cut short
     ap = argparse.ArgumentParser(prog="runner.appliance_demo", description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=None,
                     help=f"seconds of traffic (default: until Ctrl-C, at most {MAX_RUN_S:g})")

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import aggtarget, aggtarget_figures, aggtarget_scenarios, processes, topology
+from . import aggtarget, aggtarget_figures, aggtarget_scenarios, signals, topology
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "runs" / "bottleneck"
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -86,7 +86,7 @@ def capture(label: str, backhaul_mbit: float | None, t_bar_ms: float, duration_s
 
 
 def main(argv: list[str]) -> int:
-    processes.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started
+    signals.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started, and is not cut short
     ap = argparse.ArgumentParser(prog="runner.bottleneck_capture", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backhauls", default="none,40,60,80,100,120,250",
@@ -111,7 +111,8 @@ def main(argv: list[str]) -> int:
                 print(f"{label}: {doc['throughput_mbps']:.1f} Mbit/s, A-MPDU {doc['mean_ampdu']}, "
                       f"{len(steps)} classified steps, {time.time() - t0:.0f} s", flush=True)
     finally:
-        lab.close()
+        with signals.stopping():
+            lab.close()
     return 0
 
 

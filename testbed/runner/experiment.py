@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import backend as backend_mod
-from . import groundtruth, iperf, mixed, processes, slice_overflow, topology, wan, wlan
+from . import groundtruth, iperf, mixed, processes, signals, slice_overflow, topology, wan, wlan
 from .scenarios import PAIRS, Scenario
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -207,13 +207,14 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
             rounds.append(_run_transfers(tb, s, duration_s, cc) if s.mix is None
                           else mixed.run_round(tb, s, duration_s, cc, app_docs))
     finally:
-        errors = _stop_all([("adwiser-dp", stop_backend), ("wan-emu", stop_wan),
-                            ("wlan-emu", stop_emu),
-                            ("leftover processes", lambda: processes.stop_pidfiles(tb.run_dir)),
-                            ("logs", keep_logs),
-                            ("topology", restore_topology)])
-        for e in errors:
-            print(f"runner: cleanup: {e}", file=sys.stderr)
+        with signals.stopping():
+            errors = _stop_all([("adwiser-dp", stop_backend), ("wan-emu", stop_wan),
+                                ("wlan-emu", stop_emu),
+                                ("leftover processes", lambda: processes.stop_pidfiles(tb.run_dir)),
+                                ("logs", keep_logs),
+                                ("topology", restore_topology)])
+            for e in errors:
+                print(f"runner: cleanup: {e}", file=sys.stderr)
     if errors:
         raise RuntimeError("cleanup failed: " + "; ".join(errors))
 

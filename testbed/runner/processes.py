@@ -25,7 +25,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -113,36 +112,6 @@ def _remove_noted_dpdk_dir(note: Path) -> None:
     if path is not None and path.parent == _dpdk_base() and path.name not in ("", ".", ".."):
         remove_dpdk_runtime_dir(path)
     note.unlink(missing_ok=True)
-
-
-def exit_on_signals() -> None:
-    """Every entry point that starts namespaces or processes calls this first.
-
-    The first SIGINT (Ctrl-C) raises KeyboardInterrupt and the first SIGTERM
-    SystemExit(143) in the main thread, so every `finally` stops what it started
-    and removes the namespaces. Without it SIGTERM ends Python at once and
-    leaves everything running. From then on either signal is reported and
-    otherwise ignored: a second Ctrl-C, or a SIGTERM after it, raised again in
-    the middle of that teardown and left the namespaces and processes it had
-    not reached yet. SIGKILL still ends the process. A SIGINT the process was
-    started with ignored (a background job of a script) stays ignored. The
-    handlers are Python functions, so programs started later get the default
-    dispositions back at exec."""
-    def _stopping(signum: int, frame: object) -> None:
-        print(f"{signal.Signals(signum).name} again: still stopping what was started", file=sys.stderr, flush=True)
-
-    def _first(signum: int, frame: object) -> None:
-        for s in handled:
-            signal.signal(s, _stopping)
-        if signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        raise SystemExit(128 + signum)
-
-    handled = [signal.SIGTERM]
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-        handled.append(signal.SIGINT)
-    for s in handled:
-        signal.signal(s, _first)
 
 
 def _alive(pid: int) -> bool:

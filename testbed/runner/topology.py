@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import processes
+from . import processes, signals
 from .shell import CommandError, ns_run, run
 
 SUBNET_PREFIXLEN = 24
@@ -251,6 +251,11 @@ def up(tb: Testbed, *, cc: str = "cubic", appl: str = "bridge") -> dict[str, Any
 
 def down(tb: Testbed) -> list[str]:
     """Removes everything `up` made; returns the namespaces deleted."""
+    with signals.stopping():
+        return _down(tb)
+
+
+def _down(tb: Testbed) -> list[str]:
     processes.stop_pidfiles(tb.run_dir)
     present = existing_namespaces()
     deleted = []
@@ -273,7 +278,7 @@ def down(tb: Testbed) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    processes.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started
+    signals.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started, and is not cut short
     ap = argparse.ArgumentParser(prog="testbed-topology", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--prefix", default=None, help="namespace prefix (default $TESTBED_PREFIX or 'adw')")

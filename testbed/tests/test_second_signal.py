@@ -21,8 +21,8 @@ TESTBED = Path(__file__).resolve().parents[1]
 ENTRY_POINT = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from runner import processes
-processes.exit_on_signals()
+from runner import signals
+signals.exit_on_signals()
 try:
     print("running", flush=True)
     time.sleep(60)
