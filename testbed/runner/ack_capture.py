@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.dataplane:
         backend_mod.check_available(DP_SCENARIO, None)
     tb = topology.Testbed(a.prefix)
-    created = not tb.state_file.exists()
+    created = not topology.is_up(tb)   # also a half-up testbed, which `up` rebuilds
     os.environ["WLAN_EMU_CMD"] = wlan.DEFAULT_TEMPLATE + f" --air {VHT_AIR}"
     try:
         topology.up(tb, cc="cubic", appl="ports" if a.dataplane else "bridge")

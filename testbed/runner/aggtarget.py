@@ -131,7 +131,7 @@ class _PairLab:
     def __init__(self, tb: topology.Testbed):
         self.tb = tb
         self.emu_pid = 0   # the running wlan-emu's, for step_rss
-        self.created = not tb.state_file.exists()
+        self.created = not topology.is_up(tb)   # also a half-up testbed, which `up` rebuilds
         self.run_dir = tb.run_dir
 
     def ns(self, role: str) -> str:

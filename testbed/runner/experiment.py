@@ -153,7 +153,7 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         raise ValueError(f"repeats {repeats!r}: expected 1..{MAX_REPEATS}")
     backend_mod.check_available(s, backend_cmd)
     tb = topology.Testbed(prefix or topology.default_prefix())
-    created = not tb.state_file.exists()
+    created = not topology.is_up(tb)   # also a half-up testbed, which `up` rebuilds
     run_out = results_dir / "runs" / s.name
     run_out.mkdir(parents=True, exist_ok=True)
     for old in run_out.iterdir():  # nothing from an earlier run may be mistaken for this one's

@@ -224,10 +224,16 @@ def _build(tb: Testbed, cc: str) -> None:
     set_congestion_control(tb, cc)
 
 
+def is_up(tb: Testbed) -> bool:
+    """Whether `up` would keep this testbed as it is; otherwise it (re)builds
+    it, and a run that calls `up` then owns it and takes it down at its end."""
+    return tb.state_file.exists() and set(tb.namespaces) <= existing_namespaces()
+
+
 def up(tb: Testbed, *, cc: str = "cubic", appl: str = "bridge") -> dict[str, Any]:
     """Brings the testbed up (no-op if it is already up); straight forwarding
     everywhere unless `appl` says otherwise."""
-    if tb.state_file.exists() and set(tb.namespaces) <= existing_namespaces():
+    if is_up(tb):
         # A run killed before its `finally` leaves its processes and modes: they would run beside this one's.
         processes.stop_pidfiles(tb.run_dir)
         set_modes(tb, wan="bridge", appl=appl, wlan="bridge")
