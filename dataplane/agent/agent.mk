@@ -8,8 +8,9 @@ AGENT_HEADERS  := $(wildcard agent/*.h) dp/ack_model_json.h dp/json_walk.h dp/re
 AGENT_BIN      := $(BUILD)/adwiser-sta-agent
 AGENT_TEST     := $(BUILD)/san/agent/test_frame_boundary
 AGENT_TEST_PERIODS := $(BUILD)/san/agent/test_sta_periods
+AGENT_TEST_OPTIONS := $(BUILD)/san/agent/test_agent_options
 
-DP_BUILD += $(AGENT_BIN) $(AGENT_TEST) $(AGENT_TEST_PERIODS)
+DP_BUILD += $(AGENT_BIN) $(AGENT_TEST) $(AGENT_TEST_PERIODS) $(AGENT_TEST_OPTIONS)
 DP_TEST  += agent-test
 
 $(AGENT_BIN): $(AGENT_SRCS) $(AGENT_HEADERS) $(CORE_LIB)
@@ -28,8 +29,14 @@ $(AGENT_TEST_PERIODS): agent/tests/test_sta_periods.c agent/sta_periods.c agent/
 	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) $(CORE_INCLUDE) -Iagent $< agent/sta_periods.c agent/frame_boundary.c \
 	    $(CORE_LIB_SAN) -lcmocka -lm -o $@
 
+$(AGENT_TEST_OPTIONS): agent/tests/test_agent_options.c agent/agent_options.c dp/redis_addr.c $(AGENT_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -Idp -Iagent $< agent/agent_options.c dp/redis_addr.c \
+	    $(shell pkg-config --cflags --libs hiredis) -lcmocka -o $@
+
 .PHONY: agent-test
-agent-test: $(AGENT_TEST) $(AGENT_TEST_PERIODS) $(AGENT_BIN)
+agent-test: $(AGENT_TEST) $(AGENT_TEST_PERIODS) $(AGENT_TEST_OPTIONS) $(AGENT_BIN)
 	$(AGENT_TEST)
 	$(AGENT_TEST_PERIODS)
+	$(AGENT_TEST_OPTIONS)
 	PY=$(PY) agent/tests/test_sta_agent.sh $(BUILD)

@@ -1,8 +1,10 @@
 /* agent_options.c — adwiser-sta-agent's command line; see agent_options.h. */
 #include "agent_options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,27 @@
 #include "redis_addr.h"
 
 #define AGENT_DURATION_MAX_S 31536000.0 /* a year, s */
+#define NAME_MAX_CHARS 64                /* of an appliance, AP or STA name */
+
+/* The first n characters of s are a name as the controller has them (controller/adwiser_controller/models.py
+ * ID_PATTERN and PAIR_PATTERN): a letter or digit, then letters, digits, '_', '.', '-', at most NAME_MAX_CHARS.
+ * The controller matches tm:sta's key and `pair` exactly, so an entry under any other name is never read. */
+static bool controller_name(const char *s, size_t n)
+{
+    if (n == 0 || n > NAME_MAX_CHARS || !isalnum((unsigned char)s[0]))
+        return false;
+    for (size_t k = 1; k < n; k++)
+        if (!isalnum((unsigned char)s[k]) && !strchr("_.-", s[k]))
+            return false;
+    return true;
+}
+
+static bool pair_name(const char *pair)
+{
+    const char *slash = strchr(pair, '/');
+    return slash != NULL && controller_name(pair, (size_t)(slash - pair)) &&
+           controller_name(slash + 1, strlen(slash + 1));
+}
 
 static void usage(FILE *f)
 {
@@ -100,16 +123,18 @@ int agent_options_parse(int argc, char **argv, struct agent_options *o)
         fprintf(stderr, "adwiser-sta-agent: %s is required\n", missing);
         return -1;
     }
-    if (!strchr(o->pair, '/') || strlen(o->pair) > 200) {
-        fprintf(stderr, "adwiser-sta-agent: --pair %s: expected AP/STA\n", o->pair);
+    if (!pair_name(o->pair)) {
+        fprintf(stderr, "adwiser-sta-agent: --pair %s: expected AP/STA, each a letter or digit, then letters, "
+                        "digits, '_', '.', '-' (at most %d)\n", o->pair, NAME_MAX_CHARS);
         return -1;
     }
     if ((o->redis == NULL) != (o->appliance == NULL)) {
         fprintf(stderr, "adwiser-sta-agent: --redis and --appliance go together\n");
         return -1;
     }
-    if (o->appliance && strlen(o->appliance) > 128) {
-        fprintf(stderr, "adwiser-sta-agent: --appliance: at most 128 characters\n");
+    if (o->appliance && !controller_name(o->appliance, strlen(o->appliance))) {
+        fprintf(stderr, "adwiser-sta-agent: --appliance %s: expected a letter or digit, then letters, digits, '_', "
+                        "'.', '-' (at most %d)\n", o->appliance, NAME_MAX_CHARS);
         return -1;
     }
     if (o->auth_file && !o->redis) {
