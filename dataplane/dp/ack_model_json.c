@@ -120,10 +120,14 @@ static int from_json(const json_t *root, const char *kind, struct adw_ack_model 
     return 0;
 }
 
+/* A member written twice is refused (the config reader does the same): jansson would otherwise keep the last, and a
+ * file with two "m" or two "coef" says nothing certain about which one was fitted. */
+#define LOAD_FLAGS JSON_REJECT_DUPLICATES
+
 int ack_model_json_parse(const char *text, const char *kind, struct adw_ack_model *m, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *root = json_loads(text, 0, &je);
+    json_t *root = json_loads(text, LOAD_FLAGS, &je);
     if (root == NULL) {
         snprintf(err, errlen, "not JSON: %s (line %d)", je.text, je.line);
         return -1;
@@ -137,7 +141,7 @@ int ack_model_json_load_file(const char *path, const char *kind, struct adw_ack_
                              size_t errlen)
 {
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = json_load_file(path, LOAD_FLAGS, &je);
     if (root == NULL) {
         snprintf(err, errlen, "%s", je.text);
         return -1;

@@ -7,7 +7,7 @@
  *   {"model": KIND, "version": N, "m": M, "intercept": x, "coef": [M + 1 numbers], "threshold": p,
  *    "n_max": K, "scale": s (optional, default 1), "features": "...", "training": {...}}
  * read strictly: a missing or ill-typed field (the descriptive "features" a
- * string, "training" and the tables' "..._training" objects), an unknown
+ * string, "training" and the tables' "..._training" objects), a member written twice, an unknown
  * member, or coef of another length than m + 1 is refused with the field named (adwiser/ack_model.h
  * says what the numbers mean).
  *

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "ack_model_json.h"
@@ -217,6 +218,26 @@ static void test_ack_model_threshold_out_of_range_is_refused_stating_the_open_in
     assert_true(m.threshold == 0.999);
 }
 
+static void test_ack_model_with_a_member_twice_is_refused(void **state)
+{
+    (void)state;
+    /* Which of two thresholds or m the file means cannot be told; jansson keeps the last one unless asked. */
+    expect_refused("{" ACK_KIND MODEL_NUMBERS ", \"threshold\": 0.9}", "duplicate");
+    expect_refused("{" ACK_KIND MODEL_NUMBERS ", \"coef\": [3, 2, 1]}", "duplicate");
+    char path[] = "/tmp/adw-ack-model-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char doc[] = "{" ACK_KIND MODEL_NUMBERS ", \"m\": 2}";
+    assert_int_equal(write(fd, doc, sizeof doc - 1), (ssize_t)(sizeof doc - 1));
+    close(fd);
+    char err[256];
+    struct adw_ack_model m;
+    int rc = ack_model_json_load_file(path, ACK_MODEL_KIND_ACK_BURST, &m, err, sizeof err);
+    unlink(path);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(err, "duplicate"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_model_of_another_kind_is_refused),
         cmocka_unit_test(test_model_without_a_kind_is_refused_naming_the_member_and_the_kind_expected),
         cmocka_unit_test(test_ack_model_threshold_out_of_range_is_refused_stating_the_open_interval),
+        cmocka_unit_test(test_ack_model_with_a_member_twice_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
