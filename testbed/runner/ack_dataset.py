@@ -272,7 +272,8 @@ def features(t_ns: np.ndarray, m: int) -> np.ndarray:
     (oldest first) and sigma their population standard deviation; rows for ACKs 0..m-1 are NaN. Exactly what
     dataplane/core/ack_burst.c computes."""
     # Differences first, in integer ns: Unix-clock times (~1.7e18 ns, the STA agent's) step by 256 ns as float64.
-    ia = np.diff(t_ns).astype(np.float64) / 1000.0
+    # A time before the previous one (the Unix clock stepped back) is no gap, as the C estimators count it.
+    ia = np.maximum(np.diff(np.asarray(t_ns, dtype=np.int64)), 0).astype(np.float64) / 1000.0
     n = len(t_ns)
     x = np.full((n, m + 1), np.nan)
     if n <= m:
