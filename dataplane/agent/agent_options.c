@@ -51,7 +51,8 @@ static void usage(FILE *f)
             "  --duration S      exit by itself after S seconds (else SIGTERM/SIGINT)\n");
 }
 
-/* --redis-auth FILE: "USER PASSWORD" on its first line (a file, so the password is not on the command line). */
+/* --redis-auth FILE: "USER PASSWORD" on its first line (a file, so the password is not on the command line). Each is
+ * taken whole or refused: read with field widths, a long user lost its tail to the password. */
 static int read_auth(struct agent_options *o)
 {
     FILE *f = fopen(o->auth_file, "r");
@@ -62,12 +63,22 @@ static int read_auth(struct agent_options *o)
     char line[512] = "";
     char *got = fgets(line, sizeof(line), f);
     fclose(f);
-    char extra[2];
-    if (!got || sscanf(line, "%127s %255s %1s", o->auth_user, o->auth_pass, extra) != 2) {
+    static const char *const space = " \t\r\n";
+    char *save = NULL;
+    char *user = got ? strtok_r(line, space, &save) : NULL;
+    char *pass = user ? strtok_r(NULL, space, &save) : NULL;
+    if (!pass || strtok_r(NULL, space, &save) != NULL) {
         fprintf(stderr, "adwiser-sta-agent: --redis-auth %s: expected \"USER PASSWORD\" on the first line\n",
                 o->auth_file);
         return -1;
     }
+    if (strlen(user) >= sizeof(o->auth_user) || strlen(pass) >= sizeof(o->auth_pass)) {
+        fprintf(stderr, "adwiser-sta-agent: --redis-auth %s: at most %zu characters of user and %zu of password\n",
+                o->auth_file, sizeof(o->auth_user) - 1, sizeof(o->auth_pass) - 1);
+        return -1;
+    }
+    strcpy(o->auth_user, user);
+    strcpy(o->auth_pass, pass);
     return 0;
 }
 

@@ -1,18 +1,22 @@
-/* Tests of adwiser-sta-agent's command line (agent/agent_options.c): names the controller could never read are
- * refused at start. */
+/* Tests of adwiser-sta-agent's command line (agent/agent_options.c): names the controller could never read and
+ * auth files the agent would misread are refused at start. */
 #include <getopt.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "agent_options.h"
 
-/* Parses the agent's command line with this --pair and --appliance (NULL: option left out). */
-static int parse(const char *pair, const char *appliance)
+/* Parses the agent's command line with this --pair, --appliance (NULL: left out, and --redis with it) and
+ * --redis-auth (NULL: left out); *o gets the result. */
+static int parse_into(struct agent_options *o, const char *pair, const char *appliance, const char *auth)
 {
     char *argv[16];
     int argc = 0;
@@ -29,10 +33,34 @@ static int parse(const char *pair, const char *appliance)
         argv[argc++] = "--appliance";
         argv[argc++] = (char *)appliance;
     }
+    if (auth) {
+        argv[argc++] = "--redis-auth";
+        argv[argc++] = (char *)auth;
+    }
     argv[argc] = NULL;
     optind = 0; /* glibc: a fresh scan of a new argv */
+    return agent_options_parse(argc, argv, o);
+}
+
+static int parse(const char *pair, const char *appliance)
+{
     struct agent_options o;
-    return agent_options_parse(argc, argv, &o);
+    return parse_into(&o, pair, appliance, NULL);
+}
+
+/* The agent's options with a --redis-auth file whose first line is `line`; the parser's result. */
+static int parse_auth(struct agent_options *o, const char *line)
+{
+    char path[] = "/tmp/adw-agent-auth-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fprintf(f, "%s\n", line);
+    fclose(f);
+    int rc = parse_into(o, "ap1/sta1", "lab", path);
+    unlink(path);
+    return rc;
 }
 
 static void test_pair_and_appliance_of_the_controllers_form_are_accepted(void **state)
@@ -74,12 +102,46 @@ static void test_appliance_the_controller_cannot_have_is_refused(void **state)
     assert_int_equal(parse("ap1/sta1", long_id), 0);
 }
 
+static void test_auth_line_is_read_as_user_and_password(void **state)
+{
+    (void)state;
+    struct agent_options o;
+    assert_int_equal(parse_auth(&o, "sta-agent s3cret"), 0);
+    assert_string_equal(o.auth_user, "sta-agent");
+    assert_string_equal(o.auth_pass, "s3cret");
+}
+
+/* A user or password longer than the fields hold was cut at the field's width, and the rest of a long user taken for
+ * the password: a file holding only a long user name was accepted, with a password it does not hold. */
+static void test_auth_user_or_password_too_long_is_refused_not_cut(void **state)
+{
+    (void)state;
+    struct agent_options o;
+    char user[200], line[600];
+    memset(user, 'u', 130);
+    user[130] = '\0';
+    assert_int_equal(parse_auth(&o, user), -1);
+    snprintf(line, sizeof line, "%s pw", user);
+    assert_int_equal(parse_auth(&o, line), -1);
+    char pass[300];
+    memset(pass, 'p', 256);
+    pass[256] = '\0';
+    snprintf(line, sizeof line, "agent %s", pass);
+    assert_int_equal(parse_auth(&o, line), -1);
+    pass[255] = '\0'; /* the longest that fits */
+    snprintf(line, sizeof line, "agent %s", pass);
+    assert_int_equal(parse_auth(&o, line), 0);
+    assert_int_equal(strlen(o.auth_pass), 255);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pair_and_appliance_of_the_controllers_form_are_accepted),
         cmocka_unit_test(test_pair_not_of_two_names_is_refused),
         cmocka_unit_test(test_appliance_the_controller_cannot_have_is_refused),
+        cmocka_unit_test(test_auth_line_is_read_as_user_and_password),
+        cmocka_unit_test(test_auth_user_or_password_too_long_is_refused_not_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
