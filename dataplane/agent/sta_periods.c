@@ -20,6 +20,10 @@ bool sta_periods_end(struct sta_periods *p, uint64_t now_ns, struct sta_report *
 {
     r->mean = adw_frame_est_take(&p->est, now_ns, p->idle_close_ns, &r->frames, &r->pkts);
     p->frames += r->frames;
+    /* The packets of an A-MPDU still open at a period's end were received in that period; if it closed nothing,
+     * no entry is written (the controller reads only entries with frames), so they wait for the next one. */
+    r->pkts += p->unreported_pkts;
+    p->unreported_pkts = r->frames > 0 ? 0 : r->pkts;
     return r->frames > 0;
 }
 

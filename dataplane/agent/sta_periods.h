@@ -28,12 +28,15 @@ struct sta_periods {
     uint64_t idle_close_ns;                  /* an A-MPDU without a packet for this long is over */
     uint64_t pkts;                           /* packets received, whole run */
     uint64_t frames;                         /* A-MPDUs closed, whole run */
+    uint64_t unreported_pkts;                /* packets of periods that closed no A-MPDU (no entry): the next
+                                                entry carries them */
 };
 
 void sta_periods_init(struct sta_periods *p, const struct adw_ack_model *model, uint64_t idle_close_ns);
 /* A packet received at t_ns; true if it starts a new A-MPDU. */
 bool sta_periods_packet(struct sta_periods *p, uint64_t t_ns);
-/* A period ends at now_ns: true if *r is to be written (an A-MPDU closed in it; an empty period writes nothing). */
+/* A period ends at now_ns: true if *r is to be written (an A-MPDU closed in it; a period that closed none writes
+ * nothing, and its packets go with the next report that is written). */
 bool sta_periods_end(struct sta_periods *p, uint64_t now_ns, struct sta_report *r);
 /* The run ends: no packet will come, so the A-MPDU still open is closed and the partial period ends with it;
  * true if *r is to be written. */

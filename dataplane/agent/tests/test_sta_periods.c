@@ -95,12 +95,38 @@ static void test_exit_before_any_packet_writes_nothing(void **state)
     assert_int_equal(p.pkts, 0);
 }
 
+/* Sparse traffic: one A-MPDU a period, received in the period's last milliseconds, so it is still open at the
+ * period's end (not idle for IDLE_CLOSE_NS yet) and closes in the next. The period that received its packets closed
+ * no A-MPDU and writes no entry; its packets must reach the entry of the period that closes it, else tm:sta's
+ * mpdus_ok (the controller's received_pps) misses them while --stats counts them. */
+static void test_packets_of_a_period_that_closed_no_ampdu_reach_the_next_entry(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = gap_model(64);
+    struct sta_periods p;
+    sta_periods_init(&p, &m, IDLE_CLOSE_NS);
+    struct written w = {0};
+    struct sta_report r;
+    const uint64_t period = 100000 * US;
+    for (uint64_t k = 1; k <= 5; k++) {
+        uint64_t t = k * period - 2000 * US;
+        feed(&p, &t, 1, 6);
+        write_if(&w, sta_periods_end(&p, k * period, &r), &r);
+    }
+    write_if(&w, sta_periods_finish(&p, &r), &r);
+    assert_int_equal(p.pkts, 30);
+    assert_int_equal(p.frames, 5);
+    assert_int_equal(w.frames, p.frames);
+    assert_int_equal(w.pkts, p.pkts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exit_reports_the_open_ampdu_and_the_last_partial_period),
         cmocka_unit_test(test_exit_after_everything_was_reported_writes_nothing_more),
         cmocka_unit_test(test_exit_before_any_packet_writes_nothing),
+        cmocka_unit_test(test_packets_of_a_period_that_closed_no_ampdu_reach_the_next_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
