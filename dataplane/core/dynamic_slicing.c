@@ -4,9 +4,11 @@
  * A pair whose queues are empty at its slice start (an HTTP user in think
  * time) gives the slice to the most backlogged pair of another slice that
  * the policy allows to take slices and that conflicts with none of the pairs
- * of this slice that have backlog (they transmit in it: spatial reuse must
- * stay interference-free; the idle pairs do not). The idle pair takes its slice back simply by having
- * backlog at its next slice start.
+ * of this slice that had backlog at its start (they transmit in it: spatial reuse must
+ * stay interference-free; the idle pairs do not). Backlog at the start, as adw_slice_start marked it in
+ * in_slice, not the queue now: a pair listed before the idle one may have sent all it had already, and a taker
+ * conflicting with it then took its slice from it (given_to: its refills refused, its air the taker's). The idle
+ * pair takes its slice back simply by having backlog at its next slice start.
  */
 #include "sched_internal.h"
 
@@ -26,10 +28,8 @@ uint16_t adw_dynslice_pick(struct adw_sched *s, uint16_t slice)
         if (backlog <= best_backlog)
             continue;
         bool clash = false;
-        for (unsigned i = 0; i < sl->n_pairs && !clash; i++) {
-            const struct adw_pair_state *other = &s->slots[p->slot_of_pair[sl->pairs[i]]];
-            clash = other->q_data.len + other->q_ack.len > 0 && adw_plan_conflict(p, q, sl->pairs[i]);
-        }
+        for (unsigned i = 0; i < sl->n_pairs && !clash; i++)
+            clash = s->in_slice[sl->pairs[i]] == ADW_IN_SLICE_SENDS && adw_plan_conflict(p, q, sl->pairs[i]);
         if (!clash) {
             best = q;
             best_backlog = backlog;

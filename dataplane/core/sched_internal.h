@@ -31,6 +31,10 @@
 
 #define ADW_SLOT_NONE 0xffff
 #define ADW_TPUT_EWMA 0.2        /* weight of one frame in the per-pair throughput EWMA */
+/* Marks of struct adw_sched.in_slice while a slice starts (0: not one of its pairs). */
+#define ADW_IN_SLICE_IDLE 1      /* one of its pairs, nothing queued at the slice start */
+#define ADW_IN_SLICE_SENDS 2     /* one of its pairs that sends in it: backlog at the slice start, or its batch
+                                    went early (refill.c) */
 
 struct adw_plan {
     struct adw_config *cfg;                  /* private copy */
@@ -132,7 +136,7 @@ struct adw_sched {
     uint16_t given_to[ADW_MAX_SLICES];
     uint64_t slice_early_ns[ADW_MAX_SLICES]; /* this frame's slices: how early their batches went, ns */
     uint64_t next_frame_early_ns;            /* the same for slice 0 of the next frame, ns */
-    uint8_t *in_slice;                       /* scratch: marks of pairs active in the current slice */
+    uint8_t *in_slice;                       /* scratch: marks of the current slice's pairs (ADW_IN_SLICE_*) */
     uint16_t *paced;                         /* slots in paced mode */
     uint16_t *deferred;                      /* slots with a deferred batch */
     uint32_t n_deferred;

@@ -7,7 +7,9 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "adwiser/sched.h"
@@ -125,12 +127,96 @@ static void test_an_idle_pairs_drain_still_on_the_air_holds_back_the_pair_taking
     assert_int_equal(sched_out[0].out_port, 1);
 }
 
+/* A third pair beside the lab's, ap3/sta3 (port 3), sharing slice 0 with AP2-STA2 (they do not conflict) and
+ * conflicting with AP1-STA1, which has slice 1 to itself: slice 0 = {sta3, sta2} (sta3 listed first) or
+ * {sta2, sta3}. */
+static const uint8_t STA3_MAC[6] = {0x02, 0xad, 0, 0, 3, 1};
+static const uint8_t STA3_IP[4] = {198, 18, 0, 13};
+
+static void add_sta3_beside_sta2(struct sched_fixture *f, bool sta3_first)
+{
+    struct adw_config *c = f->cfg;
+    memcpy(c->aps[2].id, "ap3", 4);
+    memcpy(c->aps[2].port, "ap3", 4);
+    c->aps[2].channel = 36;
+    memcpy(c->stas[2].id, "sta3", 5);
+    memcpy(c->stas[2].mac, STA3_MAC, 6);
+    c->stas[2].n_addrs = 1;
+    c->stas[2].addrs[0].family = 4;
+    memcpy(c->stas[2].addrs[0].addr, STA3_IP, 4);
+    c->stas[2].ap = 2;
+    c->n_aps = 3;
+    c->n_stas = 3;
+    c->conflicts[1] = (struct adw_conflict_cfg){.a = 0, .b = 2};
+    c->n_conflicts = 2;
+    /* slice 0: sta3 and sta2 (spatial reuse); slice 1: sta1 */
+    c->slices[0].n_pairs = 2;
+    c->slices[0].pairs[0] = sta3_first ? 2 : 1;
+    c->slices[0].pairs[1] = sta3_first ? 1 : 2;
+    c->slices[1].pairs[0] = 0;
+    c->policies.dynamic_slicing.enabled = true;
+    sched_fixture_recreate(f, NULL);
+    assert_non_null(f->s);
+}
+
+static struct adw_pkt sta3_pkt(bool downlink, uint32_t seq_or_ack, uint32_t payload)
+{
+    struct fb_tcp t = downlink ? lab_down_tcp(0, seq_or_ack, payload) : lab_up_ack(0, seq_or_ack);
+    memcpy(downlink ? t.dst_mac : t.src_mac, STA3_MAC, 6);
+    memcpy(downlink ? t.dst_ip : t.src_ip, STA3_IP, 4);
+    uint8_t *b = lab_buf();
+    return (struct adw_pkt){.data = b, .len = fb_tcp(b, 1600, &t), .in_port = downlink ? 0 : 3, .cookie = b};
+}
+
+static void sta3_data(struct adw_sched *s, uint32_t first_seg, unsigned n, uint64_t now)
+{
+    for (unsigned i = 0; i < n; i++) {
+        struct adw_pkt p = sta3_pkt(true, 1 + (first_seg + i) * SEG, SEG);
+        assert_int_equal(sched_enqueue1(s, &p, now), ADW_QUEUED);
+    }
+}
+
+/* STA2 idle in slice 0, STA3 sending in it: STA1 conflicts with STA3 and must not take STA2's share of the slice,
+ * however the slice lists its pairs. With sta3 listed first, its batch (all 10 it had) went before STA2's idle
+ * turn came, STA3's queue looked empty, and STA1 was given slice 0: STA3's own slice was then no longer its
+ * (given_to), so when its drain ended at 5 ms with 30 more packets queued, the slice went to STA1's batch at AP1
+ * instead of STA3's refill. */
+static void check_a_pair_sending_in_the_slice_keeps_conflicting_takers_out(void **state, bool sta3_first)
+{
+    struct sched_fixture *f = *state;
+    add_sta3_beside_sta2(f, sta3_first);
+    lab_enqueue_data(f->s, 0, 1, 200, 0);
+    sta3_data(f->s, 0, 10, 0);
+    unsigned n = sched_dequeue_all(f->s, 0);
+    assert_int_equal(n, 10);
+    sched_assert_out_to(n, 3);
+    sta3_data(f->s, 10, 30, 3 * MS);
+    struct adw_pkt ack = sta3_pkt(false, 1 + 10 * SEG, 0);
+    assert_int_equal(sched_enqueue1(f->s, &ack, 5 * MS), ADW_PASS);
+    n = sched_dequeue_all(f->s, 5 * MS);
+    assert_true(n > 0);
+    sched_assert_out_to(n, 3);
+    assert_int_equal(sched_stats(f->s).reassignments, 0);
+}
+
+static void test_a_pair_listed_first_and_sending_in_the_slice_keeps_conflicting_takers_out(void **state)
+{
+    check_a_pair_sending_in_the_slice_keeps_conflicting_takers_out(state, true);
+}
+
+static void test_a_pair_listed_last_and_sending_in_the_slice_keeps_conflicting_takers_out(void **state)
+{
+    check_a_pair_sending_in_the_slice_keeps_conflicting_takers_out(state, false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         LAB_TEST(test_taken_slice_waits_for_the_takers_own_drain_of_the_slice_before),
         LAB_TEST(test_taker_r_settles_where_its_batch_drains_in_a_slice),
         LAB_TEST(test_an_idle_pairs_drain_still_on_the_air_holds_back_the_pair_taking_its_slice),
+        LAB_TEST(test_a_pair_listed_first_and_sending_in_the_slice_keeps_conflicting_takers_out),
+        LAB_TEST(test_a_pair_listed_last_and_sending_in_the_slice_keeps_conflicting_takers_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
