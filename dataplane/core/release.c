@@ -298,5 +298,11 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
     }
     for (unsigned i = 0; i < sl->n_pairs; i++)
         s->in_slice[sl->pairs[i]] = 0;
+    /* Real-time packets held above for a drain that the loop then closed as stale (its pair's, or a taker's, next
+     * batch was due and its ACKs never came) wait for nothing: they go now and the batches they held back wait the
+     * guard after them. Left to the hold's bound, the batch of the pair whose drain was closed idled half its slice
+     * behind them, and the backend slept to that bound (adw_sched_next_event_ns). */
+    if (adw_rt_holding(s))
+        adw_rt_release_held(s, now_ns, false);
 }
 

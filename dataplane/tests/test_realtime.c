@@ -210,6 +210,31 @@ static void test_zero_hold_and_guard_release_at_the_slice_start_without_waiting(
     assert_int_equal(st.rt_batch_waits, 0);
 }
 
+/* AP1's batch of slice 0 is never acknowledged (its ACKs lost), so voice arriving at 35 ms waits for that drain. At
+ * 40 ms, AP1's next slice start closes it as stale: nothing holds the voice any more, and it goes at once, AP1's
+ * new batch a guard later. It was held to the hold's bound (50 ms) and AP1's batch with it, half of AP1's slice
+ * idle behind a drain already closed; the backend, told the next event was at 50 ms, slept to it. */
+static void test_voice_held_for_a_drain_its_pairs_slice_start_closes_goes_at_that_start(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_data(f->s, 0, 1, 100, 0);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
+    struct adw_pkt v = lab_voice_pkt(1);
+    assert_int_equal(sched_enqueue1(f->s, &v, 35 * MS), ADW_QUEUED);
+    assert_int_equal(sched_dequeue_all(f->s, 35 * MS), 0); /* AP1's drain open */
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 1);
+    assert_ptr_equal(sched_out[0].cookie, v.cookie);
+    assert_int_equal(sched_out[0].out_port, 2);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), 40 * MS + GUARD);
+    unsigned n = sched_dequeue_all(f->s, 40 * MS + GUARD);
+    assert_true(n > 0);
+    sched_assert_out_to(n, 1);
+    struct adw_stats st = sched_stats(f->s);
+    assert_int_equal(st.rt_hold_timeouts, 0);
+    assert_int_equal(st.rt_held_ns, 0);
+}
+
 static void test_out_of_range_hold_and_guard_are_refused_by_name(void **state)
 {
     (void)state;
@@ -236,6 +261,7 @@ int main(void)
         LAB_TEST(test_voice_arriving_during_a_hold_goes_with_the_held_voice),
         LAB_TEST(test_a_conflicting_batch_waits_one_guard_per_real_time_packet_released),
         LAB_TEST(test_zero_hold_and_guard_release_at_the_slice_start_without_waiting),
+        LAB_TEST(test_voice_held_for_a_drain_its_pairs_slice_start_closes_goes_at_that_start),
         cmocka_unit_test(test_out_of_range_hold_and_guard_are_refused_by_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
