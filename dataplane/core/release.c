@@ -252,9 +252,11 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
     /* Who sends in the slice is decided before any batch goes: a pair whose batch takes all it had has an empty
      * queue by the time a pair listed after it turns out idle, and still sends in the slice (dynamic_slicing.c). */
     for (unsigned i = 0; i < sl->n_pairs; i++) {
-        const struct adw_pair_state *ps = &s->slots[p->slot_of_pair[sl->pairs[i]]];
+        struct adw_pair_state *ps = &s->slots[p->slot_of_pair[sl->pairs[i]]];
         bool sends = ps->q_data.len + ps->q_ack.len > 0 || ps->early_slice_ns == ev->start_ns + 1;
         s->in_slice[sl->pairs[i]] = sends ? ADW_IN_SLICE_SENDS : ADW_IN_SLICE_IDLE;
+        if (!sends)
+            ps->idle_slice_ns = ev->start_ns + 1;
     }
     for (unsigned i = 0; i < sl->n_pairs; i++) {
         uint16_t q = sl->pairs[i];

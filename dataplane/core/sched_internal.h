@@ -92,6 +92,8 @@ struct adw_pair_state {
                                                 0 = none (adw_refill_batch: one per slice) */
     uint64_t early_slice_ns;                 /* 1 + start of the slice whose batch went early, before it began
                                                 (adw_start_next_slice_early), 0 = none */
+    uint64_t idle_slice_ns;                  /* 1 + start of the last slice of its own it had nothing queued at
+                                                (its share of it may be given away: dynamic slicing), 0 = none */
     uint64_t last_v_ns;                      /* last completed (or capped) drain time, ns */
     /* a batch held back at its slice start while a conflicting pair still drained (deferral.c): */
     bool deferred;

@@ -127,13 +127,13 @@ static void test_an_idle_pairs_drain_still_on_the_air_holds_back_the_pair_taking
     assert_int_equal(sched_out[0].out_port, 1);
 }
 
-/* A third pair beside the lab's, ap3/sta3 (port 3), sharing slice 0 with AP2-STA2 (they do not conflict) and
- * conflicting with AP1-STA1, which has slice 1 to itself: slice 0 = {sta3, sta2} (sta3 listed first) or
- * {sta2, sta3}. */
+/* A third pair beside the lab's, ap3/sta3 (port 3), sharing slice 0 with AP2-STA2 (they do not conflict), and
+ * conflicting with AP1-STA1 (which has slice 1 to itself) if sta3_conflicts: slice 0 = {sta3, sta2} (sta3 listed
+ * first) or {sta2, sta3}. */
 static const uint8_t STA3_MAC[6] = {0x02, 0xad, 0, 0, 3, 1};
 static const uint8_t STA3_IP[4] = {198, 18, 0, 13};
 
-static void add_sta3_beside_sta2(struct sched_fixture *f, bool sta3_first)
+static void add_sta3_beside_sta2(struct sched_fixture *f, bool sta3_first, bool sta3_conflicts)
 {
     struct adw_config *c = f->cfg;
     memcpy(c->aps[2].id, "ap3", 4);
@@ -148,7 +148,7 @@ static void add_sta3_beside_sta2(struct sched_fixture *f, bool sta3_first)
     c->n_aps = 3;
     c->n_stas = 3;
     c->conflicts[1] = (struct adw_conflict_cfg){.a = 0, .b = 2};
-    c->n_conflicts = 2;
+    c->n_conflicts = sta3_conflicts ? 2 : 1;
     /* slice 0: sta3 and sta2 (spatial reuse); slice 1: sta1 */
     c->slices[0].n_pairs = 2;
     c->slices[0].pairs[0] = sta3_first ? 2 : 1;
@@ -184,7 +184,7 @@ static void sta3_data(struct adw_sched *s, uint32_t first_seg, unsigned n, uint6
 static void check_a_pair_sending_in_the_slice_keeps_conflicting_takers_out(void **state, bool sta3_first)
 {
     struct sched_fixture *f = *state;
-    add_sta3_beside_sta2(f, sta3_first);
+    add_sta3_beside_sta2(f, sta3_first, true);
     lab_enqueue_data(f->s, 0, 1, 200, 0);
     sta3_data(f->s, 0, 10, 0);
     unsigned n = sched_dequeue_all(f->s, 0);
@@ -209,6 +209,30 @@ static void test_a_pair_listed_last_and_sending_in_the_slice_keeps_conflicting_t
     check_a_pair_sending_in_the_slice_keeps_conflicting_takers_out(state, false);
 }
 
+/* STA2 idle in slice 0 gives its share of the slice to STA1 (which conflicts with STA2 only); STA3, the other pair
+ * of slice 0, still sends in it. When STA3's drain ends at 8 ms with 60 packets queued, the time left of its own
+ * slice is its refill's. It was refused: the slice counted as given away whole (given_to), not STA2's share of it. */
+static void test_a_pair_sending_in_a_partly_given_slice_still_refills_it(void **state)
+{
+    struct sched_fixture *f = *state;
+    add_sta3_beside_sta2(f, true, false);
+    lab_enqueue_data(f->s, 0, 1, 100, 0);
+    sta3_data(f->s, 0, 100, 0);
+    unsigned n = sched_dequeue_all(f->s, 0), to_ap3 = 0, to_ap1 = 0;
+    for (unsigned i = 0; i < n; i++) {
+        to_ap3 += sched_out[i].out_port == 3;
+        to_ap1 += sched_out[i].out_port == 1;
+    }
+    assert_int_equal(to_ap3, 40);
+    assert_int_equal(to_ap1, 40); /* STA1 took STA2's share */
+    struct adw_pkt ack = sta3_pkt(false, 1 + 40 * SEG, 0);
+    assert_int_equal(sched_enqueue1(f->s, &ack, 8 * MS), ADW_PASS);
+    n = sched_dequeue_all(f->s, 8 * MS);
+    assert_true(n > 0);
+    sched_assert_out_to(n, 3);
+    assert_int_equal(sched_stats(f->s).batch_refills, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +241,7 @@ int main(void)
         LAB_TEST(test_an_idle_pairs_drain_still_on_the_air_holds_back_the_pair_taking_its_slice),
         LAB_TEST(test_a_pair_listed_first_and_sending_in_the_slice_keeps_conflicting_takers_out),
         LAB_TEST(test_a_pair_listed_last_and_sending_in_the_slice_keeps_conflicting_takers_out),
+        LAB_TEST(test_a_pair_sending_in_a_partly_given_slice_still_refills_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
