@@ -6,7 +6,8 @@
  *    with T_serv an EWMA (weight W = ewma_alpha) of the per-packet service
  *    time. A time-sliced pair is served only in its slices, so its effective
  *    per-packet service time is V/released scaled by frame/S_i (the frame
- *    repeats every frame_ns, the pair drains during S_i of it); the caller
+ *    repeats every frame_ns, the pair drains during S_i of it: the slice time
+ *    it had in the last frame, idle pairs' slices taken included); the caller
  *    passes that sample.
  *  - ALT (003 §V-A eq. (1), Algorithm 3): q_ALT += a1 t_idle - b1 t_busy per
  *    observation interval (here: each frame), clamped. The queue is "busy"

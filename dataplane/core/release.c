@@ -126,8 +126,13 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
     /* The queue must hold the next batch and one more (astar.h, adw_astar_set_floor). */
     adw_astar_set_floor(&ps->astar, &pol->queue_sizing, 2u * adw_tsabr_batch(&ps->tsabr, &pol->ts_abr_qd));
     /* eBDP service sample (003 §IV): time per packet of this time-sliced link, stretched by frame / (the pair's
-     * slice time per frame), since packets wait through the slices of the others. */
-    uint64_t s_frame = s->plan->s_ns[ps->pair];
+     * slice time per frame), since packets wait through the slices of the others. That is the slice time it had in
+     * the last frame, not the plan's: a pair that dynamic slicing gives the idle pairs' slices is served in them
+     * too, and stretched by its own share alone (half the lab's frame) its T_serv doubled and Q_eBDP halved, a
+     * queue of T_max / 2 at the limit. The plan's share when it had none (first frame, all given away). */
+    uint64_t s_frame = ps->last_frame_s_ns > 0 ? ps->last_frame_s_ns : s->plan->s_ns[ps->pair];
+    if (s_frame > s->plan->frame_ns)
+        s_frame = s->plan->frame_ns;
     if (!capped && !ps->batch_underfilled && ps->batch_pkts >= ADW_EBDP_MIN_BATCH_PKTS && v_ns > 0 && s_frame > 0)
         adw_astar_service_sample(&ps->astar, &pol->queue_sizing,
                                  (double)v_ns / ps->batch_pkts * (double)s->plan->frame_ns / (double)s_frame);

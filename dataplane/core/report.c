@@ -82,6 +82,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         ps->frame_drains = 0;
         ps->frame_v_sum_ns = 0;
         ps->frame_reassigned = false;
+        ps->last_frame_s_ns = ps->frame_s_ns;
         ps->frame_s_ns = 0;
     }
 }

@@ -5,6 +5,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -56,11 +57,59 @@ static void test_batch_of_several_ampdus_sets_the_limit_from_its_drain_time(void
     assert_int_equal(sta1_limit_after_one_batch(f, 40, 10), 405);
 }
 
+/* STA1 alone backlogged for 80 slices, each batch of 40 drained in exactly its 20 ms slice (V = S, so r stays 40):
+ * its limit after the last frame. With dynamic slicing (STA2 idle) STA1 has every slice of the frame. */
+static uint32_t sta1_limit_draining_40_per_slice(struct sched_fixture *f, bool dynamic)
+{
+    f->cfg->policies.dynamic_slicing.enabled = dynamic;
+    sched_fixture_recreate(f, NULL);
+    assert_non_null(f->s);
+    uint32_t released = 0;
+    for (unsigned k = 0; k < 80; k++) {
+        uint64_t t = k * 20 * MS;
+        bool sta1s = dynamic || k % 2 == 0;
+        if (k > 0 && (dynamic || k % 2 == 1)) { /* the batch of the slice before drained at its end */
+            struct adw_pkt a = lab_up_ack_pkt(0, 1 + released * SEG);
+            assert_int_equal(sched_enqueue1(f->s, &a, t), ADW_PASS);
+        }
+        if (sta1s)
+            assert_int_equal(lab_enqueue_data(f->s, 0, 1 + released * SEG, 40, t > 0 ? t - MS : 0), 40);
+        unsigned n = sched_dequeue_all(f->s, t);
+        assert_int_equal(n, sta1s ? 40 : 0);
+        released += n;
+    }
+    sched_dequeue_all(f->s, 80 * 20 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    uint32_t limit = 0;
+    while (adw_sched_poll_frame(f->s, &fr, pr, 2) == 1)
+        limit = pr[0].limit_pkts;
+    return limit;
+}
+
+/* Its own slice only: 0.5 ms a packet in the slice, 1 ms stretched by the frame over the pair's 20 ms of it:
+ * Q_eBDP = 200 / 1 + 5 = 205. */
+static void test_a_pair_served_in_its_own_slice_only_has_its_service_time_stretched_by_the_frame(void **state)
+{
+    assert_int_equal(sta1_limit_draining_40_per_slice(*state, false), 205);
+}
+
+/* Every slice of the frame (dynamic slicing gives it the idle pair's): 0.5 ms a packet is its service time, a
+ * queue of 400 is 200 ms of delay, Q_eBDP = 200 / 0.5 + 5 = 405 (the first sample, in the first frame, was taken
+ * at the plan's share and is averaged out). The stretch by the plan's 20 ms of the frame halved it to 205: a
+ * queue of 100 ms at T_max = 200 ms, its TCP dropped at the tail for a delay it never had. */
+static void test_a_pair_given_every_slice_has_its_service_time_stretched_by_the_slices_it_had(void **state)
+{
+    assert_in_range(sta1_limit_draining_40_per_slice(*state, true), 400, 405);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         LAB_TEST(test_batch_smaller_than_an_ampdu_gives_no_service_sample),
         LAB_TEST(test_batch_of_several_ampdus_sets_the_limit_from_its_drain_time),
+        LAB_TEST(test_a_pair_served_in_its_own_slice_only_has_its_service_time_stretched_by_the_frame),
+        LAB_TEST(test_a_pair_given_every_slice_has_its_service_time_stretched_by_the_slices_it_had),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
