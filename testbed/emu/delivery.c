@@ -14,7 +14,9 @@ static void on_deliver(void *ctx, const struct wlan_delivery *d)
     bool sent = send_on(e, d->dst, f->data, f->len);
     uint64_t t = now_us(e);
     struct link_stats *l = link_of(e, d->src, d->dst);
-    if (!sent) { /* counted in tx_errors only: frames_out and the timing are of frames that left */
+    l->in_air--;
+    if (!sent) { /* a tx error only: frames_out and the timing are of frames that left */
+        l->tx_errors++;
         frame_store_release(&e->store, d->id);
         return;
     }
@@ -27,7 +29,9 @@ static void on_deliver(void *ctx, const struct wlan_delivery *d)
 static void on_dropped(void *ctx, const struct wlan_delivery *d)
 {
     struct emu *e = ctx;
-    link_of(e, d->src, d->dst)->dropped++;
+    struct link_stats *l = link_of(e, d->src, d->dst);
+    l->dropped++;
+    l->in_air--;
     frame_store_release(&e->store, d->id);
 }
 

@@ -38,6 +38,8 @@ struct link_stats {
     uint64_t frames_out;         /* frames sent at their delivery time */
     uint64_t dropped;            /* frames the model gave up (retry limit) */
     uint64_t refused;            /* frames the model refused (queue full) */
+    uint64_t tx_errors;          /* frames the model delivered whose send failed (also in emu.tx_errors) */
+    uint64_t in_air;             /* frames queued into the model, not yet delivered nor given up */
     struct delivery_timing timing; /* lateness of frames_out, at send completion */
     struct delivery_timing wakeup; /* lateness of the loop reaching the delivery event */
     struct delivery_timing intake; /* kernel arrival on the interface -> read and queued into the air */

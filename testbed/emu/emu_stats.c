@@ -54,6 +54,10 @@ int emu_write_stats(struct emu *e, const char *path, double wall_s)
             /* RTS/CTS of the APs' fallback attempts (rate_control.rts_on_fallback; 004 §4.1 counts
              * the protected share of A-MPDUs). */
             json_object_set_new(j, "intake_latency_us", timing_json(&l->intake));
+            /* What became of every frame queued into the air: frames_in = frames_out + tx_errors + dropped +
+             * in_air_at_exit, the last being what the air still held when wlan-emu stopped mid-traffic. */
+            json_object_set_new(j, "tx_errors", json_integer((json_int_t)l->tx_errors));
+            json_object_set_new(j, "in_air_at_exit", json_integer((json_int_t)l->in_air));
             json_object_set_new(j, "rts_tx", json_integer((json_int_t)k.rts_tx));
             json_object_set_new(j, "rts_failed", json_integer((json_int_t)k.rts_failed));
             json_object_set_new(j, "ppdus_protected", json_integer((json_int_t)k.ppdus_protected));

@@ -40,6 +40,7 @@ static void into_air(struct emu *e, int src, int dst, const struct eth_info *inf
         return;
     }
     l->frames_in++;
+    l->in_air++;
     l->bytes_in += len;
     if (intake_us != UINT64_MAX)
         delivery_timing_add(&l->intake, intake_us);

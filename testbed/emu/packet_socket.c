@@ -52,7 +52,7 @@ int packet_socket_open(const char *ifname, char *err, size_t errlen)
 ssize_t packet_socket_recv(int fd, uint8_t *buf, size_t cap, uint64_t *arrival_ns)
 {
     for (;;) {
-        struct sockaddr_ll from;
+        struct sockaddr_ll from = {0}; /* read below even if the socket filled in no address */
         union {
             char buf[CMSG_SPACE(sizeof(struct timespec))];
             struct cmsghdr align;
