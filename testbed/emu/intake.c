@@ -114,7 +114,13 @@ int emu_drain_port(struct emu *e, struct port *p)
             e->rx_errors++;
             break;
         }
-        size_t len = (size_t)n > RX_BUF_BYTES ? RX_BUF_BYTES : (size_t)n;
+        got++;
+        if ((size_t)n > RX_BUF_BYTES) {
+            /* Read cut short (n is the frame's length, MSG_TRUNC): forwarded, it would leave corrupted. */
+            e->rx_errors++;
+            continue;
+        }
+        size_t len = (size_t)n;
         /* The wait before the air model sees the frame: a real AP's queue would have held it from arrival. */
         uint64_t read_ns = realtime_ns();
         uint64_t intake_us = arrival_ns == 0 ? UINT64_MAX : read_ns > arrival_ns ? (read_ns - arrival_ns) / 1000 : 0;
@@ -126,7 +132,6 @@ int emu_drain_port(struct emu *e, struct port *p)
             from_ap(e, p, e->rxbuf, len, now, intake_us);
         else
             from_sta(e, p, e->rxbuf, len, now, intake_us);
-        got++;
     }
     return got;
 }
