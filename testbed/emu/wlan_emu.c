@@ -106,6 +106,32 @@ static bool parse_seconds_option(const char *opt, const char *s, double *out)
     return true;
 }
 
+/* The IFACE of a NAME=IFACE[,...] port spec (up to the first comma), or an empty name. */
+static void spec_iface(const char *spec, char *out, size_t n)
+{
+    const char *eq = strchr(spec, '=');
+    const char *s = eq ? eq + 1 : "";
+    size_t len = strcspn(s, ",");
+    snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), s);
+}
+
+/* Whether no interface is given to two ports, or false with a message naming it: two sockets on one interface
+ * would each read every frame it receives and forward it twice, once as each port's. */
+static bool ifaces_distinct(char *const *specs, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            char a[256], b[256];
+            spec_iface(specs[i], a, sizeof a);
+            spec_iface(specs[j], b, sizeof b);
+            if (a[0] && strcmp(a, b) == 0) {
+                fprintf(stderr, "wlan-emu: interface %s is given to two ports ('%s', '%s')\n", a, specs[j], specs[i]);
+                return false;
+            }
+        }
+    return true;
+}
+
 static int bind_port(struct emu *e, const char *spec, enum wlan_role role, char *err, size_t errlen)
 {
     char buf[256];
@@ -226,6 +252,11 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    char *port_specs[2 * WLAN_MAX_NODES];
+    memcpy(port_specs, aps, (size_t)n_aps * sizeof aps[0]);
+    memcpy(port_specs + n_aps, stas, (size_t)n_stas * sizeof stas[0]);
+    if (!ifaces_distinct(port_specs, n_aps + n_stas))
+        return 2;
     if (!air_path[0])
         default_air_path(air_path, sizeof air_path);
     struct wlan_air_config cfg;
