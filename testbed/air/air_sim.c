@@ -198,6 +198,8 @@ int wlan_air_node_index(const wlan_air_t *a, const char *name)
 
 const struct wlan_air_config *wlan_air_config(const wlan_air_t *a) { return &a->c; }
 
+void wlan_air_finish_exchanges(wlan_air_t *a) { a->no_new_tx = true; }
+
 int wlan_air_shift_link_rss(wlan_air_t *a, int n1, int n2, double delta_db)
 {
     if (n1 < 0 || n2 < 0 || (uint32_t)n1 >= a->c.n_nodes || (uint32_t)n2 >= a->c.n_nodes || n1 == n2)

@@ -99,6 +99,7 @@ struct wlan_air {
     uint32_t ba_us;              /* BlockAck duration (µs) */
     uint32_t rts_us, cts_us;     /* RTS and CTS durations (µs) */
     const struct wlan_air_callbacks *cb;
+    bool no_new_tx;              /* wlan_air_finish_exchanges(): no entity starts a transmission any more */
 };
 
 /* The random source of the whole model (xorshift64*, seeded in wlan_air_create): one stream, so a run is

@@ -75,7 +75,7 @@ uint64_t air_entity_expiry(const struct wlan_air *a, int n, int ac)
 {
     const struct node *nd = &a->nodes[n];
     const struct entity *e = &nd->e[ac];
-    if (nd->busy || e->backoff < 0 || node_pending(a, n, ac) == 0)
+    if (nd->busy || e->backoff < 0 || node_pending(a, n, ac) == 0 || a->no_new_tx)
         return NONE;
     uint64_t t = nd->idle_since_us + aifs_us(a, n, ac) + (uint64_t)e->backoff * a->c.slot_us;
     return t > e->ready_us ? t : e->ready_us;

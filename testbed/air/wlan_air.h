@@ -207,6 +207,11 @@ void wlan_air_link_counters(const wlan_air_t *air, int tx, int rx, struct wlan_l
 /* Frames queued at node (all destinations and ACs, in flight included). */
 uint32_t wlan_air_queued(const wlan_air_t *air, int node, int dst);
 
+/* For a caller that stops: from now on no node starts a transmission (an RTS that got its CTS still sends its
+ * A-MPDU), so the exchanges under way run to their end (BlockAck or its timeout, ground truth), after which
+ * wlan_air_next_event_us() returns UINT64_MAX. Queued frames stay queued. Not undone. */
+void wlan_air_finish_exchanges(wlan_air_t *air);
+
 /* Shifts the RSS between nodes a and b by delta_db, both ways (path gain is
  * reciprocal: an obstacle or the STA moving changes both cells of the
  * rss_dbm matrix alike). Takes effect from the next PPDU on; rate control

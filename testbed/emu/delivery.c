@@ -3,7 +3,8 @@
  * leaves the receiver's interface when the model delivers it, with its
  * lateness against the virtual delivery time recorded per link; frames the
  * model gave up on are counted; every PPDU becomes one ground-truth line
- * (see README.md, "Ground-truth log").
+ * (see README.md, "Ground-truth log"), also those on the air when wlan-emu
+ * stops (emu_finish_exchanges).
  */
 #include "emu.h"
 
@@ -59,6 +60,18 @@ static void on_ground_truth(void *ctx, const struct wlan_gt_record *r)
         fprintf(e->gt, "%s%llu", i ? "," : "", (unsigned long long)r->enq_us[i]);
     fputs("]}\n", e->gt);
     e->gt_records++;
+}
+
+void emu_finish_exchanges(struct emu *e)
+{
+    wlan_air_finish_exchanges(e->air);
+    for (uint64_t next; (next = wlan_air_next_event_us(e->air)) != UINT64_MAX;) {
+        uint64_t at_ns = e->t0_ns + next * 1000;
+        struct timespec at = {(time_t)(at_ns / 1000000000u), (long)(at_ns % 1000000000u)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
+        const struct wlan_air_callbacks *cb = emu_callbacks(e);
+        wlan_air_advance(e->air, e->advance_us, cb);
+    }
 }
 
 const struct wlan_air_callbacks *emu_callbacks(struct emu *e)

@@ -103,6 +103,9 @@ static inline bool send_on(struct emu *e, int node, const uint8_t *buf, size_t l
 
 /* delivery.c: the air model's callbacks, with the instant the caller advances the air to (now) in advance_us. */
 const struct wlan_air_callbacks *emu_callbacks(struct emu *e);
+/* delivery.c, at stop: the exchanges under way run to their end in real time (no new one starts, nothing more is
+ * read; a few ms), so every frame handed up has its PPDU in the ground truth. */
+void emu_finish_exchanges(struct emu *e);
 /* intake.c: reads up to RX_BATCH frames of a port into the air; returns how many were read. */
 int emu_drain_port(struct emu *e, struct port *p);
 /* emu_stats.c: writes the stats file (atomically); 0 or -1. */

@@ -13,8 +13,9 @@
  * ppoll() until just before the next model event (timer slack 1 µs), then
  * spins the last few µs (SPEC §7). Group-addressed frames, frames for unknown
  * MACs, runts and oversize frames bypass the air at once and are counted.
- * SIGTERM/SIGINT (or --duration) stop it; the stats file and the ground-truth
- * log (one JSON line per PPDU) are written then (see README.md). SIGUSR1
+ * SIGTERM/SIGINT (or --duration) stop it: the exchanges on the air finish
+ * (no new one starts), then the stats file and the ground-truth log (one JSON
+ * line per PPDU) are written (see README.md). SIGUSR1
  * applies the --rss-step path changes (a link's RSS, both ways) at that instant.
  *
  * This file holds the command line, the ports and the real-time loop; the
@@ -380,6 +381,7 @@ int main(int argc, char **argv)
         while (now_us(&e) < next && ppoll(pfd, (nfds_t)e.n_ports, &zero, NULL) == 0)
             ; /* spin the last few µs */
     }
+    emu_finish_exchanges(&e);
     double wall_s = (double)(mono_ns() - e.t0_ns) / 1e9;
     int rc = 0;
     if (e.gt && fclose(e.gt) != 0) {

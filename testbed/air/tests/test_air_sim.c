@@ -704,6 +704,32 @@ static void test_full_queue_refuses_and_counts(void **state)
     assert_int_equal(k.queue_drops, 1);
 }
 
+/* A caller that stops: the A-MPDU on the air and its BlockAck finish and are in the ground truth, no PPDU
+ * starts after, and the frames still queued stay queued. */
+static void test_finish_exchanges_ends_those_under_way_and_starts_none(void **state)
+{
+    struct lab *l = *state;
+    queue_at(l, 0, AP1, STA1, 1, 200, 1514);
+    while (link_counters(l, AP1, STA1).ppdus == 0)
+        lab_advance(l, wlan_air_next_event_us(l->a));
+    assert_int_equal(l->r.ng, 0);
+    wlan_air_finish_exchanges(l->a);
+    run_until_idle(l, 1000000);
+    assert_true(wlan_air_next_event_us(l->a) == UINT64_MAX);
+    lab_advance(l, 1000000);
+    assert_int_equal(link_counters(l, AP1, STA1).ppdus, 1);
+    assert_int_equal(l->r.ng, 1);
+    /* Every frame handed up is decoded in that PPDU's record (others it decoded wait in the reorder buffer). */
+    assert_true(l->r.nd > 0);
+    for (int i = 0; i < l->r.nd; i++) {
+        bool logged = false;
+        for (int j = 0; j < l->r.n_gt_ok; j++)
+            logged = logged || l->r.gt_ok_ids[j] == l->r.d[i].id;
+        assert_true(logged);
+    }
+    assert_true(wlan_air_queued(l->a, AP1, STA1) > 0);
+}
+
 /* A path change (an obstacle, the STA moving) shifts both cells of the link alike; a shift the config
  * loader would refuse (a pair that is not two nodes, an RSS outside [-150, 0] dBm) changes nothing. */
 static void test_link_rss_shift_applies_both_ways_and_refuses_what_the_config_would(void **state)
@@ -821,6 +847,7 @@ int main(void)
         LAB_TEST(test_protected_voice_ampdu_fits_the_txop_limit_with_its_rts_and_cts),
         LAB_TEST(test_full_queue_refuses_and_counts),
         LAB_TEST(test_link_rss_shift_applies_both_ways_and_refuses_what_the_config_would),
+        LAB_TEST(test_finish_exchanges_ends_those_under_way_and_starts_none),
         LAB_TEST(test_rate_control_steps_down_after_the_link_loses_6_db),
         LAB_TEST(test_rate_control_samples_while_retransmissions_head_the_queue),
     };
