@@ -48,8 +48,6 @@ def full_lab() -> dict[str, Any]:
 # Mismatches this test found in the dataplane it was written against, by defect; each is taken off as it is fixed
 # (strict: a fixed one fails here until then).
 KNOWN_MISMATCHES: dict[str, list[str]] = {
-    "the loader does not check an AP's port against the schema's pattern": [
-        "topology.aps[0].port = " + v for v in ("'-ap1'", "'_ap1'", "'ap 1'", "'ap1/0'", "'ap1;x'", "'ap1\u00e9'")],
     "the loader does not check the fields it carries for the controller": [
         *("topology.stas[0].phy_rate_mbps = " + v for v in ("'7'", "True", "0.0", "-5e-324", "10000.000000000002")),
         *(f"policies.aggregation_target.{f} = {v}" for f, values in (

@@ -56,6 +56,17 @@ static int is_identifier(const char *s)
     return n <= 64;
 }
 
+/* The schema's port pattern ^[A-Za-z0-9][A-Za-z0-9_.:,=-]{0,127}$ (the length is jw_string's cap). */
+static int is_port_name(const char *s)
+{
+    if (!isalnum((unsigned char)s[0]))
+        return 0;
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("_.:,=-", *p))
+            return 0;
+    return 1;
+}
+
 static int read_id(struct loader *l, const json_t *obj, const char *path, const char *key, char *out)
 {
     if (jw_string(&l->w, obj, path, key, 1, 0, out, ADW_ID_LEN))
@@ -212,8 +223,9 @@ static int read_ap(struct loader *l, const json_t *v, const char *p, size_t i, v
     jv = json_object_get(v, "ampdu_ceiling_us");
     if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_us", 0, 100.0, 10000.0, &ceiling))
         return -1;
-    if (ap->port[0] == '\0')
-        return jw_fail_at(&l->w, p, "port", "empty port name");
+    if (!is_port_name(ap->port))
+        return jw_fail_at(&l->w, p, "port", "'%s' is not a port name ([A-Za-z0-9][A-Za-z0-9_.:,=-]{0,127})",
+                          ap->port);
     ap->channel = (uint16_t)channel;
     ap->vlan = (uint16_t)vlan;
     if (find_ap(l->c, ap->id) >= 0)
