@@ -48,17 +48,6 @@ def full_lab() -> dict[str, Any]:
 # Mismatches this test found in the dataplane it was written against, by defect; each is taken off as it is fixed
 # (strict: a fixed one fails here until then).
 KNOWN_MISMATCHES: dict[str, list[str]] = {
-    "the loader does not check the fields it carries for the controller": [
-        *("topology.stas[0].phy_rate_mbps = " + v for v in ("'7'", "True", "0.0", "-5e-324", "10000.000000000002")),
-        *(f"policies.aggregation_target.{f} = {v}" for f, values in (
-            ("c_beta", ("None", "'7'", "True", "0.0", "-5e-324", "1.0000000000000002")),
-            ("c_init_us", ("None", "'7'", "True", "0.0", "-5e-324", "100000.00000000001")),
-            ("packet_bytes", ("None", "'7'", "True", "63", "9001", "1500.5")),
-            ("mpdu_overhead_bytes", ("None", "'7'", "True", "-1", "257", "48.5")),
-            ("n_max_mpdus", ("None", "'7'", "True", "0", "257", "64.5")),
-            ("bottleneck_frames", ("None", "'7'", "True", "0", "65", "5.5")),
-            ("bottleneck_packets", ("None", "'7'", "True", "0", "100001", "100.5")),
-        ) for v in values)],
     "the loader does not hold an AP's ampdu_ceiling_mpdus to n_max_mpdus": [
         "topology.aps[0].ampdu_ceiling_mpdus = 256.0", "topology.aps[0].ampdu_ceiling_mpdus = 255.99999999999997",
         "policies.aggregation_target.n_max_mpdus = 1", "policies.aggregation_target.n_max_mpdus = 1.0",

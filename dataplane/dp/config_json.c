@@ -26,7 +26,8 @@ static const char *const AP_KEYS[] = {"id", "name", "channel", "port", "vlan", "
                                       "ampdu_ceiling_us", NULL};
 /* phy_rate_mbps, the APs' ampdu_ceiling_mpdus / _us and the aggregation loop's c_beta ..
  * bottleneck_packets are the controller's (its aggregation-target runner, issue 9);
- * accepted, not used here. */
+ * checked against the schema's bounds (a document the controller refuses is not loaded here
+ * either), not used here. */
 static const char *const STA_KEYS[] = {"id", "mac", "ips", "ap", "phy_rate_mbps", NULL};
 static const char *const SLICEMAP_KEYS[] = {"slices", NULL};
 static const char *const SLICE_KEYS[] = {"duration_ms", "pairs", NULL};
@@ -273,6 +274,10 @@ static int read_sta(struct loader *l, const json_t *v, const char *p, size_t i, 
     if (read_elements(l, ips, p, "ips", NULL, read_sta_ip, sta))
         return -1;
     sta->n_addrs = (uint8_t)json_array_size(ips);
+    double rate;
+    json_t *jr = json_object_get(v, "phy_rate_mbps");
+    if (jr && !json_is_null(jr) && jw_number_above(&l->w, v, p, "phy_rate_mbps", 0, 0.0, 10000.0, &rate))
+        return -1;
     if (read_id(l, v, p, "ap", text))
         return -1;
     int ap = find_ap(l->c, text);
@@ -484,6 +489,20 @@ static int check_agg_overrides(struct loader *l, const json_t *o, const char *p)
     return read_elements(l, arr, p, "overrides", AGG_OVERRIDE_KEYS, check_agg_override, NULL);
 }
 
+/* The optional parameters of the controller's aggregation loop, within the schema's bounds. */
+static int check_agg_controller_fields(struct loader *l, const json_t *o, const char *p)
+{
+    double x;
+    long long n;
+    return jw_number_above(&l->w, o, p, "c_beta", 0, 0.0, 1.0, &x)
+        || jw_number_above(&l->w, o, p, "c_init_us", 0, 0.0, 100000.0, &x)
+        || jw_integer(&l->w, o, p, "packet_bytes", 0, 64, 9000, &n)
+        || jw_integer(&l->w, o, p, "mpdu_overhead_bytes", 0, 0, 256, &n)
+        || jw_integer(&l->w, o, p, "n_max_mpdus", 0, 1, 256, &n)
+        || jw_integer(&l->w, o, p, "bottleneck_frames", 0, 1, 64, &n)
+        || jw_integer(&l->w, o, p, "bottleneck_packets", 0, 1, 100000, &n) ? -1 : 0;
+}
+
 static int read_aggregation(struct loader *l, const json_t *pol)
 {
     const char *p = "policies.aggregation_target";
@@ -496,7 +515,8 @@ static int read_aggregation(struct loader *l, const json_t *pol)
         || jw_number_between(&l->w, o, p, "k1", 1, 0.0, ADW_AGG_K1_BELOW, &a->k1)
         || jw_number_between(&l->w, o, p, "k2", 1, 0.0, ADW_AGG_K2_BELOW, &a->k2)
         || jw_number(&l->w, o, p, "delta_s", 1, ADW_AGG_DELTA_S_MIN, ADW_AGG_DELTA_S_MAX, &a->delta_s)
-        || read_pairs(l, o, p, "pairs", 0, 0, a->pairs, &a->n_pairs) || check_agg_overrides(l, o, p))
+        || read_pairs(l, o, p, "pairs", 0, 0, a->pairs, &a->n_pairs) || check_agg_overrides(l, o, p)
+        || check_agg_controller_fields(l, o, p))
         return -1;
     a->enabled = en;
     return 0;
