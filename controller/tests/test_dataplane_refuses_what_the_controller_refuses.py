@@ -48,11 +48,6 @@ def full_lab() -> dict[str, Any]:
 # Mismatches this test found in the dataplane it was written against, by defect; each is taken off as it is fixed
 # (strict: a fixed one fails here until then).
 KNOWN_MISMATCHES: dict[str, list[str]] = {
-    "the loader does not hold an AP's ampdu_ceiling_mpdus to n_max_mpdus": [
-        "topology.aps[0].ampdu_ceiling_mpdus = 256.0", "topology.aps[0].ampdu_ceiling_mpdus = 255.99999999999997",
-        "policies.aggregation_target.n_max_mpdus = 1", "policies.aggregation_target.n_max_mpdus = 1.0",
-        "AP aggregation ceiling above n_max_mpdus", "n_max_mpdus lowered under an AP's aggregation ceiling",
-        "AP aggregation ceiling above the default n_max_mpdus"],
     "the core check lets a DSCP or UDP port repeat in policies.realtime": [
         "policies.realtime.dscp = [46, 46]", "policies.realtime.udp_ports = [5004, 5004]"],
     "the core check lets a pair repeat in a policy's pairs": [

@@ -18,7 +18,11 @@ struct loader {
     struct jw w;
     struct adw_config *c;
     uint16_t *sta_by_id;   /* STA indices sorted by id, for resolving pair names */
+    double ceiling_mpdus[ADW_MAX_APS];   /* each AP's ampdu_ceiling_mpdus, 0 = not given */
 };
+
+/* The schema's default of policies.aggregation_target.n_max_mpdus. */
+#define AGG_N_MAX_MPDUS_DEFAULT 64
 
 static const char *const ROOT_KEYS[] = {"schema_version", "appliance_id", "topology", "slice_map", "policies", NULL};
 static const char *const TOPO_KEYS[] = {"aps", "stas", "conflicts", NULL};
@@ -217,12 +221,14 @@ static int read_ap(struct loader *l, const json_t *v, const char *p, size_t i, v
     json_t *jv = json_object_get(v, "vlan");
     if (jv && !json_is_null(jv) && jw_integer(&l->w, v, p, "vlan", 0, 1, 4094, &vlan))
         return -1;
-    double ceiling;
+    double ceiling_us;
+    l->ceiling_mpdus[i] = 0;
     jv = json_object_get(v, "ampdu_ceiling_mpdus");
-    if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_mpdus", 0, 1.0, 256.0, &ceiling))
+    if (jv && !json_is_null(jv)
+        && jw_number(&l->w, v, p, "ampdu_ceiling_mpdus", 0, 1.0, 256.0, &l->ceiling_mpdus[i]))
         return -1;
     jv = json_object_get(v, "ampdu_ceiling_us");
-    if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_us", 0, 100.0, 10000.0, &ceiling))
+    if (jv && !json_is_null(jv) && jw_number(&l->w, v, p, "ampdu_ceiling_us", 0, 100.0, 10000.0, &ceiling_us))
         return -1;
     if (!is_port_name(ap->port))
         return jw_fail_at(&l->w, p, "port", "'%s' is not a port name ([A-Za-z0-9][A-Za-z0-9_.:,=-]{0,127})",
@@ -489,18 +495,29 @@ static int check_agg_overrides(struct loader *l, const json_t *o, const char *p)
     return read_elements(l, arr, p, "overrides", AGG_OVERRIDE_KEYS, check_agg_override, NULL);
 }
 
-/* The optional parameters of the controller's aggregation loop, within the schema's bounds. */
+/* The optional parameters of the controller's aggregation loop, within the schema's bounds; and no AP's measured
+ * aggregation ceiling above n_max_mpdus, the most one A-MPDU holds (the models' cross-field rule). */
 static int check_agg_controller_fields(struct loader *l, const json_t *o, const char *p)
 {
     double x;
-    long long n;
-    return jw_number_above(&l->w, o, p, "c_beta", 0, 0.0, 1.0, &x)
+    long long n, n_max = AGG_N_MAX_MPDUS_DEFAULT;
+    if (jw_number_above(&l->w, o, p, "c_beta", 0, 0.0, 1.0, &x)
         || jw_number_above(&l->w, o, p, "c_init_us", 0, 0.0, 100000.0, &x)
         || jw_integer(&l->w, o, p, "packet_bytes", 0, 64, 9000, &n)
         || jw_integer(&l->w, o, p, "mpdu_overhead_bytes", 0, 0, 256, &n)
-        || jw_integer(&l->w, o, p, "n_max_mpdus", 0, 1, 256, &n)
+        || jw_integer(&l->w, o, p, "n_max_mpdus", 0, 1, 256, &n_max)
         || jw_integer(&l->w, o, p, "bottleneck_frames", 0, 1, 64, &n)
-        || jw_integer(&l->w, o, p, "bottleneck_packets", 0, 1, 100000, &n) ? -1 : 0;
+        || jw_integer(&l->w, o, p, "bottleneck_packets", 0, 1, 100000, &n))
+        return -1;
+    for (unsigned i = 0; i < l->c->n_aps; i++)
+        if (l->ceiling_mpdus[i] > (double)n_max) {
+            char e[JW_PATH_LEN];
+            jw_path_index(e, "topology.aps", i);
+            return jw_fail_at(&l->w, e, "ampdu_ceiling_mpdus",
+                              "%g MPDUs is above %s.n_max_mpdus (%lld), the most one A-MPDU holds",
+                              l->ceiling_mpdus[i], p, n_max);
+        }
+    return 0;
 }
 
 static int read_aggregation(struct loader *l, const json_t *pol)
