@@ -48,8 +48,6 @@ def full_lab() -> dict[str, Any]:
 # Mismatches this test found in the dataplane it was written against, by defect; each is taken off as it is fixed
 # (strict: a fixed one fails here until then).
 KNOWN_MISMATCHES: dict[str, list[str]] = {
-    "the core check lets a DSCP or UDP port repeat in policies.realtime": [
-        "policies.realtime.dscp = [46, 46]", "policies.realtime.udp_ports = [5004, 5004]"],
     "the core check lets a pair repeat in a policy's pairs": [
         "pair twice in dynamic_slicing.pairs", "pair twice in aggregation_target.pairs"],
     "the loader lets a pair be in two aggregation overrides": [

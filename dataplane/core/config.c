@@ -268,6 +268,22 @@ static int check_aggregation(const struct adw_config *c, char *err, size_t errle
     return check_pair_list(c, a->pairs, a->n_pairs, "policies.aggregation_target.pairs", err, errlen);
 }
 
+/* The schema's uniqueItems of policies.realtime.dscp and .udp_ports: a repeat names its second place. */
+static int check_realtime_unique(const struct adw_realtime_policy *r, char *err, size_t errlen)
+{
+    for (unsigned i = 0; i < r->n_dscp; i++)
+        for (unsigned j = 0; j < i; j++)
+            if (r->dscp[j] == r->dscp[i])
+                return fail(err, errlen, "policies.realtime.dscp[%u]: %u is already dscp[%u]", i,
+                            (unsigned)r->dscp[i], j);
+    for (unsigned i = 0; i < r->n_udp_ports; i++)
+        for (unsigned j = 0; j < i; j++)
+            if (r->udp_ports[j] == r->udp_ports[i])
+                return fail(err, errlen, "policies.realtime.udp_ports[%u]: %u is already udp_ports[%u]", i,
+                            (unsigned)r->udp_ports[i], j);
+    return 0;
+}
+
 static int check_policies(const struct adw_config *c, char *err, size_t errlen)
 {
     const struct adw_policies *p = &c->policies;
@@ -297,6 +313,8 @@ static int check_policies(const struct adw_config *c, char *err, size_t errlen)
     for (unsigned i = 0; i < p->realtime.n_udp_ports; i++)
         if (p->realtime.udp_ports[i] == 0)
             return fail(err, errlen, "policies.realtime.udp_ports[%u]: port 0", i);
+    if (check_realtime_unique(&p->realtime, err, errlen))
+        return -1;
     if (!(p->realtime.hold_max_fraction >= 0 && p->realtime.hold_max_fraction <= 1))
         return fail(err, errlen, "policies.realtime.hold_max_fraction: %g outside [0, 1]",
                     p->realtime.hold_max_fraction);

@@ -116,6 +116,25 @@ static void test_policy_bounds_are_checked(void **state)
     expect_error(c, "policies.realtime.dscp[0]");
 }
 
+/* The schema's uniqueItems: a DSCP or UDP port listed twice is refused, naming the repeat. */
+static void test_realtime_dscp_or_udp_port_listed_twice_is_refused(void **state)
+{
+    struct adw_config *c = *state;
+    struct adw_realtime_policy *r = &c->policies.realtime;
+    r->n_dscp = 3;
+    r->dscp[0] = 46;
+    r->dscp[1] = 34;
+    r->dscp[2] = 46;
+    expect_error(c, "policies.realtime.dscp[2]: 46 is already dscp[0]");
+    r->n_dscp = 2;
+    r->n_udp_ports = 2;
+    r->udp_ports[0] = 5004;
+    r->udp_ports[1] = 5004;
+    expect_error(c, "policies.realtime.udp_ports[1]: 5004 is already udp_ports[0]");
+    r->udp_ports[1] = 5005;
+    assert_int_equal(adw_config_check(c, err, sizeof(err)), 0);
+}
+
 /* The JSON loader refuses these outside its bounds; a document built in code (tests, the simulation, a caller of the
  * core) is held to the same ones, with NaN refused too. */
 static void test_aggregation_target_out_of_bounds_is_refused_naming_the_field(void **state)
@@ -173,6 +192,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_address_of_two_stas_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sta_of_unknown_ap_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_policy_bounds_are_checked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_realtime_dscp_or_udp_port_listed_twice_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_aggregation_target_out_of_bounds_is_refused_naming_the_field, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_wrong_schema_version_is_refused, setup, teardown),
