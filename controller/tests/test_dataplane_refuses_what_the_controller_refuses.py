@@ -48,8 +48,6 @@ def full_lab() -> dict[str, Any]:
 # Mismatches this test found in the dataplane it was written against, by defect; each is taken off as it is fixed
 # (strict: a fixed one fails here until then).
 KNOWN_MISMATCHES: dict[str, list[str]] = {
-    "the core check lets a pair repeat in a policy's pairs": [
-        "pair twice in dynamic_slicing.pairs", "pair twice in aggregation_target.pairs"],
     "the loader lets a pair be in two aggregation overrides": [
         "pair in two aggregation overrides",
         "policies.aggregation_target.overrides = [4096 items: {'pairs': ['ap2/sta2'], 'n_target_max': 32, "

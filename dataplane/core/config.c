@@ -75,13 +75,22 @@ void adw_config_default_policies(struct adw_policies *p)
         .n_target_max = 48, .t_bar_ms = 10, .k1 = 0.5, .k2 = 0.2, .delta_s = 0.5};
 }
 
+/* A list of pairs (a slice's, a policy's): each an existing pair, listed at most once. */
 static int check_pair_list(const struct adw_config *c, const uint16_t *pairs, unsigned n, const char *path,
                            char *err, size_t errlen)
 {
-    for (unsigned i = 0; i < n; i++)
+    uint8_t seen[ADW_MAX_PAIRS / 8] = {0};
+    for (unsigned i = 0; i < n; i++) {
         if (pairs[i] >= c->n_stas)
             return fail(err, errlen, "%s[%u]: pair index %u out of range (%u pairs)", path, i, (unsigned)pairs[i],
                         (unsigned)c->n_stas);
+        if (seen[pairs[i] / 8] & (1u << (pairs[i] % 8))) {
+            char name[ADW_PAIR_NAME_LEN];
+            adw_config_pair_name(c, pairs[i], name, sizeof(name));
+            return fail(err, errlen, "%s[%u]: %s listed twice", path, i, name);
+        }
+        seen[pairs[i] / 8] |= (uint8_t)(1u << (pairs[i] % 8));
+    }
     return 0;
 }
 
@@ -209,12 +218,6 @@ static int check_slices(const struct adw_config *c, char *err, size_t errlen)
         snprintf(path, sizeof(path), "slice_map.slices[%u].pairs", s);
         if (check_pair_list(c, sl->pairs, sl->n_pairs, path, err, errlen))
             return -1;
-        for (unsigned i = 0; i < sl->n_pairs; i++)
-            for (unsigned j = i + 1; j < sl->n_pairs; j++)
-                if (sl->pairs[i] == sl->pairs[j]) {
-                    adw_config_pair_name(c, sl->pairs[j], na, sizeof(na));
-                    return fail(err, errlen, "slice_map.slices[%u].pairs[%u]: %s listed twice", s, j, na);
-                }
         for (unsigned k = 0; k < c->n_conflicts; k++) {
             bool has_a = false, has_b = false;
             for (unsigned i = 0; i < sl->n_pairs; i++) {

@@ -135,6 +135,26 @@ static void test_realtime_dscp_or_udp_port_listed_twice_is_refused(void **state)
     assert_int_equal(adw_config_check(c, err, sizeof(err)), 0);
 }
 
+/* A pair at most once in a slice and in each policy's list (the models' rule), naming the repeat. */
+static void test_pair_listed_twice_in_a_slice_or_a_policy_is_refused(void **state)
+{
+    struct adw_config *c = *state;
+    c->slices[0].n_pairs = 2;
+    c->slices[0].pairs[1] = c->slices[0].pairs[0];
+    expect_error(c, "slice_map.slices[0].pairs[1]: ap1/sta1 listed twice");
+    c->slices[0].n_pairs = 1;
+    struct adw_dynslice_policy *d = &c->policies.dynamic_slicing;
+    d->n_pairs = 2;
+    d->pairs[0] = d->pairs[1] = 1;
+    expect_error(c, "policies.dynamic_slicing.pairs[1]: ap2/sta2 listed twice");
+    d->pairs[0] = 0;
+    assert_int_equal(adw_config_check(c, err, sizeof(err)), 0);
+    struct adw_aggregation_policy *a = &c->policies.aggregation_target;
+    a->n_pairs = 2;
+    a->pairs[0] = a->pairs[1] = 0;
+    expect_error(c, "policies.aggregation_target.pairs[1]: ap1/sta1 listed twice");
+}
+
 /* The JSON loader refuses these outside its bounds; a document built in code (tests, the simulation, a caller of the
  * core) is held to the same ones, with NaN refused too. */
 static void test_aggregation_target_out_of_bounds_is_refused_naming_the_field(void **state)
@@ -193,6 +213,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sta_of_unknown_ap_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_policy_bounds_are_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_realtime_dscp_or_udp_port_listed_twice_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pair_listed_twice_in_a_slice_or_a_policy_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_aggregation_target_out_of_bounds_is_refused_naming_the_field, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_wrong_schema_version_is_refused, setup, teardown),
