@@ -45,23 +45,6 @@ def full_lab() -> dict[str, Any]:
     return doc
 
 
-# Mismatches this test found in the dataplane it was written against, by defect; each is taken off as it is fixed
-# (strict: a fixed one fails here until then).
-KNOWN_MISMATCHES: dict[str, list[str]] = {
-    "the loader lets a pair be in two aggregation overrides": [
-        "pair in two aggregation overrides",
-        "policies.aggregation_target.overrides = [4096 items: {'pairs': ['ap2/sta2'], 'n_target_max': 32, "
-        "'t_bar_ms': 5}, ...]"],
-}
-
-
-def _marked(case: Variant | Edit) -> Any:
-    for defect, labels in KNOWN_MISMATCHES.items():
-        if case.label() in labels:
-            return pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=defect))
-    return case
-
-
 def _walk() -> Walk:
     return Walk(SCHEMA, full_lab())
 
@@ -114,7 +97,7 @@ def test_the_full_lab_document_is_valid_for_the_controller_and_the_dataplane(adw
     assert dataplane_refusal(full_lab(), tmp_path) is None
 
 
-@pytest.mark.parametrize("case", [_marked(c) for c in _cases()], ids=lambda c: c.label())
+@pytest.mark.parametrize("case", _cases(), ids=lambda c: c.label())
 def test_adwiser_dp_check_config_refuses_exactly_what_the_controller_refuses(case, adwiser_dp, tmp_path):
     doc = case.applied_to(full_lab())
     controller = controller_refusal(doc)

@@ -469,16 +469,37 @@ static int read_queue_sizing(struct loader *l, const json_t *pol)
     return 0;
 }
 
-/* Overrides are the controller's (it computes per-class targets); checked here, not stored. */
+/* While the overrides are read: where each pair was first named (override index + 1, 0 = in none yet). */
+struct override_walk {
+    uint16_t pairs[ADW_MAX_PAIRS];           /* the override being read */
+    uint16_t first_override[ADW_MAX_PAIRS];  /* by pair index */
+    uint16_t first_pos[ADW_MAX_PAIRS];
+};
+
 static int check_agg_override(struct loader *l, const json_t *v, const char *e, size_t i, void *ctx)
 {
-    (void)i, (void)ctx;
-    static uint16_t scratch[ADW_MAX_PAIRS];
+    struct override_walk *ow = ctx;
     uint16_t n;
     long long nt;
     double tb;
-    if (read_pairs(l, v, e, "pairs", 1, 1, scratch, &n))
+    if (read_pairs(l, v, e, "pairs", 1, 1, ow->pairs, &n))
         return -1;
+    /* The controller takes a pair's N-bar and T-bar from one override; a repeat inside one says the same. */
+    for (uint16_t k = 0; k < n; k++) {
+        uint16_t q = ow->pairs[k];
+        if (ow->first_override[q] == 0) {
+            ow->first_override[q] = (uint16_t)(i + 1);
+            ow->first_pos[q] = k;
+        } else if (ow->first_override[q] != i + 1) {
+            char list[JW_PATH_LEN], at[JW_PATH_LEN], name[ADW_PAIR_NAME_LEN];
+            jw_path_key(list, e, "pairs");
+            jw_path_index(at, list, k);
+            adw_config_pair_name(l->c, q, name, sizeof(name));
+            jw_fail(&l->w, at, "pair %s is already in overrides[%u].pairs[%u]: a pair takes its N-bar and T-bar "
+                    "from one override", name, ow->first_override[q] - 1u, (unsigned)ow->first_pos[q]);
+            return -1;
+        }
+    }
     json_t *x = json_object_get(v, "n_target_max");
     if (x && !json_is_null(x)
         && jw_integer(&l->w, v, e, "n_target_max", 0, ADW_AGG_N_TARGET_MAX_MIN, ADW_AGG_N_TARGET_MAX_MAX, &nt))
@@ -489,10 +510,16 @@ static int check_agg_override(struct loader *l, const json_t *v, const char *e, 
     return 0;
 }
 
+/* Overrides are the controller's (it computes per-class targets); checked here, not stored. */
 static int check_agg_overrides(struct loader *l, const json_t *o, const char *p)
 {
     json_t *arr = jw_array(&l->w, o, p, "overrides", 0, ADW_MAX_PAIRS);
-    return read_elements(l, arr, p, "overrides", AGG_OVERRIDE_KEYS, check_agg_override, NULL);
+    struct override_walk *ow = calloc(1, sizeof(*ow));
+    if (!ow)
+        return jw_fail_at(&l->w, p, "overrides", "out of memory");
+    int rc = read_elements(l, arr, p, "overrides", AGG_OVERRIDE_KEYS, check_agg_override, ow);
+    free(ow);
+    return rc;
 }
 
 /* The optional parameters of the controller's aggregation loop, within the schema's bounds; and no AP's measured
