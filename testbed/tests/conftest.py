@@ -26,6 +26,18 @@ def _sigterm_as_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum} (SIGTERM)")
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def default_sigint():
+    """A preexec_fn for a child the test sends SIGINT: a shell starts its background jobs (`nohup ... &`, some
+    CI runners) with SIGINT ignored, the child inherits that, and runner.signals keeps an ignored SIGINT ignored
+    (a background job's Ctrl-C is not its own), so the child would never see the test's SIGINT."""
+    return _default_sigint
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """SIGTERM (a CI timeout, `timeout`, systemd) stops pytest as Ctrl-C does: the running test is
     interrupted and every fixture's finally runs (namespaces, processes, OVS, redis-server).

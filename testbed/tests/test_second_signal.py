@@ -42,9 +42,10 @@ def _read_line(child: subprocess.Popen[str], expected: str) -> None:
 @pytest.mark.parametrize("first,second", [(signal.SIGINT, signal.SIGINT), (signal.SIGINT, signal.SIGTERM),
                                           (signal.SIGTERM, signal.SIGINT), (signal.SIGTERM, signal.SIGTERM)],
                          ids=["int-int", "int-term", "term-int", "term-term"])
-def test_a_second_signal_during_the_teardown_lets_it_finish(first: signal.Signals, second: signal.Signals) -> None:
+def test_a_second_signal_during_the_teardown_lets_it_finish(first: signal.Signals, second: signal.Signals,
+                                                          default_sigint) -> None:
     child = subprocess.Popen([sys.executable, "-c", ENTRY_POINT, str(TESTBED)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
         _read_line(child, "running")
         child.send_signal(first)

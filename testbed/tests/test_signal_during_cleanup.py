@@ -57,9 +57,9 @@ def _exit_status(signum: int) -> int:
 
 @pytest.mark.parametrize("first,second", [(signal.SIGINT, signal.SIGTERM), (signal.SIGTERM, signal.SIGINT),
                                           (signal.SIGTERM, signal.SIGTERM)], ids=["int-term", "term-int", "term-term"])
-def test_a_signal_during_a_cleanup_is_held_until_it_has_finished(first: int, second: int) -> None:
+def test_a_signal_during_a_cleanup_is_held_until_it_has_finished(first: int, second: int, default_sigint) -> None:
     child = subprocess.run([sys.executable, "-c", ROUNDS, str(TESTBED), str(int(first)), str(int(second))],
-                           capture_output=True, text=True, timeout=30)
+                           capture_output=True, text=True, timeout=30, preexec_fn=default_sigint)
     assert child.stdout.split("\n")[:-1] == ["running 0", "stopping 0", "stopped 0"], child.stderr
     assert child.returncode == _exit_status(first)
 
