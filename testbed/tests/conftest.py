@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,3 +67,21 @@ def testbed(prefix: str, tmp_path: Path) -> Iterator[topology.Testbed]:
         yield tb
     finally:
         topology.down(tb)
+
+
+@pytest.fixture
+def demo_env(prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path]]:
+    """(run root, dashboard dist) for a demo run inside a test: a short run root under /tmp (the unix sockets
+    of redis and OVS live below it), the test's prefix, no testbed lock (the suite runs under it as a whole),
+    and a stand-in for the built dashboard. The run root is removed after the test."""
+    run_root = Path(tempfile.mkdtemp(prefix="adwd", dir="/tmp"))
+    monkeypatch.setenv("TESTBED_PREFIX", prefix)
+    monkeypatch.setenv("TESTBED_RUN_ROOT", str(run_root))
+    monkeypatch.setenv("TESTBED_LOCK", "0")
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    (dist / "index.html").write_text("<!doctype html><title>stand-in</title>")
+    try:
+        yield run_root, dist
+    finally:
+        shutil.rmtree(run_root, ignore_errors=True)

@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import socket
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -42,15 +40,9 @@ def test_the_table_marks_sender_counts_of_an_interrupted_run() -> None:
                     reason="needs dataplane/build/adwiser-dp and testbed/emu/wlan-emu")
 @pytest.mark.parametrize("fabric", [False, True], ids=["dataplane-ports", "ovs-fabric"])
 def test_demo_runs_the_appliance_from_the_controllers_version_and_removes_everything(
-        prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        fabric: bool) -> None:
-    run_root = Path(tempfile.mkdtemp(prefix="adwd", dir="/tmp"))  # short: OVS' unix sockets live below it
-    monkeypatch.setenv("TESTBED_PREFIX", prefix)
-    monkeypatch.setenv("TESTBED_RUN_ROOT", str(run_root))
-    monkeypatch.setenv("TESTBED_LOCK", "0")  # the suite is run under the lock as a whole
-    dist = tmp_path / "dist"
-    dist.mkdir()
-    (dist / "index.html").write_text("<!doctype html><title>stand-in</title>")
+        prefix: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], fabric: bool,
+        demo_env: tuple[Path, Path]) -> None:
+    _, dist = demo_env
     out = tmp_path / "out"
     tb = topology.Testbed(prefix)
     try:
@@ -58,7 +50,6 @@ def test_demo_runs_the_appliance_from_the_controllers_version_and_removes_everyt
     finally:
         topology.down(tb)
         leftovers = sorted(p.name for p in tb.run_dir.rglob("*")) if tb.run_dir.exists() else []
-        shutil.rmtree(run_root, ignore_errors=True)
     printed = capsys.readouterr().out
     assert rc == 0, printed
 

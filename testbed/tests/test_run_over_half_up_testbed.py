@@ -7,7 +7,6 @@ testbed that was up before (`up`), the run leaves it up as before."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,24 +17,13 @@ from runner.shell import run
 needs_iperf3 = pytest.mark.skipif(not shutil.which("iperf3"), reason="needs iperf3")
 
 
-@pytest.fixture
-def up_testbed(prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[topology.Testbed]:
-    monkeypatch.setenv("TESTBED_RUN_ROOT", str(tmp_path / "run"))
-    tb = topology.Testbed(prefix)
-    try:
-        topology.up(tb)
-        yield tb
-    finally:
-        topology.down(tb)
-
-
 def _ours(tb: topology.Testbed) -> set[str]:
     return {n for n in topology.existing_namespaces() if n.startswith(tb.prefix)}
 
 
 @needs_iperf3
-def test_a_run_that_rebuilt_a_half_up_testbed_takes_it_down(up_testbed: topology.Testbed, tmp_path: Path) -> None:
-    tb = up_testbed
+def test_a_run_that_rebuilt_a_half_up_testbed_takes_it_down(testbed: topology.Testbed, tmp_path: Path) -> None:
+    tb = testbed
     run(["ip", "netns", "del", tb.ns("sta2")])
     experiment.run(scenarios.get("together"), 1.0, prefix=tb.prefix, results_dir=tmp_path / "results")
     assert _ours(tb) == set(), "the run left up the testbed it rebuilt"
@@ -43,15 +31,15 @@ def test_a_run_that_rebuilt_a_half_up_testbed_takes_it_down(up_testbed: topology
 
 
 @needs_iperf3
-def test_a_run_over_a_testbed_that_was_up_leaves_it_up(up_testbed: topology.Testbed, tmp_path: Path) -> None:
-    tb = up_testbed
+def test_a_run_over_a_testbed_that_was_up_leaves_it_up(testbed: topology.Testbed, tmp_path: Path) -> None:
+    tb = testbed
     experiment.run(scenarios.get("together"), 1.0, prefix=tb.prefix, results_dir=tmp_path / "results")
     assert _ours(tb) == set(tb.namespaces)
     assert tb.state_file.exists()
 
 
-def test_the_aggtarget_lab_takes_down_a_half_up_testbed_it_rebuilt(up_testbed: topology.Testbed) -> None:
-    tb = up_testbed
+def test_the_aggtarget_lab_takes_down_a_half_up_testbed_it_rebuilt(testbed: topology.Testbed) -> None:
+    tb = testbed
     run(["ip", "netns", "del", tb.ns("sta2")])
     lab = aggtarget._PairLab(tb)
     topology.up(tb)   # what its prepare() does first

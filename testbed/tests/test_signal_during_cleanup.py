@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -152,14 +151,8 @@ def test_sigterm_while_a_finished_experiment_cleans_up_lets_it_take_the_testbed_
 @pytest.mark.skipif(not os.access(backend.dp_binary(), os.X_OK) or not wlan.available(),
                     reason="needs dataplane/build/adwiser-dp and testbed/emu/wlan-emu")
 def test_sigterm_during_the_demos_teardown_lets_it_finish(prefix: str, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    run_root = Path(tempfile.mkdtemp(prefix="adwd", dir="/tmp"))  # short: unix sockets live below it
-    monkeypatch.setenv("TESTBED_PREFIX", prefix)
-    monkeypatch.setenv("TESTBED_RUN_ROOT", str(run_root))
-    monkeypatch.setenv("TESTBED_LOCK", "0")  # the suite is run under the lock as a whole
-    dist = tmp_path / "dist"
-    dist.mkdir()
-    (dist / "index.html").write_text("<!doctype html><title>stand-in</title>")
+                                                          demo_env: tuple[Path, Path]) -> None:
+    _, dist = demo_env
     run_dir = topology.Testbed(prefix).run_dir
     try:
         child = subprocess.run([sys.executable, "-c", DEMO_WITH_SIGTERM_IN_TEARDOWN, str(TESTBED),
@@ -167,7 +160,6 @@ def test_sigterm_during_the_demos_teardown_lets_it_finish(prefix: str, tmp_path:
         pidfiles = sorted(p.name for p in run_dir.rglob("*.pid")) if run_dir.exists() else []
     finally:
         left = _left(prefix)
-        shutil.rmtree(run_root, ignore_errors=True)
     assert (left, pidfiles) == (set(), []), f"the teardown was cut short:\n{child.stderr}"
     assert child.returncode == 128 + signal.SIGTERM, child.stderr
 
