@@ -11,7 +11,7 @@
  * beta_i S_i / S of a pair that uses its whole slice at its isolated rate.
  * It is a tool for understanding, not evidence: the APs here are a
  * queueing model, the emulated testbed is the real test. The lab and its
- * events are sim_lab.c; this file reads the arguments and prints.
+ * events are sim_lab.c, its command line sim_args.c; this file prints.
  *
  * Scenario "bulk" (004 §6.1): bulk downlink TCP at both STAs.
  * Scenario "http" (004 §6.3, Table 5): bulk TCP at STA1; STA2 downloads a
@@ -22,22 +22,20 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "sim_args.h"
 #include "sim_lab.h"
 
 int main(int argc, char **argv)
 {
-    unsigned slice_ms = argc > 1 ? (unsigned)atoi(argv[1]) : 20;
-    unsigned seconds = argc > 2 ? (unsigned)atoi(argv[2]) : 10;
-    uint64_t seed = argc > 3 ? (uint64_t)atoll(argv[3]) : 1;
-    const char *scenario = argc > 4 ? argv[4] : "bulk";
-    bool http = strcmp(scenario, "http") == 0;
-    if (slice_ms < 1 || slice_ms > 500 || seconds < 2 || seconds > 60 || (!http && strcmp(scenario, "bulk"))) {
+    struct sim_args args;
+    if (sim_args_parse(argc, argv, &args) != 0) {
         fprintf(stderr, "usage: %s [slice_ms 1..500] [seconds 2..60] [seed] [bulk|http]\n", argv[0]);
         return 2;
     }
+    unsigned slice_ms = args.slice_ms, seconds = args.seconds;
+    uint64_t seed = args.seed;
+    bool http = args.http;
     char err[256];
     struct sim_lab *L = sim_lab_create(slice_ms, seconds, seed, http, err, sizeof(err));
     if (L == NULL) {
