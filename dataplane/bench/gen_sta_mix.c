@@ -21,9 +21,11 @@
  * benchmarking range only; the frames never leave DPDK's virtual ports).
  * Written with libpcap's dump API.
  *
- * usage: gen_sta_mix OUT_DIR [n_stas=4096] [n_aps=16] [rounds=8]
+ * usage: gen_sta_mix OUT_DIR [n_stas=4096 (1..65536)] [n_aps=16 (1..64)] [rounds=8 (1..1000000)]
  */
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <pcap/pcap.h>
@@ -187,6 +189,21 @@ static int write_config(const char *path, unsigned n_stas, unsigned n_aps)
     return rc;
 }
 
+/* A whole decimal number in 1..max and nothing else: atoi took "16abc" as 16, and "-1" rounds as 2^32 - 1,
+ * which wrote pcaps until the disk was full. */
+static int count_arg(const char *s, unsigned max, unsigned *out)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 1 || v > max)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -194,11 +211,10 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *dir = argv[1];
-    unsigned n_stas = argc > 2 ? (unsigned)atoi(argv[2]) : 4096;
-    unsigned n_aps = argc > 3 ? (unsigned)atoi(argv[3]) : 16;
-    unsigned rounds = argc > 4 ? (unsigned)atoi(argv[4]) : 8;
-    if (n_stas == 0 || n_stas > 65536 || n_aps == 0 || n_aps > 64 || rounds == 0) {
-        fprintf(stderr, "gen_sta_mix: need 1..65536 STAs, 1..64 APs, rounds >= 1\n");
+    unsigned n_stas = 4096, n_aps = 16, rounds = 8;
+    if (argc > 5 || (argc > 2 && count_arg(argv[2], 65536, &n_stas) != 0) ||
+        (argc > 3 && count_arg(argv[3], 64, &n_aps) != 0) || (argc > 4 && count_arg(argv[4], 1000000, &rounds) != 0)) {
+        fprintf(stderr, "gen_sta_mix: need 1..65536 STAs, 1..64 APs, 1..1000000 rounds\n");
         return 2;
     }
     char path[4096];

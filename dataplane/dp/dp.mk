@@ -101,7 +101,7 @@ $(DP_TEST_DPDK_LOOP): dp/tests/test_dpdk_loop.c tests/frame_builder.c $(DP_DPDK_
 	    -lrte_net_ring -lcmocka -o $@
 
 dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON) \
-    $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE) $(DP_TEST_DPDK_LOOP) $(DP_BIN))
+    $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE) $(DP_TEST_DPDK_LOOP) $(DP_BIN) $(BUILD)/gen_sta_mix)
 	ADW_LAB_JSON=$(DP_LAB_JSON) ADW_SCHEMA=../configs/schema/adwiser-config.schema.json $(DP_TEST_CONFIG)
 	$(DP_TEST_PARTS)
 	ADW_CONFIGS=../configs $(DP_TEST_PACING)
@@ -109,6 +109,7 @@ dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_RED
 	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_ENGINE))
 	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) timeout 60 $(DP_TEST_DPDK_LOOP))
 	$(if $(DP_CORE_HAS_SCHED),PY=$(PY) dp/tests/test_check_config.sh $(BUILD) $(DP_LAB_JSON))
+	$(if $(DP_CORE_HAS_SCHED),dp/tests/test_gen_sta_mix_args.sh $(BUILD))
 
 # Root only (network namespaces); each script cleans up after itself.
 dp-test-e2e: $(DP_BIN)
