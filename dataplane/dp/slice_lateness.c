@@ -1,6 +1,8 @@
 /* Histogram of event lateness; see slice_lateness.h. */
 #include "slice_lateness.h"
 
+#include <math.h>
+
 void slice_lateness_record(struct slice_lateness *h, uint64_t late_ns)
 {
     uint64_t bin = late_ns / 1000u;
@@ -16,7 +18,11 @@ double slice_lateness_quantile_us(const struct slice_lateness *h, double q)
 {
     if (h->count == 0)
         return 0.0;
-    uint64_t want = (uint64_t)(q * (double)h->count);
+    /* Nearest rank: the ceil(q n)-th smallest event, so that a fraction q of them is at most the value returned
+     * (floor(q n) + 1 took the next one when q n is whole: the largest of 100 events as their p99). The 1e-9 keeps
+     * a product such as 0.99 * 100 that comes out a hair above 99 from taking the next rank. */
+    double rank = ceil(q * (double)h->count - 1e-9);
+    uint64_t want = rank < 1.0 ? 0 : (uint64_t)rank - 1;
     if (want >= h->count)
         want = h->count - 1;
     uint64_t seen = 0;

@@ -197,6 +197,28 @@ static void test_lateness_quantiles_from_the_histogram(void **state)
     assert_int_equal(h.count, 100);
 }
 
+/* p99 of 100 events is the 99th smallest (nearest rank): 99 % of them are at most that; the largest is the p100. */
+static void test_lateness_p99_of_100_events_is_the_99th_not_the_largest(void **state)
+{
+    (void)state;
+    static struct slice_lateness h;
+    memset(&h, 0, sizeof(h));
+    for (int i = 0; i < 98; i++)
+        slice_lateness_record(&h, 3200);        /* 3.2 µs */
+    slice_lateness_record(&h, 250000);          /* 250 µs */
+    slice_lateness_record(&h, 50000000);        /* 50 ms */
+    assert_true(slice_lateness_quantile_us(&h, 0.99) == 250.5);
+    assert_true(slice_lateness_quantile_us(&h, 0.98) == 3.5);
+    assert_true(slice_lateness_quantile_us(&h, 1.0) == 10000.5);
+    assert_true(slice_lateness_quantile_us(&h, 0.0) == 3.5);
+    memset(&h, 0, sizeof(h));
+    for (int i = 0; i < 50; i++)
+        slice_lateness_record(&h, 1000);
+    for (int i = 0; i < 50; i++)
+        slice_lateness_record(&h, 9000);
+    assert_true(slice_lateness_quantile_us(&h, 0.5) == 1.5); /* the 50th of 100, not the 51st */
+}
+
 /* The TSC ticks at 2.596138 GHz while the CPU's nominal rate says 2.6 GHz: time follows the reference clock. */
 static void test_tsc_clock_follows_the_reference_clock_not_the_nominal_rate(void **state)
 {
@@ -305,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_backoff_never_sleeps_past_the_next_slice_start),
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
+        cmocka_unit_test(test_lateness_p99_of_100_events_is_the_99th_not_the_largest),
         cmocka_unit_test(test_tsc_clock_follows_the_reference_clock_not_the_nominal_rate),
         cmocka_unit_test_setup_teardown(test_frame_tagged_with_an_aps_vlan_is_that_aps, campus_demux_setup, campus_demux_teardown),
         cmocka_unit_test_setup_teardown(test_untagged_frame_is_the_untagged_role_of_its_port, campus_demux_setup, campus_demux_teardown),
