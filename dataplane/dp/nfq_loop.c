@@ -15,6 +15,7 @@
 #include <libnetfilter_queue/libnetfilter_queue.h>
 
 #include "dp_topology.h"
+#include "nfq_wait.h"
 
 #define NFQ_MAX_BURST 512u        /* packets handed to the core per enqueue_burst */
 #define NFQ_QUEUE_MAXLEN 65536u   /* kernel queue length, packets (beyond it: fail-open accept) */
@@ -260,10 +261,7 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
     dp_engine_expect(e, start);
     uint64_t due = adw_sched_next_event_ns(e->sched, start);
     while (!dp_stop_requested) {
-        uint64_t now = nfq_clock_ns();
-        uint64_t wait_ns = due > now ? due - now : 0;
-        if (wait_ns > 100000000u)
-            wait_ns = 100000000u;   /* housekeeping (telemetry, reloads) at least every 100 ms */
+        uint64_t wait_ns = nfq_poll_timeout_ns(nfq_clock_ns(), due);
         struct timespec ts = {.tv_sec = (time_t)(wait_ns / 1000000000u), .tv_nsec = (long)(wait_ns % 1000000000u)};
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int pr = ppoll(&pfd, 1, &ts, NULL);
@@ -279,7 +277,7 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
             }
             process_batch(&c);
         }
-        now = nfq_clock_ns();
+        uint64_t now = nfq_clock_ns();
         dp_engine_tick(e, now, due);
         unsigned k;
         while ((k = adw_sched_dequeue_burst(e->sched, out, NFQ_MAX_BURST, now)) > 0) {

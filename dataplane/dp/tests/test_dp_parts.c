@@ -2,8 +2,9 @@
  * The pure parts of adwiser-dp's loop, without DPDK: the command line (with
  * --check-config, which must be recognised before the EAL would start), the
  * idle back-off (never sleeps past a slice start, backs off while idle,
- * wakes to full speed on traffic), the slice-start lateness histogram and
- * the VLAN demultiplexing of a trunk's frames to APs.
+ * wakes to full speed on traffic), the NFQUEUE loop's poll timeout, the
+ * slice-start lateness histogram and the VLAN demultiplexing of a trunk's
+ * frames to APs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include "dp_options.h"
 #include "idle_backoff.h"
+#include "nfq_wait.h"
 #include "slice_lateness.h"
 #include "tsc_clock.h"
 #include "vlan_demux.h"
@@ -315,6 +317,22 @@ static void test_untagged_frame_on_a_trunk_without_an_untagged_ap_is_unknown(voi
     assert_int_equal(role, 4);
 }
 
+/* A ppoll timeout wakes after the time asked, never before: asked up to the slice start, every release is late. */
+static void test_nfqueue_poll_wakes_before_the_slice_start(void **state)
+{
+    (void)state;
+    const uint64_t now = 5000000000ull;
+    assert_int_equal(nfq_poll_timeout_ns(now, now + 1000000), 1000000 - NFQ_SPIN_MARGIN_NS);
+    /* Within the margin: poll without blocking until the slice start. */
+    assert_int_equal(nfq_poll_timeout_ns(now, now + NFQ_SPIN_MARGIN_NS), 0);
+    assert_int_equal(nfq_poll_timeout_ns(now, now + 1), 0);
+    assert_int_equal(nfq_poll_timeout_ns(now, now), 0);
+    assert_int_equal(nfq_poll_timeout_ns(now, now - 1), 0);
+    /* Nothing due: housekeeping still runs. */
+    assert_int_equal(nfq_poll_timeout_ns(now, UINT64_MAX), NFQ_HOUSEKEEPING_NS);
+    assert_int_equal(nfq_poll_timeout_ns(now, now + 2 * (uint64_t)NFQ_HOUSEKEEPING_NS), NFQ_HOUSEKEEPING_NS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_check_config_is_found_before_the_eal_starts),
         cmocka_unit_test(test_backoff_never_sleeps_past_the_next_slice_start),
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
+        cmocka_unit_test(test_nfqueue_poll_wakes_before_the_slice_start),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
         cmocka_unit_test(test_lateness_p99_of_100_events_is_the_99th_not_the_largest),
         cmocka_unit_test(test_tsc_clock_follows_the_reference_clock_not_the_nominal_rate),
