@@ -15,6 +15,7 @@
 #include <libnetfilter_queue/libnetfilter_queue.h>
 
 #include "dp_topology.h"
+#include "nfq_port.h"
 #include "nfq_wait.h"
 
 #define NFQ_MAX_BURST 512u        /* packets handed to the core per enqueue_burst */
@@ -119,14 +120,6 @@ static void process_batch(struct nfq_ctx *c)
     c->n_batch = 0;
 }
 
-static int port_of_ifindex(const struct nfq_ctx *c, uint32_t ifindex)
-{
-    for (unsigned i = 0; i < c->n_ports; i++)
-        if (c->ifindex[i] == (int)ifindex)
-            return (int)i;
-    return -1;
-}
-
 static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa, void *data)
 {
     (void)msg;
@@ -144,7 +137,7 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     }
     unsigned char *payload;
     int len = nfq_get_payload(nfa, &payload);
-    int port = port_of_ifindex(c, nfq_get_indev(nfa));
+    int port = nfq_port_of(c->ifindex, c->n_ports, nfq_get_indev(nfa), nfq_get_physindev(nfa));
     if (len < 0 || port < 0) {
         /* Not from one of our ports: not ours to schedule. */
         nfq_set_verdict(qh, id, NF_ACCEPT, 0, NULL);

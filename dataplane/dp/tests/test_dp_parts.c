@@ -2,8 +2,8 @@
  * The pure parts of adwiser-dp's loop, without DPDK: the command line (with
  * --check-config, which must be recognised before the EAL would start), the
  * idle back-off (never sleeps past a slice start, backs off while idle,
- * wakes to full speed on traffic), the NFQUEUE loop's poll timeout, the
- * slice-start lateness histogram and the VLAN demultiplexing of a trunk's
+ * wakes to full speed on traffic), the NFQUEUE loop's poll timeout and
+ * input port, the slice-start lateness histogram and the VLAN demultiplexing of a trunk's
  * frames to APs.
  */
 #include <setjmp.h>
@@ -16,6 +16,7 @@
 
 #include "dp_options.h"
 #include "idle_backoff.h"
+#include "nfq_port.h"
 #include "nfq_wait.h"
 #include "slice_lateness.h"
 #include "tsc_clock.h"
@@ -333,6 +334,21 @@ static void test_nfqueue_poll_wakes_before_the_slice_start(void **state)
     assert_int_equal(nfq_poll_timeout_ns(now, now + 2 * (uint64_t)NFQ_HOUSEKEEPING_NS), NFQ_HOUSEKEEPING_NS);
 }
 
+/* On a bridge the kernel's input interface is the bridge: the port is the bridge port the packet came in on. */
+static void test_nfqueue_bridged_packet_is_its_bridge_ports(void **state)
+{
+    (void)state;
+    const int ifindex[] = {7, 9, 11};   /* uplink, ap1, ap2 */
+    const uint32_t bridge = 20;
+    assert_int_equal(nfq_port_of(ifindex, 3, bridge, 9), 1);
+    assert_int_equal(nfq_port_of(ifindex, 3, bridge, 7), 0);
+    /* Routed: no physical input interface. */
+    assert_int_equal(nfq_port_of(ifindex, 3, 11, 0), 2);
+    /* Neither ours: not scheduled. */
+    assert_int_equal(nfq_port_of(ifindex, 3, bridge, 30), -1);
+    assert_int_equal(nfq_port_of(ifindex, 3, 30, 0), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_backoff_never_sleeps_past_the_next_slice_start),
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
         cmocka_unit_test(test_nfqueue_poll_wakes_before_the_slice_start),
+        cmocka_unit_test(test_nfqueue_bridged_packet_is_its_bridge_ports),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
         cmocka_unit_test(test_lateness_p99_of_100_events_is_the_99th_not_the_largest),
         cmocka_unit_test(test_tsc_clock_follows_the_reference_clock_not_the_nominal_rate),
