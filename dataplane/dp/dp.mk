@@ -90,6 +90,17 @@ $(DP_TEST_ENGINE): dp/tests/test_dp_engine.c $(DP_REDIS_FIXTURE) $(DP_ENGINE_SRC
 	    $(CORE_LIB_SAN) \
 	    $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
 
+# The NFQUEUE backend's verdicts for the core's decisions, with a recorder in place of the kernel queue.
+DP_TEST_NFQ_VERDICTS := $(BUILD)/san/dp/test_nfq_verdicts
+DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_NFQ_VERDICTS))
+
+$(DP_TEST_NFQ_VERDICTS): dp/tests/test_nfq_verdicts.c tests/frame_builder.c dp/nfq_verdicts.c $(DP_ENGINE_SRCS) \
+    $(DP_HEADERS) $(CORE_LIB_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp -Itests $< tests/frame_builder.c \
+	    dp/nfq_verdicts.c $(DP_ENGINE_SRCS) $(CORE_LIB_SAN) \
+	    $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
+
 # The DPDK loop on net_ring ports the test creates (no hugepages, no PCI, its own --file-prefix). Not under ASan:
 # the EAL maps its memory itself.
 DP_DPDK_LOOP_SRCS := dp/dpdk_loop.c dp/dpdk_ports.c dp/vlan_demux.c dp/idle_backoff.c dp/tsc_clock.c $(DP_ENGINE_SRCS)
@@ -102,12 +113,13 @@ $(DP_TEST_DPDK_LOOP): dp/tests/test_dpdk_loop.c tests/frame_builder.c $(DP_DPDK_
 	    -lrte_net_ring -lcmocka -o $@
 
 dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON) \
-    $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE) $(DP_TEST_DPDK_LOOP) $(DP_BIN) $(BUILD)/gen_sta_mix)
+    $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE) $(DP_TEST_NFQ_VERDICTS) $(DP_TEST_DPDK_LOOP) $(DP_BIN) $(BUILD)/gen_sta_mix)
 	ADW_LAB_JSON=$(DP_LAB_JSON) ADW_SCHEMA=../configs/schema/adwiser-config.schema.json $(DP_TEST_CONFIG)
 	$(DP_TEST_PARTS)
 	ADW_CONFIGS=../configs $(DP_TEST_PACING)
 	ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_REDIS)
 	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_ENGINE))
+	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_NFQ_VERDICTS))
 	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) timeout 60 $(DP_TEST_DPDK_LOOP))
 	$(if $(DP_CORE_HAS_SCHED),PY=$(PY) dp/tests/test_check_config.sh $(BUILD) $(DP_LAB_JSON))
 	$(if $(DP_CORE_HAS_SCHED),dp/tests/test_gen_sta_mix_args.sh $(BUILD))

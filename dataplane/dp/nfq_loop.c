@@ -16,9 +16,9 @@
 
 #include "dp_topology.h"
 #include "nfq_port.h"
+#include "nfq_verdicts.h"
 #include "nfq_wait.h"
 
-#define NFQ_MAX_BURST 512u        /* packets handed to the core per enqueue_burst */
 #define NFQ_QUEUE_MAXLEN 65536u   /* kernel queue length, packets (beyond it: fail-open accept) */
 #define NFQ_RCVBUF (16u << 20)    /* netlink socket receive buffer, bytes */
 #define ETH_HLEN_SYNTH 14u        /* bytes of the Ethernet header we put in front of the IP packet */
@@ -26,27 +26,20 @@
 #define NFQ_DRAIN_MAX_NS 2000000000u   /* shutdown: reading what was queued before queueing stopped, at most, ns */
 
 /*
- * A packet the core holds: the verdict id and our own copy of the frame
- * (the netlink buffer is reused by the next recv).  The frame is the IP
- * packet behind a synthesised Ethernet header, because the core parses
- * Ethernet frames: source MAC from the kernel's hardware address, the
- * destination MAC the configured STA owning the destination IP (the router
- * would resolve it the same way), else zero.
+ * A packet the core holds is a struct nfq_held (nfq_verdicts.h).  Its frame is the IP packet behind a synthesised
+ * Ethernet header, because the core parses Ethernet frames: source MAC from the kernel's hardware address, the
+ * destination MAC the configured STA owning the destination IP (the router would resolve it the same way), else
+ * zero.
  */
-struct nfq_held {
-    uint32_t id;        /* nfqueue packet id for the verdict */
-    uint32_t len;       /* bytes in frame */
-    uint8_t frame[];    /* Ethernet header + IP packet */
-};
-
 struct nfq_ctx {
     struct dp_engine *e;
     struct nfq_q_handle *qh;
+    struct nfq_verdicts v;
     int ifindex[1 + DP_MAX_AP_PORTS];   /* ifindex of scheduler port i */
     unsigned n_ports;
     struct adw_pkt batch[NFQ_MAX_BURST];
     unsigned n_batch;
-    uint64_t verdict_errors;            /* nfq_set_verdict failures */
+    uint64_t due;                       /* the core's next event the loop awaits, ns */
     int draining;                       /* shutdown: every packet read is accepted, not scheduled */
 };
 
@@ -57,66 +50,16 @@ uint64_t nfq_clock_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* 0, or -1 when the kernel did not take it: the packet stays queued and the unbind drops it (tx_drops). */
-static int verdict(struct nfq_ctx *c, uint32_t id, uint32_t v)
+/* The verdict sink of c->v: 0, or -1 when the kernel did not take it. */
+static int kernel_verdict(void *arg, uint32_t id, uint32_t v)
 {
-    if (nfq_set_verdict(c->qh, id, v, 0, NULL) < 0) {
-        c->verdict_errors++;
-        return -1;
-    }
-    return 0;
-}
-
-/* An accepted packet, counted in total and on the port the core sent it to (--stats "ports", as DPDK counts it). */
-static void count_tx(struct nfq_ctx *c, const struct adw_pkt *p)
-{
-    c->e->c.tx_pkts++;
-    if (p->out_port < c->n_ports)
-        c->e->port_tx[p->out_port]++;
-}
-
-static void release(struct nfq_ctx *c, const struct adw_pkt *p)
-{
-    struct nfq_held *h = p->cookie;
-    if (p->out_port == ADW_PORT_DROP) {
-        /* Held for a pair a new configuration removed with its AP (counted by the core as drops_config). */
-        verdict(c, h->id, NF_DROP);
-        c->e->c.config_drops++;
-        free(h);
-        return;
-    }
-    if (verdict(c, h->id, NF_ACCEPT) == 0)
-        count_tx(c, p);
-    free(h);
+    struct nfq_ctx *c = arg;
+    return nfq_set_verdict(c->qh, id, v, 0, NULL) < 0 ? -1 : 0;
 }
 
 static void process_batch(struct nfq_ctx *c)
 {
-    enum adw_verdict v[NFQ_MAX_BURST];
-    if (c->n_batch == 0)
-        return;
-    adw_sched_enqueue_burst(c->e->sched, c->batch, v, c->n_batch, nfq_clock_ns());
-    c->e->c.rx_pkts += c->n_batch;
-    for (unsigned i = 0; i < c->n_batch; i++) {
-        struct nfq_held *h = c->batch[i].cookie;
-        c->e->port_rx[c->batch[i].in_port]++;
-        switch (v[i]) {
-        case ADW_PASS:
-            c->e->c.passed_pkts++;
-            if (verdict(c, h->id, NF_ACCEPT) == 0)
-                count_tx(c, &c->batch[i]);
-            free(h);
-            break;
-        case ADW_QUEUED:
-            c->e->c.queued_pkts++;
-            break;
-        default:
-            c->e->c.dropped_pkts++;
-            verdict(c, h->id, NF_DROP);
-            free(h);
-            break;
-        }
-    }
+    nfq_verdicts_burst(&c->v, c->batch, c->n_batch, nfq_clock_ns(), &c->due);
     c->n_batch = 0;
 }
 
@@ -130,8 +73,10 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     uint32_t id = ntohl(ph->packet_id);
     if (c->draining) {
         /* Queued before shutdown and never scheduled: it passes (unbinding the queue would drop it). */
-        if (verdict(c, id, NF_ACCEPT) == 0)
+        if (kernel_verdict(c, id, NF_ACCEPT) == 0)
             c->e->c.tx_pkts++;
+        else
+            c->v.errors++;
         c->e->c.drained_pkts++;
         return 0;
     }
@@ -210,12 +155,12 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
 {
     static struct nfq_ctx c;
     static char buf[65536 + 4096] __attribute__((aligned));
-    struct adw_pkt out[NFQ_MAX_BURST];
     int rc = -1;
 
     memset(&c, 0, sizeof(c));
     c.e = e;
     c.n_ports = n_ports;
+    c.v = (struct nfq_verdicts){.e = e, .n_ports = n_ports, .send = kernel_verdict, .arg = &c};
     for (unsigned i = 0; i < n_ports; i++) {
         c.ifindex[i] = (int)if_nametoindex(ifnames[i]);
         if (c.ifindex[i] == 0) {
@@ -252,9 +197,9 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
     uint64_t start = nfq_clock_ns();
     e->start_ns = start;
     dp_engine_expect(e, start);
-    uint64_t due = adw_sched_next_event_ns(e->sched, start);
+    c.due = adw_sched_next_event_ns(e->sched, start);
     while (!dp_stop_requested) {
-        uint64_t wait_ns = nfq_poll_timeout_ns(nfq_clock_ns(), due);
+        uint64_t wait_ns = nfq_poll_timeout_ns(nfq_clock_ns(), c.due);
         struct timespec ts = {.tv_sec = (time_t)(wait_ns / 1000000000u), .tv_nsec = (long)(wait_ns % 1000000000u)};
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int pr = ppoll(&pfd, 1, &ts, NULL);
@@ -271,27 +216,17 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
             process_batch(&c);
         }
         uint64_t now = nfq_clock_ns();
-        dp_engine_tick(e, now, due);
-        unsigned k;
-        while ((k = adw_sched_dequeue_burst(e->sched, out, NFQ_MAX_BURST, now)) > 0) {
-            e->c.released_pkts += k;
-            for (unsigned i = 0; i < k; i++)
-                release(&c, &out[i]);
-        }
+        dp_engine_tick(e, now, c.due);
+        nfq_verdicts_release_due(&c.v, now);
         if (e->opt->run_ms && now - start >= e->opt->run_ms * 1000000u)
             break;
         dp_engine_expect(e, now);
-        due = adw_sched_next_event_ns(e->sched, now);
+        c.due = adw_sched_next_event_ns(e->sched, now);
     }
 
     e->elapsed_ns = nfq_clock_ns() - start;
     /* Shutdown: a verdict for every held packet. */
-    unsigned k;
-    while ((k = adw_sched_flush(e->sched, out, NFQ_MAX_BURST)) > 0) {
-        e->c.flushed_pkts += k;
-        for (unsigned i = 0; i < k; i++)
-            release(&c, &out[i]);
-    }
+    nfq_verdicts_flush(&c.v);
     /*
      * Then what is queued but not yet read: unbinding drops every entry still in the kernel queue (--queue-bypass
      * only helps packets that come after).  First what arrived meanwhile, in order, while the kernel still queues;
@@ -310,7 +245,7 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
         fprintf(stderr, "adwiser-dp: shutdown: %llu queued packets read and accepted before the unbind (%llu after "
                 "queueing stopped)\n", (unsigned long long)e->c.drained_pkts,
                 (unsigned long long)(e->c.drained_pkts - read_queueing));
-    e->c.tx_drops += c.verdict_errors;
+    e->c.tx_drops += c.v.errors;
     rc = 0;
 out_queue:
     nfq_destroy_queue(c.qh);

@@ -1,0 +1,97 @@
+/* Verdicts for the core's decisions; see nfq_verdicts.h. */
+#include "nfq_verdicts.h"
+
+#include <linux/netfilter.h>
+#include <stdlib.h>
+
+static int give(struct nfq_verdicts *v, uint32_t id, uint32_t verdict)
+{
+    if (v->send(v->arg, id, verdict) != 0) {
+        v->errors++;
+        return -1;
+    }
+    return 0;
+}
+
+/* An accepted packet, counted in total and on the port the core sent it to (--stats "ports", as DPDK counts it). */
+static void count_tx(struct nfq_verdicts *v, const struct adw_pkt *p)
+{
+    v->e->c.tx_pkts++;
+    if (p->out_port < v->n_ports)
+        v->e->port_tx[p->out_port]++;
+}
+
+static void release(struct nfq_verdicts *v, const struct adw_pkt *p)
+{
+    struct nfq_held *h = p->cookie;
+    if (p->out_port == ADW_PORT_DROP) {
+        /* Held for a pair a new configuration removed with its AP (counted by the core as drops_config). */
+        give(v, h->id, NF_DROP);
+        v->e->c.config_drops++;
+    } else if (give(v, h->id, NF_ACCEPT) == 0) {
+        count_tx(v, p);
+    }
+    free(h);
+}
+
+unsigned nfq_verdicts_release_due(struct nfq_verdicts *v, uint64_t now_ns)
+{
+    struct adw_pkt out[NFQ_MAX_BURST];
+    unsigned k, total = 0;
+    while ((k = adw_sched_dequeue_burst(v->e->sched, out, NFQ_MAX_BURST, now_ns)) > 0) {
+        v->e->c.released_pkts += k;
+        for (unsigned i = 0; i < k; i++)
+            release(v, &out[i]);
+        total += k;
+    }
+    return total;
+}
+
+unsigned nfq_verdicts_flush(struct nfq_verdicts *v)
+{
+    struct adw_pkt out[NFQ_MAX_BURST];
+    unsigned k, total = 0;
+    while ((k = adw_sched_flush(v->e->sched, out, NFQ_MAX_BURST)) > 0) {
+        v->e->c.flushed_pkts += k;
+        for (unsigned i = 0; i < k; i++)
+            release(v, &out[i]);
+        total += k;
+    }
+    return total;
+}
+
+void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n, uint64_t now_ns, uint64_t *due)
+{
+    enum adw_verdict vd[NFQ_MAX_BURST];
+    struct dp_engine *e = v->e;
+    if (n == 0)
+        return;
+    adw_sched_enqueue_burst(e->sched, pkts, vd, n, now_ns);
+    e->c.rx_pkts += n;
+    if (adw_sched_next_event_ns(e->sched, now_ns) <= now_ns) {
+        dp_engine_note_due(e, now_ns, *due);
+        nfq_verdicts_release_due(v, now_ns);
+        dp_engine_expect(e, now_ns);
+        *due = adw_sched_next_event_ns(e->sched, now_ns);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct nfq_held *h = pkts[i].cookie;
+        e->port_rx[pkts[i].in_port]++;
+        switch (vd[i]) {
+        case ADW_PASS:
+            e->c.passed_pkts++;
+            if (give(v, h->id, NF_ACCEPT) == 0)
+                count_tx(v, &pkts[i]);
+            free(h);
+            break;
+        case ADW_QUEUED:
+            e->c.queued_pkts++;
+            break;
+        default:
+            e->c.dropped_pkts++;
+            give(v, h->id, NF_DROP);
+            free(h);
+            break;
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/*
+ * The NFQUEUE backend's verdicts for the core's decisions, apart from the
+ * kernel queue (the sink is a function, so tests record what it is given).
+ * A verdict reinjects the packet at once, in the order given: what the core
+ * releases because of a burst (a real-time packet on arrival, a batch an
+ * uplink ACK's closed drain let go) is given NF_ACCEPT before the burst's
+ * passed packets, as the DPDK loop sends it first (the air is clear for it
+ * now; the next batch follows a guard time later).
+ */
+#ifndef ADW_DP_NFQ_VERDICTS_H
+#define ADW_DP_NFQ_VERDICTS_H
+
+#include <stdint.h>
+
+#include "dp_engine.h"
+
+#define NFQ_MAX_BURST 512u   /* packets handed to the core per enqueue_burst */
+
+/*
+ * A packet read from the queue: the verdict id and our own copy of the frame
+ * (the netlink buffer is reused by the next recv), malloc'ed; it is the
+ * adw_pkt's cookie and is freed once its verdict is given.
+ */
+struct nfq_held {
+    uint32_t id;        /* nfqueue packet id for the verdict */
+    uint32_t len;       /* bytes in frame */
+    uint8_t frame[];    /* Ethernet header + IP packet */
+};
+
+/* Gives verdict NF_ACCEPT or NF_DROP for packet id: 0, or -1 when the kernel did not take it. */
+typedef int (*nfq_verdict_fn)(void *arg, uint32_t id, uint32_t verdict);
+
+struct nfq_verdicts {
+    struct dp_engine *e;
+    unsigned n_ports;
+    nfq_verdict_fn send;
+    void *arg;
+    uint64_t errors;    /* verdicts the kernel did not take (the packet stays queued; the unbind drops it) */
+};
+
+/*
+ * Hands pkts[0..n-1] (cookies: struct nfq_held *) to the core at now_ns and gives each the verdict it got, after
+ * releasing what the burst made due (*due: the loop's awaited event, recorded and named again as the DPDK loop's
+ * rx_dev does).
+ */
+void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n, uint64_t now_ns, uint64_t *due);
+
+/* Releases what the core hands out at now_ns (NF_ACCEPT; NF_DROP for ADW_PORT_DROP); returns how many. */
+unsigned nfq_verdicts_release_due(struct nfq_verdicts *v, uint64_t now_ns);
+
+/* Shutdown: a verdict for every packet the core holds; returns how many. */
+unsigned nfq_verdicts_flush(struct nfq_verdicts *v);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * The NFQUEUE backend's verdicts for the core's decisions (dp/nfq_verdicts.c), with the kernel queue replaced by a
+ * recorder of the verdicts in the order given: a verdict reinjects its packet at once, so that order is the order
+ * the packets leave.  The lab JSON is configs/lab-2ap-2sta.yaml converted by dp.mk ($ADW_LAB_JSON).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <linux/netfilter.h>
+
+#include "dp_engine.h"
+#include "frame_builder.h"
+#include "nfq_verdicts.h"
+
+#define N_PORTS 3   /* uplink, ap1, ap2 */
+
+static const uint8_t SERVER_MAC[6] = {0x02, 0xad, 0x00, 0x00, 0x00, 0x01};
+static const uint8_t STA2_MAC[6] = {0x02, 0xad, 0x00, 0x00, 0x02, 0x01};
+static const uint8_t SERVER_IP[4] = {198, 18, 0, 1}, STA2_IP[4] = {198, 18, 0, 12};
+
+struct given {
+    unsigned n;
+    uint32_t id[16], verdict[16];
+};
+
+static int record(void *arg, uint32_t id, uint32_t verdict)
+{
+    struct given *g = arg;
+    assert_true(g->n < 16);
+    g->id[g->n] = id;
+    g->verdict[g->n++] = verdict;
+    return 0;
+}
+
+static void engine_start(struct dp_engine *e, struct dp_options *o)
+{
+    char err[512];
+    const char *lab = getenv("ADW_LAB_JSON");
+    assert_non_null(lab);
+    memset(o, 0, sizeof(*o));
+    o->config_path = lab;
+    o->hold_pkts = 1024;
+    struct adw_config *cfg = dp_engine_load_config(lab, err, sizeof(err));
+    if (!cfg)
+        fail_msg("%s", err);
+    if (dp_engine_start(e, o, cfg, N_PORTS, "nfqueue", 1000000000ull, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+}
+
+/* A packet as the queue hands it over: id and frame in one allocation, the adw_pkt's cookie. */
+static struct adw_pkt held(uint32_t id, const uint8_t *frame, uint32_t len)
+{
+    struct nfq_held *h = malloc(sizeof(*h) + len);
+    assert_non_null(h);
+    h->id = id;
+    h->len = len;
+    memcpy(h->frame, frame, len);
+    return (struct adw_pkt){.data = h->frame, .len = len, .in_port = 0, .cookie = h};
+}
+
+/*
+ * One burst from the uplink: an ARP broadcast (passed) and then voice to sta2 (DSCP EF), which the core releases
+ * on arrival (no drain open).  The voice packet's verdict comes first, as the DPDK loop sends it first
+ * (test_release_leaves_before_passed_traffic.sh): the core released it for the instant the air is clear.
+ */
+static void test_what_a_burst_releases_gets_its_verdict_before_the_passed_packets(void **state)
+{
+    (void)state;
+    struct dp_engine e;
+    struct dp_options o;
+    engine_start(&e, &o);
+    struct given g = {0};
+    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    uint8_t buf[256];
+    struct adw_pkt burst[2];
+    uint32_t n = fb_arp(buf, sizeof(buf), SERVER_MAC);
+    assert_true(n > 0);
+    burst[0] = held(1, buf, n);
+    n = fb_udp4(buf, sizeof(buf), SERVER_MAC, STA2_MAC, SERVER_IP, STA2_IP, 46, 5004, 5004, 20);
+    assert_true(n > 0);
+    burst[1] = held(2, buf, n);
+    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
+    nfq_verdicts_burst(&v, burst, 2, now, &due);
+    nfq_verdicts_release_due(&v, now);
+    assert_int_equal(g.n, 2);
+    assert_int_equal(g.id[0], 2);
+    assert_int_equal(g.verdict[0], NF_ACCEPT);
+    assert_int_equal(g.id[1], 1);
+    assert_int_equal(g.verdict[1], NF_ACCEPT);
+    assert_int_equal(e.c.tx_pkts, 2);
+    assert_int_equal(e.c.released_pkts, 1);
+    assert_int_equal(e.c.passed_pkts, 1);
+    assert_int_equal(nfq_verdicts_flush(&v), 0);
+    dp_engine_finish(&e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_what_a_burst_releases_gets_its_verdict_before_the_passed_packets),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
