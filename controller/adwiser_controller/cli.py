@@ -55,8 +55,16 @@ def _cmd_render(args: argparse.Namespace) -> int:
     else:
         out = Path(args.output)
         tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out)  # whole or nothing
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(out)  # whole or nothing
+        except OSError as exc:
+            # Named like a validation problem, and the partial temporary file removed: "whole or nothing"
+            # holds for a failed write too, and a script reading stderr sees which path was at fault.
+            if tmp.is_file():
+                tmp.unlink()
+            print(f"{out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     return 0
 
 
