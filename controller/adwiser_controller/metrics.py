@@ -13,7 +13,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from prometheus_client import REGISTRY, CollectorRegistry, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from . import keys
@@ -32,10 +32,14 @@ PAIR_GAUGES = {
     "s_ms": ("adwiser_pair_slice_ms", "Slice length S of the pair in the last frame, ms"),
     "queue_pkts": ("adwiser_pair_queue_pkts", "Queue length of the pair, packets"),
     "limit_pkts": ("adwiser_pair_queue_limit_pkts", "Queue limit (A*) of the pair, packets"),
-    "drops_tail": ("adwiser_pair_drops_tail", "Tail drops of the pair as last reported by the dataplane"),
-    "drops_other": ("adwiser_pair_drops_other", "Other drops of the pair as last reported by the dataplane"),
     "released_pkts": ("adwiser_pair_released_pkts", "Packets released for the pair in the last frame"),
     "reassigned": ("adwiser_pair_slice_reassigned", "1 if the pair's slice was given away in the last frame"),
+}
+# The dataplane reports these per pair as running totals since it started (controller/REDIS.md), so they are
+# counters: typed as gauges, rate() and increase() would not treat a dataplane restart as a reset.
+PAIR_COUNTERS = {
+    "drops_tail": ("adwiser_pair_drops_tail", "Tail drops of the pair since the dataplane started"),
+    "drops_other": ("adwiser_pair_drops_other", "Other drops of the pair since the dataplane started"),
 }
 
 
@@ -71,7 +75,7 @@ def _aggregation_families(status: dict[str, Any] | None, aid: str, pair_fams: di
 
 
 class _Snapshot(Collector):
-    def __init__(self, families: list[GaugeMetricFamily]):
+    def __init__(self, families: list[Metric]):
         self.families = families
 
     def collect(self):
@@ -91,7 +95,9 @@ async def exposition(r: aioredis.Redis, store: Store, heartbeat_stale_s: float =
         "bound": GaugeMetricFamily("adwiser_frame_utility_bound", "Utility bound sum ln(beta_i S_i/S)", labels=["appliance"]),
         "reassign": GaugeMetricFamily("adwiser_frame_reassignments", "Slices given away in the last frame", labels=["appliance"]),
     }
-    pair_fams = {k: GaugeMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in PAIR_GAUGES.items()}
+    pair_fams: dict[str, GaugeMetricFamily | CounterMetricFamily] = {
+        k: GaugeMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in PAIR_GAUGES.items()}
+    pair_fams |= {k: CounterMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in PAIR_COUNTERS.items()}
     agg_pair = {k: GaugeMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in AGG_PAIR_GAUGES.items()}
     agg_ap = {k: GaugeMetricFamily(n, h, labels=["appliance", "ap"]) for k, (n, h) in AGG_AP_GAUGES.items()}
     agg_bn = GaugeMetricFamily("adwiser_aggregation_backhaul_bottleneck",
