@@ -98,12 +98,19 @@ def _cmd_seed(args: argparse.Namespace) -> int:
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
+    from .field_errors import flatten
+    from .store import StoredInvalid
     from .sync_admin import apply
 
     try:
         appliance = apply(args.redis_url, args.version, author=args.author)
     except LookupError as exc:
         print(f"version: {exc}", file=sys.stderr)
+        return 1
+    except StoredInvalid as exc:
+        # The store refuses to publish it; say which fields a new version must fix, as the API does (doc.<path>).
+        for e in flatten(exc.errors, ("doc",)):
+            print(f"version {args.version}: {e.field}: {e.message}", file=sys.stderr)
         return 1
     print(f"version {args.version} is now desired for appliance {appliance}")
     return 0
