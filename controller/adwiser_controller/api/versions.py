@@ -11,6 +11,7 @@ merged again if another edit landed meanwhile (`_edit`).
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
@@ -286,15 +287,17 @@ async def _apply(svc: Services, request: Request, who: Principal, n: int, wait_m
     aid = v.appliance_id
     pubsub = svc.redis.pubsub()
     acked, ack_ms = False, None
+    refused_before = None
     try:
         if wait_ms > 0:
             await pubsub.subscribe(keys.appliance(aid, "ack"))
+            refused_before = await svc.redis.get(keys.appliance(aid, "rejected"))
         t0 = time.perf_counter()
         _, previous = await svc.store.apply(n, who.username)
         await svc.audit.record(who.username, who.role.value, client_of(request), action, f"version:{n}",
                                detail={"appliance_id": aid, "previous": previous, **detail})
         if wait_ms > 0:
-            acked = await _wait_ack(svc, pubsub, aid, n, t0 + wait_ms / 1000)
+            acked = await _wait_ack(svc, pubsub, aid, n, t0 + wait_ms / 1000, refused_before)
             ack_ms = (time.perf_counter() - t0) * 1000 if acked else None
     finally:
         await pubsub.aclose()
@@ -303,14 +306,34 @@ async def _apply(svc: Services, request: Request, who: Principal, n: int, wait_m
                        ack_ms=ack_ms, status=status)
 
 
-async def _wait_ack(svc: Services, pubsub: Any, aid: str, n: int, deadline: float) -> bool:
+# The dataplane announces a refusal only by setting `rejected` (REDIS.md, no publish), so the wait looks at it
+# this often; an acknowledgement still ends the wait as soon as it is published.
+REFUSAL_POLL_S = 0.05
+
+
+def _refuses(rejected: str | None, before: str | None, n: int) -> bool:
+    """`rejected` names version n and was written after the apply began (the key keeps the last refusal, which
+    may be an earlier one of the same version)."""
+    if rejected is None or rejected == before:
+        return False
+    try:
+        return json.loads(rejected).get("version") == n
+    except (ValueError, AttributeError):
+        return False
+
+
+async def _wait_ack(svc: Services, pubsub: Any, aid: str, n: int, deadline: float, refused_before: str | None) -> bool:
+    """True once the dataplane runs n; False at the deadline, or as soon as it refuses n."""
     while True:
-        if await svc.redis.get(keys.appliance(aid, "active")) == str(n):
+        active, rejected = await svc.redis.mget(keys.appliance(aid, "active"), keys.appliance(aid, "rejected"))
+        if active == str(n):
             return True
+        if _refuses(rejected, refused_before, n):
+            return False
         left = deadline - time.perf_counter()
         if left <= 0:
             return False
-        msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=min(left, 0.5))
+        msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=min(left, REFUSAL_POLL_S))
         if msg and msg.get("data") == str(n):
             return True
         if msg is None:
