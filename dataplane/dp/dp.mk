@@ -94,11 +94,14 @@ $(DP_TEST_ENGINE): dp/tests/test_dp_engine.c $(DP_REDIS_FIXTURE) $(DP_ENGINE_SRC
 DP_TEST_NFQ_VERDICTS := $(BUILD)/san/dp/test_nfq_verdicts
 DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_NFQ_VERDICTS))
 
-$(DP_TEST_NFQ_VERDICTS): dp/tests/test_nfq_verdicts.c tests/frame_builder.c dp/nfq_verdicts.c $(DP_ENGINE_SRCS) \
-    $(DP_HEADERS) $(CORE_LIB_SAN)
+# The engine on the lab document for the backends' tests (dp/tests/lab_engine.h).
+DP_LAB_ENGINE := dp/tests/lab_engine.c dp/tests/lab_engine.h
+
+$(DP_TEST_NFQ_VERDICTS): dp/tests/test_nfq_verdicts.c tests/frame_builder.c $(DP_LAB_ENGINE) dp/nfq_verdicts.c \
+    $(DP_ENGINE_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp -Itests $< tests/frame_builder.c \
-	    dp/nfq_verdicts.c $(DP_ENGINE_SRCS) $(CORE_LIB_SAN) \
+	    dp/tests/lab_engine.c dp/nfq_verdicts.c $(DP_ENGINE_SRCS) $(CORE_LIB_SAN) \
 	    $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
 
 # The DPDK loop on net_ring ports the test creates (no hugepages, no PCI, its own --file-prefix). Not under ASan:
@@ -107,9 +110,10 @@ DP_DPDK_LOOP_SRCS := dp/dpdk_loop.c dp/dpdk_ports.c dp/vlan_demux.c dp/idle_back
 DP_TEST_DPDK_LOOP := $(BUILD)/dp/test_dpdk_loop
 DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_DPDK_LOOP))
 
-$(DP_TEST_DPDK_LOOP): dp/tests/test_dpdk_loop.c tests/frame_builder.c $(DP_DPDK_LOOP_SRCS) $(DP_HEADERS) $(CORE_LIB)
+$(DP_TEST_DPDK_LOOP): dp/tests/test_dpdk_loop.c tests/frame_builder.c $(DP_LAB_ENGINE) $(DP_DPDK_LOOP_SRCS) \
+    $(DP_HEADERS) $(CORE_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(DP_CFLAGS) -O1 -Itests -Icore $< tests/frame_builder.c $(DP_DPDK_LOOP_SRCS) $(CORE_LIB) $(DP_LIBS) \
+	$(CC) $(DP_CFLAGS) -O1 -Itests -Icore $< tests/frame_builder.c dp/tests/lab_engine.c $(DP_DPDK_LOOP_SRCS) $(CORE_LIB) $(DP_LIBS) \
 	    -lrte_net_ring -lcmocka -o $@
 
 dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON) \

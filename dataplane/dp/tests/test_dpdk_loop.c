@@ -25,6 +25,7 @@
 #include "dpdk_loop.h"
 #include "dpdk_ports.h"
 #include "frame_builder.h"
+#include "lab_engine.h"
 #include "parse.h"
 
 #define N_PORTS 3          /* uplink, ap1, ap2 */
@@ -82,22 +83,6 @@ static unsigned empty_ring(struct rte_ring *r)
         n++;
     }
     return n;
-}
-
-static void engine_start(struct dp_engine *e, struct dp_options *o)
-{
-    char err[512];
-    const char *lab = getenv("ADW_LAB_JSON");
-    assert_non_null(lab);
-    memset(o, 0, sizeof(*o));
-    o->config_path = lab;
-    o->burst = 32;
-    o->hold_pkts = 1024;
-    struct adw_config *cfg = dp_engine_load_config(lab, err, sizeof(err));
-    if (!cfg)
-        fail_msg("%s", err);
-    if (dp_engine_start(e, o, cfg, N_PORTS, "dpdk", dpdk_clock_ns(), err, sizeof(err)) != 0)
-        fail_msg("%s", err);
 }
 
 /* The EAL's runtime directory (empty with --no-shconf), removed whether or not the set-up got far. */
@@ -176,8 +161,8 @@ static void test_frames_waiting_in_rx_at_stop_are_forwarded(void **state)
 {
     (void)state;
     static struct dp_engine e;
-    static struct dp_options o;
-    engine_start(&e, &o);
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
     unsigned put = put_frames(rx[0], 8, 1) + put_frames(rx[0], 8, 0);
     dp_stop_requested = 1;
     int rc = dpdk_loop_run(&e, &ports, pool);
@@ -202,8 +187,8 @@ static void test_the_read_at_stop_takes_at_most_a_ring_of_descriptors(void **sta
 {
     (void)state;
     static struct dp_engine e;
-    static struct dp_options o;
-    engine_start(&e, &o);
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
     unsigned put = put_frames(rx[0], DPDK_RX_DESC + 500, 0);
     dp_stop_requested = 1;
     int rc = dpdk_loop_run(&e, &ports, pool);

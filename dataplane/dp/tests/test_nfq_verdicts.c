@@ -15,6 +15,7 @@
 
 #include "dp_engine.h"
 #include "frame_builder.h"
+#include "lab_engine.h"
 #include "nfq_verdicts.h"
 
 #define N_PORTS 3   /* uplink, ap1, ap2 */
@@ -37,21 +38,6 @@ static int record(void *arg, uint32_t id, uint32_t verdict)
     return 0;
 }
 
-static void engine_start(struct dp_engine *e, struct dp_options *o)
-{
-    char err[512];
-    const char *lab = getenv("ADW_LAB_JSON");
-    assert_non_null(lab);
-    memset(o, 0, sizeof(*o));
-    o->config_path = lab;
-    o->hold_pkts = 1024;
-    struct adw_config *cfg = dp_engine_load_config(lab, err, sizeof(err));
-    if (!cfg)
-        fail_msg("%s", err);
-    if (dp_engine_start(e, o, cfg, N_PORTS, "nfqueue", 1000000000ull, err, sizeof(err)) != 0)
-        fail_msg("%s", err);
-}
-
 /* A packet as the queue hands it over: id and frame in one allocation, the adw_pkt's cookie. */
 static struct adw_pkt held(uint32_t id, const uint8_t *frame, uint32_t len)
 {
@@ -72,8 +58,8 @@ static void test_what_a_burst_releases_gets_its_verdict_before_the_passed_packet
 {
     (void)state;
     struct dp_engine e;
-    struct dp_options o;
-    engine_start(&e, &o);
+    struct dp_options o = {.hold_pkts = 1024};
+    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
     struct given g = {0};
     struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
     uint8_t buf[256];
