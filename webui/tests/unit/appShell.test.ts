@@ -8,9 +8,7 @@ import App from '../../src/App.vue'
 import { routes } from '../../src/router'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
-
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+import { json } from './responses'
 
 const lab: ApplianceStatus = {
   id: 'lab', head: 2, desired: 2, active: 2, pending: false, rejected: null, alive: true,

@@ -3,6 +3,7 @@ import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { AggregationStatus, ApplianceStatus } from '../../src/api/types'
 import AppliancesView from '../../src/views/AppliancesView.vue'
+import { json } from './responses'
 
 const lab: ApplianceStatus = {
   id: 'lab', head: 2, desired: 2, active: 2, pending: false, rejected: null, alive: true,
@@ -16,8 +17,6 @@ const loops = (ts: number): AggregationStatus => ({
       z: 1, x_pps: 1000, pace_bps: 12e6, bottleneck: 'wlan', p_backhaul: 0.1, loss: 0 } } } },
 })
 
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
 
 beforeEach(() => {
   setActivePinia(createPinia())

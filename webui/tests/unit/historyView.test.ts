@@ -5,9 +5,7 @@ import type { AuditEntry, VersionInfo } from '../../src/api/types'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import HistoryView from '../../src/views/HistoryView.vue'
-
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+import { json } from './responses'
 
 // 250 versions of appliance lab (v250 newest) and 230 audit entries (id `${n}-0`, newest first).
 const version = (n: number): VersionInfo => ({ version: n, appliance_id: 'lab', author: 'op', created_at: '2025-01-01T00:00:00Z', comment: `c${n}`, parent: n > 1 ? n - 1 : null })

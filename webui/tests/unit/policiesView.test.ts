@@ -8,9 +8,7 @@ import { policySections } from '../../src/lib/policySchema'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import PoliciesView from '../../src/views/PoliciesView.vue'
-
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+import { json } from './responses'
 
 const topology: Topology = { aps: [], stas: [], conflicts: [] }
 const policies = () => ({ ...Object.fromEntries(policySections().map((s) => [s.key, {}])), ts_abr_qd: { a_pkts_per_ms: 1 } })

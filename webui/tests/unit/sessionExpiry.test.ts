@@ -6,15 +6,9 @@ import type { ApplianceStatus, Topology } from '../../src/api/types'
 import App from '../../src/App.vue'
 import { makeRouter } from '../../src/router'
 import { useAppliances } from '../../src/stores/appliances'
+import { json, oneStaTopology } from './responses'
 
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
-
-const topology: Topology = {
-  aps: [{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null }],
-  stas: [{ id: 'sta1', mac: '02:00:00:00:00:01', ips: [], ap: 'ap1' }],
-  conflicts: [],
-}
+const topology: Topology = oneStaTopology()
 const lab: ApplianceStatus = {
   id: 'lab', head: 4, desired: 4, active: 4, pending: false, rejected: null, alive: true,
   heartbeat: { ts_ns: null, pid: 7, version: 4, backend: 'dpdk' }, heartbeat_age_s: 0.1, last_frame: null,

@@ -7,15 +7,9 @@ import type { ApplianceStatus, Topology, VersionInfo } from '../../src/api/types
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import SliceMapsView from '../../src/views/SliceMapsView.vue'
+import { json, oneStaTopology } from './responses'
 
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
-
-const topology: Topology = {
-  aps: [{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null }],
-  stas: [{ id: 'sta1', mac: '02:00:00:00:00:01', ips: [], ap: 'ap1' }],
-  conflicts: [],
-}
+const topology: Topology = oneStaTopology()
 const status: ApplianceStatus = {
   id: 'lab', head: 150, desired: 150, active: 150, pending: false, rejected: null, alive: true,
   heartbeat: { ts_ns: null, pid: 7, version: 150, backend: 'dpdk' }, heartbeat_age_s: 0.1, last_frame: null,

@@ -13,9 +13,7 @@ import { useSession } from '../../src/stores/session'
 import PoliciesView from '../../src/views/PoliciesView.vue'
 import SliceMapsView from '../../src/views/SliceMapsView.vue'
 import TopologyView from '../../src/views/TopologyView.vue'
-
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+import { json } from './responses'
 
 const topology: Topology = {
   aps: [{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null }],

@@ -7,9 +7,7 @@ import type { Topology } from '../../src/api/types'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import TopologyView from '../../src/views/TopologyView.vue'
-
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
+import { json } from './responses'
 
 const topology: Topology = {
   aps: [{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null }],

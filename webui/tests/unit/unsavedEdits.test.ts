@@ -12,15 +12,9 @@ import { useSession } from '../../src/stores/session'
 import PoliciesView from '../../src/views/PoliciesView.vue'
 import SliceMapsView from '../../src/views/SliceMapsView.vue'
 import TopologyView from '../../src/views/TopologyView.vue'
+import { json, oneStaTopology } from './responses'
 
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })
-
-const topology: Topology = {
-  aps: [{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null }],
-  stas: [{ id: 'sta1', mac: '02:00:00:00:00:01', ips: [], ap: 'ap1' }],
-  conflicts: [],
-}
+const topology: Topology = oneStaTopology()
 const status = (id: string): ApplianceStatus => ({
   id, head: 2, desired: 2, active: 2, pending: false, rejected: null, alive: true,
   heartbeat: { ts_ns: null, pid: 7, version: 2, backend: 'dpdk' }, heartbeat_age_s: 0.1, last_frame: null,
