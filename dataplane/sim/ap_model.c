@@ -5,7 +5,7 @@ void ap_init(struct ap_model *ap, uint32_t index, double beta, uint64_t slice_of
              uint64_t frame_ns)
 {
     *ap = (struct ap_model){.index = index, .beta_pkts_per_ms = beta, .slice_off_ns = slice_off_ns,
-                            .slice_len_ns = slice_len_ns, .frame_ns = frame_ns};
+                            .slice_len_ns = slice_len_ns, .frame_ns = frame_ns, .cap = AP_QUEUE_CAP};
 }
 
 static void start_next(struct ap_model *ap, uint64_t now_ns, struct event_queue *q, struct rng *r)
@@ -18,8 +18,10 @@ static void start_next(struct ap_model *ap, uint64_t now_ns, struct event_queue 
 
 int ap_receive(struct ap_model *ap, uint64_t seg, uint64_t now_ns, struct event_queue *q, struct rng *r)
 {
-    if (ap->n == AP_QUEUE_CAP)
+    if (ap->n >= ap->cap) {
+        ap->drops_tail++;
         return -1;
+    }
     ap->seg[(ap->head + ap->n++) % AP_QUEUE_CAP] = seg;
     if (!ap->busy)
         start_next(ap, now_ns, q, r);

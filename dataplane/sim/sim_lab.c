@@ -76,8 +76,14 @@ static void core_tick(struct sim_lab *L, uint64_t now)
         L->tick_at = UINT64_MAX;
     unsigned n;
     while ((n = adw_sched_dequeue_burst(L->s, out, 256, now)) > 0)
-        for (unsigned i = 0; i < n; i++)
-            ap_receive(&L->aps[out[i].out_port - 1], *(const uint64_t *)out[i].cookie, now, &L->q, &L->rng);
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t a = out[i].out_port - 1;
+            uint64_t seg = *(const uint64_t *)out[i].cookie;
+            /* A full AP tail-drops (ap_receive counts it); the server learns of the loss as it does of the
+             * appliance's drops, from the STA's SACKs, modelled as at once. */
+            if (ap_receive(&L->aps[a], seg, now, &L->q, &L->rng) != 0)
+                tcp_server_dropped(&L->flows[a], seg, now >= L->warm_ns);
+        }
     while (adw_sched_poll_frame(L->s, &fr, pr, 2))
         frame_stats_add(&L->frames, pr);
 }

@@ -99,6 +99,8 @@ int main(int argc, char **argv)
            (unsigned long long)st.drains_superseded,
            (unsigned long long)st.drains_overrun, (unsigned long long)(st.drops_tail + st.drops_pool),
            (unsigned long long)st.reassignments);
+    printf("APs: tail drops (queue full, %u packets) ap1 %llu, ap2 %llu (resent by the server)\n", L->aps[0].cap,
+           (unsigned long long)L->aps[0].drops_tail, (unsigned long long)L->aps[1].drops_tail);
     sim_lab_free(L);
     return 0;
 }

@@ -3,7 +3,7 @@
  * simulation, reduced to what the appliance sees and reacts to:
  *  - a server (bulk: always data to send; or an HTTP server handing over one
  *    page at a time through app_limit) with a Reno-like window: slow start, then +1 segment per
- *    window of ACKs; a segment the appliance dropped is resent ahead of new
+ *    window of ACKs; a segment the appliance or the AP dropped is resent ahead of new
  *    data and halves the window (once per window of data), as a SACK TCP
  *    would after its duplicate ACKs;
  *  - a STA that acknowledges cumulatively every second segment and at the end
@@ -38,7 +38,7 @@ struct tcp_bulk {
     bool got[TCP_RING];          /* segments received beyond rcv_next */
     uint32_t unacked;            /* in-order segments delivered since the last ACK */
     uint64_t delivered_bytes;    /* payload bytes delivered in order (measured window) */
-    uint64_t segs_lost;          /* segments the appliance dropped (measured window) */
+    uint64_t segs_lost;          /* segments the appliance or the AP dropped (measured window) */
     /* appliance-facing frames (must stay valid while the core holds them) */
     uint8_t frame[TCP_RING][TCP_FRAME_MAX];
     uint32_t frame_len[TCP_RING];
@@ -55,7 +55,7 @@ void tcp_init(struct tcp_bulk *t, uint32_t sta);
 int64_t tcp_next_to_send(struct tcp_bulk *t);
 /* Writes the frame of segment seg (server -> STA) and returns its buffer slot. */
 uint32_t tcp_build_segment(struct tcp_bulk *t, uint64_t seg);
-/* The appliance dropped segment seg. */
+/* Segment seg was dropped on its way: by the appliance, or tail-dropped by the STA's full AP. */
 void tcp_server_dropped(struct tcp_bulk *t, uint64_t seg, bool measure);
 /* The STA receives segment seg; returns true if it sends an ACK now (*ack_count = segments acknowledged). */
 bool tcp_sta_receive(struct tcp_bulk *t, uint64_t seg, bool burst_end, bool measure, uint64_t *ack_count);

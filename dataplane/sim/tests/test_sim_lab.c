@@ -1,7 +1,8 @@
 /*
  * Tests of the simulated lab's events (sim/sim_lab.c). The core's
  * adw_sched_enqueue_burst is wrapped (-Wl,--wrap) to see the frames the STAs'
- * ACKs bring to the appliance.
+ * ACKs bring to the appliance, and adw_sched_dequeue_burst to see the
+ * segments it releases to AP1.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +31,37 @@ void __wrap_adw_sched_enqueue_burst(struct adw_sched *s, struct adw_pkt *pkts, e
             seen_len = pkts[i].len;
         }
     __real_adw_sched_enqueue_burst(s, pkts, verdicts, n, now_ns);
+}
+
+/* Segments the core released to AP1 (out_port 1) since the test last cleared n_released. */
+static uint64_t released[1024];
+static unsigned n_released;
+
+unsigned __real_adw_sched_dequeue_burst(struct adw_sched *s, struct adw_pkt *out, unsigned max, uint64_t now_ns);
+unsigned __wrap_adw_sched_dequeue_burst(struct adw_sched *s, struct adw_pkt *out, unsigned max, uint64_t now_ns);
+unsigned __wrap_adw_sched_dequeue_burst(struct adw_sched *s, struct adw_pkt *out, unsigned max, uint64_t now_ns)
+{
+    unsigned n = __real_adw_sched_dequeue_burst(s, out, max, now_ns);
+    for (unsigned i = 0; i < n; i++)
+        if (out[i].out_port == 1 && n_released < sizeof(released) / sizeof(released[0]))
+            released[n_released++] = *(const uint64_t *)out[i].cookie;
+    return n;
+}
+
+static bool in_ap_queue(const struct ap_model *ap, uint64_t seg)
+{
+    for (uint32_t i = 0; i < ap->n; i++)
+        if (ap->seg[(ap->head + i) % AP_QUEUE_CAP] == seg)
+            return true;
+    return false;
+}
+
+static bool waits_for_resend(const struct tcp_bulk *t, uint64_t seg)
+{
+    for (uint32_t i = 0; i < t->retx_n; i++)
+        if (t->retx[(t->retx_head + i) % TCP_RING] == seg)
+            return true;
+    return false;
 }
 
 static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
@@ -104,10 +136,38 @@ static void test_ack_reaches_the_core_as_the_sta_sent_it(void **state)
     assert_int_equal(r, 7);
 }
 
+static void test_a_segment_the_full_ap_refuses_is_a_counted_tail_drop_the_server_resends(void **state)
+{
+    struct sim_lab *L = *state;
+    struct ap_model *ap = &L->aps[0];
+    ap->cap = 2; /* smaller than one batch: a release overflows it */
+    unsigned refused = 0;
+    uint64_t refused_seg[1024];
+    struct sim_event ev;
+    /* Event by event, until the core releases to AP1 a segment that AP1 does not hold (the same instant: nothing
+     * could have been sent over the air since). */
+    while (refused == 0 && eq_pop(&L->q, &ev) && ev.t_ns < L->end_ns) {
+        n_released = 0;
+        sim_lab_handle(L, &ev);
+        for (unsigned i = 0; i < n_released; i++)
+            if (!in_ap_queue(ap, released[i]))
+                refused_seg[refused++] = released[i];
+    }
+    assert_true(refused > 0); /* the queue of 2 did fill */
+    assert_int_equal(ap->drops_tail, refused);
+    for (unsigned i = 0; i < refused; i++)
+        if (!waits_for_resend(&L->flows[0], refused_seg[i]))
+            fail_msg("segment %llu was released to a full AP1 and the server does not know it is lost",
+                     (unsigned long long)refused_seg[i]);
+    assert_true(L->flows[0].ssthresh < TCP_CWND_MAX); /* the loss halved the window */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ack_reaches_the_core_as_the_sta_sent_it, lab_up, lab_down),
+        cmocka_unit_test_setup_teardown(test_a_segment_the_full_ap_refuses_is_a_counted_tail_drop_the_server_resends,
+                                        lab_up, lab_down),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
