@@ -17,7 +17,8 @@ struct delivery_timing {
 };
 
 void delivery_timing_add(struct delivery_timing *t, uint64_t late_us);
-/* q-quantile (0..1) in µs; 0 when empty. */
+/* Nearest-rank q-quantile (0..1) in µs, the ceil(q n)-th smallest error (as the dataplane's percentiles); 0 when
+ * empty. */
 uint64_t delivery_timing_quantile(const struct delivery_timing *t, double q);
 
 #endif

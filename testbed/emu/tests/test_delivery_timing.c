@@ -1,6 +1,6 @@
 /*
  * test_delivery_timing.c — quantiles of the delivery timing error histogram
- * and the frame store's ids.
+ * (nearest rank) and the frame store's ids.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +25,18 @@ static void test_quantiles_of_known_samples(void **state)
     delivery_timing_add(t, 10 * DT_MAX_US);
     assert_int_equal(t->max_us, 10 * DT_MAX_US);
     assert_int_equal(delivery_timing_quantile(t, 1.0), DT_MAX_US);
+    free(t);
+}
+
+/* Errors 1..150 µs: the p99 is the ceil(0.99 * 150) = 149th smallest, as the dataplane's (not numpy's "lower" 148). */
+static void test_p99_is_the_nearest_rank(void **state)
+{
+    (void)state;
+    struct delivery_timing *t = calloc(1, sizeof *t);
+    for (uint64_t i = 1; i <= 150; i++)
+        delivery_timing_add(t, i);
+    assert_int_equal(delivery_timing_quantile(t, 0.99), 149);
+    assert_int_equal(delivery_timing_quantile(t, 0.5), 75);
     free(t);
 }
 
@@ -54,6 +66,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quantiles_of_known_samples),
+        cmocka_unit_test(test_p99_is_the_nearest_rank),
         cmocka_unit_test(test_frame_ids_stay_unique_when_slots_are_reused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
