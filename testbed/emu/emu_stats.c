@@ -10,12 +10,6 @@
 
 #include "emu.h"
 
-static json_t *timing_json(const struct delivery_timing *t)
-{
-    return json_pack("{s:I,s:I,s:I,s:I}", "n", (json_int_t)t->n, "p50", (json_int_t)delivery_timing_quantile(t, 0.5),
-                     "p99", (json_int_t)delivery_timing_quantile(t, 0.99), "max", (json_int_t)t->max_us);
-}
-
 int emu_write_stats(struct emu *e, const char *path, double wall_s)
 {
     struct rusage ru;
@@ -49,11 +43,12 @@ int emu_write_stats(struct emu *e, const char *path, double wall_s)
                 "mean_ampdu", k.ppdus ? json_real((double)k.sum_ampdu / (double)k.ppdus) : json_null(),
                 "mean_phy_mbps", k.ppdus ? json_real(k.sum_phy_mbps / (double)k.ppdus) : json_null(),
                 "airtime_us", (json_int_t)k.airtime_us, "airtime_frac", wall_s > 0 ? (double)k.airtime_us / (wall_s * 1e6) : 0.0,
-                "timing_error_us", timing_json(&l->timing), "wakeup_error_us", timing_json(&l->wakeup),
+                "timing_error_us", delivery_timing_json(&l->timing),
+                "wakeup_error_us", delivery_timing_json(&l->wakeup),
                 "throughput_mbps", wall_s > 0 ? (double)k.delivered_bytes * 8.0 / (wall_s * 1e6) : 0.0);
             /* RTS/CTS of the APs' fallback attempts (rate_control.rts_on_fallback; 004 §4.1 counts
              * the protected share of A-MPDUs). */
-            json_object_set_new(j, "intake_latency_us", timing_json(&l->intake));
+            json_object_set_new(j, "intake_latency_us", delivery_timing_json(&l->intake));
             /* What became of every frame queued into the air: frames_in = frames_out + tx_errors + dropped +
              * in_air_at_exit, the last being what the air still held when wlan-emu stopped mid-traffic. */
             json_object_set_new(j, "tx_errors", json_integer((json_int_t)l->tx_errors));
@@ -66,7 +61,7 @@ int emu_write_stats(struct emu *e, const char *path, double wall_s)
     json_t *root = json_pack(
         "{s:f,s:f,s:f,s:f,s:o,s:o,s:{s:I,s:I,s:I,s:I},s:I,s:I,s:I,s:I}", "wall_s", wall_s, "cpu_user_s", user,
         "cpu_sys_s", sys, "cpu_percent", wall_s > 0 ? 100.0 * (user + sys) / wall_s : 0.0, "links", links,
-        "timing_error_us", timing_json(all), "bypass", "broadcast_multicast", (json_int_t)e->bypass_group,
+        "timing_error_us", delivery_timing_json(all), "bypass", "broadcast_multicast", (json_int_t)e->bypass_group,
         "unknown_destination", (json_int_t)e->bypass_unknown, "malformed", (json_int_t)e->bypass_malformed,
         "oversize", (json_int_t)e->bypass_oversize, "no_slot_drops", (json_int_t)e->no_slot,
         "tx_errors", (json_int_t)e->tx_errors, "rx_errors", (json_int_t)e->rx_errors, "groundtruth_records",

@@ -139,6 +139,19 @@ def test_report_puts_our_rows_beside_the_papers(tmp_path: Path) -> None:
     assert (tmp_path / "throughput_timeseries.png").exists()
 
 
+def test_report_shows_a_wlan_emu_timing_quantile_past_the_histogram_as_at_least(tmp_path: Path) -> None:
+    # wlan-emu writes a quantile that fell among errors of 20 ms or more, other than the largest, as ">=20000"
+    pairs = [{"ap": f"ap{i}", "sta": f"sta{i}", "direction": "downlink", "throughput_mbps": 20.0, "mean_ampdu": None,
+              "mean_phy_mbps": None, "mean_drain_ms": None} for i in (1, 2)]
+    timing = {"n": 100, "p50": 10, "p99": ">=20000", "max": 50000}
+    (tmp_path / "together.json").write_text(json.dumps(
+        {"scenario": "together", "duration_s": 1, "slice_ms": None, "pairs": pairs,
+         "utility": experiment.utility([20.0, 20.0]), "utility_bound": 7.6,
+         "wlan_emu": {"cpu_percent": 30.0, "timing_error_us": timing}}))
+    text = report.write_report(tmp_path).read_text()
+    assert "delivery timing error p50 10 µs, p99 ≥ 20000 µs, max 50000 µs" in text
+
+
 def test_report_lists_the_fail_open_interruptions_and_the_apply_time(tmp_path: Path) -> None:
     fig = {"interruption_ms": 97.6, "baseline_gap_ms": 31.0, "lost_probes": 63, "switch_ms": 92.6,
            "switch_to": "bypass", "tcp_completed": True, "tcp_mbps": 932.2}

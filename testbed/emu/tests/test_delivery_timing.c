@@ -1,8 +1,9 @@
 /*
  * test_delivery_timing.c — quantiles of the delivery timing error histogram
- * (nearest rank) and the frame store's ids.
+ * (nearest rank; past its top bucket) and the frame store's ids.
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,19 +13,27 @@
 #include "delivery_timing.h"
 #include "frame_store.h"
 
+static uint64_t quantile(const struct delivery_timing *t, double q)
+{
+    bool past_top;
+    uint64_t v = delivery_timing_quantile(t, q, &past_top);
+    assert_false(past_top);
+    return v;
+}
+
 static void test_quantiles_of_known_samples(void **state)
 {
     (void)state;
     struct delivery_timing *t = calloc(1, sizeof *t);
-    assert_int_equal(delivery_timing_quantile(t, 0.99), 0);
+    assert_int_equal(quantile(t, 0.99), 0);
     for (uint64_t i = 1; i <= 100; i++)
         delivery_timing_add(t, i);
-    assert_int_equal(delivery_timing_quantile(t, 0.5), 50);
-    assert_int_equal(delivery_timing_quantile(t, 0.99), 99);
-    assert_int_equal(delivery_timing_quantile(t, 1.0), 100);
+    assert_int_equal(quantile(t, 0.5), 50);
+    assert_int_equal(quantile(t, 0.99), 99);
+    assert_int_equal(quantile(t, 1.0), 100);
     delivery_timing_add(t, 10 * DT_MAX_US);
     assert_int_equal(t->max_us, 10 * DT_MAX_US);
-    assert_int_equal(delivery_timing_quantile(t, 1.0), DT_MAX_US);
+    assert_int_equal(quantile(t, 1.0), 10 * DT_MAX_US); /* the largest is known exactly */
     free(t);
 }
 
@@ -35,8 +44,37 @@ static void test_p99_is_the_nearest_rank(void **state)
     struct delivery_timing *t = calloc(1, sizeof *t);
     for (uint64_t i = 1; i <= 150; i++)
         delivery_timing_add(t, i);
-    assert_int_equal(delivery_timing_quantile(t, 0.99), 149);
-    assert_int_equal(delivery_timing_quantile(t, 0.5), 75);
+    assert_int_equal(quantile(t, 0.99), 149);
+    assert_int_equal(quantile(t, 0.5), 75);
+    json_t *j = delivery_timing_json(t);
+    assert_int_equal(json_integer_value(json_object_get(j, "p99")), 149);
+    json_decref(j);
+    free(t);
+}
+
+/* An error past the histogram's top is not reported as the top: exactly when it is the largest, else as ">=top". */
+static void test_an_error_past_the_top_is_its_value_or_at_least_the_top(void **state)
+{
+    (void)state;
+    struct delivery_timing *t = calloc(1, sizeof *t);
+    delivery_timing_add(t, 50000); /* one frame 50 ms late: every quantile is that frame */
+    json_t *j = delivery_timing_json(t);
+    assert_int_equal(json_integer_value(json_object_get(j, "p50")), 50000);
+    assert_int_equal(json_integer_value(json_object_get(j, "p99")), 50000);
+    assert_int_equal(json_integer_value(json_object_get(j, "max")), 50000);
+    json_decref(j);
+    /* 98 frames 10 µs late, one 30 ms, one 50 ms: the p99 (99th) is in the top bucket but not the largest. */
+    for (int i = 0; i < 98; i++)
+        delivery_timing_add(t, 10);
+    delivery_timing_add(t, 30000);
+    bool past_top;
+    assert_int_equal(delivery_timing_quantile(t, 0.99, &past_top), DT_MAX_US);
+    assert_true(past_top);
+    assert_int_equal(quantile(t, 1.0), 50000);
+    j = delivery_timing_json(t);
+    assert_string_equal(json_string_value(json_object_get(j, "p99")), ">=20000");
+    assert_int_equal(json_integer_value(json_object_get(j, "p50")), 10);
+    json_decref(j);
     free(t);
 }
 
@@ -67,6 +105,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quantiles_of_known_samples),
         cmocka_unit_test(test_p99_is_the_nearest_rank),
+        cmocka_unit_test(test_an_error_past_the_top_is_its_value_or_at_least_the_top),
         cmocka_unit_test(test_frame_ids_stay_unique_when_slots_are_reused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
