@@ -73,7 +73,7 @@ void run_stats_write(const struct dp_engine *e, const char *path)
     adw_sched_stats_read(e->sched, &st);
     json_t *doc = json_pack(
         "{s:s, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:o, s:o,"
-        " s:{s:I, s:f, s:f, s:f, s:f}}",
+        " s:{s:I, s:f, s:f, s:f, s:f, s:I}}",
         "backend", e->backend_name, "elapsed_ns", (json_int_t)e->elapsed_ns,
         "counters", "rx_pkts", (json_int_t)e->c.rx_pkts, "passed_pkts", (json_int_t)e->c.passed_pkts,
         "queued_pkts", (json_int_t)e->c.queued_pkts, "dropped_pkts", (json_int_t)e->c.dropped_pkts,
@@ -88,7 +88,8 @@ void run_stats_write(const struct dp_engine *e, const char *path)
         "p50_us", slice_lateness_quantile_us(&e->lateness, 0.5),
         "p99_us", slice_lateness_quantile_us(&e->lateness, 0.99),
         "p999_us", slice_lateness_quantile_us(&e->lateness, 0.999),
-        "max_us", (double)e->lateness.max_ns / 1000.0);
+        "max_us", (double)e->lateness.max_ns / 1000.0,
+        "over_10ms_events", (json_int_t)slice_lateness_overflow_events(&e->lateness));
     json_t *per_s = json_array();
     for (unsigned i = 0; i < e->n_rx_per_s; i++)
         json_array_append_new(per_s, json_integer((json_int_t)e->rx_per_s[i]));

@@ -195,9 +195,27 @@ static void test_lateness_quantiles_from_the_histogram(void **state)
     slice_lateness_record(&h, 50000000);        /* 50 ms: overflow bin */
     assert_true(slice_lateness_quantile_us(&h, 0.5) == 3.5);
     assert_true(slice_lateness_quantile_us(&h, 0.985) == 250.5);
-    assert_true(slice_lateness_quantile_us(&h, 0.999) == 10000.0 + 0.5);
+    assert_true(slice_lateness_quantile_us(&h, 0.999) == 50000.0);   /* the largest: known exactly */
     assert_int_equal(h.max_ns, 50000000);
     assert_int_equal(h.count, 100);
+}
+
+/* Events past the histogram's 10 ms are not all reported as 10 ms: the largest is its own value, the others in the
+ * overflow bin the bin's lower edge (at least 10 ms), and the stats count them. */
+static void test_lateness_past_10ms_is_the_max_or_at_least_10ms(void **state)
+{
+    (void)state;
+    static struct slice_lateness h;
+    memset(&h, 0, sizeof(h));
+    for (int i = 0; i < 97; i++)
+        slice_lateness_record(&h, 3200);        /* 3.2 µs */
+    slice_lateness_record(&h, 20000000);        /* 20 ms */
+    slice_lateness_record(&h, 30000000);        /* 30 ms */
+    slice_lateness_record(&h, 50000000);        /* 50 ms */
+    assert_true(slice_lateness_quantile_us(&h, 0.99) == 10000.0);
+    assert_true(slice_lateness_quantile_us(&h, 1.0) == 50000.0);
+    assert_true(slice_lateness_quantile_us(&h, 0.97) == 3.5);
+    assert_int_equal(slice_lateness_overflow_events(&h), 3);
 }
 
 /* p99 of 100 events is the 99th smallest (nearest rank): 99 % of them are at most that; the largest is the p100. */
@@ -212,7 +230,7 @@ static void test_lateness_p99_of_100_events_is_the_99th_not_the_largest(void **s
     slice_lateness_record(&h, 50000000);        /* 50 ms */
     assert_true(slice_lateness_quantile_us(&h, 0.99) == 250.5);
     assert_true(slice_lateness_quantile_us(&h, 0.98) == 3.5);
-    assert_true(slice_lateness_quantile_us(&h, 1.0) == 10000.5);
+    assert_true(slice_lateness_quantile_us(&h, 1.0) == 50000.0);
     assert_true(slice_lateness_quantile_us(&h, 0.0) == 3.5);
     memset(&h, 0, sizeof(h));
     for (int i = 0; i < 50; i++)
@@ -364,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_nfqueue_bridged_packet_is_its_bridge_ports),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
         cmocka_unit_test(test_lateness_p99_of_100_events_is_the_99th_not_the_largest),
+        cmocka_unit_test(test_lateness_past_10ms_is_the_max_or_at_least_10ms),
         cmocka_unit_test(test_tsc_clock_follows_the_reference_clock_not_the_nominal_rate),
         cmocka_unit_test_setup_teardown(test_frame_tagged_with_an_aps_vlan_is_that_aps, campus_demux_setup, campus_demux_teardown),
         cmocka_unit_test_setup_teardown(test_untagged_frame_is_the_untagged_role_of_its_port, campus_demux_setup, campus_demux_teardown),
