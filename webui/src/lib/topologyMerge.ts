@@ -1,15 +1,20 @@
 // The user's unsaved topology edits re-applied on top of a newer version (lib/threeWay.ts).
 // Units: each field of each AP and of each STA, rows matched by id, not by position (either
-// side may have added or removed rows); a renamed id is its old row removed and a new one
-// added. A row one side removed and the other changed is a conflict settled the user's way:
-// their removal stands, or their row stays. Conflicting pairs are a set of unordered pairs,
-// each present or not, so they merge without conflict.
+// side may have added or removed rows). The user's AP renames (the editor's record, loaded id ->
+// id now) are made on the base and newer versions first, so a renamed AP is matched as itself and
+// what the newer version says of it or puts on it follows the new id; a rename the newer version
+// cannot take (no AP of the old id, or another of the new one) is a conflict, and the user's AP
+// stays as one they added. A row one side removed and the other changed is a conflict settled
+// the user's way: their removal stands, or their row stays. Conflicting pairs are a set of
+// unordered pairs, each present or not, so they merge without conflict.
 import type { AccessPoint, Station, Topology } from '../api/types'
+import { type ApRenames, renameAps } from './apRename'
 import { type Conflict, merge3 } from './threeWay'
 
 export interface TopologyMerge {
   topology: Topology
   conflicts: Conflict[]
+  renames: ApRenames // the renames made on the newer version: the merged topology's against it
 }
 
 interface Keyed<T> {
@@ -75,13 +80,30 @@ function mergeConflictPairs(base: [string, string][], mine: [string, string][], 
   return [...new Set([...m.keys(), ...t.keys()])].flatMap((k) => (merge3(b.has(k), m.has(k), t.has(k)).value ? [(m.get(k) ?? t.get(k))!.row] : []))
 }
 
-export function mergeTopologies(base: Topology, mine: Topology, theirs: Topology): TopologyMerge {
+/** The renames `theirs` can take: it has the old id and not the new one (unless that one is
+ *  renamed away too, as in a swap); each other one is named in `conflicts`. */
+function takenRenames(renames: ApRenames, theirs: Topology, conflicts: Conflict[]): ApRenames {
+  const ids = new Set(theirs.aps.map((a) => a.id))
+  let taken = Object.fromEntries(Object.entries(renames).filter(([old]) => ids.has(old)))
+  for (let n = -1; n !== Object.keys(taken).length; ) {
+    n = Object.keys(taken).length
+    taken = Object.fromEntries(Object.entries(taken).filter(([, to]) => !ids.has(to) || Object.hasOwn(taken, to)))
+  }
+  for (const [old, to] of Object.entries(renames))
+    if (!Object.hasOwn(taken, old)) conflicts.push({ what: `AP ${old} (you renamed it ${to})`, theirs: ids.has(old) ? `another AP ${to}` : `no AP ${old}` })
+  return taken
+}
+
+export function mergeTopologies(base: Topology, mine: Topology, theirs: Topology, renames: ApRenames = {}): TopologyMerge {
   // Plain copies: the page's topology is a reactive proxy, and the result becomes the page's.
   const [b, m, t] = [base, mine, theirs].map((x) => JSON.parse(JSON.stringify(x)) as Topology)
-  const whole = merge3(b, m, t)
-  if (!whole.conflict) return { topology: whole.value, conflicts: [] }
   const conflicts: Conflict[] = []
+  const taken = takenRenames(renames, t, conflicts)
+  renameAps(b, taken)
+  renameAps(t, taken)
+  const whole = merge3(b, m, t)
+  if (!whole.conflict) return { topology: whole.value, conflicts, renames: taken }
   const aps = mergeRows<AccessPoint>('AP', b.aps, m.aps, t.aps, conflicts)
   const stas = mergeRows<Station>('STA', b.stas, m.stas, t.stas, conflicts)
-  return { topology: { aps, stas, conflicts: mergeConflictPairs(b.conflicts, m.conflicts, t.conflicts) }, conflicts }
+  return { topology: { aps, stas, conflicts: mergeConflictPairs(b.conflicts, m.conflicts, t.conflicts) }, conflicts, renames: taken }
 }

@@ -31,16 +31,24 @@ interface Sent {
   body: { topology?: Topology; doc?: ConfigDoc; base_version?: number }
 }
 
-/** The controller at version 4; `refuse`, when given, answers every write. */
-function stubApi(refuse?: Response): Sent[] {
+/** The controller at version 4; `refuse`, when given, answers every write; with `newer`, someone
+ *  saves version 5 (`newer` of version 4's document) before the first write, refused as stale. */
+function stubApi(refuse?: Response, newer?: (d: ConfigDoc) => ConfigDoc): Sent[] {
   const sent: Sent[] = []
+  let head = 4
+  const docOf = (n: number) => (n === 5 && newer ? newer(doc()) : doc())
   vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
     if (init.method !== 'GET') {
       sent.push({ method: String(init.method), url: u, body: JSON.parse(String(init.body)) })
-      return refuse ?? json(201, { version: 5, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: 4 })
+      if (newer && head === 4) {
+        head = 5
+        return json(409, { status: 409, detail: 'base_version 4 is stale: the latest version is 5; reload and edit again', field: 'base_version', errors: [] })
+      }
+      return refuse ?? json(201, { version: head + 1, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: head })
     }
-    if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: 4, topology: topology() })
-    if (u === '/api/v1/versions/4') return json(200, { version: 4, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: 3, doc: doc() })
+    if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: head, topology: docOf(head).topology })
+    const n = Number(u.match(/^\/api\/v1\/versions\/(\d+)$/)?.[1])
+    if (n === 4 || n === head) return json(200, { version: n, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: n - 1, doc: docOf(n) })
     return json(404, {})
   }))
   return sent
@@ -122,5 +130,24 @@ describe('renaming an AP in the topology editor', () => {
     await save(w)
     expect(w.get('[aria-label="AP 1 name"]').element.parentElement!.textContent).toContain(message)
     expect(w.get('[data-testid=server-error]').text()).toContain('see the fields marked above')
+  })
+
+  it('re-applies a rename on the version someone saved meanwhile: the STA they put on the AP follows it, and it is saved on that version', async () => {
+    const sent = stubApi(undefined, (d) => ({
+      ...d,
+      topology: { ...d.topology, stas: [...d.topology.stas, { id: 'sta3', mac: '02:00:00:00:00:03', ips: [], ap: 'ap1' }] },
+      slice_map: { slices: [...d.slice_map.slices, { duration_ms: 10, pairs: ['ap1/sta3'] }] },
+    }))
+    const w = await mountPage()
+    await renameAp(w, 1, 'ap9')
+    await save(w)
+    await w.get('[data-testid=reapply]').trigger('click')
+    await flushPromises()
+    expect(w.find('[data-testid=reapply-conflicts]').exists()).toBe(false)
+    await save(w)
+    const { doc: saved, base_version } = sent[1].body
+    expect(base_version).toBe(5)
+    expect(saved!.topology.stas.map((s) => `${s.ap}/${s.id}`)).toEqual(['ap9/sta1', 'ap2/sta2', 'ap9/sta3'])
+    expect(saved!.slice_map.slices.map((s) => s.pairs)).toEqual([['ap9/sta1'], ['ap2/sta2'], ['ap9/sta3']])
   })
 })
