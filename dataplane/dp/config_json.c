@@ -115,6 +115,15 @@ static int find_ap(const struct adw_config *c, const char *id)
     return -1;
 }
 
+/* An earlier AP (index below i) on AP i's port with its VLAN (0 = both untagged), or -1. */
+static int find_same_port_vlan(const struct adw_config *c, unsigned i)
+{
+    for (unsigned j = 0; j < i; j++)
+        if (c->aps[j].vlan == c->aps[i].vlan && strcmp(c->aps[j].port, c->aps[i].port) == 0)
+            return (int)j;
+    return -1;
+}
+
 static const struct adw_config *sort_cfg;
 static int cmp_sta_id(const void *a, const void *b)
 {
@@ -237,6 +246,17 @@ static int read_ap(struct loader *l, const json_t *v, const char *p, size_t i, v
     ap->vlan = (uint16_t)vlan;
     if (find_ap(l->c, ap->id) >= 0)
         return jw_fail_at(&l->w, p, "id", "duplicate AP id '%s'", ap->id);
+    /* The port and VLAN are all that tells the APs' frames apart: a DPDK port demultiplexes by VLAN id, and
+     * the NFQUEUE backend's interface of an AP is <port>.<vlan>, which would be one interface for both. */
+    int same = find_same_port_vlan(l->c, (unsigned)i);
+    if (same >= 0) {
+        char vlan[16] = "untagged";
+        if (ap->vlan)
+            snprintf(vlan, sizeof(vlan), "vlan %u", (unsigned)ap->vlan);
+        return jw_fail_at(&l->w, p, "vlan",
+                          "AP '%s' has the port and VLAN of AP '%s' (port '%s', %s); APs on one port need each "
+                          "its own vlan, at most one untagged", ap->id, l->c->aps[same].id, ap->port, vlan);
+    }
     l->c->n_aps = (uint16_t)(i + 1);   /* counted as read: find_ap above sees only the APs before this one */
     return 0;
 }

@@ -57,6 +57,18 @@ mutate long_frame 'd["slice_map"]["slices"] = [{"duration_ms": 400, "pairs": [p]
 check "frame over 1000 ms" 1 "slice_map.slices: frame of 1200.000 ms exceeds 1000 ms" --check-config "$TMP/long_frame.json"
 mutate r_min 'd["policies"]["ts_abr_qd"]["r_min_pkts"] = 4096'
 check "r_min > r_max" 1 "policies.ts_abr_qd.r_min_pkts" --check-config "$TMP/r_min.json"
+# Two APs on one port and VLAN (both untagged alike): their frames cannot be told apart on either backend.
+mutate same_vlan 'for ap in d["topology"]["aps"]: ap.update(port="trunk0", vlan=101)'
+for backend in dpdk nfqueue; do
+    check "$backend: two APs on one port and VLAN" 1 \
+        "topology.aps[1].vlan: AP 'ap2' has the port and VLAN of AP 'ap1' (port 'trunk0', vlan 101)" \
+        --check-config "$TMP/same_vlan.json" --backend "$backend"
+done
+mutate both_untagged 'for ap in d["topology"]["aps"]: ap.update(port="trunk0", vlan=None)'
+check "two untagged APs on one port" 1 "topology.aps[1].vlan: AP 'ap2' has the port and VLAN of AP 'ap1' (port 'trunk0', untagged)" \
+    --check-config "$TMP/both_untagged.json"
+mutate two_vlans 'd["topology"]["aps"][0].update(port="trunk0", vlan=None); d["topology"]["aps"][1].update(port="trunk0", vlan=102)'
+check "an untagged and a tagged AP on one port" 0 "$TMP/two_vlans.json: ok" --check-config "$TMP/two_vlans.json"
 mutate ap_name 'd["topology"]["aps"][0]["name"] = "\u00e9" * 65'
 check "AP name over 128 bytes of UTF-8" 1 "topology.aps[0].name" --check-config "$TMP/ap_name.json"
 mutate newline_id 'd["appliance_id"] = "lab\n"'

@@ -315,6 +315,50 @@ static void test_conflicting_pairs_in_one_slice_are_refused_by_the_core_check(vo
     json_decref(doc);
 }
 
+/* The lab document with both APs on port trunk0 with VLANs vlan0 and vlan1 (0 = untagged). */
+static json_t *lab_on_one_port(int vlan0, int vlan1)
+{
+    json_t *doc = lab_doc();
+    const int vlans[2] = {vlan0, vlan1};
+    for (int k = 0; k < 2; k++) {
+        json_t *ap = json_array_get(at(doc, "topology.aps"), (size_t)k);
+        json_object_set_new(ap, "port", json_string("trunk0"));
+        json_object_set_new(ap, "vlan", vlans[k] ? json_integer(vlans[k]) : json_null());
+    }
+    return doc;
+}
+
+/* Frames of two APs on one port and VLAN cannot be told apart (DPDK: one VLAN id on one port; NFQUEUE: one
+ * interface <port>.<vlan>), so the document is refused, as the DPDK start refused it and the controller does. */
+static void test_two_aps_on_one_port_and_vlan_are_refused_naming_the_second_aps_vlan(void **state)
+{
+    (void)state;
+    json_t *doc = lab_on_one_port(101, 101);
+    assert_refused(doc, "topology.aps[1].vlan: AP 'ap2' has the port and VLAN of AP 'ap1'", "(port 'trunk0', vlan 101)");
+    json_decref(doc);
+    doc = lab_on_one_port(0, 0);
+    assert_refused(doc, "topology.aps[1].vlan: AP 'ap2' has the port and VLAN of AP 'ap1'", "(port 'trunk0', untagged)");
+    json_decref(doc);
+
+    struct adw_config *cfg = config_json_alloc();
+    char err[512] = "";
+    const int allowed[][2] = {{101, 102}, {0, 102}, {101, 0}};
+    for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+        doc = lab_on_one_port(allowed[i][0], allowed[i][1]);
+        if (load(doc, cfg, err, sizeof(err)) != 0)
+            fail_msg("VLANs %d and %d on one port refused: %s", allowed[i][0], allowed[i][1], err);
+        json_decref(doc);
+    }
+    /* One VLAN id on two ports is two links. */
+    doc = lab_doc();
+    json_object_set_new(at(doc, "topology.aps[0]"), "vlan", json_integer(101));
+    json_object_set_new(at(doc, "topology.aps[1]"), "vlan", json_integer(101));
+    if (load(doc, cfg, err, sizeof(err)) != 0)
+        fail_msg("one VLAN on two ports refused: %s", err);
+    json_decref(doc);
+    free(cfg);
+}
+
 static void test_values_just_inside_an_exclusive_bound_are_accepted(void **state)
 {
     (void)state;
@@ -388,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_optional_fields_may_be_absent_or_present),
         cmocka_unit_test(test_each_kind_of_invalid_value_is_refused_whole_with_its_path),
         cmocka_unit_test(test_conflicting_pairs_in_one_slice_are_refused_by_the_core_check),
+        cmocka_unit_test(test_two_aps_on_one_port_and_vlan_are_refused_naming_the_second_aps_vlan),
         cmocka_unit_test(test_values_just_inside_an_exclusive_bound_are_accepted),
         cmocka_unit_test(test_integers_written_with_a_zero_fraction_are_accepted_as_the_schema_does),
         cmocka_unit_test(test_malformed_json_is_refused_with_its_position),
