@@ -163,7 +163,11 @@ class AccessPoint(Strict):
         description="AP-facing port of the appliance: a Linux interface name or a DPDK port/vdev name.",
     )
     vlan: int | None = Field(
-        default=None, ge=1, le=4094, description="802.1Q VLAN id towards this AP on its port; null = untagged."
+        default=None,
+        ge=1,
+        le=4094,
+        description="802.1Q VLAN id towards this AP on its port; null = untagged. APs sharing a port need each "
+        "its own vlan (at most one of them untagged): two with one port and vlan are refused.",
     )
     ampdu_ceiling_mpdus: float | None = Field(
         default=None,
@@ -515,11 +519,29 @@ def _duplicates(items: list[tuple[str, list[str | int]]], what: str) -> list[Fie
     return problems
 
 
+def _shared_links(aps: list[AccessPoint]) -> list[FieldProblem]:
+    """APs on one port with one VLAN (None = untagged): nothing tells their frames apart (the dataplane's DPDK
+    backend demultiplexes a port by VLAN id, its NFQUEUE backend's interface of an AP is <port>.<vlan>), so the
+    dataplane's loader refuses them with this message (dataplane/dp/config_json.c)."""
+    first: dict[tuple[str, int | None], AccessPoint] = {}
+    problems = []
+    for i, ap in enumerate(aps):
+        other = first.setdefault((ap.port, ap.vlan), ap)
+        if other is not ap:
+            vlan = "untagged" if ap.vlan is None else f"vlan {ap.vlan}"
+            problems.append(FieldProblem(
+                loc=["topology", "aps", i, "vlan"],
+                message=f"AP {ap.id!r} has the port and VLAN of AP {other.id!r} (port {ap.port!r}, {vlan}); "
+                "APs on one port need each its own vlan, at most one untagged"))
+    return problems
+
+
 def cross_reference_problems(cfg: AdwiserConfig) -> list[FieldProblem]:
     """Every check that relates two parts of the document, each naming its field."""
     topo = cfg.topology
     problems: list[FieldProblem] = []
     problems += _duplicates([(ap.id, ["topology", "aps", i, "id"]) for i, ap in enumerate(topo.aps)], "AP id")
+    problems += _shared_links(topo.aps)
     problems += _duplicates([(s.id, ["topology", "stas", i, "id"]) for i, s in enumerate(topo.stas)], "STA id")
     problems += _duplicates([(s.mac, ["topology", "stas", i, "mac"]) for i, s in enumerate(topo.stas)], "MAC")
     problems += _duplicates(

@@ -90,6 +90,33 @@ def test_managed_pair_missing_from_every_slice_is_refused():
     assert problems(doc)["topology.stas[1]"] == "managed pair 'ap2/sta2' is in no slice of slice_map"
 
 
+def _aps_on_one_port(vlan1: int | None, vlan2: int | None) -> dict[str, Any]:
+    doc = lab()
+    doc["topology"]["aps"][0].update(port="trunk0", vlan=vlan1)
+    doc["topology"]["aps"][1].update(port="trunk0", vlan=vlan2)
+    return doc
+
+
+@pytest.mark.parametrize("vlan,said", [(101, "vlan 101"), (None, "untagged")], ids=["same-vlan", "both-untagged"])
+def test_two_aps_on_one_port_and_vlan_are_refused_naming_the_second_aps_vlan(vlan, said):
+    # The dataplane's loader refuses these with the same message (dataplane/dp/config_json.c).
+    assert problems(_aps_on_one_port(vlan, vlan))["topology.aps[1].vlan"] == (
+        f"AP 'ap2' has the port and VLAN of AP 'ap1' (port 'trunk0', {said}); "
+        "APs on one port need each its own vlan, at most one untagged")
+
+
+@pytest.mark.parametrize("vlans", [(101, 102), (None, 102), (101, None)], ids=str)
+def test_aps_on_one_port_with_their_own_vlans_are_accepted(vlans):
+    configfile.validate_data(_aps_on_one_port(*vlans), "test")
+
+
+def test_one_vlan_on_two_ports_is_accepted():
+    doc = lab()
+    for ap in doc["topology"]["aps"]:
+        ap["vlan"] = 101
+    configfile.validate_data(doc, "test")
+
+
 def test_duplicate_mac_ignores_case_and_duplicate_ip_ignores_spelling():
     doc = lab()
     doc["topology"]["stas"][1]["mac"] = "02:AD:00:00:01:01"
@@ -357,7 +384,7 @@ def test_schema_array_bounds_equal_the_dataplane_capacity():
 
 def with_aps(doc: dict[str, Any], n: int) -> dict[str, Any]:
     first = doc["topology"]["aps"][0]
-    doc["topology"]["aps"] += [dict(first, id=f"x{i}") for i in range(n - len(doc["topology"]["aps"]))]
+    doc["topology"]["aps"] += [dict(first, id=f"x{i}", port=f"x{i}") for i in range(n - len(doc["topology"]["aps"]))]
     return doc
 
 

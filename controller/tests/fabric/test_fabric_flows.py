@@ -89,13 +89,6 @@ def test_a_dpdk_port_name_is_refused_naming_the_field() -> None:
         build_plan(validate_data(doc, "dpdk"), "up0", "adw0")
 
 
-def test_two_aps_on_the_same_port_and_vlan_are_refused() -> None:
-    doc = lab_doc()
-    doc["topology"]["aps"][1]["port"] = "ap1"
-    with pytest.raises(PlanError, match=r"topology\.aps\.1\.vlan: AP 'ap2' and AP 'ap1' share port 'ap1'"):
-        build_plan(validate_data(doc, "shared"), "up0", "adw0")
-
-
 def test_an_ap_on_the_uplink_port_is_refused() -> None:
     with pytest.raises(PlanError, match=r"topology\.aps\.0\.port: 'ap1' is the uplink port"):
         build_plan(load(LAB), "ap1", "adw0")
