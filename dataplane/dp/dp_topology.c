@@ -5,6 +5,52 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Where the name of scheduler port i came from (dp_topology_port_names' order of precedence). */
+static void name_source(const struct dp_options *o, const struct adw_config *cfg, unsigned i, char *out, size_t len)
+{
+    if (i == 0) {
+        snprintf(out, len, "--uplink");
+        return;
+    }
+    const struct adw_ap_cfg *ap = &cfg->aps[i - 1];
+    for (unsigned b = 0; b < o->n_aps; b++)
+        if (strcmp(ap->id, o->aps[b].ap_id) == 0) {
+            snprintf(out, len, "--ap %s=%s", o->aps[b].ap_id, o->aps[b].port);
+            return;
+        }
+    for (unsigned a = 0; a < o->n_aliases; a++)
+        if (strcmp(ap->port, o->aliases[a].name) == 0) {
+            snprintf(out, len, "--port %s=%s", o->aliases[a].name, o->aliases[a].port);
+            return;
+        }
+    snprintf(out, len, "topology.aps[%u].port", i - 1);
+}
+
+/*
+ * Two APs named onto one port with one VLAN (0 = untagged) by --ap or --port (the loader refuses it within the
+ * document): a start cannot tell their frames apart (DPDK refuses it when binding; NFQUEUE would open one
+ * interface for both), so --check-config, given the same bindings, refuses it too.
+ */
+static int check_shared_names(const struct dp_options *o, const struct adw_config *cfg, const char *const *names,
+                              const uint16_t *vlans, char *err, size_t errlen)
+{
+    for (unsigned i = 2; i <= cfg->n_aps; i++) {
+        for (unsigned j = 1; j < i; j++) {
+            if (vlans[i] != vlans[j] || strcmp(names[i], names[j]) != 0)
+                continue;
+            char source[2 * DP_NAME_LEN + 16], vlan[16] = "untagged";
+            name_source(o, cfg, i, source, sizeof(source));
+            if (vlans[i])
+                snprintf(vlan, sizeof(vlan), "vlan %u", (unsigned)vlans[i]);
+            snprintf(err, errlen, "%s: AP '%s' gets the port and VLAN of AP '%s' (port '%s', %s); APs on one port "
+                     "need each its own vlan, at most one untagged", source, cfg->aps[i - 1].id,
+                     cfg->aps[j - 1].id, names[i], vlan);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int dp_topology_port_names(const struct dp_options *o, const struct adw_config *cfg, const char **roles,
                            const char **names, uint16_t *vlans, unsigned *n_ports, char *err, size_t errlen)
 {
@@ -48,28 +94,7 @@ int dp_topology_port_names(const struct dp_options *o, const struct adw_config *
                 names[i + 1] = o->aps[b].port;
     }
     *n_ports = cfg->n_aps + 1u;
-    return 0;
-}
-
-/* Where the name of scheduler port i came from (dp_topology_port_names' order of precedence). */
-static void name_source(const struct dp_options *o, const struct adw_config *cfg, unsigned i, char *out, size_t len)
-{
-    if (i == 0) {
-        snprintf(out, len, "--uplink");
-        return;
-    }
-    const struct adw_ap_cfg *ap = &cfg->aps[i - 1];
-    for (unsigned b = 0; b < o->n_aps; b++)
-        if (strcmp(ap->id, o->aps[b].ap_id) == 0) {
-            snprintf(out, len, "--ap %s=%s", o->aps[b].ap_id, o->aps[b].port);
-            return;
-        }
-    for (unsigned a = 0; a < o->n_aliases; a++)
-        if (strcmp(ap->port, o->aliases[a].name) == 0) {
-            snprintf(out, len, "--port %s=%s", o->aliases[a].name, o->aliases[a].port);
-            return;
-        }
-    snprintf(out, len, "topology.aps[%u].port", i - 1);
+    return check_shared_names(o, cfg, names, vlans, err, errlen);
 }
 
 int dp_topology_check_ifnames(const struct dp_options *o, const struct adw_config *cfg, const char *const *names,

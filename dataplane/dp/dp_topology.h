@@ -17,7 +17,8 @@
  * roles[0] = "uplink", names[0] = --uplink; roles[k] = AP k-1's id,
  * names[k] = its --ap binding or else its `port`, vlans[k] its `vlan`
  * (0 = untagged; vlans[0] = 0).  Pointers into o and cfg.  Refuses --ap
- * bindings that name no AP of the configuration.
+ * bindings that name no AP of the configuration, and --ap/--port bindings
+ * that give two APs one port name and one VLAN.
  */
 int dp_topology_port_names(const struct dp_options *o, const struct adw_config *cfg, const char **roles,
                            const char **names, uint16_t *vlans, unsigned *n_ports, char *err, size_t errlen);

@@ -91,6 +91,17 @@ printf '{"ap1/sta1": "fast"}\n' >"$TMP/bad_pacing.json"
 check "bad pacing table" 1 "--pacing $TMP/bad_pacing.json: pacing: ap1/sta1" \
     --check-config "$LAB" --pacing "$TMP/bad_pacing.json"
 check "--ap naming no AP" 1 "--ap ap9=x: no AP 'ap9'" --check-config "$LAB" --ap ap9=x
+# bindings that put two APs on one port and VLAN, which a start refuses (DPDK) or cannot tell apart (NFQUEUE)
+for backend in dpdk nfqueue; do
+    check "$backend: --ap bindings of two untagged APs to one port" 1 \
+        "--ap ap2=eth5: AP 'ap2' gets the port and VLAN of AP 'ap1' (port 'eth5', untagged)" \
+        --check-config "$LAB" --backend "$backend" --ap ap1=eth5 --ap ap2=eth5
+done
+check "--port binding of two untagged APs to one port" 1 \
+    "--port ap2=net_null1: AP 'ap2' gets the port and VLAN of AP 'ap1' (port 'net_null1', untagged)" \
+    --check-config "$LAB" --port ap1=net_null1 --port ap2=net_null1
+check "--port binding of two APs with their own VLANs to one port" 0 "$TMP/two_vlans.json: ok" \
+    --check-config "$TMP/two_vlans.json" --port trunk0=net_null1
 check "missing document" 1 "$TMP/absent.json" --check-config "$TMP/absent.json"
 
 # --backend nfqueue: ports are Linux interfaces, whose names have at most 15 characters (".<vlan>" included); a
