@@ -7,6 +7,9 @@
     apply VERSION              make a stored version the desired one of its appliance
     create-admin               create the first admin (password from a prompt or stdin)
     serve                      run the API with uvicorn
+
+Exit status: 0 done, 1 refused input (a bad document, version or user), 2 usage, and EXIT_REDIS (3) when seed,
+apply or create-admin cannot use Redis, with one line `redis <address>: <reason>` on stderr.
 """
 
 from __future__ import annotations
@@ -21,6 +24,11 @@ from . import configfile, schema
 from .models import AdwiserConfig
 
 DEFAULT_REDIS = os.environ.get("ADWISER_REDIS_URL", "redis://127.0.0.1:6379/0")
+EXIT_REDIS = 3  # Redis unreachable, refused the credentials, or never answered (sync_admin.RedisUnavailable)
+EPILOG = (f"exit status: 0 done; 1 refused input (a bad document, version or user); 2 usage; {EXIT_REDIS} Redis "
+          "could not be used by seed, apply or create-admin (not listening, wrong password, malformed URL, no "
+          "answer within 5 s), said in one line 'redis <address>: <reason>'. serve and aggregation-loop keep "
+          "running and retry instead.")
 
 
 def _load(path: str) -> AdwiserConfig | None:
@@ -171,7 +179,8 @@ def _cmd_aggregation_loop(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m adwiser_controller", description="ADWISER controller")
+    p = argparse.ArgumentParser(prog="python -m adwiser_controller", description="ADWISER controller",
+                                epilog=EPILOG)
     sub = p.add_subparsers(dest="cmd", required=True)
 
     v = sub.add_parser("validate", help="validate configuration documents (YAML or JSON)")
@@ -229,5 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .sync_admin import RedisUnavailable
+
     args = build_parser().parse_args(argv)
-    return int(args.fn(args))
+    try:
+        return int(args.fn(args))
+    except RedisUnavailable as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_REDIS

@@ -1,12 +1,19 @@
-"""The CLI's store operations (seed, apply, create-admin), run on the same async store as the API."""
+"""The CLI's store operations (seed, apply, create-admin), run on the same async store as the API.
+
+Redis that cannot be used (nothing listens, a wrong password, a malformed URL, no answer) is RedisUnavailable,
+which names the address and the reason in one line (cli.py prints it and exits EXIT_REDIS).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from .audit import Audit
 from .auth import USERNAME_PATTERN, Auth, Role
@@ -15,16 +22,59 @@ from .store import Store
 
 T = TypeVar("T")
 
+# A one-shot command waits this long for Redis to connect and for each reply, seconds: an address that takes
+# the connection and never answers (another service, a stopped process) would otherwise hang it for good.
+REDIS_TIMEOUT_S = 5.0
+
+
+class RedisUnavailable(Exception):
+    def __init__(self, address: str, reason: str):
+        super().__init__(f"redis {address}: {reason}")
+        self.address = address
+        self.reason = reason
+
+
+def shown_address(redis_url: str) -> str:
+    """The URL without its credentials (user info, `password=` parameter): the line goes to logs and terminals."""
+    parts = urlsplit(redis_url)
+    query = parse_qsl(parts.query)
+    kept = [(k, v) for k, v in query if k not in ("password", "username")]
+    if "@" not in parts.netloc and kept == query:
+        return redis_url
+    # Put together by hand: urlunsplit writes unix:///path as unix:/path when no host is left.
+    netloc = parts.netloc.rpartition("@")[2]
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{urlencode(kept)}" if kept else "")
+
+
+def _reason(exc: BaseException) -> str:
+    # redis-py words a refused connection "Error 111 connecting to ... Connect call failed"; the socket error
+    # under it says what happened ("Connection refused", "No such file or directory", a name not resolved).
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, OSError):
+        if cause.errno and cause.errno > 0:
+            return os.strerror(cause.errno)
+        if cause.strerror:
+            return cause.strerror
+    return str(exc).rstrip(".") or type(exc).__name__
+
 
 def _run(redis_url: str, fn: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+    try:
+        r = aioredis.from_url(redis_url, decode_responses=True, socket_connect_timeout=REDIS_TIMEOUT_S,
+                              socket_timeout=REDIS_TIMEOUT_S)
+    except ValueError as exc:
+        raise RedisUnavailable(shown_address(redis_url), str(exc)) from None
+
     async def go() -> T:
-        r = aioredis.from_url(redis_url, decode_responses=True)
         try:
             return await fn(r)
         finally:
             await r.aclose()
 
-    return asyncio.run(go())
+    try:
+        return asyncio.run(go())
+    except RedisError as exc:
+        raise RedisUnavailable(shown_address(redis_url), _reason(exc)) from None
 
 
 def seed(redis_url: str, cfg: AdwiserConfig, author: str, comment: str) -> int:

@@ -39,10 +39,11 @@ def _stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
 
 
 class RedisServer:
-    def __init__(self, workdir: Path, port: int | None = None):
+    def __init__(self, workdir: Path, port: int | None = None, password: str | None = None):
         self.dir = workdir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
+        self.password = password  # requirepass; `url` leaves it out
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -54,10 +55,10 @@ class RedisServer:
         self.proc = subprocess.Popen(
             ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.dir),
              "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
-             "--protected-mode", "yes"],
+             "--protected-mode", "yes", *(("--requirepass", self.password) if self.password else ())],
             stdout=log, stderr=subprocess.STDOUT)
         (self.dir / "redis.pid").write_text(str(self.proc.pid))
-        client = redis.Redis(host="127.0.0.1", port=self.port)
+        client = redis.Redis(host="127.0.0.1", port=self.port, password=self.password)
         deadline = time.monotonic() + 10
         while True:
             try:
