@@ -120,7 +120,9 @@ class ApplianceStatus(BaseModel):
     active: int | None = Field(description="Version the dataplane acknowledged running; 0: its --config file "
                                            "(an operator's SIGHUP), no controller version.")
     pending: bool = Field(description="desired != active: the dataplane has not (yet) acknowledged.")
-    rejected: Rejection | None = Field(description="Last version the dataplane refused, and why.")
+    rejected: Rejection | None = Field(description="The dataplane's refusal of the desired version, and why, while "
+                                                   "that version does not run; null once another version is applied "
+                                                   "or the refused one runs.")
     alive: bool = Field(description="A heartbeat is present (the dataplane writes it every 200 ms, 3 s expiry).")
     heartbeat: Heartbeat | None
     heartbeat_age_s: float | None = Field(description="Age of the heartbeat, seconds (from its ts_ns).")
@@ -135,6 +137,22 @@ def _int_or_none(v: str | None) -> int | None:
         return int(v) if v is not None else None
     except ValueError:
         return None
+
+
+def current_refusal(rejected: str | None, desired: int | None, active: int | None) -> Rejection | None:
+    """The dataplane's refusal while it still stands: it names the desired version and that version does not
+    run. The dataplane keeps its last refusal in `rejected` for good (REDIS.md); once another version is applied,
+    or the refused one runs after all, the refusal is past. A value that does not parse (a writer bug) is shown
+    as its text."""
+    if not rejected:
+        return None
+    try:
+        rej = Rejection.model_validate_json(rejected)
+    except ValueError:
+        return Rejection(error=rejected)
+    if rej.version is not None and (rej.version != desired or active == desired):
+        return None
+    return rej
 
 
 async def appliance_status(r: aioredis.Redis, aid: str, head: int | None) -> ApplianceStatus:
@@ -152,15 +170,10 @@ async def appliance_status(r: aioredis.Redis, aid: str, head: int | None) -> App
                 age = max(0.0, time.time() - heartbeat.ts_ns / 1e9)
         except ValueError:
             heartbeat = Heartbeat()
-    rej = None
-    if rejected:
-        try:
-            rej = Rejection.model_validate_json(rejected)
-        except ValueError:
-            rej = Rejection(error=rejected)
     d, a = _int_or_none(desired), _int_or_none(active)
     return ApplianceStatus(
-        id=aid, head=head, desired=d, active=a, pending=d is not None and d != a, rejected=rej,
+        id=aid, head=head, desired=d, active=a, pending=d is not None and d != a,
+        rejected=current_refusal(rejected, d, a),
         alive=hb is not None, heartbeat=heartbeat, heartbeat_age_s=age,
         last_frame=parse_frame(*last[0]) if last else None,
         fabric=parse_fabric(fabric) if fabric else None,
