@@ -49,7 +49,8 @@ def fake_systemctl(tmp_path: Path, root: Path, enabled: set[str], active: set[st
     """The environment of a playbook whose systemctl records its arguments in tmp_path/systemctl.log and keeps each
     unit's state in tmp_path/units (UNIT.enabled, UNIT.active), starting with `enabled` and `active`. As systemd's,
     it enables, disables and stops only a unit whose file is there (root/UNIT): stopping runs the unit's ExecStop,
-    which needs the unit's files."""
+    which needs the unit's files; and is-enabled says nothing on its stdout of a unit without a file that is not
+    enabled."""
     bin_dir, state = tmp_path / "bin", tmp_path / "units"
     bin_dir.mkdir()
     state.mkdir()
@@ -69,7 +70,9 @@ case "$1" in
         echo LoadState=loaded
         if [ -e "$state/$unit.active" ]; then echo ActiveState=active; else echo ActiveState=inactive; fi ;;
     is-enabled)
-        if [ -e "$state/$unit.enabled" ]; then echo enabled; else echo disabled; exit 1; fi ;;
+        if [ -e "$state/$unit.enabled" ]; then echo enabled
+        elif [ -e '{root}'/"$unit" ]; then echo disabled; exit 1
+        else echo "Failed to get unit file state for $unit: No such file or directory" >&2; exit 1; fi ;;
     enable) touch "$state/$unit.enabled" ;;
     disable) rm -f "$state/$unit.enabled" ;;
     start|restart) touch "$state/$unit.active" ;;
