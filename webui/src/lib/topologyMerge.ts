@@ -8,13 +8,13 @@
 // the user's way: their removal stands, or their row stays. Conflicting pairs are a set of
 // unordered pairs, each present or not, so they merge without conflict.
 import type { AccessPoint, Station, Topology } from '../api/types'
-import { type ApRenames, renameAps } from './apRename'
+import { type IdRenames, noRenames, renameIds, type Renames } from './renames'
 import { type Conflict, merge3 } from './threeWay'
 
 export interface TopologyMerge {
   topology: Topology
   conflicts: Conflict[]
-  renames: ApRenames // the renames made on the newer version: the merged topology's against it
+  renames: Renames // the renames made on the newer version: the merged topology's against it
 }
 
 interface Keyed<T> {
@@ -82,7 +82,7 @@ function mergeConflictPairs(base: [string, string][], mine: [string, string][], 
 
 /** The renames `theirs` can take: it has the old id and not the new one (unless that one is
  *  renamed away too, as in a swap); each other one is named in `conflicts`. */
-function takenRenames(renames: ApRenames, theirs: Topology, conflicts: Conflict[]): ApRenames {
+function takenRenames(renames: IdRenames, theirs: Topology, conflicts: Conflict[]): IdRenames {
   const ids = new Set(theirs.aps.map((a) => a.id))
   let taken = Object.fromEntries(Object.entries(renames).filter(([old]) => ids.has(old)))
   for (let n = -1; n !== Object.keys(taken).length; ) {
@@ -94,13 +94,13 @@ function takenRenames(renames: ApRenames, theirs: Topology, conflicts: Conflict[
   return taken
 }
 
-export function mergeTopologies(base: Topology, mine: Topology, theirs: Topology, renames: ApRenames = {}): TopologyMerge {
+export function mergeTopologies(base: Topology, mine: Topology, theirs: Topology, renames: Renames = noRenames()): TopologyMerge {
   // Plain copies: the page's topology is a reactive proxy, and the result becomes the page's.
   const [b, m, t] = [base, mine, theirs].map((x) => JSON.parse(JSON.stringify(x)) as Topology)
   const conflicts: Conflict[] = []
-  const taken = takenRenames(renames, t, conflicts)
-  renameAps(b, taken)
-  renameAps(t, taken)
+  const taken = { aps: takenRenames(renames.aps, t, conflicts), stas: {} }
+  renameIds(b, taken)
+  renameIds(t, taken)
   const whole = merge3(b, m, t)
   if (!whole.conflict) return { topology: whole.value, conflicts, renames: taken }
   const aps = mergeRows<AccessPoint>('AP', b.aps, m.aps, t.aps, conflicts)

@@ -1,81 +1,15 @@
 // Renaming an AP in the topology editor: everything in the configuration that names the AP
 // (its STAs, the conflicting pairs, the slice map's and the policies' pairs) follows it in the
 // same edit, so the controller's cross-reference check passes.
-import { flushPromises, mount } from '@vue/test-utils'
-import { createPinia, setActivePinia } from 'pinia'
+import { flushPromises } from '@vue/test-utils'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { defineComponent, h } from 'vue'
-import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
-import type { ConfigDoc, Topology } from '../../src/api/types'
-import { useAppliances } from '../../src/stores/appliances'
-import { useSession } from '../../src/stores/session'
-import TopologyView from '../../src/views/TopologyView.vue'
 import { json } from './responses'
+import { mountPage, type Page, save, setField, signIn, stubApi, topology } from './topologyEditorPage'
 
-const topology = (): Topology => ({
-  aps: [{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null }, { id: 'ap2', name: 'B', channel: 36, port: 'p2', vlan: null }],
-  stas: [{ id: 'sta1', mac: '02:00:00:00:00:01', ips: [], ap: 'ap1' }, { id: 'sta2', mac: '02:00:00:00:00:02', ips: [], ap: 'ap2' }],
-  conflicts: [['ap1/sta1', 'ap2/sta2']],
-})
-const doc = (): ConfigDoc => ({
-  schema_version: 1,
-  appliance_id: 'lab',
-  topology: topology(),
-  slice_map: { slices: [{ duration_ms: 20, pairs: ['ap1/sta1'] }, { duration_ms: 20, pairs: ['ap2/sta2'] }] },
-  policies: { dynamic_slicing: { enabled: true, pairs: ['ap1/sta1'] }, aggregation_target: { pairs: ['ap2/sta2'], overrides: [{ pairs: ['ap1/sta1'], n_max_mpdus: 32 }] } },
-})
-
-interface Sent {
-  method: string
-  url: string
-  body: { topology?: Topology; doc?: ConfigDoc; base_version?: number }
-}
-
-/** The controller at version 4; `refuse`, when given, answers every write; with `newer`, someone
- *  saves version 5 (`newer` of version 4's document) before the first write, refused as stale. */
-function stubApi(refuse?: Response, newer?: (d: ConfigDoc) => ConfigDoc): Sent[] {
-  const sent: Sent[] = []
-  let head = 4
-  const docOf = (n: number) => (n === 5 && newer ? newer(doc()) : doc())
-  vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
-    if (init.method !== 'GET') {
-      sent.push({ method: String(init.method), url: u, body: JSON.parse(String(init.body)) })
-      if (newer && head === 4) {
-        head = 5
-        return json(409, { status: 409, detail: 'base_version 4 is stale: the latest version is 5; reload and edit again', field: 'base_version', errors: [] })
-      }
-      return refuse ?? json(201, { version: head + 1, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: head })
-    }
-    if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: head, topology: docOf(head).topology })
-    const n = Number(u.match(/^\/api\/v1\/versions\/(\d+)$/)?.[1])
-    if (n === 4 || n === head) return json(200, { version: n, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: n - 1, doc: docOf(n) })
-    return json(404, {})
-  }))
-  return sent
-}
-
-beforeEach(() => {
-  setActivePinia(createPinia())
-  useAppliances().select('lab')
-  useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
-})
+beforeEach(signIn)
 afterEach(() => vi.unstubAllGlobals())
 
-async function mountPage() {
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/topology', component: TopologyView }] })
-  await router.push('/topology') // the page's leave guard needs its route
-  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-  await flushPromises()
-  return w
-}
-type Page = Awaited<ReturnType<typeof mountPage>>
-async function renameAp(w: Page, n: number, id: string) {
-  await w.get(`[aria-label="AP ${n} id"]`).setValue(id) // typed, then 'change' as the field is left
-}
-async function save(w: Page) {
-  await w.findAll('button').find((b) => b.text() === 'Save topology')!.trigger('click')
-  await flushPromises()
-}
+const renameAp = (w: Page, n: number, id: string) => setField(w, `AP ${n} id`, id)
 
 describe('renaming an AP in the topology editor', () => {
   it('renames its STAs, its conflicting pairs and the slice map\'s and policies\' pairs in the document saved', async () => {

@@ -11,10 +11,10 @@ describe('re-applying an AP rename on a newer version', () => {
     const base = topo([ap('ap1'), ap('ap2')], [sta('sta1', 'ap1')])
     const mine = topo([ap('ap9'), ap('ap2')], [sta('sta1', 'ap9')])
     const theirs = topo([ap('ap1', 40), ap('ap2')], [sta('sta1', 'ap1'), sta('sta2', 'ap1')], [['ap1/sta1', 'ap1/sta2']])
-    expect(mergeTopologies(base, mine, theirs, { ap1: 'ap9' })).toEqual({
+    expect(mergeTopologies(base, mine, theirs, { aps: { ap1: 'ap9' }, stas: {} })).toEqual({
       topology: topo([ap('ap9', 40), ap('ap2')], [sta('sta1', 'ap9'), sta('sta2', 'ap9')], [['ap9/sta1', 'ap9/sta2']]),
       conflicts: [],
-      renames: { ap1: 'ap9' },
+      renames: { aps: { ap1: 'ap9' }, stas: {} },
     })
   })
 
@@ -22,24 +22,24 @@ describe('re-applying an AP rename on a newer version', () => {
     const base = topo([ap('ap1'), ap('ap2')], [sta('sta1', 'ap1')])
     const mine = topo([ap('ap2'), ap('ap1')], [sta('sta1', 'ap2')])
     const theirs = topo([ap('ap1', 40), ap('ap2')], [sta('sta1', 'ap1')])
-    const r = mergeTopologies(base, mine, theirs, { ap1: 'ap2', ap2: 'ap1' })
+    const r = mergeTopologies(base, mine, theirs, { aps: { ap1: 'ap2', ap2: 'ap1' }, stas: {} })
     expect(r.topology).toEqual(topo([ap('ap2', 40), ap('ap1')], [sta('sta1', 'ap2')]))
     expect(r.conflicts).toEqual([])
   })
 
   it('names a rename the newer version has no AP for, and keeps the user\'s AP', () => {
     const base = topo([ap('ap1'), ap('ap2')], [])
-    const r = mergeTopologies(base, topo([ap('ap9'), ap('ap2')], []), topo([ap('ap2')], []), { ap1: 'ap9' })
+    const r = mergeTopologies(base, topo([ap('ap9'), ap('ap2')], []), topo([ap('ap2')], []), { aps: { ap1: 'ap9' }, stas: {} })
     expect(r.topology.aps).toEqual([ap('ap9'), ap('ap2')])
     expect(r.conflicts).toEqual([{ what: 'AP ap1 (you renamed it ap9)', theirs: 'no AP ap1' }])
-    expect(r.renames).toEqual({})
+    expect(r.renames).toEqual({ aps: {}, stas: {} })
   })
 
   it('names a rename to an id the newer version gave another AP, and keeps the user\'s values for it', () => {
     const base = topo([ap('ap1')], [])
-    const r = mergeTopologies(base, topo([ap('ap9')], []), topo([ap('ap1'), ap('ap9', 40)], []), { ap1: 'ap9' })
+    const r = mergeTopologies(base, topo([ap('ap9')], []), topo([ap('ap1'), ap('ap9', 40)], []), { aps: { ap1: 'ap9' }, stas: {} })
     expect(r.topology.aps).toEqual([ap('ap9')])
     expect(r.conflicts).toEqual([{ what: 'AP ap1 (you renamed it ap9)', theirs: 'another AP ap9' }, { what: 'AP ap9 channel', theirs: '40' }])
-    expect(r.renames).toEqual({})
+    expect(r.renames).toEqual({ aps: {}, stas: {} })
   })
 })

@@ -64,7 +64,7 @@ describe('re-applying topology edits on a newer version', () => {
     expect(mergeTopologies(base, mine, theirs)).toEqual({
       topology: topo([ap('ap1', 36, 'Lobby'), ap('ap2', 40), ap('ap0')], [sta('sta1'), sta('sta2', 'ap2', '02:00:00:00:00:22'), sta('sta0', 'ap0')]),
       conflicts: [],
-      renames: {},
+      renames: { aps: {}, stas: {} },
     })
   })
 
@@ -94,7 +94,7 @@ describe('re-applying topology edits on a newer version', () => {
     expect(mergeTopologies(base, mine, theirs)).toEqual({
       topology: topo([ap('ap1', 40), ap(''), ap('')], [sta('s1'), sta('s2'), sta('s3')], [['ap1/s1', 'ap1/s3'], ['ap1/s2', 'ap1/s3']]),
       conflicts: [],
-      renames: {},
+      renames: { aps: {}, stas: {} },
     })
   })
 })
