@@ -1,14 +1,16 @@
 // The user's unsaved topology edits re-applied on top of a newer version (lib/threeWay.ts).
 // Units: each field of each AP and of each STA, rows matched by id, not by position (either
-// side may have added or removed rows). The user's AP renames (the editor's record, loaded id ->
-// id now) are made on the base and newer versions first, so a renamed AP is matched as itself and
-// what the newer version says of it or puts on it follows the new id; a rename the newer version
-// cannot take (no AP of the old id, or another of the new one) is a conflict, and the user's AP
-// stays as one they added. A row one side removed and the other changed is a conflict settled
-// the user's way: their removal stands, or their row stays. Conflicting pairs are a set of
-// unordered pairs, each present or not, so they merge without conflict.
+// side may have added or removed rows). The user's AP and STA renames (the editor's record, loaded
+// id -> id now) are made on the base and newer versions first, so a renamed AP or STA is matched
+// as itself and what the newer version says of it or puts on it follows the new id; a rename the
+// newer version cannot take (no row of the old id, or another of the new one) is a conflict, and
+// the user's row stays as one they added. A STA moved to another AP is a change of its `ap`. A row
+// one side removed and the other changed is a conflict settled the user's way: their removal
+// stands, or their row stays. Conflicting pairs are a set of unordered pairs, each present or not,
+// so they merge without conflict; a pair is its STA, so each side's are first named after the
+// merged STAs' APs, and a STA one side moved takes the pairs the other side named with it.
 import type { AccessPoint, Station, Topology } from '../api/types'
-import { type IdRenames, noRenames, renameIds, type Renames } from './renames'
+import { followStas, type IdRenames, noRenames, renameIds, type Renames } from './renames'
 import { type Conflict, merge3 } from './threeWay'
 
 export interface TopologyMerge {
@@ -80,17 +82,18 @@ function mergeConflictPairs(base: [string, string][], mine: [string, string][], 
   return [...new Set([...m.keys(), ...t.keys()])].flatMap((k) => (merge3(b.has(k), m.has(k), t.has(k)).value ? [(m.get(k) ?? t.get(k))!.row] : []))
 }
 
-/** The renames `theirs` can take: it has the old id and not the new one (unless that one is
- *  renamed away too, as in a swap); each other one is named in `conflicts`. */
-function takenRenames(renames: IdRenames, theirs: Topology, conflicts: Conflict[]): IdRenames {
-  const ids = new Set(theirs.aps.map((a) => a.id))
+/** The renames of one kind the newer version can take (`rows`: its APs or its STAs): it has the
+ *  old id and not the new one (unless that one is renamed away too, as in a swap); each other one
+ *  is named in `conflicts`. */
+function takenRenames(kind: string, renames: IdRenames, rows: { id: string }[], conflicts: Conflict[]): IdRenames {
+  const ids = new Set(rows.map((r) => r.id))
   let taken = Object.fromEntries(Object.entries(renames).filter(([old]) => ids.has(old)))
   for (let n = -1; n !== Object.keys(taken).length; ) {
     n = Object.keys(taken).length
     taken = Object.fromEntries(Object.entries(taken).filter(([, to]) => !ids.has(to) || Object.hasOwn(taken, to)))
   }
   for (const [old, to] of Object.entries(renames))
-    if (!Object.hasOwn(taken, old)) conflicts.push({ what: `AP ${old} (you renamed it ${to})`, theirs: ids.has(old) ? `another AP ${to}` : `no AP ${old}` })
+    if (!Object.hasOwn(taken, old)) conflicts.push({ what: `${kind} ${old} (you renamed it ${to})`, theirs: ids.has(old) ? `another ${kind} ${to}` : `no ${kind} ${old}` })
   return taken
 }
 
@@ -98,12 +101,13 @@ export function mergeTopologies(base: Topology, mine: Topology, theirs: Topology
   // Plain copies: the page's topology is a reactive proxy, and the result becomes the page's.
   const [b, m, t] = [base, mine, theirs].map((x) => JSON.parse(JSON.stringify(x)) as Topology)
   const conflicts: Conflict[] = []
-  const taken = { aps: takenRenames(renames.aps, t, conflicts), stas: {} }
+  const taken = { aps: takenRenames('AP', renames.aps, t.aps, conflicts), stas: takenRenames('STA', renames.stas, t.stas, conflicts) }
   renameIds(b, taken)
   renameIds(t, taken)
   const whole = merge3(b, m, t)
   if (!whole.conflict) return { topology: whole.value, conflicts, renames: taken }
   const aps = mergeRows<AccessPoint>('AP', b.aps, m.aps, t.aps, conflicts)
   const stas = mergeRows<Station>('STA', b.stas, m.stas, t.stas, conflicts)
-  return { topology: { aps, stas, conflicts: mergeConflictPairs(b.conflicts, m.conflicts, t.conflicts) }, conflicts, renames: taken }
+  const [bc, mc, tc] = [b, m, t].map((x) => followStas(x.conflicts, stas))
+  return { topology: { aps, stas, conflicts: mergeConflictPairs(bc, mc, tc) }, conflicts, renames: taken }
 }

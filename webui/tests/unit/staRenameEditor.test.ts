@@ -87,3 +87,26 @@ describe('moving a STA to another AP in the topology editor', () => {
     expect(slicePairs(sent[0].body.doc!)).toEqual([['ap2/sta1'], ['ap2/sta2']])
   })
 })
+
+describe('re-applying a STA rename and move on the version someone saved meanwhile', () => {
+  it('renames and moves the STA there: the conflict they added on its pair follows it, and it is saved on that version', async () => {
+    const sent = stubApi(undefined, (d) => ({
+      ...d,
+      topology: { ...d.topology, stas: [...d.topology.stas, { id: 'sta3', mac: '02:00:00:00:00:03', ips: [], ap: 'ap1' }], conflicts: [...d.topology.conflicts, ['ap1/sta1', 'ap1/sta3']] },
+      slice_map: { slices: [...d.slice_map.slices, { duration_ms: 10, pairs: ['ap1/sta3'] }] },
+    }))
+    const w = await mountPage()
+    await renameSta(w, 1, 'sta5')
+    await moveSta(w, 1, 'ap2')
+    await save(w)
+    await w.get('[data-testid=reapply]').trigger('click')
+    await flushPromises()
+    expect(w.find('[data-testid=reapply-conflicts]').exists()).toBe(false)
+    await save(w)
+    const { doc: saved, base_version } = sent[1].body
+    expect(base_version).toBe(5)
+    expect(saved!.topology.stas.map((s) => `${s.ap}/${s.id}`)).toEqual(['ap2/sta5', 'ap2/sta2', 'ap1/sta3'])
+    expect(saved!.topology.conflicts).toEqual([['ap2/sta5', 'ap2/sta2'], ['ap2/sta5', 'ap1/sta3']])
+    expect(slicePairs(saved!)).toEqual([['ap2/sta5'], ['ap2/sta2'], ['ap1/sta3']])
+  })
+})
