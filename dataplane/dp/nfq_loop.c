@@ -15,6 +15,7 @@
 #include <libnetfilter_queue/libnetfilter_queue.h>
 
 #include "dp_topology.h"
+#include "nfq_fail_open.h"
 #include "nfq_port.h"
 #include "nfq_verdicts.h"
 #include "nfq_wait.h"
@@ -41,6 +42,7 @@ struct nfq_ctx {
     unsigned n_batch;
     uint64_t due;                       /* the core's next event the loop awaits, ns */
     int draining;                       /* shutdown: every packet read is accepted, not scheduled */
+    uint32_t last_id;                   /* the last packet id read (ids skipped since: fail-open accepted) */
 };
 
 uint64_t nfq_clock_ns(void)
@@ -71,6 +73,7 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     if (!ph)
         return 0;
     uint32_t id = ntohl(ph->packet_id);
+    c->e->c.fail_open_pkts += nfq_ids_skipped(&c->last_id, id);
     if (c->draining) {
         /* Queued before shutdown and never scheduled: it passes (unbinding the queue would drop it). */
         if (kernel_verdict(c, id, NF_ACCEPT) == 0)
@@ -150,6 +153,21 @@ static int stop_queueing(int fd, uint16_t queue_num)
     return sendto(fd, nlh, nlh->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0 ? -1 : 0;
 }
 
+/*
+ * Ids the kernel gave after the last packet read: the socket was full when they came and no later packet showed
+ * the gap (nfq_fail_open.h).  Called once the queue no longer gives ids, before the unbind.
+ */
+static void count_trailing_fail_open(struct nfq_ctx *c, uint16_t queue_num)
+{
+    FILE *f = fopen("/proc/net/netfilter/nfnetlink_queue", "r");
+    uint32_t given;
+    if (!f)
+        return;
+    if (nfq_ids_given(f, queue_num, &given) == 0)
+        c->e->c.fail_open_pkts += nfq_ids_skipped(&c->last_id, given + 1u);
+    fclose(f);
+}
+
 int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *const *ifnames, unsigned n_ports,
                  const char *pid_path)
 {
@@ -208,7 +226,7 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
                 ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
                 if (n < 0) {
                     if (errno == ENOBUFS)
-                        continue;   /* the kernel dropped messages (fail-open accepted them) */
+                        continue;   /* not with NETLINK_NO_ENOBUFS; what the kernel could not queue: fail_open_pkts */
                     break;
                 }
                 nfq_handle_packet(h, buf, (int)n);
@@ -245,6 +263,7 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
         fprintf(stderr, "adwiser-dp: shutdown: %llu queued packets read and accepted before the unbind (%llu after "
                 "queueing stopped)\n", (unsigned long long)e->c.drained_pkts,
                 (unsigned long long)(e->c.drained_pkts - read_queueing));
+    count_trailing_fail_open(&c, (uint16_t)e->opt->queue_num);
     e->c.tx_drops += c.v.errors;
     rc = 0;
 out_queue:

@@ -16,6 +16,7 @@
 
 #include "dp_options.h"
 #include "idle_backoff.h"
+#include "nfq_fail_open.h"
 #include "nfq_port.h"
 #include "nfq_wait.h"
 #include "slice_lateness.h"
@@ -367,6 +368,43 @@ static void test_nfqueue_bridged_packet_is_its_bridge_ports(void **state)
     assert_int_equal(nfq_port_of(ifindex, 3, 30, 0), -1);
 }
 
+/* The fail-open queue gives an id to a packet our full socket could not take, then accepts it itself. */
+static void test_nfqueue_ids_skipped_are_packets_the_kernel_accepted_itself(void **state)
+{
+    (void)state;
+    uint32_t last = 0;
+    assert_int_equal(nfq_ids_skipped(&last, 1), 0);
+    assert_int_equal(nfq_ids_skipped(&last, 2), 0);
+    assert_int_equal(nfq_ids_skipped(&last, 7), 4);
+    assert_int_equal(last, 7);
+    /* Missed from the start. */
+    last = 0;
+    assert_int_equal(nfq_ids_skipped(&last, 3), 2);
+    /* Across the 32-bit wrap. */
+    last = UINT32_MAX - 1;
+    assert_int_equal(nfq_ids_skipped(&last, UINT32_MAX), 0);
+    assert_int_equal(nfq_ids_skipped(&last, 2), 2);
+    /* An id at or before the last is no gap. */
+    assert_int_equal(nfq_ids_skipped(&last, 2), 0);
+    assert_int_equal(nfq_ids_skipped(&last, 1), 0);
+}
+
+/* The ids the queue gave are read from /proc/net/netfilter/nfnetlink_queue, on the queue's own line. */
+static void test_nfqueue_ids_given_are_read_from_the_queues_line(void **state)
+{
+    (void)state;
+    char text[] = "    0   1234     0 2 65531     0     0       17  1\n"
+                  "    3   5678    12 2 65531     0     0    30010  1\n";
+    FILE *f = fmemopen(text, strlen(text), "r");
+    assert_non_null(f);
+    uint32_t seq = 0;
+    assert_int_equal(nfq_ids_given(f, 3, &seq), 0);
+    assert_int_equal(seq, 30010);
+    rewind(f);
+    assert_int_equal(nfq_ids_given(f, 4, &seq), -1);
+    fclose(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +418,8 @@ int main(void)
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
         cmocka_unit_test(test_nfqueue_poll_wakes_before_the_slice_start),
         cmocka_unit_test(test_nfqueue_bridged_packet_is_its_bridge_ports),
+        cmocka_unit_test(test_nfqueue_ids_skipped_are_packets_the_kernel_accepted_itself),
+        cmocka_unit_test(test_nfqueue_ids_given_are_read_from_the_queues_line),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
         cmocka_unit_test(test_lateness_p99_of_100_events_is_the_99th_not_the_largest),
         cmocka_unit_test(test_lateness_past_10ms_is_the_max_or_at_least_10ms),

@@ -8,7 +8,10 @@
 #   - every packet is counted once, in total and on its port (--stats);
 #   - with the daemon gone, --queue-bypass keeps traffic flowing (fail-open);
 #   - SIGTERM with packets queued in the kernel but not yet read: each one is
-#     accepted before the queue is unbound (unbinding drops whatever is queued).
+#     accepted before the queue is unbound (unbinding drops whatever is queued);
+#   - a burst the stopped daemon's socket cannot hold: what the fail-open
+#     queue accepted itself is counted (--stats fail_open_pkts), so every id
+#     the kernel gave is read, drained or counted.
 # Usage: test_e2e_nfqueue.sh BUILD_DIR   (root; needs iperf3, iptables)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -122,4 +125,38 @@ got=$(cat "$WORK/udp_rx.txt" 2>/dev/null || echo 0)
 echo "   $BURST datagrams sent, ${held:-?} queued in the kernel at SIGTERM, $got received"
 [ "${held:-0}" -ge "$BURST" ] || fail "the burst was not queued to the stopped daemon (queue_total ${held:-none})"
 [ "$got" -eq "$BURST" ] || { cat "$WORK/dp2.log"; fail "$(( BURST - got )) of $BURST datagrams queued at shutdown were lost"; }
+echo "-- a burst larger than the stopped daemon's socket: what the kernel accepts itself is counted"
+# The queue numbers every packet it hands to the socket (id_sequence in /proc/net/netfilter/nfnetlink_queue); when
+# the socket is full, the fail-open queue accepts the packet unscheduled and counts it nowhere.  Datagrams to a
+# port sta2 drops unanswered (no ICMP back through the queue), 1200 bytes each: more than the 16 MiB socket holds.
+OVERFLOW=30000
+lab_exec "$NS_STA2" iptables -A INPUT -p udp --dport 5598 -j DROP
+rm -f "$WORK/dp.pid"
+ip netns exec "$NS_APP" "$BUILD/adwiser-dp" --backend nfqueue --queue-num 3 --config "$WORK/lab.json" \
+    --uplink up0 --stats "$WORK/stats3.json" --pid-file "$WORK/dp.pid" >"$WORK/dp3.log" 2>&1 &
+DP_PID=$!
+lab_track "$DP_PID"
+for _ in $(seq 100); do [ -s "$WORK/dp.pid" ] && break; sleep 0.1; done
+[ -s "$WORK/dp.pid" ] || { cat "$WORK/dp3.log"; fail "adwiser-dp did not start a third time"; }
+lab_exec "$NS_SRV" ping -c 1 -W 2 198.18.0.12 >/dev/null || fail "ping server->sta2 before the overflow"
+kill -STOP "$DP_PID"
+lab_exec "$NS_SRV" timeout 20 "$LAB_PY" -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[1])):
+    s.sendto(bytes(1200), ("198.18.0.12", 5598))' "$OVERFLOW" || { kill -CONT "$DP_PID"; fail "UDP sender"; }
+queued=$(lab_exec "$NS_APP" awk '$1 == 3 {print $3}' /proc/net/netfilter/nfnetlink_queue)
+kill -CONT "$DP_PID"
+for _ in $(seq 50); do
+    [ "$(lab_exec "$NS_APP" awk '$1 == 3 {print $3}' /proc/net/netfilter/nfnetlink_queue)" = 0 ] && break
+    sleep 0.1
+done
+ids=$(lab_exec "$NS_APP" awk '$1 == 3 {print $8}' /proc/net/netfilter/nfnetlink_queue)
+lab_stop_dp --must-exit
+s3() { json_get "$WORK/stats3.json" "$1"; }
+echo "   $OVERFLOW datagrams, ${queued:-?} queued to the stopped daemon, ids given ${ids:-?}," \
+     "read $(s3 counters.rx_pkts), fail-open $(s3 counters.fail_open_pkts)"
+[ "${queued:-$OVERFLOW}" -lt "$OVERFLOW" ] || fail "the socket took the whole burst: nothing overflowed"
+[ "$(s3 counters.fail_open_pkts)" -gt 0 ] || fail "packets the kernel accepted itself are not counted"
+[ "$(( $(s3 counters.rx_pkts) + $(s3 counters.drained_pkts) + $(s3 counters.fail_open_pkts) ))" -eq "${ids:-0}" ] \
+    || fail "rx_pkts + drained_pkts + fail_open_pkts is not the ids the kernel gave"
 echo "PASS: test_e2e_nfqueue"
