@@ -98,11 +98,11 @@ DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_NFQ_VERDICTS))
 # The engine on the lab document for the backends' tests (dp/tests/lab_engine.h).
 DP_LAB_ENGINE := dp/tests/lab_engine.c dp/tests/lab_engine.h
 
-$(DP_TEST_NFQ_VERDICTS): dp/tests/test_nfq_verdicts.c tests/frame_builder.c $(DP_LAB_ENGINE) dp/nfq_verdicts.c \
+$(DP_TEST_NFQ_VERDICTS): dp/tests/test_nfq_verdicts.c tests/frame_builder.c $(DP_LAB_ENGINE) dp/nfq_verdicts.c dp/nfq_retry.c \
     $(DP_ENGINE_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp -Itests $< tests/frame_builder.c \
-	    dp/tests/lab_engine.c dp/nfq_verdicts.c $(DP_ENGINE_SRCS) $(CORE_LIB_SAN) \
+	    dp/tests/lab_engine.c dp/nfq_verdicts.c dp/nfq_retry.c $(DP_ENGINE_SRCS) $(CORE_LIB_SAN) \
 	    $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
 
 # The DPDK loop on net_ring ports the test creates (no hugepages, no PCI, its own --file-prefix). Not under ASan:

@@ -40,6 +40,7 @@ struct dp_counters {
     uint64_t rx_missed;        /* packets the drivers could not receive (ring full, no mbuf) */
     uint64_t vlan_unknown;     /* frames on a VLAN trunk with a VLAN id of no AP (taken as its first AP's) */
     uint64_t drained_pkts;     /* NFQUEUE shutdown: queued but not yet read, accepted unscheduled before the unbind */
+    uint64_t verdicts_retried; /* NFQUEUE: verdicts the kernel refused at first and took when given again */
     uint64_t fail_open_pkts;   /* NFQUEUE: accepted by the kernel itself, unscheduled, our socket being full (the
                                   ids it skipped; nfq_fail_open.h) */
     uint64_t telemetry_file_lost;  /* frames whose records the --telemetry file refused (write or flush failed) */

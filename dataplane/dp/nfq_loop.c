@@ -76,10 +76,7 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     c->e->c.fail_open_pkts += nfq_ids_skipped(&c->last_id, id);
     if (c->draining) {
         /* Queued before shutdown and never scheduled: it passes (unbinding the queue would drop it). */
-        if (kernel_verdict(c, id, NF_ACCEPT) == 0)
-            c->e->c.tx_pkts++;
-        else
-            c->v.errors++;
+        nfq_verdicts_give(&c->v, id, NF_ACCEPT, NFQ_NO_PORT);
         c->e->c.drained_pkts++;
         return 0;
     }
@@ -264,7 +261,7 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
                 "queueing stopped)\n", (unsigned long long)e->c.drained_pkts,
                 (unsigned long long)(e->c.drained_pkts - read_queueing));
     count_trailing_fail_open(&c, (uint16_t)e->opt->queue_num);
-    e->c.tx_drops += c.v.errors;
+    e->c.tx_drops += nfq_verdicts_lost(&c.v);
     rc = 0;
 out_queue:
     nfq_destroy_queue(c.qh);

@@ -4,21 +4,38 @@
 #include <linux/netfilter.h>
 #include <stdlib.h>
 
-static int give(struct nfq_verdicts *v, uint32_t id, uint32_t verdict)
+/* A verdict the kernel took: an accepted packet is counted in total and on the port the core sent it to (--stats
+ * "ports", as DPDK counts it). */
+static void count_given(struct nfq_verdicts *v, uint32_t verdict, uint16_t port)
 {
-    if (v->send(v->arg, id, verdict) != 0) {
-        v->errors++;
-        return -1;
-    }
-    return 0;
+    if (verdict != NF_ACCEPT)
+        return;
+    v->e->c.tx_pkts++;
+    if (port < v->n_ports)
+        v->e->port_tx[port]++;
 }
 
-/* An accepted packet, counted in total and on the port the core sent it to (--stats "ports", as DPDK counts it). */
-static void count_tx(struct nfq_verdicts *v, const struct adw_pkt *p)
+/* Gives the refused verdicts again, oldest first, until the kernel refuses one: 1 if none is left waiting. */
+static int retry(struct nfq_verdicts *v)
 {
-    v->e->c.tx_pkts++;
-    if (p->out_port < v->n_ports)
-        v->e->port_tx[p->out_port]++;
+    const struct nfq_refused *r;
+    while ((r = nfq_retry_head(&v->refused)) != NULL) {
+        if (v->send(v->arg, r->id, r->verdict) != 0)
+            return 0;
+        count_given(v, r->verdict, r->port);
+        v->e->c.verdicts_retried++;
+        nfq_retry_pop(&v->refused);
+    }
+    return 1;
+}
+
+void nfq_verdicts_give(struct nfq_verdicts *v, uint32_t id, uint32_t verdict, uint16_t port)
+{
+    /* Behind a refused verdict this one waits too, so that packets leave in the order their verdicts were given. */
+    if (retry(v) && v->send(v->arg, id, verdict) == 0)
+        count_given(v, verdict, port);
+    else if (nfq_retry_push(&v->refused, id, verdict, port) != 0)
+        v->errors++;
 }
 
 static void release(struct nfq_verdicts *v, const struct adw_pkt *p)
@@ -26,10 +43,10 @@ static void release(struct nfq_verdicts *v, const struct adw_pkt *p)
     struct nfq_held *h = p->cookie;
     if (p->out_port == ADW_PORT_DROP) {
         /* Held for a pair a new configuration removed with its AP (counted by the core as drops_config). */
-        give(v, h->id, NF_DROP);
+        nfq_verdicts_give(v, h->id, NF_DROP, NFQ_NO_PORT);
         v->e->c.config_drops++;
-    } else if (give(v, h->id, NF_ACCEPT) == 0) {
-        count_tx(v, p);
+    } else {
+        nfq_verdicts_give(v, h->id, NF_ACCEPT, p->out_port);
     }
     free(h);
 }
@@ -38,6 +55,7 @@ unsigned nfq_verdicts_release_due(struct nfq_verdicts *v, uint64_t now_ns)
 {
     struct adw_pkt out[NFQ_MAX_BURST];
     unsigned k, total = 0;
+    retry(v);
     while ((k = adw_sched_dequeue_burst(v->e->sched, out, NFQ_MAX_BURST, now_ns)) > 0) {
         v->e->c.released_pkts += k;
         for (unsigned i = 0; i < k; i++)
@@ -80,8 +98,7 @@ void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n
         switch (vd[i]) {
         case ADW_PASS:
             e->c.passed_pkts++;
-            if (give(v, h->id, NF_ACCEPT) == 0)
-                count_tx(v, &pkts[i]);
+            nfq_verdicts_give(v, h->id, NF_ACCEPT, pkts[i].out_port);
             free(h);
             break;
         case ADW_QUEUED:
@@ -89,9 +106,15 @@ void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n
             break;
         default:
             e->c.dropped_pkts++;
-            give(v, h->id, NF_DROP);
+            nfq_verdicts_give(v, h->id, NF_DROP, NFQ_NO_PORT);
             free(h);
             break;
         }
     }
+}
+
+uint64_t nfq_verdicts_lost(struct nfq_verdicts *v)
+{
+    retry(v);
+    return v->errors + v->refused.n;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "dp_engine.h"
+#include "nfq_retry.h"
 
 #define NFQ_MAX_BURST 512u   /* packets handed to the core per enqueue_burst */
 
@@ -35,8 +36,16 @@ struct nfq_verdicts {
     unsigned n_ports;
     nfq_verdict_fn send;
     void *arg;
-    uint64_t errors;    /* verdicts the kernel did not take (the packet stays queued; the unbind drops it) */
+    struct nfq_retry refused;   /* verdicts the kernel refused, given again before any later one */
+    uint64_t errors;    /* refused verdicts given up, NFQ_RETRY_MAX waiting already (the unbind drops the packet) */
 };
+
+/*
+ * Gives packet id the verdict (NF_ACCEPT or NF_DROP): an accepted one is counted in tx_pkts and on port (NFQ_NO_PORT:
+ * none).  Refused by the kernel, or behind one it refused, the verdict waits and is given again (verdicts_retried)
+ * before any later one, by the next call here or nfq_verdicts_release_due.
+ */
+void nfq_verdicts_give(struct nfq_verdicts *v, uint32_t id, uint32_t verdict, uint16_t port);
 
 /*
  * Hands pkts[0..n-1] (cookies: struct nfq_held *) to the core at now_ns and gives each the verdict it got, after
@@ -45,10 +54,16 @@ struct nfq_verdicts {
  */
 void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n, uint64_t now_ns, uint64_t *due);
 
-/* Releases what the core hands out at now_ns (NF_ACCEPT; NF_DROP for ADW_PORT_DROP); returns how many. */
+/*
+ * Gives the refused verdicts again, then releases what the core hands out at now_ns (NF_ACCEPT; NF_DROP for
+ * ADW_PORT_DROP); returns how many it released.
+ */
 unsigned nfq_verdicts_release_due(struct nfq_verdicts *v, uint64_t now_ns);
 
 /* Shutdown: a verdict for every packet the core holds; returns how many. */
 unsigned nfq_verdicts_flush(struct nfq_verdicts *v);
+
+/* Before the unbind: the verdicts still refused after one more try, with those given up (--stats tx_drops). */
+uint64_t nfq_verdicts_lost(struct nfq_verdicts *v);
 
 #endif

@@ -27,11 +27,18 @@ static const uint8_t SERVER_IP[4] = {198, 18, 0, 1}, STA2_IP[4] = {198, 18, 0, 1
 struct given {
     unsigned n;
     uint32_t id[16], verdict[16];
+    unsigned refuse;   /* the kernel refuses this many sends (each refused verdict counted in refused) */
+    unsigned refused;
 };
 
 static int record(void *arg, uint32_t id, uint32_t verdict)
 {
     struct given *g = arg;
+    if (g->refuse) {
+        g->refuse--;
+        g->refused++;
+        return -1;
+    }
     assert_true(g->n < 16);
     g->id[g->n] = id;
     g->verdict[g->n++] = verdict;
@@ -85,10 +92,70 @@ static void test_what_a_burst_releases_gets_its_verdict_before_the_passed_packet
     dp_engine_finish(&e);
 }
 
+/*
+ * The kernel refuses a verdict (the netlink send fails, e.g. ENOBUFS): the packet is still queued in the kernel, so
+ * the verdict is given again, before any later one, and the packet is counted once, when it leaves.
+ */
+static void test_a_verdict_the_kernel_refuses_is_given_again_before_the_next_one(void **state)
+{
+    (void)state;
+    struct dp_engine e;
+    struct dp_options o = {.hold_pkts = 1024};
+    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
+    struct given g = {.refuse = 2};
+    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    uint8_t buf[256];
+    uint32_t n = fb_arp(buf, sizeof(buf), SERVER_MAC);
+    assert_true(n > 0);
+    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
+    /* Passed at once, refused: it waits. */
+    struct adw_pkt first = held(1, buf, n);
+    nfq_verdicts_burst(&v, &first, 1, now, &due);
+    assert_int_equal(g.n, 0);
+    assert_int_equal(e.c.tx_pkts, 0);
+    /* The loop's next release tries again; refused again, it still waits. */
+    nfq_verdicts_release_due(&v, now + 1000);
+    assert_int_equal(g.refused, 2);
+    assert_int_equal(g.n, 0);
+    /* The next verdict: the waiting one first. */
+    struct adw_pkt second = held(2, buf, n);
+    nfq_verdicts_burst(&v, &second, 1, now + 2000, &due);
+    assert_int_equal(g.n, 2);
+    assert_int_equal(g.id[0], 1);
+    assert_int_equal(g.verdict[0], NF_ACCEPT);
+    assert_int_equal(g.id[1], 2);
+    assert_int_equal(e.c.tx_pkts, 2);
+    assert_int_equal(e.c.verdicts_retried, 1);
+    assert_int_equal(nfq_verdicts_lost(&v), 0);
+    dp_engine_finish(&e);
+}
+
+/* A packet whose verdict the kernel never takes is lost when the queue is unbound: --stats counts it (tx_drops). */
+static void test_a_verdict_still_refused_at_shutdown_is_counted_lost(void **state)
+{
+    (void)state;
+    struct dp_engine e;
+    struct dp_options o = {.hold_pkts = 1024};
+    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
+    struct given g = {.refuse = 100};
+    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    uint8_t buf[256];
+    uint32_t n = fb_arp(buf, sizeof(buf), SERVER_MAC);
+    assert_true(n > 0);
+    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
+    struct adw_pkt burst[2] = {held(1, buf, n), held(2, buf, n)};
+    nfq_verdicts_burst(&v, burst, 2, now, &due);
+    assert_int_equal(nfq_verdicts_lost(&v), 2);
+    assert_int_equal(e.c.tx_pkts, 0);
+    dp_engine_finish(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_what_a_burst_releases_gets_its_verdict_before_the_passed_packets),
+        cmocka_unit_test(test_a_verdict_the_kernel_refuses_is_given_again_before_the_next_one),
+        cmocka_unit_test(test_a_verdict_still_refused_at_shutdown_is_counted_lost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
