@@ -18,9 +18,9 @@ DP_BIN      := $(BUILD)/adwiser-dp
 DP_LOADER_SRCS := dp/config_json.c dp/json_walk.c
 DP_TEST_CONFIG := $(BUILD)/san/dp/test_config_json
 # The loops' pure parts (options, idle back-off, lateness histogram, TSC clock, VLAN demultiplexing, NFQUEUE poll
-# timeout and input port, ids the kernel skipped).
+# timeout, input port, ids the kernel skipped, socket reads).
 DP_PARTS_SRCS := dp/dp_options.c dp/idle_backoff.c dp/slice_lateness.c dp/tsc_clock.c dp/vlan_demux.c dp/nfq_wait.c dp/nfq_port.c \
-    dp/nfq_fail_open.c
+    dp/nfq_fail_open.c dp/nfq_read.c
 DP_TEST_PARTS := $(BUILD)/san/dp/test_dp_parts
 
 # The executable needs the core's scheduler (core/sched.c); until it is in the tree only the loader is built.

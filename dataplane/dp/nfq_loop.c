@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/netfilter.h>
 #include <net/if.h>
 #include <poll.h>
@@ -17,6 +18,7 @@
 #include "dp_topology.h"
 #include "nfq_fail_open.h"
 #include "nfq_port.h"
+#include "nfq_read.h"
 #include "nfq_verdicts.h"
 #include "nfq_wait.h"
 
@@ -121,19 +123,10 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     return 0;
 }
 
-/* Reads what waits in the socket, without blocking, until it is empty or deadline_ns; 1 if it was left empty. */
-static int drain_socket(struct nfq_handle *h, int fd, char *buf, size_t len, uint64_t deadline_ns)
+/* One message read from the socket: its packets go to on_packet. */
+static void handle_msg(void *arg, char *msg, int len)
 {
-    while (nfq_clock_ns() < deadline_ns) {
-        ssize_t n = recv(fd, buf, len, MSG_DONTWAIT);
-        if (n < 0) {
-            if (errno == EINTR || errno == ENOBUFS)
-                continue;
-            return errno == EAGAIN || errno == EWOULDBLOCK;
-        }
-        nfq_handle_packet(h, buf, (int)n);
-    }
-    return 0;
+    nfq_handle_packet(arg, msg, len);
 }
 
 /*
@@ -175,7 +168,7 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
     memset(&c, 0, sizeof(c));
     c.e = e;
     c.n_ports = n_ports;
-    c.v = (struct nfq_verdicts){.e = e, .n_ports = n_ports, .send = kernel_verdict, .arg = &c};
+    c.v = (struct nfq_verdicts){.e = e, .n_ports = n_ports, .send = kernel_verdict, .arg = &c, .clock = nfq_clock_ns};
     for (unsigned i = 0; i < n_ports; i++) {
         c.ifindex[i] = (int)if_nametoindex(ifnames[i]);
         if (c.ifindex[i] == 0) {
@@ -208,6 +201,8 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
     setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
     setsockopt(fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof(one));
     dp_write_pid_file(pid_path);
+    const struct nfq_reader rd = {.fd = fd, .buf = buf, .len = sizeof(buf), .clock = nfq_clock_ns,
+                                  .handle = handle_msg, .arg = h};
 
     uint64_t start = nfq_clock_ns();
     e->start_ns = start;
@@ -219,15 +214,8 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int pr = ppoll(&pfd, 1, &ts, NULL);
         if (pr > 0) {
-            for (unsigned reads = 0; reads < 256; reads++) {
-                ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-                if (n < 0) {
-                    if (errno == ENOBUFS)
-                        continue;   /* not with NETLINK_NO_ENOBUFS; what the kernel could not queue: fail_open_pkts */
-                    break;
-                }
-                nfq_handle_packet(h, buf, (int)n);
-            }
+            /* Up to the awaited event: what was read is enqueued, then what is due released (nfq_read.h). */
+            nfq_read_socket(&rd, c.due, NFQ_READ_MAX);
             process_batch(&c);
         }
         uint64_t now = nfq_clock_ns();
@@ -248,12 +236,12 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
      * then the kernel is told to stop queueing (new packets pass at once) and the rest, now finite, is read.
      */
     c.draining = 1;
-    drain_socket(h, fd, buf, sizeof(buf), nfq_clock_ns() + NFQ_DRAIN_QUEUEING_NS);
+    nfq_read_socket(&rd, nfq_clock_ns() + NFQ_DRAIN_QUEUEING_NS, UINT_MAX);
     if (stop_queueing(fd, (uint16_t)e->opt->queue_num) != 0)
         fprintf(stderr, "adwiser-dp: cannot stop queueing before the unbind (%s): packets queued meanwhile drop\n",
                 strerror(errno));
     uint64_t read_queueing = e->c.drained_pkts;
-    if (!drain_socket(h, fd, buf, sizeof(buf), nfq_clock_ns() + NFQ_DRAIN_MAX_NS))
+    if (!nfq_read_socket(&rd, nfq_clock_ns() + NFQ_DRAIN_MAX_NS, UINT_MAX))
         fprintf(stderr, "adwiser-dp: shutdown: the queue was not empty after %u ms; what remains drops\n",
                 NFQ_DRAIN_MAX_NS / 1000000u);
     if (e->c.drained_pkts)

@@ -78,6 +78,15 @@ unsigned nfq_verdicts_flush(struct nfq_verdicts *v)
     return total;
 }
 
+/* Releases what is due at now_ns and names the loop's next awaited event (*due), as the loop itself does. */
+static void release_now(struct nfq_verdicts *v, uint64_t now_ns, uint64_t *due)
+{
+    dp_engine_note_due(v->e, now_ns, *due);
+    nfq_verdicts_release_due(v, now_ns);
+    dp_engine_expect(v->e, now_ns);
+    *due = adw_sched_next_event_ns(v->e->sched, now_ns);
+}
+
 void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n, uint64_t now_ns, uint64_t *due)
 {
     enum adw_verdict vd[NFQ_MAX_BURST];
@@ -86,14 +95,16 @@ void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n
         return;
     adw_sched_enqueue_burst(e->sched, pkts, vd, n, now_ns);
     e->c.rx_pkts += n;
-    if (adw_sched_next_event_ns(e->sched, now_ns) <= now_ns) {
-        dp_engine_note_due(e, now_ns, *due);
-        nfq_verdicts_release_due(v, now_ns);
-        dp_engine_expect(e, now_ns);
-        *due = adw_sched_next_event_ns(e->sched, now_ns);
-    }
+    if (adw_sched_next_event_ns(e->sched, now_ns) <= now_ns)
+        release_now(v, now_ns, due);
     for (unsigned i = 0; i < n; i++) {
         struct nfq_held *h = pkts[i].cookie;
+        /* A verdict takes microseconds (it forwards the packet): the awaited event may come during the burst's. */
+        if (v->clock && vd[i] != ADW_QUEUED) {
+            uint64_t t = v->clock();
+            if (t >= *due)
+                release_now(v, t, due);
+        }
         e->port_rx[pkts[i].in_port]++;
         switch (vd[i]) {
         case ADW_PASS:

@@ -36,6 +36,7 @@ struct nfq_verdicts {
     unsigned n_ports;
     nfq_verdict_fn send;
     void *arg;
+    uint64_t (*clock)(void);    /* CLOCK_MONOTONIC ns, read between a burst's verdicts; NULL: only its start counts */
     struct nfq_retry refused;   /* verdicts the kernel refused, given again before any later one */
     uint64_t errors;    /* refused verdicts given up, NFQ_RETRY_MAX waiting already (the unbind drops the packet) */
 };
@@ -50,7 +51,8 @@ void nfq_verdicts_give(struct nfq_verdicts *v, uint32_t id, uint32_t verdict, ui
 /*
  * Hands pkts[0..n-1] (cookies: struct nfq_held *) to the core at now_ns and gives each the verdict it got, after
  * releasing what the burst made due (*due: the loop's awaited event, recorded and named again as the DPDK loop's
- * rx_dev does).
+ * rx_dev does).  With a clock, the awaited event coming while the verdicts are given is released then, before the
+ * rest: on this kernel a verdict takes about 4.5 µs, so a burst of 256 passed packets takes over a millisecond.
  */
 void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n, uint64_t now_ns, uint64_t *due);
 

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -18,6 +20,7 @@
 #include "idle_backoff.h"
 #include "nfq_fail_open.h"
 #include "nfq_port.h"
+#include "nfq_read.h"
 #include "nfq_wait.h"
 #include "slice_lateness.h"
 #include "tsc_clock.h"
@@ -405,6 +408,61 @@ static void test_nfqueue_ids_given_are_read_from_the_queues_line(void **state)
     fclose(f);
 }
 
+/* The socket reader's clock: each message handled costs MSG_NS of it (about what one costs the NFQUEUE loop). */
+#define MSG_NS 6000u
+static uint64_t read_now;
+static unsigned handled;
+
+static uint64_t read_clock(void)
+{
+    return read_now;
+}
+
+static void handle_slowly(void *arg, char *msg, int len)
+{
+    (void)arg;
+    (void)msg;
+    assert_int_equal(len, 8);
+    handled++;
+    read_now += MSG_NS;
+}
+
+/* A socket with n messages of 8 bytes waiting: the write end in fds[1], the reader's in fds[0]. */
+static void socket_with_messages(int fds[2], unsigned n)
+{
+    assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, fds), 0);
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(send(fds[1], "message", 8, MSG_DONTWAIT), 8);
+}
+
+/*
+ * A backlog of 256 messages 300 µs before a slice start: the loop stops reading at the slice start (50 messages),
+ * so its release is not held up by the 1.5 ms the whole backlog takes; the rest waits in the socket.
+ */
+static void test_nfqueue_reading_stops_at_the_next_slice_start(void **state)
+{
+    (void)state;
+    int fds[2];
+    char buf[64];
+    socket_with_messages(fds, NFQ_READ_MAX);
+    const struct nfq_reader r = {.fd = fds[0], .buf = buf, .len = sizeof(buf), .clock = read_clock,
+                                 .handle = handle_slowly};
+    read_now = 1000000000ull;
+    handled = 0;
+    assert_int_equal(nfq_read_socket(&r, read_now + 300000, NFQ_READ_MAX), 0);
+    assert_int_equal(handled, 50);
+    /* Already due: one message all the same, so that a loop whose event is always due still reads. */
+    assert_int_equal(nfq_read_socket(&r, read_now - 1, NFQ_READ_MAX), 0);
+    assert_int_equal(handled, 51);
+    /* Far from the next event: at most a batch, then what is left until the socket is empty. */
+    assert_int_equal(nfq_read_socket(&r, UINT64_MAX, 100), 0);
+    assert_int_equal(handled, 151);
+    assert_int_equal(nfq_read_socket(&r, UINT64_MAX, NFQ_READ_MAX), 1);
+    assert_int_equal(handled, NFQ_READ_MAX);
+    close(fds[0]);
+    close(fds[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_nfqueue_bridged_packet_is_its_bridge_ports),
         cmocka_unit_test(test_nfqueue_ids_skipped_are_packets_the_kernel_accepted_itself),
         cmocka_unit_test(test_nfqueue_ids_given_are_read_from_the_queues_line),
+        cmocka_unit_test(test_nfqueue_reading_stops_at_the_next_slice_start),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
         cmocka_unit_test(test_lateness_p99_of_100_events_is_the_99th_not_the_largest),
         cmocka_unit_test(test_lateness_past_10ms_is_the_max_or_at_least_10ms),

@@ -24,9 +24,31 @@ static const uint8_t SERVER_MAC[6] = {0x02, 0xad, 0x00, 0x00, 0x00, 0x01};
 static const uint8_t STA2_MAC[6] = {0x02, 0xad, 0x00, 0x00, 0x02, 0x01};
 static const uint8_t SERVER_IP[4] = {198, 18, 0, 1}, STA2_IP[4] = {198, 18, 0, 12};
 
+/* TCP data from the server to sta2: held by the core until sta2's slice. */
+static uint32_t tcp_to_sta2(uint8_t *buf, uint32_t cap)
+{
+    struct fb_tcp t = {.ip_version = 4, .sport = 5001, .dport = 40000, .flags = 0x18 /* PSH, ACK */,
+                       .payload_len = 100};
+    memcpy(t.src_mac, SERVER_MAC, 6);
+    memcpy(t.dst_mac, STA2_MAC, 6);
+    memcpy(t.src_ip, SERVER_IP, 4);
+    memcpy(t.dst_ip, STA2_IP, 4);
+    return fb_tcp(buf, cap, &t);
+}
+
+#define GIVEN_MAX 64
+
+/* The test's clock: each verdict the recorder takes costs VERDICT_NS of it, as a verdict costs the loop on Linux. */
+#define VERDICT_NS 5000u
+static uint64_t fake_now;
+static uint64_t fake_clock(void)
+{
+    return fake_now;
+}
+
 struct given {
     unsigned n;
-    uint32_t id[16], verdict[16];
+    uint32_t id[GIVEN_MAX], verdict[GIVEN_MAX];
     unsigned refuse;   /* the kernel refuses this many sends (each refused verdict counted in refused) */
     unsigned refused;
 };
@@ -39,7 +61,8 @@ static int record(void *arg, uint32_t id, uint32_t verdict)
         g->refused++;
         return -1;
     }
-    assert_true(g->n < 16);
+    assert_true(g->n < GIVEN_MAX);
+    fake_now += VERDICT_NS;
     g->id[g->n] = id;
     g->verdict[g->n++] = verdict;
     return 0;
@@ -150,12 +173,52 @@ static void test_a_verdict_still_refused_at_shutdown_is_counted_lost(void **stat
     dp_engine_finish(&e);
 }
 
+/*
+ * A burst read 100 µs before sta2's slice starts: data for sta2 (held) and 40 ARP broadcasts (passed).  Their
+ * verdicts take 200 µs, so the slice starts while they are given: sta2's data is released then, after the 20 given
+ * by the slice start and before the other 20, not once the whole burst has its verdicts.
+ */
+static void test_a_slice_start_during_a_bursts_verdicts_is_released_then(void **state)
+{
+    (void)state;
+    struct dp_engine e;
+    struct dp_options o = {.hold_pkts = 1024};
+    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
+    struct given g = {0};
+    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g, .clock = fake_clock};
+    uint64_t slice2 = 1000000000ull + 20000000ull, due = slice2;
+    fake_now = slice2 - 100000;
+    uint8_t buf[256];
+    struct adw_pkt burst[41];
+    uint32_t n = tcp_to_sta2(buf, sizeof(buf));
+    assert_true(n > 0);
+    burst[0] = held(100, buf, n);
+    n = fb_arp(buf, sizeof(buf), SERVER_MAC);
+    assert_true(n > 0);
+    for (unsigned i = 1; i <= 40; i++)
+        burst[i] = held(i, buf, n);
+    nfq_verdicts_burst(&v, burst, 41, fake_now, &due);
+    assert_int_equal(e.c.queued_pkts, 1);
+    assert_int_equal(g.n, 41);
+    assert_int_equal(g.id[20], 100);
+    assert_int_equal(g.verdict[20], NF_ACCEPT);
+    assert_int_equal(g.id[19], 20);
+    assert_int_equal(g.id[21], 21);
+    assert_int_equal(e.c.released_pkts, 1);
+    /* Released at its slice start, not late: the loop's timing error counts it so. */
+    assert_int_equal(e.lateness.count, 1);
+    assert_true(e.lateness.max_ns < VERDICT_NS);
+    assert_true(due > slice2);
+    dp_engine_finish(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_what_a_burst_releases_gets_its_verdict_before_the_passed_packets),
         cmocka_unit_test(test_a_verdict_the_kernel_refuses_is_given_again_before_the_next_one),
         cmocka_unit_test(test_a_verdict_still_refused_at_shutdown_is_counted_lost),
+        cmocka_unit_test(test_a_slice_start_during_a_bursts_verdicts_is_released_then),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
