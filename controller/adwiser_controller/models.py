@@ -24,12 +24,15 @@ from typing import Annotated, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+
+from .json_int import INTEGRAL, JsonInt, OptionalJsonInt
 
 # Bounds of the frame (004 §3.1 of SPEC: slices are typically 20-100 ms).
 SLICE_MIN_MS = 1
@@ -68,6 +71,14 @@ PairRef = Annotated[
         description="An AP-STA pair written 'ap_id/sta_id'; the STA must be associated with that AP.",
     ),
 ]
+
+
+def _not_a_boolean(value: object) -> object:
+    # A Literal compares by equality and true == 1 in Python, so Literal[1] takes true even in strict mode; the
+    # schema's "const": 1 does not.
+    if isinstance(value, bool):
+        raise PydanticCustomError("literal_error", "Input should be 1", {})
+    return value
 
 
 def _normalise_mac(value: str) -> str:
@@ -139,9 +150,12 @@ def _lower_not_above_upper(model: BaseModel, lower: str, upper: str) -> None:
 
 
 class Strict(BaseModel):
-    """Unknown fields are refused, so a misspelt key is an error naming it."""
+    """Unknown fields are refused, so a misspelt key is an error naming it; a value is taken only in its own JSON
+    type (pydantic's strict mode), as the generated schema, ansible and the dataplane's loader take it: "7" for an
+    integer, 1 or "true" for a boolean, true for a number are refused, not converted. An integer for a number
+    stays (strict floats take ints, as JSON Schema does); for an integral number for an integer see JsonInt."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, strict=True)
 
 
 # ---------------------------------------------------------------- topology
@@ -155,14 +169,14 @@ class AccessPoint(Strict):
         description=f"Human-readable AP name shown in the dashboard; at most {AP_NAME_MAX_BYTES} bytes in UTF-8 "
         "(fewer characters when not ASCII), no NUL.",
     )
-    channel: int = Field(
+    channel: JsonInt = Field(
         ge=1, le=233, description="802.11 channel number (1-14 at 2.4 GHz, 32-177 at 5 GHz, 1-233 at 6 GHz)."
     )
     port: str = Field(
         pattern=PORT_PATTERN,
         description="AP-facing port of the appliance: a Linux interface name or a DPDK port/vdev name.",
     )
-    vlan: int | None = Field(
+    vlan: OptionalJsonInt = Field(
         default=None,
         ge=1,
         le=4094,
@@ -220,7 +234,9 @@ class Topology(Strict):
         max_length=STAS_MAX,
         description="Managed stations; every station makes one managed pair 'ap/sta' with its AP.",
     )
-    conflicts: list[tuple[PairRef, PairRef]] = Field(
+    # Lax only as to the pair's container: YAML, json.loads and FastAPI's body hand pydantic a list where the JSON
+    # array is, which a strict tuple refuses in Python mode. Its two items stay strict strings.
+    conflicts: list[Annotated[tuple[PairRef, PairRef], Field(strict=False)]] = Field(
         default_factory=list,
         max_length=CONFLICTS_MAX,
         description="Pairs whose links interfere (hidden terminals); two conflicting pairs never share a slice.",
@@ -231,7 +247,7 @@ class Topology(Strict):
 
 
 class Slice(Strict):
-    duration_ms: int = Field(
+    duration_ms: JsonInt = Field(
         ge=SLICE_MIN_MS, le=SLICE_MAX_MS, description="Length of the slice S_s in milliseconds (typically 20-100 ms)."
     )
     pairs: list[PairRef] = Field(
@@ -275,9 +291,11 @@ class TsAbrQd(Strict):
         description="Robbins-Monro gain a in packets per ms; stable for 0 < a < 2*beta (beta = service rate). "
         "The paper used 1 packet/ms.",
     )
-    r_init_pkts: int = Field(ge=1, le=65536, description="Batch size r at start and after a reset, in MTU packets.")
-    r_min_pkts: int = Field(ge=1, le=65536, description="Lower bound of the batch size r, in MTU packets.")
-    r_max_pkts: int = Field(ge=1, le=65536, description="Upper bound of the batch size r, in MTU packets.")
+    r_init_pkts: JsonInt = Field(
+        ge=1, le=65536, description="Batch size r at start and after a reset, in MTU packets."
+    )
+    r_min_pkts: JsonInt = Field(ge=1, le=65536, description="Lower bound of the batch size r, in MTU packets.")
+    r_max_pkts: JsonInt = Field(ge=1, le=65536, description="Upper bound of the batch size r, in MTU packets.")
     v_cap_factor: float = Field(
         gt=1,
         le=10,
@@ -322,13 +340,13 @@ class DynamicSlicing(Strict):
 class Realtime(Strict):
     """004 §6.4: real-time packets are released first at every slice start, never batched."""
 
-    dscp: list[Annotated[int, Field(ge=0, le=63)]] = Field(
+    dscp: list[Annotated[int, Field(ge=0, le=63), INTEGRAL]] = Field(
         default_factory=list,
         max_length=RT_DSCP_MAX,
         description="DSCP code points classified as real-time (46 = EF).",
         json_schema_extra={"uniqueItems": True},
     )
-    udp_ports: list[Annotated[int, Field(ge=1, le=65535)]] = Field(
+    udp_ports: list[Annotated[int, Field(ge=1, le=65535), INTEGRAL]] = Field(
         default_factory=list,
         max_length=RT_PORTS_MAX,
         description="UDP ports (source or destination) classified as real-time.",
@@ -343,7 +361,7 @@ class Realtime(Strict):
         "batch, at most this fraction of the slice (0-1; 0 = never wait). 0.5 = 10 ms of a 20 ms slice: that "
         "AP's drain overruns the slice start by up to ~7 ms (p99) on the emulated lab.",
     )
-    guard_us: int = Field(
+    guard_us: JsonInt = Field(
         default=300,
         ge=0,
         le=10000,
@@ -364,9 +382,9 @@ class QueueSizing(Strict):
     """A* (003 §IV-V): limit = min(Q_eBDP, q_ALT) per pair queue, drop-tail."""
 
     t_max_ms: float = Field(gt=0, le=10000, description="Delay target T_max of Q_eBDP = T_max/T_serv + c, in ms.")
-    c_pkts: int = Field(ge=0, le=1024, description="Headroom c added to T_max/T_serv, in packets.")
-    q_max_pkts: int = Field(ge=1, le=1048576, description="Upper clamp Q_max of the queue limit, in packets.")
-    q_min_pkts: int = Field(ge=1, le=1048576, description="Lower clamp of the queue limit, in packets.")
+    c_pkts: JsonInt = Field(ge=0, le=1024, description="Headroom c added to T_max/T_serv, in packets.")
+    q_max_pkts: JsonInt = Field(ge=1, le=1048576, description="Upper clamp Q_max of the queue limit, in packets.")
+    q_min_pkts: JsonInt = Field(ge=1, le=1048576, description="Lower clamp of the queue limit, in packets.")
     a1: float = Field(gt=0, le=10, description="q_ALT growth per unit of idle time, in packets per ms idle.")
     b1: float = Field(gt=0, le=10, description="q_ALT shrink per unit of busy time, in packets per ms busy.")
     ewma_alpha: float = Field(gt=0, le=1, description="EWMA weight of the per-packet service time T_serv (0-1].")
@@ -381,7 +399,7 @@ class AggregationOverride(Strict):
     """Aggregation-target parameters for a group of pairs (a class of users)."""
 
     pairs: list[PairRef] = Field(min_length=1, max_length=PAIRS_MAX, description="Pairs these values apply to.")
-    n_target_max: int | None = Field(
+    n_target_max: OptionalJsonInt = Field(
         default=None, ge=1, le=256, description="N-bar for these pairs: cap of the A-MPDU target, in MPDUs."
     )
     t_bar_ms: float | None = Field(
@@ -393,7 +411,7 @@ class AggregationTarget(Strict):
     """000 §VI inner/outer loops: x = z/(c + w'z), N_target = min(nu W, N-bar)."""
 
     enabled: bool = Field(description="Pace the listed pairs to an A-MPDU aggregation target instead of slicing.")
-    n_target_max: int = Field(
+    n_target_max: JsonInt = Field(
         ge=1, le=256, description="N-bar: cap of the aggregation target N_target, in MPDUs per A-MPDU (paper: 48)."
     )
     t_bar_ms: float = Field(
@@ -422,19 +440,19 @@ class AggregationTarget(Strict):
         description="Initial value of c, the mean per-round channel-access overhead of the AP, in microseconds "
         "(000 §VI-A5: about 200 us for one 11ac station); adapted by the estimator (40).",
     )
-    packet_bytes: int = Field(
+    packet_bytes: JsonInt = Field(
         default=1500, ge=64, le=9000, description="Packet length l used in w and in pace rates, in bytes (IP packet)."
     )
-    mpdu_overhead_bytes: int = Field(
+    mpdu_overhead_bytes: JsonInt = Field(
         default=48, ge=0, le=256, description="MAC framing overhead l_oh per MPDU, in bytes (000 §VI-B: 48)."
     )
-    n_max_mpdus: int = Field(
+    n_max_mpdus: JsonInt = Field(
         default=64, ge=1, le=256, description="N_max: most MPDUs in one A-MPDU (BlockAck window); bounds z."
     )
-    bottleneck_frames: int = Field(
+    bottleneck_frames: JsonInt = Field(
         default=5, ge=1, le=64, description="n: aggregation samples the bottleneck classifier looks at (001 §5.2.1)."
     )
-    bottleneck_packets: int = Field(
+    bottleneck_packets: JsonInt = Field(
         default=100, ge=1, le=100000, description="p: packets over which the classifier's loss fraction is taken."
     )
     overrides: list[AggregationOverride] = Field(
@@ -470,7 +488,9 @@ def pair_name(sta: Station) -> str:
 class AdwiserConfig(Strict):
     """The whole configuration of one appliance: topology, slice map, policies."""
 
-    schema_version: Literal[1] = Field(description="Version of this document format; currently 1.")
+    schema_version: Annotated[Literal[1], BeforeValidator(_not_a_boolean)] = Field(
+        description="Version of this document format; currently 1."
+    )
     appliance_id: Identifier = Field(description="The appliance this document configures (one controller, many appliances).")
     topology: Topology
     slice_map: SliceMap

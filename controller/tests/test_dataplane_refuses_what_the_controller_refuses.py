@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from lab_document import lab_doc
+from lab_document import full_lab
 from cross_field_edits import CROSS_FIELD, Edit
 from schema_variants import Variant, Walk
 
@@ -26,23 +26,6 @@ from adwiser_controller.configfile import ConfigInvalid
 ADWISER_DP = Path(__file__).resolve().parents[2] / "dataplane" / "build" / "adwiser-dp"
 SCHEMA = json.loads(schema.DEFAULT_PATH.read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-
-
-def full_lab() -> dict[str, Any]:
-    """The lab document with every optional field present (valid values), so the walk reaches every field."""
-    doc = lab_doc("lab")
-    ap = doc["topology"]["aps"][0]
-    ap.update(vlan=100, ampdu_ceiling_mpdus=48, ampdu_ceiling_us=2000)
-    doc["topology"]["stas"][0]["phy_rate_mbps"] = 100
-    pol = doc["policies"]
-    pol["ts_abr_qd"]["early_handover"] = False
-    pol["dynamic_slicing"]["pairs"] = ["ap1/sta1"]
-    pol["realtime"].update(udp_ports=[5004], hold_max_fraction=0.5, guard_us=300)
-    pol["aggregation_target"].update(
-        pairs=["ap1/sta1"], c_beta=0.05, c_init_us=250, packet_bytes=1500, mpdu_overhead_bytes=48, n_max_mpdus=64,
-        bottleneck_frames=5, bottleneck_packets=100,
-        overrides=[{"pairs": ["ap2/sta2"], "n_target_max": 32, "t_bar_ms": 5}])
-    return doc
 
 
 def _walk() -> Walk:
@@ -110,7 +93,7 @@ def test_adwiser_dp_check_config_refuses_exactly_what_the_controller_refuses(cas
 
 def test_adwiser_dp_accepts_the_stored_form_of_every_document_the_models_accept(adwiser_dp, tmp_path):
     """The controller stores what its models made of a document (store.py: model_dump), not what it was sent: the
-    models' coercions ("7" -> 7, stripped spaces, normalised addresses) must give a document adwiser-dp loads."""
+    models' normalisations (20.0 -> 20 for an integer, stripped spaces, normalised addresses) must give a document adwiser-dp loads."""
     refused = []
     for case in _cases():
         try:
