@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
@@ -10,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from ..auth import (PASSWORD_MIN, USERNAME_PATTERN, AuthError, LastAdmin, NoSuchUser, Principal, Role, TokenInfo,
                     User)
+from ..json_int import OptionalJsonInt
 from ..problems import ProblemException, responses
 from .body import Body
 from .deps import (SESSION_COOKIE, Services, admin, bearer_scheme, client_of, cookie_scheme, current_principal,
@@ -19,6 +21,8 @@ router = APIRouter(prefix="/api/v1/auth", tags=["auth"])
 
 Username = Field(pattern=USERNAME_PATTERN, description="Lowercase user name, 2-32 characters.")
 Password = Field(min_length=PASSWORD_MIN, max_length=256, description=f"At least {PASSWORD_MIN} characters.")
+# A role arrives as a JSON string, which a strict enum refuses (see body.py).
+RoleName = Annotated[Role, Field(strict=False)]
 
 
 class LoginRequest(Body):
@@ -41,11 +45,11 @@ class PasswordChange(Body):
 class NewUser(Body):
     username: str = Username
     password: str = Password
-    role: Role
+    role: RoleName
 
 
 class UserUpdate(Body):
-    role: Role | None = None
+    role: RoleName | None = None
     disabled: bool | None = None
     password: str | None = Field(default=None, min_length=PASSWORD_MIN, max_length=256,
                                  description="New password; revokes the user's sessions and tokens.")
@@ -53,8 +57,9 @@ class UserUpdate(Body):
 
 class NewToken(Body):
     name: str = Field(min_length=1, max_length=64, description="What the token is for, e.g. 'ansible'.")
-    role: Role | None = Field(default=None, description="Role the token acts with; at most yours (default yours).")
-    expires_in_s: int | None = Field(default=None, ge=60, le=366 * 86400, description="Lifetime, seconds; null = none.")
+    role: RoleName | None = Field(default=None, description="Role the token acts with; at most yours (default yours).")
+    expires_in_s: OptionalJsonInt = Field(default=None, ge=60, le=366 * 86400,
+                                          description="Lifetime, seconds; null = none.")
 
 
 class CreatedToken(BaseModel):

@@ -22,6 +22,7 @@ from .. import diff as config_diff
 from .. import keys
 from ..auth import Principal
 from ..field_errors import flatten
+from ..json_int import OptionalJsonInt
 from ..models import AdwiserConfig, Policies, SliceMap, Topology
 from ..problems import ProblemException, responses
 from ..store import HeadMoved, NotFound, Version, VersionInfo
@@ -48,25 +49,25 @@ class VersionList(BaseModel):
 class NewVersion(Body):
     doc: AdwiserConfig
     comment: str = COMMENT
-    base_version: int | None = BASE
+    base_version: OptionalJsonInt = BASE
 
 
 class TopologyChange(Body):
     topology: Topology
     comment: str = COMMENT
-    base_version: int | None = BASE
+    base_version: OptionalJsonInt = BASE
 
 
 class SliceMapChange(Body):
     slice_map: SliceMap
     comment: str = COMMENT
-    base_version: int | None = BASE
+    base_version: OptionalJsonInt = BASE
 
 
 class PoliciesChange(Body):
     policies: Policies
     comment: str = COMMENT
-    base_version: int | None = BASE
+    base_version: OptionalJsonInt = BASE
 
 
 class PartView(BaseModel):
