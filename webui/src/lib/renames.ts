@@ -69,18 +69,31 @@ export function renameIds(topo: Topology, renames: Renames): void {
   renameReferences(topo, renames)
 }
 
-/** The pairs of `loaded` (the version the edit was made on) whose name `now` changed: each loaded
- *  STA is found in `now` by its id, renamed as `staRenames` says, and its pair named after its AP
- *  there. A STA removed, or whose id is repeated, renames no pair. */
+/** The id each STA of `loaded` (the version the edit was made on) has now, as `staRenames` says,
+ *  or null when its id now names another loaded STA renamed into it: the id check allows that
+ *  only once this one is gone. */
+function idsNow(loaded: Topology, staRenames: IdRenames): [Station, string | null][] {
+  const takenOver = new Set(Object.values(staRenames))
+  return loaded.stas.map((s) => [s, Object.hasOwn(staRenames, s.id) ? staRenames[s.id] : takenOver.has(s.id) ? null : s.id])
+}
+
+/** The pairs of `loaded` whose name `now` changed: each loaded STA found in `now` by its id now,
+ *  and named after its AP there. A STA removed, or whose id is repeated, renames no pair. */
 export function pairRenames(loaded: Topology, now: Topology, staRenames: IdRenames): PairRenames {
   const byId = staById(now.stas)
   const out: PairRenames = {}
-  for (const s of loaded.stas) {
-    const was = `${s.ap}/${s.id}`
-    const to = byId.get(renamed(s.id, staRenames))
+  for (const [s, id] of idsNow(loaded, staRenames)) {
+    const [was, to] = [`${s.ap}/${s.id}`, id === null ? undefined : byId.get(id)]
     if (to && `${to.ap}/${to.id}` !== was) out[was] = `${to.ap}/${to.id}`
   }
   return out
+}
+
+/** The pairs of `loaded` whose STA `now` has no more: they leave the slice map and the policies
+ *  (lib/pairRemoval.ts). A repeated id is not a removal: the controller refuses it beside the rows. */
+export function removedPairs(loaded: Topology, now: Topology, staRenames: IdRenames): string[] {
+  const ids = new Set(now.stas.map((s) => s.id))
+  return idsNow(loaded, staRenames).flatMap(([s, id]) => (id !== null && ids.has(id) ? [] : [`${s.ap}/${s.id}`]))
 }
 
 /** A copy of `value` (a slice map, the policies) with the pairs of every `pairs` list renamed:
