@@ -10,6 +10,7 @@
 //  - aggregation_target's empty list means "none", the same as listing only removed pairs.
 // The operator is told all of it before saving (`removalNotes`), a slice map change included.
 import type { Policies, SliceMap, Topology } from '../api/types'
+import type { Conflict } from './threeWay'
 
 /** The parts of the document, besides the topology, that name pairs. */
 export interface PairUsers {
@@ -69,4 +70,16 @@ export function removalNotes(topology: Topology, doc: PairUsers, removed: string
     if (allIn(pairsOf(o.pairs), gone)) out.push(`Aggregation override ${i + 1} is left with no pair, so it is removed too.`)
   })
   return out
+}
+
+/** Where the newer version names a removed pair that the base version did not: what it did with
+ *  a pair the user removed meanwhile. The removal stands (as for a row the user removed and the
+ *  newer version changed), so each is listed as a conflict. Slices are told apart by position. */
+export function newReferences(base: PairUsers, newer: PairUsers, removed: string[]): Conflict[] {
+  return removed.flatMap((pair) => {
+    const before = new Set(placesOf(base, pair))
+    return placesOf(newer, pair)
+      .filter((p) => !before.has(p))
+      .map((p) => ({ what: `${pair} (you removed ${staOf(pair)}: taken out of ${p} too)`, theirs: `it in ${p}` }))
+  })
 }

@@ -8,7 +8,9 @@
 // one side removed and the other changed is a conflict settled the user's way: their removal
 // stands, or their row stays. Conflicting pairs are a set of unordered pairs, each present or not,
 // so they merge without conflict; a pair is its STA, so each side's are first named after the
-// merged STAs' APs, and a STA one side moved takes the pairs the other side named with it.
+// merged STAs' APs, and a STA one side moved takes the pairs the other side named with it. A
+// conflicting pair one side added on a STA the other removed names no pair the controller knows:
+// the removal stands (as for a row), so the pair is dropped and named as a conflict.
 import type { AccessPoint, Station, Topology } from '../api/types'
 import { followStas, type IdRenames, noRenames, renameIds, type Renames } from './renames'
 import { type Conflict, merge3 } from './threeWay'
@@ -82,6 +84,20 @@ function mergeConflictPairs(base: [string, string][], mine: [string, string][], 
   return [...new Set([...m.keys(), ...t.keys()])].flatMap((k) => (merge3(b.has(k), m.has(k), t.has(k)).value ? [(m.get(k) ?? t.get(k))!.row] : []))
 }
 
+/** `conflicts` without those naming a pair none of the merged `stas` makes, each named in `out`;
+ *  `mine` (the user's STAs) tells who removed it. */
+function withoutRemoved(conflicts: [string, string][], stas: Station[], mine: Station[], out: Conflict[]): [string, string][] {
+  const made = new Set(stas.map((s) => `${s.ap}/${s.id}`))
+  const userHas = new Set(mine.map((s) => s.id))
+  return conflicts.filter(([a, b]) => {
+    const gone = [a, b].filter((p) => !made.has(p))
+    if (!gone.length) return true
+    const who = gone.some((p) => !userHas.has(p.slice(p.indexOf('/') + 1))) ? 'you' : 'the newer version'
+    out.push({ what: `conflict ${a} – ${b} on ${gone.join(' and ')}, which ${who} removed`, theirs: `it (dropped with ${gone.join(' and ')})` })
+    return false
+  })
+}
+
 /** The renames of one kind the newer version can take (`rows`: its APs or its STAs): it has the
  *  old id and not the new one (unless that one is renamed away too, as in a swap); each other one
  *  is named in `conflicts`. */
@@ -109,5 +125,6 @@ export function mergeTopologies(base: Topology, mine: Topology, theirs: Topology
   const aps = mergeRows<AccessPoint>('AP', b.aps, m.aps, t.aps, conflicts)
   const stas = mergeRows<Station>('STA', b.stas, m.stas, t.stas, conflicts)
   const [bc, mc, tc] = [b, m, t].map((x) => followStas(x.conflicts, stas))
-  return { topology: { aps, stas, conflicts: mergeConflictPairs(bc, mc, tc) }, conflicts, renames: taken }
+  const pairs = withoutRemoved(mergeConflictPairs(bc, mc, tc), stas, m.stas, conflicts)
+  return { topology: { aps, stas, conflicts: pairs }, conflicts, renames: taken }
 }
