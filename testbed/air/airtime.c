@@ -24,7 +24,8 @@ uint32_t airtime_nss(enum wlan_phy phy, uint32_t mcs)
     return phy == WLAN_PHY_HT ? mcs / 8 + 1 : mcs / 10 + 1;
 }
 
-uint32_t airtime_ndbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs)
+/* N_DBPS by the modulation, coding and streams alone; 0 if no whole number of bits. */
+static uint32_t coded_ndbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs)
 {
     uint32_t nsd = data_subcarriers(phy, bw_mhz);
     uint32_t base = phy == WLAN_PHY_HT ? mcs % 8 : mcs % 10;
@@ -37,6 +38,26 @@ uint32_t airtime_ndbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs)
     if (bits % bits_den[base] != 0)
         return 0;
     return bits / bits_den[base];
+}
+
+/* N_ES is listed per MCS in the MCS tables. HT (§19.5, Tables 19-27..19-41): one encoder per 300 Mbit/s of
+ * long-GI rate (N_DBPS 1200). VHT (§21.5, Tables 21-30..21-61): one per 540 Mbit/s of long-GI rate (N_DBPS
+ * 2160, 600 Mbit/s with short GI); the tables depart from that rule only at 7-8 spatial streams in 80 MHz and
+ * in 160 MHz, which the model does not have (up to 4 SS, 80 MHz). */
+static uint32_t encoders_for(enum wlan_phy phy, uint32_t ndbps)
+{
+    uint32_t per_encoder = phy == WLAN_PHY_VHT ? 2160 : 1200;
+    return (ndbps + per_encoder - 1) / per_encoder;
+}
+
+uint32_t airtime_ndbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs)
+{
+    uint32_t ndbps = coded_ndbps(phy, bw_mhz, mcs);
+    /* Each BCC encoder carries the same number of data bits per symbol: a VHT-MCS whose N_DBPS does not
+     * split evenly over its N_ES is "not valid" too (§21.5: 80 MHz, 3 streams, MCS 6, Table 21-53). */
+    if (ndbps == 0 || (phy == WLAN_PHY_VHT && ndbps % encoders_for(phy, ndbps) != 0))
+        return 0;
+    return ndbps;
 }
 
 double airtime_rate_mbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs, bool short_gi)
@@ -57,14 +78,7 @@ uint32_t airtime_preamble_us(enum wlan_phy phy, uint32_t nss)
 uint32_t airtime_bcc_encoders(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs)
 {
     uint32_t ndbps = airtime_ndbps(phy, bw_mhz, mcs);
-    if (ndbps == 0)
-        return 0;
-    /* N_ES is listed per MCS in the MCS tables. HT (§19.5, Tables 19-27..19-41): one encoder per
-     * 300 Mbit/s of long-GI rate (N_DBPS 1200). VHT (§21.5, Tables 21-30..21-61): one per 540 Mbit/s of
-     * long-GI rate (N_DBPS 2160, 600 Mbit/s with short GI); the tables depart from that rule only at
-     * 7-8 spatial streams in 80 MHz and in 160 MHz, which the model does not have (up to 4 SS, 80 MHz). */
-    uint32_t per_encoder = phy == WLAN_PHY_VHT ? 2160 : 1200;
-    return (ndbps + per_encoder - 1) / per_encoder;
+    return ndbps == 0 ? 0 : encoders_for(phy, ndbps);
 }
 
 uint32_t airtime_ppdu_us(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs, bool short_gi, uint32_t psdu_bytes)

@@ -20,7 +20,8 @@
 
 #include "wlan_air.h"
 
-/* Data bits per OFDM symbol for an MCS (HT: 0..31, VHT: NSS*10+mcs). 0 if invalid. */
+/* Data bits per OFDM symbol for an MCS (HT: 0..31, VHT: (NSS-1)*10+mcs, up to 4 SS); 0 if the MCS tables list
+ * it as not valid (no whole number of bits, or bits that do not split evenly over the BCC encoders). */
 uint32_t airtime_ndbps(enum wlan_phy phy, uint32_t bw_mhz, uint32_t mcs);
 /* Spatial streams an MCS uses. */
 uint32_t airtime_nss(enum wlan_phy phy, uint32_t mcs);

@@ -66,6 +66,20 @@ static void test_vht_mcs9_at_20_mhz_with_one_or_two_streams_is_no_rate(void **st
     assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 20, 8), 312);
 }
 
+/* A VHT-MCS is also "not valid" when its N_DBPS does not split evenly over its N_ES BCC encoders
+ * (802.11-2016 §21.5): 80 MHz, 3 streams, MCS 6 has N_DBPS 3159 over 2 encoders (Table 21-53 lists it
+ * as not valid), and timing it would give a PPDU no VHT transmitter sends. Its neighbours are valid. */
+static void test_vht_mcs6_at_80_mhz_with_three_streams_is_no_rate(void **state)
+{
+    (void)state;
+    assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 80, 26), 0);
+    assert_int_equal(airtime_bcc_encoders(WLAN_PHY_VHT, 80, 26), 0);
+    assert_int_equal(airtime_ppdu_us(WLAN_PHY_VHT, 80, 26, false, 1538), 0);
+    assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 80, 25), 2808);
+    assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 80, 27), 3510);
+    assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 80, 36), 4212);  /* 4 SS MCS6: 2106 per encoder, valid */
+}
+
 static void test_ht_mixed_preamble_is_40us_for_two_streams(void **state)
 {
     (void)state;
@@ -130,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_vht80_rates_match_the_mcs_table),
         cmocka_unit_test(test_vht_bcc_encoders_follow_the_vht_mcs_tables),
         cmocka_unit_test(test_vht_mcs9_at_20_mhz_with_one_or_two_streams_is_no_rate),
+        cmocka_unit_test(test_vht_mcs6_at_80_mhz_with_three_streams_is_no_rate),
         cmocka_unit_test(test_ht_mixed_preamble_is_40us_for_two_streams),
         cmocka_unit_test(test_ampdu_of_19_mtu_mpdus_at_mcs15),
         cmocka_unit_test(test_single_mpdu_at_mcs0),
