@@ -80,6 +80,24 @@ static void test_vht_mcs6_at_80_mhz_with_three_streams_is_no_rate(void **state)
     assert_int_equal(airtime_ndbps(WLAN_PHY_VHT, 80, 36), 4212);  /* 4 SS MCS6: 2106 per encoder, valid */
 }
 
+/* Worked by hand: one 1538-byte MPDU in an A-MPDU (4-byte delimiter, last subframe unpadded: 1542 bytes) at
+ * HT MCS15, 20 MHz, long GI: N_SYM = ceil((16 + 8 * 1542 + 6) / 520) = 24, 40 + 96 = 136 us. 64 of them at
+ * VHT MCS9, 80 MHz, 3 SS (N_DBPS 4680, N_ES 3): 63 * 1544 + 1542 = 98814 bytes (beyond HT's 65535),
+ * N_SYM = ceil((16 + 8 * 98814 + 18) / 4680) = 169; preamble 20 + VHT-SIG-A 8 + VHT-STF 4 + 4 VHT-LTFs 16 +
+ * VHT-SIG-B 4 = 52 us; long GI 52 + 676, short GI 52 + 4 * ceil(169 * 0.9) = 52 + 612. */
+static void test_hand_worked_ht_and_vht_ampdus(void **state)
+{
+    (void)state;
+    assert_int_equal(airtime_ppdu_us(WLAN_PHY_HT, 20, 15, false, airtime_subframe_bytes(1538, true)), 136);
+    uint32_t psdu = 0;
+    for (int i = 0; i < 64; i++)
+        psdu += airtime_subframe_bytes(1538, i == 63);
+    assert_int_equal(psdu, 98814);
+    assert_int_equal(airtime_preamble_us(WLAN_PHY_VHT, 3), 52);
+    assert_int_equal(airtime_ppdu_us(WLAN_PHY_VHT, 80, 29, false, psdu), 728);
+    assert_int_equal(airtime_ppdu_us(WLAN_PHY_VHT, 80, 29, true, psdu), 664);
+}
+
 static void test_ht_mixed_preamble_is_40us_for_two_streams(void **state)
 {
     (void)state;
@@ -145,6 +163,7 @@ int main(void)
         cmocka_unit_test(test_vht_bcc_encoders_follow_the_vht_mcs_tables),
         cmocka_unit_test(test_vht_mcs9_at_20_mhz_with_one_or_two_streams_is_no_rate),
         cmocka_unit_test(test_vht_mcs6_at_80_mhz_with_three_streams_is_no_rate),
+        cmocka_unit_test(test_hand_worked_ht_and_vht_ampdus),
         cmocka_unit_test(test_ht_mixed_preamble_is_40us_for_two_streams),
         cmocka_unit_test(test_ampdu_of_19_mtu_mpdus_at_mcs15),
         cmocka_unit_test(test_single_mpdu_at_mcs0),
