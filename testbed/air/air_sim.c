@@ -97,7 +97,7 @@ static void step(struct wlan_air *a, uint64_t t)
     for (int k = 0; k < nl; k++) {
         struct tx *x = &a->hist[ids[k]];
         if (x->kind == TX_DATA && x->ended && x->ba_start_us == t)
-            air_start_response(a, ids[k], TX_BA, a->ba_us, a->c.ba_rate_mbps, t);
+            air_start_response(a, ids[k], TX_BA, x->ba_us, x->ba_rate_mbps, t);
         else if (x->kind == TX_RTS && x->cts_start_us == t)
             air_start_response(a, ids[k], TX_CTS, a->cts_us, a->c.rts_rate_mbps, t);
         else if (x->kind == TX_RTS && x->data_start_us == t)
@@ -156,7 +156,6 @@ wlan_air_t *wlan_air_create(const struct wlan_air_config *cfg, uint64_t seed)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     a->rng = (z ^ (z >> 31)) | 1;
-    a->ba_us = airtime_legacy_us(cfg->ba_rate_mbps, cfg->ba_bytes);
     a->rts_us = airtime_legacy_us(cfg->rts_rate_mbps, cfg->rts_bytes);
     a->cts_us = airtime_legacy_us(cfg->rts_rate_mbps, cfg->cts_bytes);
     for (uint32_t n = 0; n < cfg->n_nodes; n++) {

@@ -53,6 +53,8 @@ struct tx {
     uint32_t decided;            /* MPDUs whose reception is decided (in order) */
     bool lost_all;               /* preamble missed: no MPDU can be decoded */
     uint32_t bytes;              /* A-MPDU length (bytes) */
+    uint32_t ba_rate_mbps;       /* legacy rate of the BlockAck that answers it (Mbit/s, by its MCS) */
+    uint32_t ba_us;              /* that BlockAck's duration (µs) */
     uint64_t ba_start_us;        /* when the BlockAck starts, NONE if none */
     uint64_t resp_us;            /* when the originator learns the outcome */
     bool resp_done;              /* outcome processed */
@@ -96,7 +98,6 @@ struct wlan_air {
     uint32_t hist_next;          /* next history slot */
     int live[TX_HISTORY];        /* history indices of transmissions with events still to come */
     int n_live;                  /* entries in live */
-    uint32_t ba_us;              /* BlockAck duration (µs) */
     uint32_t rts_us, cts_us;     /* RTS and CTS durations (µs) */
     const struct wlan_air_callbacks *cb;
     bool no_new_tx;              /* wlan_air_finish_exchanges(): no entity starts a transmission any more */

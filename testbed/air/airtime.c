@@ -108,3 +108,19 @@ uint32_t airtime_subframe_bytes(uint32_t mpdu_bytes, bool last)
     uint32_t b = 4 + mpdu_bytes;
     return last ? b : (b + 3) & ~3u;
 }
+
+uint32_t airtime_nonht_reference_mbps(enum wlan_phy phy, uint32_t mcs)
+{
+    static const uint32_t by_base[10] = {6, 12, 18, 24, 36, 48, 54, 54, 54, 54};
+    return by_base[phy == WLAN_PHY_HT ? mcs % 8 : mcs % 10];
+}
+
+uint32_t airtime_response_rate_mbps(uint32_t highest_basic_mbps, uint32_t eliciting_mbps)
+{
+    static const uint32_t mandatory[3] = {6, 12, 24};
+    uint32_t rate = 6;
+    for (int i = 0; i < 3; i++)
+        if (mandatory[i] <= highest_basic_mbps && mandatory[i] <= eliciting_mbps)
+            rate = mandatory[i];
+    return highest_basic_mbps <= eliciting_mbps && highest_basic_mbps > rate ? highest_basic_mbps : rate;
+}

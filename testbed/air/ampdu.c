@@ -77,10 +77,14 @@ void air_start_data(struct wlan_air *a, int n, int ac, uint64_t now)
      * RTS/CTS ("for fallback rates, to increase chances of getting through");
      * ath9k then sends an RTS before the A-MPDU at those rate series only. */
     bool rts = a->c.rc_rts_on_fallback && a->c.nodes[n].role == WLAN_ROLE_AP && minstrel_chain_entry(fm->retries) > 0;
+    /* The BlockAck answers at the highest basic rate not above the MCS's non-HT reference rate (§10.7.6.5.2):
+     * 6 Mbit/s after a BPSK A-MPDU, twice as long as at 24 Mbit/s or more. */
+    uint32_t ba_rate = airtime_response_rate_mbps(a->c.ba_rate_mbps, airtime_nonht_reference_mbps(a->c.phy, mcs));
+    uint32_t ba_us = airtime_legacy_us(ba_rate, a->c.ba_bytes);
     uint32_t dur_cap = a->c.max_ppdu_us;
     /* A TXOP limit bounds the whole exchange (§10.22.2.8): RTS and CTS if any, the A-MPDU, and its BlockAck. */
     uint32_t txop = edca(a, n, ac)->txop_limit_us;
-    uint32_t around = a->c.sifs_us + a->ba_us + (rts ? a->rts_us + a->cts_us + 2 * a->c.sifs_us : 0);
+    uint32_t around = a->c.sifs_us + ba_us + (rts ? a->rts_us + a->cts_us + 2 * a->c.sifs_us : 0);
     if (txop > 0) {
         uint32_t room = txop > around ? txop - around : 0;
         if (room < dur_cap)
@@ -94,6 +98,8 @@ void air_start_data(struct wlan_air *a, int n, int ac, uint64_t now)
     t->rx = dst;
     t->ac = (uint8_t)ac;
     t->mcs = mcs;
+    t->ba_rate_mbps = ba_rate;
+    t->ba_us = ba_us;
     t->phy_mbps = airtime_rate_mbps(a->c.phy, a->c.bandwidth_mhz, mcs, a->c.short_gi);
     uint32_t bytes = 0;
     for (uint64_t s = first; s < q->head_seq + q->count && s < limit && t->n < max_n; s++) {

@@ -64,7 +64,7 @@ void air_launch_data(struct wlan_air *a, int idx, uint64_t now)
     t->start_us = now;
     t->preamble_us = airtime_preamble_us(a->c.phy, airtime_nss(a->c.phy, t->mcs));
     t->end_us = now + airtime_ppdu_us(a->c.phy, a->c.bandwidth_mhz, t->mcs, a->c.short_gi, t->bytes);
-    t->resp_us = t->end_us + a->c.sifs_us + a->ba_us;
+    t->resp_us = t->end_us + a->c.sifs_us + t->ba_us;
     /* Each MPDU is decoded once the symbol holding its last bit is in
      * (SERVICE field first, §19.3.11.2), so receptions are decided, and
      * MPDUs handed up, along the PPDU as a receiver does. */
@@ -148,6 +148,8 @@ void air_start_protected_data(struct wlan_air *a, int rts_idx, uint64_t now)
     t->phy_mbps = r->phy_mbps;
     t->n = r->n;
     t->bytes = r->bytes;
+    t->ba_rate_mbps = r->ba_rate_mbps;
+    t->ba_us = r->ba_us;
     memcpy(t->seq, r->seq, r->n * sizeof t->seq[0]);
     memcpy(t->ids, r->ids, r->n * sizeof t->ids[0]);
     memcpy(t->enq_us, r->enq_us, r->n * sizeof t->enq_us[0]);
@@ -198,7 +200,7 @@ void air_end_rts(struct wlan_air *a, int idx)
     if (air_control_decoded(a, idx, t->rx, a->c.rts_bytes) && a->nodes[t->rx].nav_until_us <= now)
         t->cts_start_us = now + a->c.sifs_us;
     nav_from_control(a, idx, a->c.rts_bytes,
-                     now + 3ull * a->c.sifs_us + a->cts_us + t->data_us + a->ba_us);
+                     now + 3ull * a->c.sifs_us + a->cts_us + t->data_us + t->ba_us);
 }
 
 /* End of a CTS: its listeners, the hidden AP among them, defer to the data
@@ -207,7 +209,7 @@ void air_end_cts(struct wlan_air *a, int idx)
 {
     const struct tx *t = &a->hist[idx];
     const struct tx *r = &a->hist[t->data_tx];
-    nav_from_control(a, idx, a->c.cts_bytes, t->end_us + 2ull * a->c.sifs_us + r->data_us + a->ba_us);
+    nav_from_control(a, idx, a->c.cts_bytes, t->end_us + 2ull * a->c.sifs_us + r->data_us + r->ba_us);
 }
 
 /* Settles an exchange at its originator: BlockAck'ed MPDUs are done, the

@@ -116,7 +116,7 @@ void air_put_on_air(struct wlan_air *a, struct tx *t, int idx)
             t->detected[n] = true;
             /* The Duration field protects the whole exchange (NAV, §10.3.2.4). */
             if (t->kind == TX_DATA) {
-                uint64_t nav = t->end_us + a->c.sifs_us + a->ba_us;
+                uint64_t nav = t->end_us + a->c.sifs_us + t->ba_us;
                 if (nav > nd->nav_until_us)
                     nd->nav_until_us = nav;
             }

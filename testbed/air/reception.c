@@ -147,7 +147,7 @@ bool air_ba_received(struct wlan_air *a, int data_idx)
         return false;
     double i_mw = interference_mw(a, d->ba_tx, b->rx, (double)b->start_us, (double)b->end_us, NULL);
     double sig = b->rss_dbm[b->rx];
-    double m = radio_margin_db(&a->c, legacy_equivalent_mcs(a->c.ba_rate_mbps), sig,
+    double m = radio_margin_db(&a->c, legacy_equivalent_mcs(d->ba_rate_mbps), sig,
                                radio_sinr_db(sig, a->c.noise_floor_dbm, i_mw));
     return air_rnd(a) >= radio_error_prob(&a->c, m, a->c.ba_bytes);
 }

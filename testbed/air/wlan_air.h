@@ -18,7 +18,8 @@
  * winning entity sends an HT-mixed PPDU carrying an A-MPDU (§10.13) bounded
  * by the BlockAck window (64), the maximum A-MPDU length (65535 bytes) and a
  * maximum PPDU duration; the receiver answers SIFS later with a compressed
- * BlockAck at a legacy basic rate (§10.24.7). Each MPDU is decoded or lost
+ * BlockAck (§10.24.7) at the highest basic rate not above the non-HT
+ * reference rate of the A-MPDU's MCS (§10.7.6.5.2: 6 Mbit/s after BPSK). Each MPDU is decoded or lost
  * by its margin over two per-MCS thresholds, the receiver minimum
  * sensitivity (§19.3.19.1 Table 19-23) for its RSS and the SINR the MCS
  * needs (004 ref. [12]) for its SINR, through a logistic PER curve; a receiver that is already locked onto another frame's preamble
@@ -85,7 +86,8 @@ struct wlan_air_config {
     /* MAC timing */
     uint32_t slot_us;            /* aSlotTime (µs) */
     uint32_t sifs_us;            /* aSIFSTime (µs) */
-    uint32_t ba_rate_mbps;       /* legacy rate of the BlockAck response (Mbit/s) */
+    uint32_t ba_rate_mbps;       /* highest basic rate (Mbit/s): the BlockAck goes at the highest of it and the
+                                    mandatory 6, 12, 24 not above the A-MPDU's non-HT reference rate */
     uint32_t ba_bytes;           /* compressed BlockAck frame length incl. FCS (bytes) */
     uint32_t rts_rate_mbps;      /* legacy rate of RTS and CTS (Mbit/s) */
     uint32_t rts_bytes;          /* RTS frame length incl. FCS (bytes) */

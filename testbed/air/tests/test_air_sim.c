@@ -267,6 +267,40 @@ static void test_sta_defers_until_the_exchange_it_overhears_ends(void **state)
     assert_true(sta->n_ok == 1 && sta->ba_ok);
 }
 
+/* The BlockAck answers at the highest basic rate not above the non-HT reference rate of the A-MPDU's MCS
+ * (802.11-2016 §10.7.6.5.2; reference rates by modulation and coding, §10.7.9): the basic rates here are the
+ * mandatory 6, 12 and 24 Mbit/s (mac.ba_rate_mbps, 24, is the highest). Its duration sets when the AP learns
+ * the outcome and the NAV that AP2's data sets at STA1 (-77.1 dBm), SIFS + BlockAck past the PPDU. */
+static void test_blockack_goes_at_the_highest_basic_rate_not_above_the_ampdus_reference_rate(void **state)
+{
+    struct lab *l = *state;
+    static const struct { uint32_t mcs, ba_us; } cases[] = {
+        {8, 68},   /* BPSK 1/2: 6 Mbit/s, 20 + 4 * ceil((16 + 8 * 32 + 6) / 24) */
+        {9, 44},   /* QPSK 1/2: 12 Mbit/s, 20 + 4 * ceil(278 / 48) */
+        {10, 44},  /* QPSK 3/4: 18 Mbit/s is no basic rate, 12 */
+        {11, 32},  /* 16-QAM 1/2: 24 Mbit/s, 20 + 4 * ceil(278 / 96) */
+        {15, 32},  /* 64-QAM 5/6: 54 Mbit/s, above the highest basic rate, 24 */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        l->c.rc_initial_mcs = cases[k].mcs;
+        lab_recreate(l, 1);
+        queue_at(l, 1000, AP2, STA2, 1, 1, 1514);
+        run_until_idle(l, 100000);
+        assert_int_equal(l->r.ng, 1);
+        assert_int_equal(l->r.g[0].mcs, cases[k].mcs);
+        assert_true(l->r.g[0].ba_ok);
+        uint64_t data_end = l->r.g[0].start_us + l->r.g[0].duration_us;
+        const struct tx *ba = NULL;
+        for (int i = 0; i < TX_HISTORY; i++)
+            if (l->a->hist[i].used && l->a->hist[i].kind == TX_BA)
+                ba = &l->a->hist[i];
+        assert_non_null(ba);
+        assert_int_equal(ba->start_us, data_end + l->c.sifs_us);
+        assert_int_equal(ba->end_us - ba->start_us, cases[k].ba_us);
+        assert_int_equal(l->a->nodes[STA1].nav_until_us, data_end + l->c.sifs_us + cases[k].ba_us);
+    }
+}
+
 /* STA1 is receiving AP1's A-MPDU when AP2 (hidden from AP1, -77.1 dBm at
  * STA1) starts a long one: STA1 never sees AP2's preamble. Once its own
  * exchange is over, AP2's frame holds STA1's CCA busy only by energy
@@ -831,6 +865,7 @@ int main(void)
         LAB_TEST(test_ground_truth_carries_each_mpdus_enqueue_time),
         LAB_TEST(test_hidden_ap_frame_starting_second_loses_its_preamble),
         LAB_TEST(test_sta_defers_until_the_exchange_it_overhears_ends),
+        LAB_TEST(test_blockack_goes_at_the_highest_basic_rate_not_above_the_ampdus_reference_rate),
         LAB_TEST(test_frame_whose_preamble_was_missed_is_sensed_by_energy_only),
         LAB_TEST(test_retransmissions_deliver_every_frame_at_most_once_in_order),
         LAB_TEST(test_blockack_acknowledges_mpdus_the_recipient_received_earlier),

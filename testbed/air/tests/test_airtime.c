@@ -138,6 +138,24 @@ static void test_blockack_at_24mbps_takes_32us(void **state)
     assert_int_equal(airtime_legacy_us(25, 32), 0);
 }
 
+/* §10.7.6.5.2: a control response goes at the highest basic rate not above the eliciting MCS's non-HT
+ * reference rate (same modulation and coding, §10.7.9); with basic rates 6, 12, 24 Mbit/s. */
+static void test_blockack_rate_is_the_highest_basic_rate_not_above_the_reference_rate(void **state)
+{
+    (void)state;
+    assert_int_equal(airtime_nonht_reference_mbps(WLAN_PHY_HT, 8), 6);
+    assert_int_equal(airtime_nonht_reference_mbps(WLAN_PHY_HT, 10), 18);
+    assert_int_equal(airtime_nonht_reference_mbps(WLAN_PHY_HT, 15), 54);
+    assert_int_equal(airtime_nonht_reference_mbps(WLAN_PHY_VHT, 19), 54);   /* 256-QAM */
+    assert_int_equal(airtime_nonht_reference_mbps(WLAN_PHY_VHT, 13), 24);
+    assert_int_equal(airtime_response_rate_mbps(24, 6), 6);
+    assert_int_equal(airtime_response_rate_mbps(24, 18), 12);
+    assert_int_equal(airtime_response_rate_mbps(24, 54), 24);
+    assert_int_equal(airtime_response_rate_mbps(36, 54), 36);
+    assert_int_equal(airtime_response_rate_mbps(36, 24), 24);
+    assert_int_equal(airtime_response_rate_mbps(12, 54), 12);
+}
+
 static void test_rts_and_cts_at_6mbps_take_52_and_44us(void **state)
 {
     (void)state;
@@ -168,6 +186,7 @@ int main(void)
         cmocka_unit_test(test_ampdu_of_19_mtu_mpdus_at_mcs15),
         cmocka_unit_test(test_single_mpdu_at_mcs0),
         cmocka_unit_test(test_blockack_at_24mbps_takes_32us),
+        cmocka_unit_test(test_blockack_rate_is_the_highest_basic_rate_not_above_the_reference_rate),
         cmocka_unit_test(test_rts_and_cts_at_6mbps_take_52_and_44us),
         cmocka_unit_test(test_subframe_padding_to_four_bytes),
     };
