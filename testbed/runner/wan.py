@@ -30,7 +30,7 @@ class WanEmu:
 
 
 def start(tb: topology.Testbed, delay_ms: float = PAPER_DELAY_MS,
-          rate_mbit: float = PAPER_RATE_MBIT) -> WanEmu:
+          rate_mbit: float = PAPER_RATE_MBIT, rt_priority: int = RT_PRIORITY) -> WanEmu:
     if not WAN_EMU.exists():
         raise FileNotFoundError(f"{WAN_EMU} is not built: run `make -C testbed build`")
     topology.set_modes(tb, wan="emu")
@@ -39,7 +39,7 @@ def start(tb: topology.Testbed, delay_ms: float = PAPER_DELAY_MS,
     proc = processes.start(tb.run_dir, "wan-emu", tb.ns("wan"),
                            [str(WAN_EMU), "--if-a", "wan0", "--if-b", "wan1",
                             "--delay-ms", f"{delay_ms:g}", "--rate-mbit", f"{rate_mbit:g}",
-                            "--rt-priority", str(RT_PRIORITY), "--stats", str(stats)])
+                            "--rt-priority", str(rt_priority), "--stats", str(stats)])
     deadline = time.monotonic() + 5
     while "wan-emu:" not in proc.log_tail() and time.monotonic() < deadline:
         if not proc.running():

@@ -109,3 +109,22 @@ def test_frames_the_kernel_dropped_before_wan_emu_read_them_are_counted(testbed:
     d = stats["a_to_b"]
     assert d["rx_dropped_kernel"] > 0
     assert d["rx_frames"] + d["rx_dropped_kernel"] >= 20000, d
+
+
+def test_long_delay_departs_on_time_without_realtime_priority(testbed: topology.Testbed) -> None:
+    # Normal scheduling (the CLI's default, and the fallback when SCHED_FIFO is refused): ppoll() gives a
+    # timeout 1/1000 of its length as timer slack (1/200 for a niced process), so waking 200 µs before a
+    # departure 400 ms away was not early enough and a lone frame left about 0.2 ms (niced: 1.8 ms) late.
+    ns_run(testbed.ns("server"), ["ping", "-c", "1", "-W", "2", "198.18.0.11"])  # resolve ARP first
+    w = wan.start(testbed, delay_ms=400, rate_mbit=200, rt_priority=0)
+    try:
+        # 0.5 s apart: each frame is alone in its direction, so every wait is a long one.
+        out = ns_run(testbed.ns("server"), ["ping", "-c", "6", "-i", "0.5", "-W", "3", "198.18.0.11"],
+                     timeout=30).stdout
+        rtts = [float(m) for m in re.findall(r"time=([0-9.]+) ms", out)]
+    finally:
+        stats = wan.stop(w)
+    assert len(rtts) >= 5
+    for d in ("a_to_b", "b_to_a"):
+        assert stats[d]["tx_frames"] >= 5
+        assert stats[d]["late_p50_us"] < 100, stats[d]
