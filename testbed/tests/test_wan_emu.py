@@ -128,3 +128,16 @@ def test_long_delay_departs_on_time_without_realtime_priority(testbed: topology.
     for d in ("a_to_b", "b_to_a"):
         assert stats[d]["tx_frames"] >= 5
         assert stats[d]["late_p50_us"] < 100, stats[d]
+
+
+def _refused(flag: str, value: str) -> subprocess.CompletedProcess[str]:
+    # Interfaces that do not exist: an option accepted by mistake shows as exit 1 ("no such interface").
+    return subprocess.run([str(wan.WAN_EMU), "--if-a", "nosuch0", "--if-b", "nosuch1", flag, value],
+                          capture_output=True, text=True, timeout=10)
+
+
+def test_nan_option_values_are_refused_with_their_name() -> None:
+    # NaN fails both `v < min` and `v > max`, so it passed the range check and was converted to an integer (UB).
+    for flag in ("--delay-ms", "--rate-mbit", "--queue-bytes", "--slots", "--rt-priority"):
+        proc = _refused(flag, "nan")
+        assert proc.returncode == 2 and flag in proc.stderr, (flag, proc.stderr)

@@ -97,7 +97,8 @@ static int parse_double(const char *name, const char *s, double min, double max,
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno != 0 || *end != '\0' || end == s || v < min || v > max) {
+    /* Written as "not inside" so that NaN, which compares false with everything, is refused too. */
+    if (errno != 0 || *end != '\0' || end == s || !(v >= min && v <= max)) {
         fprintf(stderr, "wan-emu: invalid %s '%s' (expected a number in [%g, %g])\n", name, s,
                 min, max);
         return -1;
