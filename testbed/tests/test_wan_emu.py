@@ -141,3 +141,11 @@ def test_nan_option_values_are_refused_with_their_name() -> None:
     for flag in ("--delay-ms", "--rate-mbit", "--queue-bytes", "--slots", "--rt-priority"):
         proc = _refused(flag, "nan")
         assert proc.returncode == 2 and flag in proc.stderr, (flag, proc.stderr)
+
+
+def test_rate_below_one_bit_per_second_is_refused_not_unlimited() -> None:
+    # 1e-7 Mbit/s is 0.1 bit/s, which truncated to 0 bit/s: the link ran unlimited instead of nearly closed.
+    proc = _refused("--rate-mbit", "1e-7")
+    assert proc.returncode == 2 and "--rate-mbit" in proc.stderr, proc.stderr
+    assert _refused("--rate-mbit", "0").returncode == 1  # 0 is unlimited, as documented
+

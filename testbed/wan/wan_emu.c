@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -131,6 +132,12 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'r':
             if (parse_double("--rate-mbit", optarg, 0, 100000, &o->rate_mbit) < 0)
                 return -1;
+            /* The link counts whole bit/s: under 1 bit/s would round to 0, which means unlimited. */
+            if (o->rate_mbit > 0 && o->rate_mbit < 1e-6) {
+                fprintf(stderr, "wan-emu: invalid --rate-mbit '%s' (0 for unlimited, or at least 1e-06)\n",
+                        optarg);
+                return -1;
+            }
             break;
         case 'q':
             if (parse_double("--queue-bytes", optarg, 0, 1e9, &v) < 0)
@@ -326,8 +333,8 @@ int main(int argc, char **argv)
     static struct direction dir[2];
     dir[0] = (struct direction){.label = "a_to_b", .in = &ports[0], .out = &ports[1]};
     dir[1] = (struct direction){.label = "b_to_a", .in = &ports[1], .out = &ports[0]};
-    uint64_t rate_bps = (uint64_t)(o.rate_mbit * 1e6);
-    uint64_t delay_ns = (uint64_t)(o.delay_ms * 1e6);
+    uint64_t rate_bps = (uint64_t)llround(o.rate_mbit * 1e6);
+    uint64_t delay_ns = (uint64_t)llround(o.delay_ms * 1e6);
     for (int i = 0; i < 2; i++) {
         if (delay_line_init(&dir[i].line, o.slots, rate_bps, delay_ns, o.queue_bytes) < 0) {
             fprintf(stderr, "wan-emu: cannot allocate %u slots: %s\n", o.slots, strerror(errno));
