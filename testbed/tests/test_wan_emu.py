@@ -149,3 +149,10 @@ def test_rate_below_one_bit_per_second_is_refused_not_unlimited() -> None:
     assert proc.returncode == 2 and "--rate-mbit" in proc.stderr, proc.stderr
     assert _refused("--rate-mbit", "0").returncode == 1  # 0 is unlimited, as documented
 
+
+def test_integer_options_refuse_fractions() -> None:
+    # Truncated before: --queue-bytes 0.5 became 0, which means an unbounded queue.
+    for flag, value in (("--queue-bytes", "0.5"), ("--slots", "2.5"), ("--rt-priority", "1.5")):
+        proc = _refused(flag, value)
+        assert proc.returncode == 2 and flag in proc.stderr, (flag, proc.stderr)
+    assert _refused("--queue-bytes", "2e6").returncode == 1  # an integral value in any notation is fine

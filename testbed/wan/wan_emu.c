@@ -108,6 +108,19 @@ static int parse_double(const char *name, const char *s, double min, double max,
     return 0;
 }
 
+/* A count: a number in [min, max] with no fractional part (truncating one
+ * would change its meaning: --queue-bytes 0.5 would become 0, unbounded). */
+static int parse_whole(const char *name, const char *s, double min, double max, double *out)
+{
+    if (parse_double(name, s, min, max, out) < 0)
+        return -1;
+    if (*out != floor(*out)) {
+        fprintf(stderr, "wan-emu: invalid %s '%s' (expected a whole number)\n", name, s);
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
@@ -140,17 +153,17 @@ static int parse_options(int argc, char **argv, struct options *o)
             }
             break;
         case 'q':
-            if (parse_double("--queue-bytes", optarg, 0, 1e9, &v) < 0)
+            if (parse_whole("--queue-bytes", optarg, 0, 1e9, &v) < 0)
                 return -1;
             o->queue_bytes = (uint64_t)v;
             break;
         case 's':
-            if (parse_double("--slots", optarg, 1, 1 << 20, &v) < 0)
+            if (parse_whole("--slots", optarg, 1, 1 << 20, &v) < 0)
                 return -1;
             o->slots = (uint32_t)v;
             break;
         case 'R':
-            if (parse_double("--rt-priority", optarg, 0, 99, &v) < 0)
+            if (parse_whole("--rt-priority", optarg, 0, 99, &v) < 0)
                 return -1;
             o->rt_priority = (int)v;
             break;
