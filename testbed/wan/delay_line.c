@@ -57,9 +57,16 @@ int delay_line_push(struct delay_line *dl, uint64_t now_ns, const uint8_t *frame
         dl->ctr.drop_queue++;
         return -1;
     }
-    uint64_t start = dl->link_free_ns > now_ns ? dl->link_free_ns : now_ns;
-    uint64_t tx_ns = dl->rate_bps == 0 ? 0 : (uint64_t)len * 8u * NS_PER_S / dl->rate_bps;
-    dl->link_free_ns = start + tx_ns;
+    if (dl->rate_bps == 0) {
+        dl->link_free_ns = now_ns;
+    } else {
+        /* A busy link carries its sub-ns remainder on; an idle one starts afresh at now. */
+        uint64_t rem = dl->link_free_ns >= now_ns ? dl->link_free_rem : 0;
+        uint64_t start = dl->link_free_ns >= now_ns ? dl->link_free_ns : now_ns;
+        uint64_t tx = (uint64_t)len * 8u * NS_PER_S + rem; /* ns x rate_bps; < 2^64 for len, rate allowed */
+        dl->link_free_ns = start + tx / dl->rate_bps;
+        dl->link_free_rem = tx % dl->rate_bps;
+    }
 
     struct frame_slot *s = &dl->slots[(dl->head + dl->count) % dl->capacity];
     s->due_ns = dl->link_free_ns + dl->delay_ns;

@@ -5,6 +5,8 @@
  * starts serialising when the link is free, finishes len*8/rate later, and
  * leaves the far end `delay_ns` after that:
  *     start = max(t, link_free);  link_free = start + len*8/rate;
+ * (link_free keeps the fraction of a ns that len*8/rate leaves, so that
+ * rounding per frame does not make the link faster than `rate_bps`);
  *     due   = link_free + delay.
  * The bytes still waiting to be serialised at t are (link_free - t)*rate/8;
  * a frame that would push them beyond `queue_limit_bytes` is dropped at the
@@ -44,6 +46,7 @@ struct delay_line {
     uint64_t delay_ns;          /* one-way propagation delay, ns */
     uint64_t queue_limit_bytes; /* max serialisation backlog, bytes; 0 = unbounded */
     uint64_t link_free_ns;      /* when the bottleneck finishes the last accepted frame, ns */
+    uint64_t link_free_rem;     /* and the fraction of a ns after it, in units of 1/rate_bps ns */
     struct delay_line_counters ctr;
 };
 

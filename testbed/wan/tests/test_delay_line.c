@@ -95,6 +95,20 @@ static void test_frames_leave_in_arrival_order(void **state)
     delay_line_free(&dl);
 }
 
+/* Serialisation times that are not whole ns must not be rounded down frame by
+ * frame: 60 bytes at 7 Gbit/s take 68.57 ns, and 1000 of them 68571 ns, not
+ * 1000 x 68 (a link 0.8 % faster than asked). */
+static void test_fractional_serialisation_time_accumulates(void **state)
+{
+    (void)state;
+    struct delay_line dl;
+    assert_int_equal(delay_line_init(&dl, 1000, 7000000000ull, 0, 0), 0);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(delay_line_push(&dl, 0, frame, 60), 0);
+    assert_int_equal(dl.link_free_ns, 68571); /* 480000 bits / 7e9 bit/s = 68571.43 ns */
+    delay_line_free(&dl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -104,6 +118,7 @@ int main(void)
         cmocka_unit_test(test_unlimited_rate_adds_only_delay),
         cmocka_unit_test(test_oversize_frame_dropped_and_counted),
         cmocka_unit_test(test_frames_leave_in_arrival_order),
+        cmocka_unit_test(test_fractional_serialisation_time_accumulates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
