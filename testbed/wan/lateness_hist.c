@@ -1,6 +1,8 @@
 /* Lateness histogram (see lateness_hist.h). */
 #include "lateness_hist.h"
 
+#include <math.h>
+
 void lateness_hist_add(struct lateness_hist *h, uint64_t late_ns)
 {
     uint64_t us = late_ns / 1000u;
@@ -14,7 +16,9 @@ uint64_t lateness_hist_quantile_us(const struct lateness_hist *h, double q)
 {
     if (h->total == 0)
         return 0;
-    uint64_t rank = (uint64_t)(q * (double)h->total);
+    /* Nearest rank: the ceil(q*n)-th smallest (at least the first), 0-based here. */
+    double r = ceil(q * (double)h->total);
+    uint64_t rank = r <= 1.0 ? 0 : (uint64_t)r - 1u;
     if (rank >= h->total)
         rank = h->total - 1;
     uint64_t seen = 0;

@@ -15,7 +15,8 @@ struct lateness_hist {
 };
 
 void lateness_hist_add(struct lateness_hist *h, uint64_t late_ns);
-/* Lateness in µs below which fraction q (0..1) of the frames fall. */
+/* Lateness in µs of the nearest-rank q-quantile (q in 0..1): the ceil(q*n)-th
+ * smallest of the n frames. */
 uint64_t lateness_hist_quantile_us(const struct lateness_hist *h, double q);
 
 #endif
