@@ -70,6 +70,7 @@ static void process_batch(struct nfq_ctx *c)
 static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa, void *data)
 {
     (void)msg;
+    (void)qh;   /* the verdicts go through c->v, which holds it */
     struct nfq_ctx *c = data;
     struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr(nfa);
     if (!ph)
@@ -86,13 +87,14 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     int len = nfq_get_payload(nfa, &payload);
     int port = nfq_port_of(c->ifindex, c->n_ports, nfq_get_indev(nfa), nfq_get_physindev(nfa));
     if (len < 0 || port < 0) {
-        /* Not from one of our ports: not ours to schedule. */
-        nfq_set_verdict(qh, id, NF_ACCEPT, 0, NULL);
+        /* Not from one of our ports: not ours to schedule. Through the verdict queue, so that a verdict the kernel
+         * refuses is given again like any other (the packet stays queued in the kernel until it has one). */
+        nfq_verdicts_give(&c->v, id, NF_ACCEPT, NFQ_NO_PORT);
         return 0;
     }
     struct nfq_held *h = malloc(sizeof(*h) + ETH_HLEN_SYNTH + (size_t)len);
     if (!h) {
-        nfq_set_verdict(qh, id, NF_ACCEPT, 0, NULL);   /* fail open */
+        nfq_verdicts_give(&c->v, id, NF_ACCEPT, NFQ_NO_PORT);   /* fail open */
         return 0;
     }
     h->id = id;
