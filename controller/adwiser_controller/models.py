@@ -362,12 +362,12 @@ class Realtime(Strict):
         "AP's drain overruns the slice start by up to ~7 ms (p99) on the emulated lab.",
     )
     guard_us: JsonInt = Field(
-        default=300,
+        default=340,
         ge=0,
         le=10000,
         description="A batch to a pair that conflicts with real-time packets just released waits this long per "
         "packet released (10 ms at most), in microseconds (0 = no guard): AIFS[VO] + CWmin[VO] + one short frame "
-        "at MCS0 + SIFS + BlockAck, about 252 us, plus release jitter.",
+        "at MCS0 + SIFS + BlockAck at 6 Mbit/s, about 288 us, plus release jitter.",
     )
 
     @field_validator("dscp", "udp_ports")

@@ -97,9 +97,10 @@ struct adw_dynslice_policy {
  * is the air time of one voice frame exchange at the AP, 802.11-2016 (5 GHz OFDM, AC_VO of Table 9-137):
  * AIFS[VO] = SIFS 16 + 1 slot of 9 us = 25 us, the largest first backoff CWmin[VO] = 3 slots = 27 us, a PPDU of
  * 90 octets (48-byte packet, 38 of MAC framing, 4 of A-MPDU delimiter) at the slowest HT rate, MCS0 6.5 Mbit/s:
- * 36 us preamble + 29 symbols of 4 us = 152 us, SIFS 16 us and the BlockAck at 24 Mbit/s, 32 us: 252 us; plus
- * about 50 us from release to the AP's queue (the lab's p99 delivery jitter is under 100 us): 300 us. */
-#define ADW_RT_GUARD_US_DEFAULT 300u
+ * 36 us preamble + 29 symbols of 4 us = 152 us, SIFS 16 us and the BlockAck at the highest basic rate not above
+ * MCS0's non-HT reference rate (10.7.6.5.2), 6 Mbit/s: 20 us preamble + 12 symbols of 4 us = 68 us; 288 us; plus
+ * about 50 us from release to the AP's queue (the lab's p99 delivery jitter is under 100 us): 340 us. */
+#define ADW_RT_GUARD_US_DEFAULT 340u
 #define ADW_RT_GUARD_US_MAX 10000u
 /* At most half the slice (10 ms of a 20 ms slice). The downlink drain it waits for ends at the slice start on
  * average (E[V] = S, 004 §5), so most waits are short, but V spreads around S: on the emulated lab (voice-bulk,
