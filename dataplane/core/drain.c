@@ -282,3 +282,9 @@ bool adw_drain_awaits_only_uplink_bytes(const struct adw_drain *d)
 }
 
 void adw_drain_abandon(struct adw_drain *d) { d->open = false; }
+
+void adw_drain_forget_released_acks(struct adw_drain *d)
+{
+    for (uint32_t m = d->used; m != 0; m &= m - 1)
+        d->flows[__builtin_ctz(m)].have_last_ack = false;
+}

@@ -38,7 +38,9 @@
  *    lets the STA send as many new bytes as it acknowledges beyond the last
  *    ACK released before it on that flow (a pure ACK's, or the one carried by
  *    released data); the flow is drained when that many bytes of uplink
- *    payload of the flow have come back.
+ *    payload of the flow have come back. ACKs released outside the batches
+ *    (paced mode) are not seen here, so leaving paced mode forgets each
+ *    flow's last released ACK, and the next batch's first ACK teaches it.
  *  - A flow closes mid-batch: a RST released to the STA drains it; a RST or
  *    FIN from the STA drains its uplink part, and its downlink part if the
  *    segment's ACK covers it as above. Data released before the STA closed
@@ -145,5 +147,8 @@ bool adw_drain_awaits_reset_flow(const struct adw_drain *d);
 bool adw_drain_awaits_only_uplink_bytes(const struct adw_drain *d);
 /* Closes an open drain without completion (capped or abandoned). */
 void adw_drain_abandon(struct adw_drain *d);
+/* Packets of the pair went to the STA outside any batch (paced mode, SPEC §3.7): the last ACK released on each flow
+ * is no longer known, so the next batch's first ACK of a flow only teaches it again, as for a new flow. */
+void adw_drain_forget_released_acks(struct adw_drain *d);
 
 #endif

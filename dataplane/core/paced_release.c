@@ -63,6 +63,10 @@ static int switch_pair(struct adw_sched *s, const char *pair_name, uint64_t rate
         adw_astar_set_floor(&ps->astar, &pol->queue_sizing, 0);
     } else if (rate_bps == 0 && adw_pacer_active(&ps->pacer)) {
         adw_astar_set_floor(&ps->astar, &pol->queue_sizing, 2u * adw_tsabr_batch(&ps->tsabr, &pol->ts_abr_qd));
+        /* The server's ACKs the pacer released are no batch's, so the drain's last ACK released on each flow is the
+         * one from before the pair was paced: the first batch back would await every byte the STA sent since (or,
+         * beyond 2^31 bytes, none of the flow's bytes until its ACKs wrap past that stale one). */
+        adw_drain_forget_released_acks(&ps->drain);
     }
     adw_pacer_set_rate(&ps->pacer, rate_bps, now_ns);
     if (rate_bps > 0 && !ps->paced_listed) {

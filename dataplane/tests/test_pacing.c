@@ -363,6 +363,57 @@ static void test_udp_to_a_time_sliced_pair_passes_straight_through(void **state)
     assert_int_equal(st.queued_data, 0);
 }
 
+/* The server's pure ACK of ackno to STA1's uplink transfer (STA port 41000 -> server port 5201), queued at now. */
+static void server_acks_uplink(struct adw_sched *s, uint32_t ackno, uint64_t now)
+{
+    struct fb_tcp t = lab_down_tcp(0, 1, 0);
+    t.sport = 5201, t.dport = 41000, t.ack = ackno;
+    uint8_t *b = lab_buf();
+    struct adw_pkt p = {.data = b, .len = fb_tcp(b, 1600, &t), .in_port = 0, .cookie = b};
+    assert_int_equal(sched_enqueue1(s, &p, now), ADW_QUEUED);
+}
+
+/* A 1448-byte segment of STA1's uplink transfer at now. */
+static void sta1_sends_uplink_segment(struct adw_sched *s, uint64_t now)
+{
+    struct fb_tcp t = lab_up_ack(0, 1);
+    t.sport = 41000, t.dport = 5201, t.payload_len = 1448;
+    uint8_t *b = lab_buf();
+    struct adw_pkt p = {.data = b, .len = fb_tcp(b, 1600, &t), .in_port = 1, .cookie = b};
+    assert_int_equal(sched_enqueue1(s, &p, now), ADW_PASS);
+}
+
+/* An uplink transfer's ACKs released by the pacer are no batch's: back in its slices, the pair's first batch of ACKs
+ * awaits the bytes they free beyond the last ACK the pacer released, not every byte the STA sent while paced. */
+static void test_an_uplink_batch_after_paced_mode_awaits_only_the_bytes_its_acks_free(void **state)
+{
+    struct sched_fixture *f = *state;
+    uint32_t ackno = 1000;
+    server_acks_uplink(f->s, ackno, 0);
+    assert_int_equal(dequeue_at(f->s, 0), 1); /* a batch: the drain learns the flow's last released ACK */
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 100000000, 1 * MS, NULL, 0), 0);
+    for (unsigned i = 0; i < 20; i++) { /* paced: each ACK frees two segments, which the STA sends */
+        uint64_t t = 1 * MS + i * 100 * US;
+        server_acks_uplink(f->s, ackno += 2896, t);
+        assert_int_equal(dequeue_at(f->s, t), 1);
+        sta1_sends_uplink_segment(f->s, t + 10 * US);
+        sta1_sends_uplink_segment(f->s, t + 20 * US);
+    }
+    assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 0, 30 * MS, NULL, 0), 0);
+    for (unsigned i = 0; i < 4; i++)
+        server_acks_uplink(f->s, ackno += 2896, 39 * MS);
+    assert_int_equal(dequeue_at(f->s, 40 * MS), 4); /* frame 1's batch: 3 ACKs free 6 segments beyond the first */
+    for (unsigned i = 1; i <= 6; i++)
+        sta1_sends_uplink_segment(f->s, 40 * MS + i * MS);
+    dequeue_at(f->s, 80 * MS);
+    struct sched_frame fr = sched_next_frame(f->s);
+    fr = sched_next_frame(f->s);
+    assert_int_equal(fr.fr.frame, 1);
+    /* Was none: the 40 segments sent while paced were awaited too, and the drain stayed open to the next batch. */
+    assert_int_equal(fr.pr[0].drains, 1);
+    assert_int_equal(fr.pr[0].v_ns, 6 * MS);
+}
+
 #define PACING_TEST(test) cmocka_unit_test_setup_teardown(test, setup, sched_fixture_teardown)
 
 int main(void)
@@ -385,6 +436,7 @@ int main(void)
         PACING_TEST(test_voice_held_for_a_drain_goes_at_once_when_the_draining_pair_is_paced),
         PACING_TEST(test_udp_to_a_paced_pair_is_released_at_its_rate_and_dhcp_still_passes),
         PACING_TEST(test_udp_to_a_time_sliced_pair_passes_straight_through),
+        PACING_TEST(test_an_uplink_batch_after_paced_mode_awaits_only_the_bytes_its_acks_free),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
