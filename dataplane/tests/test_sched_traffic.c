@@ -123,6 +123,45 @@ static void test_acks_are_isolated_from_data_in_the_batch(void **st)
     free(c);
 }
 
+/* STA1 acknowledges its first `segments` segments of 1448 bytes (from sequence 1) at now. */
+static void sta1_acks_segments(struct adw_sched *s, unsigned segments, uint64_t now)
+{
+    struct fb_tcp t = lab_up_ack(0, 1 + segments * 1448);
+    struct adw_pkt p = pkt_of(&t, 1);
+    assert_int_equal(enq(s, &p, now), ADW_PASS);
+}
+
+/* The server closes a download whose end is still queued here: its bare FIN follows that data in sequence. Sent
+ * ahead of it (in the ACK queue) it reached the STA out of order, and the batch's drain, which waits for the ACK
+ * of the highest sequence released, could not end before the data behind it had gone in later batches. */
+static void test_a_bare_fin_goes_after_its_flows_queued_data_and_the_batch_drains_at_their_ack(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    for (unsigned i = 0; i < 50; i++) { /* 10 beyond the first batch: too few for a refill (refill.c) */
+        struct fb_tcp t = lab_down_tcp(0, 1 + i * 1448, 1448);
+        struct adw_pkt p = pkt_of(&t, 0);
+        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    }
+    struct fb_tcp fin = lab_down_tcp(0, 1 + 50 * 1448, 0);
+    fin.flags |= ADW_TCP_FIN;
+    struct adw_pkt p = pkt_of(&fin, 0);
+    assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    assert_int_equal(drain_out(s, 0), 40); /* r_init */
+    sta1_acks_segments(s, 40, 5 * MS);
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.drains_completed, 1); /* was 0: the batch held the FIN and 39 segments */
+    for (unsigned i = 0; i < 40; i++)
+        assert_ptr_not_equal(out[i].cookie, p.cookie);
+    assert_int_equal(drain_out(s, 40 * MS), 11); /* the rest, the FIN last */
+    assert_ptr_equal(out[10].cookie, p.cookie);
+    adw_sched_free(s);
+    free(c);
+}
+
 static void test_uplink_transfer_drain_ends_when_data_comes_back(void **st)
 {
     (void)st;
@@ -386,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_routed_ipv6_packet_is_classified_by_destination_address),
         cmocka_unit_test(test_vlan_tagged_frame_is_managed),
         cmocka_unit_test(test_acks_are_isolated_from_data_in_the_batch),
+        cmocka_unit_test(test_a_bare_fin_goes_after_its_flows_queued_data_and_the_batch_drains_at_their_ack),
         cmocka_unit_test(test_uplink_transfer_drain_ends_when_data_comes_back),
         cmocka_unit_test(test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows),
         cmocka_unit_test(test_an_ack_batch_the_sta_sends_nothing_for_is_no_overrun_and_r_grows),
