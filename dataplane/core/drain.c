@@ -24,6 +24,7 @@ void adw_drain_begin(struct adw_drain *d, uint64_t now_ns)
 {
     d->open = true;
     d->start_ns = now_ns;
+    d->release_ns = now_ns;
     d->last_heard_ns = now_ns;
     d->n_open = 0;
     d->n_tracked = 0;

@@ -112,7 +112,8 @@ struct adw_drain_flow {
 
 struct adw_drain {
     bool open;                   /* a batch is draining */
-    uint64_t start_ns;           /* release time of the batch, ns */
+    uint64_t start_ns;           /* release time of the batch, ns (a refill's keeps its first release: refill.c) */
+    uint64_t release_ns;         /* time of the last release into the drain (a refill's), ns */
     uint64_t last_heard_ns;      /* last uplink segment of a flow the batch still waits for (or the release), ns:
                                     while they keep coming the batch is still being delivered over the air */
     uint16_t n_open;             /* flows of the batch not yet drained */

@@ -70,7 +70,9 @@ void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_
 static uint64_t silent_drain_v(const struct adw_pair_state *ps, uint64_t v_ns, uint64_t now_ns)
 {
     const struct adw_drain *d = &ps->drain;
-    if (d->last_heard_ns <= d->start_ns) /* nothing heard since the release */
+    /* Nothing heard since the release: since a refill's (refill.c), whose data never acknowledged is as much in the
+     * AP's queue or the air as a first batch's; the ACK that ended the batch before it is no news of it. */
+    if (d->last_heard_ns <= d->release_ns)
         return now_ns >= d->start_ns + ps->batch_s_ns && adw_drain_awaits_only_uplink_bytes(d) ? 0 : v_ns;
     if (now_ns < d->last_heard_ns + ps->batch_s_ns)
         return v_ns;

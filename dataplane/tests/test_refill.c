@@ -95,6 +95,21 @@ static void test_a_refilled_slice_is_one_drain_timed_from_the_first_release(void
     assert_int_equal(pr.r_pkts, 41); /* eq. (1): 40 + 1 packet/ms x (20 - 19) ms */
 }
 
+/* The refill's data is released at the ACK that ended the first batch; a refill of which no ACK comes back is still
+ * in the AP's queue or the air, as a batch never acknowledged at all: its drain takes the close time, not the time
+ * of that ACK (release.c, silent_drain_v). */
+static void test_a_refill_never_acknowledged_takes_the_close_time(void **state)
+{
+    struct sched_fixture *f = *state;
+    enqueue_segments(f->s, 0, 0, 200, 0);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    ack_segments(f->s, 0, 40, 10 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 20); /* the refill */
+    /* No ACK of the refill: the pair's next batch closes the drain at 40 ms. Was 50 (V = 10 ms: r + 1 x (20 - 10)). */
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 20); /* V = 40 ms: r + 1 packet/ms x (20 - 40) ms */
+    assert_int_equal(sched_stats(f->s).drains_silent, 0);
+}
+
 static void test_one_refill_per_slice(void **state)
 {
     struct sched_fixture *f = *state;
@@ -330,6 +345,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         LAB_TEST(test_a_drain_ending_early_in_its_slice_releases_a_batch_for_the_time_left),
         LAB_TEST(test_a_refilled_slice_is_one_drain_timed_from_the_first_release),
+        LAB_TEST(test_a_refill_never_acknowledged_takes_the_close_time),
         LAB_TEST(test_one_refill_per_slice),
         LAB_TEST(test_no_refill_with_under_2_ms_of_the_slice_left),
         LAB_TEST(test_no_refill_for_a_drain_that_ends_in_another_pairs_slice),
