@@ -3,7 +3,8 @@
 Every Δ (the aggregation_target policy of the version the dataplane runs,
 `active`, else the one applied, `desired`), for each AP with controlled pairs
 (none while `active` is 0: the dataplane runs its --config file, whose policy
-the controller cannot see, so the pacing is released until a version runs):
+the controller cannot see, so the pacing is released until a version runs);
+a version that leaves an AP's loop parameters as they are continues its loop):
 
 1. read the pairs' telemetry since the last step from `tm:pair` (REDIS.md):
    μ̃_N_i = mean of `agg_est` over the slot (the dataplane's ACK-burst
@@ -144,6 +145,7 @@ class ApplianceLoops:
     last_sta_id: str = "$"
     last_step_s: float | None = None
     loops: dict[str, LoopState] = field(default_factory=dict)          # per AP
+    params: dict[str, LoopParams] = field(default_factory=dict)        # per AP: the parameters its loop runs
     windows: dict[str, bn.PairWindow] = field(default_factory=dict)    # per pair
     counters: dict[str, dict[str, float]] = field(default_factory=dict)
     paced: set[str] = field(default_factory=set)
@@ -322,6 +324,9 @@ class AggregationRunner:
         at = cfg.policies.aggregation_target if cfg else None
         if cfg is None or at is None or not at.enabled or not at.pairs:
             await self._release(st, set())
+            # nothing is paced meanwhile: a policy enabled again starts its loops over (loop.initial)
+            st.loops.clear()
+            st.params.clear()
             status = {"appliance_id": aid, "version": version, "enabled": False, "paused": None, "ts": now_s,
                       "aps": {}}
             await self.r.set(keys.appliance(aid, "aggregation"), json.dumps(status))
@@ -330,7 +335,6 @@ class AggregationRunner:
         if st.last_step_s is not None and now_s - st.last_step_s < at.delta_s * 0.999 and st.version == version:
             return None
         if st.version != version:
-            st.loops.clear()     # new parameters: restart (loop.initial, 000 §VI Lemma 2's ν(1))
             # The loss counters start again from each pair's next entry: a pair out of the policy (or the
             # policy off) was not read meanwhile, and its counters' whole rise since would count as one
             # slot's loss (L^p 0.99 on a pair's first slot back, with nothing lost in it).
@@ -390,7 +394,12 @@ class AggregationRunner:
                 pair_status[p]["received_pps"] = received
                 meas[p] = StaMeasurement(mbps * 1e6, mu, float(n_bar) if n_bar is not None else None, delivered,
                                          received)
-            prev = st.loops.get(ap)
+            # A version that leaves the AP's loop parameters as they are continues its loop (pairs added or
+            # removed join or leave it in loop.step); new parameters start it again (loop.initial, 000 §VI
+            # Lemma 2's ν(1)). Restarted on every version, a settled pair was paced at z = W and ĉ = c_init for
+            # a Δ after any apply (91 -> 32 Mbit/s at 100 Mbit/s).
+            prev = st.loops.get(ap) if st.params.get(ap) == params else None
+            st.params[ap] = params
             hold: set[str] = set()
             verdicts: dict[str, bn.Verdict] = {}
             for p in meas:
@@ -433,6 +442,9 @@ class AggregationRunner:
                               "t_bar_ms": params.t_bar_s * 1000, "n_bar": params.n_bar,
                               "ampdu_ceiling_mpdus": ceiling, "ampdu_ceiling_us": ceiling_us,
                               "held": state.held, "pairs": pair_status}
+        for ap in set(st.loops) - set(by_ap):   # no pair of the policy on it any more
+            del st.loops[ap]
+            st.params.pop(ap, None)
         await self._apply(st, rates_bps)
         await self._release(st, controlled)
         status = {"appliance_id": aid, "version": version, "enabled": True, "paused": None, "ts": now_s,
