@@ -117,16 +117,22 @@ class PairTelemetry:
         over different numbers of A-MPDUs (at a fixed rate a period of larger A-MPDUs has fewer of
         them), so their plain mean leans to the larger ones: +2.5 % on the ground truth of an
         aggtarget-1sta-lowdelay run, which (43) turns into a rate 2.5 % below its T̄."""
-        total = sum(self.weights)
-        if not self.agg or total <= 0:
+        # the weights relative to the largest: finite entries of 1e308 A-MPDUs each summed to inf and gave
+        # inf / inf = NaN, which (45)-(46) passed to every rate of the AP
+        top = max(self.weights, default=0.0)
+        if not self.agg or top <= 0:
             return None
-        return sum(a * w for a, w in zip(self.agg, self.weights)) / total
+        rel = [w / top for w in self.weights]
+        mean = sum(a * w for a, w in zip(self.agg, rel)) / sum(rel)
+        return mean if math.isfinite(mean) else None
 
     def received_pps(self) -> float | None:
         """The MPDUs the pair's STA received per second over the slot (ap_queue_grew in loop.py)."""
         if self.received is None or not self.agg or not self.span_s or self.span_s <= 0:
             return None
-        return self.received / self.span_s
+        rate = self.received / self.span_s
+        # Σ agg_est x agg_bursts of finite entries can overflow: unknown, not inf (the status is JSON)
+        return rate if math.isfinite(rate) else None
 
 
 def _span_s(before: str, after: str) -> float | None:

@@ -1,0 +1,40 @@
+"""Telemetry values that are finite each but overflow the slot's weighted mean (000 (37)) do not reach the
+loop, the pacing hash or the status as NaN: the runner against a real redis-server, as in
+test_aggregation_runner.py."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from test_aggregation_runner import tick_once, warmed_up
+
+from adwiser_controller import keys
+
+# what the pair's 7.5 kpkt/s pace releases in half the 0.5 s slot, as frame bytes: it carried its paced rate,
+# so the classifier keeps it on the WLAN and the loop steps it (bottleneck.py (ii))
+HALF_SLOT = {"released_pkts": "1900", "released_bytes": "2800000"}
+
+
+@pytest.mark.parametrize("stream,fields", [
+    ("tm:pair", {"agg_est": "5", "agg_bursts": "1e308"}),
+    ("tm:sta", {"mpdus": "5", "frames": "1e308"}),
+])
+def test_weights_whose_sum_overflows_give_the_slots_mean_not_nan(api, appliance, redis_server, rdb, stream, fields):
+    # Two entries of 1e308 A-MPDUs each: Σ weights and Σ N x weight were inf and μ̃_N inf / inf = NaN, which
+    # (45) put into z and (46) into every rate of the AP, and the status JSON carried NaN.
+    aid, _ = appliance
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
+    k = runner.state[aid].loops["ap1"].k
+    for _ in range(2):
+        extra = fields if stream == "tm:pair" else {}
+        rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", **HALF_SLOT, **extra})
+        if stream == "tm:sta":
+            rdb.xadd(keys.appliance(aid, "tm:sta"), {"pair": "ap1/sta1", **fields})
+    ap = tick_once(runner, redis_server.url, aid, 1.5)["aps"]["ap1"]
+    pair = ap["pairs"]["ap1/sta1"]
+    assert ap["k"] == k + 1 and pair["state"] == "tracking"
+    assert pair["mu_n"] == pytest.approx(5.0)
+    assert math.isfinite(pair["z"]) and math.isfinite(pair["pace_bps"]) and pair["pace_bps"] > 0
+    json.loads(rdb.get(keys.appliance(aid, "aggregation")), parse_constant=lambda c: pytest.fail(f"status has {c}"))
