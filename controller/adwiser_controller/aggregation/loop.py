@@ -44,9 +44,10 @@ C_MAX_S], and not from a slot in which a pair's AP queue grew (ap_queue_grew: (8
 holds only while the AP carries what arrives), nor from a pair whose A-MPDUs were no larger than
 an arrival burst (BURST_MPDUS: (8)'s floor, where it cannot be inverted) or whose traffic filled only
 part of the slot (busy_part_of_slot); while the bottleneck is the backhaul
-(001 §5) the loop holds z, ν, ĉ and the rates instead of chasing the target, and
-while only some pairs' is, it holds their airtime (their rates, carried across an MCS
-change, _held_rates) and keeps their z at the value (46) maps to them (_z_at_rates).
+(001 §5) the loop holds z, ĉ and the pairs' airtime (their rates, carried across an MCS
+change, _held_rates, with ν and the targets fed forward, _hold_all) instead of chasing the
+target, and while only some pairs' is, it holds their airtime and keeps their z at the value
+(46) maps to them (_z_at_rates).
 """
 from __future__ import annotations
 
@@ -209,10 +210,7 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
                         n_target={s: state.n_target.get(s, fresh.n_target[s]) for s in stas})
     held = {s for s in stas if s in hold}
     if held == set(stas):
-        # 001 §5: the WLAN is not the bottleneck; the aggregation level says
-        # nothing about the AP's queue, so keep the rates as they are.
-        x = {s: state.x[s] for s in stas}
-        return StepResult(replace(state, x=x, k=state.k + 1, t_s=now_s, held=True), x, None)
+        return _hold_all(params, state, stas, w, now_s)
     free = {s: m for s, m in stas.items() if s not in held}
     ff = _mcs_feed_forward(state, w, free)
 
@@ -269,6 +267,30 @@ def step(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], 
     new = LoopState(z=z, x=x, n_target=n_target, nu=nu, c_hat=c_hat, k=state.k + 1, t_s=now_s, held=False,
                     c_samples=state.c_samples + (c_check is not None), w=dict(w))
     return StepResult(new, x, c_check, grew)
+
+
+def _hold_all(params: LoopParams, state: LoopState, stas: dict[str, StaMeasurement], w: dict[str, float],
+              now_s: float) -> StepResult:
+    """Every pair held (001 §5: the WLAN is not the bottleneck; the aggregation level says nothing about the
+    AP's queue): z, ĉ and (43)-(45) stand still, and each pair keeps its airtime (_held_rates), ν and the
+    targets carried to the new w with it as the MCS feed-forward carries them (_nu_feed_forward,
+    _fed_forward_nu, _fed_forward_targets), so that the step that releases them finds them at this w.
+
+    Kept at their packet rates, a pair at 0.91 of the air whose MCS rate fell from 186 to 100 Mbit/s was
+    paced at 1.70 of it (wᵀx > 1, more than (46) ever gives), and the pacer let that through once the
+    backhaul was fast again."""
+    ff = _mcs_feed_forward(state, w, stas)
+    x = _held_rates(state, w, set(stas))
+    s1 = max(w, key=lambda s: w[s])
+    sg = _paced_station(state, stas, w, set(stas), set())
+    nu_top = nu_max(params, stas, w)
+    # G(x) of (43) at the carried rates, only to tell whether N̄ binds (_fed_forward_nu); ν is not stepped
+    g = min(params.t_bar_s * x[sg] * w[sg] / w[s1], nu_top)
+    # not under 1, where (43) keeps ν (a target under one MPDU has no meaning, 000 §IV-C)
+    nu = max(_fed_forward_nu(state, w, nu_top, g), 1.0)
+    n_target = {**state.n_target, **_fed_forward_targets(params, state, stas, w, ff, nu)}
+    new = replace(state, x=x, nu=nu, n_target=n_target, k=state.k + 1, t_s=now_s, held=True, w=dict(w))
+    return StepResult(new, x, None)
 
 
 def _held_rates(state: LoopState, w: dict[str, float], held: set[str]) -> dict[str, float]:
