@@ -145,7 +145,10 @@ def initial(params: LoopParams, stas: dict[str, StaMeasurement]) -> LoopState:
     # under w_1/w_i (N̄ 48, 6.5 against 867 Mbit/s), which would start the slowest pair at a target
     # under one MPDU
     top = max(nu_max(params, stas, w), 1.0)
-    return replace(low, nu=top, n_target=_targets(params, stas, w, top))
+    # w recorded as every step records it: the next step carries the held rates, ν and the targets across a
+    # PHY rate that moved in the first slot (_mcs_feed_forward); without it a pair held there kept its packet
+    # rate (345 -> 30 Mbit/s: 1.70 of the air)
+    return replace(low, nu=top, n_target=_targets(params, stas, w, top), w=dict(w))
 
 
 def _fresh(params: LoopParams, stas: dict[str, StaMeasurement], base: LoopState) -> LoopState:

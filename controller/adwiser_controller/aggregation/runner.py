@@ -48,7 +48,7 @@ from collections import deque
 import sys
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -423,8 +423,7 @@ class AggregationRunner:
                 state = initial(params, meas) if meas else LoopState()
                 c_check, grew = None, frozenset()
                 if meas:
-                    state = LoopState(z=state.z, x=state.x, n_target=state.n_target, nu=state.nu,
-                                      c_hat=state.c_hat, k=0, t_s=now_s)
+                    state = replace(state, k=0, t_s=now_s)
             else:
                 res = step(params, prev, meas, now_s, frozenset(hold))
                 state, c_check, grew = res.state, res.c_check, res.queue_grew
