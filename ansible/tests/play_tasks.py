@@ -1,7 +1,8 @@
 """Prints the tasks of a playbook's plays in the order ansible runs them, as ansible itself compiles them (roles
 and imports flattened, its implicit flushes of handlers included), as JSON: one object per play with its name and
-tasks, each task with its role, name, action, the handlers it notifies, and its arguments and loop templated with
-what ansible knows without a host (the play's variables, the roles' defaults); what needs more stays as written.
+tasks, each task with its role, name, action, the handlers it notifies, its conditions as written (those of the
+imports around it included), and its arguments and loop templated with what ansible knows without a host (the play's
+variables, the roles' defaults); what needs more stays as written.
 
 Run by the interpreter of ansible-playbook (the tests' Python need not have ansible): play_tasks.py PLAYBOOK"""
 
@@ -48,7 +49,7 @@ def main(path: str) -> None:
             notify = task.notify or []
             tasks.append({"role": task._role.get_name() if task._role else None, "name": task.name,
                           "action": task.action, "notify": [notify] if isinstance(notify, str) else notify,
-                          "implicit": bool(task.implicit), "args": _templated(templar, task.args),
+                          "implicit": bool(task.implicit), "when": list(task.when or []), "args": _templated(templar, task.args),
                           "loop": _templated(templar, task.loop)})
         plays.append({"name": play.get_name(), "tasks": tasks})
     print(json.dumps(plays))

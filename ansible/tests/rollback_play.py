@@ -17,9 +17,11 @@ UPGRADE = "Upgrade the appliance and check it"
 
 
 def rollback_play(root: Path, before: dict[str, str | None], after: dict[str, str], units: dict[str, str],
-                  enable: dict[str, bool] | None = None, start: list[str] | None = None) -> list[dict]:
+                  enable: dict[str, bool] | None = None, start: list[str] | None = None,
+                  retire: dict[str, list[str]] | None = None) -> list[dict]:
     """upgrade.yml's appliance play over files in `root`, each with the unit of `units`, installed with the contents
-    of `before` (None: absent); its upgrade a stand-in that writes `after`, enables (True) or disables (False) the
+    of `before` (None: absent); its upgrade a stand-in that writes `after`, retires the units of `retire` with their
+    files (role unit_retire, as the roles do with the previous backend's), enables (True) or disables (False) the
     units of `enable`, restarts those of `start` (as the roles' handlers do) and fails."""
     play = copy.deepcopy(next(p for p in yaml.safe_load((ANSIBLE / "upgrade.yml").read_text())
                               if p["name"] == APPLIANCES))
@@ -28,6 +30,10 @@ def rollback_play(root: Path, before: dict[str, str | None], after: dict[str, st
         {"name": "Stand-in upgrade", "ansible.builtin.copy": {"content": "{{ item.value }}", "dest": "{{ item.key }}",
                                                              "mode": "0644"},
          "loop": "{{ upgrade_after | dict2items }}"},
+        *({"name": f"Retire {unit}", "ansible.builtin.include_role": {"name": "unit_retire"},
+           "vars": {"unit_retire_name": unit, "unit_retire_unit_dir": str(root),
+                    "unit_retire_files": [str(root / name) for name in files]}}
+          for unit, files in (retire or {}).items()),
         {"name": "Stand-in enablement", "ansible.builtin.systemd": {"name": "{{ item.key }}",
                                                                    "enabled": "{{ item.value }}"},
          "loop": "{{ upgrade_enable | dict2items }}"},
@@ -49,8 +55,9 @@ def fake_systemctl(tmp_path: Path, root: Path, enabled: set[str], active: set[st
     """The environment of a playbook whose systemctl records its arguments in tmp_path/systemctl.log and keeps each
     unit's state in tmp_path/units (UNIT.enabled, UNIT.active), starting with `enabled` and `active`. As systemd's,
     it enables, disables and stops only a unit whose file is there (root/UNIT): stopping runs the unit's ExecStop,
-    which needs the unit's files; and is-enabled says nothing on its stdout of a unit without a file that is not
-    enabled."""
+    which needs the unit's files; is-enabled says nothing on its stdout of a unit without a file that is not
+    enabled; and show says LoadState=not-found of a unit without a file that is not running (ansible's systemd
+    module then fails: no such unit)."""
     bin_dir, state = tmp_path / "bin", tmp_path / "units"
     bin_dir.mkdir()
     state.mkdir()
@@ -67,7 +74,8 @@ case "$1" in enable|disable|stop)
 esac
 case "$1" in
     show)
-        echo LoadState=loaded
+        if [ -e '{root}'/"$unit" ] || [ -e "$state/$unit.active" ]; then echo LoadState=loaded
+        else echo LoadState=not-found; fi
         if [ -e "$state/$unit.active" ]; then echo ActiveState=active; else echo ActiveState=inactive; fi ;;
     is-enabled)
         if [ -e "$state/$unit.enabled" ]; then echo enabled

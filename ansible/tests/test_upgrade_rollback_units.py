@@ -2,7 +2,7 @@
 the upgrade's roles enable was enabled is recorded before the upgrade (checked on the play as ansible compiles it)
 and put back by the rescue, so that the appliance boots into what it ran before; and a failed upgrade that switched
 the backend (dpdk <-> nfqueue) leaves the previous backend's units enabled and running, the new one's stopped and
-disabled. The rescue runs as it is in upgrade.yml on the control node, systemctl a stand-in (tests/rollback_play.py)."""
+disabled, whether or not the upgrade had retired the previous one's. The rescue runs as it is in upgrade.yml on the control node, systemctl a stand-in (tests/rollback_play.py)."""
 
 from __future__ import annotations
 
@@ -47,18 +47,21 @@ def test_a_failed_upgrade_puts_back_which_units_are_enabled(playbook: Run, tmp_p
     assert unit_states(tmp_path, "active") == {DATAPLANE, RULES}
 
 
+@pytest.mark.parametrize("retired", [False, True], ids=["previous-kept", "previous-retired"])
 @pytest.mark.parametrize(("old", "new"), [("nfqueue", "dpdk"), ("dpdk", "nfqueue")])
 def test_a_failed_backend_switch_leaves_the_previous_backends_units(playbook: Run, tmp_path: Path,
-                                                                     old: str, new: str) -> None:
+                                                                     old: str, new: str, retired: bool) -> None:
     root = tmp_path / "root"
     root.mkdir()
     units = {**DATAPLANE_FILES, **BACKEND_FILES["nfqueue"], **BACKEND_FILES["dpdk"]}
     before = {name: (f"old {name}\n" if name in DATAPLANE_FILES or name in BACKEND_FILES[old] else None)
               for name in units}
     after = {name: f"new {name}\n" for name in [*DATAPLANE_FILES, *BACKEND_FILES[new]]}
-    # As the roles do: the new backend's unit is enabled, and started by its handler with the dataplane.
+    # As the roles do: the new backend's unit is enabled, and started by its handler with the dataplane; the previous
+    # backend's unit is stopped, disabled and its files removed (retired), or, as the roles did before, left.
+    retire = {BACKEND_UNIT[old]: [f for f in BACKEND_FILES[old] if f != BACKEND_UNIT[old]]} if retired else None
     failed = playbook(rollback_play(root, before, after, units, enable={BACKEND_UNIT[new]: True, DATAPLANE: True},
-                                    start=[BACKEND_UNIT[new], DATAPLANE]),
+                                    start=[BACKEND_UNIT[new], DATAPLANE], retire=retire),
                       env=fake_systemctl(tmp_path, root, enabled={DATAPLANE, BACKEND_UNIT[old]},
                                          active={DATAPLANE, BACKEND_UNIT[old]}))
     assert failed.returncode != 0, failed.stdout
@@ -67,7 +70,8 @@ def test_a_failed_backend_switch_leaves_the_previous_backends_units(playbook: Ru
         assert (root / name).read_text() == content if content is not None else not (root / name).exists(), name
     assert unit_states(tmp_path, "enabled") == {DATAPLANE, BACKEND_UNIT[old]}
     assert unit_states(tmp_path, "active") == {DATAPLANE, BACKEND_UNIT[old]}
-    # The new backend's unit is stopped once, while its files are there (the stand-in refuses otherwise, as systemd
-    # cannot run an ExecStop whose script is gone), and the previous dataplane runs again.
-    assert systemctl_calls(tmp_path, "stop") == [BACKEND_UNIT[new]]
+    # The new backend's unit is stopped once by the rescue, while its files are there (the stand-in refuses otherwise,
+    # as systemd cannot run an ExecStop whose script is gone), a retired previous one (stopped by the upgrade) runs
+    # again (active above), and the previous dataplane runs again.
+    assert systemctl_calls(tmp_path, "stop") == [BACKEND_UNIT[old]] * retired + [BACKEND_UNIT[new]]
     assert systemctl_calls(tmp_path, "restart")[-1] == DATAPLANE
