@@ -240,8 +240,11 @@ def check_dpdk_appliance(root: Root, args: argparse.Namespace, schema: dict, r: 
             "ExecStartPre=/usr/local/sbin/adwiser-dp --check-config /etc/adwiser/dataplane.json" in unit)
     check_ack_model(root, args, unit, r, "dpdk: ")
     bind = root.p("etc/systemd/system/adwiser-dpdk-bind.service").read_text()
-    r.check("dpdk: binding unit binds both NICs to uio_pci_generic",
-            "dpdk-devbind.py --bind=uio_pci_generic 0000:00:04.0 0000:00:05.0" in bind)
+    r.check("dpdk: binding unit binds both NICs to uio_pci_generic and gives them back when it stops",
+            "ExecStart=/usr/local/sbin/adwiser-dpdk-bind start uio_pci_generic 0000:00:04.0 0000:00:05.0\n" in bind
+            and "ExecStop=/usr/local/sbin/adwiser-dpdk-bind stop\n" in bind, bind)
+    ok, d = file_is(root, "usr/local/sbin/adwiser-dpdk-bind", "root", "root", 0o755)
+    r.check("dpdk: binding script installed 0755", ok, d)
     huge = root.p("etc/sysctl.d/61-adwiser-hugepages.conf").read_text()
     r.check("dpdk: 256 hugepages of 2 MB reserved at boot", "vm.nr_hugepages = 256" in huge, huge)
     r.check("dpdk: driver loaded at boot",
