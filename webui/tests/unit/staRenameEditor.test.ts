@@ -27,18 +27,6 @@ describe('renaming a STA in the topology editor', () => {
     expect(slicePairs(saved!)).toEqual([['ap1/sta5'], ['ap2/sta2']])
     expect(saved!.policies).toEqual({ dynamic_slicing: { enabled: true, pairs: ['ap1/sta5'] }, aggregation_target: { pairs: ['ap2/sta2'], overrides: [{ pairs: ['ap1/sta5'], n_max_mpdus: 32 }] } })
   })
-
-  it('refuses a rename to an id another STA has, beside the field, and leaves the STA and its pairs as they were', async () => {
-    const sent = stubApi()
-    const w = await mountPage()
-    await renameSta(w, 1, 'sta2')
-    const input = w.get('[aria-label="STA 1 id"]')
-    expect((input.element as HTMLInputElement).value).toBe('sta1')
-    expect(input.element.parentElement!.textContent).toContain('sta2 is already the id of STA 2')
-    await save(w)
-    expect(sent[0].method).toBe('PUT')
-    expect(sent[0].body.topology).toEqual(topology())
-  })
 })
 
 describe('moving a STA to another AP in the topology editor', () => {
