@@ -34,6 +34,18 @@ static void name_source(const struct dp_options *o, const struct adw_config *cfg
 static int check_shared_names(const struct dp_options *o, const struct adw_config *cfg, const char *const *names,
                               const uint16_t *vlans, char *err, size_t errlen)
 {
+    /* An AP on the uplink's port: the DPDK backend never shares the uplink (dpdk_ports.c refuses it when binding);
+     * under NFQUEUE only a tagged AP is another interface (<port>.<vlan>), an untagged one would be the uplink. */
+    for (unsigned i = 1; names[0] && i <= cfg->n_aps; i++) {
+        if (strcmp(names[i], names[0]) != 0 || (o->backend == DP_BACKEND_NFQUEUE && vlans[i]))
+            continue;
+        char source[2 * DP_NAME_LEN + 16];
+        name_source(o, cfg, i, source, sizeof(source));
+        snprintf(err, errlen, "%s: AP '%s' gets the uplink's port '%s'; the uplink is never shared%s", source,
+                 cfg->aps[i - 1].id, names[0],
+                 o->backend == DP_BACKEND_NFQUEUE ? " with an untagged AP" : " (DPDK backend)");
+        return -1;
+    }
     for (unsigned i = 2; i <= cfg->n_aps; i++) {
         for (unsigned j = 1; j < i; j++) {
             if (vlans[i] != vlans[j] || strcmp(names[i], names[j]) != 0)

@@ -102,6 +102,19 @@ check "--port binding of two untagged APs to one port" 1 \
     --check-config "$LAB" --port ap1=net_null1 --port ap2=net_null1
 check "--port binding of two APs with their own VLANs to one port" 0 "$TMP/two_vlans.json: ok" \
     --check-config "$TMP/two_vlans.json" --port trunk0=net_null1
+# an AP on the uplink's port, which a DPDK start refuses (the uplink is never shared); under NFQUEUE a tagged AP
+# there is another interface (<port>.<vlan>), an untagged one the uplink itself
+for backend in dpdk nfqueue; do
+    check "$backend: --ap binding of an untagged AP to the uplink's port" 1 \
+        "--ap ap1=eth0: AP 'ap1' gets the uplink's port 'eth0'; the uplink is never shared" \
+        --check-config "$LAB" --backend "$backend" --uplink eth0 --ap ap1=eth0
+done
+mutate tagged_trunk 'd["topology"]["aps"][0].update(port="trunk0", vlan=101); d["topology"]["aps"][1].update(port="trunk0", vlan=102)'
+check "dpdk: a tagged AP on the uplink's port" 1 \
+    "topology.aps[0].port: AP 'ap1' gets the uplink's port 'trunk0'; the uplink is never shared (DPDK backend)" \
+    --check-config "$TMP/tagged_trunk.json" --uplink trunk0
+check "nfqueue: tagged APs on the uplink's port" 0 "$TMP/tagged_trunk.json: ok" \
+    --check-config "$TMP/tagged_trunk.json" --backend nfqueue --uplink trunk0
 check "missing document" 1 "$TMP/absent.json" --check-config "$TMP/absent.json"
 
 # --backend nfqueue: ports are Linux interfaces, whose names have at most 15 characters (".<vlan>" included); a
