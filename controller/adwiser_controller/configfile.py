@@ -47,6 +47,21 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+def _no_json_type(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    """YAML types JSON has not (sets, ordered maps, pairs, binary): the document is read as JSON would be, so
+    a `!!set` conflict pair must not pass as a list in some order (the schema refuses it: not an array)."""
+    tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+    raise yaml.constructor.ConstructorError(
+        None, None, f"{tag} has no JSON type: write a list, a mapping, a string, a number, true/false or null",
+        node.start_mark)
+
+
+for _tag in ("set", "omap", "pairs", "binary"):
+    _UniqueKeyLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _no_json_type)
+# An unquoted date (`name: 2026-11-27`) is its text, as in YAML 1.2's JSON schema, not a datetime no field takes.
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_scalar)
+
+
 def parse_text(text: str, source: str) -> Any:
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass

@@ -275,6 +275,20 @@ def test_duplicate_key_in_a_nested_mapping_is_refused():
     assert info.value.errors[0].field == "line 4 column 3" and "duplicate key 'aps'" in info.value.errors[0].message
 
 
+@pytest.mark.parametrize("value", ["!!set {ap1/sta1, ap2/sta2}", "!!omap [{a: 1}]", "!!pairs [[a, 1]]",
+                                   "!!binary aGVsbG8="])
+def test_yaml_types_json_has_not_are_refused_naming_the_line(value: str):
+    # A !!set conflict pair was read as a Python set and taken as a pair in some order; the schema refuses it.
+    with pytest.raises(ConfigInvalid) as info:
+        configfile.parse_text(f"topology:\n  conflicts:\n    - {value}\n", "test")
+    err = info.value.errors[0]
+    assert err.field == "line 3 column 7" and "has no JSON type" in err.message, err
+
+
+def test_an_unquoted_date_is_read_as_its_text():
+    assert configfile.parse_text("appliance_id: 2026-11-27\n", "test") == {"appliance_id": "2026-11-27"}
+
+
 def test_yaml_merge_key_may_be_overridden_without_a_duplicate_error():
     doc = configfile.parse_text("base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  x: 3\n", "test")
     assert doc["other"] == {"x": 3, "y": 2}
