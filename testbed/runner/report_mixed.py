@@ -5,6 +5,8 @@ checked against what was measured (met or not; nothing is tuned to meet them).
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from .experiment import ci95
@@ -219,6 +221,14 @@ def air_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
     return out
 
 
+SCHEMA = Path(__file__).resolve().parents[2] / "configs" / "schema" / "adwiser-config.schema.json"
+
+
+def realtime_guard_us() -> int:
+    """The default guard after released voice (policies.realtime.guard_us), which the voice scenarios run with."""
+    return int(json.loads(SCHEMA.read_text())["$defs"]["Realtime"]["properties"]["guard_us"]["default"])
+
+
 def section_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
     return ["## HTTP with bulk TCP (like Table 5)", "",
             "STA2 loads a page of 10 objects (1 × 1 MB, 3 × 10 kB, 3 × 100 kB, 3 × 500 kB) from nginx over "
@@ -233,7 +243,8 @@ def section_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
             "(one clock for all namespaces). STA1 runs downlink bulk TCP. With slicing, every slice goes to "
             "AP1-STA1's batch; downlink voice goes when no conflicting downlink drain is open (at a slice start "
             "it waits for AP1's drain at most half the slice, between slice starts it goes on arrival or "
-            "when that drain ends) and AP1's next batch 300 µs after it (dataplane/core/realtime_release.c); "
+            f"when that drain ends) and AP1's next batch {realtime_guard_us()} µs after it "
+            "(`policies.realtime.guard_us`, dataplane/core/realtime_release.c); "
             "uplink UDP is not sliced.",
             "", *table6_lines(docs), "", *voice_round_lines(docs), *voice_air_lines(docs),
             "### Issue 5 goals against these measurements", "", *goal_lines(docs), "",

@@ -337,3 +337,13 @@ def test_wlan_emu_gets_a_core_and_receive_processing_goes_to_the_others(monkeypa
     assert wlan.cpu_split() == (3, 0b111)
     monkeypatch.setattr(wlan.os, "sched_getaffinity", lambda pid: {0})
     assert wlan.cpu_split() is None
+
+
+def test_voice_section_names_the_guard_the_voice_scenarios_run_with() -> None:
+    # The text said 300 µs after the default became 340 (the BlockAck after a voice frame goes at 6 Mbit/s);
+    # the scenarios leave policies.realtime.guard_us at the schema's default, so the report reads it there.
+    from runner import report_mixed
+    schema = json.loads(report_mixed.SCHEMA.read_text())
+    guard = schema["$defs"]["Realtime"]["properties"]["guard_us"]["default"]
+    text = " ".join(report_mixed.section_lines({}))
+    assert f"AP1's next batch {guard} µs after it" in text
