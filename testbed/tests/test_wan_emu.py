@@ -3,7 +3,9 @@ the rate limit caps a real TCP transfer, bad options are refused, and SIGTERM
 ends it with its counters written."""
 from __future__ import annotations
 
+import os
 import re
+import signal
 import statistics
 import subprocess
 
@@ -85,24 +87,31 @@ def test_idle_wan_emu_sleeps_instead_of_spinning(testbed: topology.Testbed) -> N
     assert used <= 5, used
 
 
+def _send_while_stopped(testbed: topology.Testbed, w: wan.WanEmu, datagrams: int, size: int,
+                        then: signal.Signals | None = None) -> None:
+    """UDP datagrams from server to the first STA while wan-emu is stopped (SIGSTOP: a descheduled loop); `then`
+    is sent to it before it continues."""
+    ns_run(testbed.ns("server"), ["ping", "-c", "1", "-W", "2", "198.18.0.11"])  # ARP resolved first
+    os.kill(w.proc.pid, signal.SIGSTOP)
+    try:
+        ns_run(testbed.ns("server"), ["python3", "-c", (
+            "import socket\n"
+            "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            f"for i in range({datagrams}):\n"
+            f"    s.sendto(b'x' * {size}, ('198.18.0.11', 9))\n")], timeout=60)
+        if then is not None:
+            os.kill(w.proc.pid, then)
+    finally:
+        os.kill(w.proc.pid, signal.SIGCONT)
+
+
 def test_frames_the_kernel_dropped_before_wan_emu_read_them_are_counted(testbed: topology.Testbed) -> None:
     # wan-emu stopped (a descheduled loop) while 20000 datagrams arrive: its receive buffer overflows and the
     # kernel drops the rest; those frames were counted nowhere (rx_frames and every drop counter said nothing)
-    import os
-    import signal
     import time
     w = wan.start(testbed, delay_ms=2, rate_mbit=200)
     try:
-        ns_run(testbed.ns("server"), ["ping", "-c", "1", "-W", "2", "198.18.0.11"])  # ARP resolved first
-        os.kill(w.proc.pid, signal.SIGSTOP)
-        try:
-            ns_run(testbed.ns("server"), ["python3", "-c", (
-                "import socket\n"
-                "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
-                "for i in range(20000):\n"
-                "    s.sendto(b'x' * 1400, ('198.18.0.11', 9))\n")], timeout=60)
-        finally:
-            os.kill(w.proc.pid, signal.SIGCONT)
+        _send_while_stopped(testbed, w, datagrams=20000, size=1400)
         time.sleep(1.0)
     finally:
         stats = wan.stop(w)
@@ -115,19 +124,27 @@ def test_long_delay_departs_on_time_without_realtime_priority(testbed: topology.
     # Normal scheduling (the CLI's default, and the fallback when SCHED_FIFO is refused): ppoll() gives a
     # timeout 1/1000 of its length as timer slack (1/200 for a niced process), so waking 200 µs before a
     # departure 400 ms away was not early enough and a lone frame left about 0.2 ms (niced: 1.8 ms) late.
+    # wan-emu runs niced here, as a background emulator may: with 2 s of delay the slack is then 10 ms, and a
+    # frame timed by ppoll's timeout left 2.2 ms late (p50, measured), while one timed by the timerfd leaves
+    # after the host's wake-up latency (0.1-0.2 ms here): the bound sits between the two, far from both.
     ns_run(testbed.ns("server"), ["ping", "-c", "1", "-W", "2", "198.18.0.11"])  # resolve ARP first
-    w = wan.start(testbed, delay_ms=400, rate_mbit=200, rt_priority=0)
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    os.setpriority(os.PRIO_PROCESS, 0, 10)  # inherited by wan-emu at its start
+    try:
+        w = wan.start(testbed, delay_ms=2000, rate_mbit=200, rt_priority=0)
+    finally:
+        os.setpriority(os.PRIO_PROCESS, 0, own)
     try:
         # 0.5 s apart: each frame is alone in its direction, so every wait is a long one.
-        out = ns_run(testbed.ns("server"), ["ping", "-c", "6", "-i", "0.5", "-W", "3", "198.18.0.11"],
-                     timeout=30).stdout
+        out = ns_run(testbed.ns("server"), ["ping", "-c", "6", "-i", "0.5", "-W", "8", "198.18.0.11"],
+                     timeout=40).stdout
         rtts = [float(m) for m in re.findall(r"time=([0-9.]+) ms", out)]
     finally:
         stats = wan.stop(w)
     assert len(rtts) >= 5
     for d in ("a_to_b", "b_to_a"):
         assert stats[d]["tx_frames"] >= 5
-        assert stats[d]["late_p50_us"] < 100, stats[d]
+        assert stats[d]["late_p50_us"] < 1000, stats[d]
 
 
 def _refused(flag: str, value: str) -> subprocess.CompletedProcess[str]:
@@ -161,21 +178,9 @@ def test_integer_options_refuse_fractions() -> None:
 def test_frames_waiting_in_the_socket_at_exit_are_counted(testbed: topology.Testbed) -> None:
     # SIGTERM while 200 frames sat unread in the receive socket: the loop ended without reading them, so they
     # were in no counter (rx_frames and the drops showed none of the 200).
-    import os
-    import signal
     w = wan.start(testbed, delay_ms=2, rate_mbit=200)
     try:
-        ns_run(testbed.ns("server"), ["ping", "-c", "1", "-W", "2", "198.18.0.11"])  # ARP resolved first
-        os.kill(w.proc.pid, signal.SIGSTOP)
-        try:
-            ns_run(testbed.ns("server"), ["python3", "-c", (
-                "import socket\n"
-                "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
-                "for i in range(200):\n"
-                "    s.sendto(b'x' * 100, ('198.18.0.11', 9))\n")], timeout=30)
-            os.kill(w.proc.pid, signal.SIGTERM)
-        finally:
-            os.kill(w.proc.pid, signal.SIGCONT)
+        _send_while_stopped(testbed, w, datagrams=200, size=100, then=signal.SIGTERM)
         w.proc.popen.wait(timeout=10)
     finally:
         stats = wan.stop(w)
