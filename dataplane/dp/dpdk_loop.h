@@ -3,7 +3,7 @@
  * adw_sched_enqueue_burst per RX burst, release what the core has due, burst
  * TX, idle back-off; on SIGTERM the frames waiting in the RX rings go through
  * the core (a ring's descriptors per port at most), then every held packet is
- * flushed out (released, not dropped) before the ports stop.  Time is the TSC converted to ns.
+ * flushed out (released, not dropped; a full TX ring waited on while its peer takes frames) before the ports stop.  Time is the TSC converted to ns.
  */
 #ifndef ADW_DP_DPDK_LOOP_H
 #define ADW_DP_DPDK_LOOP_H

@@ -4,6 +4,7 @@
  * namespace; the EAL runs with its own --file-prefix, and its runtime directory is removed at the end.
  * The lab JSON is configs/lab-2ap-2sta.yaml converted by dp.mk ($ADW_LAB_JSON): ap1/sta1 and ap2/sta2.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -93,33 +95,42 @@ static void remove_runtime_dir(void)
     rmdir(dir);
 }
 
-/* Three net_ring ports on the test's rings, bound as uplink, ap1 and ap2 by port number, and started. */
-static int ports_up(void)
+/*
+ * Three net_ring ports on rings r[] and t[] (tag names them), bound as uplink, ap1 and ap2 by port number into *pm,
+ * and started; ap1's TX ring holds ap1_tx_size - 1 frames.
+ */
+static int ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t, unsigned ap1_tx_size,
+                         struct dpdk_port_map *pm)
 {
     static const char *const roles[N_PORTS] = {"uplink", "ap1", "ap2"};
-    static char ids[N_PORTS][12];
+    char ids[N_PORTS][12];
     const char *names[N_PORTS];
     const uint16_t vlans[N_PORTS] = {0, 0, 0};
     for (unsigned i = 0; i < N_PORTS; i++) {
         char rn[32];
-        snprintf(rn, sizeof(rn), "rx%u", i);
-        rx[i] = rte_ring_create(rn, RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-        snprintf(rn, sizeof(rn), "tx%u", i);
-        tx[i] = rte_ring_create(rn, RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-        snprintf(rn, sizeof(rn), "net_ring_t%u", i);
-        int pid = rx[i] && tx[i] ? rte_eth_from_rings(rn, &rx[i], 1, &tx[i], 1, SOCKET_ID_ANY) : -1;
+        snprintf(rn, sizeof(rn), "%srx%u", tag, i);
+        r[i] = rte_ring_create(rn, RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+        snprintf(rn, sizeof(rn), "%stx%u", tag, i);
+        t[i] = rte_ring_create(rn, i == 1 ? ap1_tx_size : RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+        snprintf(rn, sizeof(rn), "net_ring_%st%u", tag, i);
+        int pid = r[i] && t[i] ? rte_eth_from_rings(rn, &r[i], 1, &t[i], 1, SOCKET_ID_ANY) : -1;
         if (pid < 0)
             return -1;
         snprintf(ids[i], sizeof(ids[i]), "%d", pid);
         names[i] = ids[i];
     }
     char err[512];
-    if (dpdk_ports_resolve(roles, names, vlans, N_PORTS, &ports, err, sizeof(err)) != 0
-        || dpdk_ports_start(&ports, pool, err, sizeof(err)) != 0) {
+    if (dpdk_ports_resolve(roles, names, vlans, N_PORTS, pm, err, sizeof(err)) != 0
+        || dpdk_ports_start(pm, pool, err, sizeof(err)) != 0) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }
     return 0;
+}
+
+static int ports_up(void)
+{
+    return ring_ports_up("", rx, tx, RING_SIZE, &ports);
 }
 
 static int eal_up(void **state)
@@ -204,11 +215,101 @@ static void test_the_read_at_stop_takes_at_most_a_ring_of_descriptors(void **sta
     assert_int_equal(left, put - DPDK_RX_DESC);
 }
 
+/* A peer that takes a frame from a TX ring every gap_us (a NIC sending at its line rate), until told to stop. */
+struct slow_peer {
+    struct rte_ring *ring;
+    unsigned gap_us;
+    volatile int stop;
+    unsigned taken;
+};
+
+static void *slow_peer_run(void *arg)
+{
+    struct slow_peer *p = arg;
+    struct timespec gap = {.tv_sec = 0, .tv_nsec = (long)p->gap_us * 1000};
+    while (!p->stop) {
+        void *m;
+        if (rte_ring_dequeue(p->ring, &m) == 0) {
+            rte_pktmbuf_free(m);
+            p->taken++;
+        }
+        nanosleep(&gap, NULL);
+    }
+    return NULL;
+}
+
+/*
+ * Shutdown transmits every held packet even when the AP's TX ring is full and its peer empties it more slowly than
+ * the loop refills it (a NIC sends a frame every few µs at line rate; the shutdown hands thousands at once to a ring of
+ * DPDK_TX_DESC): the frames wait for the peer to take them, as long as it keeps taking them.  ap1's TX ring holds 15
+ * frames here, its peer takes one every 200 µs.
+ */
+static void test_held_packets_wait_at_shutdown_for_a_slowly_draining_tx_ring(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map slow;
+    struct rte_ring *srx[N_PORTS], *stx[N_PORTS];
+    assert_int_equal(ring_ports_up("slow", srx, stx, 16, &slow), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    unsigned put = put_frames(srx[0], 200, 1);
+    struct slow_peer peer = {.ring = stx[1], .gap_us = 200};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, slow_peer_run, &peer), 0);
+    dp_stop_requested = 1;
+    int rc = dpdk_loop_run(&e, &slow, pool);
+    dp_stop_requested = 0;
+    peer.stop = 1;
+    pthread_join(th, NULL);
+    unsigned at_ap1 = peer.taken + empty_ring(stx[1]), elsewhere = empty_ring(stx[0]) + empty_ring(stx[2]);
+    uint64_t received = e.c.rx_pkts, queued = e.c.queued_pkts, passed = e.c.passed_pkts, tx_drops = e.c.tx_drops;
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&slow);
+    assert_int_equal(rc, 0);
+    assert_int_equal(received, put);
+    assert_true(queued > 16);
+    assert_int_equal(tx_drops, 0);
+    assert_int_equal(at_ap1, queued + passed);
+    assert_int_equal(elsewhere, 0);
+}
+
+/*
+ * A TX ring whose peer takes nothing (link down) holds the shutdown up once, for TX_STALL_NS (100 ms), not once per
+ * burst handed to it: what the ring could not take is then counted lost (tx_drops) and the exit goes on.
+ */
+static void test_shutdown_gives_up_once_on_a_tx_ring_that_takes_nothing(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map dead;
+    struct rte_ring *drx[N_PORTS], *dtx[N_PORTS];
+    assert_int_equal(ring_ports_up("dead", drx, dtx, 16, &dead), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    put_frames(drx[0], 200, 1);
+    dp_stop_requested = 1;
+    uint64_t t0 = dpdk_clock_ns();
+    int rc = dpdk_loop_run(&e, &dead, pool);
+    uint64_t took_ms = (dpdk_clock_ns() - t0) / 1000000u;
+    dp_stop_requested = 0;
+    unsigned at_ap1 = empty_ring(dtx[1]);
+    uint64_t queued = e.c.queued_pkts, tx_drops = e.c.tx_drops;
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&dead);
+    assert_int_equal(rc, 0);
+    assert_int_equal(at_ap1, 15);
+    assert_int_equal(tx_drops, queued - 15);
+    assert_true(took_ms < 400);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frames_waiting_in_rx_at_stop_are_forwarded),
         cmocka_unit_test(test_the_read_at_stop_takes_at_most_a_ring_of_descriptors),
+        cmocka_unit_test(test_held_packets_wait_at_shutdown_for_a_slowly_draining_tx_ring),
+        cmocka_unit_test(test_shutdown_gives_up_once_on_a_tx_ring_that_takes_nothing),
     };
     return cmocka_run_group_tests(tests, eal_up, eal_down);
 }
