@@ -16,6 +16,9 @@ when the verdict changes:
 The topology followed is the configuration the dataplane acknowledged
 (`adwiser:appliance:<id>:active`, controller/REDIS.md), since the dataplane
 can only forward STAs it knows; until there is one, the file given at start.
+At start the active version is read before the bridge is touched, so a
+restarted manager builds the ports and the one table of that version's
+topology instead of the file's.
 While `active` is 0 (the dataplane runs its own `--config` file) the topology
 in force is kept, but the manager cannot see the file's, so its status flags
 the topology as possibly stale (a STA the file adds is not steered, one it
@@ -117,6 +120,7 @@ class FabricManager:
         self._status_due_ns = 0
         self._resync_due_ns = 0
         self._vswitchd_pid: int | None = None
+        self._installed = False  # a table of this manager's is in OVS (until then a followed version is only taken up)
 
     def key(self, what: str) -> str:
         return keys.appliance(self.appliance_id, what)
@@ -124,13 +128,17 @@ class FabricManager:
     # ------------------------------------------------------------ building the bridge
 
     def setup(self) -> None:
-        """Create the dataplane veths and the bridge with all its ports, then install the table of the
-        dataplane's present state: steered if it is healthy now (a restarted manager does not bounce traffic
-        that is flowing through a healthy dataplane), bypass otherwise."""
+        """Create the dataplane veths and the bridge with all the ports of the topology in force (the active
+        version's if it can be built, else the file's), then install one table, of the dataplane's present state:
+        steered if it is healthy now (a restarted manager does not bounce traffic that is flowing through a
+        healthy dataplane), bypass otherwise."""
         self._vswitchd_pid = self.ovs.vswitchd_pid()
         self.ovs.ensure_bridge()
+        # The active version's topology is taken up before the bridge is touched: a restarted manager must not
+        # take away the ports of an AP only that version has, nor install a table for the file given at start.
+        hb_raw, redis_ok = self._read_redis()
         self._sync_ports()
-        verdict, redis_ok = self._observe()
+        verdict = self._judge(hb_raw, redis_ok)
         if verdict.healthy:
             self._install("steered", f"starting: dataplane healthy (pid {self.judge.last_pid})")
         else:
@@ -170,6 +178,7 @@ class FabricManager:
     def _install(self, mode: Mode, reason: str) -> None:
         t0 = time.monotonic_ns()
         self.ovs.replace_flows(compile_flows(self.cfg, self.plan, mode))
+        self._installed = True
         self._resync_due_ns = time.time_ns() + int(self.opts.resync_s * 1e9)
         changed = mode != self.mode
         self.mode = mode
@@ -221,6 +230,9 @@ class FabricManager:
             self.refused = {"version": n, "error": str(exc)}
             self._status_due_ns = 0  # the refusal shows in the status at once
             self.log("topology_refused", version=n, error=str(exc))
+            return
+        if not self._installed:  # setup(): it builds the bridge and installs the one table for this topology
+            self.cfg, self.plan, self.version, self.refused = cfg, plan, n, None
             return
         # The new ports join the bridge beside the old ones, the table is replaced (one atomic bundle), and
         # only then do the ports and veths the new table no longer uses go: if OVS or `ip` fails before the
@@ -279,6 +291,11 @@ class FabricManager:
         return verdict
 
     def _observe(self) -> tuple[Verdict, bool]:
+        hb_raw, redis_ok = self._read_redis()
+        return self._judge(hb_raw, redis_ok), redis_ok
+
+    def _read_redis(self) -> tuple[bytes | None, bool]:
+        """The raw heartbeat and whether Redis answered; the active version's topology is followed on the way."""
         hb_raw = active_raw = None
         redis_ok = True
         try:
@@ -288,6 +305,9 @@ class FabricManager:
             redis_ok = False
         if redis_ok:
             self._follow_topology(active_raw)
+        return hb_raw, redis_ok
+
+    def _judge(self, hb_raw: bytes | None, redis_ok: bool) -> Verdict:
         heartbeat = None
         invalid: str | None = None
         if hb_raw is not None:
@@ -300,7 +320,7 @@ class FabricManager:
         verdict = self.judge.judge(now, heartbeat, redis_ok, ports)
         if invalid is not None:
             verdict = Verdict(False, invalid)
-        return verdict, redis_ok
+        return verdict
 
     def _decide(self, now: int, verdict: Verdict) -> None:
         # A verdict that changes without a switch (unhealthy while already in bypass, or

@@ -430,3 +430,27 @@ def test_a_host_port_gone_when_vswitchd_restarts_is_logged_and_fail_open_still_w
     del host.redis.kv[m.key("heartbeat")]  # the dataplane dies
     m.poll()
     assert m.mode == "bypass"
+
+
+def test_a_restarted_manager_takes_up_the_active_topology_without_bypassing_or_dropping_its_ports(
+        host: FakeHost) -> None:
+    # Before, setup() first synced the bridge to the file given at start, removing the port of an AP only the
+    # active version has (its traffic dropped), then followed the version with the table of its initial mode,
+    # bypass, before installing the steered one: every restart took managed traffic off a healthy dataplane.
+    host.ifs.add("ap3")
+    m = host.steered_manager()
+    host.activate(m, 2, with_ap3(load(LAB).model_dump(mode="json")))
+    assert "priority=200,in_port=fb-ap3,actions=output:ap3" in host.ovs.flows
+    tables: list[list[str]] = []
+    replace = host.ovs.replace_flows
+
+    def recording(flows: list[str]) -> None:
+        replace(flows)
+        tables.append(list(flows))
+
+    host.ovs.replace_flows = recording  # type: ignore[method-assign]
+    steered = host.ovs.flows
+    host.ovs.removed.clear()
+    host.steered_manager()  # the manager restarts; the dataplane runs version 2 and beats
+    assert tables == [steered]
+    assert not host.ovs.removed and not host.deleted
