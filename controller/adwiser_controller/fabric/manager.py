@@ -134,6 +134,7 @@ class FabricManager:
         healthy dataplane), bypass otherwise."""
         self._vswitchd_pid = self.ovs.vswitchd_pid()
         self.ovs.ensure_bridge()
+        self.plan = build_plan(self.cfg, self.uplink, self.ovs.bridge, held=self.ovs.ofport_requests())
         # The active version's topology is taken up before the bridge is touched: a restarted manager must not
         # take away the ports of an AP only that version has, nor install a table for the file given at start.
         hb_raw, redis_ok = self._read_redis()
@@ -219,12 +220,18 @@ class FabricManager:
             self.log("topology_read_failed", version=n, error=str(exc))
             return
         try:
+            held = self.ovs.ofport_requests()
+        except OvsError as exc:
+            self.version_seen = None  # try again at the next poll
+            self.log("topology_failed", version=n, error=str(exc))
+            return
+        try:
             if doc is None:
                 raise ValueError(f"{keys.version(n)} has no doc")
             cfg = configfile.validate_data(json.loads(doc), keys.version(n))
             if cfg.appliance_id != self.appliance_id:
                 raise ValueError(f"version {n} is for appliance '{cfg.appliance_id}', not '{self.appliance_id}'")
-            plan = build_plan(cfg, self.uplink, self.ovs.bridge, previous=self.plan)
+            plan = build_plan(cfg, self.uplink, self.ovs.bridge, held=held)
             self._check_host_ports(plan)
         except (ValueError, configfile.ConfigInvalid, PlanError) as exc:
             self.refused = {"version": n, "error": str(exc)}

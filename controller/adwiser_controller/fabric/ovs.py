@@ -58,6 +58,18 @@ class Ovs:
         self.vsctl("--may-exist", "add-port", self.bridge, name, "--",
                    "set", "interface", name, f"ofport_request={ofport}")
 
+    def ofport_requests(self) -> dict[str, int]:
+        """The OpenFlow port number each port of the bridge asked for (ofport_request), by name."""
+        ports = set(self.ports())
+        out = self.vsctl("--format=csv", "--data=bare", "--no-headings", "--columns=name,ofport_request",
+                         "list", "interface")
+        held: dict[str, int] = {}
+        for line in out.splitlines():
+            name, _, number = line.partition(",")
+            if name in ports and number.strip().isdigit():
+                held[name] = int(number)
+        return held
+
     def del_port(self, name: str) -> None:
         self.vsctl("--if-exists", "del-port", self.bridge, name)
 

@@ -11,11 +11,13 @@ bridge, the `dp-` end is what the dataplane opens (AF_PACKET / DPDK
 net_af_packet). A document whose names would still collide (two hashes, or a
 physical port named like a dataplane link) is refused naming the field.
 
-A link is identified by its names, so by its AP id: when a new topology is
-planned from the current one (`previous`), an AP that stays keeps its link
-and its OpenFlow port number whatever its position, and a new AP's link gets
-the lowest free number; the manager never recreates a kept AP's veths (the
-dataplane's socket on them would stay bound to the deleted interface).
+A link is identified by its names, so by its AP id: a topology is planned
+against the numbers the bridge's ports hold now (`held`, read from OVS, not
+from the manager's memory, which a restarted manager does not have), so an
+AP that stays keeps its link and its OpenFlow port number whatever its
+position, and a new AP's link gets the lowest number no port holds; the
+manager never recreates a kept AP's veths (the dataplane's socket on them
+would stay bound to the deleted interface).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import dataclasses
 import hashlib
 import itertools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..models import AdwiserConfig
@@ -65,6 +68,7 @@ class PortPlan:
     aps: tuple[ApPort, ...]
     dp_uplink: DpLink
     dp_aps: dict[str, DpLink]  # AP id -> its dataplane link
+    ap_port_ofports: dict[str, int]  # AP-facing port -> OpenFlow port number requested for it
 
     def physical_ports(self) -> list[str]:
         """Uplink first, then the distinct AP-facing ports in configuration order."""
@@ -78,9 +82,7 @@ class PortPlan:
         return [self.dp_uplink, *self.dp_aps.values()]
 
     def ofport_requests(self) -> dict[str, int]:
-        req = {self.uplink: UPLINK_OFPORT}
-        for i, port in enumerate(self.physical_ports()[1:]):
-            req[port] = AP_PORT_OFPORT_BASE + i
+        req = {self.uplink: UPLINK_OFPORT, **self.ap_port_ofports}
         for link in self.dp_links():
             req[link.fabric_if] = link.ofport
         return req
@@ -93,8 +95,9 @@ def _short_name(ap_id: str) -> str:
     return "_" + hashlib.sha256(ap_id.encode()).hexdigest()[:SHORT_NAME_MAX - 1]
 
 
-def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str, previous: PortPlan | None = None) -> PortPlan:
-    """The plan of `cfg`; given the plan in use (`previous`), the links it shares keep their port numbers."""
+def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str, held: Mapping[str, int] | None = None) -> PortPlan:
+    """The plan of `cfg`; given the port numbers the bridge's ports hold (`held`, by interface name), the links
+    already on the bridge keep theirs."""
     if not IFNAME_RE.match(uplink):
         raise PlanError(f"uplink: '{uplink}' is not a Linux interface name (1-15 of A-Z a-z 0-9 _ . -)")
     if not IFNAME_RE.match(bridge):
@@ -114,29 +117,40 @@ def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str, previous: PortPlan 
         dp_aps[ap.id] = DpLink(role=ap.id, fabric_if=f"fb-{short}", dp_if=f"dp-{short}", ofport=0)
     dp_uplink = DpLink(role="uplink", fabric_if="fb-up", dp_if="dp-up", ofport=DP_OFPORT_BASE)
     _check_names_unique(cfg, uplink, dp_uplink, dp_aps)
-    _number_links(dp_aps, previous)
+    held = held or {}
+    _number_links(dp_aps, held)
+    ap_ports = list(dict.fromkeys(ap.port for ap in aps))
     return PortPlan(
         bridge=bridge,
         uplink=uplink,
         aps=tuple(aps),
         dp_uplink=dp_uplink,
         dp_aps=dp_aps,
+        ap_port_ofports=_numbers(ap_ports, held, AP_PORT_OFPORT_BASE),
     )
 
 
-def _number_links(dp_aps: dict[str, DpLink], previous: PortPlan | None) -> None:
-    """Give each AP's link its OpenFlow port number: the one it has in `previous` if it is there (same names),
-    else the lowest one above DP_OFPORT_BASE that no link of `previous` holds, in configuration order. Not a
-    number a removed link frees in this same step: the manager adds the new ports before it deletes the old ones,
-    so OVS would give the new port another number, install the flows with it, and renumber the port once the old
-    one is gone (vswitchd re-adds a port whose requested number became free), leaving its flows pointing at a
-    port that no longer exists until the next resync."""
-    old = {(lk.fabric_if, lk.dp_if): lk.ofport for lk in previous.dp_aps.values()} if previous else {}
-    kept = {ap_id: old[(lk.fabric_if, lk.dp_if)] for ap_id, lk in dp_aps.items() if (lk.fabric_if, lk.dp_if) in old}
-    taken = set(old.values())
-    free = (n for n in itertools.count(DP_OFPORT_BASE + 1) if n not in taken)
+def _numbers(names: list[str], held: Mapping[str, int], base: int) -> dict[str, int]:
+    """The OpenFlow port number of each of `names`: the one it holds on the bridge, else the lowest from `base`
+    that no port of the bridge holds (see _number_links for why not even one this same version frees)."""
+    taken = set(held.values())
+    free = (n for n in itertools.count(base) if n not in taken)
+    return {name: held[name] if name in held else next(free) for name in names}
+
+
+def _number_links(dp_aps: dict[str, DpLink], held: Mapping[str, int]) -> None:
+    """Give each AP's link its OpenFlow port number: the one its bridge-side port holds (`held`) if it is on the
+    bridge, else the lowest one above DP_OFPORT_BASE that no port of the bridge holds, in configuration order
+    (AP-facing ports are numbered the same way from AP_PORT_OFPORT_BASE, never by their position in the list).
+    Not a number a port this same version removes holds: the manager adds the new ports before it deletes the
+    old ones, so OVS would give the new port another number, install the flows with it, and renumber the port
+    once the old one is gone (vswitchd re-adds a port whose requested number became free), leaving its flows
+    pointing at a port that no longer exists until the next resync. The bridge, not the plan in the manager's
+    memory, says what is held: a restarted manager's first plan is the file's, whose numbers are not the
+    bridge's."""
+    numbers = _numbers([link.fabric_if for link in dp_aps.values()], held, DP_OFPORT_BASE + 1)
     for ap_id, link in dp_aps.items():
-        dp_aps[ap_id] = dataclasses.replace(link, ofport=kept[ap_id] if ap_id in kept else next(free))
+        dp_aps[ap_id] = dataclasses.replace(link, ofport=numbers[link.fabric_if])
 
 
 def _check_names_unique(cfg: AdwiserConfig, uplink: str, dp_uplink: DpLink, dp_aps: dict[str, DpLink]) -> None:

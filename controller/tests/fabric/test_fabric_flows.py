@@ -153,7 +153,7 @@ def test_a_physical_port_named_like_a_dataplane_link_is_refused_naming_the_field
         build_plan(load(LAB), "fb-up", "adw0")
 
 
-def test_planned_from_the_current_plan_kept_links_keep_their_port_numbers_and_new_ones_take_free_ones() -> None:
+def test_planned_against_the_bridge_kept_links_keep_their_port_numbers_and_new_ones_take_free_ones() -> None:
     current = build_plan(load(LAB), "up0", "adw0")
     assert [lk.ofport for lk in current.dp_links()] == [1000, 1001, 1002]
     doc = lab_doc()
@@ -162,7 +162,7 @@ def test_planned_from_the_current_plan_kept_links_keep_their_port_numbers_and_ne
     doc["topology"]["stas"] = [s for s in doc["topology"]["stas"] if s["ap"] != "ap1"]
     doc["topology"]["conflicts"] = []
     doc["slice_map"]["slices"] = doc["slice_map"]["slices"][1:]
-    plan = build_plan(validate_data(doc, "next"), "up0", "adw0", previous=current)
+    plan = build_plan(validate_data(doc, "next"), "up0", "adw0", held=current.ofport_requests())
     assert plan.dp_aps["ap2"] == current.dp_aps["ap2"]
     assert plan.dp_aps["ap3"].ofport == 1003  # not ap1's 1001: fb-ap1 still holds it when fb-ap3 is added
     assert len(set(plan.ofport_requests().values())) == len(plan.ofport_requests())

@@ -193,6 +193,7 @@ class FakeOvs:
 
     def __init__(self) -> None:
         self.port_set: set[str] = set()
+        self.requests: dict[str, int] = {}  # ofport_request of each port on the bridge
         self.removed: list[str] = []
         self.flows: list[str] = []
 
@@ -207,11 +208,16 @@ class FakeOvs:
 
     def add_port(self, name: str, ofport: int) -> None:
         self.port_set.add(name)
+        self.requests[name] = ofport
+
+    def ofport_requests(self) -> dict[str, int]:
+        return dict(self.requests)
 
     def del_port(self, name: str) -> None:
         if name in self.port_set:
             self.removed.append(name)
         self.port_set.discard(name)
+        self.requests.pop(name, None)
 
     def set_no_flood(self, name: str) -> None:
         pass
@@ -454,3 +460,47 @@ def test_a_restarted_manager_takes_up_the_active_topology_without_bypassing_or_d
     host.steered_manager()  # the manager restarts; the dataplane runs version 2 and beats
     assert tables == [steered]
     assert not host.ovs.removed and not host.deleted
+
+
+def test_a_restarted_manager_numbers_new_links_against_the_bridge_not_the_file_it_was_started_with(
+        host: FakeHost) -> None:
+    # Before, a restarted manager numbered the active version's links from the file's plan: ap3's port kept
+    # 1001 on the bridge while the plan said 1003, so a later AP was given 1001 too. OVS gave that port another
+    # number, the flows were installed with it, and when ap3 went vswitchd renumbered the port to 1001: its
+    # flows pointed at a port that no longer existed until the next resync (seen with a real OVS).
+    for name in ("ap3", "ap4"):
+        host.ifs.add(name)
+    m = host.steered_manager()
+    host.activate(m, 2, with_aps(load(LAB).model_dump(mode="json"), ["ap2"]))
+    host.activate(m, 3, with_aps(load(LAB).model_dump(mode="json"), ["ap2", "ap3"]))
+    m = host.steered_manager()  # the manager restarts
+    assert m.plan.ofport_requests() == {n: host.ovs.requests[n] for n in m.plan.ofport_requests()}
+    host.activate(m, 4, with_aps(load(LAB).model_dump(mode="json"), ["ap2", "ap3", "ap4"]))
+    assert m.version == 4
+    assert len(set(host.ovs.requests.values())) == len(host.ovs.requests), host.ovs.requests
+
+
+def with_aps(doc: dict[str, Any], ids: list[str]) -> dict[str, Any]:
+    """Only the APs `ids` (each on the port of its name), one STA each."""
+    ap, sta = doc["topology"]["aps"][1], doc["topology"]["stas"][1]
+    doc["topology"]["aps"] = [dict(ap, id=a, port=a, name=a) for a in ids]
+    doc["topology"]["stas"] = [dict(sta, id=f"s{a}", mac=f"02:ad:00:00:0{i + 1}:01", ips=[f"198.18.0.{20 + i}"],
+                                    ap=a) for i, a in enumerate(ids)]
+    doc["topology"]["conflicts"] = []
+    doc["slice_map"]["slices"] = [{"duration_ms": 20, "pairs": [f"{a}/s{a}"]} for a in ids]
+    return doc
+
+
+def test_an_ap_port_added_after_another_went_takes_a_number_no_port_on_the_bridge_holds(host: FakeHost) -> None:
+    # Before, an AP-facing port's number was 10 + its position in the list: with ap1 gone ap2 was planned at 10
+    # but kept 11 on the bridge, and ap3, added next, asked for 11 too. OVS gave ap3 another number, the flows
+    # were installed with it, and once ap2 went vswitchd renumbered ap3 to 11: until the next resync its STAs'
+    # frames matched no managed flow (in_port was the old number) and crossed by MAC learning, past the
+    # dataplane, and the dataplane's frames for ap3 went to a port that no longer existed (seen with a real OVS).
+    host.ifs.add("ap3")
+    m = host.steered_manager()
+    host.activate(m, 2, with_aps(load(LAB).model_dump(mode="json"), ["ap2"]))
+    host.activate(m, 3, with_aps(load(LAB).model_dump(mode="json"), ["ap2", "ap3"]))
+    assert m.version == 3
+    assert len(set(host.ovs.requests.values())) == len(host.ovs.requests), host.ovs.requests
+    assert m.plan.ofport_requests() == host.ovs.requests
