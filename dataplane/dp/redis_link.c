@@ -33,6 +33,8 @@ struct redis_link {
     char id[ADW_ID_LEN];
     char backend[16];
     char pacing_chan[KEY_LEN];             /* adwiser:appliance:<id>:pacing (channel and hash) */
+    char password[512];                    /* $ADWISER_REDIS_PASSWORD at start; "" = Redis asks for none */
+    char connect_error[256];               /* the last refusal of a connection attempt logged; thread only */
     pthread_t thread;
     pthread_mutex_t mu;
     int stop;                              /* guarded by mu */
@@ -298,16 +300,33 @@ static void read_desired(struct redis_link *l)
     fetch_version(l, v);
 }
 
-/* SUBSCRIBEs the subscription connection to chan; -1 (and disconnects) on a connection error. */
-static int subscribe(struct redis_link *l, const char *chan)
+/* Runs a command of the connection's setup on c: 0 if Redis took it, else -1 (and disconnects). Redis refusing it
+ * (a wrong or missing password: WRONGPASS, NOAUTH) is logged once until the refusal changes or a connection succeeds,
+ * as the attempt is repeated every second. */
+static int setup_command(struct redis_link *l, redisContext *c, const char *fmt, ...)
 {
-    redisReply *r = redisCommand(l->sub, "SUBSCRIBE %s", chan);
-    if (!r) {
-        disconnect(l);
-        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = redisvCommand(c, fmt, ap);
+    va_end(ap);
+    if (r && r->type != REDIS_REPLY_ERROR) {
+        freeReplyObject(r);
+        return 0;
     }
+    char why[sizeof(l->connect_error)];
+    snprintf(why, sizeof(why), "%s", r ? r->str : c->errstr);
+    if (strcmp(why, l->connect_error) != 0)
+        fprintf(stderr, "adwiser-dp: redis: %s refused the connection: %s; retrying every second\n", l->addr, why);
+    snprintf(l->connect_error, sizeof(l->connect_error), "%s", why);
     freeReplyObject(r);
-    return 0;
+    disconnect(l);
+    return -1;
+}
+
+/* Logs c in with the password of $ADWISER_REDIS_PASSWORD, if there is one; -1 (and disconnects) if refused. */
+static int login(struct redis_link *l, redisContext *c)
+{
+    return l->password[0] ? setup_command(l, c, "AUTH %s", l->password) : 0;
 }
 
 static int try_connect(struct redis_link *l)
@@ -322,8 +341,10 @@ static int try_connect(struct redis_link *l)
         return -1;
     }
     appliance_key(l, "config", chan);
-    if (subscribe(l, chan) || subscribe(l, l->pacing_chan))
+    if (login(l, l->cmd) || login(l, l->sub) || setup_command(l, l->sub, "SUBSCRIBE %s", chan)
+        || setup_command(l, l->sub, "SUBSCRIBE %s", l->pacing_chan))
         return -1;
+    l->connect_error[0] = '\0';
     fprintf(stderr, "adwiser-dp: redis: connected to %s, following %s and %s\n", l->addr, chan, l->pacing_chan);
     read_desired(l);   /* a message missed while disconnected is never fatal */
     if (l->cmd)
@@ -595,6 +616,8 @@ struct redis_link *redis_link_start(const char *addr, const char *appliance_id, 
     snprintf(l->id, sizeof(l->id), "%s", appliance_id);
     snprintf(l->backend, sizeof(l->backend), "%s", backend);
     appliance_key(l, "pacing", l->pacing_chan);
+    const char *password = getenv("ADWISER_REDIS_PASSWORD");
+    snprintf(l->password, sizeof(l->password), "%s", password ? password : "");
     pthread_mutex_init(&l->mu, NULL);
     if (pthread_create(&l->thread, NULL, redis_thread, l) != 0) {
         snprintf(err, errlen, "cannot start the Redis thread: %s", strerror(errno));

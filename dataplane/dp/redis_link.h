@@ -38,7 +38,9 @@
 
 struct redis_link;
 
-/* addr: "unix:/path/to.sock" or "host:port".  Refuses a malformed address; connects in the background. */
+/* addr: "unix:/path/to.sock" or "host:port".  Refuses a malformed address; connects in the background, logging in
+ * with $ADWISER_REDIS_PASSWORD if set (read here, once). A connection Redis refuses (a wrong or missing password) is
+ * logged, once until the refusal changes, and tried again every second. */
 struct redis_link *redis_link_start(const char *addr, const char *appliance_id, const char *backend, char *err,
                                     size_t errlen);
 

@@ -226,6 +226,61 @@ static void test_desired_is_followed_again_once_a_version_runs_after_a_reload(vo
     redis_link_stop(l);
 }
 
+/* The connections Redis has accepted since it started (INFO stats). */
+static long long connections_received(struct server *s)
+{
+    redisReply *r = redisCommand(s->c, "INFO stats");
+    assert_non_null(r);
+    char *at = r->type == REDIS_REPLY_STRING ? strstr(r->str, "total_connections_received:") : NULL;
+    long long n = at ? atoll(at + strlen("total_connections_received:")) : -1;
+    freeReplyObject(r);
+    return n;
+}
+
+/* The deployed Redis requires a password (ansible's redis role); the dataplane is given it as
+ * $ADWISER_REDIS_PASSWORD (ansible's dataplane.env). The test's own connection stays logged in. */
+static void test_the_link_logs_in_with_the_password_of_the_environment(void **state)
+{
+    struct server *s = *state;
+    command(s, "CONFIG SET requirepass a-redis-password");
+    store_version(s, 3);
+    setenv("ADWISER_REDIS_PASSWORD", "a-redis-password", 1);
+    struct redis_link *l = start_link(s);
+    unsetenv("ADWISER_REDIS_PASSWORD");
+    assert_int_equal(take_version(l), 3);
+    redis_link_ack(l, 3);
+    char *active = wait_get(s, "adwiser:appliance:lab:active");
+    assert_non_null(active);
+    assert_string_equal(active, "3");
+    free(active);
+    redis_link_stop(l);
+}
+
+/* A password Redis refuses: the link writes nothing, tries again every second (not in a busy loop), and gets in once
+ * Redis takes the password. */
+static void test_a_refused_password_is_retried_every_second(void **state)
+{
+    struct server *s = *state;
+    command(s, "CONFIG SET requirepass the-right-password");
+    setenv("ADWISER_REDIS_PASSWORD", "a-wrong-password", 1);
+    char err[256];
+    long long before = connections_received(s);
+    struct redis_link *l = redis_link_start(s->addr, "lab", "dpdk", err, sizeof err);
+    unsetenv("ADWISER_REDIS_PASSWORD");
+    assert_non_null(l);
+    sleep_ms(2500);
+    long long attempts = connections_received(s) - before;
+    char *hb = get(s, "adwiser:appliance:lab:heartbeat");
+    assert_null(hb);
+    assert_true(attempts >= 2);    /* retried: more than the first attempt's connection */
+    assert_true(attempts <= 10);   /* about one attempt a second (at most two connections each), no busy loop */
+    command(s, "CONFIG SET requirepass a-wrong-password");   /* the operator fixes Redis's side */
+    hb = wait_get(s, "adwiser:appliance:lab:heartbeat");
+    assert_non_null(hb);
+    free(hb);
+    redis_link_stop(l);
+}
+
 /* Waits for ...:pacing_rejected to name `pair`; its "error" text (caller frees), or NULL. */
 static char *pacing_refusal_naming(struct server *s, const char *pair)
 {
@@ -436,6 +491,9 @@ int main(void)
                                         stop_server),
         cmocka_unit_test_setup_teardown(test_desired_is_followed_again_once_a_version_runs_after_a_reload,
                                         start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_the_link_logs_in_with_the_password_of_the_environment, start_server,
+                                        stop_server),
+        cmocka_unit_test_setup_teardown(test_a_refused_password_is_retried_every_second, start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed,
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(
