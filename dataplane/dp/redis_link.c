@@ -281,38 +281,14 @@ static void fetch_pacing(struct redis_link *l)
     pthread_mutex_unlock(&l->mu);
 }
 
-/* Applies `desired`, unless the operator's SIGHUP overrode it: read at every reconnect, it would undo the
- * override within a second. */
-static void read_desired(struct redis_link *l)
+/* Runs a command of the connection's setup on c: its reply, or NULL (and disconnects) if Redis refused it or the
+ * connection broke. A refusal (a wrong or missing password: WRONGPASS, NOAUTH; -LOADING) is logged once until it
+ * changes or a connection succeeds, as the attempt is repeated every second. */
+static redisReply *vsetup_reply(struct redis_link *l, redisContext *c, const char *fmt, va_list ap)
 {
-    char key[KEY_LEN];
-    pthread_mutex_lock(&l->mu);
-    int overridden = l->overridden;
-    pthread_mutex_unlock(&l->mu);
-    if (overridden)
-        return;
-    appliance_key(l, "desired", key);
-    redisReply *r = cmd(l, "GET %s", key);
-    if (!r)
-        return;
-    uint64_t v = r->type == REDIS_REPLY_STRING ? strtoull(r->str, NULL, 10) : 0;
-    freeReplyObject(r);
-    fetch_version(l, v);
-}
-
-/* Runs a command of the connection's setup on c: 0 if Redis took it, else -1 (and disconnects). Redis refusing it
- * (a wrong or missing password: WRONGPASS, NOAUTH) is logged once until the refusal changes or a connection succeeds,
- * as the attempt is repeated every second. */
-static int setup_command(struct redis_link *l, redisContext *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
     redisReply *r = redisvCommand(c, fmt, ap);
-    va_end(ap);
-    if (r && r->type != REDIS_REPLY_ERROR) {
-        freeReplyObject(r);
-        return 0;
-    }
+    if (r && r->type != REDIS_REPLY_ERROR)
+        return r;
     char why[sizeof(l->connect_error)];
     snprintf(why, sizeof(why), "%s", r ? r->str : c->errstr);
     if (strcmp(why, l->connect_error) != 0)
@@ -320,13 +296,55 @@ static int setup_command(struct redis_link *l, redisContext *c, const char *fmt,
     snprintf(l->connect_error, sizeof(l->connect_error), "%s", why);
     freeReplyObject(r);
     disconnect(l);
-    return -1;
+    return NULL;
+}
+
+static redisReply *setup_reply(struct redis_link *l, redisContext *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = vsetup_reply(l, c, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* setup_reply for a command whose reply is not needed: 0 if Redis took it, else -1. */
+static int setup_command(struct redis_link *l, redisContext *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = vsetup_reply(l, c, fmt, ap);
+    va_end(ap);
+    freeReplyObject(r);
+    return r ? 0 : -1;
 }
 
 /* Logs c in with the password of $ADWISER_REDIS_PASSWORD, if there is one; -1 (and disconnects) if refused. */
 static int login(struct redis_link *l, redisContext *c)
 {
     return l->password[0] ? setup_command(l, c, "AUTH %s", l->password) : 0;
+}
+
+/* Applies `desired`, unless the operator's SIGHUP overrode it: read at every reconnect, it would undo the
+ * override within a second. An error reply is no answer (-LOADING from a Redis still loading its AOF after a
+ * restart): the connection is dropped and `desired` read again on the next attempt, a second later; taken for "no
+ * version", the version would never be applied, since nothing reads `desired` again until a reconnect. -1 if so. */
+static int read_desired(struct redis_link *l)
+{
+    char key[KEY_LEN];
+    pthread_mutex_lock(&l->mu);
+    int overridden = l->overridden;
+    pthread_mutex_unlock(&l->mu);
+    if (overridden)
+        return 0;
+    appliance_key(l, "desired", key);
+    redisReply *r = setup_reply(l, l->cmd, "GET %s", key);
+    if (!r)
+        return -1;
+    uint64_t v = r->type == REDIS_REPLY_STRING ? strtoull(r->str, NULL, 10) : 0;
+    freeReplyObject(r);
+    fetch_version(l, v);
+    return 0;
 }
 
 static int try_connect(struct redis_link *l)
@@ -344,9 +362,10 @@ static int try_connect(struct redis_link *l)
     if (login(l, l->cmd) || login(l, l->sub) || setup_command(l, l->sub, "SUBSCRIBE %s", chan)
         || setup_command(l, l->sub, "SUBSCRIBE %s", l->pacing_chan))
         return -1;
+    if (read_desired(l))   /* a message missed while disconnected is never fatal */
+        return -1;
     l->connect_error[0] = '\0';
     fprintf(stderr, "adwiser-dp: redis: connected to %s, following %s and %s\n", l->addr, chan, l->pacing_chan);
-    read_desired(l);   /* a message missed while disconnected is never fatal */
     if (l->cmd)
         fetch_pacing(l);
     return 0;

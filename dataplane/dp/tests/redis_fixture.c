@@ -22,21 +22,21 @@ void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
-int start_server(void **state)
+/* Starts redis-server on s->sock in s->dir (loading its dump.rdb, if any, each key key_load_delay_us late) and
+ * connects s->c; -1 if it did not start. */
+static int spawn(struct server *s, unsigned key_load_delay_us)
 {
-    struct server *s = calloc(1, sizeof(*s));
-    snprintf(s->dir, sizeof(s->dir), "/tmp/adwrlt.XXXXXX");
-    if (!mkdtemp(s->dir))
-        return -1;
-    snprintf(s->sock, sizeof(s->sock), "%s/redis.sock", s->dir);
-    snprintf(s->addr, sizeof(s->addr), "unix:%s", s->sock);
+    char delay[16];
+    snprintf(delay, sizeof(delay), "%u", key_load_delay_us);
     s->pid = fork();
     if (s->pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGTERM);   /* a test that crashes leaves no redis-server behind */
         if (!freopen("/dev/null", "w", stdout))
             _exit(126);
+        /* While loading, Redis answers between keys every 1 KiB read: -LOADING to most commands. */
         execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", s->sock, "--save", "", "--appendonly",
-               "no", "--dir", s->dir, (char *)NULL);
+               "no", "--dir", s->dir, "--key-load-delay", delay, "--loading-process-events-interval-bytes", "1024",
+               (char *)NULL);
         _exit(127);
     }
     for (int i = 0; i < 100 && !s->c; i++) {
@@ -51,8 +51,29 @@ int start_server(void **state)
         if (!s->c)
             sleep_ms(50);
     }
-    *state = s;
     return s->c ? 0 : -1;
+}
+
+int start_server(void **state)
+{
+    struct server *s = calloc(1, sizeof(*s));
+    snprintf(s->dir, sizeof(s->dir), "/tmp/adwrlt.XXXXXX");
+    if (!mkdtemp(s->dir))
+        return -1;
+    snprintf(s->sock, sizeof(s->sock), "%s/redis.sock", s->dir);
+    snprintf(s->addr, sizeof(s->addr), "unix:%s", s->sock);
+    *state = s;
+    return spawn(s, 0);
+}
+
+void restart_server_loading_slowly(struct server *s, unsigned key_load_delay_us)
+{
+    command(s, "SAVE");
+    redisFree(s->c);
+    s->c = NULL;
+    kill(s->pid, SIGTERM);
+    waitpid(s->pid, NULL, 0);
+    assert_int_equal(spawn(s, key_load_delay_us), 0);
 }
 
 int stop_server(void **state)
@@ -64,6 +85,9 @@ int stop_server(void **state)
     kill(s->pid, SIGTERM);
     waitpid(s->pid, NULL, 0);
     unlink(s->sock);
+    char dump[sizeof(s->dir) + 16];
+    snprintf(dump, sizeof(dump), "%s/dump.rdb", s->dir);   /* left by restart_server_loading_slowly's SAVE */
+    unlink(dump);
     rmdir(s->dir);
     free(s);
     return 0;

@@ -25,6 +25,10 @@ int start_server(void **state);
 /* cmocka teardown: stops the server (also one a test left stopped with SIGSTOP) and removes its directory. */
 int stop_server(void **state);
 
+/* Saves the data set, stops the server and starts it again on the same socket, loading each key key_load_delay_us
+ * late: Redis answers -LOADING meanwhile, as after a restart with a large AOF. */
+void restart_server_loading_slowly(struct server *s, unsigned key_load_delay_us);
+
 void sleep_ms(unsigned ms);
 /* The value of key as a string (caller frees), or NULL. */
 char *get(struct server *s, const char *key);

@@ -226,6 +226,30 @@ static void test_desired_is_followed_again_once_a_version_runs_after_a_reload(vo
     redis_link_stop(l);
 }
 
+/*
+ * The appliance boots: Redis (AOF on) is still loading its data set when the dataplane connects, and answers the read
+ * of `desired` with -LOADING. That is no answer: `desired` is read again once Redis has loaded, and the version applied.
+ */
+static void test_desired_is_read_again_when_redis_was_loading_its_data(void **state)
+{
+    struct server *s = *state;
+    store_version(s, 3);
+    command(s, "EVAL %s 0", "for i = 1, 2000 do redis.call('SET', 'fill:' .. i, string.rep('x', 100)) end");
+    restart_server_loading_slowly(s, 1000);   /* about 2 s of loading */
+    char err[256];
+    struct redis_link *l = redis_link_start(s->addr, "lab", "dpdk", err, sizeof err);
+    assert_non_null(l);
+    uint64_t v = 0;
+    for (int i = 0; i < (2000 + WAIT_MS) / 10 && !v; i++) {
+        struct adw_config *c = redis_link_take_config(l, &v);
+        free(c);
+        if (!c)
+            sleep_ms(10);
+    }
+    assert_int_equal(v, 3);
+    redis_link_stop(l);
+}
+
 /* The connections Redis has accepted since it started (INFO stats). */
 static long long connections_received(struct server *s)
 {
@@ -491,6 +515,8 @@ int main(void)
                                         stop_server),
         cmocka_unit_test_setup_teardown(test_desired_is_followed_again_once_a_version_runs_after_a_reload,
                                         start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_desired_is_read_again_when_redis_was_loading_its_data, start_server,
+                                        stop_server),
         cmocka_unit_test_setup_teardown(test_the_link_logs_in_with_the_password_of_the_environment, start_server,
                                         stop_server),
         cmocka_unit_test_setup_teardown(test_a_refused_password_is_retried_every_second, start_server, stop_server),
