@@ -35,6 +35,8 @@ struct redis_link {
     char pacing_chan[KEY_LEN];             /* adwiser:appliance:<id>:pacing (channel and hash) */
     char password[512];                    /* $ADWISER_REDIS_PASSWORD at start; "" = Redis asks for none */
     char connect_error[256];               /* the last refusal of a connection attempt logged; thread only */
+    char write_error[256];                 /* the last write refusal logged, "" after a write Redis took; thread
+                                              only */
     pthread_t thread;
     pthread_mutex_t mu;
     int stop;                              /* guarded by mu */
@@ -116,32 +118,42 @@ static redisReply *cmd(struct redis_link *l, const char *fmt, ...)
     return r;
 }
 
-/* Runs a command whose reply is not needed (a connection error disconnects, as for cmd). */
-static void run(struct redis_link *l, const char *fmt, ...)
+/* Runs a command whose reply is not needed (a connection error disconnects, as for cmd): 1 if Redis took it, 0 if it
+ * answered with an error (-OOM under maxmemory with noeviction: nothing stored; logged once until the refusal changes
+ * or a write goes through), -1 if the connection broke. */
+static int run(struct redis_link *l, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     redisReply *r = vcmd(l, fmt, ap);
     va_end(ap);
-    if (r)
-        freeReplyObject(r);
+    if (!r)
+        return -1;
+    int took = r->type != REDIS_REPLY_ERROR;
+    if (!took && strncmp(r->str, l->write_error, sizeof(l->write_error) - 1) != 0)
+        fprintf(stderr, "adwiser-dp: redis: write refused: %s\n", r->str);
+    snprintf(l->write_error, sizeof(l->write_error), "%s", took ? "" : r->str);
+    freeReplyObject(r);
+    return took;
 }
 
 /* SETs this appliance's key <suffix> to j as compact JSON, expiring after ttl_ms unless 0; consumes j (NULL, a
- * record that could not be built, is logged and skipped). */
-static void set_json(struct redis_link *l, const char *suffix, json_t *j, unsigned ttl_ms)
+ * record that could not be built, is logged and skipped: 1, as nothing would come of trying again). As run. */
+static int set_json(struct redis_link *l, const char *suffix, json_t *j, unsigned ttl_ms)
 {
     char key[KEY_LEN];
     appliance_key(l, suffix, key);
     char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    int took = 1;
     if (!s)
         fprintf(stderr, "adwiser-dp: redis: the %s record could not be built; not written\n", suffix);
     else if (ttl_ms)
-        run(l, "SET %s %s PX %u", key, s, ttl_ms);
+        took = run(l, "SET %s %s PX %u", key, s, ttl_ms);
     else
-        run(l, "SET %s %s", key, s);
+        took = run(l, "SET %s %s", key, s);
     free(s);
     json_decref(j);
+    return took;
 }
 
 /*
@@ -183,10 +195,10 @@ static void utf8_scrub(char *s)
     }
 }
 
-static void set_rejected(struct redis_link *l, uint64_t version, char *error)
+static int set_rejected(struct redis_link *l, uint64_t version, char *error)
 {
     utf8_scrub(error);
-    set_json(l, "rejected", json_pack("{s:I, s:s}", "version", (json_int_t)version, "error", error), 0);
+    return set_json(l, "rejected", json_pack("{s:I, s:s}", "version", (json_int_t)version, "error", error), 0);
 }
 
 /* Refuses a version fetched from Redis. Only a refusal written counts it as fetched: when the connection broke
@@ -517,25 +529,23 @@ static void send_outcome(struct redis_link *l)
     pthread_mutex_unlock(&l->mu);
     if (ack_due) {
         appliance_key(l, "active", key);
-        run(l, "SET %s %llu", key, (unsigned long long)acked);
+        int took = run(l, "SET %s %llu", key, (unsigned long long)acked);
         appliance_key(l, "ack", key);
-        if (l->cmd)
-            run(l, "PUBLISH %s %llu", key, (unsigned long long)acked);
-        if (l->cmd) {
+        if (took > 0 && run(l, "PUBLISH %s %llu", key, (unsigned long long)acked) < 0)
+            took = -1;
+        if (took > 0) {
             fprintf(stderr, "adwiser-dp: redis: version %llu active%s\n", (unsigned long long)acked,
                     acked ? "" : " (the --config file, reloaded by SIGHUP)");
             ack_due = 0;
         }
     }
-    if (refused && l->cmd) {
-        set_rejected(l, refused, error);
-        if (l->cmd)
-            refused = 0;
-    }
+    if (refused && l->cmd && set_rejected(l, refused, error) > 0)
+        refused = 0;
     if (!ack_due && !refused)
         return;
-    /* The connection broke on them: written again after reconnecting (unless a newer one came meanwhile), since
-     * reading `desired` then skips the version in force and nothing else would set `active` or `rejected`. */
+    /* The connection broke on them, or Redis refused to store them (-OOM): written again on the next pass, after
+     * reconnecting if need be (unless a newer one came meanwhile), since reading `desired` then skips the version in
+     * force and nothing else would set `active` or `rejected`. */
     pthread_mutex_lock(&l->mu);
     if (ack_due && !l->ack_due) {
         l->ack_due = 1;

@@ -23,7 +23,8 @@
  * Redis refused and those sent on a connection that broke before Redis
  * answered them). Nor does a
  * Redis that stops answering: commands time out after 1 s and reconnect, so
- * redis_link_stop returns within a few seconds. Error texts are written with
+ * redis_link_stop returns within a few seconds. Nor does a Redis that refuses writes (-OOM under maxmemory with
+ * noeviction): the refusal is logged, and `active` and `rejected` are written once it takes them. Error texts are written with
  * any byte that is not UTF-8 replaced by '?'.
  */
 #ifndef ADW_DP_REDIS_LINK_H

@@ -111,6 +111,31 @@ static void test_a_refusal_whose_write_lost_the_connection_is_written_after_reco
     redis_link_stop(l);
 }
 
+/*
+ * Redis refuses writes for a while (-OOM: the appliance's Redis runs with maxmemory and noeviction) just as a version
+ * goes live and another is refused: the writes of `active` and `rejected` are answered with an error and stored
+ * nothing, so they are written once Redis takes writes again; else the controller shows the version pending for good.
+ */
+static void test_an_ack_and_a_refusal_redis_refused_to_store_are_written_once_it_takes_writes(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    command(s, "CONFIG SET maxmemory 1");   /* below what Redis uses: every write is refused with -OOM */
+    redis_link_ack(l, 7);
+    redis_link_reject(l, 8, "topology.aps[0].port: not the port in use");
+    sleep_ms(500);
+    command(s, "CONFIG SET maxmemory 0");
+    char *active = wait_get(s, "adwiser:appliance:lab:active");
+    char *rejected = wait_get(s, "adwiser:appliance:lab:rejected");
+    assert_non_null(active);
+    assert_string_equal(active, "7");
+    assert_non_null(rejected);
+    assert_non_null(strstr(rejected, "\"version\":8"));
+    free(active);
+    free(rejected);
+    redis_link_stop(l);
+}
+
 static void test_a_refusal_of_a_fetched_version_whose_write_lost_the_connection_is_written_after_reconnecting(
     void **state)
 {
@@ -504,6 +529,9 @@ int main(void)
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_refusal_whose_write_lost_the_connection_is_written_after_reconnecting,
                                         start_server, stop_server),
+        cmocka_unit_test_setup_teardown(
+            test_an_ack_and_a_refusal_redis_refused_to_store_are_written_once_it_takes_writes, start_server,
+            stop_server),
         cmocka_unit_test_setup_teardown(
             test_a_refusal_of_a_fetched_version_whose_write_lost_the_connection_is_written_after_reconnecting,
             start_server, stop_server),
