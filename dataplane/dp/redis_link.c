@@ -203,14 +203,19 @@ static int set_rejected(struct redis_link *l, uint64_t version, char *error)
 
 /* Refuses a version fetched from Redis. Only a refusal written counts it as fetched: when the connection broke
  * between the read of the version and this write, reading `desired` after reconnecting fetches and refuses it
- * again, since nothing else would ever write `rejected` for it. */
+ * again, since nothing else would ever write `rejected` for it. One Redis refused to store (-OOM) waits with the
+ * loop's refusals and send_outcome writes it on a later pass (fetching it again would log it every pass). */
 static void refuse_fetched(struct redis_link *l, uint64_t version, char *error)
 {
-    set_rejected(l, version, error);
-    if (!l->cmd)
+    int took = set_rejected(l, version, error);
+    if (took < 0)
         return;
     pthread_mutex_lock(&l->mu);
     l->last_fetched = version;
+    if (took == 0) {
+        l->reject_version = version;
+        snprintf(l->reject_error, sizeof(l->reject_error), "%s", error);
+    }
     pthread_mutex_unlock(&l->mu);
 }
 

@@ -136,6 +136,23 @@ static void test_an_ack_and_a_refusal_redis_refused_to_store_are_written_once_it
     redis_link_stop(l);
 }
 
+/* The refusal of a version the thread fetched itself (here: no doc), while Redis refuses writes (-OOM): written once
+ * it takes writes again (it was counted as written and lost). PUBLISH and the fetch's HGET are not writes. */
+static void test_a_refusal_of_a_fetched_version_redis_refused_to_store_is_written_once_it_takes_writes(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    command(s, "CONFIG SET maxmemory 1");
+    command(s, "PUBLISH adwiser:appliance:lab:config 9");
+    sleep_ms(500);
+    command(s, "CONFIG SET maxmemory 0");
+    char *rejected = wait_get(s, "adwiser:appliance:lab:rejected");
+    assert_non_null(rejected);
+    assert_non_null(strstr(rejected, "\"version\":9"));
+    free(rejected);
+    redis_link_stop(l);
+}
+
 static void test_a_refusal_of_a_fetched_version_whose_write_lost_the_connection_is_written_after_reconnecting(
     void **state)
 {
@@ -531,6 +548,9 @@ int main(void)
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(
             test_an_ack_and_a_refusal_redis_refused_to_store_are_written_once_it_takes_writes, start_server,
+            stop_server),
+        cmocka_unit_test_setup_teardown(
+            test_a_refusal_of_a_fetched_version_redis_refused_to_store_is_written_once_it_takes_writes, start_server,
             stop_server),
         cmocka_unit_test_setup_teardown(
             test_a_refusal_of_a_fetched_version_whose_write_lost_the_connection_is_written_after_reconnecting,
