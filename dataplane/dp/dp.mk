@@ -107,7 +107,7 @@ $(DP_TEST_NFQ_VERDICTS): dp/tests/test_nfq_verdicts.c tests/frame_builder.c $(DP
 
 # The DPDK loop on net_ring ports the test creates (no hugepages, no PCI, its own --file-prefix). Not under ASan:
 # the EAL maps its memory itself.
-DP_DPDK_LOOP_SRCS := dp/dpdk_loop.c dp/dpdk_ports.c dp/vlan_demux.c dp/idle_backoff.c dp/tsc_clock.c $(DP_ENGINE_SRCS)
+DP_DPDK_LOOP_SRCS := dp/dpdk_loop.c dp/dpdk_tx_backlog.c dp/dpdk_ports.c dp/vlan_demux.c dp/idle_backoff.c dp/tsc_clock.c $(DP_ENGINE_SRCS)
 DP_TEST_DPDK_LOOP := $(BUILD)/dp/test_dpdk_loop
 DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_DPDK_LOOP))
 

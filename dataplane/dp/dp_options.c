@@ -11,7 +11,7 @@
 
 enum {
     OPT_CONFIG = 256, OPT_BACKEND, OPT_UPLINK, OPT_AP, OPT_TELEMETRY, OPT_REDIS,
-    OPT_STATS, OPT_PIDFILE, OPT_QUEUE, OPT_BURST, OPT_MBUFS, OPT_RUN_MS,
+    OPT_STATS, OPT_PIDFILE, OPT_QUEUE, OPT_BURST, OPT_MBUFS, OPT_TX_BACKLOG, OPT_RUN_MS,
     OPT_BUSY, OPT_RT, OPT_PORT, OPT_PACING, OPT_ACK_MODEL, OPT_CHECK, OPT_HELP
 };
 
@@ -29,6 +29,7 @@ static const struct option long_opts[] = {
     {"queue-num", required_argument, NULL, OPT_QUEUE},
     {"burst", required_argument, NULL, OPT_BURST},
     {"total-num-mbufs", required_argument, NULL, OPT_MBUFS},
+    {"tx-backlog", required_argument, NULL, OPT_TX_BACKLOG},
     {"run-ms", required_argument, NULL, OPT_RUN_MS},
     {"busy-poll", no_argument, NULL, OPT_BUSY},
     {"rt-priority", required_argument, NULL, OPT_RT},
@@ -60,6 +61,7 @@ void dp_options_usage(const char *prog)
            "  --queue-num N        nfqueue: NFQUEUE number (default 0)\n"
            "  --burst N            packets per RX/TX burst (default 32)\n"
            "  --total-num-mbufs N  DPDK mbuf pool size (default 16384)\n"
+           "  --tx-backlog N       frames per port waiting for a full TX ring (default 4096)\n"
            "  --run-ms MS          exit by itself after MS milliseconds (benchmarks)\n"
            "  --busy-poll          never sleep when idle (benchmarks)\n"
            "  --rt-priority N      run the loop SCHED_FIFO at priority N (1..99): slice starts on time on a loaded host\n",
@@ -104,6 +106,7 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
     o->backend = DP_BACKEND_DPDK;
     o->burst = 32;
     o->total_num_mbufs = 16384;
+    o->tx_backlog = 4096;
     optind = 1;
     opterr = 0;
     for (;;) {
@@ -193,6 +196,13 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
                 return -1;
             }
             o->total_num_mbufs = (unsigned)v;
+            break;
+        case OPT_TX_BACKLOG:
+            if (parse_uint(optarg, 1u << 24, &v) || v == 0) {
+                snprintf(err, errlen, "--tx-backlog: '%s' is not 1..16777216", optarg);
+                return -1;
+            }
+            o->tx_backlog = (unsigned)v;
             break;
         case OPT_RUN_MS:
             if (parse_uint(optarg, 86400000ull * 365, &v)) {

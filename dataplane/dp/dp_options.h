@@ -44,6 +44,7 @@ struct dp_options {
     unsigned queue_num;               /* nfqueue: NFQUEUE number (iptables --queue-num) */
     unsigned burst;                   /* packets per RX/TX burst */
     unsigned total_num_mbufs;         /* DPDK mbuf pool size, packets */
+    unsigned tx_backlog;              /* DPDK: frames per port waiting for a full TX ring (dpdk_tx_backlog.h) */
     unsigned hold_pkts;               /* packets the core may hold (set from the backend's buffer space) */
     uint64_t run_ms;                  /* stop by itself after this many ms, 0 = until SIGTERM/SIGINT */
     int busy_poll;                    /* 1 = never sleep when idle (benchmarks only) */

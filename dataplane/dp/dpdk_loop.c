@@ -13,19 +13,20 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "dpdk_tx_backlog.h"
 #include "idle_backoff.h"
 #include "tsc_clock.h"
 #include "vlan_demux.h"
 
 #define MAX_BURST 512u          /* upper bound of --burst */
-#define TX_RETRIES 1000u        /* TX bursts tried on a full ring before a packet is counted lost */
-#define TX_STALL_NS 100000000ull /* shutdown: a full TX ring that takes no frame for this long has lost its peer */
+#define TX_STALL_NS 100000000ull /* a full TX ring that takes no frame for this long has lost its peer */
 
 struct tx_port {
     uint16_t dpdk_port;               /* DPDK port id */
     struct rte_eth_dev_tx_buffer *buf;
-    uint64_t *drops;                  /* the engine's tx_drops */
-    uint64_t *sent;                   /* the engine's tx_pkts: counted when buffered, taken back if dropped */
+    struct dpdk_tx_backlog backlog;   /* frames the ring refused, oldest first; while any wait, new ones go behind */
+    struct dp_counters *c;            /* the engine's: tx_pkts counts a frame when sent, taken back if it is lost */
+    uint64_t last_taken_ns;           /* when the ring last took a frame of the backlog, or the backlog began */
     bool wait_for_peer;               /* shutdown: a full ring is waited on while its peer keeps taking frames */
 };
 
@@ -82,46 +83,75 @@ uint64_t dpdk_clock_ns(void)
     return tsc_clock_ns(&dpdk_clock, rte_get_tsc_cycles());
 }
 
-/*
- * Shutdown: the held packets go out at once, thousands against a ring of DPDK_TX_DESC that a NIC empties at its line
- * rate (a 1500-byte frame every 12 us at 1 Gbit/s, its descriptors freed 32 at a time), far slower than TX_RETRIES
- * back-to-back bursts take. So the frames wait for the ring as long as it keeps taking them; a ring that takes none for
- * TX_STALL_NS has lost its peer (link down), and the rest of the shutdown no longer waits for it.
- */
-static uint16_t tx_while_peer_takes(struct tx_port *tp, struct rte_mbuf **pkts, uint16_t count)
+/* n frames of the port that will not be transmitted after all (freed by the caller): counted lost, not sent. */
+static void tx_lost(struct tx_port *tp, uint64_t n)
 {
-    uint16_t sent = 0;
-    uint64_t last_taken = dpdk_clock_ns();
-    while (sent < count) {
-        uint16_t k = rte_eth_tx_burst(tp->dpdk_port, 0, pkts + sent, (uint16_t)(count - sent));
-        uint64_t now = dpdk_clock_ns();
-        if (k) {
-            sent = (uint16_t)(sent + k);
-            last_taken = now;
-        } else if (now - last_taken >= TX_STALL_NS) {
-            tp->wait_for_peer = false;
-            break;
-        } else {
-            rte_delay_us_sleep(10);
-        }
-    }
-    return sent;
+    tp->c->tx_drops += n;
+    tp->c->tx_pkts -= n;
+}
+
+/* Hands the backlog to the ring as far as it takes frames, without waiting; returns how many it took. */
+static uint32_t backlog_out(struct tx_port *tp)
+{
+    uint32_t k = dpdk_tx_backlog_send(&tp->backlog, tp->dpdk_port);
+    if (k)
+        tp->last_taken_ns = dpdk_clock_ns();
+    return k;
 }
 
 /*
- * A full TX ring (af_packet's kernel ring busy) is retried rather than
- * dropped: "nothing lost" holds through bursts as long as the peer drains.
+ * Shutdown: false once the port's ring has taken nothing for TX_STALL_NS. Its peer is gone (link down): the backlog
+ * is lost (tx_drops), and the rest of the shutdown no longer waits for the port.
+ */
+static bool peer_still_takes(struct tx_port *tp)
+{
+    if (dpdk_clock_ns() - tp->last_taken_ns < TX_STALL_NS)
+        return true;
+    tp->wait_for_peer = false;
+    tx_lost(tp, dpdk_tx_backlog_discard(&tp->backlog));
+    return false;
+}
+
+/*
+ * Puts pkts[0..n) at the end of the port's backlog. A full backlog loses the rest (tx_backlog_drops) in normal
+ * running, as the loop must go on for the other ports; at shutdown it is waited on while its peer takes frames.
+ */
+static void backlog_in(struct tx_port *tp, struct rte_mbuf **pkts, uint32_t n)
+{
+    if (tp->backlog.len == 0)
+        tp->last_taken_ns = dpdk_clock_ns(); /* a new backlog: the ring's peer gets its time from now */
+    uint32_t taken = dpdk_tx_backlog_push(&tp->backlog, pkts, n);
+    bool peer_gone = false;
+    while (taken < n && tp->wait_for_peer) {
+        if (backlog_out(tp) == 0) {
+            if (!peer_still_takes(tp)) {
+                peer_gone = true;
+                break;
+            }
+            rte_delay_us_sleep(10);
+        }
+        taken += dpdk_tx_backlog_push(&tp->backlog, pkts + taken, n - taken);
+    }
+    if (tp->backlog.max_len > tp->c->tx_backlog_max)
+        tp->c->tx_backlog_max = tp->backlog.max_len;
+    if (taken == n)
+        return;
+    for (uint32_t i = taken; i < n; i++)
+        rte_pktmbuf_free(pkts[i]);
+    if (!peer_gone)
+        tp->c->tx_backlog_drops += n - taken;
+    tx_lost(tp, n - taken);
+}
+
+/*
+ * What a TX buffer's burst left because the ring was full waits in the port's backlog. A slice may release its
+ * whole batch (up to r_max packets) at once to a ring of DPDK_TX_DESC descriptors that a NIC empties at its line
+ * rate (a 1500-byte frame every 12 us at 1 Gbit/s, descriptors freed 32 at a time), far slower than the loop fills
+ * it; retrying here would hold the loop up, and giving up would drop the batch's tail.
  */
 static void tx_unsent(struct rte_mbuf **pkts, uint16_t count, void *userdata)
 {
-    struct tx_port *tp = userdata;
-    uint16_t sent = tp->wait_for_peer ? tx_while_peer_takes(tp, pkts, count) : 0;
-    for (unsigned tries = 0; sent < count && tries < TX_RETRIES; tries++)
-        sent += rte_eth_tx_burst(tp->dpdk_port, 0, pkts + sent, (uint16_t)(count - sent));
-    for (uint16_t i = sent; i < count; i++)
-        rte_pktmbuf_free(pkts[i]);
-    *tp->drops += (uint64_t)(count - sent);
-    *tp->sent -= (uint64_t)(count - sent); /* buffered, counted in tx_pkts, but never sent: not both */
+    backlog_in(userdata, pkts, count);
 }
 
 /* Queues m for scheduler port q: tagged with q's VLAN if it has one (m must not be shared then). */
@@ -138,9 +168,12 @@ static void tx_to(struct loop_ctx *x, uint16_t q, struct rte_mbuf *m)
     }
     struct tx_port *t = &x->tx[pm->dev_of[q]];
     x->released[pm->dev_of[q]] |= x->releasing;
-    rte_eth_tx_buffer(t->dpdk_port, 0, t->buf, m);
     x->e->c.tx_pkts++;
     x->e->port_tx[q]++;
+    if (t->backlog.len) /* the TX buffer is empty then: its last flush made the backlog */
+        backlog_in(t, &m, 1);
+    else
+        rte_eth_tx_buffer(t->dpdk_port, 0, t->buf, m);
 }
 
 /*
@@ -197,11 +230,57 @@ static void send_pkt(struct loop_ctx *x, const struct adw_pkt *p)
     tx_to(x, p->out_port, m);
 }
 
-static void flush_tx(struct loop_ctx *x)
+/*
+ * Sends dev d's frames: its backlog if it has one (its TX buffer is empty then, the new frames being behind the
+ * backlog), otherwise its TX buffer. Returns how many frames of the backlog the ring took.
+ */
+static uint32_t tx_out(struct loop_ctx *x, unsigned d)
 {
-    for (unsigned d = 0; d < x->m->n_dev; d++) {
-        rte_eth_tx_buffer_flush(x->tx[d].dpdk_port, 0, x->tx[d].buf);
-        x->released[d] = 0;
+    struct tx_port *t = &x->tx[d];
+    x->released[d] = 0;
+    if (t->backlog.len)
+        return backlog_out(t);
+    rte_eth_tx_buffer_flush(t->dpdk_port, 0, t->buf);
+    return 0;
+}
+
+static unsigned flush_tx(struct loop_ctx *x)
+{
+    unsigned sent = 0;
+    for (unsigned d = 0; d < x->m->n_dev; d++)
+        sent += tx_out(x, d);
+    return sent;
+}
+
+/* Whether frames wait for a ring that still takes them (the loop then sleeps only briefly when idle). */
+static bool tx_waiting(const struct loop_ctx *x, uint64_t now)
+{
+    for (unsigned d = 0; d < x->m->n_dev; d++)
+        if (x->tx[d].backlog.len && now - x->tx[d].last_taken_ns < TX_STALL_NS)
+            return true;
+    return false;
+}
+
+/* Shutdown: waits until every port's backlog is in its ring, all ports at once, each while its peer takes frames. */
+static void wait_backlogs(struct loop_ctx *x)
+{
+    for (;;) {
+        bool waiting = false;
+        for (unsigned d = 0; d < x->m->n_dev; d++) {
+            struct tx_port *tp = &x->tx[d];
+            if (!tp->backlog.len)
+                continue;
+            if (!tp->wait_for_peer) {
+                tx_lost(tp, dpdk_tx_backlog_discard(&tp->backlog));
+                continue;
+            }
+            if (backlog_out(tp) == 0 && !peer_still_takes(tp))
+                continue;
+            waiting |= tp->backlog.len > 0;
+        }
+        if (!waiting)
+            return;
+        rte_delay_us_sleep(10);
     }
 }
 
@@ -236,10 +315,8 @@ static unsigned release_due(struct loop_ctx *x, struct adw_pkt *out, unsigned bu
     }
     x->releasing = false;
     for (unsigned d = 0; d < x->m->n_dev; d++)
-        if (x->released[d]) {
-            rte_eth_tx_buffer_flush(x->tx[d].dpdk_port, 0, x->tx[d].buf);
-            x->released[d] = 0;
-        }
+        if (x->released[d])
+            tx_out(x, d);
     return total;
 }
 
@@ -371,11 +448,10 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
     }
     for (unsigned q = 0; q < m->n_dev; q++) {
         tx[q].dpdk_port = m->dev[q];
-        tx[q].drops = &e->c.tx_drops;
-        tx[q].sent = &e->c.tx_pkts;
+        tx[q].c = &e->c;
         tx[q].buf = rte_zmalloc_socket("adw_txbuf", RTE_ETH_TX_BUFFER_SIZE(MAX_BURST), 0,
                                        rte_eth_dev_socket_id(m->dev[q]));
-        if (!tx[q].buf) {
+        if (!tx[q].buf || dpdk_tx_backlog_init(&tx[q].backlog, e->opt->tx_backlog, rte_eth_dev_socket_id(m->dev[q]))) {
             fprintf(stderr, "adwiser-dp: out of memory for TX buffers\n");
             rc = -1;
             goto out;
@@ -389,7 +465,7 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
     dp_engine_expect(e, start);
     uint64_t due = adw_sched_next_event_ns(e->sched, start);
     while (!dp_stop_requested) {
-        unsigned moved = 0;
+        unsigned moved = flush_tx(&x); /* what waits for a full ring goes first, before this iteration adds to it */
         uint64_t now;
         for (unsigned d = 0; d < m->n_dev; d++) {
             moved += rx_dev(&x, d, burst, out, &due);
@@ -413,14 +489,18 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
         due = adw_sched_next_event_ns(e->sched, now);
         if (!e->opt->busy_poll) {
             uint64_t s = idle_backoff_step(&ib, moved, now, due);
+            if (s && tx_waiting(&x, now))
+                s = idle_backoff_tx_waiting(&ib, s);
             if (s)
                 idle_backoff_sleep(&ib, s);
         }
     }
 
     e->elapsed_ns = dpdk_clock_ns() - start;
-    for (unsigned q = 0; q < m->n_dev; q++)
+    for (unsigned q = 0; q < m->n_dev; q++) {
         tx[q].wait_for_peer = true;
+        tx[q].last_taken_ns = dpdk_clock_ns();
+    }
     uint64_t waiting = drain_rx(&x, out, burst);
     if (waiting)
         fprintf(stderr, "adwiser-dp: shutdown: %llu packets waiting in the RX rings read and sent through the core\n",
@@ -434,9 +514,14 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
         flush_tx(&x);
     }
     flush_tx(&x);
+    wait_backlogs(&x);
 out:
-    for (unsigned q = 0; q < m->n_dev; q++)
+    for (unsigned q = 0; q < m->n_dev; q++) {
+        if (tx[q].backlog.len) /* only after a failed start: the shutdown waited for every backlog */
+            tx_lost(&tx[q], dpdk_tx_backlog_discard(&tx[q].backlog));
+        dpdk_tx_backlog_fini(&tx[q].backlog);
         rte_free(tx[q].buf);
+    }
     vlan_demux_free(&x.vlans);
     return rc;
 }

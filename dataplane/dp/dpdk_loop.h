@@ -1,9 +1,12 @@
 /*
  * The DPDK backend's run-to-completion loop: burst RX from every port, one
  * adw_sched_enqueue_burst per RX burst, release what the core has due, burst
- * TX, idle back-off; on SIGTERM the frames waiting in the RX rings go through
- * the core (a ring's descriptors per port at most), then every held packet is
- * flushed out (released, not dropped; a full TX ring waited on while its peer takes frames) before the ports stop.  Time is the TSC converted to ns.
+ * TX (what a full TX ring refuses waits in the port's backlog, dpdk_tx_backlog.h,
+ * handed over first in later iterations), idle back-off; on SIGTERM the frames
+ * waiting in the RX rings go through the core (a ring's descriptors per port at
+ * most), then every held packet is flushed out (released, not dropped; a full
+ * TX ring and its backlog waited on while its peer takes frames) before the
+ * ports stop.  Time is the TSC converted to ns.
  */
 #ifndef ADW_DP_DPDK_LOOP_H
 #define ADW_DP_DPDK_LOOP_H

@@ -18,6 +18,7 @@ struct idle_backoff {
     uint64_t spin_margin_ns; /* poll without sleeping this close to the next event, ns */
     unsigned polls_before_sleep; /* idle polls tolerated before the first sleep */
     uint64_t slept_ns;       /* total time asleep, ns (reported in stats) */
+    uint64_t tx_wait_sleep_ns; /* longest sleep while frames wait for a TX ring that is still taking frames, ns */
 };
 
 void idle_backoff_init(struct idle_backoff *b);
@@ -28,6 +29,12 @@ void idle_backoff_init(struct idle_backoff *b);
  * Returns how long to sleep now, ns (0 = poll again at once).
  */
 uint64_t idle_backoff_step(struct idle_backoff *b, unsigned moved, uint64_t now_ns, uint64_t next_event_ns);
+
+/*
+ * The sleep s of idle_backoff_step cut to tx_wait_sleep_ns when frames wait for a TX ring (a software backlog): the
+ * ring frees descriptors as its NIC sends, and every microsecond asleep past that is line time lost.
+ */
+uint64_t idle_backoff_tx_waiting(const struct idle_backoff *b, uint64_t s);
 
 /* Sleeps ns with nanosleep (relative) and accounts it. */
 void idle_backoff_sleep(struct idle_backoff *b, uint64_t ns);

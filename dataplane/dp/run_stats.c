@@ -38,6 +38,13 @@ static void with_telemetry_losses(json_t *counters, const struct dp_counters *c)
                         json_integer((json_int_t)c->telemetry_redis_unconfirmed));
 }
 
+/* DPDK: frames that waited for a full TX ring (dpdk_tx_backlog.h), and those a full backlog could not keep. */
+static void with_tx_backlog(json_t *counters, const struct dp_counters *c)
+{
+    json_object_set_new(counters, "tx_backlog_max", json_integer((json_int_t)c->tx_backlog_max));
+    json_object_set_new(counters, "tx_backlog_drops", json_integer((json_int_t)c->tx_backlog_drops));
+}
+
 static json_t *core_stats_json(const struct adw_stats *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
@@ -98,6 +105,7 @@ void run_stats_write(const struct dp_engine *e, const char *path)
     if (doc) {
         json_object_set_new(doc, "rx_pkts_at_each_second", per_s);
         with_telemetry_losses(json_object_get(doc, "counters"), &e->c);
+        with_tx_backlog(json_object_get(doc, "counters"), &e->c);
     } else {
         json_decref(per_s);
     }

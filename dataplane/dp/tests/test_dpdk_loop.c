@@ -41,6 +41,10 @@ static char file_prefix[64];
 static struct rte_mempool *pool;
 static struct rte_ring *rx[N_PORTS], *tx[N_PORTS];
 static struct dpdk_port_map ports;
+static uint32_t next_seq;  /* TCP sequence number of the next data frame built: one flow's bytes, in order */
+
+#define PAYLOAD 100u
+#define SEQ_AT (14u + 20u + 4u)  /* Ethernet, IPv4 without options, TCP ports */
 
 /* A downlink frame from the server (198.18.0.1) to sta1 (198.18.0.11): TCP data (held by the core) or UDP. */
 static struct rte_mbuf *downlink_frame(int tcp)
@@ -50,14 +54,15 @@ static struct rte_mbuf *downlink_frame(int tcp)
     uint32_t len;
     if (tcp) {
         struct fb_tcp t = {.ip_version = 4, .sport = 5001, .dport = 40000, .flags = ADW_TCP_PSH | ADW_TCP_ACK,
-                           .payload_len = 100};
+                           .seq = next_seq, .payload_len = PAYLOAD};
+        next_seq += PAYLOAD;
         memcpy(t.src_mac, SERVER_MAC, 6);
         memcpy(t.dst_mac, STA1_MAC, 6);
         memcpy(t.src_ip, server_ip, 4);
         memcpy(t.dst_ip, sta1_ip, 4);
         len = fb_tcp(buf, sizeof(buf), &t);
     } else {
-        len = fb_udp4(buf, sizeof(buf), SERVER_MAC, STA1_MAC, server_ip, sta1_ip, 0, 5001, 40000, 100);
+        len = fb_udp4(buf, sizeof(buf), SERVER_MAC, STA1_MAC, server_ip, sta1_ip, 0, 5001, 40000, PAYLOAD);
     }
     assert_true(len > 0);
     struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
@@ -172,7 +177,7 @@ static void test_frames_waiting_in_rx_at_stop_are_forwarded(void **state)
 {
     (void)state;
     static struct dp_engine e;
-    static struct dp_options o = {.burst = 32, .hold_pkts = 1024};
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096};
     lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
     unsigned put = put_frames(rx[0], 8, 1) + put_frames(rx[0], 8, 0);
     dp_stop_requested = 1;
@@ -198,7 +203,7 @@ static void test_the_read_at_stop_takes_at_most_a_ring_of_descriptors(void **sta
 {
     (void)state;
     static struct dp_engine e;
-    static struct dp_options o = {.burst = 32, .hold_pkts = 1024};
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096};
     lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
     unsigned put = put_frames(rx[0], DPDK_RX_DESC + 500, 0);
     dp_stop_requested = 1;
@@ -215,12 +220,17 @@ static void test_the_read_at_stop_takes_at_most_a_ring_of_descriptors(void **sta
     assert_int_equal(left, put - DPDK_RX_DESC);
 }
 
-/* A peer that takes a frame from a TX ring every gap_us (a NIC sending at its line rate), until told to stop. */
+/*
+ * A peer that takes a frame from a TX ring every gap_us (a NIC sending at its line rate), until told to stop; with
+ * seqs, it notes the TCP sequence number of the first max_seqs frames it takes, in the order it takes them.
+ */
 struct slow_peer {
     struct rte_ring *ring;
     unsigned gap_us;
     volatile int stop;
     unsigned taken;
+    uint32_t *seqs;
+    unsigned max_seqs;
 };
 
 static void *slow_peer_run(void *arg)
@@ -230,6 +240,8 @@ static void *slow_peer_run(void *arg)
     while (!p->stop) {
         void *m;
         if (rte_ring_dequeue(p->ring, &m) == 0) {
+            if (p->seqs && p->taken < p->max_seqs)
+                p->seqs[p->taken] = rte_be_to_cpu_32(*rte_pktmbuf_mtod_offset((struct rte_mbuf *)m, uint32_t *, SEQ_AT));
             rte_pktmbuf_free(m);
             p->taken++;
         }
@@ -251,7 +263,7 @@ static void test_held_packets_wait_at_shutdown_for_a_slowly_draining_tx_ring(voi
     struct rte_ring *srx[N_PORTS], *stx[N_PORTS];
     assert_int_equal(ring_ports_up("slow", srx, stx, 16, &slow), 0);
     static struct dp_engine e;
-    static struct dp_options o = {.burst = 32, .hold_pkts = 1024};
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096};
     lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
     unsigned put = put_frames(srx[0], 200, 1);
     struct slow_peer peer = {.ring = stx[1], .gap_us = 200};
@@ -285,7 +297,7 @@ static void test_shutdown_gives_up_once_on_a_tx_ring_that_takes_nothing(void **s
     struct rte_ring *drx[N_PORTS], *dtx[N_PORTS];
     assert_int_equal(ring_ports_up("dead", drx, dtx, 16, &dead), 0);
     static struct dp_engine e;
-    static struct dp_options o = {.burst = 32, .hold_pkts = 1024};
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096};
     lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
     put_frames(drx[0], 200, 1);
     dp_stop_requested = 1;
@@ -303,6 +315,81 @@ static void test_shutdown_gives_up_once_on_a_tx_ring_that_takes_nothing(void **s
     assert_true(took_ms < 400);
 }
 
+/*
+ * In normal running a slice's batch larger than the AP's free TX descriptors reaches the AP whole and in order: what
+ * the ring cannot take yet waits in the port's backlog and is handed over as the peer frees descriptors (a NIC
+ * sends at its line rate, far slower than the loop retries), not dropped after a burst of retries. ap1's TX ring
+ * holds 15 frames and its peer takes one every 200 µs; the core releases sta1's held data at ap1's slices, its
+ * batch (r_init 40 in the lab document) in one go. The loop stops by itself (--run-ms) well after everything
+ * was released and taken, so the shutdown's wait for the ring plays no part.
+ */
+static void test_a_batch_larger_than_the_tx_ring_reaches_the_slow_ap_whole_and_in_order(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    static struct dpdk_port_map slow;
+    struct rte_ring *srx[N_PORTS], *stx[N_PORTS];
+    assert_int_equal(ring_ports_up("run", srx, stx, 16, &slow), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096, .run_ms = 400};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    uint32_t first_seq = next_seq;
+    unsigned put = put_frames(srx[0], N, 1);
+    static uint32_t seqs[N];
+    struct slow_peer peer = {.ring = stx[1], .gap_us = 200, .seqs = seqs, .max_seqs = N};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, slow_peer_run, &peer), 0);
+    int rc = dpdk_loop_run(&e, &slow, pool);
+    peer.stop = 1;
+    pthread_join(th, NULL);
+    unsigned taken = peer.taken, late = empty_ring(stx[1]), elsewhere = empty_ring(stx[0]) + empty_ring(stx[2]);
+    uint64_t released = e.c.released_pkts, flushed = e.c.flushed_pkts, tx_drops = e.c.tx_drops;
+    uint64_t backlog_max = e.c.tx_backlog_max;
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&slow);
+    assert_int_equal(rc, 0);
+    assert_int_equal(released, put);
+    assert_int_equal(flushed, 0);
+    assert_int_equal(tx_drops, 0);
+    assert_int_equal(taken, put);
+    assert_int_equal(late, 0);
+    assert_int_equal(elsewhere, 0);
+    for (unsigned i = 0; i < N; i++)
+        assert_int_equal(seqs[i], first_seq + i * PAYLOAD);
+    assert_true(backlog_max > 0);
+}
+
+/*
+ * The backlog is bounded (--tx-backlog): frames a full ring leaves when the backlog is full too are lost, counted in
+ * tx_backlog_drops (and tx_drops), and the loop goes on. ap1's peer takes nothing: of what the loop releases while it
+ * runs the ring takes 15 and a backlog of 10 the next 10, and the rest is lost at once; at shutdown the backlog and
+ * the packets still held are lost too, once the ring has taken nothing for 100 ms.
+ */
+static void test_frames_past_a_full_tx_backlog_are_counted_lost(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map stuck;
+    struct rte_ring *srx[N_PORTS], *stx[N_PORTS];
+    assert_int_equal(ring_ports_up("full", srx, stx, 16, &stuck), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 10, .run_ms = 30};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    put_frames(srx[0], 40, 1);
+    int rc = dpdk_loop_run(&e, &stuck, pool);
+    unsigned at_ap1 = empty_ring(stx[1]);
+    uint64_t released = e.c.released_pkts, flushed = e.c.flushed_pkts, tx_drops = e.c.tx_drops;
+    uint64_t backlog_drops = e.c.tx_backlog_drops, backlog_max = e.c.tx_backlog_max;
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&stuck);
+    assert_int_equal(rc, 0);
+    assert_int_equal(released + flushed, 40);
+    assert_true(released > 15 + 10);
+    assert_int_equal(at_ap1, 15);
+    assert_int_equal(backlog_max, 10);
+    assert_int_equal(backlog_drops, released - 15 - 10);
+    assert_int_equal(tx_drops, 40 - 15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +397,8 @@ int main(void)
         cmocka_unit_test(test_the_read_at_stop_takes_at_most_a_ring_of_descriptors),
         cmocka_unit_test(test_held_packets_wait_at_shutdown_for_a_slowly_draining_tx_ring),
         cmocka_unit_test(test_shutdown_gives_up_once_on_a_tx_ring_that_takes_nothing),
+        cmocka_unit_test(test_a_batch_larger_than_the_tx_ring_reaches_the_slow_ap_whole_and_in_order),
+        cmocka_unit_test(test_frames_past_a_full_tx_backlog_are_counted_lost),
     };
     return cmocka_run_group_tests(tests, eal_up, eal_down);
 }
