@@ -9,6 +9,7 @@ import { ref, shallowRef } from 'vue'
 import { api } from '../api/client'
 import type { ApplianceStatus, FrameEntry, PairEntry } from '../api/types'
 import { WindowedSeries } from '../lib/series'
+import { repeatsStreamId } from '../lib/streamId'
 
 export const WINDOW_S = 300 // minutes of history on the charts: 5
 export const PAIR_SERIES = ['tput_mbps', 's_ms', 'v_ms', 'r_pkts', 'queue_pkts', 'limit_pkts', 'drops'] as const
@@ -42,6 +43,10 @@ export const useLive = defineStore('live', () => {
   const lastFrame = shallowRef<FrameEntry | null>(null)
   const tick = ref(0) // bumped on every change, so charts redraw once per batch
   const lastUpdate = ref(0) // browser time of the last telemetry message, ms
+  // Stream id of the last entry folded in, per pair (tm:pair) and of tm:frame: the history read on
+  // reconnect starts minutes back, so it repeats entries the store holds already.
+  let lastPairIds = new Map<string, string>()
+  let lastFrameId = ''
   let ws: WebSocket | null = null
   let retryTimer: ReturnType<typeof setTimeout> | null = null
   let retries = 0
@@ -66,6 +71,8 @@ export const useLive = defineStore('live', () => {
     if (!entries.length) return
     const latest = new Map(latestPair.value)
     for (const e of entries) {
+      if (repeatsStreamId(e.id, lastPairIds.get(e.pair))) continue
+      lastPairIds.set(e.pair, e.id)
       const t = e.ts_ns / 1e9
       seriesOf(e.pair).push(t, [e.tput_mbps, e.s_ms, e.v_ms, e.r_pkts, e.queue_pkts, e.limit_pkts,
         (e.drops_tail ?? 0) + (e.drops_other ?? 0)])
@@ -75,8 +82,12 @@ export const useLive = defineStore('live', () => {
   }
 
   function addFrames(entries: FrameEntry[]): void {
-    for (const f of entries) frames.value.push(f.ts_ns / 1e9, [f.utility, f.utility_bound, f.reassignments])
-    if (entries.length) lastFrame.value = entries[entries.length - 1]
+    const fresh = entries.filter((f) => !repeatsStreamId(f.id, lastFrameId))
+    for (const f of fresh) frames.value.push(f.ts_ns / 1e9, [f.utility, f.utility_bound, f.reassignments])
+    if (fresh.length) {
+      lastFrameId = fresh[fresh.length - 1].id
+      lastFrame.value = fresh[fresh.length - 1]
+    }
   }
 
   /** Fold one WebSocket message in (exported for tests). */
@@ -129,6 +140,8 @@ export const useLive = defineStore('live', () => {
     latestPair.value = new Map()
     frames.value = new WindowedSeries([...FRAME_SERIES], WINDOW_S)
     lastFrame.value = null
+    lastPairIds = new Map()
+    lastFrameId = ''
     status.value = null
     statusFresh.value = false
   }

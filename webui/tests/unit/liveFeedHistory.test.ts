@@ -1,0 +1,74 @@
+// The live store against a fake controller: REST history served from in-memory streams whose ids
+// are `<Redis ms>-<seq>` on the controller's clock (which need not be the browser's), and the
+// WebSocket feed driven by hand (fakeSocket.ts).
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, expect, it, vi } from 'vitest'
+import type { FrameEntry, PairEntry } from '../../src/api/types'
+import { useLive, WINDOW_S } from '../../src/stores/live'
+import { type FakeSocket, stubSockets } from './fakeSocket'
+
+const sockets: FakeSocket[] = []
+let frameStream: FrameEntry[] = []
+let pairStream: PairEntry[] = []
+
+const idMs = (id: string): number => Number(id.split('-')[0])
+const pair = (ms: number, name: string): PairEntry => ({
+  id: `${ms}-0`, ts_ns: ms * 1e6, frame: ms, pair: name, mode: 'sliced', s_ms: 20, r_pkts: 40, v_ms: 18,
+  released_pkts: 40, released_bytes: 60000, queue_pkts: 3, limit_pkts: 256, drops_tail: 0, drops_other: 0,
+  tput_mbps: 30, reassigned: 0,
+})
+const frame = (ms: number): FrameEntry => ({
+  id: `${ms}-0`, ts_ns: ms * 1e6, frame: ms, version: 1, frame_ms: 40, utility: 3, utility_bound: null,
+  reassignments: 0, slices: null,
+})
+
+// GET .../frames|pairs?count=N[&after=id] as telemetry.history() answers it: without `after` the
+// newest `count` entries, with it the first `count` entries after that id.
+function answer(url: string): Response {
+  const u = new URL(url, 'http://controller')
+  const stream: { id: string }[] = u.pathname.endsWith('/frames') ? frameStream : pairStream
+  const count = Number(u.searchParams.get('count') ?? 100)
+  const after = u.searchParams.get('after')
+  const entries = after === null ? stream.slice(-count) : stream.filter((e) => idMs(e.id) > idMs(after)).slice(0, count)
+  return new Response(JSON.stringify({ entries, last_id: entries.length ? entries[entries.length - 1].id : after }),
+    { status: 200 })
+}
+
+beforeEach(() => {
+  setActivePinia(createPinia())
+  stubSockets(sockets)
+  frameStream = []
+  pairStream = []
+  vi.stubGlobal('fetch', async (url: string) => answer(url))
+})
+afterEach(() => {
+  vi.useRealTimers()
+  vi.unstubAllGlobals()
+})
+
+it('a reconnect does not add the points it already had again', async () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  const t0 = Date.now() - 60_000
+  for (let k = 0; k < 10; k++) {
+    frameStream.push(frame(t0 + k * 1000))
+    pairStream.push(pair(t0 + k * 1000, 'ap1/sta1'))
+  }
+  const live = useLive()
+  await live.start('lab')
+  expect(live.pairs.get('ap1/sta1')!.length).toBe(10)
+  // One more frame over the socket, then the socket drops and the store reconnects:
+  // its history now holds the frame the socket brought too.
+  const f = frame(t0 + 10_000)
+  const p = pair(t0 + 10_000, 'ap1/sta1')
+  frameStream.push(f)
+  pairStream.push(p)
+  sockets[0].onmessage!({ data: JSON.stringify({ type: 'telemetry', frames: [f], pairs: [p] }) })
+  sockets[0].onclose!({ code: 1006 })
+  await vi.advanceTimersByTimeAsync(5000)
+  expect(sockets).toHaveLength(2)
+
+  expect(live.pairs.get('ap1/sta1')!.length).toBe(11)
+  expect(live.frames.length).toBe(11)
+  expect(live.pairs.get('ap1/sta1')!.data()[0]).toEqual([...new Set(live.pairs.get('ap1/sta1')!.data()[0])])
+  live.stop()
+})
