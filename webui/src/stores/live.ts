@@ -13,8 +13,8 @@ import { repeatsStreamId } from '../lib/streamId'
 
 export const WINDOW_S = 300 // minutes of history on the charts: 5
 export const PAIR_SERIES = ['tput_mbps', 's_ms', 'v_ms', 'r_pkts', 'queue_pkts', 'limit_pkts', 'drops'] as const
-// History read when the feed (re)connects: the whole window, at most 12 pages of 2000
-// entries (the API's page limit): 5 minutes of 25 frames/s for up to 9 pairs.
+// History read when the feed (re)connects: the whole window back from each stream's newest
+// entry, at most 12 pages of 2000 entries (the API's page limit): 5 minutes of 25 frames/s for up to 9 pairs.
 const HISTORY_PAGE = 2000
 const HISTORY_MAX_PAGES = 12
 export const FRAME_SERIES = ['utility', 'utility_bound', 'reassignments'] as const
@@ -122,12 +122,22 @@ export const useLive = defineStore('live', () => {
     return out
   }
 
+  /** The last WINDOW_S seconds of one stream, counted back from its newest entry: the ids are
+   *  stamped by the controller's Redis, whose clock may be minutes off the browser's (a window
+   *  counted from the browser's clock then holds nothing, or only part of the window). */
+  async function recent<T extends { id: string }>(path: string): Promise<T[]> {
+    const gen = generation
+    const newest = await api.get<{ entries: T[] }>(path, { count: 1 })
+    if (gen !== generation || !newest.entries.length) return []
+    const newestMs = Number(newest.entries[0].id.split('-')[0])
+    return since<T>(path, (Number.isFinite(newestMs) ? newestMs : Date.now()) - WINDOW_S * 1000)
+  }
+
   async function loadHistory(id: string): Promise<void> {
     const gen = generation
-    const from = Date.now() - WINDOW_S * 1000
     const [f, p] = await Promise.all([
-      since<FrameEntry>(`/telemetry/${encodeURIComponent(id)}/frames`, from),
-      since<PairEntry>(`/telemetry/${encodeURIComponent(id)}/pairs`, from),
+      recent<FrameEntry>(`/telemetry/${encodeURIComponent(id)}/frames`),
+      recent<PairEntry>(`/telemetry/${encodeURIComponent(id)}/pairs`),
     ])
     if (gen !== generation) return // stopped meanwhile: the store may be another appliance's by now
     addFrames(f)

@@ -72,3 +72,17 @@ it('a reconnect does not add the points it already had again', async () => {
   expect(live.pairs.get('ap1/sta1')!.data()[0]).toEqual([...new Set(live.pairs.get('ap1/sta1')!.data()[0])])
   live.stop()
 })
+
+it('reads the last minutes of history when the browser clock is ahead of the controller', async () => {
+  // The controller (and its Redis, which numbers the stream ids) runs 10 minutes behind the browser.
+  const controllerNow = Date.now() - 10 * 60_000
+  for (let k = 0; k < 60; k++) {
+    frameStream.push(frame(controllerNow - (60 - k) * 1000))
+    pairStream.push(pair(controllerNow - (60 - k) * 1000, 'ap1/sta1'))
+  }
+  const live = useLive()
+  await live.start('lab')
+  expect(live.pairs.get('ap1/sta1')?.length).toBe(60)
+  expect(live.frames.length).toBe(60)
+  live.stop()
+})
