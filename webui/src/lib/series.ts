@@ -29,6 +29,12 @@ export class WindowedSeries {
     if (drop) for (const c of this.cols) c.splice(0, drop)
   }
 
+  /** Time of the newest sample, or null while empty. */
+  get lastTime(): number | null {
+    const xs = this.cols[0] as number[]
+    return xs.length ? xs[xs.length - 1] : null
+  }
+
   last(name: string): number | null {
     const i = this.names.indexOf(name)
     const c = this.cols[i + 1]

@@ -79,6 +79,26 @@ export const useLive = defineStore('live', () => {
       latest.set(e.pair, e)
     }
     latestPair.value = latest
+    dropSilentPairs()
+  }
+
+  // A pair taken out of the configuration stops reporting, but its series only trims itself when it
+  // gets a sample: without this its last five minutes stayed on the page for good, as if current.
+  // Dropped once its newest sample is a whole window older than the newest of any pair.
+  function dropSilentPairs(): void {
+    let newest = -Infinity
+    for (const s of pairs.value.values()) newest = Math.max(newest, s.lastTime ?? -Infinity)
+    const silent = [...pairs.value].filter(([, s]) => (s.lastTime ?? -Infinity) < newest - WINDOW_S).map(([p]) => p)
+    if (!silent.length) return
+    const kept = new Map(pairs.value)
+    const latest = new Map(latestPair.value)
+    for (const p of silent) {
+      kept.delete(p)
+      latest.delete(p)
+      lastPairIds.delete(p)
+    }
+    pairs.value = kept
+    latestPair.value = latest
   }
 
   function addFrames(entries: FrameEntry[]): void {

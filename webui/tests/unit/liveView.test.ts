@@ -1,8 +1,9 @@
 import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { ApplianceStatus } from '../../src/api/types'
+import type { ApplianceStatus, PairEntry } from '../../src/api/types'
 import { useAppliances } from '../../src/stores/appliances'
+import { WINDOW_S } from '../../src/stores/live'
 import LiveView from '../../src/views/LiveView.vue'
 import { type FakeSocket, stubSockets } from './fakeSocket'
 
@@ -50,6 +51,27 @@ describe('LiveView', () => {
     sockets[1].onmessage!(statusMessage({ ...status, alive: false }))
     await flushPromises()
     expect(w.get('[data-testid=dataplane]').text()).toBe('dataplane down')
+    w.unmount()
+  })
+
+  it('takes a pair that stopped reporting a whole window ago off the table and the charts', async () => {
+    const w = mount(LiveView, { global: { stubs: { TimeChart: true, FrameTimeline: true } } })
+    await flushPromises()
+    const t0 = 1_700_000_000_000
+    const pair = (ms: number, name: string): PairEntry => ({
+      id: `${ms}-0`, ts_ns: ms * 1e6, frame: ms, pair: name, mode: 'sliced', s_ms: 20, r_pkts: 40, v_ms: 18,
+      released_pkts: 40, released_bytes: 60000, queue_pkts: 3, limit_pkts: 256, drops_tail: 0, drops_other: 0,
+      tput_mbps: 30, reassigned: 0,
+    })
+    const telemetry = (pairs: PairEntry[]) => ({ data: JSON.stringify({ type: 'telemetry', frames: [], pairs }) })
+    sockets[0].onmessage!(telemetry([pair(t0, 'ap1/sta1'), pair(t0, 'ap2/sta2')]))
+    await flushPromises()
+    expect(w.findAll('[data-testid=pair-table] tbody tr[data-pair]').map((r) => r.attributes('data-pair'))).toEqual(['ap1/sta1', 'ap2/sta2'])
+    // ap2/sta2 is taken out of the configuration: from then on only ap1/sta1 reports.
+    for (let s = 10; s <= WINDOW_S + 10; s += 10) sockets[0].onmessage!(telemetry([pair(t0 + s * 1000, 'ap1/sta1')]))
+    await flushPromises()
+    expect(w.findAll('[data-testid=pair-table] tbody tr[data-pair]').map((r) => r.attributes('data-pair'))).toEqual(['ap1/sta1'])
+    expect(w.findAll('h3').map((h) => h.text())).toEqual(['ap1/sta1'])
     w.unmount()
   })
 })
