@@ -1,13 +1,14 @@
 """Read what the dataplane writes (controller/REDIS.md): status keys, heartbeat, telemetry streams.
 
-Stream fields arrive as strings; they are converted to numbers here (empty =
-null, e.g. `v_ms` when no batch completed) and the frame's `slices` JSON is
+Stream fields arrive as strings; they are converted to numbers here (empty, or
+not a finite number, = null, e.g. `v_ms` when no batch completed) and the frame's `slices` JSON is
 parsed, so REST, WebSocket and /metrics serve typed values.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from typing import Any, Literal
@@ -35,7 +36,10 @@ def _num(value: str, kind: type) -> int | float | None:
                 return int(value)  # exact: ns timestamps exceed a float's 53-bit mantissa
             except ValueError:
                 return int(float(value))  # e.g. "12.0" or "1e3"
-        return float(value)
+        f = float(value)
+        # "nan"/"inf" parse, but JSON has no such number: the live feed's send_json would write
+        # NaN, which a browser's JSON.parse refuses, losing the whole message.
+        return f if math.isfinite(f) else None
     except (ValueError, OverflowError):
         return None
 
