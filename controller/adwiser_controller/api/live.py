@@ -10,11 +10,13 @@ socket must come from the same origin (cross-site WebSocket hijacking). The
 credential is checked again with every status message: once the token is
 revoked or expired, the session ended, or the user disabled or deleted, the
 server sends a 401 error and closes with 4401. A query it cannot take (`?pairs=maybe`,
-a misspelt name) is closed with 4422 before the socket is served (problems.py).
+a misspelt name) is closed with 4422 before the socket is served (problems.py). A client that has
+not taken a message within SEND_TIMEOUT_S is closed with 1013.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from urllib.parse import urlsplit
 
@@ -29,6 +31,24 @@ from .deps import SESSION_COOKIE, Services, authenticate
 
 router = APIRouter(prefix="/api/v1", tags=["telemetry"])
 BATCH = 1000  # most stream entries read per XREAD
+# A message the client has not taken within this long: it has stopped reading. Without a bound the
+# handler waited on the full socket for good: the feed held the connection, the batch in hand and the
+# unsent frames, and neither the credential check nor the server's keepalive ping (queued behind the
+# same full buffer) ever ran again, so such a client stayed connected until the controller restarted.
+SEND_TIMEOUT_S = 10.0
+SLOW_CLIENT_CLOSE = 1013  # "try again later": a client that was only slow for a while may reconnect
+
+
+async def _send(ws: WebSocket, msg: dict[str, object]) -> bool:
+    """Send one message; False, after closing the socket, when the client did not take it in time."""
+    try:
+        await asyncio.wait_for(ws.send_json(msg), SEND_TIMEOUT_S)
+    except TimeoutError:
+        # The close frame cannot reach a client that reads nothing either: the websockets protocol
+        # gives up on it after its close timeouts and aborts the TCP connection.
+        await ws.close(code=SLOW_CLIENT_CLOSE, reason="not reading the live feed")
+        return False
+    return True
 
 
 async def _still_authenticated(ws: WebSocket, svc: Services, bearer: str | None, cookie: str | None,
@@ -73,7 +93,8 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True) -> None:
                 if not await _still_authenticated(ws, svc, bearer, cookie, refresh=False):
                     return
                 st = await appliance_status(svc.redis, appliance, await svc.store.head(appliance))
-                await ws.send_json({"type": "status", "status": st.model_dump(mode="json")})
+                if not await _send(ws, {"type": "status", "status": st.model_dump(mode="json")}):
+                    return
                 next_status = time.monotonic() + 1.0
             got = await svc.redis.xread(streams, count=BATCH, block=500)
             if not got:
@@ -85,7 +106,8 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True) -> None:
                     msg["frames"] = [parse_frame(sid, f) for sid, f in entries]
                 else:
                     msg["pairs"] = [parse_pair(sid, f) for sid, f in entries]
-            await ws.send_json(msg)
+            if not await _send(ws, msg):
+                return
     except WebSocketDisconnect:
         return
     except RedisError as exc:
