@@ -1,10 +1,9 @@
 // Renaming an AP in the topology editor: everything in the configuration that names the AP
 // (its STAs, the conflicting pairs, the slice map's and the policies' pairs) follows it in the
 // same edit, so the controller's cross-reference check passes.
-import { flushPromises } from '@vue/test-utils'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { json } from './responses'
-import { mountPage, type Page, save, setField, signIn, stubApi, topology } from './topologyEditorPage'
+import { mountPage, type Page, save, saveStaleAndReapply, setField, signIn, stubApi, topology, withSta3OnAp1 } from './topologyEditorPage'
 
 beforeEach(signIn)
 afterEach(() => vi.unstubAllGlobals())
@@ -55,16 +54,10 @@ describe('renaming an AP in the topology editor', () => {
   })
 
   it('re-applies a rename on the version someone saved meanwhile: the STA they put on the AP follows it, and it is saved on that version', async () => {
-    const sent = stubApi(undefined, (d) => ({
-      ...d,
-      topology: { ...d.topology, stas: [...d.topology.stas, { id: 'sta3', mac: '02:00:00:00:00:03', ips: [], ap: 'ap1' }] },
-      slice_map: { slices: [...d.slice_map.slices, { duration_ms: 10, pairs: ['ap1/sta3'] }] },
-    }))
+    const sent = stubApi(undefined, (d) => withSta3OnAp1(d))
     const w = await mountPage()
     await renameAp(w, 1, 'ap9')
-    await save(w)
-    await w.get('[data-testid=reapply]').trigger('click')
-    await flushPromises()
+    await saveStaleAndReapply(w)
     expect(w.find('[data-testid=reapply-conflicts]').exists()).toBe(false)
     await save(w)
     const { doc: saved, base_version } = sent[1].body

@@ -1,11 +1,10 @@
 // Re-applying a STA removal on a version someone saved meanwhile: the removal stands, and what the
 // newer version added on the removed pair (a conflict, a slice, a policy) is taken out with it and
 // named for review (lib/topologyMerge.ts, lib/pairRemoval.ts).
-import { flushPromises } from '@vue/test-utils'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { AccessPoint, Station, Topology } from '../../src/api/types'
 import { mergeTopologies } from '../../src/lib/topologyMerge'
-import { mountPage, save, signIn, stubApi } from './topologyEditorPage'
+import { mountPage, save, saveStaleAndReapply, signIn, stubApi, withSta3OnAp1 } from './topologyEditorPage'
 
 const ap = (id: string): AccessPoint => ({ id, name: 'A', channel: 36, port: 'p', vlan: null })
 const sta = (id: string, apId: string): Station => ({ id, mac: `02:00:00:00:00:0${id.slice(-1)}`, ips: [], ap: apId })
@@ -35,17 +34,13 @@ describe('re-applying a STA removal in the topology editor', () => {
   afterEach(() => vi.unstubAllGlobals())
 
   it('names where the newer version put the removed pair, and saves that version without it', async () => {
-    const sent = stubApi(undefined, (d) => ({
-      ...d,
-      topology: { ...d.topology, stas: [...d.topology.stas, { id: 'sta3', mac: '02:00:00:00:00:03', ips: [], ap: 'ap1' }], conflicts: [...d.topology.conflicts, ['ap1/sta1', 'ap1/sta3']] },
-      slice_map: { slices: [...d.slice_map.slices, { duration_ms: 10, pairs: ['ap1/sta3'] }] },
-      policies: { ...d.policies, aggregation_target: { ...d.policies.aggregation_target, pairs: ['ap2/sta2', 'ap1/sta1'] } },
-    }))
+    const sent = stubApi(undefined, (d) => {
+      const v5 = withSta3OnAp1(d, [['ap1/sta1', 'ap1/sta3']])
+      return { ...v5, policies: { ...d.policies, aggregation_target: { ...d.policies.aggregation_target, pairs: ['ap2/sta2', 'ap1/sta1'] } } }
+    })
     const w = await mountPage()
     await w.get('[aria-label="Remove STA sta1"]').trigger('click')
-    await save(w)
-    await w.get('[data-testid=reapply]').trigger('click')
-    await flushPromises()
+    await saveStaleAndReapply(w)
     expect(w.findAll('[data-testid=reapply-conflicts] li').map((li) => li.text())).toEqual([
       'conflict ap1/sta1 – ap1/sta3 on ap1/sta1, which you removed: yours kept; version 5 has it (dropped with ap1/sta1)',
       'ap1/sta1 (you removed sta1: taken out of the aggregation-target policy too): yours kept; version 5 has it in the aggregation-target policy',

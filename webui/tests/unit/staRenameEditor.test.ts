@@ -4,7 +4,7 @@
 // cross-reference check passes. A moved STA keeps its slices, policies and conflicts.
 import { flushPromises } from '@vue/test-utils'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { mountPage, type Page, save, setField, signIn, stubApi, topology } from './topologyEditorPage'
+import { mountPage, type Page, save, saveStaleAndReapply, setField, signIn, stubApi, topology, withSta3OnAp1 } from './topologyEditorPage'
 
 beforeEach(signIn)
 afterEach(() => vi.unstubAllGlobals())
@@ -78,17 +78,11 @@ describe('moving a STA to another AP in the topology editor', () => {
 
 describe('re-applying a STA rename and move on the version someone saved meanwhile', () => {
   it('renames and moves the STA there: the conflict they added on its pair follows it, and it is saved on that version', async () => {
-    const sent = stubApi(undefined, (d) => ({
-      ...d,
-      topology: { ...d.topology, stas: [...d.topology.stas, { id: 'sta3', mac: '02:00:00:00:00:03', ips: [], ap: 'ap1' }], conflicts: [...d.topology.conflicts, ['ap1/sta1', 'ap1/sta3']] },
-      slice_map: { slices: [...d.slice_map.slices, { duration_ms: 10, pairs: ['ap1/sta3'] }] },
-    }))
+    const sent = stubApi(undefined, (d) => withSta3OnAp1(d, [['ap1/sta1', 'ap1/sta3']]))
     const w = await mountPage()
     await renameSta(w, 1, 'sta5')
     await moveSta(w, 1, 'ap2')
-    await save(w)
-    await w.get('[data-testid=reapply]').trigger('click')
-    await flushPromises()
+    await saveStaleAndReapply(w)
     expect(w.find('[data-testid=reapply-conflicts]').exists()).toBe(false)
     await save(w)
     const { doc: saved, base_version } = sent[1].body

@@ -78,3 +78,19 @@ export async function save(w: Page) {
   await w.findAll('button').find((b) => b.text() === 'Save topology')!.trigger('click')
   await flushPromises()
 }
+
+/** Version 5 as someone else saved it meanwhile: `d` with sta3 on ap1 in a slice of its own, and `conflicts` added. */
+export function withSta3OnAp1(d: ConfigDoc, conflicts: [string, string][] = []): ConfigDoc {
+  return {
+    ...d,
+    topology: { ...d.topology, stas: [...d.topology.stas, { id: 'sta3', mac: '02:00:00:00:00:03', ips: [], ap: 'ap1' }], conflicts: [...d.topology.conflicts, ...conflicts] },
+    slice_map: { slices: [...d.slice_map.slices, { duration_ms: 10, pairs: ['ap1/sta3'] }] },
+  }
+}
+
+/** Saves, is refused because a newer version exists (stubApi's `newer`), and re-applies the edits on it. */
+export async function saveStaleAndReapply(w: Page) {
+  await save(w)
+  await w.get('[data-testid=reapply]').trigger('click')
+  await flushPromises()
+}
