@@ -11,7 +11,6 @@ merged again if another edit landed meanwhile (`_edit`).
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
@@ -26,7 +25,7 @@ from ..json_int import OptionalJsonInt
 from ..models import AdwiserConfig, Policies, SliceMap, Topology
 from ..problems import ProblemException, responses
 from ..store import HeadMoved, NotFound, Version, VersionInfo
-from ..telemetry import ApplianceStatus, appliance_status
+from ..telemetry import ApplianceStatus, Rejection, appliance_status
 from .body import Body
 from .deps import Services, client_of, operator, services, viewer
 
@@ -318,8 +317,8 @@ def _refuses(rejected: str | None, before: str | None, n: int) -> bool:
     if rejected is None or rejected == before:
         return False
     try:
-        return json.loads(rejected).get("version") == n
-    except (ValueError, AttributeError):
+        return Rejection.model_validate_json(rejected).version == n
+    except ValueError:
         return False
 
 
