@@ -292,7 +292,8 @@ static void wait_backlogs(struct loop_ctx *x)
  * flushed here, not after the other ports' flushes at the end of the iteration. Over veths (net_af_packet) a
  * flush runs the receiving namespace's stack inside our sendto: the uplink flush carrying STA1's TCP ACKs made
  * the server send new data from within it and took p50 75, p99 400 us, max 1 ms (voice-bulk, traced), longer
- * than the 300 us guard, so downlink voice released behind it reached the air as AP1's next batch started.
+ * than the guard (300 us then; 340 now), so downlink voice released behind it reached the air as AP1's next batch
+ * started.
  */
 static unsigned release_due(struct loop_ctx *x, struct adw_pkt *out, unsigned burst, uint64_t now)
 {
