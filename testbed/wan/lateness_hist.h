@@ -16,7 +16,8 @@ struct lateness_hist {
 
 void lateness_hist_add(struct lateness_hist *h, uint64_t late_ns);
 /* Lateness in µs of the nearest-rank q-quantile (q in 0..1): the ceil(q*n)-th
- * smallest of the n frames. */
+ * smallest of the n frames; the largest is its exact value, any other in the
+ * last bin LATENESS_HIST_BINS - 1 (= at least that). */
 uint64_t lateness_hist_quantile_us(const struct lateness_hist *h, double q);
 
 #endif

@@ -36,6 +36,22 @@ static void test_median_of_two_is_the_lower(void **state)
     assert_int_equal(lateness_hist_quantile_us(&h, 0.0), 1);
 }
 
+/* Past the histogram's 20 ms: the largest frame is its own value, any other quantile there the last bin's lower
+ * edge (at least that), not the bin for all of them. */
+static void test_lateness_past_the_last_bin_is_the_max_or_at_least_the_bin(void **state)
+{
+    (void)state;
+    h = (struct lateness_hist){0};
+    for (int i = 0; i < 97; i++)
+        lateness_hist_add(&h, 3000);
+    lateness_hist_add(&h, 30000000);
+    lateness_hist_add(&h, 40000000);
+    lateness_hist_add(&h, 50000000);
+    assert_int_equal(lateness_hist_quantile_us(&h, 0.99), LATENESS_HIST_BINS - 1);
+    assert_int_equal(lateness_hist_quantile_us(&h, 1.0), 50000);
+    assert_int_equal(lateness_hist_quantile_us(&h, 0.97), 3);
+}
+
 static void test_empty_histogram_reports_zero(void **state)
 {
     (void)state;
@@ -48,6 +64,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quantile_is_nearest_rank),
         cmocka_unit_test(test_median_of_two_is_the_lower),
+        cmocka_unit_test(test_lateness_past_the_last_bin_is_the_max_or_at_least_the_bin),
         cmocka_unit_test(test_empty_histogram_reports_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
