@@ -5,13 +5,14 @@ Messages (JSON text frames):
 - `{"type": "telemetry", "frames": [...], "pairs": [...]}` with every new stream entry
   since the previous message (XREAD BLOCK), entries shaped as in the REST history;
 - `{"type": "error", "detail": ...}` before the server closes the socket (ws_refusal.py).
-Authentication as for REST (cookie or bearer header); a cookie-authenticated
-socket must come from the same origin (cross-site WebSocket hijacking). The
-credential is checked again with every status message: once the token is
-revoked or expired, the session ended, or the user disabled or deleted, the
-server sends a 401 error and closes with 4401. A query it cannot take (`?pairs=maybe`,
-a misspelt name) is closed with 4422 before the socket is served (problems.py). A client that has
-not taken a message within SEND_TIMEOUT_S is closed with 1013.
+The feed starts just after `frames_after` / `pairs_after` (the last ids a client's REST
+history read returned), or else at each stream's current end. Authentication as for REST
+(cookie or bearer header); a cookie-authenticated socket must come from the same origin
+(cross-site WebSocket hijacking). The credential is checked again with every status message:
+once the token is revoked or expired, the session ended, or the user disabled or deleted, the
+server sends a 401 error and closes with 4401. A query it cannot take (`?pairs=maybe`, a
+malformed start id, a misspelt name) is closed with 4422 before the socket is served
+(problems.py). A client that has not taken a message within SEND_TIMEOUT_S is closed with 1013.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from redis.exceptions import RedisError
 
 from .. import keys
 from ..problems import ProblemException
+from ..stream_ids import After
 from ..telemetry import appliance_status, parse_frame, parse_pair
 from ..ws_refusal import refuse
 from .deps import SESSION_COOKIE, Services, authenticate
@@ -62,8 +64,14 @@ async def _still_authenticated(ws: WebSocket, svc: Services, bearer: str | None,
     return True
 
 
+async def _end(svc: Services, stream: str) -> str:
+    last = await svc.redis.xrevrange(stream, count=1)
+    return last[0][0] if last else "0-0"
+
+
 @router.websocket("/telemetry/{appliance}/live")
-async def live(ws: WebSocket, appliance: str, pairs: bool = True) -> None:
+async def live(ws: WebSocket, appliance: str, pairs: bool = True, frames_after: After = "",
+               pairs_after: After = "") -> None:
     svc: Services = ws.app.state.services
     auth_header = ws.headers.get("authorization", "")
     bearer = auth_header[7:] if auth_header.lower().startswith("bearer ") else None
@@ -78,13 +86,13 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True) -> None:
     if appliance not in await svc.store.appliances():
         await refuse(ws, 404, f"no appliance {appliance!r}", "appliance")
         return
-    streams = {keys.appliance(appliance, "tm:frame"): "$"}
+    start = {keys.appliance(appliance, "tm:frame"): frames_after}
     if pairs:
-        streams[keys.appliance(appliance, "tm:pair")] = "$"
-    # Start from the current ends so the client gets only new entries; it reads history over REST.
-    for s in streams:
-        last = await svc.redis.xrevrange(s, count=1)
-        streams[s] = last[0][0] if last else "0-0"
+        start[keys.appliance(appliance, "tm:pair")] = pairs_after
+    # Without a start id, from the stream's current end. A client that read history over REST first
+    # passes the last id it got: whatever was written between that read and this socket comes next
+    # instead of being skipped (XREAD is exclusive of the id it is given).
+    streams = {s: after or await _end(svc, s) for s, after in start.items()}
     next_status = 0.0
     try:
         while True:
