@@ -15,3 +15,9 @@ export function repeatsStreamId(id: string | undefined, last: string | undefined
   if (!x || !y) return false
   return x[0] < y[0] || (x[0] === y[0] && x[1] <= y[1])
 }
+
+/** The later of two ids; one that does not parse (or is missing) is passed over, so a
+ *  malformed id never becomes the point a live feed starts after (it would be refused). */
+export function laterStreamId(id: string | null | undefined, than: string): string {
+  return id && parts(id) && !repeatsStreamId(id, than) ? id : than
+}

@@ -1,7 +1,9 @@
 // Live telemetry of one appliance: the controller's WebSocket feed
 // (/api/v1/telemetry/<id>/live, entries as the dataplane writes them, REDIS.md)
 // folded into per-pair and per-frame windowed series for the Live page. History
-// of the last minutes is read over REST when the feed (re)connects. A dropped
+// of the last minutes is read over REST when the feed (re)connects, and the socket
+// then starts just after the last id of each stream the store holds (API.md:
+// frames_after, pairs_after), so what was written in between is not lost. A dropped
 // socket is shown and retried with a capped back-off; one the controller refused
 // (closed 44xx) is not, since the same socket would be refused again.
 import { defineStore } from 'pinia'
@@ -9,7 +11,7 @@ import { ref, shallowRef } from 'vue'
 import { api } from '../api/client'
 import type { ApplianceStatus, FrameEntry, PairEntry } from '../api/types'
 import { WindowedSeries } from '../lib/series'
-import { repeatsStreamId } from '../lib/streamId'
+import { laterStreamId, repeatsStreamId } from '../lib/streamId'
 
 export const WINDOW_S = 300 // minutes of history on the charts: 5
 export const PAIR_SERIES = ['tput_mbps', 's_ms', 'v_ms', 'r_pkts', 'queue_pkts', 'limit_pkts', 'drops'] as const
@@ -18,6 +20,11 @@ export const PAIR_SERIES = ['tput_mbps', 's_ms', 'v_ms', 'r_pkts', 'queue_pkts',
 const HISTORY_PAGE = 2000
 const HISTORY_MAX_PAGES = 12
 export const FRAME_SERIES = ['utility', 'utility_bound', 'reassignments'] as const
+
+interface History<T> {
+  entries: T[]
+  upTo: string // the stream is read up to this id: the socket continues after it
+}
 
 export type FeedState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed'
 
@@ -47,6 +54,12 @@ export const useLive = defineStore('live', () => {
   // reconnect starts minutes back, so it repeats entries the store holds already.
   let lastPairIds = new Map<string, string>()
   let lastFrameId = ''
+  // Newest stream id the store holds each stream up to (history read or socket message), where
+  // the next socket starts: one opened at the stream's end instead skipped whatever the
+  // dataplane wrote between the history read and the socket's start, and the chart drew a
+  // line across the hole. '' = not known (no history read yet): the socket starts at the end.
+  let framesUpTo = ''
+  let pairsUpTo = ''
   let ws: WebSocket | null = null
   let retryTimer: ReturnType<typeof setTimeout> | null = null
   let retries = 0
@@ -119,6 +132,8 @@ export const useLive = defineStore('live', () => {
     } else if (msg.type === 'telemetry') {
       addFrames(msg.frames ?? [])
       addPairs(msg.pairs ?? [])
+      framesUpTo = laterStreamId(msg.frames?.at(-1)?.id, framesUpTo)
+      pairsUpTo = laterStreamId(msg.pairs?.at(-1)?.id, pairsUpTo)
       lastUpdate.value = Date.now()
     } else if (msg.type === 'error') {
       error.value = msg.detail ?? 'error from the live feed'
@@ -126,9 +141,10 @@ export const useLive = defineStore('live', () => {
     tick.value++
   }
 
-  /** Entries of one stream from `sinceMs` on, in pages of the API's maximum. Stream ids
-   *  are `<Redis ms>-<seq>` (XADD *), so the window's start is an id to continue after. */
-  async function since<T>(path: string, sinceMs: number): Promise<T[]> {
+  /** Entries of one stream from `sinceMs` on, in pages of the API's maximum, and the id the
+   *  read covers the stream up to. Stream ids are `<Redis ms>-<seq>` (XADD *), so the window's
+   *  start is an id to continue after. */
+  async function since<T extends { id: string }>(path: string, sinceMs: number): Promise<History<T>> {
     const gen = generation
     const out: T[] = []
     let after = `${Math.max(0, Math.floor(sinceMs))}-0`
@@ -136,19 +152,20 @@ export const useLive = defineStore('live', () => {
       const r = await api.get<{ entries: T[]; last_id: string | null }>(path, { count: HISTORY_PAGE, after })
       if (gen !== generation) break // stopped meanwhile: the rest is not wanted
       out.push(...r.entries)
+      after = laterStreamId(r.last_id ?? r.entries.at(-1)?.id, after)
       if (r.entries.length < HISTORY_PAGE || !r.last_id) break
-      after = r.last_id
     }
-    return out
+    return { entries: out, upTo: after }
   }
 
   /** The last WINDOW_S seconds of one stream, counted back from its newest entry: the ids are
    *  stamped by the controller's Redis, whose clock may be minutes off the browser's (a window
    *  counted from the browser's clock then holds nothing, or only part of the window). */
-  async function recent<T extends { id: string }>(path: string): Promise<T[]> {
+  async function recent<T extends { id: string }>(path: string): Promise<History<T>> {
     const gen = generation
     const newest = await api.get<{ entries: T[] }>(path, { count: 1 })
-    if (gen !== generation || !newest.entries.length) return []
+    // An empty stream: everything it will hold is new, so the socket starts at its beginning.
+    if (gen !== generation || !newest.entries.length) return { entries: [], upTo: '0-0' }
     const newestMs = Number(newest.entries[0].id.split('-')[0])
     return since<T>(path, (Number.isFinite(newestMs) ? newestMs : Date.now()) - WINDOW_S * 1000)
   }
@@ -160,8 +177,10 @@ export const useLive = defineStore('live', () => {
       recent<PairEntry>(`/telemetry/${encodeURIComponent(id)}/pairs`),
     ])
     if (gen !== generation) return // stopped meanwhile: the store may be another appliance's by now
-    addFrames(f)
-    addPairs(p)
+    addFrames(f.entries)
+    addPairs(p.entries)
+    framesUpTo = laterStreamId(f.upTo, framesUpTo)
+    pairsUpTo = laterStreamId(p.upTo, pairsUpTo)
     tick.value++
   }
 
@@ -172,6 +191,8 @@ export const useLive = defineStore('live', () => {
     lastFrame.value = null
     lastPairIds = new Map()
     lastFrameId = ''
+    framesUpTo = ''
+    pairsUpTo = ''
     status.value = null
     statusFresh.value = false
   }
@@ -184,7 +205,11 @@ export const useLive = defineStore('live', () => {
     const prev = ws
     ws = null
     prev?.close() // never more than one socket: the one in `ws`, which stop() closes
-    const sock = new WebSocket(`${proto}://${location.host}/api/v1/telemetry/${encodeURIComponent(appliance.value)}/live`)
+    const from = new URLSearchParams()
+    if (framesUpTo) from.set('frames_after', framesUpTo)
+    if (pairsUpTo) from.set('pairs_after', pairsUpTo)
+    const query = String(from) ? `?${from}` : ''
+    const sock = new WebSocket(`${proto}://${location.host}/api/v1/telemetry/${encodeURIComponent(appliance.value)}/live${query}`)
     ws = sock
     sock.onopen = () => {
       if (ws !== sock) return
