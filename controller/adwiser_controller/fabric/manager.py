@@ -26,8 +26,12 @@ drops still is) until a version is active again.
 A document that cannot be built (invalid, or naming a port this host does
 not have) is refused whole, naming the field, and the current configuration,
 ports and table kept: nothing is touched before every check has passed. The
-status then names the refused version beside the one the flows still follow,
-and that version is not looked at again until `active` names another. The
+status then names the refused version beside the one the flows still follow.
+A version refused for an interface missing on this host (an AP's veth or NIC
+not there yet) is looked at again at the first poll that finds that interface
+present; one refused for its document (invalid, another appliance's, names
+that cannot be built) cannot change and is not looked at again until
+`active` names another. The
 new ports are added before the table is replaced and the unused ones removed
 after, so a failing OVS or `ip` command leaves the old state whole too.
 
@@ -60,7 +64,7 @@ from . import links
 from .flows import Mode, compile_flows
 from .liveness import HeartbeatInvalid, LivenessJudge, Verdict, parse_heartbeat, sample_ports
 from .ovs import Ovs, OvsError
-from .plan import PlanError, PortPlan, build_plan
+from .plan import PlanError, PortMissing, PortPlan, build_plan
 
 STATUS_TTL_MS = 3000
 
@@ -108,6 +112,7 @@ class FabricManager:
         self.version: int | None = None
         self.version_seen: int | None = None
         self.refused: dict[str, Any] | None = None  # {"version", "error"} of a refusal, until a version is followed
+        self.awaited_port: str | None = None  # the missing interface the refusal of `version_seen` waits for
         self.topology_possibly_stale = False  # `active` is 0: the dataplane runs a file whose topology is unseen
         self.mode: Mode = "bypass"
         self.mode_since_ns = time.time_ns()
@@ -157,10 +162,10 @@ class FabricManager:
     def _check_host_ports(plan: PortPlan) -> None:
         """Refuse, naming the field, a plan whose uplink or AP-facing ports are not interfaces of this host."""
         if not links.exists(plan.uplink):
-            raise PlanError(f"uplink: port '{plan.uplink}' does not exist in this network namespace")
+            raise PortMissing(plan.uplink, f"uplink: port '{plan.uplink}' does not exist in this network namespace")
         for i, ap in enumerate(plan.aps):
             if not links.exists(ap.port):
-                raise PlanError(f"topology.aps.{i}.port: port '{ap.port}' does not exist in this network namespace")
+                raise PortMissing(ap.port, f"topology.aps.{i}.port: port '{ap.port}' does not exist in this network namespace")
 
     def _add_ports(self, plan: PortPlan) -> None:
         """Create `plan`'s veths and add the ports the bridge lacks; nothing is taken away."""
@@ -210,9 +215,10 @@ class FabricManager:
             else:
                 self.log("dataplane_file_ended", active=n)
             self._status_due_ns = 0
-        if n == 0 or n == self.version_seen:
+        if n == 0 or (n == self.version_seen and not self._awaited_port_appeared()):
             return
         self.version_seen = n
+        self.awaited_port = None
         try:
             doc = cast(bytes | None, self.redis.hget(keys.version(n), "doc"))
         except redis.RedisError as exc:
@@ -235,6 +241,8 @@ class FabricManager:
             self._check_host_ports(plan)
         except (ValueError, configfile.ConfigInvalid, PlanError) as exc:
             self.refused = {"version": n, "error": str(exc)}
+            if isinstance(exc, PortMissing):  # the host can still change: looked at again once the port is there
+                self.awaited_port = exc.port
             self._status_due_ns = 0  # the refusal shows in the status at once
             self.log("topology_refused", version=n, error=str(exc))
             return
@@ -267,6 +275,15 @@ class FabricManager:
                         links.delete_link(link)
             except (OvsError, links.LinkError) as exc:  # unused ports left behind: no flow refers to them
                 self.log("stale_ports_left", version=n, error=str(exc))
+
+    def _awaited_port_appeared(self) -> bool:
+        """Whether the interface whose absence refused the version `active` names exists now (one stat per
+        poll): the refusal came from the host, not the document, and an interface created a moment after the
+        dataplane acknowledged the version must not leave the flows on the old topology until `active` moves."""
+        if self.awaited_port is None or not links.exists(self.awaited_port):
+            return False
+        self.log("topology_retry", version=self.version_seen, port=self.awaited_port)
+        return True
 
     # ------------------------------------------------------------ the watchdog
 

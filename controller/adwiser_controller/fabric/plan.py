@@ -44,6 +44,15 @@ class PlanError(ValueError):
     """The configuration cannot be built as an OVS bridge (names the field at fault)."""
 
 
+class PortMissing(PlanError):
+    """A port the configuration names is not an interface of this host (yet): the host, not the document, is at
+    fault, so the same document may be built once `port` exists."""
+
+    def __init__(self, port: str, message: str):
+        super().__init__(message)
+        self.port = port
+
+
 @dataclass(frozen=True)
 class DpLink:
     """One veth pair between the bridge and the dataplane."""

@@ -365,6 +365,26 @@ def test_a_refused_version_is_reported_beside_the_version_the_flows_still_follow
     assert status.version == 4 and status.refused is None
 
 
+def test_a_version_refused_for_a_missing_port_is_followed_once_the_port_exists_and_one_for_its_document_never(
+        host: FakeHost) -> None:
+    # Before, a version refused because ap3 was not there yet stayed refused until `active` named another.
+    m = host.steered_manager()
+    host.activate(m, 2, with_ap3(load(LAB).model_dump(mode="json")))
+    assert m.version is None and m.refused is not None
+    host.ifs.add("ap3")
+    host.beat(m)
+    m.poll()
+    assert m.version == 2 and m.refused is None and "priority=200,in_port=fb-ap3,actions=output:ap3" in host.ovs.flows
+    other = load(LAB).model_dump(mode="json")
+    other["appliance_id"] = "elsewhere"
+    host.activate(m, 3, other)
+    for _ in range(3):
+        host.beat(m)
+        m.poll()
+    assert [kw["version"] for event, kw in host.events if event == "topology_refused"] == [2, 3]
+    assert m.version == 2
+
+
 def test_active_0_keeps_the_topology_in_force_and_is_no_refusal(host: FakeHost) -> None:
     # active 0: the dataplane runs its --config file after an operator's SIGHUP (REDIS.md). There is no version 0:
     # looking it up logged topology_refused ("adwiser:version:0 has no doc") and the status named version 0.
