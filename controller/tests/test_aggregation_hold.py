@@ -5,6 +5,7 @@ of 000 §IV, and the runner against a real redis-server."""
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
 from aggregation_plant import Plant
@@ -48,6 +49,26 @@ def test_nu_stays_at_one_or_more_while_a_held_pairs_mcs_rate_falls() -> None:
     assert st.nu < 2.0
     st = step(params, st, {PAIR: StaMeasurement(6.5e6, 2.0)}, now_s=40.0, hold=HELD).state
     assert st.nu >= 1.0 and st.n_target[PAIR] >= 1.0
+
+
+def test_a_long_hold_of_every_pair_freezes_nu_and_z_under_noisy_phy_rates() -> None:
+    # Carried from step to step, ν went through _fed_forward_nu's cuts at a ν_max that the PHY rates' slot-to-
+    # slot spread moves, and ratcheted down: 2.1 % after 400 held steps, with the rates back where they were.
+    # Frozen, each held step's ν is the one the hold's first step would give at that step's rates.
+    rates = {"ap/a": 100e6, "ap/b": 100e6, "ap/c": 400e6}
+    params = LoopParams(t_bar_s=0.010, n_bar=48)
+    start, _ = run(params, Plant(c_s=300e-6, rates_bps=dict(rates)), 200)
+    everyone = frozenset(rates)
+    rng = random.Random(1)
+    st = start
+    for k in range(400):
+        meas = {s: StaMeasurement(r * rng.uniform(0.95, 1.05), 2.0) for s, r in rates.items()}
+        st = step(params, st, meas, now_s=100.0 + 0.5 * k, hold=everyone).state
+        assert st.nu == pytest.approx(step(params, start, meas, now_s=100.0, hold=everyone).state.nu, rel=1e-12)
+        assert st.z == start.z
+    st = step(params, st, {s: StaMeasurement(r, 2.0) for s, r in rates.items()}, now_s=400.0, hold=everyone).state
+    assert st.nu == pytest.approx(start.nu, rel=1e-12)
+    assert st.n_target == pytest.approx(start.n_target, rel=1e-12)
 
 
 def test_a_pair_released_after_an_mcs_change_under_hold_gets_the_targets_of_the_new_rate() -> None:

@@ -45,7 +45,7 @@ holds only while the AP carries what arrives), nor from a pair whose A-MPDUs wer
 an arrival burst (BURST_MPDUS: (8)'s floor, where it cannot be inverted) or whose traffic filled only
 part of the slot (busy_part_of_slot); while the bottleneck is the backhaul
 (001 §5) the loop holds z, ĉ and the pairs' airtime (their rates, carried across an MCS
-change, _held_rates, with ν and the targets fed forward, _hold_all) instead of chasing the
+change, _held_rates, with ν and the targets fed forward from the step before the hold, _hold_all) instead of chasing the
 target, and while only some pairs' is, it holds their airtime and keeps their z at the value
 (46) maps to them (_z_at_rates).
 """
@@ -120,6 +120,9 @@ class LoopState:
     held: bool = False                                          # last step held (backhaul bottleneck)
     c_samples: int = 0                                          # č taken into ĉ so far (before any: c_init)
     w: dict[str, float] = field(default_factory=dict)           # w_i of the last step, s/packet
+    # ν and w of the step before an all-pairs hold began (_hold_all carries ν from them); None when not held
+    hold_nu: float | None = None
+    hold_w: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -281,7 +284,14 @@ def _hold_all(params: LoopParams, state: LoopState, stas: dict[str, StaMeasureme
 
     Kept at their packet rates, a pair at 0.91 of the air whose MCS rate fell from 186 to 100 Mbit/s was
     paced at 1.70 of it (wᵀx > 1, more than (46) ever gives), and the pacer let that through once the
-    backhaul was fast again."""
+    backhaul was fast again.
+
+    ν is carried from the step before the hold began (hold_nu, hold_w), not from the last held step: the
+    carry is a function of that ν and this step's w alone, so a hold freezes ν as it freezes z. Compounded
+    from step to step, the cuts of _fed_forward_nu at a ν_max that the slot-to-slot spread of the PHY rates
+    moves ratcheted ν: three pairs of 100, 100 and 400 Mbit/s at N̄, each ±5 % per slot, held 200 s,
+    were released at a ν 2.1 % under the one they were held at, with the PHY rates back where they were."""
+    entry = state if state.hold_nu is None else replace(state, nu=state.hold_nu, w=state.hold_w)
     ff = _mcs_feed_forward(state, w, stas)
     x = _held_rates(state, w, set(stas))
     s1 = max(w, key=lambda s: w[s])
@@ -290,9 +300,10 @@ def _hold_all(params: LoopParams, state: LoopState, stas: dict[str, StaMeasureme
     # G(x) of (43) at the carried rates, only to tell whether N̄ binds (_fed_forward_nu); ν is not stepped
     g = min(params.t_bar_s * x[sg] * w[sg] / w[s1], nu_top)
     # not under 1, where (43) keeps ν (a target under one MPDU has no meaning, 000 §IV-C)
-    nu = max(_fed_forward_nu(state, w, nu_top, g), 1.0)
+    nu = max(_fed_forward_nu(entry, w, nu_top, g), 1.0)
     n_target = {**state.n_target, **_fed_forward_targets(params, state, stas, w, ff, nu)}
-    new = replace(state, x=x, nu=nu, n_target=n_target, k=state.k + 1, t_s=now_s, held=True, w=dict(w))
+    new = replace(state, x=x, nu=nu, n_target=n_target, k=state.k + 1, t_s=now_s, held=True, w=dict(w),
+                  hold_nu=entry.nu, hold_w=entry.w)
     return StepResult(new, x, None)
 
 
