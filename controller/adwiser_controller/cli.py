@@ -159,10 +159,20 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_seconds(v: str) -> float:
+    try:
+        s = float(v)
+    except ValueError:
+        s = float("nan")
+    if not s > 0 or s == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {v!r}")
+    return s
+
+
 def _cmd_aggregation_loop(args: argparse.Namespace) -> int:
     import asyncio
 
-    from .aggregation import bottleneck
+    from .aggregation import bottleneck, phy_rate
     from .aggregation.runner import run_forever
 
     try:
@@ -172,7 +182,8 @@ def _cmd_aggregation_loop(args: argparse.Namespace) -> int:
         print(f"aggregation-loop: {e}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(run_forever(args.redis_url, args.appliance or None, model=model))
+        max_age = args.phy_rate_max_age if args.phy_rate_max_age is not None else phy_rate.MAX_AGE_S
+        asyncio.run(run_forever(args.redis_url, args.appliance or None, model=model, phy_rate_max_age_s=max_age))
     except KeyboardInterrupt:
         pass
     return 0
@@ -233,6 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     ag.add_argument("--bottleneck-model", metavar="FILE", default=None,
                     help="bottleneck classifier coefficients (001 §5); default $ADWISER_BOTTLENECK_MODEL or "
                          "configs/bottleneck_model.json")
+    ag.add_argument("--phy-rate-max-age", metavar="S", type=_positive_seconds, default=None,
+                    help="a measured PHY rate (phy_rate with a time in phy_rate_ts) older than S seconds is stale: "
+                         "the topology's phy_rate_mbps is used instead (default 5)")
     ag.set_defaults(fn=_cmd_aggregation_loop)
     return p
 

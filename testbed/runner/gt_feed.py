@@ -8,7 +8,9 @@ downlink pair it carries (AP -> STA, best effort):
 
 - `XADD adwiser:appliance:<id>:tm:sta` {pair, mpdus (mean MPDUs per A-MPDU
   of the period), frames, mpdus_ok (MPDUs the STA received in them)}
-- `HSET adwiser:appliance:<id>:phy_rate` pair -> μ_R in Mbit/s, the harmonic
+- `HSET adwiser:appliance:<id>:phy_rate` pair -> μ_R in Mbit/s (and
+  `phy_rate_ts` pair -> the unix time it was written, so the loop ignores it
+  once this feed stops, controller/REDIS.md), the harmonic
   mean of the PHY rates of the last second's MPDUs (μ_R = ΣN / Σ(N/R) over
   its PPDUs of N MPDUs at rate R), so that w = (l + l_oh)/μ_R times the mean
   A-MPDU size is the mean payload airtime E[(l + l_oh) N/R] of 000 eq. 4.
@@ -95,6 +97,8 @@ class GroundTruthFeed:
                 if q:
                     mu_r = sum(n for _, _, n in q) / sum(n / r for _, r, n in q)
                     pipe.hset(f"adwiser:appliance:{self.aid}:phy_rate", pair, f"{mu_r:.2f}")
+                    # when it was measured: once this feed stops (or the pair idles) the loop stops using it
+                    pipe.hset(f"adwiser:appliance:{self.aid}:phy_rate_ts", pair, f"{time.time():.3f}")
             pipe.execute()
             self.samples += len(per)
             self._stop.wait(self.period_s)

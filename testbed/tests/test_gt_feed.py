@@ -68,6 +68,17 @@ def test_entries_carry_the_mean_a_mpdu_size_the_frames_the_mpdus_received_and_th
     r.close()
 
 
+def test_the_phy_rate_carries_the_time_it_was_measured(tmp_path: Path, redis_sock: Path) -> None:
+    # without it the controller cannot tell a rate this feed keeps up to date from one it left when it stopped
+    gt = tmp_path / "groundtruth.jsonl"
+    gt.write_text(_ppdu("ap1", "sta1", 20, 18, 390.0))
+    before = time.time()
+    r = _feed_once(redis_sock, gt, aggregation=False)
+    written = float(r.hget(f"adwiser:appliance:{AID}:phy_rate_ts", "ap1/sta1"))
+    assert before - 0.01 <= written <= time.time()
+    r.close()
+
+
 def test_without_aggregation_the_feed_writes_the_phy_rate_alone(tmp_path: Path, redis_sock: Path) -> None:
     # the appliance-alone scenarios (mu_source "ack"): the loop reads the dataplane's agg_est instead
     gt = tmp_path / "groundtruth.jsonl"

@@ -26,10 +26,13 @@ a version that leaves an AP's loop parameters as they are continues its loop):
    DELAY_FLOOR_SLOTS slots is `ack_queue_ms`, reported, not used by the loop
    (it follows the AP's wait but also holds the STA's ACK waiting for the
    air and its reorder hold: testbed/findings/aggregation-target.md);
-2. the PHY rate μ_R_i of each pair: the hash `phy_rate` (Mbit/s, written by
-   whoever measures it: the testbed from the emulator's ground truth) or
-   else the operator-entered `phy_rate_mbps` of the STA in the topology; a
-   pair with neither is reported `no_rate` and left unpaced;
+2. the PHY rate μ_R_i of each pair (phy_rate.py): the hash `phy_rate` (Mbit/s,
+   written by whoever measures it: the testbed from the emulator's ground
+   truth) while its time in `phy_rate_ts` is under `phy_rate_max_age_s` old
+   (a field without a time was entered by hand and does not expire), else
+   the operator-entered `phy_rate_mbps` of the STA in the topology, else the
+   stale measured rate (`rate_stale` in the status); a pair with none is
+   reported `no_rate` and left unpaced;
 3. classify the bottleneck (bottleneck.py) and step the loop (held for the
    pairs whose bottleneck is the backhaul);
 4. `HSET pacing` the rates (bit/s) and `PUBLISH pacing`; `HDEL` the pairs no
@@ -58,6 +61,7 @@ from .. import keys
 from ..models import AdwiserConfig
 from . import bottleneck as bn
 from . import nbar
+from . import phy_rate as phy_rates
 from .loop import PACER_SLACK, LoopParams, LoopState, StaMeasurement, initial, step
 
 STATUS_MAXLEN = 20000
@@ -221,8 +225,10 @@ def ap_t_bar_ms(cfg: AdwiserConfig, ap_pairs: list[str],
 
 
 class AggregationRunner:
-    def __init__(self, r: aioredis.Redis, model: bn.Model | None = None):
+    def __init__(self, r: aioredis.Redis, model: bn.Model | None = None,
+                 phy_rate_max_age_s: float = phy_rates.MAX_AGE_S):
         self.r = r
+        self.phy_rate_max_age_s = phy_rate_max_age_s
         # the bottleneck classifier's coefficients (bottleneck.py), loaded once: a malformed file stops
         # the loop at its start rather than at its first classification
         self.model = model or bn.default_model()
@@ -308,13 +314,6 @@ class AggregationRunner:
             out[pair].received = sum(k for k in ok if k is not None) if None not in ok else None
             out[pair].span_s = _span_s(before, st.last_sta_id)
 
-    async def _phy_rates(self, aid: str) -> dict[str, float]:
-        """Mbit/s per pair; a rate that is not a positive finite number of bit/s is none (1e303 Mbit/s parses
-        as finite, but w of its 1e309 bit/s was 0 and every step of the AP's loops divided by it)."""
-        raw = await self.r.hgetall(keys.appliance(aid, "phy_rate"))
-        return {p: v for p, v in ((p, _float(s)) for p, s in raw.items())
-                if v is not None and v > 0 and math.isfinite(v * 1e6)}
-
     async def tick(self, aid: str, now_s: float) -> dict[str, Any] | None:
         """One step of every loop of appliance `aid` if Δ has passed since the
         last one; returns the status written (None if nothing was due)."""
@@ -351,7 +350,7 @@ class AggregationRunner:
         st.last_step_s = now_s
         pairs = set(at.pairs)
         tel = await self._read_telemetry(st, pairs)
-        phy = await self._phy_rates(aid)
+        phy = await phy_rates.read(self.r, aid, self.phy_rate_max_age_s)
         stas = {s.id: s for s in cfg.topology.stas}
         ovr = _overrides(cfg)
         by_ap: dict[str, list[str]] = {}
@@ -369,8 +368,8 @@ class AggregationRunner:
             pair_status: dict[str, Any] = {}
             for p in ap_pairs:
                 sta = stas[p.split("/", 1)[1]]
-                rate_src, mbps = ("telemetry", phy[p]) if p in phy else (
-                    ("topology", sta.phy_rate_mbps) if sta.phy_rate_mbps else ("none", None))
+                rate = phy_rates.resolve(phy.get(p), sta.phy_rate_mbps)
+                mbps = rate.mbps
                 t = tel[p]
                 mu = t.mu_n() if not first else None
                 win = st.windows.setdefault(p, bn.PairWindow(at.bottleneck_frames, at.bottleneck_packets))
@@ -379,7 +378,8 @@ class AggregationRunner:
                     for a in t.agg:
                         win.add_aggregation(a)
                     win.add_packets(t.packets, t.lost)
-                pair_status[p] = {"phy_rate_mbps": mbps, "rate_source": rate_src, "mu_n": mu,
+                pair_status[p] = {"phy_rate_mbps": mbps, "rate_source": rate.source, "rate_age_s": rate.age_s,
+                                  "rate_stale": rate.stale, "mu_n": mu,
                                   "mu_source": t.source, "frames_in_slot": len(t.agg), **st.ack_queue(p, t)}
                 if mbps is None:
                     pair_status[p]["state"] = "no_rate"
@@ -514,11 +514,12 @@ class AggregationRunner:
 
 
 async def run_forever(redis_url: str, appliances: list[str] | None, period_s: float = 0.05,
-                      stop: asyncio.Event | None = None, model: bn.Model | None = None) -> None:
+                      stop: asyncio.Event | None = None, model: bn.Model | None = None,
+                      phy_rate_max_age_s: float = phy_rates.MAX_AGE_S) -> None:
     """Wall-clock driver: looks every `period_s` whether a Δ has passed per appliance."""
     model = model or bn.default_model()
     r = aioredis.from_url(redis_url, decode_responses=True)
-    runner = AggregationRunner(r, model)
+    runner = AggregationRunner(r, model, phy_rate_max_age_s)
     try:
         while stop is None or not stop.is_set():
             try:

@@ -24,6 +24,12 @@ class PairLoop(BaseModel):
     phy_rate_mbps: float | None = Field(description="mu_R used for w_i, Mbit/s")
     rate_source: str = Field(description="telemetry (Redis phy_rate hash, e.g. the emulator's ground truth), "
                                          "topology (operator-entered) or none")
+    rate_age_s: float | None = Field(default=None, description="Age of the pair's measured rate in the phy_rate "
+                                     "hash (its time in phy_rate_ts against Redis's clock), s; null: none, or one "
+                                     "entered by hand (no time, does not expire)")
+    rate_stale: bool = Field(default=False, description="The measured rate is older than the loop's limit "
+                             "(--phy-rate-max-age, 5 s): the topology's rate is used, or without one the stale "
+                             "rate as the last known")
     mu_n: float | None = Field(description="Measured mean MPDUs per A-MPDU over the last slot (agg_est)")
     mu_source: str = Field(default="agg_est", description="agg_est (appliance ACK-burst estimate) or sta "
                                                           "(STA-side MAC-timestamp agent, tm:sta)")
@@ -97,7 +103,7 @@ async def aggregation(appliance: str, svc: Services = Depends(services),
     return AggregationStatus.model_validate(json.loads(raw))
 
 
-NUMERIC = {"ts", "k", "nu", "c_hat_us", "phy_rate_mbps", "mu_n", "frames_in_slot", "n_target", "z", "x_pps",
+NUMERIC = {"ts", "k", "nu", "c_hat_us", "phy_rate_mbps", "rate_age_s", "mu_n", "frames_in_slot", "n_target", "z", "x_pps",
            "pace_bps", "delivered_bps", "p_backhaul", "loss", "agg_ratio", "n_bar"}
 
 
