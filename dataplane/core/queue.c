@@ -22,7 +22,7 @@ int adw_pool_init(struct adw_pool *p, uint32_t size)
         return -1;
     }
     p->size = size;
-    p->in_use = 0;
+    p->in_use = p->lent = 0;
     for (uint32_t i = 0; i < size; i++) {
         p->link[i] = ADW_NODE_NONE;
         p->free[i] = size - 1 - i; /* node 0 on top: taken in index order at first */
@@ -38,13 +38,13 @@ void adw_pool_free(struct adw_pool *p)
     p->nodes = NULL;
     p->link = NULL;
     p->free = NULL;
-    p->size = p->in_use = 0;
+    p->size = p->in_use = p->lent = 0;
 }
 
 uint32_t adw_pool_get(struct adw_pool *p)
 {
     uint32_t n_free = p->size - p->in_use;
-    if (n_free == 0)
+    if (n_free <= p->lent)
         return ADW_NODE_NONE;
     uint32_t i = p->free[n_free - 1];
     p->in_use++;

@@ -53,6 +53,8 @@ struct adw_pool {
     uint32_t *link;              /* link[i]: the node after node i in its FIFO, ADW_NODE_NONE at the tail */
     uint32_t size;               /* nodes */
     uint32_t in_use;             /* nodes held */
+    uint32_t lent;               /* packets of the budget the backend keeps outside the core (adw_sched_pool_lend):
+                                    a get leaves this many nodes free */
     uint32_t *free;              /* stack of the free nodes' indices, free[0 .. size - in_use), top last: an array
                                     rather than a list through the nodes, so the nodes the next gets will take are
                                     known (and fetched) ahead without reading cold nodes */
@@ -66,7 +68,7 @@ struct adw_fifo {
 
 int adw_pool_init(struct adw_pool *p, uint32_t size);
 void adw_pool_free(struct adw_pool *p);
-/* ADW_NODE_NONE when the pool is exhausted. */
+/* ADW_NODE_NONE when the pool is exhausted (no free node beside what is lent). */
 uint32_t adw_pool_get(struct adw_pool *p);
 void adw_pool_put(struct adw_pool *p, uint32_t idx);
 

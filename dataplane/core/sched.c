@@ -387,6 +387,22 @@ uint64_t adw_sched_next_event_ns(const struct adw_sched *s, uint64_t now_ns)
     return next < now_ns ? now_ns : next;
 }
 
+uint32_t adw_sched_pool_room(const struct adw_sched *s)
+{
+    uint32_t taken = s->pool.in_use + s->pool.lent;
+    return taken < s->pool.size ? s->pool.size - taken : 0;
+}
+
+void adw_sched_pool_lend(struct adw_sched *s, uint32_t n)
+{
+    s->pool.lent += n;
+}
+
+void adw_sched_pool_give_back(struct adw_sched *s, uint32_t n)
+{
+    s->pool.lent -= n;
+}
+
 unsigned adw_sched_flush(struct adw_sched *s, struct adw_pkt *out, unsigned max)
 {
     unsigned n = hand_out(s, &s->due, out, max);

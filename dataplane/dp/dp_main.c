@@ -93,7 +93,8 @@ static int run_dpdk(struct dp_options *o, struct adw_config *cfg)
         fprintf(stderr, "adwiser-dp: %s\n", err);
         return 1;
     }
-    /* What the core may hold: the pool less what the RX/TX rings and one burst per port can take. */
+    /* The pool less what the RX/TX rings and one burst per port can take: the budget the core's held packets share
+     * with the frames waiting in the ports' TX backlogs (dpdk_loop.c lends those out of it as they wait). */
     unsigned rings = m.n_dev * (DPDK_RX_DESC + DPDK_TX_DESC + o->burst);
     if (o->total_num_mbufs < rings + 1024) {
         fprintf(stderr, "adwiser-dp: --total-num-mbufs %u leaves fewer than 1024 packets to hold beside %u in rings;"

@@ -45,7 +45,8 @@ struct dp_options {
     unsigned burst;                   /* packets per RX/TX burst */
     unsigned total_num_mbufs;         /* DPDK mbuf pool size, packets */
     unsigned tx_backlog;              /* DPDK: frames per port waiting for a full TX ring (dpdk_tx_backlog.h) */
-    unsigned hold_pkts;               /* packets the core may hold (set from the backend's buffer space) */
+    unsigned hold_pkts;               /* packets the core may hold (set from the backend's buffer space; DPDK: less the
+                                         frames waiting in TX backlogs, dpdk_loop.c) */
     uint64_t run_ms;                  /* stop by itself after this many ms, 0 = until SIGTERM/SIGINT */
     int busy_poll;                    /* 1 = never sleep when idle (benchmarks only) */
     int rt_priority;                  /* SCHED_FIFO priority of the loop (1..99), 0 = normal scheduling */

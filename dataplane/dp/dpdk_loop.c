@@ -26,6 +26,7 @@ struct tx_port {
     struct rte_eth_dev_tx_buffer *buf;
     struct dpdk_tx_backlog backlog;   /* frames the ring refused, oldest first; while any wait, new ones go behind */
     struct dp_counters *c;            /* the engine's: tx_pkts counts a frame when sent, taken back if it is lost */
+    struct adw_sched *sched;          /* the backlog's frames are lent out of its packet budget (backlog_push) */
     uint64_t last_taken_ns;           /* when the ring last took a frame of the backlog, or the backlog began */
     bool wait_for_peer;               /* shutdown: a full ring is waited on while its peer keeps taking frames */
 };
@@ -94,9 +95,39 @@ static void tx_lost(struct tx_port *tp, uint64_t n)
 static uint32_t backlog_out(struct tx_port *tp)
 {
     uint32_t k = dpdk_tx_backlog_send(&tp->backlog, tp->dpdk_port);
+    adw_sched_pool_give_back(tp->sched, k);
     if (k)
         tp->last_taken_ns = dpdk_clock_ns();
     return k;
+}
+
+/* Frees the backlog's frames; returns how many. */
+static uint32_t backlog_discard(struct tx_port *tp)
+{
+    uint32_t n = dpdk_tx_backlog_discard(&tp->backlog);
+    adw_sched_pool_give_back(tp->sched, n);
+    return n;
+}
+
+/*
+ * Appends what of pkts[0..n) the backlog has room for; returns how many it took. A waiting frame holds an mbuf that
+ * the core's budget (hold_pkts: the pool less what the rings take) counted free: it is lent out of the budget, so
+ * the core holds that much less, and in normal running a frame is taken only while the budget has room. Otherwise
+ * a port whose peer is slow would fill its backlog while the core held its whole budget: the pool would run dry and
+ * new frames would be missed at RX, uncounted, rather than refused by the core (drops_pool) or here
+ * (tx_backlog_drops). At shutdown (wait_for_peer) RX is no longer read, so the budget is counted, not enforced.
+ * A frame flooded to several ports is one mbuf lent once per backlog: more than it takes, never less.
+ */
+static uint32_t backlog_push(struct tx_port *tp, struct rte_mbuf **pkts, uint32_t n)
+{
+    if (!tp->wait_for_peer) {
+        uint32_t room = adw_sched_pool_room(tp->sched);
+        if (n > room)
+            n = room;
+    }
+    uint32_t taken = dpdk_tx_backlog_push(&tp->backlog, pkts, n);
+    adw_sched_pool_lend(tp->sched, taken);
+    return taken;
 }
 
 /*
@@ -108,19 +139,20 @@ static bool peer_still_takes(struct tx_port *tp)
     if (dpdk_clock_ns() - tp->last_taken_ns < TX_STALL_NS)
         return true;
     tp->wait_for_peer = false;
-    tx_lost(tp, dpdk_tx_backlog_discard(&tp->backlog));
+    tx_lost(tp, backlog_discard(tp));
     return false;
 }
 
 /*
- * Puts pkts[0..n) at the end of the port's backlog. A full backlog loses the rest (tx_backlog_drops) in normal
- * running, as the loop must go on for the other ports; at shutdown it is waited on while its peer takes frames.
+ * Puts pkts[0..n) at the end of the port's backlog. A full backlog, or the core's budget spent (backlog_push), loses
+ * the rest (tx_backlog_drops) in normal running, as the loop must go on for the other ports; at shutdown a full
+ * backlog is waited on while its peer takes frames.
  */
 static void backlog_in(struct tx_port *tp, struct rte_mbuf **pkts, uint32_t n)
 {
     if (tp->backlog.len == 0)
         tp->last_taken_ns = dpdk_clock_ns(); /* a new backlog: the ring's peer gets its time from now */
-    uint32_t taken = dpdk_tx_backlog_push(&tp->backlog, pkts, n);
+    uint32_t taken = backlog_push(tp, pkts, n);
     bool peer_gone = false;
     while (taken < n && tp->wait_for_peer) {
         if (backlog_out(tp) == 0) {
@@ -130,7 +162,7 @@ static void backlog_in(struct tx_port *tp, struct rte_mbuf **pkts, uint32_t n)
             }
             rte_delay_us_sleep(10);
         }
-        taken += dpdk_tx_backlog_push(&tp->backlog, pkts + taken, n - taken);
+        taken += backlog_push(tp, pkts + taken, n - taken);
     }
     if (tp->backlog.max_len > tp->c->tx_backlog_max)
         tp->c->tx_backlog_max = tp->backlog.max_len;
@@ -271,7 +303,7 @@ static void wait_backlogs(struct loop_ctx *x)
             if (!tp->backlog.len)
                 continue;
             if (!tp->wait_for_peer) {
-                tx_lost(tp, dpdk_tx_backlog_discard(&tp->backlog));
+                tx_lost(tp, backlog_discard(tp));
                 continue;
             }
             if (backlog_out(tp) == 0 && !peer_still_takes(tp))
@@ -450,6 +482,7 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
     for (unsigned q = 0; q < m->n_dev; q++) {
         tx[q].dpdk_port = m->dev[q];
         tx[q].c = &e->c;
+        tx[q].sched = e->sched;
         tx[q].buf = rte_zmalloc_socket("adw_txbuf", RTE_ETH_TX_BUFFER_SIZE(MAX_BURST), 0,
                                        rte_eth_dev_socket_id(m->dev[q]));
         if (!tx[q].buf || dpdk_tx_backlog_init(&tx[q].backlog, e->opt->tx_backlog, rte_eth_dev_socket_id(m->dev[q]))) {
@@ -519,7 +552,7 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
 out:
     for (unsigned q = 0; q < m->n_dev; q++) {
         if (tx[q].backlog.len) /* only after a failed start: the shutdown waited for every backlog */
-            tx_lost(&tx[q], dpdk_tx_backlog_discard(&tx[q].backlog));
+            tx_lost(&tx[q], backlog_discard(&tx[q]));
         dpdk_tx_backlog_fini(&tx[q].backlog);
         rte_free(tx[q].buf);
     }

@@ -429,6 +429,26 @@ static void test_pool_exhaustion_drops_are_counted(void **state)
     assert_int_equal(st.pool_in_use, 16);
 }
 
+/* Frames the backend keeps in buffers of the same pool (its TX backlogs) come out of the budget: with 10 of 16 lent
+ * the core holds 6, and what is given back it may hold again. */
+static void test_packets_lent_to_the_backend_come_out_of_the_pool_budget(void **state)
+{
+    struct sched_fixture *f = *state;
+    struct adw_sched_params prm = {.pool_pkts = 16};
+    sched_fixture_recreate(f, &prm);
+    adw_sched_pool_lend(f->s, 10);
+    assert_int_equal(adw_sched_pool_room(f->s), 6);
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 8, 0), 6);
+    assert_int_equal(adw_sched_pool_room(f->s), 0);
+    assert_int_equal(sched_stats(f->s).drops_pool, 2);
+    adw_sched_pool_give_back(f->s, 4);
+    assert_int_equal(adw_sched_pool_room(f->s), 4);
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1 + 8 * 1448, 6, 0), 4);
+    struct adw_stats st = sched_stats(f->s);
+    assert_int_equal(st.drops_pool, 4);
+    assert_int_equal(st.pool_in_use, 10);
+}
+
 static void test_config_swaps_only_at_frame_boundary(void **state)
 {
     struct sched_fixture *f = *state;
@@ -652,6 +672,7 @@ int main(void)
         LAB_TEST(test_a_malformed_multicast_frame_from_an_ap_is_counted_as_malformed),
         LAB_TEST(test_queue_limit_drops_are_counted),
         LAB_TEST(test_pool_exhaustion_drops_are_counted),
+        LAB_TEST(test_packets_lent_to_the_backend_come_out_of_the_pool_budget),
         LAB_TEST(test_config_swaps_only_at_frame_boundary),
         LAB_TEST(test_invalid_config_is_refused_whole_naming_the_field),
         LAB_TEST(test_a_version_with_an_aggregation_target_out_of_bounds_is_refused_whole),

@@ -390,6 +390,69 @@ static void test_frames_past_a_full_tx_backlog_are_counted_lost(void **state)
     assert_int_equal(tx_drops, 40 - 15);
 }
 
+/*
+ * Frames waiting in a TX backlog hold mbufs of the pool, so the core holds only what the budget (hold_pkts) leaves
+ * beside them: otherwise a port whose peer is slow fills its backlog while the core still holds its whole budget,
+ * the pool runs dry and new frames are missed at RX, uncounted, instead of being refused by the core (drops_pool).
+ * ap1's peer takes nothing: of 75 UDP frames passed to sta1 the ring takes 15 and the backlog (--tx-backlog 60) the
+ * rest; the core then holds 40 of the 100 TCP segments that follow (a budget of 100 less the 60 waiting) and drops
+ * the others. The stop is set before the loop starts, so all of them are read by the shutdown's drain, in order.
+ */
+static void test_frames_in_a_tx_backlog_come_out_of_the_cores_hold_budget(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map stuck;
+    struct rte_ring *srx[N_PORTS], *stx[N_PORTS];
+    assert_int_equal(ring_ports_up("budget", srx, stx, 16, &stuck), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 100, .tx_backlog = 60};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    put_frames(srx[0], 75, 0);
+    put_frames(srx[0], 100, 1);
+    dp_stop_requested = 1;
+    int rc = dpdk_loop_run(&e, &stuck, pool);
+    dp_stop_requested = 0;
+    empty_ring(stx[1]);
+    struct adw_stats st;
+    adw_sched_stats_read(e.sched, &st);
+    uint64_t passed = e.c.passed_pkts, queued = e.c.queued_pkts, dropped = e.c.dropped_pkts;
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&stuck);
+    assert_int_equal(rc, 0);
+    assert_int_equal(passed, 75);
+    assert_int_equal(queued, 40);
+    assert_int_equal(dropped, 60);
+    assert_int_equal(st.drops_pool, 60);
+}
+
+/*
+ * The other side of the same budget: in normal running a backlog takes a frame only while the budget has room, so
+ * passed frames (which the core does not hold) cannot take the pool either. ap1's peer takes nothing; of 75 UDP
+ * frames to sta1 the ring takes 15 and the backlog, bounded at 60 but with a budget of 30, 30; the other 30 are
+ * lost, counted (tx_backlog_drops).
+ */
+static void test_a_tx_backlog_takes_no_more_than_the_hold_budget(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map stuck;
+    struct rte_ring *srx[N_PORTS], *stx[N_PORTS];
+    assert_int_equal(ring_ports_up("room", srx, stx, 16, &stuck), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 30, .tx_backlog = 60, .run_ms = 30};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    put_frames(srx[0], 75, 0);
+    int rc = dpdk_loop_run(&e, &stuck, pool);
+    unsigned at_ap1 = empty_ring(stx[1]);
+    uint64_t passed = e.c.passed_pkts, backlog_max = e.c.tx_backlog_max, backlog_drops = e.c.tx_backlog_drops;
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&stuck);
+    assert_int_equal(rc, 0);
+    assert_int_equal(passed, 75);
+    assert_int_equal(at_ap1, 15);
+    assert_int_equal(backlog_max, 30);
+    assert_int_equal(backlog_drops, 30);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +462,8 @@ int main(void)
         cmocka_unit_test(test_shutdown_gives_up_once_on_a_tx_ring_that_takes_nothing),
         cmocka_unit_test(test_a_batch_larger_than_the_tx_ring_reaches_the_slow_ap_whole_and_in_order),
         cmocka_unit_test(test_frames_past_a_full_tx_backlog_are_counted_lost),
+        cmocka_unit_test(test_frames_in_a_tx_backlog_come_out_of_the_cores_hold_budget),
+        cmocka_unit_test(test_a_tx_backlog_takes_no_more_than_the_hold_budget),
     };
     return cmocka_run_group_tests(tests, eal_up, eal_down);
 }
