@@ -50,6 +50,15 @@ export function removePairs(doc: PairUsers, removed: string[]): PairUsers {
   return { slice_map: { ...doc.slice_map, slices }, policies }
 }
 
+/** Which of the `removed` pairs (named as loaded) went with their AP, one sentence for each of
+ *  the `removedAps` that had some: removing an AP removes its STAs (a STA names its AP). */
+export function apRemovalNotes(removedAps: string[], removed: string[]): string[] {
+  return removedAps.flatMap((ap) => {
+    const stas = removed.filter((p) => p.slice(0, p.indexOf('/')) === ap).map(staOf)
+    return stas.length ? [`Removing ${ap} also removes its STA${stas.length > 1 ? 's' : ''} ${listText(stas)}.`] : []
+  })
+}
+
 /** What removing the `removed` pairs of `topology` (the version loaded) changes besides their
  *  rows, one sentence each: where each pair is taken out of, then what that leaves empty. */
 export function removalNotes(topology: Topology, doc: PairUsers, removed: string[]): string[] {

@@ -69,12 +69,12 @@ export function renameIds(topo: Topology, renames: Renames): void {
   renameReferences(topo, renames)
 }
 
-/** The id each STA of `loaded` (the version the edit was made on) has now, as `staRenames` says,
- *  or null when its id now names another loaded STA renamed into it: the id check allows that
- *  only once this one is gone. */
-function idsNow(loaded: Topology, staRenames: IdRenames): [Station, string | null][] {
-  const takenOver = new Set(Object.values(staRenames))
-  return loaded.stas.map((s) => [s, Object.hasOwn(staRenames, s.id) ? staRenames[s.id] : takenOver.has(s.id) ? null : s.id])
+/** The id each row of `loaded` (the APs or STAs of the version the edit was made on) has now, as
+ *  `renames` says, or null when its id now names another loaded row renamed into it: the id check
+ *  allows that only once this one is gone. */
+function idsNow<T extends { id: string }>(loaded: T[], renames: IdRenames): [T, string | null][] {
+  const takenOver = new Set(Object.values(renames))
+  return loaded.map((r) => [r, Object.hasOwn(renames, r.id) ? renames[r.id] : takenOver.has(r.id) ? null : r.id])
 }
 
 /** The pairs of `loaded` whose name `now` changed: each loaded STA found in `now` by its id now,
@@ -82,7 +82,7 @@ function idsNow(loaded: Topology, staRenames: IdRenames): [Station, string | nul
 export function pairRenames(loaded: Topology, now: Topology, staRenames: IdRenames): PairRenames {
   const byId = staById(now.stas)
   const out: PairRenames = {}
-  for (const [s, id] of idsNow(loaded, staRenames)) {
+  for (const [s, id] of idsNow(loaded.stas, staRenames)) {
     const [was, to] = [`${s.ap}/${s.id}`, id === null ? undefined : byId.get(id)]
     if (to && `${to.ap}/${to.id}` !== was) out[was] = `${to.ap}/${to.id}`
   }
@@ -93,7 +93,13 @@ export function pairRenames(loaded: Topology, now: Topology, staRenames: IdRenam
  *  (lib/pairRemoval.ts). A repeated id is not a removal: the controller refuses it beside the rows. */
 export function removedPairs(loaded: Topology, now: Topology, staRenames: IdRenames): string[] {
   const ids = new Set(now.stas.map((s) => s.id))
-  return idsNow(loaded, staRenames).flatMap(([s, id]) => (id !== null && ids.has(id) ? [] : [`${s.ap}/${s.id}`]))
+  return idsNow(loaded.stas, staRenames).flatMap(([s, id]) => (id !== null && ids.has(id) ? [] : [`${s.ap}/${s.id}`]))
+}
+
+/** The APs of `loaded` that `now` has no more, by their loaded id. */
+export function removedAps(loaded: Topology, now: Topology, apRenames: IdRenames): string[] {
+  const ids = new Set(now.aps.map((a) => a.id))
+  return idsNow(loaded.aps, apRenames).flatMap(([a, id]) => (id !== null && ids.has(id) ? [] : [a.id]))
 }
 
 /** A copy of `value` (a slice map, the policies) with the pairs of every `pairs` list renamed:
