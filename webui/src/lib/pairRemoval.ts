@@ -10,6 +10,7 @@
 //  - aggregation_target's empty list means "none", the same as listing only removed pairs.
 // The operator is told all of it before saving (`removalNotes`), a slice map change included.
 import type { Policies, SliceMap, Topology } from '../api/types'
+import { matchSlices } from './sliceIdentity'
 import type { Conflict } from './threeWay'
 
 /** The parts of the document, besides the topology, that name pairs. */
@@ -24,13 +25,21 @@ const staOf = (pair: string): string => pair.slice(pair.indexOf('/') + 1)
 const listText = (xs: string[]): string => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`)
 const allIn = (pairs: string[], gone: Set<string>): boolean => pairs.length > 0 && pairs.every((p) => gone.has(p))
 
-/** Where the slice map and policies name `pair`, as the operator reads it ('slice 1'). */
-export function placesOf(doc: PairUsers, pair: string): string[] {
-  const out = doc.slice_map.slices.flatMap((s, i) => (s.pairs.includes(pair) ? [`slice ${i + 1}`] : []))
+/** The slices of `doc` that name `pair`, by index. */
+const slicesWith = (doc: PairUsers, pair: string): number[] => doc.slice_map.slices.flatMap((s, i) => (s.pairs.includes(pair) ? [i] : []))
+
+/** Where the policies name `pair`, as the operator reads it ('the dynamic-slicing policy'). */
+function policyPlacesOf(doc: PairUsers, pair: string): string[] {
+  const out: string[] = []
   if (pairsOf(doc.policies.dynamic_slicing?.pairs).includes(pair)) out.push('the dynamic-slicing policy')
   if (pairsOf(doc.policies.aggregation_target?.pairs).includes(pair)) out.push('the aggregation-target policy')
   overridesOf(doc.policies).forEach((o, i) => pairsOf(o.pairs).includes(pair) && out.push(`aggregation override ${i + 1}`))
   return out
+}
+
+/** Where the slice map and policies name `pair`, as the operator reads it ('slice 1'). */
+export function placesOf(doc: PairUsers, pair: string): string[] {
+  return [...slicesWith(doc, pair).map((i) => `slice ${i + 1}`), ...policyPlacesOf(doc, pair)]
 }
 
 /** A copy of `doc` with the `removed` pairs taken out, and what they leave empty as the header says. */
@@ -83,12 +92,17 @@ export function removalNotes(topology: Topology, doc: PairUsers, removed: string
 
 /** Where the newer version names a removed pair that the base version did not: what it did with
  *  a pair the user removed meanwhile. The removal stands (as for a row the user removed and the
- *  newer version changed), so each is listed as a conflict. Slices are told apart by position. */
+ *  newer version changed), so each is listed as a conflict. Slices are told apart by what they
+ *  are, not their place (lib/sliceIdentity.ts): one the newer version inserted before a slice
+ *  naming the pair does not make that slice new; each is named by its place in the newer frame. */
 export function newReferences(base: PairUsers, newer: PairUsers, removed: string[]): Conflict[] {
+  const was = matchSlices(base.slice_map.slices, newer.slice_map.slices)
   return removed.flatMap((pair) => {
-    const before = new Set(placesOf(base, pair))
-    return placesOf(newer, pair)
-      .filter((p) => !before.has(p))
-      .map((p) => ({ what: `${pair} (you removed ${staOf(pair)}: taken out of ${p} too)`, theirs: `it in ${p}` }))
+    const [slicesBefore, policiesBefore] = [new Set(slicesWith(base, pair)), new Set(policyPlacesOf(base, pair))]
+    const slices = slicesWith(newer, pair).filter((j) => was[j] === null || !slicesBefore.has(was[j]!))
+    return [...slices.map((j) => `slice ${j + 1}`), ...policyPlacesOf(newer, pair).filter((p) => !policiesBefore.has(p))].map((p) => ({
+      what: `${pair} (you removed ${staOf(pair)}: taken out of ${p} too)`,
+      theirs: `it in ${p}`,
+    }))
   })
 }

@@ -21,14 +21,6 @@ describe('re-applying slice-map edits on a newer version', () => {
     expect(r.conflicts).toEqual([{ what: 'the slices of pair a/1', theirs: 'slice 3' }])
   })
 
-  it('keeps the user\'s whole frame when slices were added on one side and changed on the other, showing the newer frame', () => {
-    const base = [s(20, 'a/1'), s(20, 'b/1')]
-    const mine = [s(20, 'a/1'), s(20, 'b/1'), s(10, 'b/1')]
-    const r = mergeSliceMaps(base, mine, [s(20, 'a/1'), s(30, 'b/1')])
-    expect(r.slices).toEqual(mine)
-    expect(r.conflicts).toEqual([{ what: 'the slices of the frame (slices added or removed)', theirs: '20 ms [a/1] · 30 ms [b/1]' }])
-  })
-
   it('takes the newer frame as is when the user changed nothing, even with slices added', () => {
     const base = [s(20, 'a/1')]
     expect(mergeSliceMaps(base, [s(20, 'a/1')], [s(20, 'a/1'), s(5, 'a/1')])).toEqual({ slices: [s(20, 'a/1'), s(5, 'a/1')], conflicts: [] })
