@@ -3,7 +3,7 @@
  * which AP-STA pair it belongs to (by MAC first, then by IP, so routed
  * deployments where the STA's MAC is hidden behind a gateway work), which
  * direction it goes (in_port 0 = downlink), and its kind: TCP data, pure TCP
- * ACK or other control segment but a FIN (ACK isolation), real-time (DSCP in the
+ * ACK or other control segment but a FIN or RST (ACK isolation), real-time (DSCP in the
  * policy or a configured UDP port), or unmanaged (ARP, DHCP, ICMP, other UDP,
  * fragments, other protocols: passed straight through).
  *
@@ -130,8 +130,9 @@ void adw_classify(struct adw_sched *s, const struct adw_desc *d, bool parsed, co
     if (d->l4 == ADW_L4_TCP && !d->fragment) {
         /* A bare FIN follows its flow's data in sequence: in the ACK queue it went out ahead of the data still
          * queued, reached the STA out of order and could not be acknowledged until that data came in later batches,
-         * so the batch's drain (which waits for the ACK of the highest sequence released) never ended. */
-        c->kind = d->payload_len > 0 || (d->tcp_flags & ADW_TCP_FIN) ? ADW_CLASS_DATA : ADW_CLASS_ACK;
+         * so the batch's drain (which waits for the ACK of the highest sequence released) never ended. A bare RST
+         * too: ahead of that data it closed the STA's socket before the data the server sent earlier arrived. */
+        c->kind = d->payload_len > 0 || (d->tcp_flags & (ADW_TCP_FIN | ADW_TCP_RST)) ? ADW_CLASS_DATA : ADW_CLASS_ACK;
         return;
     }
     if (paced_udp(s, c->pair, d)) {

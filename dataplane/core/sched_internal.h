@@ -73,7 +73,7 @@ struct adw_pair_state {
     _Alignas(64) bool active;                /* the slot belongs to a pair of the plan in force */
     uint16_t pair;                           /* its pair index in the plan in force */
     struct adw_fifo q_data;                  /* downlink TCP data */
-    struct adw_fifo q_ack;                   /* downlink pure ACKs / control segments but FINs (ACK isolation) */
+    struct adw_fifo q_ack;                   /* downlink pure ACKs / control segments but FINs, RSTs (ACK isolation) */
     struct adw_fifo q_rt;                    /* real-time */
     bool rt_listed;                          /* on the rt_pending list */
     uint64_t rt_guard_until_ns;              /* its batches wait until then: real-time packets of a conflicting
@@ -162,8 +162,8 @@ bool adw_plan_conflict(const struct adw_plan *p, uint16_t a, uint16_t b);
 enum adw_class_kind {
     ADW_CLASS_PASS,              /* forward to out_port now */
     ADW_CLASS_UPLINK,            /* AP -> uplink: pass to port 0, observe for drain inference */
-    ADW_CLASS_DATA,              /* queue: downlink TCP data, and a bare FIN (in sequence after it) */
-    ADW_CLASS_ACK,               /* queue: downlink pure ACK / control segment other than a FIN */
+    ADW_CLASS_DATA,              /* queue: downlink TCP data, and a bare FIN or RST (in order after it) */
+    ADW_CLASS_ACK,               /* queue: downlink pure ACK / control segment other than a FIN, RST */
     ADW_CLASS_RT                 /* queue: real-time */
 };
 struct adw_class {

@@ -162,6 +162,41 @@ static void test_a_bare_fin_goes_after_its_flows_queued_data_and_the_batch_drain
     free(c);
 }
 
+/* The server resets a download whose end is still queued here: the STA must get that data before the reset, as
+ * without the appliance. In the ACK queue the RST went out ahead of it (a batch takes the ACK queue first), and the
+ * data behind it reached a closed socket. The RST is never acknowledged: released, it ends its flow's wait (drain.c),
+ * so the batch it closes is no drain left open to its cap. */
+static void test_a_bare_rst_goes_after_its_flows_queued_data_and_no_drain_waits_for_its_ack(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    for (unsigned i = 0; i < 50; i++) { /* 10 beyond the first batch: too few for a refill (refill.c) */
+        struct fb_tcp t = lab_down_tcp(0, 1 + i * 1448, 1448);
+        struct adw_pkt p = pkt_of(&t, 0);
+        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    }
+    struct fb_tcp rst = lab_down_tcp(0, 1 + 50 * 1448, 0);
+    rst.flags = ADW_TCP_RST | ADW_TCP_ACK;
+    struct adw_pkt p = pkt_of(&rst, 0);
+    assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    assert_int_equal(drain_out(s, 0), 40); /* r_init */
+    for (unsigned i = 0; i < 40; i++)
+        assert_ptr_not_equal(out[i].cookie, p.cookie); /* was out[0] */
+    sta1_acks_segments(s, 40, 5 * MS);
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.drains_completed, 1);
+    assert_int_equal(drain_out(s, 40 * MS), 11); /* the rest, the RST last */
+    assert_ptr_equal(out[10].cookie, p.cookie);
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.drains_completed, 2);
+    assert_int_equal(sts.drains_capped + sts.drains_superseded, 0);
+    adw_sched_free(s);
+    free(c);
+}
+
 static void test_uplink_transfer_drain_ends_when_data_comes_back(void **st)
 {
     (void)st;
@@ -426,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_vlan_tagged_frame_is_managed),
         cmocka_unit_test(test_acks_are_isolated_from_data_in_the_batch),
         cmocka_unit_test(test_a_bare_fin_goes_after_its_flows_queued_data_and_the_batch_drains_at_their_ack),
+        cmocka_unit_test(test_a_bare_rst_goes_after_its_flows_queued_data_and_no_drain_waits_for_its_ack),
         cmocka_unit_test(test_uplink_transfer_drain_ends_when_data_comes_back),
         cmocka_unit_test(test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows),
         cmocka_unit_test(test_an_ack_batch_the_sta_sends_nothing_for_is_no_overrun_and_r_grows),

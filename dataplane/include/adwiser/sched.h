@@ -9,7 +9,7 @@
  * (adw_sched_dequeue_burst), sleeping until adw_sched_next_event_ns.
  *
  * Downlink (port 0 -> AP) packets of managed STAs are held per AP-STA pair in
- * three queues: TCP data (a bare FIN with it, in sequence), pure TCP ACKs (ACK isolation, SPEC §3.6: the
+ * three queues: TCP data (a bare FIN or RST with it, in order), pure TCP ACKs (ACK isolation, SPEC §3.6: the
  * server's ACKs of an uplink transfer are what is batched) and real-time
  * (DSCP EF or configured UDP ports). Each queue is drop-tail with the A*
  * limit min(Q_eBDP, q_ALT) (003 §IV-V). Time is cut into frames of slices

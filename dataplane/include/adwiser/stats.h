@@ -17,7 +17,7 @@ struct adw_stats {
     uint64_t pass_unknown;       /* unicast to/from a MAC/IP not in the topology */
     uint64_t pass_arp;           /* ARP */
     uint64_t pass_other;         /* managed STA but unmanaged kind: ICMP, DHCP, UDP of a sliced pair, other protocols */
-    uint64_t queued_data;        /* TCP data queued (with bare FINs, and UDP of a paced pair) */
+    uint64_t queued_data;        /* TCP data queued (with bare FINs, RSTs, and UDP of a paced pair) */
     uint64_t queued_ack;         /* pure TCP ACKs queued (ACK isolation) */
     uint64_t queued_rt;          /* real-time packets queued */
     uint64_t released_pkts;      /* handed out by dequeue (incl. flush) */
