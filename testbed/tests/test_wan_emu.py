@@ -3,6 +3,7 @@ the rate limit caps a real TCP transfer, bad options are refused, and SIGTERM
 ends it with its counters written."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -188,3 +189,27 @@ def test_frames_waiting_in_the_socket_at_exit_are_counted(testbed: topology.Test
     assert d["rx_frames"] + d["rx_dropped_kernel"] >= 200 + 1, d
     assert d["rx_frames"] == d["tx_frames"] + d["tx_errors"] + d["held_at_exit"] + d["drop_queue"] \
         + d["drop_ring"] + d["drop_oversize"], d
+
+
+def test_stats_json_escapes_interface_names(prefix: str, tmp_path) -> None:
+    # The kernel allows a quote or a backslash in an interface name; written raw, the stats were no JSON.
+    ns = f"{prefix}jn"
+    names = ('q"0', "b\\1")
+    stats = tmp_path / "wan-emu.stats.json"
+    subprocess.run(["ip", "netns", "add", ns], check=True, timeout=10)
+    try:
+        ns_run(ns, ["ip", "link", "add", names[0], "type", "veth", "peer", "name", names[1]])
+        for name in names:
+            ns_run(ns, ["ip", "link", "set", name, "up"])
+        proc = subprocess.Popen(["ip", "netns", "exec", ns, str(wan.WAN_EMU), "--if-a", names[0], "--if-b", names[1],
+                                 "--stats", str(stats)], stderr=subprocess.PIPE, text=True)
+        try:
+            assert proc.stderr is not None and "<->" in proc.stderr.readline()  # its start line: running
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=10)
+        assert proc.returncode == 0
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], check=False, timeout=10)
+    written = json.loads(stats.read_text())
+    assert (written["if_a"], written["if_b"]) == names

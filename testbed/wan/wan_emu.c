@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "delay_line.h"
+#include "json_string.h"
 #include "lateness_hist.h"
 #include "packet_port.h"
 
@@ -250,8 +251,11 @@ static int write_stats(const struct options *o, const struct direction dir[2])
         fprintf(stderr, "wan-emu: cannot write %s: %s\n", o->stats_path, strerror(errno));
         return -1;
     }
-    fprintf(f, "{\"if_a\":\"%s\",\"if_b\":\"%s\",\"delay_ms\":%g,\"rate_mbit\":%g,", o->if_a,
-            o->if_b, o->delay_ms, o->rate_mbit);
+    fputs("{\"if_a\":", f);
+    json_put_string(f, o->if_a);
+    fputs(",\"if_b\":", f);
+    json_put_string(f, o->if_b);
+    fprintf(f, ",\"delay_ms\":%g,\"rate_mbit\":%g,", o->delay_ms, o->rate_mbit);
     print_direction(f, &dir[0]);
     fputc(',', f);
     print_direction(f, &dir[1]);
