@@ -36,16 +36,36 @@ static void on_dropped(void *ctx, const struct wlan_delivery *d)
     frame_store_release(&e->store, d->id);
 }
 
+/* s as a JSON string (RFC 8259 §7): a node name of the air config may hold a quote, a backslash or a control
+ * character (the config is JSON, which can carry them). */
+static void put_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
 static void on_ground_truth(void *ctx, const struct wlan_gt_record *r)
 {
     struct emu *e = ctx;
     if (!e->gt)
         return;
+    fprintf(e->gt, "{\"start_us\":%llu,\"duration_us\":%u,\"src\":", (unsigned long long)r->start_us,
+            r->duration_us);
+    put_json_string(e->gt, e->cfg->nodes[r->tx].name);
+    fputs(",\"dst\":", e->gt);
+    put_json_string(e->gt, e->cfg->nodes[r->rx].name);
     fprintf(e->gt,
-            "{\"start_us\":%llu,\"duration_us\":%u,\"src\":\"%s\",\"dst\":\"%s\",\"ac\":\"%s\",\"mcs\":%u,"
+            ",\"ac\":\"%s\",\"mcs\":%u,"
             "\"phy_mbps\":%.1f,\"mpdus\":%u,\"ok\":%u,\"bytes\":%u,\"collided\":%s,\"preamble_lost\":%s,"
             "\"ba_ok\":%s,\"rts\":%s,\"ids\":[",
-            (unsigned long long)r->start_us, r->duration_us, e->cfg->nodes[r->tx].name, e->cfg->nodes[r->rx].name,
             r->ac == WLAN_AC_VO ? "VO" : "BE", r->mcs, r->phy_mbps, r->n_mpdu, r->n_ok, r->bytes,
             r->collided ? "true" : "false", r->preamble_lost ? "true" : "false", r->ba_ok ? "true" : "false",
             r->rts ? "true" : "false");
