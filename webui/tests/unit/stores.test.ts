@@ -89,6 +89,7 @@ describe('live store history', () => {
     const calls: string[] = []
     const nowS = Math.floor(Date.now() / 1000)
     const newestMs = Date.now() - 42_000 // the controller's clock, 42 s behind the browser's
+    const firstPageEnd = `${newestMs - 60_000}-7` // the stream id the first full page of pairs ends at
     const page = (n: number, from: number, kind: 'pairs' | 'frames') =>
       Array.from({ length: n }, (_, i) => (kind === 'pairs' ? pair(nowS - 200 + (from + i) / 100, 'ap1/sta1') : frame(nowS - 200 + (from + i) / 100)))
     vi.stubGlobal('fetch', async (url: string) => {
@@ -99,9 +100,9 @@ describe('live store history', () => {
         const newest = { ...(kind === 'pairs' ? pair(nowS, 'ap1/sta1') : frame(nowS)), id: `${newestMs}-3` }
         return new Response(JSON.stringify({ entries: [newest], last_id: newest.id }), { status: 200 })
       }
-      const first = !u.searchParams.get('after')!.startsWith('p')
+      const first = u.searchParams.get('after') !== firstPageEnd
       const entries = kind === 'frames' ? page(3, 0, kind) : first ? page(2000, 0, kind) : page(7, 2000, kind)
-      const body = { entries, last_id: first && kind === 'pairs' ? 'p1-0' : 'p2-0' }
+      const body = { entries, last_id: first && kind === 'pairs' ? firstPageEnd : `${newestMs}-3` }
       return new Response(JSON.stringify(body), { status: 200 })
     })
     try {
@@ -111,7 +112,7 @@ describe('live store history', () => {
       expect(pairCalls).toHaveLength(2)
       const after0 = Number(new URL(pairCalls[0], 'http://x').searchParams.get('after')!.split('-')[0])
       expect(after0).toBe(newestMs - WINDOW_S * 1000)
-      expect(new URL(pairCalls[1], 'http://x').searchParams.get('after')).toBe('p1-0')
+      expect(new URL(pairCalls[1], 'http://x').searchParams.get('after')).toBe(firstPageEnd)
       expect(live.pairs.get('ap1/sta1')!.length).toBe(2007)
       expect(live.frames.length).toBe(3)
     } finally {
