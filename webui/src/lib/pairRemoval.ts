@@ -22,7 +22,7 @@ export interface PairUsers {
 const pairsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
 const overridesOf = (p: Policies): { pairs?: unknown }[] => (Array.isArray(p.aggregation_target?.overrides) ? (p.aggregation_target.overrides as { pairs?: unknown }[]) : [])
 const staOf = (pair: string): string => pair.slice(pair.indexOf('/') + 1)
-const listText = (xs: string[]): string => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`)
+export const listText = (xs: string[]): string => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`)
 const allIn = (pairs: string[], gone: Set<string>): boolean => pairs.length > 0 && pairs.every((p) => gone.has(p))
 
 /** The slices of `doc` that name `pair`, by index. */

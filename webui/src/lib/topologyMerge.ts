@@ -10,8 +10,12 @@
 // so they merge without conflict; a pair is its STA, so each side's are first named after the
 // merged STAs' APs, and a STA one side moved takes the pairs the other side named with it. A
 // conflicting pair one side added on a STA the other removed names no pair the controller knows:
-// the removal stands (as for a row), so the pair is dropped and named as a conflict.
+// the removal stands (as for a row), so the pair is dropped and named as a conflict. An AP the
+// merge removes takes the STAs either side has on it (a STA names its AP, and the controller
+// refuses one naming none), as removing it in the editor does; the AP is named as a conflict
+// with the STAs it takes (the user did not see them go), and their pairs go as a removed STA's.
 import type { AccessPoint, Station, Topology } from '../api/types'
+import { listText } from './pairRemoval'
 import { followStas, type IdRenames, noRenames, renameIds, type Renames } from './renames'
 import { type Conflict, merge3 } from './threeWay'
 
@@ -98,6 +102,23 @@ function withoutRemoved(conflicts: [string, string][], stas: Station[], mine: St
   })
 }
 
+/** `stas` (merged) without those on an AP that `sides` (base, the user's, the newer version's)
+ *  have and the merged `aps` do not (an id another merged AP still has is kept); each such AP
+ *  taking some is named in `out`, and who removed it told by `mine` (the user's topology). */
+function withoutRemovedAps(stas: Station[], aps: AccessPoint[], sides: Topology[], mine: Topology, out: Conflict[]): Station[] {
+  const kept = new Set(aps.map((a) => a.id))
+  const gone = new Set(sides.flatMap((x) => x.aps.map((a) => a.id)).filter((id) => !kept.has(id)))
+  for (const ap of gone) {
+    const taken = stas.filter((s) => s.ap === ap).map((s) => s.id)
+    if (!taken.length) continue
+    const them = `${taken.length > 1 ? 'STAs' : 'STA'} ${listText(taken)}`
+    const go = taken.length > 1 ? 'go' : 'goes'
+    if (mine.aps.some((a) => a.id === ap)) out.push({ what: `AP ${ap} (the newer version removed it: your ${them} ${go} with it)`, theirs: 'it removed' })
+    else out.push({ what: `AP ${ap} (you removed it: its ${them} ${go} with it)`, theirs: `${them} on it` })
+  }
+  return stas.filter((s) => !gone.has(s.ap))
+}
+
 /** The renames of one kind the newer version can take (`rows`: its APs or its STAs): it has the
  *  old id and not the new one (unless that one is renamed away too, as in a swap); each other one
  *  is named in `conflicts`. */
@@ -123,7 +144,7 @@ export function mergeTopologies(base: Topology, mine: Topology, theirs: Topology
   const whole = merge3(b, m, t)
   if (!whole.conflict) return { topology: whole.value, conflicts, renames: taken }
   const aps = mergeRows<AccessPoint>('AP', b.aps, m.aps, t.aps, conflicts)
-  const stas = mergeRows<Station>('STA', b.stas, m.stas, t.stas, conflicts)
+  const stas = withoutRemovedAps(mergeRows<Station>('STA', b.stas, m.stas, t.stas, conflicts), aps, [b, m, t], m, conflicts)
   const [bc, mc, tc] = [b, m, t].map((x) => followStas(x.conflicts, stas))
   const pairs = withoutRemoved(mergeConflictPairs(bc, mc, tc), stas, m.stas, conflicts)
   return { topology: { aps, stas, conflicts: pairs }, conflicts, renames: taken }
