@@ -18,8 +18,10 @@ export function merge3<T>(base: T, mine: T, theirs: T, same: (a: T, b: T) => boo
   return { value: mine, conflict: true }
 }
 
-/** One unit both sides changed differently: what it is and what the newer version holds. */
+/** One unit both sides changed differently: what it is and what the newer version holds; the user's
+ *  side is kept unless `theirsKept` (a removal by the newer version that the merge had to follow). */
 export interface Conflict {
   what: string
   theirs: string
+  theirsKept?: boolean
 }

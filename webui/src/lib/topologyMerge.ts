@@ -113,8 +113,13 @@ function withoutRemovedAps(stas: Station[], aps: AccessPoint[], sides: Topology[
     if (!taken.length) continue
     const them = `${taken.length > 1 ? 'STAs' : 'STA'} ${listText(taken)}`
     const go = taken.length > 1 ? 'go' : 'goes'
-    if (mine.aps.some((a) => a.id === ap)) out.push({ what: `AP ${ap} (the newer version removed it: your ${them} ${go} with it)`, theirs: 'it removed' })
+    if (mine.aps.some((a) => a.id === ap)) out.push({ what: `AP ${ap} (the newer version removed it: your ${them} ${go} with it)`, theirs: 'it removed', theirsKept: true })
     else out.push({ what: `AP ${ap} (you removed it: its ${them} ${go} with it)`, theirs: `${them} on it` })
+    // A row conflict of a STA that goes with its AP ("STA sta2: yours kept; version N has it removed") would
+    // say the opposite of what the save does: the AP's line above says it instead.
+    for (const id of taken) {
+      for (let i = out.length - 1; i >= 0; i--) if (out[i].what === `STA ${id}` || out[i].what.startsWith(`STA ${id} `)) out.splice(i, 1)
+    }
   }
   return stas.filter((s) => !gone.has(s.ap))
 }

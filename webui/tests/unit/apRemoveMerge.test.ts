@@ -2,8 +2,10 @@
 // version removed): the removal stands, so a STA either side has on that AP goes with it, as a
 // removed STA's pair goes, and the AP is named for review with the STAs the user did not see go
 // (lib/topologyMerge.ts); a STA naming an AP the controller does not have refuses the save.
+import { mount } from '@vue/test-utils'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { AccessPoint, Station, Topology } from '../../src/api/types'
+import ReapplyConflicts from '../../src/components/ReapplyConflicts.vue'
 import { mergeTopologies } from '../../src/lib/topologyMerge'
 import { mountPage, save, saveStaleAndReapply, signIn, stubApi, withSta3OnAp1 } from './topologyEditorPage'
 
@@ -30,8 +32,18 @@ describe('re-applying an AP removal on a newer version', () => {
     const r = mergeTopologies(base, mine, topo(['ap1'], [sta('sta1', 'ap1')]))
     expect(r.topology).toEqual(topo(['ap1'], [sta('sta1', 'ap1')]))
     expect(r.conflicts).toEqual([
-      { what: 'AP ap2 (the newer version removed it: your STA sta4 goes with it)', theirs: 'it removed' },
+      { what: 'AP ap2 (the newer version removed it: your STA sta4 goes with it)', theirs: 'it removed', theirsKept: true },
       { what: 'conflict ap1/sta1 – ap2/sta4 on ap2/sta4, which the newer version removed', theirs: 'it (dropped with ap2/sta4)' },
+    ])
+  })
+
+  it('names a STA the user edited on an AP the newer version removed once, as going with the AP, not as kept', () => {
+    const base = topo(['ap1', 'ap2'], [sta('sta1', 'ap1'), sta('sta2', 'ap2')])
+    const mine = topo(['ap1', 'ap2'], [sta('sta1', 'ap1'), { ...sta('sta2', 'ap2'), mac: '02:00:00:00:00:22' }])
+    const r = mergeTopologies(base, mine, topo(['ap1'], [sta('sta1', 'ap1')]))
+    expect(r.topology).toEqual(topo(['ap1'], [sta('sta1', 'ap1')]))
+    expect(r.conflicts).toEqual([
+      { what: 'AP ap2 (the newer version removed it: your STA sta2 goes with it)', theirs: 'it removed', theirsKept: true },
     ])
   })
 
@@ -63,5 +75,18 @@ describe('re-applying an AP removal in the topology editor', () => {
     expect(base_version).toBe(5)
     expect(saved!.topology).toEqual({ aps: [expect.objectContaining({ id: 'ap2' })], stas: [expect.objectContaining({ id: 'sta2', ap: 'ap2' })], conflicts: [] })
     expect(saved!.slice_map.slices.map((s) => s.pairs)).toEqual([['ap2/sta2']])
+  })
+})
+
+describe('the list of conflicts to review', () => {
+  it("says the newer version's side was kept for a removal the merge followed, and the user's for the rest", () => {
+    const w = mount(ReapplyConflicts, { props: { version: 5, conflicts: [
+      { what: 'AP ap2 (the newer version removed it: your STA sta2 goes with it)', theirs: 'it removed', theirsKept: true },
+      { what: 'AP ap1 channel', theirs: '40' },
+    ] } })
+    expect(w.findAll('li').map((li) => li.text())).toEqual([
+      "AP ap2 (the newer version removed it: your STA sta2 goes with it): version 5's kept (it has it removed)",
+      'AP ap1 channel: yours kept; version 5 has 40',
+    ])
   })
 })
