@@ -26,6 +26,7 @@ void adw_drain_begin(struct adw_drain *d, uint64_t now_ns)
     d->start_ns = now_ns;
     d->release_ns = now_ns;
     d->last_heard_ns = now_ns;
+    d->reset_unacked = false;
     d->n_open = 0;
     d->n_tracked = 0;
     d->untracked = 0;
@@ -111,10 +112,16 @@ void adw_drain_note_released(struct adw_drain *d, const struct adw_tcp_meta *m, 
     }
     bool was = flow_open(f);
     if (m->flags & ADW_TCP_RST) {
+        /* Nothing acknowledges the RST, so the flow waits for nothing more; but its data released before is still
+         * the AP's to send, and nothing will report it (drain.h). */
+        if (f->down_open || f->rst_open)
+            d->reset_unacked = true;
         close_flow(d, f);
         return;
     }
     bool carries_seq = m->payload_len > 0 || (m->flags & (ADW_TCP_SYN | ADW_TCP_FIN));
+    if (carries_seq) /* the AP sends it after the reset flow's data: what reports it reports that data too */
+        d->reset_unacked = false;
     if (m->flags & ADW_TCP_SYN)
         f->sta_reset = false;
     if (carries_seq && f->sta_reset) {
@@ -275,6 +282,8 @@ bool adw_drain_awaits_downlink_acks(const struct adw_drain *d)
 }
 
 bool adw_drain_awaits_reset_flow(const struct adw_drain *d) { return batch_flow_awaits(d, awaits_reset_ack); }
+
+bool adw_drain_reset_unacked(const struct adw_drain *d) { return d->reset_unacked; }
 
 bool adw_drain_awaits_only_uplink_bytes(const struct adw_drain *d)
 {

@@ -41,7 +41,8 @@
  *    payload of the flow have come back. ACKs released outside the batches
  *    (paced mode) are not seen here, so leaving paced mode forgets each
  *    flow's last released ACK, and the next batch's first ACK teaches it.
- *  - A flow closes mid-batch: a RST released to the STA drains it; a RST or
+ *  - A flow closes mid-batch: a RST released to the STA drains it (nothing
+ *    acknowledges a RST, so nothing more is awaited of the flow); a RST or
  *    FIN from the STA drains its uplink part, and its downlink part if the
  *    segment's ACK covers it as above. Data released before the STA closed
  *    is still in the AP's queue: the AP sends it whatever the STA's socket
@@ -62,6 +63,13 @@
  *    overflow of downlink-20ms.
  *  V ends when every tracked flow of the batch is drained. A drain that never
  *  ends (lost final ACK) is closed by the caller (sched) and capped.
+ *  A server's RST released after data of its flow not yet acknowledged ends
+ *  that flow's wait with the data still in the AP's queue or the air (it goes
+ *  before the RST, in release order): the drain then ends with no ACK having
+ *  reported it, at once if the flow was the batch's last open one, so its
+ *  length is no drain time (release.c, adw_finish_drain). Unless data of a
+ *  tracked flow is released after the RST: the AP sends that after the reset
+ *  flow's data, and its ACK (or the STA's RSTs to it) reports both.
  *
  * The flow table (ADW_DRAIN_MAX_FLOWS per pair) persists across batches, as
  * the uplink case needs the last ACK released per flow; flows beyond it in
@@ -112,6 +120,8 @@ struct adw_drain_flow {
 
 struct adw_drain {
     bool open;                   /* a batch is draining */
+    bool reset_unacked;          /* a server's RST closed a flow of the batch whose released data was not yet
+                                    acknowledged, and no tracked flow's data was released after it */
     uint64_t start_ns;           /* release time of the batch, ns (a refill's keeps its first release: refill.c) */
     uint64_t release_ns;         /* time of the last release into the drain (a refill's), ns */
     uint64_t last_heard_ns;      /* last uplink segment of a flow the batch still waits for (or the release), ns:
@@ -143,6 +153,9 @@ struct adw_drain_flow *adw_drain_lookup(struct adw_drain *d, const struct adw_fl
 /* True if a flow of the batch still waits for the ACK of released data that the STA has reset: that ACK will never
  * come (the STA answers each segment still delivered with a RST), so the drain's length is no drain time. */
 bool adw_drain_awaits_reset_flow(const struct adw_drain *d);
+/* True if the batch (open or closed since) released a server's RST that ended the wait for data of its flow not
+ * yet acknowledged, and no tracked flow's data after it: the drain's end does not say that data left the AP. */
+bool adw_drain_reset_unacked(const struct adw_drain *d);
 /* True if the batch (open or closed since) waits only for uplink bytes: the server's ACKs released to an uplink
  * sender, with no flow of it awaiting the ACK of released data or RSTs, and every flow of it tracked. */
 bool adw_drain_awaits_only_uplink_bytes(const struct adw_drain *d);

@@ -98,6 +98,17 @@ void adw_finish_drain(struct adw_sched *s, struct adw_pair_state *ps, uint64_t v
         s->st.drains_unmeasured++;
         return;
     }
+    if (!capped && adw_drain_reset_unacked(&ps->drain)) {
+        /* The server reset a flow of the batch after data of it no ACK had reported yet: the released RST ended the
+         * flow's wait (nothing acknowledges a RST) with that data still in the AP's queue or the air, and the drain
+         * ended then or at another flow's ACK that does not report it (drain.h). Ended, so the conflicting pair's
+         * batch goes as before (deferral.c), but its length is no V(r): a batch whose only flow ended with the RST
+         * drained "at once", V = 0 grew r by a x S (40 -> 60 in the lab) as if the AP had sent it all instantly. No
+         * sample for eq. (1) or eBDP, no V in the report, as for the STA's reset above. */
+        s->st.drains_completed++;
+        s->st.drains_unmeasured++;
+        return;
+    }
     if (capped && silent_drain_v(ps, v_ns, now_ns) < v_ns) {
         v_ns = silent_drain_v(ps, v_ns, now_ns);
         s->st.drains_silent++;

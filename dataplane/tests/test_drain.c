@@ -523,6 +523,72 @@ static void test_data_released_after_the_sta_reset_drains_with_the_stas_rsts(voi
     assert_false(adw_drain_observe_uplink(d, &answer, 81)); /* a RST answers data released after a reset only */
 }
 
+/* The server's RST released on the flow at sta_port. */
+static void release_server_rst(struct adw_drain *d, uint16_t sta_port, uint32_t seq, uint64_t now_ns)
+{
+    struct adw_tcp_meta rst = data(sta_port, seq, 0);
+    rst.flags = ADW_TCP_RST | ADW_TCP_ACK;
+    adw_drain_note_released(d, &rst, now_ns);
+}
+
+/* A server's RST ends the wait for its flow, which nothing acknowledges now; only one behind data of the flow no ACK
+ * reported leaves that data unreported (drain.h). A RST of a flow whose data was all acknowledged before leaves the
+ * drain measured by the other flows' ACKs. */
+static void test_a_server_rst_leaves_the_drain_unmeasured_only_behind_unacknowledged_data(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40000, 0, 1448, 3, 0);
+    release_server_rst(d, 40000, 3 * 1448, 0);
+    assert_false(adw_drain_end_release(d)); /* ended at once, for scheduling */
+    assert_true(adw_drain_reset_unacked(d));
+    adw_drain_begin(d, 40);
+    release_segments(d, 40001, 0, 1448, 3, 40);
+    assert_true(adw_drain_end_release(d));
+    assert_true(ack_arrives(d, 40001, 3 * 1448, 45));
+    adw_drain_begin(d, 80);
+    release_server_rst(d, 40001, 3 * 1448, 80); /* all of 40001's data acknowledged in the batch before */
+    release_segments(d, 40002, 0, 1448, 3, 80);
+    assert_true(adw_drain_end_release(d));
+    assert_true(ack_arrives(d, 40002, 3 * 1448, 85));
+    assert_false(adw_drain_reset_unacked(d));
+}
+
+/* Data released after the RST goes after the reset flow's data (release order): what reports it reports both. */
+static void test_data_released_after_a_server_rst_measures_the_drain_again(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_segments(d, 40001, 0, 1448, 3, 0);
+    release_segments(d, 40000, 0, 1448, 3, 0);
+    release_server_rst(d, 40000, 3 * 1448, 0);
+    assert_true(adw_drain_reset_unacked(d));
+    release_segments(d, 40001, 3 * 1448, 1448, 1, 0);
+    assert_false(adw_drain_reset_unacked(d));
+    assert_true(adw_drain_end_release(d));
+    assert_true(ack_arrives(d, 40001, 4 * 1448, 5));
+    assert_false(adw_drain_reset_unacked(d));
+}
+
+/* Data released to a connection the STA reset awaits the STA's RSTs (drain.h); the server's RST behind it ends that
+ * wait with the data as unreported as unacknowledged data. */
+static void test_a_server_rst_behind_data_to_a_connection_the_sta_reset_leaves_the_drain_unmeasured(void **st)
+{
+    (void)st;
+    struct adw_drain *d = drain_opened_at(0);
+    release_data(d, 40000, 0, 1448, 0);
+    assert_true(adw_drain_end_release(d));
+    struct adw_tcp_meta rst = ack(40000, 1448);
+    rst.flags = ADW_TCP_RST | ADW_TCP_ACK;
+    assert_true(adw_drain_observe_uplink(d, &rst, 10));
+    adw_drain_begin(d, 40);
+    release_segments(d, 40000, 1448, 1448, 3, 40);
+    assert_false(adw_drain_reset_unacked(d));
+    release_server_rst(d, 40000, 4 * 1448, 40);
+    assert_false(adw_drain_end_release(d));
+    assert_true(adw_drain_reset_unacked(d));
+}
+
 static void test_fin_from_the_sta_drains_the_data_it_acknowledges(void **st)
 {
     (void)st;
@@ -626,6 +692,9 @@ int main(void)
         cmocka_unit_test(test_lost_final_ack_leaves_drain_open),
         cmocka_unit_test(test_rst_from_the_sta_drains_only_what_its_ack_covers),
         cmocka_unit_test(test_data_released_after_the_sta_reset_drains_with_the_stas_rsts),
+        cmocka_unit_test(test_a_server_rst_leaves_the_drain_unmeasured_only_behind_unacknowledged_data),
+        cmocka_unit_test(test_data_released_after_a_server_rst_measures_the_drain_again),
+        cmocka_unit_test(test_a_server_rst_behind_data_to_a_connection_the_sta_reset_leaves_the_drain_unmeasured),
         cmocka_unit_test(test_fin_from_the_sta_drains_the_data_it_acknowledges),
         cmocka_unit_test(test_fin_from_the_sta_ends_its_uplink_transfer),
         cmocka_unit_test(test_uplink_drain_ends_when_acked_bytes_come_back),

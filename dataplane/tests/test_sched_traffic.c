@@ -165,7 +165,7 @@ static void test_a_bare_fin_goes_after_its_flows_queued_data_and_the_batch_drain
 /* The server resets a download whose end is still queued here: the STA must get that data before the reset, as
  * without the appliance. In the ACK queue the RST went out ahead of it (a batch takes the ACK queue first), and the
  * data behind it reached a closed socket. The RST is never acknowledged: released, it ends its flow's wait (drain.c),
- * so the batch it closes is no drain left open to its cap. */
+ * so the batch it closes is no drain left open to its cap; nor a V, with its data unreported (release.c). */
 static void test_a_bare_rst_goes_after_its_flows_queued_data_and_no_drain_waits_for_its_ack(void **st)
 {
     (void)st;
@@ -192,7 +192,122 @@ static void test_a_bare_rst_goes_after_its_flows_queued_data_and_no_drain_waits_
     assert_ptr_equal(out[10].cookie, p.cookie);
     adw_sched_stats_read(s, &sts);
     assert_int_equal(sts.drains_completed, 2);
+    assert_int_equal(sts.drains_unmeasured, 1);
     assert_int_equal(sts.drains_capped + sts.drains_superseded, 0);
+    adw_sched_free(s);
+    free(c);
+}
+
+/* Queues at t = 0 `segments` segments of 1448 bytes of STA1's download to sta_port, from sequence 1, and (rst) the
+ * server's bare RST after them. */
+static void sta1_download_queued(struct adw_sched *s, uint16_t sta_port, unsigned segments, bool rst)
+{
+    for (unsigned i = 0; i <= segments; i++) {
+        if (i == segments && !rst)
+            break;
+        struct fb_tcp t = lab_down_tcp(0, 1 + i * 1448, i < segments ? 1448 : 0);
+        t.dport = sta_port;
+        if (i == segments)
+            t.flags = ADW_TCP_RST | ADW_TCP_ACK;
+        struct adw_pkt p = pkt_of(&t, 0);
+        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    }
+}
+
+/* STA1 acknowledges the first `segments` segments of its download to sta_port at now. */
+static void sta1_port_acks(struct adw_sched *s, uint16_t sta_port, unsigned segments, uint64_t now)
+{
+    struct fb_tcp t = lab_up_ack(0, 1 + segments * 1448);
+    t.sport = sta_port;
+    struct adw_pkt p = pkt_of(&t, 1);
+    assert_int_equal(enq(s, &p, now), ADW_PASS);
+}
+
+/* STA1's pair report of frame 0, read once the next frame started (at 40 ms). */
+static struct adw_pair_report sta1_frame0_report(struct adw_sched *s)
+{
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    assert_int_equal(adw_sched_poll_frame(s, &fr, pr, 2), 1);
+    assert_int_equal(fr.frame, 0);
+    return pr[0];
+}
+
+/* A server resets a download with its last batch just released: the RST, released after that data, closes the
+ * flow's wait (drain.c) and the batch's drain ends at once, though the data is still in the AP's queue and no ACK
+ * said anything of it. That end is no drain time: taken as V = 0 it grew r by a x S (40 -> 60) as if the batch had
+ * drained instantly. The drain still ends at once for the conflicting pair, whose batch goes at its slice start. */
+static void test_a_drain_a_server_rst_ends_with_its_data_unacked_gives_no_v_and_holds_nothing_back(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    sta1_download_queued(s, 40000, 39, true); /* with the RST, r_init = 40 */
+    for (unsigned i = 0; i < 40; i++) {
+        struct fb_tcp t = lab_down_tcp(1, 1 + i * 1448, 1448);
+        struct adw_pkt p = pkt_of(&t, 0);
+        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+    }
+    assert_int_equal(drain_out(s, 0), 40);
+    assert_int_equal(drain_out(s, 20 * MS), 40); /* STA2's batch, not held back */
+    drain_out(s, 40 * MS);
+    struct adw_pair_report r = sta1_frame0_report(s);
+    assert_int_equal(r.r_pkts, 40); /* was 60 */
+    assert_int_equal(r.drains, 0);
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.slice_deferrals, 0);
+    assert_int_equal(sts.drains_unmeasured, 1);
+    adw_sched_free(s);
+    free(c);
+}
+
+/* The same RST with another flow's data released before that flow's: the other flow's ACK ends the drain, but says
+ * nothing of the reset flow's data, released after it and still in the AP's queue. No V (was 5 ms, r 40 -> 55). */
+static void test_a_drain_ended_by_an_earlier_flows_ack_gives_no_v_when_a_server_rst_closed_later_data(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    sta1_download_queued(s, 40001, 20, false);
+    sta1_download_queued(s, 40000, 19, true);
+    assert_int_equal(drain_out(s, 0), 40);
+    sta1_port_acks(s, 40001, 20, 5 * MS);
+    drain_out(s, 40 * MS);
+    struct adw_pair_report r = sta1_frame0_report(s);
+    assert_int_equal(r.r_pkts, 40); /* was 55 */
+    assert_int_equal(r.drains, 0);
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.drains_unmeasured, 1);
+    adw_sched_free(s);
+    free(c);
+}
+
+/* The other way round, the other flow's data released after the reset flow's: its ACK comes once the AP has sent
+ * everything released before it (the AP sends in release order, drain.h), the reset flow's data included. V is
+ * measured: 5 ms, r 40 + (20 - 5) = 55. */
+static void test_a_drain_ended_by_the_ack_of_data_released_after_a_server_rst_is_measured(void **st)
+{
+    (void)st;
+    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    nb = 0;
+    sta1_download_queued(s, 40000, 19, true);
+    sta1_download_queued(s, 40001, 20, false);
+    assert_int_equal(drain_out(s, 0), 40);
+    sta1_port_acks(s, 40001, 20, 5 * MS);
+    drain_out(s, 40 * MS);
+    struct adw_stats sts;
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.drains_unmeasured, 0);
+    assert_int_equal(sts.drains_completed, 1);
+    struct adw_pair_report r = sta1_frame0_report(s);
+    assert_int_equal(r.drains, 1);
+    assert_int_equal(r.v_ns, 5 * MS);
+    assert_int_equal(r.r_pkts, 55);
     adw_sched_free(s);
     free(c);
 }
@@ -462,6 +577,9 @@ int main(void)
         cmocka_unit_test(test_acks_are_isolated_from_data_in_the_batch),
         cmocka_unit_test(test_a_bare_fin_goes_after_its_flows_queued_data_and_the_batch_drains_at_their_ack),
         cmocka_unit_test(test_a_bare_rst_goes_after_its_flows_queued_data_and_no_drain_waits_for_its_ack),
+        cmocka_unit_test(test_a_drain_a_server_rst_ends_with_its_data_unacked_gives_no_v_and_holds_nothing_back),
+        cmocka_unit_test(test_a_drain_ended_by_an_earlier_flows_ack_gives_no_v_when_a_server_rst_closed_later_data),
+        cmocka_unit_test(test_a_drain_ended_by_the_ack_of_data_released_after_a_server_rst_is_measured),
         cmocka_unit_test(test_uplink_transfer_drain_ends_when_data_comes_back),
         cmocka_unit_test(test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows),
         cmocka_unit_test(test_an_ack_batch_the_sta_sends_nothing_for_is_no_overrun_and_r_grows),

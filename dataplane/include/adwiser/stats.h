@@ -38,14 +38,16 @@ struct adw_stats {
     uint64_t batches_underfilled;/* batches that held fewer packets than r (no growth of r) */
     uint64_t batch_refills;      /* of the batches, refills: released into the time left in the slice when the
                                     pair's drain ended early (refill.c, adw_refill_batch) */
-    uint64_t drains_completed;   /* drains ended by inferred ACKs / data */
+    uint64_t drains_completed;   /* drains ended by inferred ACKs / data, or by released RSTs (some unmeasured) */
     uint64_t drains_capped;      /* drains still open after v_cap_factor * S (lost ACKs), closed at that value */
     uint64_t drains_superseded;  /* drains still open (under the cap) when the pair's next batch was released,
                                     closed at that time; like capped ones they give no rate sample */
     uint64_t drains_silent;      /* of the capped and superseded ones, not heard from for a slice before they were
                                     closed: V is the time to the last segment heard (release.c, silent_drain_v) */
-    uint64_t drains_unmeasured;  /* of the capped and superseded ones, still waiting for data to a connection the STA
-                                    had reset: no V (release.c, adw_finish_drain) */
+    uint64_t drains_unmeasured;  /* drains that gave no V (release.c, adw_finish_drain): capped and superseded ones
+                                    still waiting for data to a connection the STA had reset, and completed ones
+                                    ended after a server's RST released behind data of its flow no ACK had
+                                    reported yet (drain.h) */
     uint64_t drains_overrun;     /* drains longer than the slice S_i */
     uint64_t slice_deferrals;    /* batches held back at their slice start while a conflicting pair still drained */
     uint64_t slice_deferred_ns;  /* total time they were held back, ns */
