@@ -16,7 +16,12 @@ learns a MAC on them and never sends anything into the dataplane.
 
 VLANs: an AP with a VLAN is reached with that 802.1Q tag on its port and on
 the uplink (a trunk); the dataplane sees untagged frames and the tag is put
-back on the way out.
+back on the way out. The tag put back has priority (802.1p PCP) 0: the
+priority the frame's tag had is not carried through the dataplane, which
+sees no tag (checked with ofproto/trace on the userspace datapath: PCP 5 in,
+push_vlan(vid=101,pcp=0) out, steered mode only; bypass and NORMAL frames
+keep their tag). An AP that maps DSCP to its WMM access categories (RFC 8325)
+is unaffected; one that trusts 802.1p sees steered voice as best effort.
 
 Both modes are whole tables, so a switch is one atomic replace (ovs.py).
 """
