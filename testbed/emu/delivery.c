@@ -7,6 +7,7 @@
  * stops (emu_finish_exchanges).
  */
 #include "emu.h"
+#include "json_string.h"
 
 static void on_deliver(void *ctx, const struct wlan_delivery *d)
 {
@@ -36,22 +37,6 @@ static void on_dropped(void *ctx, const struct wlan_delivery *d)
     frame_store_release(&e->store, d->id);
 }
 
-/* s as a JSON string (RFC 8259 §7): a node name of the air config may hold a quote, a backslash or a control
- * character (the config is JSON, which can carry them). */
-static void put_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 static void on_ground_truth(void *ctx, const struct wlan_gt_record *r)
 {
     struct emu *e = ctx;
@@ -59,9 +44,9 @@ static void on_ground_truth(void *ctx, const struct wlan_gt_record *r)
         return;
     fprintf(e->gt, "{\"start_us\":%llu,\"duration_us\":%u,\"src\":", (unsigned long long)r->start_us,
             r->duration_us);
-    put_json_string(e->gt, e->cfg->nodes[r->tx].name);
+    json_put_string(e->gt, e->cfg->nodes[r->tx].name);
     fputs(",\"dst\":", e->gt);
-    put_json_string(e->gt, e->cfg->nodes[r->rx].name);
+    json_put_string(e->gt, e->cfg->nodes[r->rx].name);
     fprintf(e->gt,
             ",\"ac\":\"%s\",\"mcs\":%u,"
             "\"phy_mbps\":%.1f,\"mpdus\":%u,\"ok\":%u,\"bytes\":%u,\"collided\":%s,\"preamble_lost\":%s,"
