@@ -292,22 +292,27 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
         if (!adw_drained_in_previous_slice(s, ps, ev))
             close_stale_drain(s, ps, now_ns);
         ps->frame_s_ns += sl->duration_ns;
-        if (!backlog && p->cfg->policies.dynamic_slicing.enabled && s->given_to[ev->slice] == ADW_PAIR_NONE) {
-            uint16_t taker = adw_dynslice_pick(s, ev->slice);
-            if (taker != ADW_PAIR_NONE) {
-                struct adw_pair_state *ts = &s->slots[p->slot_of_pair[taker]];
-                if (!adw_drained_in_previous_slice(s, ts, ev))
-                    close_stale_drain(s, ts, now_ns);
-                if (adw_batch_held_back(s, taker, now_ns))
-                    adw_defer_batch(s, ts, ev, sl->duration_ns, now_ns);
-                else
-                    adw_release_slice_batch(s, ts, sl->duration_ns, now_ns);
-                ts->frame_s_ns += sl->duration_ns;
-                ps->frame_s_ns -= sl->duration_ns;
-                ps->frame_reassigned = true;
-                s->given_to[ev->slice] = taker;
-                s->frame_reassignments++;
-                s->st.reassignments++;
+        if (!backlog && p->cfg->policies.dynamic_slicing.enabled) {
+            /* The first idle pair of the slice picks its taker. One whose turn came after the pick went on as a
+             * pair of the slice: its empty release closed a drain of the slice before still on the air, and the
+             * taker, conflicting with it, went into it. */
+            if (s->given_to[ev->slice] == ADW_PAIR_NONE) {
+                uint16_t taker = adw_dynslice_pick(s, ev->slice);
+                if (taker != ADW_PAIR_NONE) {
+                    struct adw_pair_state *ts = &s->slots[p->slot_of_pair[taker]];
+                    if (!adw_drained_in_previous_slice(s, ts, ev))
+                        close_stale_drain(s, ts, now_ns);
+                    if (adw_batch_held_back(s, taker, now_ns))
+                        adw_defer_batch(s, ts, ev, sl->duration_ns, now_ns);
+                    else
+                        adw_release_slice_batch(s, ts, sl->duration_ns, now_ns);
+                    ts->frame_s_ns += sl->duration_ns;
+                    ps->frame_s_ns -= sl->duration_ns;
+                    ps->frame_reassigned = true;
+                    s->given_to[ev->slice] = taker;
+                    s->frame_reassignments++;
+                    s->st.reassignments++;
+                }
             }
             continue;
         }

@@ -233,6 +233,47 @@ static void test_a_pair_sending_in_a_partly_given_slice_still_refills_it(void **
     assert_int_equal(sched_stats(f->s).batch_refills, 1);
 }
 
+/* Slice 0 = {STA2, STA3}, both idle at 40 ms; STA3 (conflicting with STA1) took STA1's slice 1 at 20 ms and its
+ * batch is still on the air. STA1, backlogged again, takes slice 0 and must wait for STA3's drain whichever of the
+ * idle pairs the slice lists first. With STA2 first, STA3's turn came after the slice was given: it was treated as
+ * a pair of the slice releasing its batch, which closed its open drain as stale, and STA1's batch went to AP1 at
+ * once, into AP3's transmission. */
+static void check_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker(void **state, bool sta3_first)
+{
+    struct sched_fixture *f = *state;
+    add_sta3_beside_sta2(f, sta3_first, true);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 0);
+    sta3_data(f->s, 0, 30, 10 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
+    unsigned n = sched_dequeue_all(f->s, 20 * MS); /* STA1 idle: STA3 takes slice 1 */
+    assert_int_equal(n, 30);
+    sched_assert_out_to(n, 3);
+    struct adw_pkt half = sta3_pkt(false, 1 + 15 * SEG, 0);
+    assert_int_equal(sched_enqueue1(f->s, &half, 30 * MS), ADW_PASS);
+    lab_enqueue_data(f->s, 0, 1, 100, 30 * MS);
+    for (uint64_t t = 40 * MS; t < 43 * MS; t += MS) {
+        n = sched_dequeue_all(f->s, t);
+        for (unsigned i = 0; i < n; i++)
+            assert_int_not_equal(sched_out[i].out_port, 1);
+    }
+    assert_int_equal(sched_stats(f->s).drains_superseded, 0);
+    struct adw_pkt rest = sta3_pkt(false, 1 + 30 * SEG, 0); /* STA3's drain ends: STA1's batch may go */
+    assert_int_equal(sched_enqueue1(f->s, &rest, 43 * MS), ADW_PASS);
+    n = sched_dequeue_all(f->s, 43 * MS);
+    assert_true(n > 0);
+    sched_assert_out_to(n, 1);
+}
+
+static void test_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker_sta2_first(void **state)
+{
+    check_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker(state, false);
+}
+
+static void test_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker_sta3_first(void **state)
+{
+    check_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker(state, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +283,8 @@ int main(void)
         LAB_TEST(test_a_pair_listed_first_and_sending_in_the_slice_keeps_conflicting_takers_out),
         LAB_TEST(test_a_pair_listed_last_and_sending_in_the_slice_keeps_conflicting_takers_out),
         LAB_TEST(test_a_pair_sending_in_a_partly_given_slice_still_refills_it),
+        LAB_TEST(test_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker_sta2_first),
+        LAB_TEST(test_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker_sta3_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
