@@ -293,9 +293,10 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
             close_stale_drain(s, ps, now_ns);
         ps->frame_s_ns += sl->duration_ns;
         if (!backlog && p->cfg->policies.dynamic_slicing.enabled) {
-            /* The first idle pair of the slice picks its taker. One whose turn came after the pick went on as a
-             * pair of the slice: its empty release closed a drain of the slice before still on the air, and the
-             * taker, conflicting with it, went into it. */
+            /* The first idle pair of the slice picks its taker; every idle pair of it, whatever its place in the
+             * list, gives its share to that taker and stays off the release path: an empty release would close its
+             * drain of the slice before still on the air (the record that holds a conflicting taker back), and the
+             * report shows it giving the slice away (reassigned, none of the slice's time its own). */
             if (s->given_to[ev->slice] == ADW_PAIR_NONE) {
                 uint16_t taker = adw_dynslice_pick(s, ev->slice);
                 if (taker != ADW_PAIR_NONE) {
@@ -307,12 +308,14 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
                     else
                         adw_release_slice_batch(s, ts, sl->duration_ns, now_ns);
                     ts->frame_s_ns += sl->duration_ns;
-                    ps->frame_s_ns -= sl->duration_ns;
-                    ps->frame_reassigned = true;
                     s->given_to[ev->slice] = taker;
                     s->frame_reassignments++;
                     s->st.reassignments++;
                 }
+            }
+            if (s->given_to[ev->slice] != ADW_PAIR_NONE) {
+                ps->frame_s_ns -= sl->duration_ns;
+                ps->frame_reassigned = true;
             }
             continue;
         }

@@ -233,6 +233,41 @@ static void test_a_pair_sending_in_a_partly_given_slice_still_refills_it(void **
     assert_int_equal(sched_stats(f->s).batch_refills, 1);
 }
 
+/* STA2 and STA3 both idle in slice 0, STA1 backlogged: STA1 takes the slice, and the report says both idle pairs
+ * gave it away (reassigned, no slice time used). Only the pair listed first was reported so: the other one, left
+ * out once given_to was set, kept the slice's 20 ms as its own slice time in the frame and reassigned 0. */
+static void check_every_idle_pair_of_a_given_slice_is_reported_as_giving_it_away(void **state, bool sta3_first)
+{
+    struct sched_fixture *f = *state;
+    add_sta3_beside_sta2(f, sta3_first, false);
+    lab_enqueue_data(f->s, 0, 1, 200, 0);
+    unsigned n = sched_dequeue_all(f->s, 0);
+    assert_int_equal(n, 40);
+    sched_assert_out_to(n, 1);
+    sched_dequeue_all(f->s, 20 * MS);
+    sched_dequeue_all(f->s, 40 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[3];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 3), 1);
+    assert_int_equal(fr.given_to[0], 0);
+    assert_int_equal(fr.reassignments, 1);
+    assert_int_equal(pr[0].s_ns, 40 * MS);
+    for (unsigned q = 1; q < 3; q++) {
+        assert_int_equal(pr[q].reassigned, 1);
+        assert_int_equal(pr[q].s_ns, 0);
+    }
+}
+
+static void test_every_idle_pair_of_a_given_slice_is_reported_as_giving_it_away_sta2_first(void **state)
+{
+    check_every_idle_pair_of_a_given_slice_is_reported_as_giving_it_away(state, false);
+}
+
+static void test_every_idle_pair_of_a_given_slice_is_reported_as_giving_it_away_sta3_first(void **state)
+{
+    check_every_idle_pair_of_a_given_slice_is_reported_as_giving_it_away(state, true);
+}
+
 /* Slice 0 = {STA2, STA3}, both idle at 40 ms; STA3 (conflicting with STA1) took STA1's slice 1 at 20 ms and its
  * batch is still on the air. STA1, backlogged again, takes slice 0 and must wait for STA3's drain whichever of the
  * idle pairs the slice lists first. With STA2 first, STA3's turn came after the slice was given: it was treated as
@@ -283,6 +318,8 @@ int main(void)
         LAB_TEST(test_a_pair_listed_first_and_sending_in_the_slice_keeps_conflicting_takers_out),
         LAB_TEST(test_a_pair_listed_last_and_sending_in_the_slice_keeps_conflicting_takers_out),
         LAB_TEST(test_a_pair_sending_in_a_partly_given_slice_still_refills_it),
+        LAB_TEST(test_every_idle_pair_of_a_given_slice_is_reported_as_giving_it_away_sta2_first),
+        LAB_TEST(test_every_idle_pair_of_a_given_slice_is_reported_as_giving_it_away_sta3_first),
         LAB_TEST(test_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker_sta2_first),
         LAB_TEST(test_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker_sta3_first),
     };
