@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from . import (groundtruth, report_ack_burst, report_aggtarget, report_batch_starts,  # noqa: E402
-               report_bottleneck, report_mixed, report_overflow, report_sta_frames)
+               report_bottleneck, report_downlink_goals, report_mixed, report_overflow, report_sta_frames)
 from .experiment import RESULTS  # noqa: E402
 from .jsonl import telemetry_records  # noqa: E402
 from .report_cells import num  # noqa: E402
@@ -362,6 +362,8 @@ def write_report(results_dir: Path = RESULTS) -> Path:
               *calibration_lines(docs), ""]
     for direction, title in (("downlink", "Downlink TCP (like Table 3)"), ("uplink", "Uplink TCP (like Table 4)")):
         lines += [f"## {title}", "", markdown_table(docs, direction)]
+        if direction == "downlink":
+            lines += report_downlink_goals.section_lines(docs)
     lines += report_overflow.section_lines(results_dir)
     lines += report_batch_starts.section_lines(results_dir)
     lines += report_mixed.section_lines(docs)
