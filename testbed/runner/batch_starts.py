@@ -100,7 +100,10 @@ def scenario(results_dir: Path, name: str) -> dict[str, Any] | None:
         pairs[f"{p['ap']}/{p['sta']}"] = fig
     if not pairs:
         return None
-    out: dict[str, Any] = {"slice_ms": doc.get("slice_ms"), "pairs": pairs,
+    stats = gt.parent / "wlan-emu.stats.json"
+    t0 = json.loads(stats.read_text()).get("t0_unix_ns") if stats.exists() else None
+    # t0 of the logs read, so the report can tell whether results/<name>.json is still of that run
+    out: dict[str, Any] = {"t0_unix_ns": t0, "slice_ms": doc.get("slice_ms"), "pairs": pairs,
                            "matches_committed_json": kept_run_is_committed(doc, gt.parent)}
     if all("mbps" in f for f in pairs.values()):
         out["utility"] = round(sum(math.log(f["mbps"]) for f in pairs.values()), 4)

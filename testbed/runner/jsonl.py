@@ -81,3 +81,14 @@ def kept_run_is_committed(committed: dict[str, Any], run_dir: Path) -> bool:
     except (OSError, json.JSONDecodeError):
         return False
     return t0 is not None and (committed.get("wlan_emu") or {}).get("t0_unix_ns") == t0
+
+
+def derived_from_committed_run(entry: dict[str, Any], results_dir: Path, name: str) -> bool:
+    """Whether figures derived from the logs kept for scenario `name` (an entry of overflow-breakdown.json or
+    batch-starts.json, which carries the WLAN emulator's clock start of the logs it read, `t0_unix_ns`) are of the
+    run results/<name>.json reports now. Their own `matches_committed_json` says so only for the JSON of the time
+    they were derived: the scenario re-run since has another t0, and the figures are of the older run."""
+    t0 = entry.get("t0_unix_ns")
+    committed = result_doc(results_dir / f"{name}.json", "pairs") or {}
+    return (bool(entry.get("matches_committed_json")) and t0 is not None
+            and (committed.get("wlan_emu") or {}).get("t0_unix_ns") == t0)

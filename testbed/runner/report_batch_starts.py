@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .jsonl import result_doc
+from .jsonl import derived_from_committed_run, result_doc
 from .report_cells import num
 
 
@@ -34,5 +34,5 @@ def section_lines(results_dir: Path) -> list[str]:
                          f"{num(p.get('mbps'), 1)} | {num(p.get('mbps_if_full'), 1)} | "
                          f"{num(sc.get('utility'), 3)} | {num(sc.get('utility_if_full'), 3)} | "
                          f"{num(sc.get('utility_bound'), 3)} | "
-                         f"{'yes' if sc.get('matches_committed_json') else 'no'} |")
+                         f"{'yes' if derived_from_committed_run(sc, results_dir, name) else 'no'} |")
     return lines + [""]

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .jsonl import derived_from_committed_run
+
 
 def _doc(results_dir: Path) -> dict[str, Any] | None:
     try:
@@ -46,7 +48,7 @@ def section_lines(results_dir: Path) -> list[str]:
                          f"{_num(w.get('mean'))} / {_num(w.get('p90'))} | {_num(d.get('p50'))} "
                          f"({_pct(d.get('over_slice'))} %) | {_num(v.get('p50'))} | "
                          f"{_num(r.get('p10'))}-{_num(r.get('p90'))} | "
-                         f"{'yes' if sc.get('matches_committed_json') else 'no'} |")
+                         f"{'yes' if derived_from_committed_run(sc, results_dir, name) else 'no'} |")
     lines += ["", "Sender's view, last transfer of each run (iperf3): seconds at 0 Mbit/s, retransmissions, "
               "first and largest cwnd, mean srtt, throughput over each half, seconds to 80 % of the second half.", "",
               "| scenario | pair | stalled s | retx | cwnd first / max KB | srtt ms | Mbit/s 1st / 2nd half | "
