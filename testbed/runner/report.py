@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 from . import (groundtruth, report_ack_burst, report_aggtarget, report_batch_starts,  # noqa: E402
                report_bottleneck, report_downlink_goals, report_mixed, report_overflow, report_sta_frames)
 from .experiment import RESULTS  # noqa: E402
-from .jsonl import telemetry_records  # noqa: E402
+from .jsonl import kept_run_is_committed, result_doc, telemetry_records  # noqa: E402
 from .report_cells import num  # noqa: E402
 
 # 004 §6, Table 3 (downlink) and Table 4 (uplink): θ1, V1, θ2, V2, utility.
@@ -194,9 +194,17 @@ def plot_isolated_vs_together(docs: dict[str, dict[str, Any]], direction: str, o
     return out
 
 
-def _groundtruth(results_dir: Path, name: str) -> list[groundtruth.Ppdu]:
-    log = results_dir / "runs" / name / "groundtruth.jsonl"
-    return groundtruth.read(log) if log.exists() else []
+def _kept_logs(results_dir: Path, name: str, doc: dict[str, Any] | None) -> Path | None:
+    """results/runs/<name>/ when its logs are of the run `doc` (results/<name>.json) reports; None when they are
+    of another run (the scenario re-run, or its logs replaced, since), so no figure mixes them with its tables."""
+    run = results_dir / "runs" / name
+    return run if doc is not None and kept_run_is_committed(doc, run) else None
+
+
+def _groundtruth(results_dir: Path, name: str, doc: dict[str, Any] | None) -> list[groundtruth.Ppdu]:
+    run = _kept_logs(results_dir, name, doc)
+    log = run / "groundtruth.jsonl" if run else None
+    return groundtruth.read(log) if log and log.exists() else []
 
 
 def plot_cdfs(docs: dict[str, dict[str, Any]], names: list[str], results_dir: Path,
@@ -208,7 +216,7 @@ def plot_cdfs(docs: dict[str, dict[str, Any]], names: list[str], results_dir: Pa
         if name not in docs:
             continue
         downlink = docs[name]["pairs"][0]["direction"] == "downlink"
-        frames = [p for p in _groundtruth(results_dir, name) if p.src.startswith("ap") == downlink]
+        frames = [p for p in _groundtruth(results_dir, name, docs[name]) if p.src.startswith("ap") == downlink]
         for ap, sta in (("ap1", "sta1"), ("ap2", "sta2")):
             src, dst = (ap, sta) if downlink else (sta, ap)
             sel = [p for p in frames if p.src == src and p.dst == dst]
@@ -234,10 +242,11 @@ def plot_cdfs(docs: dict[str, dict[str, Any]], names: list[str], results_dir: Pa
 
 
 def plot_slicing_timeseries(results_dir: Path, name: str, out: Path) -> Path | None:
-    """Like 004 Fig 11, from the dataplane's per-pair telemetry: packets
+    """Like 004 Fig 11, from the dataplane's per-pair telemetry of the run results/<name>.json reports: packets
     released per slice, EWMA throughput per pair, and Σ ln of those EWMAs."""
-    tel = results_dir / "runs" / name / "adwiser-dp.telemetry.jsonl"
-    recs = telemetry_records(tel, "pair") if tel.exists() else []
+    run = _kept_logs(results_dir, name, result_doc(results_dir / f"{name}.json", "pairs"))
+    tel = run / "adwiser-dp.telemetry.jsonl" if run else None
+    recs = telemetry_records(tel, "pair") if tel and tel.exists() else []
     if not recs:
         return None
     t0 = min(r["ts_ns"] for r in recs)
@@ -410,7 +419,8 @@ def write_report(results_dir: Path = RESULTS) -> Path:
     lines += ["", "## Figures", ""]
     for title, path in figs:
         lines.append(f"### {title}\n\n![{title}]({path.name})\n" if path
-                     else f"### {title}\n\n(not available: the scenarios or ground-truth logs it needs are missing)\n")
+                     else f"### {title}\n\n(not available: the scenarios it needs, or their kept logs of the run "
+                          "in each scenario's JSON, are missing)\n")
     out = results_dir / "REPORT.md"
     out.write_text("\n".join(lines) + "\n")
     return out

@@ -177,6 +177,9 @@ def test_report_draws_fig11_from_dataplane_telemetry(tmp_path: Path) -> None:
             lines.append(json.dumps({"type": "pair", "ts_ns": k * 40_000_000, "pair": pair,
                                      "released_pkts": 60 + k % 3, "tput_mbps": tput, "v_ms": 19.5}))
     (run / "adwiser-dp.telemetry.jsonl").write_text("\n".join(lines) + "\n")
+    (run / "wlan-emu.stats.json").write_text(json.dumps({"t0_unix_ns": 7}))
+    (tmp_path / "downlink-20ms.json").write_text(json.dumps({"scenario": "downlink-20ms", "wlan_emu": {"t0_unix_ns": 7},
+                                                             "pairs": [{"ap": "ap1", "sta": "sta1"}]}))
     out = report.plot_slicing_timeseries(tmp_path, "downlink-20ms", tmp_path / "fig11.png")
     assert out is not None and out.stat().st_size > 1000
     assert report.plot_slicing_timeseries(tmp_path, "uplink-20ms", tmp_path / "none.png") is None
