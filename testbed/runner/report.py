@@ -23,7 +23,7 @@ from . import (groundtruth, report_ack_burst, report_aggtarget, report_batch_sta
                report_bottleneck, report_downlink_goals, report_mixed, report_overflow, report_sta_frames)
 from .experiment import RESULTS  # noqa: E402
 from .jsonl import kept_run_is_committed, result_doc, telemetry_records  # noqa: E402
-from .report_cells import num  # noqa: E402
+from .report_cells import against, num  # noqa: E402
 
 # 004 §6, Table 3 (downlink) and Table 4 (uplink): θ1, V1, θ2, V2, utility.
 PAPER: dict[str, dict[str, tuple[float, float | None, float, float | None, float]]] = {
@@ -62,6 +62,8 @@ class CalibrationTarget:
     phy: tuple[str, float]           # ("near" | "under" | "above", Mbit/s)
 
 
+NEAR = 0.15  # "near" a calibration target: within ±15 % of it
+
 CALIBRATION = {
     "isolated": CalibrationTarget((79.6, 103.5), 0.05, ("near", 19.0), ("above", 100.0)),
     "together": CalibrationTarget((21.7, 25.7), 0.20, ("under", 9.0), ("under", 60.0)),
@@ -80,7 +82,9 @@ def calibration_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
             pair = f"{p['ap']}-{p['sta']}"
             t, tol = p["throughput_mbps"], c.tolerance
             ok = abs(t - target) <= tol * target
-            out.append(f"| {name} | {pair} | θ {t:.1f} Mbit/s ({(t / target - 1) * 100:+.1f} %) "
+            dev = (t / target - 1) * 100
+            shown, _ = against(abs(dev), tol * 100, 1)
+            out.append(f"| {name} | {pair} | θ {t:.1f} Mbit/s ({'-' if dev < 0 else '+'}{shown} %) "
                        f"| {target} ± {tol * 100:.0f} % | {'yes' if ok else 'no'} |")
             for key, label, (rel, bound) in (("mean_ampdu", "A-MPDU", c.ampdu),
                                              ("mean_phy_mbps", "PHY Mbit/s", c.phy)):
@@ -88,8 +92,11 @@ def calibration_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
                 if v is None:
                     out.append(f"| {name} | {pair} | {label} – | {rel} {bound:g} | no emulator |")
                     continue
-                met = {"above": v > bound, "under": v < bound, "near": abs(v - bound) <= 0.15 * bound}[rel]
-                out.append(f"| {name} | {pair} | {label} {v:.1f} | {rel} {bound:g} | {'yes' if met else 'no'} |")
+                met = {"above": v > bound, "under": v < bound, "near": abs(v - bound) <= NEAR * bound}[rel]
+                # to the digits at which the figure sits on the same side of the limit as its unrounded value
+                edge = bound + (NEAR * bound if v > bound else -NEAR * bound) if rel == "near" else bound
+                out.append(f"| {name} | {pair} | {label} {against(v, edge, 1)[0]} | {rel} {bound:g} "
+                           f"| {'yes' if met else 'no'} |")
     return out
 
 
