@@ -139,6 +139,17 @@ def test_report_puts_our_rows_beside_the_papers(tmp_path: Path) -> None:
     assert (tmp_path / "throughput_timeseries.png").exists()
 
 
+def test_report_says_what_the_plus_minus_beside_a_throughput_is(tmp_path: Path) -> None:
+    pairs = [{"ap": f"ap{i}", "sta": f"sta{i}", "direction": "downlink", "throughput_mbps": t, "mean_ampdu": None,
+              "mean_phy_mbps": None, "mean_drain_ms": None} for i, t in ((1, 80.8), (2, 100.8))]
+    (tmp_path / "isolated.json").write_text(json.dumps(
+        {"scenario": "isolated", "duration_s": 1, "slice_ms": None, "pairs": pairs, "utility": 9.0,
+         "utility_bound": 7.6, "throughput_ci95_mbps": {"ap1/sta1": 1.2, "ap2/sta2": 0.1}}))
+    text = report.write_report(tmp_path).read_text()
+    assert "| 80.8 ± 1.2 |" in text
+    assert "θ ± x is that mean ± the half-width of its 95 % confidence interval (Student t over the repeats" in text
+
+
 def test_report_shows_a_wlan_emu_timing_quantile_past_the_histogram_as_at_least(tmp_path: Path) -> None:
     # wlan-emu writes a quantile that fell among errors of 20 ms or more, other than the largest, as ">=20000"
     pairs = [{"ap": f"ap{i}", "sta": f"sta{i}", "direction": "downlink", "throughput_mbps": 20.0, "mean_ampdu": None,
