@@ -1,6 +1,6 @@
 """Operators: users with roles, web-UI sessions and API tokens, all in Redis.
 
-- Passwords are hashed with Argon2id (argon2-cffi); a login for an unknown
+- Passwords are hashed with Argon2id (passwords.py, off the event loop); a login for an unknown
   user still costs one verification, so timing does not reveal user names.
 - A session is a random cookie value; Redis keeps only its SHA-256, with the
   user, a CSRF token (to be echoed in `X-CSRF-Token` on writes made with the
@@ -36,11 +36,10 @@ from collections.abc import Callable
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 from redis.exceptions import WatchError
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from pydantic import BaseModel, Field
 
 from . import keys
+from .passwords import hash_password, verify_password
 from .store import now_rfc3339
 
 USERNAME_PATTERN = r"^[a-z][a-z0-9_.-]{1,31}$"
@@ -103,10 +102,6 @@ class AuthError(Exception):
         self.field = field
 
 
-_hasher = PasswordHasher()
-_DUMMY_HASH = _hasher.hash("not a password of anyone")
-
-
 def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -122,7 +117,7 @@ class Auth:
         if len(password) < PASSWORD_MIN:
             raise ValueError(f"password: at least {PASSWORD_MIN} characters")
         user = User(username=username, role=role, created_at=now_rfc3339())
-        record = {"password": _hasher.hash(password), "role": role.value, "created_at": user.created_at,
+        record = {"password": await hash_password(password), "role": role.value, "created_at": user.created_at,
                   "disabled": "0", "uid": secrets.token_hex(8), "epoch": "0"}
         key = keys.user(username)
         # The record and the index in one transaction: written in steps, a step that failed left a record
@@ -202,7 +197,7 @@ class Auth:
         if password is not None:
             if len(password) < PASSWORD_MIN:
                 raise ValueError(f"password: at least {PASSWORD_MIN} characters")
-            mapping["password"] = _hasher.hash(password)
+            mapping["password"] = await hash_password(password)
         ends_sessions = bool(disabled) or password is not None
 
         kept = keys.session(digest(keep_session)) if keep_session and ends_sessions else None
@@ -233,11 +228,7 @@ class Auth:
 
     async def check_password(self, username: str, password: str) -> User | None:
         stored = await self.r.hget(keys.user(username), "password")
-        try:
-            _hasher.verify(stored or _DUMMY_HASH, password)
-        except (VerifyMismatchError, VerificationError, InvalidHashError):
-            return None
-        if stored is None:
+        if not await verify_password(stored, password):
             return None
         user = await self.get_user(username)
         return user if user and not user.disabled else None
