@@ -77,24 +77,26 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True, frames_after: 
     bearer = auth_header[7:] if auth_header.lower().startswith("bearer ") else None
     cookie = ws.cookies.get(SESSION_COOKIE)
     await ws.accept()
-    if not await _still_authenticated(ws, svc, bearer, cookie, refresh=True):
-        return
-    origin = ws.headers.get("origin")
-    if bearer is None and origin and urlsplit(origin).netloc != ws.headers.get("host"):
-        await refuse(ws, 403, "cross-origin socket refused", "origin")
-        return
-    if appliance not in await svc.store.appliances():
-        await refuse(ws, 404, f"no appliance {appliance!r}", "appliance")
-        return
-    start = {keys.appliance(appliance, "tm:frame"): frames_after}
-    if pairs:
-        start[keys.appliance(appliance, "tm:pair")] = pairs_after
-    # Without a start id, from the stream's current end. A client that read history over REST first
-    # passes the last id it got: whatever was written between that read and this socket comes next
-    # instead of being skipped (XREAD is exclusive of the id it is given).
-    streams = {s: after or await _end(svc, s) for s, after in start.items()}
-    next_status = 0.0
+    # From the first credential check on: Redis down there too is a 503 message and close 1011, not an
+    # exception that drops the accepted socket without a close frame.
     try:
+        if not await _still_authenticated(ws, svc, bearer, cookie, refresh=True):
+            return
+        origin = ws.headers.get("origin")
+        if bearer is None and origin and urlsplit(origin).netloc != ws.headers.get("host"):
+            await refuse(ws, 403, "cross-origin socket refused", "origin")
+            return
+        if appliance not in await svc.store.appliances():
+            await refuse(ws, 404, f"no appliance {appliance!r}", "appliance")
+            return
+        start = {keys.appliance(appliance, "tm:frame"): frames_after}
+        if pairs:
+            start[keys.appliance(appliance, "tm:pair")] = pairs_after
+        # Without a start id, from the stream's current end. A client that read history over REST first
+        # passes the last id it got: whatever was written between that read and this socket comes next
+        # instead of being skipped (XREAD is exclusive of the id it is given).
+        streams = {s: after or await _end(svc, s) for s, after in start.items()}
+        next_status = 0.0
         while True:
             if time.monotonic() >= next_status:
                 # Not extending a session's lifetime: an open socket is not activity of its user.
@@ -119,5 +121,5 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True, frames_after: 
     except WebSocketDisconnect:
         return
     except RedisError as exc:
-        await ws.send_json({"type": "error", "status": 503, "detail": f"store: {exc}", "field": None})
+        await ws.send_json({"type": "error", "status": 503, "detail": f"store: {exc}", "field": "redis"})
         await ws.close(code=1011)

@@ -1,0 +1,48 @@
+"""What clients get while Redis is down: a 503 problem (REST) or a 503 error message and close 1011
+(live socket), as API.md documents, on a controller and Redis of the test's own."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from api_accounts import ADMIN
+from lab_document import lab_doc
+from servers import ControllerServer, RedisServer, cli
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+
+@pytest.fixture
+def stopped_store(tmp_path) -> Iterator[tuple[ControllerServer, str]]:
+    """A controller whose Redis has stopped, and an admin token made while it ran."""
+    store = RedisServer(tmp_path / "redis").start()
+    server = None
+    try:
+        assert cli(store.url, "create-admin", "--username", ADMIN[0], "--password-stdin",
+                   stdin=ADMIN[1] + "\n").returncode == 0
+        server = ControllerServer(store.url, tmp_path / "controller").start()
+        with httpx.Client(base_url=server.url, timeout=10) as c:
+            csrf = c.post("/api/v1/auth/login", json={"username": ADMIN[0], "password": ADMIN[1]}).json()["csrf_token"]
+            c.headers["X-CSRF-Token"] = csrf
+            assert c.post("/api/v1/versions", json={"doc": lab_doc("lab")}).status_code == 201
+            token = c.post("/api/v1/auth/tokens", json={"name": "down"}).json()["token"]
+        store.stop()
+        yield server, token
+    finally:
+        if server:
+            server.stop()
+        store.stop()
+
+
+def test_a_live_socket_opened_while_the_store_is_down_gets_503_and_1011(stopped_store):
+    server, token = stopped_store
+    url = server.url.replace("http://", "ws://") + "/api/v1/telemetry/lab/live"
+    with connect(url, additional_headers={"Authorization": f"Bearer {token}"}, open_timeout=10) as ws:
+        msg = json.loads(ws.recv(timeout=10))
+        assert msg["type"] == "error" and msg["status"] == 503 and msg["field"] == "redis"
+        with pytest.raises(ConnectionClosed):
+            ws.recv(timeout=10)
+    assert ws.close_code == 1011
