@@ -21,6 +21,7 @@ from .query_check import forbid_unknown_query
 from .field_errors import flatten
 from .settings import Settings
 from .store import Store, StoredInvalid
+from .store_errors import unavailable_reason
 
 
 class Health(BaseModel):
@@ -51,7 +52,7 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.exception_handler(RedisError)
     async def _redis_down(request: Request, exc: RedisError) -> Response:
-        return problems.problem_response(request, 503, f"store unavailable: {exc}", "redis", [])
+        return problems.problem_response(request, 503, f"store unavailable: {unavailable_reason(exc)}", "redis", [])
 
     @app.exception_handler(StoredInvalid)
     async def _stored_invalid(request: Request, exc: StoredInvalid) -> Response:

@@ -16,8 +16,8 @@ from websockets.sync.client import connect
 
 
 @pytest.fixture
-def stopped_store(tmp_path) -> Iterator[tuple[ControllerServer, str]]:
-    """A controller whose Redis has stopped, and an admin token made while it ran."""
+def stopped_store(tmp_path) -> Iterator[tuple[ControllerServer, str, int]]:
+    """A controller whose Redis has stopped, an admin token made while it ran, and Redis's port."""
     store = RedisServer(tmp_path / "redis").start()
     server = None
     try:
@@ -30,7 +30,7 @@ def stopped_store(tmp_path) -> Iterator[tuple[ControllerServer, str]]:
             assert c.post("/api/v1/versions", json={"doc": lab_doc("lab")}).status_code == 201
             token = c.post("/api/v1/auth/tokens", json={"name": "down"}).json()["token"]
         store.stop()
-        yield server, token
+        yield server, token, store.port
     finally:
         if server:
             server.stop()
@@ -38,7 +38,7 @@ def stopped_store(tmp_path) -> Iterator[tuple[ControllerServer, str]]:
 
 
 def test_a_live_socket_opened_while_the_store_is_down_gets_503_and_1011(stopped_store):
-    server, token = stopped_store
+    server, token, _ = stopped_store
     url = server.url.replace("http://", "ws://") + "/api/v1/telemetry/lab/live"
     with connect(url, additional_headers={"Authorization": f"Bearer {token}"}, open_timeout=10) as ws:
         msg = json.loads(ws.recv(timeout=10))
@@ -46,3 +46,15 @@ def test_a_live_socket_opened_while_the_store_is_down_gets_503_and_1011(stopped_
         with pytest.raises(ConnectionClosed):
             ws.recv(timeout=10)
     assert ws.close_code == 1011
+
+
+def test_a_503_says_why_without_naming_the_stores_address(stopped_store):
+    server, token, port = stopped_store
+    health = httpx.get(server.url + "/api/v1/health", timeout=10)   # answered without a login
+    assert health.status_code == 503 and health.json()["field"] == "redis"
+    url = server.url.replace("http://", "ws://") + "/api/v1/telemetry/lab/live"
+    with connect(url, additional_headers={"Authorization": f"Bearer {token}"}, open_timeout=10) as ws:
+        live = json.loads(ws.recv(timeout=10))
+    for said in (health.text, live["detail"]):
+        assert str(port) not in said and "127.0.0.1" not in said, said
+    assert "Connection refused" in health.json()["detail"]   # the reason, for whoever looks at the UI

@@ -26,6 +26,7 @@ from redis.exceptions import RedisError
 
 from .. import keys
 from ..problems import ProblemException
+from ..store_errors import unavailable_reason
 from ..stream_ids import After
 from ..telemetry import appliance_status, parse_frame, parse_pair
 from ..ws_refusal import refuse
@@ -121,5 +122,6 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True, frames_after: 
     except WebSocketDisconnect:
         return
     except RedisError as exc:
-        await ws.send_json({"type": "error", "status": 503, "detail": f"store: {exc}", "field": "redis"})
+        await ws.send_json({"type": "error", "status": 503, "detail": f"store unavailable: {unavailable_reason(exc)}",
+                           "field": "redis"})
         await ws.close(code=1011)
