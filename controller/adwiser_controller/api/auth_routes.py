@@ -15,7 +15,7 @@ from ..json_int import OptionalJsonInt
 from ..problems import ProblemException, responses
 from .body import Body
 from .deps import (SESSION_COOKIE, Services, admin, bearer_scheme, client_of, cookie_scheme, current_principal,
-                   services, viewer)
+                   services, set_session_cookie, viewer)
 
 router = APIRouter(prefix="/api/v1/auth", tags=["auth"])
 
@@ -75,20 +75,20 @@ async def login(body: LoginRequest, request: Request, response: Response,
         await svc.audit.record(body.username, "", client_of(request), "auth.login", f"user:{body.username}", "denied")
         raise ProblemException(401, "wrong user name or password", "password")
     secret, csrf = await svc.auth.open_session(user, client_of(request))
-    response.set_cookie(SESSION_COOKIE, secret, max_age=svc.settings.session_ttl_s, httponly=True, samesite="strict",
-                        secure=svc.settings.secure_cookies, path="/")
+    set_session_cookie(response, secret, svc.settings)
     await svc.audit.record(user.username, user.role.value, client_of(request), "auth.login", f"user:{user.username}")
     return Me(username=user.username, role=user.role, via="session", csrf_token=csrf)
 
 
 @router.post("/logout", status_code=204, responses=responses(401, 403), summary="End the session")
-async def logout(request: Request, response: Response, who: Principal = Depends(current_principal),
+async def logout(request: Request, who: Principal = Depends(current_principal),
                  cookie: str | None = Depends(cookie_scheme), svc: Services = Depends(services)) -> Response:
     if who.via == "session" and cookie:
         await svc.auth.close_session(cookie)
     await svc.audit.record(who.username, who.role.value, client_of(request), "auth.logout", f"user:{who.username}")
+    # A response of its own: the one the dependencies share carries the session cookie extended (deps.py).
+    response = Response(status_code=204)
     response.delete_cookie(SESSION_COOKIE, path="/")
-    response.status_code = 204
     return response
 
 
@@ -97,10 +97,11 @@ async def me(who: Principal = Depends(viewer)) -> Me:
     return Me(username=who.username, role=who.role, via=who.via, csrf_token=who.csrf_token)
 
 
-@router.put("/me/password", status_code=204, responses=responses(401, 403, 422), summary="Change my password")
+@router.put("/me/password", status_code=204, response_model=None, responses=responses(401, 403, 422),
+            summary="Change my password")
 async def change_password(body: PasswordChange, request: Request, who: Principal = Depends(viewer),
                           cookie: str | None = Depends(cookie_scheme),
-                          svc: Services = Depends(services)) -> Response:
+                          svc: Services = Depends(services)) -> None:
     """Ends the user's other sessions and revokes their API tokens; the session that made the change stays."""
     if await svc.auth.check_password(who.username, body.current_password) is None:
         raise ProblemException(403, "current password is wrong", "current_password")
@@ -111,7 +112,6 @@ async def change_password(body: PasswordChange, request: Request, who: Principal
         raise ProblemException(401, "your user was deleted", "cookie.adwiser_session" if who.via == "session"
                                else "header.Authorization") from None
     await svc.audit.record(who.username, who.role.value, client_of(request), "auth.password", f"user:{who.username}")
-    return Response(status_code=204)
 
 
 @router.get("/users", response_model=list[User], responses=responses(401, 403), summary="Users (admin)")
@@ -156,10 +156,10 @@ async def update_user(username: str, body: UserUpdate, request: Request, svc: Se
     return updated
 
 
-@router.delete("/users/{username}", status_code=204, responses=responses(401, 403, 404, 409),
+@router.delete("/users/{username}", status_code=204, response_model=None, responses=responses(401, 403, 404, 409),
                summary="Delete a user and revoke their sessions' tokens (admin)")
 async def delete_user(username: str, request: Request, svc: Services = Depends(services),
-                      who: Principal = Depends(admin)) -> Response:
+                      who: Principal = Depends(admin)) -> None:
     user = await _user_or_404(svc, username)
     if username == who.username:
         raise ProblemException(409, "you cannot delete yourself", "username")
@@ -170,7 +170,6 @@ async def delete_user(username: str, request: Request, svc: Services = Depends(s
     except NoSuchUser as exc:
         raise ProblemException(404, str(exc), "username") from None
     await svc.audit.record(who.username, who.role.value, client_of(request), "user.delete", f"user:{username}")
-    return Response(status_code=204)
 
 
 @router.get("/tokens", response_model=list[TokenInfo], responses=responses(401, 403), summary="My API tokens")
@@ -195,14 +194,13 @@ async def create_token(body: NewToken, request: Request, svc: Services = Depends
     return CreatedToken(token=secret, info=info)
 
 
-@router.delete("/tokens/{token_id}", status_code=204, responses=responses(401, 403, 404),
+@router.delete("/tokens/{token_id}", status_code=204, response_model=None, responses=responses(401, 403, 404),
                summary="Revoke an API token (yours, or anyone's as admin)")
 async def revoke_token(token_id: str, request: Request, svc: Services = Depends(services),
                        who: Principal = Depends(viewer),
-                       _b: HTTPAuthorizationCredentials | None = Depends(bearer_scheme)) -> Response:
+                       _b: HTTPAuthorizationCredentials | None = Depends(bearer_scheme)) -> None:
     info = await svc.auth.token_info(token_id)
     if info is None or (info.username != who.username and who.role != Role.admin):
         raise ProblemException(404, f"no token {token_id!r} of yours", "token_id")
     await svc.auth.revoke_token(token_id)
     await svc.audit.record(who.username, who.role.value, client_of(request), "token.revoke", f"token:{token_id}")
-    return Response(status_code=204)

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Response
 from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 
 from ..audit import Audit
@@ -42,6 +42,13 @@ def services(request: Request) -> Services:
     return request.app.state.services
 
 
+def set_session_cookie(response: Response, secret: str, settings: Settings) -> None:
+    """The cookie lives as long as the session's sliding lifetime from now (auth.py extends it on every
+    request): set once at login, the browser dropped it 12 h after the login however busy its user was."""
+    response.set_cookie(SESSION_COOKIE, secret, max_age=settings.session_ttl_s, httponly=True, samesite="strict",
+                        secure=settings.secure_cookies, path="/")
+
+
 def client_of(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
@@ -62,6 +69,7 @@ async def authenticate(svc: Services, authorization: str | None, cookie: str | N
 
 async def current_principal(
     request: Request,
+    response: Response,
     bearer: HTTPAuthorizationCredentials | None = Depends(bearer_scheme),
     cookie: str | None = Depends(cookie_scheme),
     svc: Services = Depends(services),
@@ -72,6 +80,8 @@ async def current_principal(
         if not sent or sent != principal.csrf_token:
             raise ProblemException(403, f"writes with the session cookie need the {CSRF_HEADER} header "
                                         "returned by login", f"header.{CSRF_HEADER}")
+    if principal.via == "session" and cookie:
+        set_session_cookie(response, cookie, svc.settings)
     return principal
 
 
