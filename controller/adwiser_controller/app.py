@@ -64,7 +64,7 @@ def create_app(settings: Settings) -> FastAPI:
         t0 = time.perf_counter()
         response = await call_next(request)
         route = request.scope.get("route")
-        metrics.REQUEST_SECONDS.labels(request.method, getattr(route, "path", "other"),
+        metrics.REQUEST_SECONDS.labels(metrics.method_label(request.method), getattr(route, "path", "other"),
                                        str(response.status_code)).observe(time.perf_counter() - t0)
         return response
 

@@ -24,6 +24,13 @@ REQUEST_SECONDS = Histogram(
     "adwiser_controller_request_seconds", "API request latency, seconds", ["method", "route", "status"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
+# A client may send any method token (h11 takes them all), and each value given a label is a series kept
+# for good: made-up ones share "other", so no request, logged in or not, adds series without bound.
+REQUEST_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def method_label(method: str) -> str:
+    return method if method in REQUEST_METHODS else "other"
 
 PAIR_GAUGES = {
     "tput_mbps": ("adwiser_pair_throughput_mbps", "EWMA downlink throughput of the pair, Mbit/s"),
