@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from . import strict_json
 from .field_errors import FieldError, flatten
 from .models import AdwiserConfig
 
@@ -63,6 +64,19 @@ _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.
 
 
 def parse_text(text: str, source: str) -> Any:
+    """The document in text: JSON read as JSON, anything else as YAML.
+
+    JSON text is not left to the YAML reader, which reads YAML 1.1: there a number with an exponent is a string
+    unless it has a point and a signed exponent (1e3, 1E+3 and 1.0e3 are strings, 1.0e+3 is a number), and no
+    numeric field takes a string, while the schema, the API and adwiser-dp read the same file as the number.
+    Read strictly, as adwiser-dp reads it (strict_json)."""
+    try:
+        return strict_json.loads(text)
+    except strict_json.NotStrictJson as exc:
+        raise ConfigInvalid(source, [FieldError(field="(document)", message=f"not valid JSON: {exc}",
+                                                type="json")]) from None
+    except json.JSONDecodeError:
+        pass  # not JSON: YAML
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:

@@ -20,7 +20,7 @@ from lab_document import full_lab
 from cross_field_edits import CROSS_FIELD, Edit
 from schema_variants import Variant, Walk
 
-from adwiser_controller import configfile, schema
+from adwiser_controller import configfile, models, schema
 from adwiser_controller.configfile import ConfigInvalid
 
 ADWISER_DP = Path(__file__).resolve().parents[2] / "dataplane" / "build" / "adwiser-dp"
@@ -104,3 +104,50 @@ def test_adwiser_dp_accepts_the_stored_form_of_every_document_the_models_accept(
         if why is not None:
             refused.append(f"{case.label()}: {why}")
     assert refused == []
+
+
+
+# JSON text as written, for what the controller's file reader and jansson could read differently: numbers with an
+# exponent (YAML 1.1 reads 1e2, 1E+2 and 1.0e2 as strings), the non-numbers Python's json takes, a double's
+# overflow, an integer beyond 64 bits.
+RAW_VALUES = {
+    ("schema_version",): ["1e0", "1.0e0"],
+    ("topology", "aps", 0, "channel"): ["2.33e2", "3.6E+1", "233e0", "18446744073709551653"],
+    ("topology", "aps", 0, "ampdu_ceiling_mpdus"): ["4.8e1", "NaN", "Infinity", "-Infinity", "1e400"],
+    ("topology", "stas", 0, "phy_rate_mbps"): ["1e4", "1E+4", "1.0e4", "5e-324"],
+    ("policies", "realtime", "hold_max_fraction"): ["0e0", "-1e-400", "1e0"],
+    ("policies", "realtime", "dscp"): ["[4.6e1]"],
+    ("policies", "queue_sizing", "q_max_pkts"): ["1.048576e6", "1e6"],
+    ("policies", "aggregation_target", "delta_s"): ["1e-2", "6e1"],
+}
+
+
+def _raw_cases() -> list[tuple[str, str]]:
+    cases = []
+    for path, raws in RAW_VALUES.items():
+        for raw in raws:
+            doc = full_lab()
+            parent = doc
+            for key in path[:-1]:
+                parent = parent[key]
+            parent[path[-1]] = "@raw@"
+            cases.append((f"{models.dotted(list(path))} = {raw}", json.dumps(doc).replace('"@raw@"', raw, 1)))
+    # A member named twice: the last value alone is valid.
+    text = json.dumps(full_lab())
+    cases.append(("channel twice", text.replace('"channel": 36', '"channel": 999, "channel": 36', 1)))
+    return cases
+
+
+@pytest.mark.parametrize("label,text", _raw_cases(), ids=[label for label, _ in _raw_cases()])
+def test_a_json_file_is_refused_by_validate_exactly_when_adwiser_dp_refuses_it(label, text, adwiser_dp, tmp_path):
+    doc = tmp_path / "doc.json"
+    doc.write_text(text)
+    try:
+        configfile.load(doc)
+        controller = None
+    except ConfigInvalid as exc:
+        controller = str(exc)
+    res = subprocess.run([str(ADWISER_DP), "--check-config", str(doc)], capture_output=True, text=True, timeout=30)
+    assert res.returncode in (0, 1), res.stderr
+    dataplane = (res.stdout + res.stderr).strip() if res.returncode else None
+    assert (controller is None) == (dataplane is None), f"{label}: validate: {controller}; adwiser-dp: {dataplane}"
