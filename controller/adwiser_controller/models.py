@@ -153,9 +153,11 @@ class Strict(BaseModel):
     """Unknown fields are refused, so a misspelt key is an error naming it; a value is taken only in its own JSON
     type (pydantic's strict mode), as the generated schema, ansible and the dataplane's loader take it: "7" for an
     integer, 1 or "true" for a boolean, true for a number are refused, not converted. An integer for a number
-    stays (strict floats take ints, as JSON Schema does); for an integral number for an integer see JsonInt."""
+    stays (strict floats take ints, as JSON Schema does); for an integral number for an integer see JsonInt.
+    Strings are taken as written, not stripped: the schema and adwiser-dp refuse " ap1" or "ap1\n" for an id, so
+    the models do too (stripping, they took an id, MAC, address or pair that neither of them takes)."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 # ---------------------------------------------------------------- topology

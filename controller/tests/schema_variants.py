@@ -58,23 +58,36 @@ def _short(value: Any) -> str:
 
 # Strings that break each pattern (first) and strings on its edge that match it (second).
 _ID_BAD = ["", "-ap", "_ap", ".ap", "ap 1", "ap/1", "ap:1", "ap\u00e9", "a" * 65]
+# Around a value that is valid alone: the schema (and adwiser-dp) refuse it, so the models must not strip it off.
+# A final "\n" is not matched by the pattern's "$" in JSON Schema's (ECMA-262) regular expressions, though it is in
+# Python's re, which jsonschema uses.
+_PADDED = [" {}", "{} ", "\t{}", "{}\n", "{}\u00a0", "{}\u2028"]
+
+
+def _padded(value: str) -> list[str]:
+    return [p.format(value) for p in _PADDED]
+
+
+_ID_BAD += _padded("ap1")
 PATTERN_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     models.ID_PATTERN: (_ID_BAD, ["a" * 64, "A0_.-z"]),
-    models.PAIR_PATTERN: (["ap1", "ap1/", "/sta1", "ap1/sta1/x", "ap1 /sta1", "ap1/-sta1", "ap1/" + "s" * 65], []),
+    models.PAIR_PATTERN: (["ap1", "ap1/", "/sta1", "ap1/sta1/x", "ap1 /sta1", "ap1/-sta1", "ap1/" + "s" * 65,
+                            *_padded("ap1/sta1")], []),
     models.UNICAST_MAC_PATTERN: (
         ["01:ad:00:00:01:01", "ff:ff:ff:ff:ff:ff", "02:ad:00:00:01", "02:ad:00:00:01:01:01", "02-ad-00-00-01-01",
-         "02:ad:00:00:01:0g", "02:ad:00:00:01:011", "2:ad:00:00:01:01", "02ad.0000.0101"],
+         "02:ad:00:00:01:0g", "02:ad:00:00:01:011", "2:ad:00:00:01:01", "02ad.0000.0101",
+         *_padded("02:ad:00:00:01:01")],
         ["02:AD:00:00:01:01", "fe:ff:ff:ff:ff:fe"],
     ),
     models.PORT_PATTERN: (
-        ["", "-ap1", "_ap1", "ap 1", "ap1/0", "ap1;x", "ap1\u00e9", "p" * 129],
+        ["", "-ap1", "_ap1", "ap 1", "ap1/0", "ap1;x", "ap1\u00e9", "p" * 129, *_padded("ap1")],
         ["p" * 128, "0000:3b:00.1", "net_ring0,iface=ap1", "net_af_packet0,iface=ap1,qpairs=1", "3"],
     ),
 }
 FORMAT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     "ip": (
         ["198.18.0.300", "198.18.0", "198.018.0.11", "198.18.0.11/32", "fe80::1%eth0", "1::2::3", "12345::",
-         "::ffff:198.18.0", "localhost", "[::1]"],
+         "::ffff:198.18.0", "localhost", "[::1]", *_padded("198.18.0.11"), *_padded("2001:db8::11")],
         ["2001:db8::11", "::ffff:198.18.0.11", "::", "0.0.0.0", "1:2:3:4:5:6:7::",
          "0000:0000:0000:0000:0000:ffff:255.255.255.255"],
     ),
@@ -188,7 +201,8 @@ class Walk:
             bad, good = FORMAT_EXAMPLES["ip"]
             examples += bad + good
         if "maxLength" in node and "pattern" not in node:
-            examples += ["x" * node["maxLength"], "x" * (node["maxLength"] + 1), "\u00e9" * node["maxLength"]]
+            examples += ["x" * node["maxLength"], "x" * (node["maxLength"] + 1), "\u00e9" * node["maxLength"],
+                         "x" * node["maxLength"] + " ", " x "]
         if "minLength" in node:
             examples += ["x" * (node["minLength"] - 1)]
         yield from (Variant(path, e) for e in examples)

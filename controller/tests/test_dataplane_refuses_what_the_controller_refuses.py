@@ -93,7 +93,7 @@ def test_adwiser_dp_check_config_refuses_exactly_what_the_controller_refuses(cas
 
 def test_adwiser_dp_accepts_the_stored_form_of_every_document_the_models_accept(adwiser_dp, tmp_path):
     """The controller stores what its models made of a document (store.py: model_dump), not what it was sent: the
-    models' normalisations (20.0 -> 20 for an integer, stripped spaces, normalised addresses) must give a document adwiser-dp loads."""
+    models' normalisations (20.0 -> 20 for an integer, normalised addresses and MACs) must give a document adwiser-dp loads."""
     refused = []
     for case in _cases():
         try:
