@@ -13,9 +13,10 @@ from ..auth import Principal
 from ..problems import ProblemException, responses
 from ..telemetry import history
 from .appliances import COUNT, After, TelemetryPage, known
+from .body import StrictJsonRoute
 from .deps import Services, services, viewer
 
-router = APIRouter(prefix="/api/v1", tags=["aggregation"])
+router = APIRouter(prefix="/api/v1", tags=["aggregation"], route_class=StrictJsonRoute)
 READ = responses(401, 403, 404, 422)
 
 

@@ -12,9 +12,10 @@ from ..problems import ProblemException, responses
 from ..store import ApplyEvent
 from ..stream_ids import After
 from ..telemetry import ApplianceStatus, appliance_status, history
+from .body import StrictJsonRoute
 from .deps import Services, services, viewer
 
-router = APIRouter(prefix="/api/v1", tags=["appliances"])
+router = APIRouter(prefix="/api/v1", tags=["appliances"], route_class=StrictJsonRoute)
 READ = responses(401, 403, 404, 422)
 
 

@@ -8,9 +8,10 @@ from ..audit import AuditEntry
 from ..auth import Principal
 from ..problems import responses
 from ..stream_ids import Before
+from .body import StrictJsonRoute
 from .deps import Services, operator, services
 
-router = APIRouter(prefix="/api/v1", tags=["audit"])
+router = APIRouter(prefix="/api/v1", tags=["audit"], route_class=StrictJsonRoute)
 
 
 @router.get("/audit", response_model=list[AuditEntry], responses=responses(401, 403, 422),

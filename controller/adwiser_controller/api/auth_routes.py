@@ -13,11 +13,11 @@ from ..auth import (PASSWORD_MIN, USERNAME_PATTERN, AuthError, LastAdmin, NoSuch
                     User)
 from ..json_int import OptionalJsonInt
 from ..problems import ProblemException, responses
-from .body import Body
+from .body import Body, StrictJsonRoute
 from .deps import (SESSION_COOKIE, Services, admin, bearer_scheme, client_of, cookie_scheme, current_principal,
                    services, set_session_cookie, viewer)
 
-router = APIRouter(prefix="/api/v1/auth", tags=["auth"])
+router = APIRouter(prefix="/api/v1/auth", tags=["auth"], route_class=StrictJsonRoute)
 
 Username = Field(pattern=USERNAME_PATTERN, description="Lowercase user name, 2-32 characters.")
 Password = Field(min_length=PASSWORD_MIN, max_length=256, description=f"At least {PASSWORD_MIN} characters.")

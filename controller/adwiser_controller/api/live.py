@@ -30,9 +30,10 @@ from ..store_errors import unavailable_reason
 from ..stream_ids import After
 from ..telemetry import appliance_status, parse_frame, parse_pair
 from ..ws_refusal import refuse
+from .body import StrictJsonRoute
 from .deps import SESSION_COOKIE, Services, authenticate
 
-router = APIRouter(prefix="/api/v1", tags=["telemetry"])
+router = APIRouter(prefix="/api/v1", tags=["telemetry"], route_class=StrictJsonRoute)
 BATCH = 1000  # most stream entries read per XREAD
 # A message the client has not taken within this long: it has stopped reading. Without a bound the
 # handler waited on the full socket for good: the feed held the connection, the batch in hand and the

@@ -26,10 +26,10 @@ from ..models import AdwiserConfig, Policies, SliceMap, Topology
 from ..problems import ProblemException, responses
 from ..store import HeadMoved, NotFound, Version, VersionInfo
 from ..telemetry import ApplianceStatus, Rejection, appliance_status
-from .body import Body
+from .body import Body, StrictJsonRoute
 from .deps import Services, client_of, operator, services, viewer
 
-router = APIRouter(prefix="/api/v1", tags=["configuration"])
+router = APIRouter(prefix="/api/v1", tags=["configuration"], route_class=StrictJsonRoute)
 
 READ = responses(401, 403, 404, 422)
 WRITE = responses(401, 403, 404, 409, 422)
