@@ -2,7 +2,8 @@
  * deferral.c — a slice's batch held back while a conflicting pair's drain is still in the air (SPEC §3.1-3.2,
  * 004 §5), and released, scaled to the slice time left, once that drain ends; and a pair's back-to-back slices
  * (dynamic slicing), whose own drain from the slice before holds its next batch the same way; and the batch of a
- * pair taking back the rest of its given-away slice, held for its taker's drain. The reasoning and
+ * pair idle at its slice start taking back the rest of it, held for its taker's drain if it gave the slice away and
+ * for any other conflicting drain either way. The reasoning and
  * the measurements behind each rule are in the comments below.
  */
 #include "realtime_release.h"
@@ -104,7 +105,8 @@ static void hold_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t 
 }
 
 /* A reclaim (dynamic_slicing.c) waits here like a slice's batch, for the conflicting drains and the real-time guard,
- * among them its taker's drain; it is not counted as a slice deferral: it is no batch of a slice start. */
+ * among them its taker's drain if the slice was given away; it is not counted as a slice deferral: it is no batch of
+ * a slice start. */
 void adw_defer_reclaim(struct adw_sched *s, struct adw_pair_state *ps, uint64_t slice_end_ns, uint64_t now_ns)
 {
     hold_batch(s, ps, slice_end_ns, true, now_ns);

@@ -94,15 +94,16 @@ struct adw_pair_state {
                                                 (adw_start_next_slice_early), 0 = none */
     uint64_t idle_slice_ns;                  /* 1 + start of the last slice of its own it had nothing queued at
                                                 (its share of it may be given away: dynamic slicing), 0 = none;
-                                                0 again once it reclaims the rest of it (dynamic_slicing.c) */
+                                                0 again once it takes back the rest of it, given away or kept
+                                                idle (dynamic_slicing.c) */
     uint64_t last_v_ns;                      /* last completed (or capped) drain time, ns */
     /* a batch held back at its slice start while a conflicting pair still drained (deferral.c): */
     bool deferred;
     uint64_t defer_start_ns;                 /* when it was held back */
     uint64_t defer_silence_ns;               /* a conflicting drain not heard from for this long is over */
     uint64_t defer_slice_end_ns;             /* end of the slice it belongs to */
-    bool defer_reclaim;                      /* it is the batch of a pair taking back the rest of its given-away
-                                                slice (adw_dynslice_reclaim): not released with under
+    bool defer_reclaim;                      /* it is the batch of a pair taking back the rest of a slice it was
+                                                idle at the start of (adw_dynslice_reclaim): not released with under
                                                 ADW_REFILL_MIN_NS of the slice left */
     /* per frame (reset at each frame boundary): */
     uint32_t frame_released_pkts;
@@ -142,8 +143,9 @@ struct adw_sched {
     uint32_t frame_version;
     uint32_t frame_reassignments;
     uint16_t given_to[ADW_MAX_SLICES];
-    uint64_t reclaim_slice_ns;               /* 1 + start of the current slice if a pair that gave it away has
-                                                backlog again: its taker gets no more of it (refill.c), 0 = none */
+    uint64_t reclaim_slice_ns;               /* 1 + start of the current slice if a pair idle at its start has
+                                                backlog again: its taker, if it was given away, gets no more of it
+                                                (refill.c), 0 = none */
     bool reclaim_released;                   /* a reclaiming pair's batch went in that slice: the taker's slice
                                                 time gave up the rest of it (dynamic_slicing.c) */
     uint64_t slice_early_ns[ADW_MAX_SLICES]; /* this frame's slices: how early their batches went, ns */
@@ -237,11 +239,12 @@ void adw_paced_prune(struct adw_sched *s);
 
 /* dynamic_slicing.c */
 uint16_t adw_dynslice_pick(struct adw_sched *s, uint16_t slice);
-/* A packet was queued for ps: if it is a pair of the current slice that was idle at its start and gave it away,
- * its batch for the rest of the slice is put on the deferred list (adw_defer_reclaim), and the taker's refills
- * stop. */
+/* A packet was queued for ps, a pair of the current slice that was idle at its start, with dynamic slicing on: its
+ * batch for the rest of the slice is put on the deferred list (adw_defer_reclaim), and the taker's refills stop if
+ * the slice was given away; kept idle because no pair could take it, the slice is the pair's again all the same. */
 void adw_dynslice_reclaim(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns);
-/* The reclaiming pair's batch, left_ns of its slice left: released, and that time its own in the frame report. */
+/* The reclaiming pair's batch, left_ns of its slice left: released, and that time its own in the frame report if
+ * it had given the slice away (a slice it kept is its own there already). */
 void adw_dynslice_release_reclaim(struct adw_sched *s, struct adw_pair_state *ps, uint64_t left_ns, uint64_t now_ns);
 
 /* report.c */

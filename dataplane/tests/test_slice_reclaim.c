@@ -1,9 +1,10 @@
 /*
- * test_slice_reclaim.c — a pair that gave its idle slice away takes back the rest of it once it has backlog again
- * (SPEC §3.3: "The pair reclaims its slice as soon as it has backlog again"; 004 §6.3, the HTTP user whose
- * response waits). On the 2AP-2STA lab (AP1-STA1 in slice 0, AP2-STA2 in slice 1, 20 ms each, frame 40 ms,
- * STA1 and STA2 conflicting) with dynamic slicing on: STA1 always backlogged, STA2 idle at 20 ms, so STA1 takes
- * slice 1. STA1 acknowledges each of its batches whole, ACK_DELAY after its release.
+ * test_slice_reclaim.c — a pair idle at its slice start takes back the rest of the slice once it has backlog again,
+ * whether it gave the slice away or no pair could take it (SPEC §3.3: "The pair reclaims its slice as soon as it
+ * has backlog again"; 004 §6.3, the HTTP user whose response waits). On the 2AP-2STA lab (AP1-STA1 in slice 0,
+ * AP2-STA2 in slice 1, 20 ms each, frame 40 ms, STA1 and STA2 conflicting) with dynamic slicing on: STA1 always
+ * backlogged, STA2 idle at 20 ms, so STA1 takes slice 1 unless the policy's pair list leaves it out. STA1
+ * acknowledges each of its batches whole, ACK_DELAY after its release.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,11 +28,16 @@ struct run {
     unsigned ap1_in_25_40;        /* packets to AP1 released from 25 ms to the end of slice 1 */
 };
 
+/* Dynamic slicing on, or off; and with a pair list, only that pair may take an idle slice. */
+enum policy { ON, OFF, ONLY_STA2_TAKES };
+
 /* STA1 (300 packets queued at 0) and STA2 (STA2_PKTS arriving at sta2_at), stepped on every whole millisecond
  * (and at sta2_at) up to end. */
-static void run_until(struct sched_fixture *f, struct run *r, uint64_t sta2_at, uint64_t end)
+static void run_policy_until(struct sched_fixture *f, enum policy pol, struct run *r, uint64_t sta2_at, uint64_t end)
 {
-    f->cfg->policies.dynamic_slicing.enabled = true;
+    f->cfg->policies.dynamic_slicing.enabled = pol != OFF;
+    f->cfg->policies.dynamic_slicing.n_pairs = pol == ONLY_STA2_TAKES ? 1 : 0;
+    f->cfg->policies.dynamic_slicing.pairs[0] = 1;
     sched_fixture_recreate(f, NULL);
     assert_non_null(f->s);
     *r = (struct run){.first_ap2_ns = UINT64_MAX};
@@ -60,6 +66,11 @@ static void run_until(struct sched_fixture *f, struct run *r, uint64_t sta2_at, 
         uint64_t next = (t / MS + 1) * MS;
         t = sta2_at > t && sta2_at < next ? sta2_at : next;
     }
+}
+
+static void run_until(struct sched_fixture *f, struct run *r, uint64_t sta2_at, uint64_t end)
+{
+    run_policy_until(f, ON, r, sta2_at, end);
 }
 
 /* STA2's data arrives at 21 ms; STA1's batch in slice 1 (released at 20 ms) drains at 25 ms: STA2's batch goes
@@ -146,6 +157,90 @@ static void test_a_reclaimed_slice_rest_is_reported_as_the_owners_slice_time(voi
     assert_int_equal(rep.pr[1].released_pkts, STA2_PKTS);
 }
 
+/* STA2 idle at 20 ms and STA1, the only backlogged pair, not allowed to take its slice: STA2 keeps it, idle. Its data
+ * arriving at 21 ms goes at once (nothing of STA1's is in the air: its refill drained at 10 ms), sized for the 19 ms
+ * left (r = 38 >= its 20 packets). It waited for its next slice start, 60 ms, its own slice idle meanwhile. */
+static void test_an_idle_owner_that_kept_its_slice_takes_the_rest_of_it_once_it_has_backlog(void **state)
+{
+    struct run r;
+    run_policy_until(*state, ONLY_STA2_TAKES, &r, 21 * MS, 80 * MS);
+    assert_int_equal(r.first_ap2_ns, 21 * MS);
+    assert_int_equal(r.to_ap2, STA2_PKTS);
+}
+
+/* STA1 sent all it had in slice 0 (20 packets at 0 ms) and acknowledges them only at 25 ms: idle at 20 ms, it cannot
+ * take STA2's slice, so STA2 keeps it. STA2's data arriving at 21 ms waits for STA1's drain, still in the air (a
+ * conflicting pair: deferral.c), and goes when it ends at 25 ms, not at 60 ms. */
+static void test_an_idle_owner_that_kept_its_slice_waits_for_a_conflicting_drain_before_taking_it(void **state)
+{
+    struct sched_fixture *f = *state;
+    f->cfg->policies.dynamic_slicing.enabled = true;
+    sched_fixture_recreate(f, NULL);
+    assert_non_null(f->s);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 20, 0), 20);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 20);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0); /* both idle: nobody takes slice 1 */
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1, STA2_PKTS, 21 * MS), STA2_PKTS);
+    for (uint64_t t = 21 * MS; t < 25 * MS; t += MS)
+        assert_int_equal(sched_dequeue_all(f->s, t), 0);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 20 * SEG);
+    assert_int_equal(sched_enqueue1(f->s, &a, 25 * MS), ADW_PASS);
+    unsigned n = sched_dequeue_all(f->s, 25 * MS);
+    assert_int_equal(n, STA2_PKTS);
+    sched_assert_out_to(n, 2);
+    assert_int_equal(sched_stats(f->s).reassignments, 0);
+}
+
+/* The frame report of a kept slice taken back: STA2's slice time is its 20 ms slice once (it never gave it away, so
+ * the rest it took back is not added again), STA1's its own 20 ms, adding up to the 40 ms frame; nothing reassigned,
+ * and STA2's 20 packets are its release of the frame. */
+static void test_a_kept_slice_taken_back_is_reported_as_the_owners_slice_once(void **state)
+{
+    struct sched_fixture *f = *state;
+    struct run r;
+    run_policy_until(f, ONLY_STA2_TAKES, &r, 21 * MS, 40 * MS);
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.given_to[1], ADW_PAIR_NONE);
+    assert_int_equal(rep.fr.reassignments, 0);
+    assert_int_equal(rep.pr[1].reassigned, 0);
+    assert_int_equal(rep.pr[0].s_ns, 20 * MS);
+    assert_int_equal(rep.pr[1].s_ns, 20 * MS);
+    assert_int_equal(rep.pr[1].released_pkts, STA2_PKTS);
+}
+
+/* The policy's pair list names the pairs that may take an idle slice; every pair's idle slice may be given away
+ * (adw_slice_start), and taken back, listed or not. STA2, not listed, idle at 20 ms with STA1 (listed) idle too
+ * after its 20 packets were acknowledged at 5 ms: nobody takes slice 1, and STA2's data at 21 ms goes at once. */
+static void test_a_pair_left_out_of_the_takers_list_takes_the_rest_of_its_kept_slice_too(void **state)
+{
+    struct sched_fixture *f = *state;
+    f->cfg->policies.dynamic_slicing.enabled = true;
+    f->cfg->policies.dynamic_slicing.n_pairs = 1;
+    f->cfg->policies.dynamic_slicing.pairs[0] = 0;
+    sched_fixture_recreate(f, NULL);
+    assert_non_null(f->s);
+    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 20, 0), 20);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 20);
+    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 20 * SEG);
+    assert_int_equal(sched_enqueue1(f->s, &a, 5 * MS), ADW_PASS);
+    assert_int_equal(sched_dequeue_all(f->s, 5 * MS), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1, STA2_PKTS, 21 * MS), STA2_PKTS);
+    unsigned n = sched_dequeue_all(f->s, 21 * MS);
+    assert_int_equal(n, STA2_PKTS);
+    sched_assert_out_to(n, 2);
+}
+
+/* Without dynamic slicing a pair idle at its slice start keeps the slice as the plan has it, and its data arriving
+ * at 21 ms waits for its next slice start, 60 ms, as it always has: a slice's batch goes at its start (004 §5). */
+static void test_without_dynamic_slicing_an_idle_owners_backlog_waits_for_its_next_slice(void **state)
+{
+    struct run r;
+    run_policy_until(*state, OFF, &r, 21 * MS, 60 * MS);
+    assert_int_equal(r.first_ap2_ns, 60 * MS);
+    assert_int_equal(r.to_ap2, STA2_PKTS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +249,11 @@ int main(void)
         LAB_TEST(test_an_owner_whose_backlog_comes_too_late_in_its_slice_waits_for_its_next_slice),
         LAB_TEST(test_an_owner_whose_takers_drain_ends_too_late_in_the_slice_waits_for_its_next_slice),
         LAB_TEST(test_a_reclaimed_slice_rest_is_reported_as_the_owners_slice_time),
+        LAB_TEST(test_an_idle_owner_that_kept_its_slice_takes_the_rest_of_it_once_it_has_backlog),
+        LAB_TEST(test_an_idle_owner_that_kept_its_slice_waits_for_a_conflicting_drain_before_taking_it),
+        LAB_TEST(test_a_kept_slice_taken_back_is_reported_as_the_owners_slice_once),
+        LAB_TEST(test_a_pair_left_out_of_the_takers_list_takes_the_rest_of_its_kept_slice_too),
+        LAB_TEST(test_without_dynamic_slicing_an_idle_owners_backlog_waits_for_its_next_slice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
