@@ -72,6 +72,8 @@ class Principal(BaseModel):
     via: str = Field(description="'session' (cookie) or 'token' (Authorization: Bearer).")
     csrf_token: str | None = None
     token_id: str | None = None
+    # A token's expiry (Unix seconds; None: none, or not a token): the latest a token it makes may expire.
+    token_expires_at: float | None = None
     # The user's stamp (id and session epoch, Auth._stamp) when the request was authenticated.
     uid: str | None = None
     epoch: str | None = None
@@ -355,4 +357,5 @@ class Auth:
             raise AuthError("the token was revoked: its user was replaced or given a new password", field)
         role = Role(h["role"]) if Role(h["role"]).rank <= user.role.rank else user.role
         return Principal(username=user.username, role=role, via="token", token_id=parts[1],
+                         token_expires_at=float(h["expires_at"]) if h["expires_at"] else None,
                          uid=stamp[0], epoch=stamp[1])

@@ -184,7 +184,15 @@ async def create_token(body: NewToken, request: Request, svc: Services = Depends
     role = body.role or who.role
     if role.rank > who.role.rank:
         raise ProblemException(403, f"a token cannot have more than your role ({who.role.value})", "role")
-    expires = time.time() + body.expires_in_s if body.expires_in_s else None
+    now = time.time()
+    expires = now + body.expires_in_s if body.expires_in_s else None
+    # A token made with a token expires no later than it; refused rather than shortened, as the API never
+    # changes what it was sent. Sessions are not bounded: a user logged in may make lasting tokens.
+    limit = who.token_expires_at
+    if limit is not None and (expires is None or expires > limit):
+        left = int(limit - now)
+        raise ProblemException(422, f"expires_in_s: at most {left} s, when the token making this one expires "
+                                    "(a token cannot outlive the token that made it)", "expires_in_s")
     try:
         secret, info = await svc.auth.create_token(who, body.name, role, expires)
     except AuthError as exc:
