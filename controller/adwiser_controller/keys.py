@@ -6,6 +6,7 @@ VERSION_SEQ = "adwiser:version:seq"
 VERSIONS = "adwiser:versions"
 APPLIANCES = "adwiser:appliances"
 AUDIT = "adwiser:audit"
+AUDIT_DENIED_LOGINS = "adwiser:audit:denied-logins"
 USERS = "adwiser:users"
 
 
