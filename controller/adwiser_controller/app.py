@@ -17,6 +17,7 @@ from .api import aggregation, appliances, audit_routes, auth_routes, live, versi
 from .api.deps import Services, services, viewer
 from .audit import Audit
 from .auth import Auth, Principal
+from .body_limit import BodyLimit
 from .query_check import forbid_unknown_query
 from .field_errors import flatten
 from .settings import Settings
@@ -67,6 +68,9 @@ def create_app(settings: Settings) -> FastAPI:
         metrics.REQUEST_SECONDS.labels(metrics.method_label(request.method), getattr(route, "path", "other"),
                                        str(response.status_code)).observe(time.perf_counter() - t0)
         return response
+
+    # Added last, so outermost: a body over the limit is refused before any other layer reads it.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 
     for r in (versions.router, appliances.router, aggregation.router, live.router, audit_routes.router, auth_routes.router):
         app.include_router(r)
