@@ -18,6 +18,7 @@ from .api.deps import Services, services, viewer
 from .audit import Audit
 from .auth import Auth, Principal
 from .body_limit import BodyLimit
+from .login_limit import LoginLimit
 from .query_check import forbid_unknown_query
 from .field_errors import flatten
 from .settings import Settings
@@ -34,8 +35,10 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         r = aioredis.from_url(settings.redis_url, decode_responses=True, health_check_interval=30)
+        limit = LoginLimit(r, settings.login_failures_per_user, settings.login_failures_per_client,
+                           settings.login_window_s)
         app.state.services = Services(redis=r, store=Store(r), auth=Auth(r, settings.session_ttl_s), audit=Audit(r),
-                                      settings=settings)
+                                      settings=settings, login_limit=limit)
         try:
             yield
         finally:

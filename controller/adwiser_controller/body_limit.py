@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .problems import PROBLEM_MEDIA_TYPE, Problem
+from .problems import PROBLEM_MEDIA_TYPE, TITLES, Problem
 
 
 class _TooLarge(Exception):
@@ -19,7 +19,7 @@ class _TooLarge(Exception):
 
 
 def _problem(scope: Scope, max_bytes: int) -> bytes:
-    return Problem(type="https://adwiser.invalid/problems/413", title="Request body too large", status=413,
+    return Problem(type="https://adwiser.invalid/problems/413", title=TITLES[413], status=413,
                    detail=f"the request body is larger than {max_bytes} bytes", instance=scope.get("path", ""),
                    field="body", errors=[]).model_dump_json().encode()
 

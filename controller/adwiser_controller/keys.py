@@ -34,3 +34,8 @@ def session(digest: str) -> str:
 
 def token(token_id: str) -> str:
     return f"adwiser:token:{token_id}"
+
+
+def login_failures(by: str, what: str) -> str:
+    """`by` is `user` (`what`: SHA-256 of the name sent) or `client` (its address)."""
+    return f"adwiser:login-failures:{by}:{what}"

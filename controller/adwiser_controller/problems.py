@@ -31,7 +31,9 @@ TITLES = {
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
+    413: "Request body too large",
     422: "Invalid input",
+    429: "Too many requests",
     500: "Internal error",
     503: "Store unavailable",
 }

@@ -19,3 +19,6 @@ class Settings:
     # Largest request body taken, bytes (413 beyond). configs/campus-dorm.yaml (120 APs, 360 STAs) is 160 kB
     # as indented JSON; a document at the schema's largest counts with ids like it is about 1.2 MB compact.
     max_body_bytes: int = 4 * 1024 * 1024
+    login_failures_per_user: int = 10       # failed logins to one user name per window, then 429
+    login_failures_per_client: int = 30     # failed logins from one address per window, then 429
+    login_window_s: int = 60                # window of the two counts above, seconds

@@ -67,13 +67,21 @@ class CreatedToken(BaseModel):
     info: TokenInfo
 
 
-@router.post("/login", response_model=Me, responses=responses(401, 422), summary="Log in; sets the session cookie")
+@router.post("/login", response_model=Me, responses=responses(401, 422, 429), summary="Log in; sets the session cookie")
 async def login(body: LoginRequest, request: Request, response: Response,
                 svc: Services = Depends(services)) -> Me:
+    client = client_of(request)
+    retry_after = await svc.login_limit.attempt(body.username, client)
+    if retry_after is not None:
+        await svc.audit.record(body.username, "", client, "auth.login", f"user:{body.username}", "denied",
+                               detail={"reason": "too many failed logins"})
+        raise ProblemException(429, f"too many failed logins: try again in {retry_after} s", "username",
+                               headers={"Retry-After": str(retry_after)})
     user = await svc.auth.check_password(body.username, body.password)
     if user is None:
         await svc.audit.record(body.username, "", client_of(request), "auth.login", f"user:{body.username}", "denied")
         raise ProblemException(401, "wrong user name or password", "password")
+    await svc.login_limit.succeeded(body.username, client)
     secret, csrf = await svc.auth.open_session(user, client_of(request))
     set_session_cookie(response, secret, svc.settings)
     await svc.audit.record(user.username, user.role.value, client_of(request), "auth.login", f"user:{user.username}")

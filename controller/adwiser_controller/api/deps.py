@@ -17,6 +17,7 @@ from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBea
 
 from ..audit import Audit
 from ..auth import Auth, AuthError, Principal, Role
+from ..login_limit import LoginLimit
 from ..problems import ProblemException
 from ..settings import Settings
 from ..store import Store
@@ -36,6 +37,7 @@ class Services:
     auth: Auth
     audit: Audit
     settings: Settings
+    login_limit: LoginLimit
 
 
 def services(request: Request) -> Services:
