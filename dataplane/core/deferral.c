@@ -1,9 +1,7 @@
 /*
  * deferral.c — a slice's batch held back while a conflicting pair's drain is still in the air (SPEC §3.1-3.2,
  * 004 §5), and released, scaled to the slice time left, once that drain ends; and a pair's back-to-back slices
- * (dynamic slicing), whose own drain from the slice before holds its next batch the same way; and the batch of a
- * pair idle at its slice start taking back the rest of it, held for its taker's drain if it gave the slice away and
- * for any other conflicting drain either way. The reasoning and
+ * (dynamic slicing), whose own drain from the slice before holds its next batch the same way. The reasoning and
  * the measurements behind each rule are in the comments below.
  */
 #include "realtime_release.h"
@@ -93,29 +91,14 @@ bool adw_batch_held_back(const struct adw_sched *s, uint16_t pair, uint64_t now_
     return conflicting_drain_in_air(s, pair, defer_silence_ns(s), now_ns) || now_ns < adw_rt_batch_free_at(s, pair);
 }
 
-static void hold_batch(struct adw_sched *s, struct adw_pair_state *ps, uint64_t slice_end_ns, bool reclaim,
-                       uint64_t now_ns)
-{
-    ps->deferred = true;
-    ps->defer_reclaim = reclaim;
-    ps->defer_start_ns = now_ns;
-    ps->defer_slice_end_ns = slice_end_ns;
-    ps->defer_silence_ns = defer_silence_ns(s);
-    s->deferred[s->n_deferred++] = (uint16_t)(ps - s->slots);
-}
-
-/* A reclaim (dynamic_slicing.c) waits here like a slice's batch, for the conflicting drains and the real-time guard,
- * among them its taker's drain if the slice was given away; it is not counted as a slice deferral: it is no batch of
- * a slice start. */
-void adw_defer_reclaim(struct adw_sched *s, struct adw_pair_state *ps, uint64_t slice_end_ns, uint64_t now_ns)
-{
-    hold_batch(s, ps, slice_end_ns, true, now_ns);
-}
-
 void adw_defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struct adw_slice_event *ev,
                         uint64_t duration_ns, uint64_t now_ns)
 {
-    hold_batch(s, ps, ev->start_ns + duration_ns, false, now_ns);
+    ps->deferred = true;
+    ps->defer_start_ns = now_ns;
+    ps->defer_slice_end_ns = ev->start_ns + duration_ns;
+    ps->defer_silence_ns = defer_silence_ns(s);
+    s->deferred[s->n_deferred++] = (uint16_t)(ps - s->slots);
     s->st.slice_deferrals++;
     if (now_ns < adw_rt_batch_free_at(s, ps->pair))
         s->st.rt_batch_waits++;
@@ -158,11 +141,6 @@ void adw_release_deferred(struct adw_sched *s, uint64_t now_ns, bool force)
             continue;
         }
         ps->deferred = false;
-        if (ps->defer_reclaim) { /* the rest of the slice as for a refill: under ADW_REFILL_MIN_NS, its next slice */
-            if (!slice_over && ps->defer_slice_end_ns - now_ns >= ADW_REFILL_MIN_NS)
-                adw_dynslice_release_reclaim(s, ps, ps->defer_slice_end_ns - now_ns, now_ns);
-            continue;
-        }
         s->st.slice_deferred_ns += now_ns - ps->defer_start_ns;
         if (slice_over) { /* the conflicting drain held the air for the whole slice */
             s->st.slice_deferrals_expired++;

@@ -29,15 +29,13 @@
  * between drains (004 §6.4: they go first), nor while a conflicting drain or the real-time guard holds the pair's
  * batches back.
  */
-/* ADW_REFILL_MIN_NS (sched_internal.h), the fixed cost of a release within the slice: it reaches the AP about 0.5
- * ms after the drain's air end (the time from the last A-MPDU to the returning TCP ACK that ends V: median 0.46 ms
- * in the downlink-20ms ground truth), and the AP sends the first packet before the rest of the batch has arrived
- * (first A-MPDU of a batch: 1.2 MPDUs on average, then 18-20). Under 2 ms left a refill would be mostly that
- * cost. */
+/* Fixed cost of a release within the slice: it reaches the AP about 0.5 ms after the drain's air end (the time
+ * from the last A-MPDU to the returning TCP ACK that ends V: median 0.46 ms in the downlink-20ms ground truth),
+ * and the AP sends the first packet before the rest of the batch has arrived (first A-MPDU of a batch: 1.2
+ * MPDUs on average, then 18-20). Under 2 ms left a refill would be mostly that cost. */
+#define ADW_REFILL_MIN_NS 2000000ull
 
-/* The current slice is pair's: given to it, until a pair that gave it away has backlog again and takes back the
- * rest (SPEC §3.3, dynamic_slicing.c: a refill of the taker's took that rest, and the pair's packets waited 40 ms
- * for its next slice); or one of its pairs' and not given away, or taken back. What dynamic slicing gives
+/* The current slice is pair's: given to it, or one of its pairs' and not given away. What dynamic slicing gives
  * away is the share of the pairs idle at the slice start: another pair of the slice that sent in it keeps its own
  * (its refills were refused once given_to was set, the rest of its slice left idle). From the plan's slice mask,
  * not a scan of the slice's pairs at every drain end (2,048 per slice in `make bench`: ~1.9 % of its samples). */
@@ -45,7 +43,7 @@ static bool owns_current_slice(const struct adw_sched *s, uint16_t pair)
 {
     uint16_t slice = s->clock.slice, given = s->given_to[slice];
     if (given == pair)
-        return s->reclaim_slice_ns != s->clock.slice_start_ns + 1;
+        return true;
     if (!(s->plan->slice_mask[pair] >> slice & 1u))
         return false;
     return given == ADW_PAIR_NONE || s->slots[s->plan->slot_of_pair[pair]].idle_slice_ns != s->clock.slice_start_ns + 1;

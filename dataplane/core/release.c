@@ -296,9 +296,7 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
             /* The first idle pair of the slice picks its taker; every idle pair of it, whatever its place in the
              * list, gives its share to that taker and stays off the release path: an empty release would close its
              * drain of the slice before still on the air (the record that holds a conflicting taker back), and the
-             * report shows it giving the slice away (reassigned, none of the slice's time its own). A slice no pair
-             * can take stays the idle pairs' (their slice time), and either way a pair takes the rest of it back once
-             * it has backlog again (dynamic_slicing.c). */
+             * report shows it giving the slice away (reassigned, none of the slice's time its own). */
             if (s->given_to[ev->slice] == ADW_PAIR_NONE) {
                 uint16_t taker = adw_dynslice_pick(s, ev->slice);
                 if (taker != ADW_PAIR_NONE) {

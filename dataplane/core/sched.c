@@ -280,9 +280,6 @@ static void enqueue_one(struct adw_sched *s, struct adw_pkt *pkt, const struct a
         adw_astar_observe(&ps->astar, now_ns, ps->q_data.len + ps->q_ack.len,
                           adw_pacer_active(&ps->pacer) ? 1u
                                                        : adw_tsabr_batch(&ps->tsabr, &s->plan->cfg->policies.ts_abr_qd));
-        /* idle at its slice start: it takes the rest of the slice back (dynamic_slicing.c) */
-        if (ps->idle_slice_ns == s->clock.slice_start_ns + 1 && s->plan->cfg->policies.dynamic_slicing.enabled)
-            adw_dynslice_reclaim(s, ps, now_ns);
     }
 }
 

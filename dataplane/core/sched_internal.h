@@ -93,18 +93,13 @@ struct adw_pair_state {
     uint64_t early_slice_ns;                 /* 1 + start of the slice whose batch went early, before it began
                                                 (adw_start_next_slice_early), 0 = none */
     uint64_t idle_slice_ns;                  /* 1 + start of the last slice of its own it had nothing queued at
-                                                (its share of it may be given away: dynamic slicing), 0 = none;
-                                                0 again once it takes back the rest of it, given away or kept
-                                                idle (dynamic_slicing.c) */
+                                                (its share of it may be given away: dynamic slicing), 0 = none */
     uint64_t last_v_ns;                      /* last completed (or capped) drain time, ns */
     /* a batch held back at its slice start while a conflicting pair still drained (deferral.c): */
     bool deferred;
     uint64_t defer_start_ns;                 /* when it was held back */
     uint64_t defer_silence_ns;               /* a conflicting drain not heard from for this long is over */
     uint64_t defer_slice_end_ns;             /* end of the slice it belongs to */
-    bool defer_reclaim;                      /* it is the batch of a pair taking back the rest of a slice it was
-                                                idle at the start of (adw_dynslice_reclaim): not released with under
-                                                ADW_REFILL_MIN_NS of the slice left */
     /* per frame (reset at each frame boundary): */
     uint32_t frame_released_pkts;
     uint64_t frame_released_bytes;
@@ -143,11 +138,6 @@ struct adw_sched {
     uint32_t frame_version;
     uint32_t frame_reassignments;
     uint16_t given_to[ADW_MAX_SLICES];
-    uint64_t reclaim_slice_ns;               /* 1 + start of the current slice if a pair idle at its start has
-                                                backlog again: its taker, if it was given away, gets no more of it
-                                                (refill.c), 0 = none */
-    bool reclaim_released;                   /* a reclaiming pair's batch went in that slice: the taker's slice
-                                                time gave up the rest of it (dynamic_slicing.c) */
     uint64_t slice_early_ns[ADW_MAX_SLICES]; /* this frame's slices: how early their batches went, ns */
     uint64_t next_frame_early_ns;            /* the same for slice 0 of the next frame, ns */
     uint8_t *in_slice;                       /* scratch: marks of the current slice's pairs (ADW_IN_SLICE_*) */
@@ -200,9 +190,6 @@ void adw_release_slice_batch(struct adw_sched *s, struct adw_pair_state *ps, uin
 uint32_t adw_pair_queued(const struct adw_pair_state *ps);
 void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_t pair, uint64_t now_ns);
 
-/* Least slice time left for a batch within a slice, a refill's or a reclaimed slice's (refill.c). */
-#define ADW_REFILL_MIN_NS 2000000ull
-
 /* deferral.c */
 /* A batch of pair may not go now: a conflicting drain is on the air, or the real-time guard holds it. */
 bool adw_batch_held_back(const struct adw_sched *s, uint16_t pair, uint64_t now_ns);
@@ -212,9 +199,6 @@ void adw_defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struc
 /* The pair's drain still open at slice ev's start went in the slice just before (back-to-back slices). */
 bool adw_drained_in_previous_slice(const struct adw_sched *s, const struct adw_pair_state *ps,
                                    const struct adw_slice_event *ev);
-/* Holds the batch of a pair taking back the rest of its slice (ending at slice_end_ns) until adw_release_deferred
- * finds no conflicting drain, its taker's included, in the air, and ADW_REFILL_MIN_NS or more of the slice left. */
-void adw_defer_reclaim(struct adw_sched *s, struct adw_pair_state *ps, uint64_t slice_end_ns, uint64_t now_ns);
 /* Drops the pair's own deferred batch, if any, leaving its packets queued (the pair enters paced mode). */
 void adw_cancel_deferred(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns);
 /* Releases deferred batches whose conflicting drains ended or whose deferral ran out (all of them if force). */
@@ -239,13 +223,6 @@ void adw_paced_prune(struct adw_sched *s);
 
 /* dynamic_slicing.c */
 uint16_t adw_dynslice_pick(struct adw_sched *s, uint16_t slice);
-/* A packet was queued for ps, a pair of the current slice that was idle at its start, with dynamic slicing on: its
- * batch for the rest of the slice is put on the deferred list (adw_defer_reclaim), and the taker's refills stop if
- * the slice was given away; kept idle because no pair could take it, the slice is the pair's again all the same. */
-void adw_dynslice_reclaim(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns);
-/* The reclaiming pair's batch, left_ns of its slice left: released, and that time its own in the frame report if
- * it had given the slice away (a slice it kept is its own there already). */
-void adw_dynslice_release_reclaim(struct adw_sched *s, struct adw_pair_state *ps, uint64_t left_ns, uint64_t now_ns);
 
 /* report.c */
 void adw_report_frame(struct adw_sched *s, uint64_t end_ns);

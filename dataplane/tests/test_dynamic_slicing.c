@@ -278,9 +278,8 @@ static void check_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker(void
     struct sched_fixture *f = *state;
     add_sta3_beside_sta2(f, sta3_first, true);
     assert_int_equal(sched_dequeue_all(f->s, 0), 0);
-    /* under 2 ms before the end of its kept slice 0: too late to take the rest of it back (dynamic_slicing.c) */
-    sta3_data(f->s, 0, 30, 18 * MS + MS / 2);
-    assert_int_equal(sched_dequeue_all(f->s, 18 * MS + MS / 2), 0);
+    sta3_data(f->s, 0, 30, 10 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
     unsigned n = sched_dequeue_all(f->s, 20 * MS); /* STA1 idle: STA3 takes slice 1 */
     assert_int_equal(n, 30);
     sched_assert_out_to(n, 3);
