@@ -13,10 +13,9 @@
  *
  * Taking back the rest of the slice mid-slice, as soon as the pair had backlog (SPEC §3.3's wording; the taker's
  * refills stopped, the pair's batch sized for the time left after the taker's drain), was built and measured on
- * 2026-11-27 and made the HTTP user worse off: http-bulk, alternating rounds of 3 x 30 s, mean page response
- * 517.5 and 521.8 ms against 503.8 and 511.8 without it, p95 601 and 613 against 554 and 567, STA2's goodput
- * 27.9 and 27.8 against 28.3 and 28.1 Mbit/s, STA1's 50.5 and 49.7 against 50.3 and 50.9 (testbed/findings/
- * dynamic-slicing.md). So the pair waits for its next slice start.
+ * 2026-11-27 and did not help the HTTP user: http-bulk, runs of 3 x 30 s, mean page response 517.5-540.8 ms
+ * with it against 503.8-517.3 without, p95 601-727 against 554-567, STA2's goodput 27.2-27.9 against 27.9-28.3
+ * Mbit/s (testbed/findings/dynamic-slicing.md). So the pair waits for its next slice start.
  */
 #include "sched_internal.h"
 
