@@ -87,7 +87,10 @@ def section_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
         return lines + [f"(not judged: no {ISOLATED}.json for β)", ""]
     beta = [float(p["throughput_mbps"]) for p in iso["pairs"]]
     lines += [f"β from {ISOLATED}.json ({', '.join(f'{b:.2f}' for b in beta)} Mbit/s); slice overflow on the "
-              "fixed slice grid; figures to as many digits as it takes for them to compare as the unrounded ones do.",
+              "fixed slice grid; figures to as many digits as it takes for them to compare as the unrounded ones do. "
+              "The issue sets these goals for 20 ms slices on the LAN (downlink-20ms, and downlink-20ms-nfqueue on "
+              "the other backend); the 100 ms and WAN runs are held to the same figures for comparison only (for "
+              "them the issue asks to report and explain the shortfall).",
               "", "| scenario | goal | measured | met |", "|---|---|---|---|"]
     for name, d in runs.items():
         lines += scenario_rows(name, d, beta)
