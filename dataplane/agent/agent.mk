@@ -9,8 +9,9 @@ AGENT_BIN      := $(BUILD)/adwiser-sta-agent
 AGENT_TEST     := $(BUILD)/san/agent/test_frame_boundary
 AGENT_TEST_PERIODS := $(BUILD)/san/agent/test_sta_periods
 AGENT_TEST_OPTIONS := $(BUILD)/san/agent/test_agent_options
+AGENT_TEST_WRITER  := $(BUILD)/san/agent/test_tm_sta_writer
 
-DP_BUILD += $(AGENT_BIN) $(AGENT_TEST) $(AGENT_TEST_PERIODS) $(AGENT_TEST_OPTIONS)
+DP_BUILD += $(AGENT_BIN) $(AGENT_TEST) $(AGENT_TEST_PERIODS) $(AGENT_TEST_OPTIONS) $(AGENT_TEST_WRITER)
 DP_TEST  += agent-test
 
 $(AGENT_BIN): $(AGENT_SRCS) $(AGENT_HEADERS) $(CORE_LIB)
@@ -34,9 +35,17 @@ $(AGENT_TEST_OPTIONS): agent/tests/test_agent_options.c agent/agent_options.c dp
 	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -Idp -Iagent $< agent/agent_options.c dp/redis_addr.c \
 	    $(shell pkg-config --cflags --libs hiredis) -lcmocka -o $@
 
+# The reports to Redis against a real redis-server per test (dp/tests/redis_fixture.h).
+$(AGENT_TEST_WRITER): agent/tests/test_tm_sta_writer.c agent/tm_sta_writer.c dp/redis_addr.c $(DP_REDIS_FIXTURE) \
+                      $(AGENT_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) -Idp -Idp/tests -Iagent $< agent/tm_sta_writer.c dp/redis_addr.c \
+	    dp/tests/redis_fixture.c $(shell pkg-config --cflags --libs hiredis) -lcmocka -o $@
+
 .PHONY: agent-test
-agent-test: $(AGENT_TEST) $(AGENT_TEST_PERIODS) $(AGENT_TEST_OPTIONS) $(AGENT_BIN)
+agent-test: $(AGENT_TEST) $(AGENT_TEST_PERIODS) $(AGENT_TEST_OPTIONS) $(AGENT_TEST_WRITER) $(AGENT_BIN)
 	$(AGENT_TEST)
 	$(AGENT_TEST_PERIODS)
 	$(AGENT_TEST_OPTIONS)
+	$(AGENT_TEST_WRITER)
 	PY=$(PY) agent/tests/test_sta_agent.sh $(BUILD)

@@ -1,6 +1,7 @@
 /* tm_sta_writer.c — adwiser-sta-agent's reports to Redis; see tm_sta_writer.h. */
 #include "tm_sta_writer.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -13,6 +14,9 @@ void tm_sta_writer_init(struct tm_sta_writer *w, const struct agent_options *o)
     w->o = o;
     w->rc = NULL;
     w->reports = w->errors = 0;
+    /* A write to a connection Redis has closed (restarted, CLIENT KILL, its idle timeout) must fail and be retried
+     * like any other lost report: on a unix socket it raised SIGPIPE, whose default action ended the agent. */
+    signal(SIGPIPE, SIG_IGN);
 }
 
 void tm_sta_writer_close(struct tm_sta_writer *w)

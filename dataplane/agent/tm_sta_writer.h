@@ -21,6 +21,8 @@ struct tm_sta_writer {
     uint64_t errors;                         /* reports lost: Redis unreachable, AUTH or XADD refused */
 };
 
+/* Also ignores SIGPIPE for the process: a write to a connection Redis closed fails (one report lost, a new
+ * connection at the next), and does not end the agent. */
 void tm_sta_writer_init(struct tm_sta_writer *w, const struct agent_options *o);
 /* One entry: mean packets per A-MPDU, A-MPDUs and packets of the period. */
 void tm_sta_writer_report(struct tm_sta_writer *w, double mean, uint32_t frames, uint64_t pkts);

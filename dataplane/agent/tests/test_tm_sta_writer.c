@@ -1,0 +1,85 @@
+/* Tests of adwiser-sta-agent's reports to Redis (agent/tm_sta_writer.c), against a real redis-server started per
+ * test on a unix socket (dp/tests/redis_fixture.h): a Redis that goes away never stops the agent. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "redis_fixture.h"
+#include "tm_sta_writer.h"
+
+#define STREAM "adwiser:appliance:lab:tm:sta"
+
+static struct agent_options options_for(const char *redis)
+{
+    struct agent_options o;
+    memset(&o, 0, sizeof(o));
+    o.iface = "lo";
+    o.pair = "ap1/sta1";
+    o.model = "m.json";
+    o.redis = redis;
+    o.appliance = "lab";
+    o.period_ms = 100;
+    return o;
+}
+
+static long long stream_len(struct server *s)
+{
+    redisReply *r = redisCommand(s->c, "XLEN %s", STREAM);
+    assert_non_null(r);
+    long long n = r->integer;
+    freeReplyObject(r);
+    return n;
+}
+
+/* Redis closed the agent's connection (restarted, CLIENT KILL, its timeout): the next write to that unix socket
+ * raised SIGPIPE, whose default action ended the agent without a word, its last period and --stats lost. Run in a
+ * child, so that the test sees how it ended. */
+static void test_connection_redis_closed_costs_one_report_not_the_agent(void **state)
+{
+    struct server *s = *state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct agent_options o = options_for(s->addr);
+        struct tm_sta_writer w;
+        tm_sta_writer_init(&w, &o);
+        tm_sta_writer_report(&w, 12.0, 3, 36);
+        redisContext *c = redisConnectUnix(s->sock);
+        redisReply *r = c && !c->err ? redisCommand(c, "CLIENT KILL TYPE normal SKIPME yes") : NULL;
+        freeReplyObject(r);
+        redisFree(c);
+        sleep_ms(50);
+        tm_sta_writer_report(&w, 12.0, 3, 36);   /* the write to the closed connection */
+        tm_sta_writer_report(&w, 12.0, 3, 36);   /* a new connection */
+        tm_sta_writer_close(&w);
+        _exit(w.reports == 2 && w.errors == 1 ? 0 : 3);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status))
+        print_message("the writer died of signal %d\n", WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    redisFree(s->c);   /* the CLIENT KILL closed the test's own connection too */
+    s->c = redisConnectUnix(s->sock);
+    assert_true(s->c && !s->c->err);
+    assert_int_equal(stream_len(s), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_connection_redis_closed_costs_one_report_not_the_agent, start_server,
+                                        stop_server),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
