@@ -14,6 +14,7 @@ void tm_sta_writer_init(struct tm_sta_writer *w, const struct agent_options *o)
     w->o = o;
     w->rc = NULL;
     w->reports = w->errors = 0;
+    w->auth_said = w->xadd_said = false;
     /* A write to a connection Redis has closed (restarted, CLIENT KILL, its idle timeout) must fail and be retried
      * like any other lost report: on a unix socket it raised SIGPIPE, whose default action ended the agent. */
     signal(SIGPIPE, SIG_IGN);
@@ -35,8 +36,10 @@ static redisContext *connect_as_agent(struct tm_sta_writer *w)
         return rc;
     redisReply *a = redisCommand(rc, "AUTH %s %s", o->auth_user, o->auth_pass);
     bool ok = a != NULL && a->type != REDIS_REPLY_ERROR;
-    if (!ok && w->errors == 0) /* said once: every report retries */
+    if (!ok && !w->auth_said) {
         fprintf(stderr, "adwiser-sta-agent: AUTH %s: %s\n", o->auth_user, a ? a->str : rc->errstr);
+        w->auth_said = true;
+    }
     if (a)
         freeReplyObject(a);
     if (!ok) {
@@ -64,8 +67,10 @@ void tm_sta_writer_report(struct tm_sta_writer *w, double mean, uint32_t frames,
     redisReply *r = redisCommand(w->rc, "XADD %s MAXLEN ~ %d * pair %s mpdus %s frames %s mpdus_ok %s", key,
                                  STREAM_MAXLEN, o->pair, mpdus, nframes, ok);
     if (r == NULL || r->type == REDIS_REPLY_ERROR) {
-        if (w->errors == 0) /* said once: a refused XADD (an ACL without it) repeats every period */
+        if (!w->xadd_said) { /* a refused XADD (an ACL without it) repeats every period */
             fprintf(stderr, "adwiser-sta-agent: XADD %s: %s\n", key, r ? r->str : w->rc->errstr);
+            w->xadd_said = true;
+        }
         w->errors++;
         if (r == NULL) { /* the connection broke: a new one next period */
             redisFree(w->rc);

@@ -8,6 +8,7 @@
 #ifndef ADW_AGENT_TM_STA_WRITER_H
 #define ADW_AGENT_TM_STA_WRITER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <hiredis/hiredis.h>
@@ -19,6 +20,9 @@ struct tm_sta_writer {
     redisContext *rc;                        /* NULL until connected, and after a broken connection */
     uint64_t reports;                        /* entries written */
     uint64_t errors;                         /* reports lost: Redis unreachable, AUTH or XADD refused */
+    /* Each kind of refusal is printed the first time it happens, whatever failed before it (an agent is usually
+     * started before Redis is up): every report retries, so it would repeat every period. */
+    bool auth_said, xadd_said;
 };
 
 /* Also ignores SIGPIPE for the process: a write to a connection Redis closed fails (one report lost, a new

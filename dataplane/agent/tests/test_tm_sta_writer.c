@@ -1,5 +1,7 @@
 /* Tests of adwiser-sta-agent's reports to Redis (agent/tm_sta_writer.c), against a real redis-server started per
- * test on a unix socket (dp/tests/redis_fixture.h): a Redis that goes away never stops the agent. */
+ * test on a unix socket (dp/tests/redis_fixture.h): a Redis that goes away or refuses never stops the agent, and
+ * what it refuses is said. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -75,10 +77,66 @@ static void test_connection_redis_closed_costs_one_report_not_the_agent(void **s
     assert_int_equal(stream_len(s), 2);
 }
 
+/* Runs fn(w) with stderr going to a file; returns what it printed (caller frees). */
+static char *stderr_of(void (*fn)(struct tm_sta_writer *), struct tm_sta_writer *w)
+{
+    char path[] = "/tmp/adw-agent-stderr-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    fn(w);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    char *text = calloc(1, 4096);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    assert_true(read(fd, text, 4095) >= 0);
+    close(fd);
+    unlink(path);
+    return text;
+}
+
+static void report_once(struct tm_sta_writer *w)
+{
+    tm_sta_writer_report(w, 12.0, 3, 36);
+}
+
+/* "A refused AUTH or XADD is printed once" (agent/README.md): it was printed only if nothing had failed before, so
+ * an agent started while Redis was down (the usual order at boot) never said that its password was refused. */
+static void test_refused_auth_is_said_even_after_redis_was_unreachable(void **state)
+{
+    struct server *s = *state;
+    char gone[sizeof(s->addr) + 8];
+    snprintf(gone, sizeof(gone), "%s.gone", s->addr);
+    struct agent_options o = options_for(gone);
+    o.auth_file = "auth";   /* read already: only the user and password below are used */
+    snprintf(o.auth_user, sizeof(o.auth_user), "sta-agent");
+    snprintf(o.auth_pass, sizeof(o.auth_pass), "not-the-password");
+    struct tm_sta_writer w;
+    tm_sta_writer_init(&w, &o);
+    free(stderr_of(report_once, &w));   /* Redis unreachable */
+    assert_int_equal(w.errors, 1);
+    o.redis = s->addr;                 /* Redis is up now, and refuses the password */
+    char *said = stderr_of(report_once, &w);
+    print_message("said: %s", said);
+    assert_non_null(strstr(said, "AUTH sta-agent"));
+    free(said);
+    said = stderr_of(report_once, &w);  /* once */
+    assert_string_equal(said, "");
+    free(said);
+    assert_int_equal(w.errors, 3);
+    assert_int_equal(w.reports, 0);
+    tm_sta_writer_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_connection_redis_closed_costs_one_report_not_the_agent, start_server,
+                                        stop_server),
+        cmocka_unit_test_setup_teardown(test_refused_auth_is_said_even_after_redis_was_unreachable, start_server,
                                         stop_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
