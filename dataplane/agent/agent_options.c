@@ -129,6 +129,12 @@ int agent_options_parse(int argc, char **argv, struct agent_options *o)
         default: usage(stderr); return -1;
         }
     }
+    /* getopt moves the words that are no option's value to the end: each is a mistake (a stray space in a value),
+     * and running on what is left would run with other values than the ones meant. */
+    if (optind < argc) {
+        fprintf(stderr, "adwiser-sta-agent: %s: not an option or its value\n", argv[optind]);
+        return -1;
+    }
     const char *missing = !o->iface ? "--iface" : !o->pair ? "--pair" : !o->model ? "--model" : NULL;
     if (missing) {
         fprintf(stderr, "adwiser-sta-agent: %s is required\n", missing);

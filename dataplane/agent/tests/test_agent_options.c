@@ -134,6 +134,18 @@ static void test_auth_user_or_password_too_long_is_refused_not_cut(void **state)
     assert_int_equal(strlen(o.auth_pass), 255);
 }
 
+/* A word that is no option's value was dropped without a word, and the agent ran on what was left: `--duration 1 0`
+ * (a stray space) ran for 1 s instead of 10. */
+static void test_argument_that_is_no_option_is_refused(void **state)
+{
+    (void)state;
+    char *argv[] = {"adwiser-sta-agent", "--iface", "lo", "--model", "m.json", "--pair", "ap1/sta1",
+                    "--duration", "1", "0", NULL};
+    struct agent_options o;
+    optind = 0;
+    assert_int_equal(agent_options_parse(10, argv, &o), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +154,7 @@ int main(void)
         cmocka_unit_test(test_appliance_the_controller_cannot_have_is_refused),
         cmocka_unit_test(test_auth_line_is_read_as_user_and_password),
         cmocka_unit_test(test_auth_user_or_password_too_long_is_refused_not_cut),
+        cmocka_unit_test(test_argument_that_is_no_option_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
