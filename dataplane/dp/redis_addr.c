@@ -5,12 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The port: 1..65535 in decimal digits and nothing else (atoi stopped at the first non-digit, so "6379x" was 6379). */
+static int port_ok(const char *p)
+{
+    if (*p < '1' || *p > '9' || strlen(p) > 5 || strspn(p, "0123456789") != strlen(p))
+        return 0;
+    return atoi(p) <= 65535;
+}
+
 int redis_addr_check(const char *addr, char *err, size_t errlen)
 {
     int unix_sock = strncmp(addr, "unix:", 5) == 0 && addr[5] != '\0';
     const char *colon = strrchr(addr, ':');
-    if (!unix_sock && (!colon || colon == addr || atoi(colon + 1) <= 0 || atoi(colon + 1) > 65535
-                       || (size_t)(colon - addr) >= 255)) {
+    if (!unix_sock && (!colon || colon == addr || !port_ok(colon + 1) || (size_t)(colon - addr) >= 255)) {
         snprintf(err, errlen, "--redis %s: expected unix:/path or host:port", addr);
         return -1;
     }

@@ -146,6 +146,28 @@ static void test_argument_that_is_no_option_is_refused(void **state)
     assert_int_equal(agent_options_parse(10, argv, &o), -1);
 }
 
+/* --redis host:port took the port with atoi, which stops at the first non-digit: "host:6379x" and "host:6379.5"
+ * were accepted and connected to 6379, a typo never said. */
+static void test_redis_port_with_junk_is_refused(void **state)
+{
+    (void)state;
+    static const char *const junk[] = {"127.0.0.1:6379x", "127.0.0.1:6379.5", "127.0.0.1: 6379", "127.0.0.1:+6379",
+                                       "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:", ":6379"};
+    for (size_t k = 0; k < sizeof(junk) / sizeof(junk[0]); k++) {
+        char *argv[] = {"adwiser-sta-agent", "--iface", "lo", "--model", "m.json", "--pair", "ap1/sta1",
+                        "--appliance", "lab", "--redis", (char *)junk[k], NULL};
+        struct agent_options o;
+        print_message("--redis \"%s\"\n", junk[k]);
+        optind = 0;
+        assert_int_equal(agent_options_parse(11, argv, &o), -1);
+    }
+    char *argv[] = {"adwiser-sta-agent", "--iface", "lo", "--model", "m.json", "--pair", "ap1/sta1",
+                    "--appliance", "lab", "--redis", "redis.lab:65535", NULL};
+    struct agent_options o;
+    optind = 0;
+    assert_int_equal(agent_options_parse(11, argv, &o), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +177,7 @@ int main(void)
         cmocka_unit_test(test_auth_line_is_read_as_user_and_password),
         cmocka_unit_test(test_auth_user_or_password_too_long_is_refused_not_cut),
         cmocka_unit_test(test_argument_that_is_no_option_is_refused),
+        cmocka_unit_test(test_redis_port_with_junk_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
