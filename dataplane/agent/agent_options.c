@@ -51,8 +51,10 @@ static void usage(FILE *f)
             "  --duration S      exit by itself after S seconds (else SIGTERM/SIGINT)\n");
 }
 
-/* --redis-auth FILE: "USER PASSWORD" on its first line (a file, so the password is not on the command line). Each is
- * taken whole or refused: read with field widths, a long user lost its tail to the password. */
+/* --redis-auth FILE: "USER PASSWORD" on its first line (a file, so the password is not on the command line): the user,
+ * one space (or tab), and the rest of the line up to its end (\n or \r\n) is the password, spaces included (ansible's redis role
+ * allows them, and writes such a password into redis.conf whole). Each is taken whole or refused: read with field
+ * widths, a long user lost its tail to the password. */
 static int read_auth(struct agent_options *o)
 {
     FILE *f = fopen(o->auth_file, "r");
@@ -61,13 +63,17 @@ static int read_auth(struct agent_options *o)
         return -1;
     }
     char line[512] = "";
-    char *got = fgets(line, sizeof(line), f);
+    if (!fgets(line, sizeof(line), f))
+        line[0] = '\0';
     fclose(f);
-    static const char *const space = " \t\r\n";
-    char *save = NULL;
-    char *user = got ? strtok_r(line, space, &save) : NULL;
-    char *pass = user ? strtok_r(NULL, space, &save) : NULL;
-    if (!pass || strtok_r(NULL, space, &save) != NULL) {
+    line[strcspn(line, "\n")] = '\0';
+    size_t len = strlen(line);
+    if (len > 0 && line[len - 1] == '\r')
+        line[--len] = '\0';
+    char *user = line, *space = line + strcspn(line, " \t"); /* no tab in a password: ansible refuses them */
+    char *pass = *space ? space + 1 : NULL;
+    *space = '\0';
+    if (!pass || *pass == '\0' || *user == '\0') {
         fprintf(stderr, "adwiser-sta-agent: --redis-auth %s: expected \"USER PASSWORD\" on the first line\n",
                 o->auth_file);
         return -1;

@@ -111,6 +111,22 @@ static void test_auth_line_is_read_as_user_and_password(void **state)
     assert_string_equal(o.auth_pass, "s3cret");
 }
 
+/* ansible's redis role takes a sta-agent password with spaces ("spaces, quotes and backslashes are fine") and writes
+ * it into redis.conf whole; the file was split at every space, so such a password was refused and the agent could
+ * never log in with it. The password is the rest of the line after the user and one space. */
+static void test_auth_password_with_spaces_is_read_whole(void **state)
+{
+    (void)state;
+    struct agent_options o;
+    assert_int_equal(parse_auth(&o, "sta-agent correct horse \"battery\" staple "), 0);
+    assert_string_equal(o.auth_user, "sta-agent");
+    assert_string_equal(o.auth_pass, "correct horse \"battery\" staple ");
+    assert_int_equal(parse_auth(&o, "sta-agent s3cret\r"), 0);   /* a file written on Windows */
+    assert_string_equal(o.auth_pass, "s3cret");
+    assert_int_equal(parse_auth(&o, "sta-agent "), -1);
+    assert_int_equal(parse_auth(&o, ""), -1);
+}
+
 /* A user or password longer than the fields hold was cut at the field's width, and the rest of a long user taken for
  * the password: a file holding only a long user name was accepted, with a password it does not hold. */
 static void test_auth_user_or_password_too_long_is_refused_not_cut(void **state)
@@ -176,6 +192,7 @@ int main(void)
         cmocka_unit_test(test_appliance_the_controller_cannot_have_is_refused),
         cmocka_unit_test(test_auth_line_is_read_as_user_and_password),
         cmocka_unit_test(test_auth_user_or_password_too_long_is_refused_not_cut),
+        cmocka_unit_test(test_auth_password_with_spaces_is_read_whole),
         cmocka_unit_test(test_argument_that_is_no_option_is_refused),
         cmocka_unit_test(test_redis_port_with_junk_is_refused),
     };
