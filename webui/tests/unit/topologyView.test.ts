@@ -65,6 +65,26 @@ describe('TopologyView', () => {
     expect(puts[0].topology.aps[0].vlan).toBe('12a')
   })
 
+  it('sends a VLAN typed in hex or binary as typed, not as the decimal number Number() reads in it', async () => {
+    const puts: { topology: Topology }[] = []
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'PUT') {
+        puts.push(JSON.parse(String(init.body)))
+        return json(201, { version: 5, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: 4 })
+      }
+      return json(200, { appliance_id: 'lab', version: 4, topology: { ...topology, stas: [{ ...topology.stas[0], phy_rate_mbps: null }] } })
+    }))
+    const w = await mountPage()
+    const vlan = w.get('[aria-label="AP 1 VLAN (empty = untagged)"]')
+    const save = w.findAll('button').find((b) => b.text() === 'Save topology')!
+    for (const typed of ['0x10', '0b1', '0o17', ' 20 ', '1e1']) {
+      await vlan.setValue(typed)
+      await save.trigger('click')
+      await flushPromises()
+    }
+    expect(puts.map((p) => p.topology.aps[0].vlan)).toEqual(['0x10', '0b1', '0o17', 20, 10])
+  })
+
   it("drops the controller's refusal beside a field once that field is edited, and shows it again when saved still wrong", async () => {
     const refusal = 'Input should be a valid integer, unable to parse string as an integer'
     vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
