@@ -15,6 +15,7 @@
 import Papa from 'papaparse'
 import { parse as parseYaml } from 'yaml'
 import type { AccessPoint, Station, Topology } from '../api/types'
+import { decimal } from './decimal'
 import { checkValue, modelField } from './policySchema'
 
 export class ImportError extends Error {
@@ -61,8 +62,6 @@ export const CSV_NUMBER_COLUMNS = [
   { kind: 'ap', what: "the AP's measured A-MPDU ceiling in µs of airtime", field: modelField('AccessPoint', 'ampdu_ceiling_us') },
   { kind: 'sta', what: "the STA's mean PHY rate in Mbit/s", field: modelField('Station', 'phy_rate_mbps') },
 ] as const
-// Number() also takes '0x10', '0b1' and 'Infinity': a cell must be a decimal number.
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i
 
 export function parseCsvTopology(text: string): Topology {
   const res = Papa.parse<Record<string, string>>(text.trim(), { header: true, skipEmptyLines: true, transformHeader: (h) => h.trim().toLowerCase() })
@@ -83,18 +82,19 @@ export function parseCsvTopology(text: string): Topology {
       for (const { field: f } of CSV_NUMBER_COLUMNS.filter((c) => c.kind === kind)) {
         const text = (row[f.key] ?? '').trim()
         if (!text) continue
-        const problem = DECIMAL.test(text) ? checkValue(f, Number(text)) : 'is not a number'
+        const n = decimal(text) // a cell must be a decimal number: Number() also takes '0x10'
+        const problem = n === null ? 'is not a number' : checkValue(f, n)
         if (problem) problems.push(`CSV line ${line}: ${f.key} "${text}" ${problem}`)
-        else out[f.key] = Number(text)
+        else out[f.key] = n!
       }
       return out
     }
     const kind = (row.kind ?? '').trim().toLowerCase()
     if (kind === 'ap') {
-      const channel = Number(need('channel'))
+      const channel = decimal(need('channel')) ?? NaN
       if (!Number.isInteger(channel)) problems.push(`CSV line ${line}: channel "${row.channel}" is not a whole number`)
       const vlanText = (row.vlan ?? '').trim()
-      const vlan = vlanText ? Number(vlanText) : null
+      const vlan = vlanText ? decimal(vlanText) : null
       if (vlanText && !Number.isInteger(vlan)) problems.push(`CSV line ${line}: vlan "${vlanText}" is not a whole number`)
       topo.aps.push({ id: need('id'), name: (row.name ?? '').trim(), channel, port: need('port'), vlan, ...numbers('ap') })
     } else if (kind === 'sta') {

@@ -102,4 +102,19 @@ sta,sta2,,,,,02:00:00:00:00:02,ap1,10001
       ])
     }
   })
+
+  it('refuses a CSV channel or VLAN in hex or binary rather than reading it as another number', () => {
+    const bad = 'kind,id,channel,port,vlan\nap,ap1,0x24,p1,0x10\nap,ap2,36,p2,0b1\n'
+    expect(() => parseCsvTopology(bad)).toThrow(ImportError)
+    try {
+      parseCsvTopology(bad)
+    } catch (e) {
+      expect((e as ImportError).problems).toEqual([
+        'CSV line 2: channel "0x24" is not a whole number',
+        'CSV line 2: vlan "0x10" is not a whole number',
+        'CSV line 3: vlan "0b1" is not a whole number',
+      ])
+    }
+  })
+
 })
