@@ -8,7 +8,8 @@
 //   (the AP's measured A-MPDU ceilings in MPDUs and in µs, the STA's PHY rate in
 //   Mbit/s: optional, an empty cell or a missing column leaves them unset).
 // From YAML every other field of an AP or STA is kept as it is, so saving the
-// import does not drop them.
+// import does not drop them; an id, name, port, MAC, address or pair YAML would read
+// as a number or boolean (036, 0x1F, 1e3; yes under YAML 1.1) is kept as written.
 // Only the shape and the CSV number columns' ranges are checked here (each problem
 // names its line and column); the controller validates the whole document on save,
 // as for every other edit.
@@ -29,29 +30,62 @@ export class ImportError extends Error {
 /** The fields of an AP or STA as read (the controller checks them on save). */
 const entry = (x: unknown): Record<string, unknown> => (x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : {})
 
-function asTopology(v: unknown): Topology {
+/** The topology part of a document: its `topology`, or the document itself. */
+function topologyOf(v: unknown): Record<string, unknown> {
   const o = (v ?? {}) as Record<string, unknown>
-  const t = (o.topology ?? o) as Record<string, unknown>
+  return (o.topology ?? o) as Record<string, unknown>
+}
+
+/** A string field as the file writes it. YAML reads an unquoted 036, 0x1F or 1e3 as a number
+ *  (and YAML 1.1 also yes/on as true), whose String() is another text ('36', '31', '1000',
+ *  'true'): such a value is taken from `written`, the same document read with every scalar a
+ *  string. An absent or null value stays ''. */
+function asWritten(v: unknown, written: unknown): string {
+  if (typeof v === 'string') return v
+  if (v === null || v === undefined) return ''
+  return typeof written === 'string' ? written : String(v)
+}
+
+/** Element `i` of `list`, or undefined. */
+const at = (list: unknown, i: number): unknown => (Array.isArray(list) ? list[i] : undefined)
+const field = (x: unknown, key: string): unknown => entry(x)[key]
+
+function asTopology(v: unknown, written: unknown): Topology {
+  const t = topologyOf(v)
+  const w = topologyOf(written)
   const problems: string[] = []
   if (!Array.isArray(t.aps)) problems.push('topology.aps: missing or not a list')
   if (!Array.isArray(t.stas)) problems.push('topology.stas: missing or not a list')
   if (t.conflicts !== undefined && !Array.isArray(t.conflicts)) problems.push('topology.conflicts: not a list')
   if (problems.length) throw new ImportError(problems)
+  const str = (list: string, i: number, x: unknown, key: string): string => asWritten(field(x, key), field(at(w[list], i), key))
   return {
-    aps: (t.aps as AccessPoint[]).map((a) => ({ ...entry(a), id: String(a.id ?? ''), name: String(a.name ?? ''), channel: Number(a.channel), port: String(a.port ?? ''), vlan: a.vlan ?? null })),
-    stas: (t.stas as Station[]).map((s) => ({ ...entry(s), id: String(s.id ?? ''), mac: String(s.mac ?? ''), ips: Array.isArray(s.ips) ? s.ips.map(String) : [], ap: String(s.ap ?? '') })),
-    conflicts: ((t.conflicts as [string, string][] | undefined) ?? []).map((c) => [String(c[0]), String(c[1])] as [string, string]),
+    aps: (t.aps as AccessPoint[]).map((a, i) => ({
+      ...entry(a), id: str('aps', i, a, 'id'), name: str('aps', i, a, 'name'), channel: Number(a.channel), port: str('aps', i, a, 'port'), vlan: a.vlan ?? null,
+    })),
+    stas: (t.stas as Station[]).map((s, i) => {
+      const ips = field(at(w.stas, i), 'ips')
+      return {
+        ...entry(s), id: str('stas', i, s, 'id'), mac: str('stas', i, s, 'mac'),
+        ips: Array.isArray(s.ips) ? s.ips.map((ip, j) => asWritten(ip, at(ips, j))) : [], ap: str('stas', i, s, 'ap'),
+      }
+    }),
+    conflicts: ((t.conflicts as [string, string][] | undefined) ?? []).map((c, i) => {
+      const wc = at(w.conflicts, i)
+      return [asWritten(c[0], at(wc, 0)), asWritten(c[1], at(wc, 1))] as [string, string]
+    }),
   }
 }
 
 export function parseYamlTopology(text: string): Topology {
-  let doc: unknown
+  let doc: unknown, written: unknown
   try {
     doc = parseYaml(text)
+    written = parseYaml(text, { schema: 'failsafe' }) // every scalar as the file writes it
   } catch (e) {
     throw new ImportError([`YAML: ${(e as Error).message}`])
   }
-  return asTopology(doc)
+  return asTopology(doc, written)
 }
 
 /** The optional number columns of CSV rows, checked against the configuration

@@ -117,4 +117,22 @@ sta,sta2,,,,,02:00:00:00:00:02,ap1,10001
     }
   })
 
+  it('keeps a YAML id, port, AP or pair written like a number (036, 0x1F, 1e3) as written, not as that number', () => {
+    const t = parseYamlTopology(`aps: [{id: 036, name: 0010, channel: 36, port: 0x1F}]
+stas: [{id: 1e3, mac: "02:00:00:00:00:01", ips: [10.0.0.1], ap: 036}]
+conflicts: [[036/1e3, 036/1e3]]
+`)
+    expect(t.aps).toEqual([{ id: '036', name: '0010', channel: 36, port: '0x1F', vlan: null }])
+    expect(t.stas).toEqual([{ id: '1e3', mac: '02:00:00:00:00:01', ips: ['10.0.0.1'], ap: '036' }])
+  })
+
+  it('keeps a YAML 1.1 document\'s id, name or port that 1.1 reads as a number or a boolean (036, yes, on) as written', () => {
+    const t = parseYamlTopology(`%YAML 1.1
+---
+aps: [{id: 036, name: yes, channel: 36, port: on}]
+stas: []
+`)
+    expect(t.aps).toEqual([{ id: '036', name: 'yes', channel: 36, port: 'on', vlan: null }])
+  })
+
 })
