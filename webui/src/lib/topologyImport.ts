@@ -13,9 +13,9 @@
 // Only the shape and the CSV number columns' ranges are checked here (each problem
 // names its line and column); the controller validates the whole document on save,
 // as for every other edit.
-import Papa from 'papaparse'
 import { parse as parseYaml } from 'yaml'
 import type { AccessPoint, Station, Topology } from '../api/types'
+import { csvRecords } from './csvLines'
 import { decimal } from './decimal'
 import { checkValue, modelField } from './policySchema'
 
@@ -98,13 +98,15 @@ export const CSV_NUMBER_COLUMNS = [
 ] as const
 
 export function parseCsvTopology(text: string): Topology {
-  const res = Papa.parse<Record<string, string>>(text.trim(), { header: true, skipEmptyLines: true, transformHeader: (h) => h.trim().toLowerCase() })
-  const problems = res.errors.map((e) => `CSV line ${(e.row ?? 0) + 2}: ${e.message}`)
-  const fields = res.meta.fields ?? []
+  const [head, ...records] = csvRecords(text)
+  const problems = (head?.errors ?? []).map((e) => `CSV line ${head.line}: ${e}`)
+  const fields = (head?.cells ?? []).map((h) => h.trim().toLowerCase())
   if (!fields.includes('kind')) problems.push('CSV: the header needs a "kind" column (ap, sta or conflict)')
   const topo: Topology = { aps: [], stas: [], conflicts: [] }
-  res.data.forEach((row, i) => {
-    const line = i + 2
+  records.forEach(({ cells, line, errors }) => {
+    for (const e of errors) problems.push(`CSV line ${line}: ${e}`)
+    if (cells.length !== fields.length) problems.push(`CSV line ${line}: ${cells.length} fields, the header has ${fields.length}`)
+    const row: Record<string, string> = Object.fromEntries(fields.map((f, i) => [f, cells[i] ?? '']))
     const need = (col: string): string => {
       const v = (row[col] ?? '').trim()
       if (!v) problems.push(`CSV line ${line}: column "${col}" is empty`)

@@ -135,4 +135,14 @@ stas: []
     expect(t.aps).toEqual([{ id: '036', name: 'yes', channel: 36, port: 'on', vlan: null }])
   })
 
+  it('names the line of a bad CSV row as the file numbers it, blank lines and a quoted line break counted', () => {
+    const bad = '\r\n\r\nkind,id,name,channel,port\r\nap,ap1,"two\r\nlines",36,p1\r\n\r\nap,ap2,B,xx,p2\r\n'
+    try {
+      parseCsvTopology(bad)
+      expect.unreachable()
+    } catch (e) {
+      expect((e as ImportError).problems).toEqual(['CSV line 7: channel "xx" is not a whole number'])
+    }
+  })
+
 })
