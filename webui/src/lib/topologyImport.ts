@@ -102,6 +102,8 @@ export function parseCsvTopology(text: string): Topology {
   const problems = (head?.errors ?? []).map((e) => `CSV line ${head.line}: ${e}`)
   const fields = (head?.cells ?? []).map((h) => h.trim().toLowerCase())
   if (!fields.includes('kind')) problems.push('CSV: the header needs a "kind" column (ap, sta or conflict)')
+  // A row could hold only one of two cells named alike ('vlan', 'VLAN'): the other would be lost.
+  for (const [i, f] of fields.entries()) if (f && fields.indexOf(f) < i) problems.push(`CSV line ${head.line}: column "${f}" is named twice`)
   const topo: Topology = { aps: [], stas: [], conflicts: [] }
   records.forEach(({ cells, line, errors }) => {
     for (const e of errors) problems.push(`CSV line ${line}: ${e}`)

@@ -145,4 +145,7 @@ stas: []
     }
   })
 
+  it('refuses a CSV header naming a column twice, in any case (one of its two cells would be lost)', () => {
+    expect(() => parseCsvTopology('kind,id,channel,port,vlan,VLAN\nap,ap1,36,p1,,12\n')).toThrow('CSV line 1: column "vlan" is named twice')
+  })
 })
