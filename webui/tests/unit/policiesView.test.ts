@@ -57,4 +57,25 @@ describe('PoliciesView', () => {
     await save()
     expect(shown()).toContain(refusal)
   })
+
+  it('sends an entry of a list of whole numbers (DSCP) that is no decimal number as typed, and keeps showing it', async () => {
+    const puts: { policies: Record<string, Record<string, unknown>> }[] = []
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'PUT') {
+        puts.push(JSON.parse(String(init.body)))
+        return json(422, { status: 422, detail: 'policies.realtime.dscp[1]: Input should be a valid integer', errors: [] })
+      }
+      if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: 4, topology })
+      return json(200, { appliance_id: 'lab', version: 4, policies: policies() })
+    }))
+    const w = await mountPage()
+    const dscp = w.get('input[name="realtime.dscp"]')
+    await dscp.setValue('46, abc, 0x10')
+    await dscp.trigger('change')
+    expect((dscp.element as HTMLInputElement).value).toBe('46, abc, 0x10')
+    expect(dscp.element.closest('.field')!.querySelector('.field-errors')?.textContent).toContain('abc is not a whole number')
+    await w.get('form').trigger('submit')
+    await flushPromises()
+    expect(puts[0].policies.realtime.dscp).toEqual([46, 'abc', '0x10'])
+  })
 })
