@@ -31,6 +31,36 @@ describe('AccessView', () => {
     expect(w.get('[data-testid=token-secret]').text()).toContain('adw_x_y')
   })
 
+  it('does not create a token that never expires when the days field holds no number (past the double range, or input the browser could not read)', async () => {
+    const posts: unknown[] = []
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (u.endsWith('/auth/tokens') && init.method === 'POST') {
+        posts.push(JSON.parse(String(init.body)))
+        return json(201, { token: 'adw_x_y', info: { id: 'x', name: 'ansible', username: 'op', role: 'operator', created_at: '', expires_at: null } })
+      }
+      return json(200, [])
+    }))
+    useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
+    const w = mount(AccessView)
+    await flushPromises()
+    await w.get('#tok-name').setValue('ansible')
+    const days = w.get('#tok-days')
+    const create = async () => {
+      await w.get('form[aria-label="New API token"]').trigger('submit')
+      await flushPromises()
+    }
+    await days.setValue('1e400')
+    await create()
+    // A browser gives a number input's value as '' when what was typed is no number ('1,5' in
+    // an English locale), and says so in validity.badInput.
+    await days.setValue('')
+    Object.defineProperty(days.element, 'validity', { value: { badInput: true, valid: false } })
+    await create()
+    expect(posts).toEqual([])
+    expect(w.find('[data-testid=token-secret]').exists()).toBe(false)
+    expect(days.element.parentElement!.querySelector('.field-errors')?.textContent).toContain('not a number of days')
+  })
+
   it('shows a refused token revoke (404 naming token_id, no input of the form) in the token section', async () => {
     vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
       if (init.method === 'DELETE') return json(404, { status: 404, detail: "no token 'x' of yours", field: 'token_id', errors: [] })
