@@ -81,7 +81,7 @@ $(DP_TEST_PARTS): dp/tests/test_dp_parts.c $(DP_PARTS_SRCS) $(DP_HEADERS)
 # The engine both backends share (reloads, frame telemetry), driven by the test's clock without a backend.
 DP_ENGINE_SRCS := dp/dp_engine.c dp/frame_telemetry.c dp/telemetry_jsonl.c dp/config_json.c dp/json_walk.c \
     dp/dp_topology.c dp/pacing_table.c dp/ack_model_json.c dp/run_stats.c dp/slice_lateness.c dp/redis_link.c \
-    dp/redis_addr.c
+    dp/redis_addr.c dp/sta_ip_map.c
 DP_TEST_ENGINE := $(BUILD)/san/dp/test_dp_engine
 DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE))
 
@@ -117,14 +117,24 @@ $(DP_TEST_DPDK_LOOP): dp/tests/test_dpdk_loop.c tests/frame_builder.c $(DP_LAB_E
 	$(CC) $(DP_CFLAGS) -O1 -Itests -Icore $< tests/frame_builder.c dp/tests/lab_engine.c $(DP_DPDK_LOOP_SRCS) $(CORE_LIB) $(DP_LIBS) \
 	    -lrte_net_ring -lcmocka -o $@
 
+# The NFQUEUE backend's IPv4 -> STA MAC map, alone and as the engine rebuilds it on a reload.
+DP_TEST_STA_IP_MAP := $(BUILD)/san/dp/test_sta_ip_map
+DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_STA_IP_MAP))
+
+$(DP_TEST_STA_IP_MAP): dp/tests/test_sta_ip_map.c $(DP_LAB_ENGINE) $(DP_ENGINE_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< dp/tests/lab_engine.c $(DP_ENGINE_SRCS) \
+	    $(CORE_LIB_SAN) $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
+
 dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON) \
-    $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE) $(DP_TEST_NFQ_VERDICTS) $(DP_TEST_DPDK_LOOP) $(DP_BIN) $(BUILD)/gen_sta_mix)
+    $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE) $(DP_TEST_NFQ_VERDICTS) $(DP_TEST_STA_IP_MAP) $(DP_TEST_DPDK_LOOP) $(DP_BIN) $(BUILD)/gen_sta_mix)
 	ADW_LAB_JSON=$(DP_LAB_JSON) ADW_SCHEMA=../configs/schema/adwiser-config.schema.json $(DP_TEST_CONFIG)
 	$(DP_TEST_PARTS)
 	ADW_CONFIGS=../configs $(DP_TEST_PACING)
 	ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_REDIS)
 	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_ENGINE))
 	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_NFQ_VERDICTS))
+	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) $(DP_TEST_STA_IP_MAP))
 	$(if $(DP_CORE_HAS_SCHED),ADW_LAB_JSON=$(DP_LAB_JSON) timeout 60 $(DP_TEST_DPDK_LOOP))
 	$(if $(DP_CORE_HAS_SCHED),PY=$(PY) dp/tests/test_check_config.sh $(BUILD) $(DP_LAB_JSON))
 	$(if $(DP_CORE_HAS_SCHED),dp/tests/test_gen_sta_mix_args.sh $(BUILD))
@@ -145,7 +155,15 @@ $(BUILD)/gen_sta_mix: bench/gen_sta_mix.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE -O2 $< $(shell pkg-config --cflags --libs jansson libpcap) -o $@
 
-.PHONY: bench
+# ns per IPv4 -> STA MAC lookup, the scan the NFQUEUE backend did per packet against its map (dp/README.md).
+$(BUILD)/bench_sta_ip_lookup: bench/sta_ip_lookup.c dp/sta_ip_map.c dp/sta_ip_map.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE -O2 $(CORE_INCLUDE) -Idp $< dp/sta_ip_map.c -o $@
+
+.PHONY: bench bench-sta-ip
+bench-sta-ip: $(BUILD)/bench_sta_ip_lookup
+	$<
+
 bench: $(DP_BIN) $(BUILD)/gen_sta_mix
 	PY=$(PY) bench/run_bench.sh $(BUILD) $(BENCH_SECONDS)
 

@@ -16,6 +16,7 @@
 #include "dp_topology.h"
 #include "redis_link.h"
 #include "run_stats.h"
+#include "sta_ip_map.h"
 #include "frame_telemetry.h"
 #include "pacing_table.h"
 #include "telemetry_jsonl.h"
@@ -121,6 +122,11 @@ int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_
     memset(e, 0, sizeof(*e));
     e->opt = o;
     e->cfg = cfg;
+    e->cfg_ips = sta_ip_map_build(cfg);
+    if (!e->cfg_ips) {
+        snprintf(err, errlen, "out of memory mapping the STAs' addresses");
+        return -1;
+    }
     e->n_ports = n_ports;
     e->backend_name = backend_name;
     struct timespec wall;
@@ -163,8 +169,13 @@ int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_
 /* Swaps in a validated configuration at the core's next frame boundary; takes ownership of next. */
 static int apply_config(struct dp_engine *e, struct adw_config *next, uint64_t now_ns, char *err, size_t errlen)
 {
-    if (dp_topology_same_aps(e->cfg, next, err, errlen) != 0
+    /* Built before the core takes next: once it has, the reload can no longer be refused. */
+    struct sta_ip_map *ips = sta_ip_map_build(next);
+    if (!ips)
+        snprintf(err, errlen, "out of memory mapping the STAs' addresses");
+    if (!ips || dp_topology_same_aps(e->cfg, next, err, errlen) != 0
         || adw_sched_set_config(e->sched, next, now_ns, err, errlen) != 0) {
+        sta_ip_map_free(ips);
         free(next);
         e->c.reloads_rejected++;
         return -1;
@@ -183,6 +194,8 @@ static int apply_config(struct dp_engine *e, struct adw_config *next, uint64_t n
         e->frame_cfg = e->cfg;
     }
     e->cfg = next;
+    sta_ip_map_free(e->cfg_ips);
+    e->cfg_ips = ips;
     e->cfg_first_frame = st.frames + 1;   /* the core swaps it in as the next frame starts */
     e->c.reloads_applied++;
     return 0;
@@ -363,6 +376,8 @@ void dp_engine_finish(struct dp_engine *e)
     e->pacing = NULL;
     free(e->cfg);
     e->cfg = NULL;
+    sta_ip_map_free(e->cfg_ips);
+    e->cfg_ips = NULL;
     free(e->frame_cfg);
     e->frame_cfg = NULL;
 }

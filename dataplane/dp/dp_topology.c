@@ -130,21 +130,6 @@ int dp_topology_check_ifnames(const struct dp_options *o, const struct adw_confi
     return 0;
 }
 
-int dp_topology_mac_of_ipv4(const struct adw_config *cfg, uint32_t ip, uint8_t mac[6])
-{
-    uint8_t want[4] = {(uint8_t)(ip >> 24), (uint8_t)(ip >> 16), (uint8_t)(ip >> 8), (uint8_t)ip};
-    for (unsigned s = 0; s < cfg->n_stas; s++) {
-        const struct adw_sta_cfg *sta = &cfg->stas[s];
-        for (unsigned a = 0; a < sta->n_addrs; a++) {
-            if (sta->addrs[a].family == 4 && memcmp(sta->addrs[a].addr, want, 4) == 0) {
-                memcpy(mac, sta->mac, 6);
-                return 0;
-            }
-        }
-    }
-    return -1;
-}
-
 int dp_topology_same_aps(const struct adw_config *a, const struct adw_config *b, char *err, size_t errlen)
 {
     if (a->n_aps != b->n_aps) {

@@ -1,8 +1,7 @@
 /*
  * What the backends need from the topology beyond the core: which port
- * (DPDK port or interface) plays which role, and, for the NFQUEUE backend
- * that sees IP packets without their Ethernet header, the MAC of the STA
- * owning an IPv4 address.
+ * (DPDK port or interface) plays which role.  (The MAC of the STA owning an
+ * IPv4 address, for the NFQUEUE backend, is sta_ip_map.h.)
  */
 #ifndef ADW_DP_TOPOLOGY_H
 #define ADW_DP_TOPOLOGY_H
@@ -34,9 +33,6 @@ int dp_topology_port_names(const struct dp_options *o, const struct adw_config *
  */
 int dp_topology_check_ifnames(const struct dp_options *o, const struct adw_config *cfg, const char *const *names,
                               const uint16_t *vlans, unsigned n, char *err, size_t errlen);
-
-/* Copies the MAC of the STA with IPv4 address ip (host byte order) into mac; 0 if found, else mac untouched. */
-int dp_topology_mac_of_ipv4(const struct adw_config *cfg, uint32_t ip, uint8_t mac[6]);
 
 /* 0 when b has the same APs in the same order as a (ports stay bound across a reload). */
 int dp_topology_same_aps(const struct adw_config *a, const struct adw_config *b, char *err, size_t errlen);

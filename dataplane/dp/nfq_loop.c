@@ -15,12 +15,12 @@
 
 #include <libnetfilter_queue/libnetfilter_queue.h>
 
-#include "dp_topology.h"
 #include "nfq_fail_open.h"
 #include "nfq_port.h"
 #include "nfq_read.h"
 #include "nfq_verdicts.h"
 #include "nfq_wait.h"
+#include "sta_ip_map.h"
 
 #define NFQ_QUEUE_MAXLEN 65536u   /* kernel queue length, packets (beyond it: fail-open accept) */
 #define NFQ_RCVBUF (16u << 20)    /* netlink socket receive buffer, bytes */
@@ -32,7 +32,7 @@
  * A packet the core holds is a struct nfq_held (nfq_verdicts.h).  Its frame is the IP packet behind a synthesised
  * Ethernet header, because the core parses Ethernet frames: source MAC from the kernel's hardware address, the
  * destination MAC the configured STA owning the destination IP (the router would resolve it the same way), else
- * zero.
+ * zero; looked up in the engine's map of the configuration in force (sta_ip_map.h), every packet being read.
  */
 struct nfq_ctx {
     struct dp_engine *e;
@@ -111,7 +111,7 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     if (proto == 0x0800 && len >= 20) {
         uint32_t dip;
         memcpy(&dip, payload + 16, 4);
-        dp_topology_mac_of_ipv4(c->e->cfg, ntohl(dip), h->frame);
+        sta_ip_map_mac(c->e->cfg_ips, ntohl(dip), h->frame);
     }
     memcpy(h->frame + ETH_HLEN_SYNTH, payload, (size_t)len);
     struct adw_pkt *p = &c->batch[c->n_batch++];
