@@ -9,6 +9,10 @@ its fall-back there only when no adwiser-dp is installed (source method
 without a build).  The document is read as the JSON standard and adwiser-dp read it:
 NaN, Infinity and a key given twice make it unreadable, and a pattern's "$"
 is the end of the text (JSON Schema's regular expressions are ECMA-262's).
+The controller reads documents the same way (adwiser_controller/strict_json.py,
+which also refuses numbers past a double or 64-bit integers; here the schema's
+bounds refuse those); this file stands alone because it runs where the
+controller package is not installed.
 Every error is printed with the path of the field it is in; the exit status
 is 0 only for a valid document.
 
