@@ -8,16 +8,22 @@ import { json } from './responses'
 beforeEach(() => setActivePinia(createPinia()))
 afterEach(() => vi.unstubAllGlobals())
 
+/** A controller with no tokens that answers a token creation with adw_x_y; returns the bodies the page POSTed. */
+function stubTokenController(): unknown[] {
+  const posts: unknown[] = []
+  vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+    if (u.endsWith('/auth/tokens') && init.method === 'POST') {
+      posts.push(JSON.parse(String(init.body)))
+      return json(201, { token: 'adw_x_y', info: { id: 'x', name: 'ansible', username: 'op', role: 'operator', created_at: '', expires_at: null } })
+    }
+    return json(200, [])
+  }))
+  return posts
+}
+
 describe('AccessView', () => {
   it('creates a token that expires: the days field (a number input) is sent as expires_in_s', async () => {
-    const posts: unknown[] = []
-    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
-      if (u.endsWith('/auth/tokens') && init.method === 'POST') {
-        posts.push(JSON.parse(String(init.body)))
-        return json(201, { token: 'adw_x_y', info: { id: 'x', name: 'ansible', username: 'op', role: 'operator', created_at: '', expires_at: null } })
-      }
-      return json(200, [])
-    }))
+    const posts = stubTokenController()
     useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
     const errors: unknown[] = []
     const w = mount(AccessView, { global: { config: { errorHandler: (e) => void errors.push(e) } } })
@@ -32,14 +38,7 @@ describe('AccessView', () => {
   })
 
   it('does not create a token that never expires when the days field holds no number (past the double range, or input the browser could not read)', async () => {
-    const posts: unknown[] = []
-    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
-      if (u.endsWith('/auth/tokens') && init.method === 'POST') {
-        posts.push(JSON.parse(String(init.body)))
-        return json(201, { token: 'adw_x_y', info: { id: 'x', name: 'ansible', username: 'op', role: 'operator', created_at: '', expires_at: null } })
-      }
-      return json(200, [])
-    }))
+    const posts = stubTokenController()
     useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
     const w = mount(AccessView)
     await flushPromises()

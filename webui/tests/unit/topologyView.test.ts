@@ -22,6 +22,20 @@ beforeEach(() => {
 })
 afterEach(() => vi.unstubAllGlobals())
 
+/** A controller holding version 4 (the topology with a valid STA) that answers a save with version 5; returns the
+ *  documents the page PUT. */
+function stubSavingController(): { topology: Topology }[] {
+  const puts: { topology: Topology }[] = []
+  vi.stubGlobal('fetch', vi.fn(async (_u: string, init: RequestInit) => {
+    if (init.method === 'PUT') {
+      puts.push(JSON.parse(String(init.body)))
+      return json(201, { version: 5, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: 4 })
+    }
+    return json(200, { appliance_id: 'lab', version: 4, topology: { ...topology, stas: [{ ...topology.stas[0], phy_rate_mbps: null }] } })
+  }))
+  return puts
+}
+
 async function mountPage() {
   const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/topology', component: TopologyView }] })
   await router.push('/topology') // the page's leave guard needs its route
@@ -48,14 +62,7 @@ describe('TopologyView', () => {
   })
 
   it('does not save a mistyped VLAN as untagged: it is sent as typed, for the controller to refuse', async () => {
-    const puts: { topology: Topology }[] = []
-    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
-      if (init.method === 'PUT') {
-        puts.push(JSON.parse(String(init.body)))
-        return json(201, { version: 5, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: 4 })
-      }
-      return json(200, { appliance_id: 'lab', version: 4, topology: { ...topology, stas: [{ ...topology.stas[0], phy_rate_mbps: null }] } })
-    }))
+    const puts = stubSavingController()
     const w = await mountPage()
     const vlan = w.get('[aria-label="AP 1 VLAN (empty = untagged)"]')
     await vlan.setValue('12a')
@@ -66,14 +73,7 @@ describe('TopologyView', () => {
   })
 
   it('sends a VLAN typed in hex or binary as typed, not as the decimal number Number() reads in it', async () => {
-    const puts: { topology: Topology }[] = []
-    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
-      if (init.method === 'PUT') {
-        puts.push(JSON.parse(String(init.body)))
-        return json(201, { version: 5, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: 4 })
-      }
-      return json(200, { appliance_id: 'lab', version: 4, topology: { ...topology, stas: [{ ...topology.stas[0], phy_rate_mbps: null }] } })
-    }))
+    const puts = stubSavingController()
     const w = await mountPage()
     const vlan = w.get('[aria-label="AP 1 VLAN (empty = untagged)"]')
     const save = w.findAll('button').find((b) => b.text() === 'Save topology')!
