@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* How many ids were skipped before id; *last_id (0 before the first packet) becomes id. */
+/* How many ids were skipped before id; *last_id (0 before the first packet) becomes id unless id is older. */
 uint32_t nfq_ids_skipped(uint32_t *last_id, uint32_t id);
 
 /*

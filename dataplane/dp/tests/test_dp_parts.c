@@ -404,9 +404,11 @@ static void test_nfqueue_ids_skipped_are_packets_the_kernel_accepted_itself(void
     last = UINT32_MAX - 1;
     assert_int_equal(nfq_ids_skipped(&last, UINT32_MAX), 0);
     assert_int_equal(nfq_ids_skipped(&last, 2), 2);
-    /* An id at or before the last is no gap. */
+    /* An id at or before the last is no gap, and the sequence goes on from the last. */
     assert_int_equal(nfq_ids_skipped(&last, 2), 0);
     assert_int_equal(nfq_ids_skipped(&last, 1), 0);
+    assert_int_equal(last, 2);
+    assert_int_equal(nfq_ids_skipped(&last, 3), 0);
 }
 
 /* The ids the queue gave are read from /proc/net/netfilter/nfnetlink_queue, on the queue's own line. */
