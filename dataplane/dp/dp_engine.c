@@ -116,14 +116,20 @@ struct pacing_table *dp_engine_load_pacing(const char *path, char *err, size_t e
     return t;
 }
 
+/* The NFQUEUE backend alone looks a packet's STA up by its IPv4 address: a DPDK frame carries the MAC. */
+static int needs_sta_ip_map(const struct dp_options *o)
+{
+    return o->backend == DP_BACKEND_NFQUEUE;
+}
+
 int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_config *cfg, unsigned n_ports,
                     const char *backend_name, uint64_t now_ns, char *err, size_t errlen)
 {
     memset(e, 0, sizeof(*e));
     e->opt = o;
     e->cfg = cfg;
-    e->cfg_ips = sta_ip_map_build(cfg);
-    if (!e->cfg_ips) {
+    e->cfg_ips = needs_sta_ip_map(o) ? sta_ip_map_build(cfg) : NULL;
+    if (needs_sta_ip_map(o) && !e->cfg_ips) {
         snprintf(err, errlen, "out of memory mapping the STAs' addresses");
         return -1;
     }
@@ -170,10 +176,11 @@ int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_
 static int apply_config(struct dp_engine *e, struct adw_config *next, uint64_t now_ns, char *err, size_t errlen)
 {
     /* Built before the core takes next: once it has, the reload can no longer be refused. */
-    struct sta_ip_map *ips = sta_ip_map_build(next);
-    if (!ips)
+    struct sta_ip_map *ips = needs_sta_ip_map(e->opt) ? sta_ip_map_build(next) : NULL;
+    int no_map = needs_sta_ip_map(e->opt) && !ips;
+    if (no_map)
         snprintf(err, errlen, "out of memory mapping the STAs' addresses");
-    if (!ips || dp_topology_same_aps(e->cfg, next, err, errlen) != 0
+    if (no_map || dp_topology_same_aps(e->cfg, next, err, errlen) != 0
         || adw_sched_set_config(e->sched, next, now_ns, err, errlen) != 0) {
         sta_ip_map_free(ips);
         free(next);

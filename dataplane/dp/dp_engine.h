@@ -61,7 +61,8 @@ struct dp_engine {
     struct adw_config *cfg;        /* configuration last handed to the core (owned); in force from the frame
                                       cfg_first_frame on */
     struct sta_ip_map *cfg_ips;    /* cfg's STA IPv4 addresses -> MAC (owned), built with it and swapped with it, so
-                                      the NFQUEUE backend's per-packet lookup answers for cfg (sta_ip_map.h) */
+                                      the NFQUEUE backend's per-packet lookup answers for cfg (sta_ip_map.h); NULL
+                                      under DPDK, which reads the MAC from the frame */
     /* Frame telemetry names a frame's slices from the configuration it ran under.  A reload reaches the core at
      * its next frame boundary, and the frame running meanwhile is reported after that boundary: until a report
      * of frame cfg_first_frame is taken, the frames before it ran under frame_cfg.  Frames are counted from 1 in

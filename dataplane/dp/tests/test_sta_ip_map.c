@@ -159,21 +159,14 @@ static void test_an_address_two_stas_list_maps_to_the_first(void **state)
     free(cfg);
 }
 
-/* A reload that moves the lab's sta1 to 198.18.0.99 and adds 198.18.0.98 to sta2: the engine's map, which the
- * NFQUEUE backend asks for every packet, answers for the new addresses and no longer for the old one. */
-static void test_the_engines_map_answers_for_the_configuration_a_reload_swapped_in(void **state)
+/* Reloads the lab document with sta1 moved to 198.18.0.99 and 198.18.0.98 added to sta2 (SIGHUP, as a reload
+ * comes). */
+static void reload_with_stas_readdressed(struct dp_engine *e, struct dp_options *o)
 {
-    (void)state;
-    static struct dp_engine e;
-    static struct dp_options o;
-    o.hold_pkts = 64;
-    lab_engine_start(&e, &o, 3, "test", 1000000000ull);
-    assert_maps_to(e.cfg_ips, 0xc612000bu, e.cfg->stas[0].mac);   /* 198.18.0.11: sta1 */
-
     json_error_t je;
-    json_t *doc = json_load_file(o.config_path, 0, &je);
+    json_t *doc = json_load_file(o->config_path, 0, &je);
     if (!doc)
-        fail_msg("%s: %s", o.config_path, je.text);
+        fail_msg("%s: %s", o->config_path, je.text);
     json_t *stas = json_object_get(json_object_get(doc, "topology"), "stas");
     json_object_set_new(json_array_get(stas, 0), "ips", json_pack("[s]", "198.18.0.99"));
     json_array_append_new(json_object_get(json_array_get(stas, 1), "ips"), json_string("198.18.0.98"));
@@ -183,16 +176,47 @@ static void test_the_engines_map_answers_for_the_configuration_a_reload_swapped_
     close(fd);
     assert_int_equal(json_dump_file(doc, path, 0), 0);
     json_decref(doc);
-    o.config_path = path;
+    const char *lab = o->config_path;
+    o->config_path = path;
     dp_reload_requested = 1;
-    dp_engine_tick(&e, 1001000000ull, adw_sched_next_event_ns(e.sched, 1001000000ull));
+    dp_engine_tick(e, 1001000000ull, adw_sched_next_event_ns(e->sched, 1001000000ull));
     unlink(path);
-    assert_int_equal(e.c.reloads_applied, 1);
+    o->config_path = lab;   /* path is gone with this frame */
+    assert_int_equal(e->c.reloads_applied, 1);
+}
 
+/* A reload that moves the lab's sta1 to 198.18.0.99 and adds 198.18.0.98 to sta2: the engine's map, which the
+ * NFQUEUE backend asks for every packet, answers for the new addresses and no longer for the old one. */
+static void test_the_engines_map_answers_for_the_configuration_a_reload_swapped_in(void **state)
+{
+    (void)state;
+    static struct dp_engine e;
+    static struct dp_options o;
+    o.hold_pkts = 64;
+    o.backend = DP_BACKEND_NFQUEUE;
+    lab_engine_start(&e, &o, 3, "nfqueue", 1000000000ull);
+    assert_maps_to(e.cfg_ips, 0xc612000bu, e.cfg->stas[0].mac);   /* 198.18.0.11: sta1 */
+
+    reload_with_stas_readdressed(&e, &o);
     assert_maps_to(e.cfg_ips, 0xc6120063u, e.cfg->stas[0].mac);   /* 198.18.0.99: sta1 now */
     assert_maps_to(e.cfg_ips, 0xc6120062u, e.cfg->stas[1].mac);   /* 198.18.0.98: sta2's second */
     assert_maps_to(e.cfg_ips, 0xc612000cu, e.cfg->stas[1].mac);   /* 198.18.0.12: still sta2 */
     assert_maps_to_none(e.cfg_ips, 0xc612000bu);                   /* 198.18.0.11: nobody's any more */
+    dp_engine_finish(&e);
+}
+
+/* DPDK frames carry the destination MAC: that engine builds no address map, at start or at a reload. */
+static void test_the_dpdk_engine_builds_no_address_map(void **state)
+{
+    (void)state;
+    static struct dp_engine e;
+    static struct dp_options o;
+    o.hold_pkts = 64;
+    o.backend = DP_BACKEND_DPDK;
+    lab_engine_start(&e, &o, 3, "dpdk", 1000000000ull);
+    assert_null(e.cfg_ips);
+    reload_with_stas_readdressed(&e, &o);
+    assert_null(e.cfg_ips);
     dp_engine_finish(&e);
 }
 
@@ -203,6 +227,7 @@ int main(void)
         cmocka_unit_test(test_every_sta_ipv4_of_the_largest_configuration_maps_to_its_mac_and_other_addresses_to_none),
         cmocka_unit_test(test_an_address_two_stas_list_maps_to_the_first),
         cmocka_unit_test(test_the_engines_map_answers_for_the_configuration_a_reload_swapped_in),
+        cmocka_unit_test(test_the_dpdk_engine_builds_no_address_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
