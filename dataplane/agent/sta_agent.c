@@ -40,6 +40,7 @@
 
 #include "ack_model_json.h"
 #include "agent_options.h"
+#include "redis_addr.h"
 #include "sta_periods.h"
 #include "tm_sta_writer.h"
 
@@ -193,6 +194,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "adwiser-sta-agent: --model %s: %s\n", o.model, err);
         return 2;
     }
+    /* Looked up here, once: a reconnect from the loop below must not wait on DNS while the socket fills. */
+    char redis_at[320];
+    if (o.redis) {
+        if (redis_addr_resolve(o.redis, redis_at, sizeof(redis_at), err, sizeof(err)) != 0) {
+            fprintf(stderr, "adwiser-sta-agent: %s\n", err);
+            return 1;
+        }
+        o.redis = redis_at;
+    }
     int fd = open_socket(o.iface);
     if (fd < 0)
         return 1;
@@ -203,6 +213,11 @@ int main(int argc, char **argv)
     }
     if (log)
         setvbuf(log, NULL, _IOFBF, 1 << 20);
+    /* The handler before the pid file: whoever reads the file may send SIGTERM at once, and the default action
+     * would end the agent without its last report, --stats or the file's removal. */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
     if (o.pidfile) {
         FILE *pf = fopen(o.pidfile, "w");
         if (pf) {
@@ -210,9 +225,6 @@ int main(int argc, char **argv)
             fclose(pf);
         }
     }
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
 
     struct sta_periods acc;
     sta_periods_init(&acc, &model, IDLE_CLOSE_NS);

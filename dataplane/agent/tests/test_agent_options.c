@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "agent_options.h"
+#include "redis_addr.h"
 
 /* Parses the agent's command line with this --pair, --appliance (NULL: left out, and --redis with it) and
  * --redis-auth (NULL: left out); *o gets the result. */
@@ -184,6 +185,22 @@ static void test_redis_port_with_junk_is_refused(void **state)
     assert_int_equal(agent_options_parse(11, argv, &o), 0);
 }
 
+/* A host name is looked up once, at start: the agent then connects to the address, so a reconnect from its packet
+ * loop never waits on DNS; a name that does not resolve is refused, named. */
+static void test_redis_host_name_is_resolved_once_to_its_address(void **state)
+{
+    (void)state;
+    char out[320], err[256];
+    assert_int_equal(redis_addr_resolve("localhost:6380", out, sizeof(out), err, sizeof(err)), 0);
+    assert_true(strcmp(out, "127.0.0.1:6380") == 0 || strcmp(out, "::1:6380") == 0);
+    assert_int_equal(redis_addr_resolve("198.18.0.1:6379", out, sizeof(out), err, sizeof(err)), 0);
+    assert_string_equal(out, "198.18.0.1:6379");
+    assert_int_equal(redis_addr_resolve("unix:/run/redis.sock", out, sizeof(out), err, sizeof(err)), 0);
+    assert_string_equal(out, "unix:/run/redis.sock");
+    assert_int_equal(redis_addr_resolve("no-such-host.invalid:6379", out, sizeof(out), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "host no-such-host.invalid"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_auth_password_with_spaces_is_read_whole),
         cmocka_unit_test(test_argument_that_is_no_option_is_refused),
         cmocka_unit_test(test_redis_port_with_junk_is_refused),
+        cmocka_unit_test(test_redis_host_name_is_resolved_once_to_its_address),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,6 +62,12 @@ grep -q 'model: missing required field, expected "adwiser-sta-frame-classifier"'
 
 echo '{"model": "adwiser-sta-frame-classifier", "version": 1, "m": 1, "intercept": -30.0, "coef": [0.1, 0.0],
       "threshold": 0.5, "n_max": 64, "scale": 1.0}' >"$WORK/model.json"
+# a Redis host name is looked up at start, not at each reconnect from the packet loop: one that does not resolve
+# is refused there, named
+out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$WORK/model.json" --redis no-such-host.invalid:6379 \
+      --appliance t --duration 1 2>&1) && fail "a --redis host that does not resolve accepted"
+grep -q -- "--redis no-such-host.invalid:6379: host no-such-host.invalid" <<<"$out" \
+    || fail "no message for a --redis host that does not resolve: $out"
 
 ip netns add "$NS_AP"
 ip netns add "$NS_STA"
