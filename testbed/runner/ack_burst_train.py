@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -43,6 +42,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from . import ack_dataset, ack_scale
+from .build_commit import build_commit
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = Path(__file__).resolve().parents[1] / "results" / "runs" / "ack-burst"
@@ -154,13 +154,6 @@ def _evaluate(c: ack_dataset.Capture, sizes: np.ndarray, slot_est: np.ndarray, s
             "slot_rmse": round(math.sqrt(float(np.mean(np.square(err)))), 3) if len(err) else None,
             "slots": len(err), "bursts": len(sizes), "ppdus": len(c.ppdu_mpdus)}
 
-
-def _git_commit() -> str | None:
-    try:
-        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=10).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 def fold_scaler(model: Any) -> tuple[float, list[float]]:
@@ -282,7 +275,7 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
                                   "rates, 802.11ac 80 MHz air (testbed/air/lab-2ap-2sta-vht80.json), labels from "
                                   "wlan-emu's ground truth",
                           "send_rates_mbit": [c.rate_mbit for c in caps], "rows": int(len(y)),
-                          "cv_f1": overall_f1, "commit": _git_commit(),
+                          "cv_f1": overall_f1, "commit": build_commit(),
                           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}}
     return {"model": model, "doc": {
         "what": "ACK-burst aggregation estimator (001 §4.1) on the appliance, against wlan-emu ground truth",
@@ -291,7 +284,7 @@ def train(runs: Path, m_arg: int | None, m_sweep: list[int]) -> dict[str, Any]:
         "cross-validation (best mean per-rate F1 of the m sweep)",
         "per_rate": per_rate, "m_sweep": sweep, "model_version": MODEL_VERSION,
         "dataplane_runs": evaluate_dataplane_runs(model, RUNS_DP),
-        "written_unix": round(time.time(), 3), "commit": _git_commit()}}
+        "written_unix": round(time.time(), 3), "commit": build_commit()}}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,6 +68,7 @@ import yaml
 from . import backend as backend_mod
 from . import aggtarget_repeats, aggtarget_result, delay_probe, iperf, processes, signals, topology, udp_counters, wan, wlan
 from .agg_lab import MultiStaLab
+from .build_commit import build_commit
 from .aggtarget_figures import goals, scenario_ceilings, with_ceilings
 from .aggtarget_result import STA_MODEL, Capture
 from .aggtarget_scenarios import MODES, SCENARIOS, VHT_AIR, AggScenario, get, scenario_air
@@ -518,7 +519,7 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
     doc = {"scenario": name, "duration_s": duration_s, "t_bar_ms": sc.t_bar_ms,
            "backhaul_mbit": sc.backhaul_mbit, "udp_offered_mbit": sc.udp_offered_mbit, "air": _repo_relative(air),
            "ap_sta_rss_dbm": list(sc.ap_sta_rss_dbm) if sc.ap_sta_rss_dbm else None, "mu_source": sc.mu_source,
-           "started_unix": round(started, 3), "probe_pps": PROBE_PPS,
+           "started_unix": round(started, 3), "build_commit": build_commit(), "probe_pps": PROBE_PPS,
            "ap_ceilings": runs.get("aggtarget", {}).get("ap_ceilings"),
            "runs": runs, "goals": goals(sc, runs)}
     if len(controlled_runs) > 1:

@@ -45,7 +45,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -56,6 +55,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+
+from .build_commit import build_commit
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = Path(__file__).resolve().parents[1] / "results" / "runs" / "bottleneck"
@@ -205,13 +206,6 @@ def _rate_bin(mbit: float) -> str:
     return f">={RATE_BINS_MBIT[-1]}"
 
 
-def _git_head() -> str | None:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                              text=True, timeout=10).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
 
 def train(runs: list[dict[str, Any]], model_path: Path = MODEL, result_path: Path = RESULT) -> dict[str, Any]:
     c_straight = straight_capacity_mbit()
@@ -289,7 +283,7 @@ def train(runs: list[dict[str, Any]], model_path: Path = MODEL, result_path: Pat
             "backhaul_rates_mbit": sorted({r.get("backhaul_mbit") or 0.0 for r, _, _ in labelled}),
             "steps": len([s for _, _, ss in labelled for s in ss]),
             "fitted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "repo_head": _git_head(),
+            "repo_head": build_commit(),
         },
     }
     model_path.write_text(json.dumps(model, indent=1) + "\n")

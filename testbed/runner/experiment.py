@@ -22,6 +22,7 @@ from typing import Any
 
 from . import backend as backend_mod
 from . import groundtruth, iperf, mixed, processes, signals, slice_overflow, topology, wan, wlan
+from .build_commit import build_commit
 from .scenarios import PAIRS, Scenario
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -256,6 +257,7 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         "congestion_control": cc,
         "emulator": "testbed/emu/wlan-emu" if emu is not None else None,
         "started_unix": round(started, 3),
+        "build_commit": build_commit(),
         "timeseries": {f"{p.ap}/{p.sta}": p.series for p in pairs},
         "wan_emu": stats["wan"] or None,
         "wlan_emu": stats["emu"] or None,

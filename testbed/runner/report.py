@@ -23,7 +23,7 @@ from . import (groundtruth, report_ack_burst, report_aggtarget, report_batch_sta
                report_bottleneck, report_downlink_goals, report_mixed, report_overflow, report_sta_frames)
 from .experiment import RESULTS  # noqa: E402
 from .jsonl import kept_run_is_committed, result_doc, telemetry_records  # noqa: E402
-from .report_cells import against, num  # noqa: E402
+from .report_cells import against, num, provenance  # noqa: E402
 
 # 004 §6, Table 3 (downlink) and Table 4 (uplink): θ1, V1, θ2, V2, utility.
 PAPER: dict[str, dict[str, tuple[float, float | None, float, float | None, float]]] = {
@@ -396,7 +396,8 @@ def write_report(results_dir: Path = RESULTS) -> Path:
     for name, d in docs.items():
         emu = d.get("emulator") or "none (veth bridges, no air model)"
         lines.append(f"- `{name}`: {d['duration_s']:g} s per transfer, backend {d.get('backend')}, "
-                     f"WAN {d.get('wan')}, CC {d.get('congestion_control')}, WLAN emulator: {emu}")
+                     f"WAN {d.get('wan')}, CC {d.get('congestion_control')}, WLAN emulator: {emu}; "
+                     f"{provenance(d)}")
         emu_stats = d.get("wlan_emu")
         if emu_stats:
             te = emu_stats.get("timing_error_us") or {}

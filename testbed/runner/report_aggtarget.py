@@ -12,7 +12,7 @@ from .aggtarget import AFTER_STOP_S, PROBE_PPS
 from .aggtarget_scenarios import MODES, SCENARIOS
 from .aggtarget_air import air_per_round
 from .aggtarget_repeats import report_line as repeats_line
-from .report_cells import num
+from .report_cells import num, provenance
 
 
 def _load(results_dir: Path) -> dict[str, dict[str, Any]]:
@@ -176,9 +176,11 @@ def section_lines(results_dir: Path) -> list[str]:
             if "skipped" in r:
                 lines.append(f"| {name} | {mode} | – | skipped: {r['skipped']} | | | | | | | | |")
                 continue
+            # The controlled mode's row is the last of its repeats; the medians over them are under the table.
+            shown = f"{mode} (last of {len(doc['repeats'])})" if mode == "aggtarget" and doc.get("repeats") else mode
             for p in r["pairs"]:
                 tgt = (p.get("target") or {}).get("n_target_final")
-                lines.append(f"| {name} | {mode} | {p['ap']}/{p['sta']} | {num(p['throughput_mbps'])} | "
+                lines.append(f"| {name} | {shown} | {p['ap']}/{p['sta']} | {num(p['throughput_mbps'])} | "
                              f"{num(p.get('throughput_second_half_mbps'))} | "
                              f"{num(p['mean_delay_ms'], 2)} | {num(p['p95_delay_ms'], 2)} | "
                              f"{num(p.get('ap_queue_delay_ms'), 2)} / {num(p.get('second_half_ap_queue_delay_ms'), 2)} | "
@@ -189,7 +191,7 @@ def section_lines(results_dir: Path) -> list[str]:
     for name, doc in docs.items():
         lines.append(f"- `{name}` (T̄ {doc['t_bar_ms']:g} ms, {doc['duration_s']:g} s per run, air `{doc['air']}`"
                      + (f", backhaul {doc['backhaul_mbit']:g} Mbit/s" if doc.get("backhaul_mbit") else "")
-                     + "): goals as measured"
+                     + f"; {provenance(doc)}): goals as measured"
                      + (f" in the last of {len(doc['repeats'])} controlled runs" if doc.get("repeats") else "")
                      + f" {json.dumps(doc.get('goals'))}")
         stop = c_hat_at_stop(doc["runs"].get("aggtarget") or {})

@@ -1,6 +1,7 @@
 """Table cells of REPORT.md: a number to the digits asked for, or "–" where there is none."""
 from __future__ import annotations
 
+import time
 from typing import Any
 
 
@@ -19,3 +20,11 @@ def against(value: float, limit: float, digits: int = 2, most: int = 6) -> tuple
     while d < most and sign(round(value, d) - round(limit, d)) != sign(value - limit):
         d += 1
     return f"{value:.{d}f}", f"{limit:.{d}f}"
+
+
+def provenance(doc: dict[str, Any]) -> str:
+    """When a result was run and at which commit (`build_commit`, recorded since 2026-11-27 20:00 UTC)."""
+    started = doc.get("started_unix")
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)) if isinstance(started, (int, float)) else "?"
+    commit = doc.get("build_commit")
+    return f"run {when} at commit {commit}" if commit else f"run {when} (its commit not recorded)"
