@@ -10,9 +10,9 @@
 // From YAML every other field of an AP or STA is kept as it is, so saving the
 // import does not drop them; an id, name, port, MAC, address or pair YAML would read
 // as a number or boolean (036, 0x1F, 1e3; yes under YAML 1.1) is kept as written.
-// Only the shape and the CSV number columns' ranges are checked here (each problem
-// names its line and column); the controller validates the whole document on save,
-// as for every other edit.
+// Only the shape, the CSV number columns' ranges and how a YAML channel or VLAN is
+// written are checked here (each problem names its line and column, or its field);
+// the controller validates the whole document on save, as for every other edit.
 import { parse as parseYaml } from 'yaml'
 import type { AccessPoint, Station, Topology } from '../api/types'
 import { csvRecords } from './csvLines'
@@ -50,6 +50,18 @@ function asWritten(v: unknown, written: unknown): string {
 const at = (list: unknown, i: number): unknown => (Array.isArray(list) ? list[i] : undefined)
 const field = (x: unknown, key: string): unknown => entry(x)[key]
 
+/** An AP's channel or VLAN as the controller takes it: a whole number written in decimal digits, or (`optional`)
+ *  absent or null. Anything else is a problem naming the field: a quoted "36" (the controller's strict models
+ *  refuse a string, as its CLI does), a boolean, or 036, 0x24, 1e1, which YAML 1.2 (this import) and YAML 1.1 (the
+ *  controller's CLI, ansible) read as different numbers (036: 36 here, 30 there). */
+function wholeNumber(v: unknown, written: unknown, where: string, optional: boolean, problems: string[]): number | null {
+  if (optional && (v === null || v === undefined)) return null
+  if (typeof v === 'number' && Number.isInteger(v) && typeof written === 'string' && /^(0|[1-9][0-9]*)$/.test(written)) return v
+  const shown = typeof written === 'string' && typeof v === 'number' ? written : JSON.stringify(v)
+  problems.push(`${where}: ${shown === undefined ? 'missing' : `${shown} is not a whole number written in decimal`}`)
+  return NaN
+}
+
 function asTopology(v: unknown, written: unknown): Topology {
   const t = topologyOf(v)
   const w = topologyOf(written)
@@ -59,9 +71,12 @@ function asTopology(v: unknown, written: unknown): Topology {
   if (t.conflicts !== undefined && !Array.isArray(t.conflicts)) problems.push('topology.conflicts: not a list')
   if (problems.length) throw new ImportError(problems)
   const str = (list: string, i: number, x: unknown, key: string): string => asWritten(field(x, key), field(at(w[list], i), key))
-  return {
+  const num = (i: number, x: unknown, key: string, optional: boolean): number | null =>
+    wholeNumber(field(x, key), field(at(w.aps, i), key), `topology.aps[${i}].${key}`, optional, problems)
+  const topo: Topology = {
     aps: (t.aps as AccessPoint[]).map((a, i) => ({
-      ...entry(a), id: str('aps', i, a, 'id'), name: str('aps', i, a, 'name'), channel: Number(a.channel), port: str('aps', i, a, 'port'), vlan: a.vlan ?? null,
+      ...entry(a), id: str('aps', i, a, 'id'), name: str('aps', i, a, 'name'), channel: num(i, a, 'channel', false) as number,
+      port: str('aps', i, a, 'port'), vlan: num(i, a, 'vlan', true),
     })),
     stas: (t.stas as Station[]).map((s, i) => {
       const ips = field(at(w.stas, i), 'ips')
@@ -75,6 +90,8 @@ function asTopology(v: unknown, written: unknown): Topology {
       return [asWritten(c[0], at(wc, 0)), asWritten(c[1], at(wc, 1))] as [string, string]
     }),
   }
+  if (problems.length) throw new ImportError(problems)
+  return topo
 }
 
 export function parseYamlTopology(text: string): Topology {

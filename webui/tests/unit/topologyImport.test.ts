@@ -148,4 +148,25 @@ stas: []
   it('refuses a CSV header naming a column twice, in any case (one of its two cells would be lost)', () => {
     expect(() => parseCsvTopology('kind,id,channel,port,vlan,VLAN\nap,ap1,36,p1,,12\n')).toThrow('CSV line 1: column "vlan" is named twice')
   })
+  it('refuses a YAML channel or VLAN that is quoted, missing, or written so YAML 1.1 reads another number, naming the field', () => {
+    const bad = `aps:
+  - {id: ap1, channel: "36", port: p1}
+  - {id: ap2, channel: 036, port: p2, vlan: 0x10}
+  - {id: ap3, port: p3, vlan: "12"}
+  - {id: ap4, channel: 36, port: p4, vlan: 12}
+stas: []
+`
+    try {
+      parseYamlTopology(bad)
+      expect.unreachable('a quoted channel was taken as a number')
+    } catch (e) {
+      expect((e as ImportError).problems).toEqual([
+        'topology.aps[0].channel: "36" is not a whole number written in decimal',
+        'topology.aps[1].channel: 036 is not a whole number written in decimal',
+        'topology.aps[1].vlan: 0x10 is not a whole number written in decimal',
+        'topology.aps[2].channel: missing',
+        'topology.aps[2].vlan: "12" is not a whole number written in decimal',
+      ])
+    }
+  })
 })
