@@ -8,6 +8,7 @@ is ever half-accepted.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,49 @@ for _tag in ("set", "omap", "pairs", "binary"):
     _UniqueKeyLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _no_json_type)
 # An unquoted date (`name: 2026-11-27`) is its text, as in YAML 1.2's JSON schema, not a datetime no field takes.
 _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_scalar)
+
+# PyYAML reads YAML 1.1, the dashboard's import (and most other readers) YAML 1.2, and some plain scalars mean
+# different things to the two: 036 is 30 in 1.1 and 36 in 1.2; 0b101, 1_000 and 1:30 are numbers in 1.1 and
+# strings in 1.2; yes, no, on and off are booleans in 1.1 and strings in 1.2. A configuration must mean one thing
+# to every reader, so such a scalar is refused, with its line, rather than read one of the two ways.
+_INT_BOTH = re.compile(r"[-+]?(0|[1-9][0-9]*|0x[0-9a-fA-F]+)")
+_BOOL_BOTH = {"true", "True", "TRUE", "false", "False", "FALSE"}
+
+
+def _ambiguous(node: yaml.Node, value_11: Any, value_12: Any, write: str) -> yaml.constructor.ConstructorError:
+    def shown(v: Any) -> str:
+        return str(v).lower() if isinstance(v, bool) else f"the text {v!r}" if isinstance(v, str) else str(v)
+    return yaml.constructor.ConstructorError(
+        None, None, f"{node.value} is {shown(value_11)} in YAML 1.1 and {shown(value_12)} in YAML 1.2 (the "
+        f"dashboard's import): write {write}", node.start_mark)
+
+
+def _int_one_meaning(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    value = loader.construct_yaml_int(node)
+    if not _INT_BOTH.fullmatch(node.value):
+        leading_zeros = re.fullmatch(r"[-+]?0[0-9]+", node.value)
+        raise _ambiguous(node, value, int(node.value, 10) if leading_zeros else node.value,
+                         "the number in decimal without leading zeros, or quote it for text")
+    return value
+
+
+def _float_one_meaning(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    value = loader.construct_yaml_float(node)
+    if "_" in node.value or ":" in node.value:
+        raise _ambiguous(node, value, node.value, "the number without '_' or ':', or quote it for text")
+    return value
+
+
+def _bool_one_meaning(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> bool:
+    value = loader.construct_yaml_bool(node)
+    if node.value not in _BOOL_BOTH:
+        raise _ambiguous(node, value, node.value, "true or false, or quote it for text")
+    return value
+
+
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _int_one_meaning)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", _float_one_meaning)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:bool", _bool_one_meaning)
 
 
 def parse_text(text: str, source: str) -> Any:

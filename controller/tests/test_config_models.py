@@ -285,6 +285,24 @@ def test_yaml_types_json_has_not_are_refused_naming_the_line(value: str):
     assert err.field == "line 3 column 7" and "has no JSON type" in err.message, err
 
 
+@pytest.mark.parametrize("value,in_11,in_12", [
+    ("036", "30", "36"), ("0b101", "5", "the text '0b101'"), ("1_000", "1000", "the text '1_000'"),
+    ("1:30", "90", "the text '1:30'"), ("2_0.5", "20.5", "the text '2_0.5'"), ("yes", "true", "the text 'yes'"),
+    ("Off", "false", "the text 'Off'")])
+def test_yaml_scalar_that_yaml_1_1_and_1_2_read_differently_is_refused_naming_both(value: str, in_11: str,
+                                                                                   in_12: str):
+    # PyYAML reads YAML 1.1 and read `channel: 036` as 30; the dashboard's import (YAML 1.2) reads 36.
+    with pytest.raises(ConfigInvalid) as info:
+        configfile.parse_text(f"topology:\n  aps:\n    - {{id: ap1, channel: {value}}}\n", "test")
+    err = info.value.errors[0]
+    assert err.field == "line 3 column 26" and f"{value} is {in_11} in YAML 1.1 and {in_12} in YAML 1.2" in err.message
+
+
+def test_yaml_scalars_both_versions_read_alike_are_taken():
+    doc = configfile.parse_text("a: 36\nb: -7\nc: 0x1F\nd: 1.5\ne: 1.0e+3\nf: true\ng: False\nh: '036'\ni: 0\n", "t")
+    assert doc == {"a": 36, "b": -7, "c": 31, "d": 1.5, "e": 1000.0, "f": True, "g": False, "h": "036", "i": 0}
+
+
 def test_an_unquoted_date_is_read_as_its_text():
     assert configfile.parse_text("appliance_id: 2026-11-27\n", "test") == {"appliance_id": "2026-11-27"}
 
