@@ -50,7 +50,9 @@ CONFLICTS_MAX = 16384  # ADW_MAX_CONFLICTS
 STA_ADDRS_MAX = 16  # ADW_MAX_STA_ADDRS
 RT_DSCP_MAX = 64  # ADW_MAX_RT_DSCP
 RT_PORTS_MAX = 64  # ADW_MAX_RT_PORTS
-AP_NAME_MAX_BYTES = 128  # dp/config_json.c read_aps: char name[129], counted in bytes of UTF-8
+# Characters (code points), as JSON Schema's maxLength counts them for ansible and the dashboard; dp/config_json.c
+# read_ap counts them the same way.
+AP_NAME_MAX_CHARS = 128
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 PAIR_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}/[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -102,16 +104,9 @@ def _normalise_ip(value: str) -> str:
     return str(addr)
 
 
-def _ap_name_bounded(value: str) -> str:
+def _ap_name_without_nul(value: str) -> str:
     if "\x00" in value:
         raise PydanticCustomError("string_nul", "a NUL character is not allowed in a name", {})
-    size = len(value.encode("utf-8"))
-    if size > AP_NAME_MAX_BYTES:
-        raise PydanticCustomError(
-            "string_too_long_bytes",
-            "name is {size} bytes in UTF-8, at most {limit} allowed",
-            {"size": size, "limit": AP_NAME_MAX_BYTES},
-        )
     return value
 
 
@@ -165,11 +160,10 @@ class Strict(BaseModel):
 
 class AccessPoint(Strict):
     id: Identifier = Field(description="AP identifier, unique in the document; used in pair names 'ap/sta'.")
-    name: Annotated[str, AfterValidator(_ap_name_bounded)] = Field(
+    name: Annotated[str, AfterValidator(_ap_name_without_nul)] = Field(
         default="",
-        max_length=AP_NAME_MAX_BYTES,
-        description=f"Human-readable AP name shown in the dashboard; at most {AP_NAME_MAX_BYTES} bytes in UTF-8 "
-        "(fewer characters when not ASCII), no NUL.",
+        max_length=AP_NAME_MAX_CHARS,
+        description=f"Human-readable AP name shown in the dashboard; at most {AP_NAME_MAX_CHARS} characters, no NUL.",
     )
     channel: JsonInt = Field(
         ge=1, le=233, description="802.11 channel number (1-14 at 2.4 GHz, 32-177 at 5 GHz, 1-233 at 6 GHz)."

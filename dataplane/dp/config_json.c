@@ -217,13 +217,31 @@ static int read_pairs(struct loader *l, const json_t *obj, const char *path, con
     return 0;
 }
 
+#define AP_NAME_MAX_CHARS 128   /* the controller's models and the schema: characters, as JSON Schema counts them */
+
+/* Characters (code points) of a UTF-8 string: jansson has checked it is valid UTF-8. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0u) != 0x80u;
+    return n;
+}
+
 static int read_ap(struct loader *l, const json_t *v, const char *p, size_t i, void *ctx)
 {
     (void)ctx;
-    char name[129];
+    char name[4 * AP_NAME_MAX_CHARS + 1];   /* a UTF-8 character takes at most 4 bytes */
     struct adw_ap_cfg *ap = &l->c->aps[i];
     long long channel = 0, vlan = 0;
-    if (read_id(l, v, p, "id", ap->id) || jw_string(&l->w, v, p, "name", 0, 0, name, sizeof(name))
+    if (read_id(l, v, p, "id", ap->id))
+        return -1;
+    /* Counted before the copy, whose size is in bytes: a name over the limit is refused in characters. */
+    const json_t *jn = json_object_get(v, "name");
+    if (jn && json_is_string(jn) && utf8_chars(json_string_value(jn)) > AP_NAME_MAX_CHARS)
+        return jw_fail_at(&l->w, p, "name", "%zu characters, at most %d allowed", utf8_chars(json_string_value(jn)),
+                          AP_NAME_MAX_CHARS);
+    if (jw_string(&l->w, v, p, "name", 0, 0, name, sizeof(name))
         || jw_integer(&l->w, v, p, "channel", 1, 1, 233, &channel)
         || jw_string(&l->w, v, p, "port", 1, 0, ap->port, sizeof(ap->port)))
         return -1;

@@ -377,6 +377,32 @@ static void test_values_just_inside_an_exclusive_bound_are_accepted(void **state
     json_decref(doc);
 }
 
+/* An AP name is bounded in characters, as the schema's maxLength counts them (and ansible's check before it): 128 x
+ * 'é' is 256 bytes and valid, 129 is refused naming the count in characters, as is a name past the copy's bytes. */
+static void test_ap_name_is_bounded_in_characters_as_the_schema_counts_them(void **state)
+{
+    (void)state;
+    char name[4 * 200 + 1] = "";
+    for (int i = 0; i < 128; i++)
+        strcat(name, "\xc3\xa9");
+    json_t *doc = lab_doc();
+    json_object_set_new(at(doc, "topology.aps[0]"), "name", json_string(name));
+    struct adw_config *cfg = config_json_alloc();
+    char err[512] = "";
+    if (load(doc, cfg, err, sizeof(err)) != 0)
+        fail_msg("a name of 128 characters (256 bytes) was refused: %s", err);
+    free(cfg);
+    strcat(name, "\xc3\xa9");
+    json_object_set_new(at(doc, "topology.aps[0]"), "name", json_string(name));
+    assert_refused(doc, "topology.aps[0].name", "129 characters, at most 128 allowed");
+    name[0] = '\0';
+    for (int i = 0; i < 200; i++)
+        strcat(name, "\xf0\x9f\x93\xb6");   /* 800 bytes */
+    json_object_set_new(at(doc, "topology.aps[0]"), "name", json_string(name));
+    assert_refused(doc, "topology.aps[0].name", "200 characters, at most 128 allowed");
+    json_decref(doc);
+}
+
 /* JSON Schema's "integer" is any number with a zero fractional part, so 20.0 is as valid as 20 for the schema
  * (and for ansible's validator, which passes such documents on): the loader must read it the same. */
 static void test_integers_written_with_a_zero_fraction_are_accepted_as_the_schema_does(void **state)
@@ -434,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_conflicting_pairs_in_one_slice_are_refused_by_the_core_check),
         cmocka_unit_test(test_two_aps_on_one_port_and_vlan_are_refused_naming_the_second_aps_vlan),
         cmocka_unit_test(test_values_just_inside_an_exclusive_bound_are_accepted),
+        cmocka_unit_test(test_ap_name_is_bounded_in_characters_as_the_schema_counts_them),
         cmocka_unit_test(test_integers_written_with_a_zero_fraction_are_accepted_as_the_schema_does),
         cmocka_unit_test(test_malformed_json_is_refused_with_its_position),
     };
