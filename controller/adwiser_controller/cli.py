@@ -22,6 +22,7 @@ from pathlib import Path
 
 from . import configfile, schema
 from .models import AdwiserConfig
+from .settings import Settings
 
 DEFAULT_REDIS = os.environ.get("ADWISER_REDIS_URL", "redis://127.0.0.1:6379/0")
 EXIT_REDIS = 3  # Redis unreachable, refused the credentials, or never answered (sync_admin.RedisUnavailable)
@@ -143,18 +144,32 @@ def _cmd_create_admin(args: argparse.Namespace) -> int:
     return 0
 
 
+def serve_settings(args: argparse.Namespace) -> Settings:
+    """The API server's settings from `serve`'s command line."""
+    return Settings(
+        redis_url=args.redis_url,
+        webui_dist=Path(args.webui_dist) if args.webui_dist else Settings().webui_dist,
+        secure_cookies=args.secure_cookies,
+        max_body_bytes=round(args.max_body_mib * 2**20),
+    )
+
+
+def _positive_mib(v: str) -> float:
+    try:
+        m = float(v)
+    except ValueError:
+        m = float("nan")
+    if not 1 / 1024 <= m <= 1024:
+        raise argparse.ArgumentTypeError(f"expected MiB from 0.001 to 1024, got {v!r}")
+    return m
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .app import create_app
-    from .settings import Settings
 
-    settings = Settings(
-        redis_url=args.redis_url,
-        webui_dist=Path(args.webui_dist) if args.webui_dist else Settings().webui_dist,
-        secure_cookies=args.secure_cookies,
-    )
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
+    uvicorn.run(create_app(serve_settings(args)), host=args.host, port=args.port, log_level=args.log_level,
                 access_log=args.access_log)
     return 0
 
@@ -233,6 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8080)
     sv.add_argument("--webui-dist", default="", help="built web UI to serve at / (default: webui/dist if present)")
     sv.add_argument("--secure-cookies", action="store_true", help="mark the session cookie Secure (behind TLS)")
+    sv.add_argument("--max-body-mib", type=_positive_mib, default=Settings.max_body_bytes / 2**20,
+                    help="largest request body taken, MiB (default 4; 413 beyond): a document at the schema's "
+                         "largest counts can be several times that (API.md)")
     sv.add_argument("--log-level", default="info")
     sv.add_argument("--no-access-log", dest="access_log", action="store_false")
     sv.set_defaults(fn=_cmd_serve)

@@ -17,7 +17,8 @@ class Settings:
     heartbeat_stale_s: float = 3.0          # heartbeat older than this = dataplane down, seconds
     telemetry_max_count: int = 2000         # largest page of telemetry history served, entries
     # Largest request body taken, bytes (413 beyond). configs/campus-dorm.yaml (120 APs, 360 STAs) is 160 kB
-    # as indented JSON; a document at the schema's largest counts with ids like it is about 1.2 MB compact.
+    # as indented JSON; a document at the schema's largest counts with ids like it is about 1.2 MB compact, with
+    # the longest ids, names and addresses 8.1-36.5 MiB (API.md): `serve --max-body-mib` raises it for such a site.
     max_body_bytes: int = 4 * 1024 * 1024
     login_failures_per_user: int = 10       # failed logins to one user name per window, then 429
     login_failures_per_client: int = 30     # failed logins from one address per window, then 429
