@@ -40,6 +40,7 @@ import numpy as np
 from sklearn.metrics import f1_score
 
 from . import ack_burst_train, aggtarget_air
+from .build_commit import build_commit
 from .jsonl import json_records
 
 REPO = Path(__file__).resolve().parents[2]
@@ -218,13 +219,13 @@ def fit(runs: list[Path], m_sweep: list[int]) -> dict[str, Any]:
                                     "came in, from wlan-emu's ground truth (testbed/runner/sta_frames.py)",
                           "data": "adwiser-sta-agent --log in the STA namespaces of runner.aggtarget "
                                   "--capture-sta runs (802.11ac 80 MHz air): " + ", ".join(r.name for r in runs),
-                          "rows": int(len(y)), "cv_f1": cv_f1, "commit": ack_burst_train._git_commit(),
+                          "rows": int(len(y)), "cv_f1": cv_f1, "commit": build_commit(),
                           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}}
     return {"model": model, "doc": {
         "what": "STA-side A-MPDU boundary classifier (001 §4.1) on kernel receive timestamps, against wlan-emu's "
                 "ground truth; out-of-fold (5 folds in time within each capture)",
         "m": m, "m_sweep": sweep, "cv_f1": cv_f1, "per_capture": per, "model_version": MODEL_VERSION,
-        "written_unix": round(time.time(), 3), "commit": ack_burst_train._git_commit()}}
+        "written_unix": round(time.time(), 3), "commit": build_commit()}}
 
 
 def _gap_stats(c: StaCapture) -> dict[str, float]:
