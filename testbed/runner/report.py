@@ -164,7 +164,9 @@ def plot_timeseries(docs: dict[str, dict[str, Any]], out: Path) -> Path | None:
             if series:
                 t, v = zip(*series)
                 ax.plot(t, v, label=pair)
-        ax.set_title(name, fontsize=9)
+        # experiment.py keeps the series of the first of a scenario's repeats only
+        repeats = docs[name].get("repeats", 1)
+        ax.set_title(name + (f" (first of {repeats} runs)" if repeats > 1 else ""), fontsize=9)
         ax.set_ylabel("Mbit/s")
         ax.legend(fontsize=7, loc="upper right")
         ax.grid(alpha=0.3)
@@ -349,7 +351,7 @@ def apply_lines(results_dir: Path = RESULTS) -> list[str]:
 def write_report(results_dir: Path = RESULTS) -> Path:
     docs = load_results(results_dir)
     figs: list[tuple[str, Path | None]] = [
-        ("Throughput over time (iperf3 intervals)", plot_timeseries(docs, results_dir / "throughput_timeseries.png")),
+        ("Throughput over time (iperf3 intervals; a repeated scenario's first run)", plot_timeseries(docs, results_dir / "throughput_timeseries.png")),
         ("Isolated vs together, downlink (like Fig 2)",
          plot_isolated_vs_together(docs, "downlink", results_dir / "isolated_vs_together.png")),
         ("Isolated vs together, uplink",
