@@ -35,8 +35,8 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         r = aioredis.from_url(settings.redis_url, decode_responses=True, health_check_interval=30)
-        limit = LoginLimit(r, settings.login_failures_per_user, settings.login_failures_per_client,
-                           settings.login_window_s)
+        limit = LoginLimit(r, settings.login_failures_per_user_client, settings.login_failures_per_client,
+                           settings.login_failures_per_user, settings.login_window_s)
         app.state.services = Services(redis=r, store=Store(r), auth=Auth(r, settings.session_ttl_s), audit=Audit(r),
                                       settings=settings, login_limit=limit)
         try:

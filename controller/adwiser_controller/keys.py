@@ -37,5 +37,6 @@ def token(token_id: str) -> str:
 
 
 def login_failures(by: str, what: str) -> str:
-    """`by` is `user` (`what`: SHA-256 of the name sent) or `client` (its address)."""
+    """`by` is `user` (`what`: SHA-256 of the name sent), `client` (its address) or `user-client` (the name's
+    SHA-256, a colon, the address)."""
     return f"adwiser:login-failures:{by}:{what}"

@@ -20,6 +20,7 @@ class Settings:
     # as indented JSON; a document at the schema's largest counts with ids like it is about 1.2 MB compact, with
     # the longest ids, names and addresses 8.1-36.5 MiB (API.md): `serve --max-body-mib` raises it for such a site.
     max_body_bytes: int = 4 * 1024 * 1024
-    login_failures_per_user: int = 10       # failed logins to one user name per window, then 429
-    login_failures_per_client: int = 30     # failed logins from one address per window, then 429
-    login_window_s: int = 60                # window of the two counts above, seconds
+    login_failures_per_user_client: int = 10   # failed logins to one user name from one address per window, then 429
+    login_failures_per_client: int = 30        # failed logins from one address per window, then 429
+    login_failures_per_user: int = 100         # failed logins to one user name from every address per window, then 429
+    login_window_s: int = 60                   # window of the three counts above, seconds

@@ -1,16 +1,20 @@
-"""Failed logins are limited per user name and per client address (Settings: 10 and 30 a minute): past
-either, a login is refused with 429 and Retry-After, the right password too, and a name that is no user
-is answered as one that is. Logins that succeed do not count."""
+"""Failed logins are limited per user name and address, per address and per user name from every address
+(Settings: 10, 30 and 100 a minute): past any, a login is refused with 429 and Retry-After, the right
+password too, and a name that is no user is answered as one that is. Logins that succeed do not count. Wrong
+passwords from one address lock a name out for that address only."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterator
 
 import httpx
 import pytest
 import redis
+import redis.asyncio as aioredis
 
+from adwiser_controller.login_limit import LoginLimit
 from servers import ControllerServer, cli
 
 DB = 5            # a controller of its own: the shared one's logins from this address must not be limited
@@ -32,9 +36,10 @@ def own_controller(redis_server, tmp_path) -> Iterator[ControllerServer]:
         store.close()
 
 
-def _login(server: ControllerServer, username: str, password: str) -> httpx.Response:
-    return httpx.post(server.url + "/api/v1/auth/login", json={"username": username, "password": password},
-                      timeout=30)
+def _login(server: ControllerServer, username: str, password: str, source: str = "127.0.0.1") -> httpx.Response:
+    """A login sent from address `source` (any of 127/8 reaches the server's 127.0.0.1 on lo)."""
+    with httpx.Client(transport=httpx.HTTPTransport(local_address=source), timeout=30) as c:
+        return c.post(server.url + "/api/v1/auth/login", json={"username": username, "password": password})
 
 
 def _refusal(res: httpx.Response) -> tuple[int, str, str]:
@@ -56,3 +61,32 @@ def test_failed_logins_past_the_limit_get_429_for_users_and_non_users_alike(own_
     # other names from the same address: the address's limit
     statuses = [_login(own_controller, f"guess{i}", "wrong password").status_code for i in range(11)]
     assert 429 in statuses and set(statuses) == {401, 429}, statuses
+
+
+def test_wrong_passwords_from_one_address_do_not_lock_the_user_out_elsewhere(own_controller):
+    for _ in range(10):
+        assert _login(own_controller, "boss", "wrong password", "127.0.0.7").status_code == 401
+    assert _login(own_controller, "boss", PASSWORD, "127.0.0.7").status_code == 429
+    assert _login(own_controller, "boss", PASSWORD, "127.0.0.8").status_code == 200
+
+
+def _attempts(url: str, sends: list[tuple[str, str]]) -> list[int | None]:
+    async def go() -> list[int | None]:
+        r = aioredis.from_url(url, decode_responses=True)
+        try:
+            limit = LoginLimit(r, per_user_client=10, per_client=30, per_user=100, window_s=60)
+            return [await limit.attempt(name, client) for name, client in sends]
+        finally:
+            await r.aclose()
+    return asyncio.run(go())
+
+
+def test_a_name_is_locked_everywhere_only_by_failures_from_several_addresses(redis_server):
+    url = redis_server.url.rsplit("/", 1)[0] + f"/{DB + 1}"
+    redis.Redis.from_url(url).flushdb()
+    # 10 addresses x 10 failures: each address reaches its own limit for the name, the name its limit of 100
+    waits = _attempts(url, [("boss", f"198.18.1.{a}") for a in range(10) for _ in range(10)])
+    assert waits == [None] * 100
+    assert _attempts(url, [("boss", "198.18.1.99")])[0] is not None     # a new address: the name's own limit
+    assert _attempts(url, [("other", "198.18.1.98")]) == [None]         # other names are not limited by it
+    redis.Redis.from_url(url).flushdb()
