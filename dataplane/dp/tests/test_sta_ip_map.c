@@ -185,6 +185,14 @@ static void reload_with_stas_readdressed(struct dp_engine *e, struct dp_options 
     assert_int_equal(e->c.reloads_applied, 1);
 }
 
+/* The lab's engine as backend b starts it. */
+static void start_as(struct dp_engine *e, struct dp_options *o, enum dp_backend b)
+{
+    o->hold_pkts = 64;
+    o->backend = b;
+    lab_engine_start(e, o, 3, b == DP_BACKEND_NFQUEUE ? "nfqueue" : "dpdk", 1000000000ull);
+}
+
 /* A reload that moves the lab's sta1 to 198.18.0.99 and adds 198.18.0.98 to sta2: the engine's map, which the
  * NFQUEUE backend asks for every packet, answers for the new addresses and no longer for the old one. */
 static void test_the_engines_map_answers_for_the_configuration_a_reload_swapped_in(void **state)
@@ -192,9 +200,7 @@ static void test_the_engines_map_answers_for_the_configuration_a_reload_swapped_
     (void)state;
     static struct dp_engine e;
     static struct dp_options o;
-    o.hold_pkts = 64;
-    o.backend = DP_BACKEND_NFQUEUE;
-    lab_engine_start(&e, &o, 3, "nfqueue", 1000000000ull);
+    start_as(&e, &o, DP_BACKEND_NFQUEUE);
     assert_maps_to(e.cfg_ips, 0xc612000bu, e.cfg->stas[0].mac);   /* 198.18.0.11: sta1 */
 
     reload_with_stas_readdressed(&e, &o);
@@ -211,9 +217,7 @@ static void test_the_dpdk_engine_builds_no_address_map(void **state)
     (void)state;
     static struct dp_engine e;
     static struct dp_options o;
-    o.hold_pkts = 64;
-    o.backend = DP_BACKEND_DPDK;
-    lab_engine_start(&e, &o, 3, "dpdk", 1000000000ull);
+    start_as(&e, &o, DP_BACKEND_DPDK);
     assert_null(e.cfg_ips);
     reload_with_stas_readdressed(&e, &o);
     assert_null(e.cfg_ips);
