@@ -53,8 +53,9 @@ MIN_SLOTS = 30        # slots a STA count needs for a scale of its own (15 s of 
 # 5 added scale_by_stas, 6 gap_by_stas_us (runner/ack_gap.py); 7 is 6's format refitted on the air after the
 # 802.11 fixes of 57e7319 (BlockAck scoreboard, CW reset), which changed the A-MPDUs and the ACK bursts it learns;
 # 8 is the same format refitted after 84693aa (a frame arriving on a busy medium with its post-backoff run out
-# draws a backoff), which changed when the STAs' TCP ACKs reach the air.
-MODEL_VERSION = 8
+# draws a backoff), which changed when the STAs' TCP ACKs reach the air; 9 is the same format refitted after
+# 7413587 (the BlockAck at the highest basic rate not above the A-MPDU's reference rate).
+MODEL_VERSION = 9
 # Its "model" member: what it models. adwiser-sta-agent's classifier (sta_frames.MODEL_KIND) has the same format and
 # ranges, so the readers (dataplane/dp/ack_model_json.c) refuse a file of the other kind, naming this member.
 MODEL_KIND = "adwiser-ack-burst-classifier"

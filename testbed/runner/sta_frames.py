@@ -47,8 +47,8 @@ REPO = Path(__file__).resolve().parents[2]
 MODEL = REPO / "configs" / "sta_frame_model.json"
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "sta-frame-estimator.json"
 # 1 was fitted on captures from before the air model's 802.11 fixes (57e7319); 2 is the same format refitted after them;
-# 3 refitted after the backoff fix of 84693aa.
-MODEL_VERSION = 3
+# 3 refitted after the backoff fix of 84693aa; 4 after the BlockAck-rate correction of 7413587.
+MODEL_VERSION = 4
 # Its "model" member: what it models; the readers refuse the appliance's ACK-burst model (ack_scale.MODEL_KIND,
 # the same format) as this one, naming the member.
 MODEL_KIND = "adwiser-sta-frame-classifier"
