@@ -66,7 +66,9 @@ DATA = RESULTS / "bottleneck-training-runs.json"   # the runs' loop histories, c
 KEEP = ("ts", "n_target", "mu_n", "pace_bps", "delivered_bps", "agg_ratio", "loss", "p_backhaul", "bottleneck",
         "state")
 MODEL = REPO / "configs" / "bottleneck_model.json"
-MODEL_VERSION = "fitted-2"   # fitted-1: the interim fit of eb78004 (10 runs, T-bar 5 ms)
+# fitted-1: the interim fit of eb78004 (10 runs, T-bar 5 ms); fitted-2: 6be8c5a's 31 runs (2026-11-23); fitted-3:
+# 28 runs on the air after the BlockAck-rate correction of 7413587 (2026-11-27).
+MODEL_VERSION = "fitted-3"
 FEATURES = ("agg_ratio", "loss")
 PACER_SLACK = 0.10        # controller aggregation/loop.py: carried >= 90 % of x is pacer-limited
 CLEAR_BELOW = 0.85        # B <= 0.85 C: the backhaul is the narrower link
