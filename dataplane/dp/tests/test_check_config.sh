@@ -69,8 +69,11 @@ check "two untagged APs on one port" 1 "topology.aps[1].vlan: AP 'ap2' has the p
     --check-config "$TMP/both_untagged.json"
 mutate two_vlans 'd["topology"]["aps"][0].update(port="trunk0", vlan=None); d["topology"]["aps"][1].update(port="trunk0", vlan=102)'
 check "an untagged and a tagged AP on one port" 0 "$TMP/two_vlans.json: ok" --check-config "$TMP/two_vlans.json"
-mutate ap_name 'd["topology"]["aps"][0]["name"] = "\u00e9" * 65'
-check "AP name over 128 bytes of UTF-8" 1 "topology.aps[0].name" --check-config "$TMP/ap_name.json"
+mutate ap_name_128 'd["topology"]["aps"][0]["name"] = "\u00e9" * 128'
+check "AP name of 128 characters (256 bytes of UTF-8)" 0 "$TMP/ap_name_128.json: ok" --check-config "$TMP/ap_name_128.json"
+mutate ap_name 'd["topology"]["aps"][0]["name"] = "\u00e9" * 129'
+check "AP name over 128 characters" 1 "topology.aps[0].name: 129 characters, at most 128 allowed" \
+    --check-config "$TMP/ap_name.json"
 mutate newline_id 'd["appliance_id"] = "lab\n"'
 check "identifier with a trailing newline" 1 "appliance_id" --check-config "$TMP/newline_id.json"
 
