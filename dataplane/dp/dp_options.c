@@ -99,6 +99,27 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
     return 0;
 }
 
+/*
+ * The binding already given for name (the AP id of --ap, or the configuration port of --port), or -1. A second one
+ * for the same name would leave one of them silently unused, and an error about the binding in force would quote
+ * the other (dp_topology.c names a binding by the first match).
+ */
+static int find_ap_binding(const struct dp_options *o, const char *name, size_t len)
+{
+    for (unsigned i = 0; i < o->n_aps; i++)
+        if (strlen(o->aps[i].ap_id) == len && memcmp(o->aps[i].ap_id, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int find_port_alias(const struct dp_options *o, const char *name, size_t len)
+{
+    for (unsigned i = 0; i < o->n_aliases; i++)
+        if (strlen(o->aliases[i].name) == len && memcmp(o->aliases[i].name, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
 int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, unsigned errlen)
 {
     unsigned long long v;
@@ -149,6 +170,12 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
                 snprintf(err, errlen, "--ap: '%s' is not AP_ID=PORT", optarg);
                 return -1;
             }
+            int prev = find_ap_binding(o, optarg, (size_t)(eq - optarg));
+            if (prev >= 0) {
+                snprintf(err, errlen, "--ap %s: AP '%s' is already bound by --ap %s=%s", optarg, o->aps[prev].ap_id,
+                         o->aps[prev].ap_id, o->aps[prev].port);
+                return -1;
+            }
             if (o->n_aps == DP_MAX_AP_PORTS) {
                 snprintf(err, errlen, "--ap: more than %d AP ports", DP_MAX_AP_PORTS);
                 return -1;
@@ -164,6 +191,12 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
             if (!eq || eq == optarg || eq[1] == '\0' || (size_t)(eq - optarg) >= DP_NAME_LEN
                 || strlen(eq + 1) >= DP_NAME_LEN) {
                 snprintf(err, errlen, "--port: '%s' is not NAME=PORT", optarg);
+                return -1;
+            }
+            int prev = find_port_alias(o, optarg, (size_t)(eq - optarg));
+            if (prev >= 0) {
+                snprintf(err, errlen, "--port %s: port '%s' is already bound by --port %s=%s", optarg,
+                         o->aliases[prev].name, o->aliases[prev].name, o->aliases[prev].port);
                 return -1;
             }
             if (o->n_aliases == DP_MAX_PORT_ALIASES) {

@@ -90,6 +90,29 @@ static void test_options_refuse_with_the_option_named(void **state)
     assert_non_null(strstr(err, "--colour"));
 }
 
+/*
+ * A second binding of one AP (--ap) or one configuration port (--port) is refused, naming both: taking the last
+ * silently left the other unused, and an error about the binding in force named the first one instead
+ * (`--ap ap1=eth1: AP 'ap1' gets the uplink's port` for `--ap ap1=eth1 --ap ap1=eth0`).
+ */
+static void test_options_refuse_an_ap_or_port_bound_twice(void **state)
+{
+    (void)state;
+    static struct dp_options o;
+    char err[256];
+    const char *ap_twice[] = {"--config", "x", "--uplink", "eth0", "--ap", "ap1=eth1", "--ap", "ap1=eth0"};
+    assert_int_equal(parse(&o, err, ap_twice, 8), -1);
+    assert_non_null(strstr(err, "--ap ap1=eth0: AP 'ap1' is already bound by --ap ap1=eth1"));
+    const char *port_twice[] = {"--config", "x", "--uplink", "eth0", "--port", "trunk0=eth1", "--port", "trunk0=eth2"};
+    assert_int_equal(parse(&o, err, port_twice, 8), -1);
+    assert_non_null(strstr(err, "--port trunk0=eth2: port 'trunk0' is already bound by --port trunk0=eth1"));
+    const char *distinct[] = {"--config", "x", "--uplink", "eth0", "--ap", "ap1=eth1", "--ap", "ap10=eth2",
+                              "--port", "trunk0=eth3", "--port", "trunk1=eth4"};
+    assert_int_equal(parse(&o, err, distinct, 12), 0);
+    assert_int_equal(o.n_aps, 2);
+    assert_int_equal(o.n_aliases, 2);
+}
+
 static void test_nfqueue_backend_is_found_before_the_eal_starts(void **state)
 {
     (void)state;
@@ -487,6 +510,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options_bind_aps_and_defaults),
         cmocka_unit_test(test_options_refuse_with_the_option_named),
+        cmocka_unit_test(test_options_refuse_an_ap_or_port_bound_twice),
         cmocka_unit_test(test_nfqueue_backend_is_found_before_the_eal_starts),
         cmocka_unit_test(test_check_config_needs_no_uplink_and_keeps_the_files_to_check),
         cmocka_unit_test(test_check_config_refuses_a_second_document_and_a_missing_file),
