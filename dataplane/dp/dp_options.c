@@ -142,6 +142,13 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
                 snprintf(err, errlen, "--check-config and --config: give one of them");
                 return -1;
             }
+            /* Nor would a second document of the same option: only the last would be read (and called ok). */
+            if (o->config_path) {
+                const char *opt = c == OPT_CHECK ? "--check-config" : "--config";
+                snprintf(err, errlen, "%s %s: %s %s is already given; give one document", opt, optarg, opt,
+                         o->config_path);
+                return -1;
+            }
             o->config_path = optarg;
             o->check_only = c == OPT_CHECK;
             break;

@@ -158,6 +158,24 @@ static void test_check_config_refuses_a_second_document_and_a_missing_file(void 
     assert_non_null(strstr(err, "--check-config"));
 }
 
+/*
+ * Two documents of one option are refused too: only the last was read, so `--check-config a.json --check-config
+ * b.json` printed "b.json: ok" and exited 0 with a.json never looked at, and a start ran a document other than
+ * the one the command line named first.
+ */
+static void test_options_refuse_a_second_document_of_one_option(void **state)
+{
+    (void)state;
+    static struct dp_options o;
+    char err[256];
+    const char *two_checks[] = {"--check-config", "a.json", "--check-config", "b.json"};
+    assert_int_equal(parse(&o, err, two_checks, 4), -1);
+    assert_non_null(strstr(err, "--check-config b.json: --check-config a.json is already given; give one document"));
+    const char *two_configs[] = {"--config", "a.json", "--uplink", "u", "--config=b.json"};
+    assert_int_equal(parse(&o, err, two_configs, 5), -1);
+    assert_non_null(strstr(err, "--config b.json: --config a.json is already given; give one document"));
+}
+
 static void test_check_config_is_found_before_the_eal_starts(void **state)
 {
     (void)state;
@@ -514,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_nfqueue_backend_is_found_before_the_eal_starts),
         cmocka_unit_test(test_check_config_needs_no_uplink_and_keeps_the_files_to_check),
         cmocka_unit_test(test_check_config_refuses_a_second_document_and_a_missing_file),
+        cmocka_unit_test(test_options_refuse_a_second_document_of_one_option),
         cmocka_unit_test(test_check_config_is_found_before_the_eal_starts),
         cmocka_unit_test(test_backoff_never_sleeps_past_the_next_slice_start),
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
