@@ -123,6 +123,7 @@ static int find_port_alias(const struct dp_options *o, const char *name, size_t 
 int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, unsigned errlen)
 {
     unsigned long long v;
+    int backend_given = 0;
     memset(o, 0, sizeof(*o));
     o->backend = DP_BACKEND_DPDK;
     o->burst = 32;
@@ -161,6 +162,14 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
         case OPT_ACK_MODEL: o->ack_model_path = optarg; break;
         case OPT_BUSY: o->busy_poll = 1; break;
         case OPT_BACKEND:
+            /* main() starts the EAL or not from the first `--backend nfqueue` (dp_options_wants_nfqueue): a later
+             * --backend could only contradict it. */
+            if (backend_given) {
+                snprintf(err, errlen, "--backend %s: --backend is already given (%s); give one backend", optarg,
+                         o->backend == DP_BACKEND_NFQUEUE ? "nfqueue" : "dpdk");
+                return -1;
+            }
+            backend_given = 1;
             if (strcmp(optarg, "dpdk") == 0)
                 o->backend = DP_BACKEND_DPDK;
             else if (strcmp(optarg, "nfqueue") == 0)

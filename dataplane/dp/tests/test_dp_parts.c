@@ -176,6 +176,26 @@ static void test_options_refuse_a_second_document_of_one_option(void **state)
     assert_non_null(strstr(err, "--config b.json: --config a.json is already given; give one document"));
 }
 
+/*
+ * A second --backend is refused: main() decides from the first `--backend nfqueue` whether the EAL starts
+ * (dp_options_wants_nfqueue), so `--backend nfqueue --backend dpdk` left the DPDK backend to run without an EAL
+ * ("uplink: no DPDK port named 'up0' ... 0 ports present").
+ */
+static void test_options_refuse_a_second_backend(void **state)
+{
+    (void)state;
+    static struct dp_options o;
+    char err[256];
+    const char *two[] = {"--backend", "nfqueue", "--config", "x", "--uplink", "u", "--backend", "dpdk"};
+    assert_int_equal(parse(&o, err, two, 8), -1);
+    assert_non_null(strstr(err, "--backend dpdk: --backend is already given (nfqueue); give one backend"));
+    const char *same[] = {"--backend", "nfqueue", "--config", "x", "--uplink", "u", "--backend=nfqueue"};
+    assert_int_equal(parse(&o, err, same, 7), -1);
+    const char *one[] = {"--backend", "nfqueue", "--config", "x", "--uplink", "u"};
+    assert_int_equal(parse(&o, err, one, 6), 0);
+    assert_int_equal(o.backend, DP_BACKEND_NFQUEUE);
+}
+
 static void test_check_config_is_found_before_the_eal_starts(void **state)
 {
     (void)state;
@@ -533,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_check_config_needs_no_uplink_and_keeps_the_files_to_check),
         cmocka_unit_test(test_check_config_refuses_a_second_document_and_a_missing_file),
         cmocka_unit_test(test_options_refuse_a_second_document_of_one_option),
+        cmocka_unit_test(test_options_refuse_a_second_backend),
         cmocka_unit_test(test_check_config_is_found_before_the_eal_starts),
         cmocka_unit_test(test_backoff_never_sleeps_past_the_next_slice_start),
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
