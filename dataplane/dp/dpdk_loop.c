@@ -16,10 +16,10 @@
 #include "dpdk_tx_backlog.h"
 #include "idle_backoff.h"
 #include "tsc_clock.h"
+#include "tx_stall.h"
 #include "vlan_demux.h"
 
 #define MAX_BURST 512u          /* upper bound of --burst */
-#define TX_STALL_NS 100000000ull /* a full TX ring that takes no frame for this long has lost its peer */
 
 struct tx_port {
     uint16_t dpdk_port;               /* DPDK port id */
@@ -136,7 +136,7 @@ static uint32_t backlog_push(struct tx_port *tp, struct rte_mbuf **pkts, uint32_
  */
 static bool peer_still_takes(struct tx_port *tp)
 {
-    if (dpdk_clock_ns() - tp->last_taken_ns < TX_STALL_NS)
+    if (tx_stall_peer_takes(tp->last_taken_ns, dpdk_clock_ns()))
         return true;
     tp->wait_for_peer = false;
     tx_lost(tp, backlog_discard(tp));
@@ -288,7 +288,7 @@ static unsigned flush_tx(struct loop_ctx *x)
 static bool tx_waiting(const struct loop_ctx *x, uint64_t now)
 {
     for (unsigned d = 0; d < x->m->n_dev; d++)
-        if (x->tx[d].backlog.len && now - x->tx[d].last_taken_ns < TX_STALL_NS)
+        if (x->tx[d].backlog.len && tx_stall_peer_takes(x->tx[d].last_taken_ns, now))
             return true;
     return false;
 }

@@ -24,6 +24,7 @@
 #include "nfq_wait.h"
 #include "slice_lateness.h"
 #include "tsc_clock.h"
+#include "tx_stall.h"
 #include "vlan_demux.h"
 
 static int parse(struct dp_options *o, char *err, const char **args, int n)
@@ -543,9 +544,26 @@ static void test_nfqueue_reading_stops_at_the_next_slice_start(void **state)
     close(fds[1]);
 }
 
+/*
+ * The loop reads its clock once per iteration and flushes the TX backlogs after that: a ring that took frames in
+ * that flush has a last_taken_ns after the loop's now. It still takes frames (README: while frames wait for a ring
+ * that took one within the last 100 ms the loop sleeps at most 10 us); now - last_taken_ns wrapped around to years
+ * and called it stalled, so the loop slept up to 200 us with frames waiting on a ring that was emptying.
+ */
+static void test_a_ring_that_took_frames_after_the_clock_was_read_still_takes(void **state)
+{
+    (void)state;
+    const uint64_t now = 5000000000ull;
+    assert_true(tx_stall_peer_takes(now + 3000, now));
+    assert_true(tx_stall_peer_takes(now, now));
+    assert_true(tx_stall_peer_takes(now - TX_STALL_NS + 1, now));
+    assert_false(tx_stall_peer_takes(now - TX_STALL_NS, now));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_ring_that_took_frames_after_the_clock_was_read_still_takes),
         cmocka_unit_test(test_options_bind_aps_and_defaults),
         cmocka_unit_test(test_options_refuse_with_the_option_named),
         cmocka_unit_test(test_options_refuse_an_ap_or_port_bound_twice),
