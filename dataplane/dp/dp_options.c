@@ -68,12 +68,39 @@ void dp_options_usage(const char *prog)
            prog, prog, prog);
 }
 
+/*
+ * The long option arg names as getopt_long reads it (its name exact, or a prefix of one option alone), or -1;
+ * *value: what follows '=' in it, or NULL. The scans main() runs before the EAL must find what the parser will.
+ */
+static int long_opt_of(const char *arg, const char **value)
+{
+    if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+        return -1;
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    *value = eq ? eq + 1 : NULL;
+    int found = -1;
+    for (const struct option *lo = long_opts; lo->name; lo++) {
+        if (strncmp(lo->name, name, len) != 0)
+            continue;
+        if (strlen(lo->name) == len)
+            return lo->val;
+        if (found != -1)
+            return -1;   /* ambiguous */
+        found = lo->val;
+    }
+    return found;
+}
+
 int dp_options_wants_nfqueue(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--backend=nfqueue") == 0)
-            return 1;
-        if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc && strcmp(argv[i + 1], "nfqueue") == 0)
+        const char *value;
+        if (long_opt_of(argv[i], &value) != OPT_BACKEND)
+            continue;
+        if (!value)
+            value = i + 1 < argc ? argv[i + 1] : "";
+        if (strcmp(value, "nfqueue") == 0)
             return 1;
     }
     return 0;
@@ -81,8 +108,9 @@ int dp_options_wants_nfqueue(int argc, char **argv)
 
 int dp_options_wants_check(int argc, char **argv)
 {
+    const char *value;
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--check-config") == 0 || strncmp(argv[i], "--check-config=", 15) == 0)
+        if (long_opt_of(argv[i], &value) == OPT_CHECK)
             return 1;
     return 0;
 }

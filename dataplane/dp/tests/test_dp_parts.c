@@ -197,6 +197,34 @@ static void test_options_refuse_a_second_backend(void **state)
     assert_int_equal(o.backend, DP_BACKEND_NFQUEUE);
 }
 
+/*
+ * The parser (getopt_long) takes an unambiguous abbreviation of a long option, `--check x.json` for
+ * --check-config; the scan main() runs before the EAL must find it too, or the EAL is started on a check (and
+ * fails on the option it does not know, printing its own usage) or not started for the DPDK backend.
+ */
+static void test_an_abbreviated_check_config_or_backend_is_found_before_the_eal_starts(void **state)
+{
+    (void)state;
+    static struct dp_options o;
+    char err[256];
+    const char *check[] = {"--check", "x.json"};
+    assert_int_equal(parse(&o, err, check, 2), 0);
+    assert_true(o.check_only);
+    char *a[] = {(char *)"adwiser-dp", (char *)"--check", (char *)"x.json"};
+    assert_true(dp_options_wants_check(3, a));
+    char *b[] = {(char *)"adwiser-dp", (char *)"--check-c=x.json"};
+    assert_true(dp_options_wants_check(2, b));
+    char *c[] = {(char *)"adwiser-dp", (char *)"--back", (char *)"nfqueue", (char *)"--config", (char *)"x"};
+    assert_true(dp_options_wants_nfqueue(5, c));
+    char *d[] = {(char *)"adwiser-dp", (char *)"--backe=nfqueue"};
+    assert_true(dp_options_wants_nfqueue(2, d));
+    /* Not --check-config: ambiguous (--config, --check-config), or another option. */
+    char *e[] = {(char *)"adwiser-dp", (char *)"--c", (char *)"x.json", (char *)"--conf", (char *)"y.json"};
+    assert_false(dp_options_wants_check(5, e));
+    char *f[] = {(char *)"adwiser-dp", (char *)"--b", (char *)"nfqueue"};
+    assert_false(dp_options_wants_nfqueue(3, f));
+}
+
 static void test_check_config_is_found_before_the_eal_starts(void **state)
 {
     (void)state;
@@ -572,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_check_config_refuses_a_second_document_and_a_missing_file),
         cmocka_unit_test(test_options_refuse_a_second_document_of_one_option),
         cmocka_unit_test(test_options_refuse_a_second_backend),
+        cmocka_unit_test(test_an_abbreviated_check_config_or_backend_is_found_before_the_eal_starts),
         cmocka_unit_test(test_check_config_is_found_before_the_eal_starts),
         cmocka_unit_test(test_backoff_never_sleeps_past_the_next_slice_start),
         cmocka_unit_test(test_backoff_grows_while_idle_and_resets_on_traffic),
