@@ -195,6 +195,9 @@ export const useLive = defineStore('live', () => {
     pairsUpTo = ''
     status.value = null
     statusFresh.value = false
+    // The appliance shown before's: its feed's last message and error say nothing about this one.
+    lastUpdate.value = 0
+    error.value = ''
   }
 
   function open(): void {

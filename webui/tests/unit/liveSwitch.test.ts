@@ -69,3 +69,18 @@ it('a reconnect superseded while its history loads neither merges that history n
   live.stop()
   expect(sockets.every((s) => s.closed)).toBe(true)
 })
+
+it('a start on another appliance shows neither the last telemetry time nor the feed error of the one before', async () => {
+  const live = useLive()
+  await live.start('A')
+  sockets[0].onopen!()
+  sockets[0].onmessage!({ data: JSON.stringify({ type: 'telemetry', appliance_id: 'A', frames: [], pairs: [] }) })
+  expect(live.lastUpdate).toBeGreaterThan(0)
+  sockets[0].onmessage!({ data: JSON.stringify({ type: 'error', status: 503, detail: 'store unavailable: Connection refused' }) })
+  live.stop()
+
+  await live.start('B') // B's socket is opened but has not answered yet
+  expect(live.lastUpdate).toBe(0) // "last telemetry: none yet", not A's
+  expect(live.error).toBe('')
+  live.stop()
+})
