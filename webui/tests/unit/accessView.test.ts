@@ -147,4 +147,31 @@ describe('AccessView', () => {
     expect(w.get('[data-testid=user-row-error]').text()).toBe("Refused (409): 'root' is the last active admin")
     expect((select.element as HTMLSelectElement).value).toBe('admin')
   })
+
+  it('takes an admin who gave themself a lower role at their word: the shell and the page show the new role, no users', async () => {
+    let role = 'admin'
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (u.endsWith('/auth/users/root') && init.method === 'PATCH') {
+        role = JSON.parse(String(init.body)).role
+        return json(200, { username: 'root', role, created_at: '2025-01-01T00:00:00Z', disabled: false })
+      }
+      if (u.endsWith('/auth/me')) return json(200, { username: 'root', role, via: 'session', csrf_token: 'c' })
+      if (u.endsWith('/auth/users')) {
+        if (role !== 'admin') return json(403, { status: 403, detail: 'this needs the admin role', field: 'role', errors: [] })
+        return json(200, [{ username: 'root', role, created_at: '2025-01-01T00:00:00Z', disabled: false },
+          { username: 'other', role: 'admin', created_at: '2025-01-01T00:00:00Z', disabled: false }])
+      }
+      return json(200, [])
+    }))
+    const session = useSession()
+    session.adopt({ username: 'root', role: 'admin', via: 'session', csrf_token: 'c' })
+    const w = mount(AccessView)
+    await flushPromises()
+    await w.get('[data-user=root] select').setValue('operator')
+    await flushPromises()
+    expect(session.me?.role).toBe('operator')
+    expect(w.find('[data-testid=users]').exists()).toBe(false)
+    expect(w.text()).toContain('you can edit, apply and roll back configurations.')
+    expect(w.find('[role=alert]').exists()).toBe(false) // no 403 from reading the users as an admin no more
+  })
 })
