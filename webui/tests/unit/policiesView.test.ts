@@ -5,6 +5,7 @@ import { defineComponent, h } from 'vue'
 import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
 import type { Topology } from '../../src/api/types'
 import { policySections } from '../../src/lib/policySchema'
+import { hasUnsavedEdits } from '../../src/lib/unsavedEdits'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import PoliciesView from '../../src/views/PoliciesView.vue'
@@ -77,5 +78,34 @@ describe('PoliciesView', () => {
     await w.get('form').trigger('submit')
     await flushPromises()
     expect(puts[0].policies.realtime.dscp).toEqual([46, 'abc', '0x10'])
+  })
+
+  it('keeps an edit made while the save was on its way, as an unsaved edit on the version saved', async () => {
+    let stored = { version: 4, ts_abr_qd: { a_pkts_per_ms: 1, r_init_pkts: 4 } }
+    let answerPut: () => void = () => {}
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'PUT') {
+        const body = JSON.parse(String(init.body)) as { policies: { ts_abr_qd: typeof stored.ts_abr_qd } }
+        await new Promise<void>((resolve) => (answerPut = resolve))
+        stored = { version: 5, ts_abr_qd: body.policies.ts_abr_qd }
+        return json(201, { version: 5, appliance_id: 'lab', author: 'op', created_at: '', comment: '', parent: 4 })
+      }
+      if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: stored.version, topology })
+      return json(200, { appliance_id: 'lab', version: stored.version, policies: { ...policies(), ts_abr_qd: stored.ts_abr_qd } })
+    }))
+    const w = await mountPage()
+    const a = w.get('input[name="ts_abr_qd.a_pkts_per_ms"]')
+    const r = w.get('input[name="ts_abr_qd.r_init_pkts"]')
+    await a.setValue('2')
+    await w.get('form').trigger('submit')
+    await flushPromises()
+    await r.setValue('7') // typed while the controller stores the save
+    answerPut()
+    await flushPromises()
+    expect(w.get('[data-testid=notice]').text()).toContain('Saved as version 5')
+    expect(stored.ts_abr_qd).toEqual({ a_pkts_per_ms: 2, r_init_pkts: 4 })
+    expect((a.element as HTMLInputElement).value).toBe('2')
+    expect((r.element as HTMLInputElement).value).toBe('7')
+    expect(hasUnsavedEdits()).toBe(true)
   })
 })
