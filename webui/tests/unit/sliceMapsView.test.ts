@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { defineComponent, h } from 'vue'
 import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
 import type { ApplianceStatus, Topology, VersionInfo } from '../../src/api/types'
+import { hasUnsavedEdits } from '../../src/lib/unsavedEdits'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import SliceMapsView from '../../src/views/SliceMapsView.vue'
@@ -171,5 +172,38 @@ describe('SliceMapsView', () => {
     expect(confirm).toHaveBeenCalledTimes(1)
     expect(posts).toEqual([])
     expect((w.get('#dur-0').element as HTMLInputElement).value).toBe('35')
+  })
+
+  it('keeps an edit made while the save was on its way, as an unsaved edit on the version saved', async () => {
+    let stored = { version: 150, slices: [{ duration_ms: 20, pairs: ['ap1/sta1'] }] }
+    let answerPut: () => void = () => {}
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'PUT') {
+        const body = JSON.parse(String(init.body)) as { slice_map: { slices: typeof stored.slices } }
+        await new Promise<void>((resolve) => (answerPut = resolve))
+        stored = { version: 151, slices: body.slice_map.slices }
+        return json(201, version(151))
+      }
+      if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: stored.version, topology })
+      if (u.startsWith('/api/v1/slice-maps?')) return json(200, { appliance_id: 'lab', version: stored.version, frame_ms: 20, slice_map: { slices: stored.slices } })
+      if (u === '/api/v1/appliances/lab') return json(200, status)
+      if (u.startsWith('/api/v1/versions?')) return json(200, { total: 1, items: [version(stored.version)] })
+      return json(404, {})
+    }))
+    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
+    await router.push('/slice-maps')
+    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
+    await flushPromises()
+    await w.get('#dur-0').setValue('25')
+    await w.get('[data-testid=save]').trigger('click')
+    await flushPromises()
+    await w.get('#dur-0').setValue('30') // typed while the controller stores the save
+    answerPut()
+    await flushPromises()
+    expect(w.get('[data-testid=notice]').text()).toContain('Saved as version 151')
+    expect(stored.slices).toEqual([{ duration_ms: 25, pairs: ['ap1/sta1'] }])
+    expect(w.get('[data-testid=base-version]').text()).toBe('151')
+    expect((w.get('#dur-0').element as HTMLInputElement).value).toBe('30')
+    expect(hasUnsavedEdits()).toBe(true)
   })
 })
