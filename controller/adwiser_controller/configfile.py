@@ -67,7 +67,7 @@ _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.
 # different things to the two: 036 is 30 in 1.1 and 36 in 1.2; 0b101, 1_000 and 1:30 are numbers in 1.1 and
 # strings in 1.2; yes, no, on and off are booleans in 1.1 and strings in 1.2. A configuration must mean one thing
 # to every reader, so such a scalar is refused, with its line, rather than read one of the two ways.
-_INT_BOTH = re.compile(r"[-+]?(0|[1-9][0-9]*|0x[0-9a-fA-F]+)")
+_INT_BOTH = re.compile(r"[-+]?(0|[1-9][0-9]*)|0x[0-9a-fA-F]+")   # YAML 1.2's hexadecimal has no sign
 _BOOL_BOTH = {"true", "True", "TRUE", "false", "False", "FALSE"}
 
 

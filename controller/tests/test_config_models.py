@@ -289,7 +289,7 @@ def test_yaml_types_json_has_not_are_refused_naming_the_line(value: str):
 @pytest.mark.parametrize("value,in_11,in_12", [
     ("036", "30", "36"), ("0b101", "5", "the text '0b101'"), ("1_000", "1000", "the text '1_000'"),
     ("1:30", "90", "the text '1:30'"), ("2_0.5", "20.5", "the text '2_0.5'"), ("yes", "true", "the text 'yes'"),
-    ("Off", "false", "the text 'Off'")])
+    ("Off", "false", "the text 'Off'"), ("-0x10", "-16", "the text '-0x10'")])
 def test_yaml_scalar_that_yaml_1_1_and_1_2_read_differently_is_refused_naming_both(value: str, in_11: str,
                                                                                    in_12: str):
     # PyYAML reads YAML 1.1 and read `channel: 036` as 30; the dashboard's import (YAML 1.2) reads 36.
