@@ -104,8 +104,12 @@ async def aggregation(appliance: str, svc: Services = Depends(services),
     return AggregationStatus.model_validate(json.loads(raw))
 
 
+# The fields of tm:aggregation served as numbers and as booleans, as the status (PairLoop) types them: the stream
+# holds strings, and the runner writes a bool as "True"/"False" (a string "False" is true to a client)
 NUMERIC = {"ts", "k", "nu", "c_hat_us", "phy_rate_mbps", "rate_age_s", "mu_n", "frames_in_slot", "n_target", "z", "x_pps",
-           "pace_bps", "delivered_bps", "p_backhaul", "loss", "agg_ratio", "n_bar"}
+           "pace_bps", "delivered_bps", "received_pps", "p_backhaul", "loss", "agg_ratio", "n_bar", "ack_delay_ms",
+           "ack_delay_floor_ms", "ack_queue_ms"}
+BOOLEAN = {"rate_stale", "ap_queue_grew"}
 
 
 def parse_entry(sid: str, f: dict[str, str]) -> dict[str, Any]:
@@ -116,6 +120,8 @@ def parse_entry(sid: str, f: dict[str, str]) -> dict[str, Any]:
                 out[k] = float(v) if v != "" else None
             except ValueError:
                 out[k] = None
+        elif k in BOOLEAN:
+            out[k] = {"True": True, "False": False}.get(v)
         else:
             out[k] = v
     return out

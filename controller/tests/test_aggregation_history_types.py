@@ -1,0 +1,39 @@
+"""The loops' history (GET /telemetry/{id}/aggregation, tm:aggregation) gives each field the type the status
+(GET /appliances/{id}/aggregation, PairLoop) gives it: the stream holds strings, and a field the history
+did not know to parse reached clients as "123.4" or "False" (a string "False" is true in JavaScript)."""
+
+from __future__ import annotations
+
+import pytest
+from test_aggregation_runner import tick_once, warmed_up
+
+from adwiser_controller import keys
+from adwiser_controller.api.aggregation import PairLoop
+
+
+def _kinds(annotation: object) -> set[type]:
+    return {t for t in (bool, int, float, str) if t is annotation or t in getattr(annotation, "__args__", ())}
+
+
+def test_history_entries_carry_the_status_fields_as_numbers_and_booleans(api, appliance, redis_server, rdb):
+    aid, _ = appliance
+    _, _, runner = warmed_up(api, aid, redis_server.url)
+    t0 = int(rdb.time()[0]) * 1000 + 60_000
+    for k in range(5):   # a slot with every measured field: aggregation, ACKs, release-to-ACK delays
+        rdb.xadd(keys.appliance(aid, "tm:pair"),
+                 {"pair": "ap1/sta1", "released_pkts": "100", "released_bytes": str(100 * 1514), "agg_est": "10",
+                  "agg_bursts": "10", "acked_segs": "100", "ack_delay_ms": "3", "ack_delay_min_ms": "1",
+                  "ack_delay_samples": "4"}, id=f"{t0 + 100 * k}-0")
+    status = tick_once(runner, redis_server.url, aid, 1.5)["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    entry = api("viewer").get(f"/api/v1/telemetry/{aid}/aggregation", params={"count": 1}).json()["entries"][-1]
+    assert entry["pair"] == "ap1/sta1"
+    wrong = {}
+    for name, info in PairLoop.model_fields.items():
+        kinds = _kinds(info.annotation)
+        if status.get(name) is None or str in kinds:
+            continue
+        want = bool if bool in kinds else float
+        same = entry.get(name) == (status[name] if want is bool else pytest.approx(status[name], rel=1e-5))
+        if not isinstance(entry.get(name), want) or not same:
+            wrong[name] = (entry.get(name), status[name])
+    assert wrong == {}
