@@ -444,7 +444,8 @@ class AggregationRunner:
                                 for k, v in ps.items()}})
             aps_status[ap] = {"k": state.k, "nu": state.nu, "c_hat_us": state.c_hat * 1e6,
                               "c_check_us": c_check * 1e6 if c_check is not None else None,
-                              "t_bar_ms": params.t_bar_s * 1000, "n_bar": params.n_bar,
+                              # the N̄ the loop works to: N_max bounds it as it bounds the pairs' (loop._nbar)
+                              "t_bar_ms": params.t_bar_s * 1000, "n_bar": min(params.n_bar, params.n_max),
                               "ampdu_ceiling_mpdus": ceiling, "ampdu_ceiling_us": ceiling_us,
                               "held": state.held, "pairs": pair_status}
         for ap in set(st.loops) - set(by_ap):   # no pair of the policy on it any more

@@ -68,7 +68,8 @@ class ApLoop(BaseModel):
     c_check_us: float | None = Field(description="This step's sample c-check, microseconds")
     t_bar_ms: float
     n_bar: float = Field(description="N-bar the AP's loop works to: n_target_max, cut to 48/64 of the AP's "
-                         "measured aggregation ceiling when the topology has one (000 §V-A (17))")
+                         "measured aggregation ceiling when the topology has one (000 §V-A (17)), and at most "
+                         "n_max_mpdus")
     ampdu_ceiling_mpdus: float | None = Field(
         default=None, description="The AP's operator-measured aggregation ceiling (topology), MPDUs; null = none")
     ampdu_ceiling_us: float | None = Field(
