@@ -38,3 +38,26 @@ def test_weights_whose_sum_overflows_give_the_slots_mean_not_nan(api, appliance,
     assert pair["mu_n"] == pytest.approx(5.0)
     assert math.isfinite(pair["z"]) and math.isfinite(pair["pace_bps"]) and pair["pace_bps"] > 0
     json.loads(rdb.get(keys.appliance(aid, "aggregation")), parse_constant=lambda c: pytest.fail(f"status has {c}"))
+
+
+def _served_without_non_finite_numbers(api, rdb, aid: str) -> None:
+    json.loads(rdb.get(keys.appliance(aid, "aggregation")), parse_constant=lambda c: pytest.fail(f"status has {c}"))
+    res = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation")
+    assert res.status_code == 200, res.text
+
+
+def test_released_bytes_whose_sum_overflows_leave_the_send_rate_unknown_and_the_step_taken(api, appliance,
+                                                                                           redis_server, rdb):
+    # Σ released_bytes of two finite entries is an int above the largest float: the send rate's division raised
+    # OverflowError, the appliance's step failed and its loops restarted at every Δ that read such a slot.
+    aid, _ = appliance
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
+    k = runner.state[aid].loops["ap1"].k
+    for _ in range(2):
+        rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "released_pkts": "1900",
+                                                   "released_bytes": "1e308", "agg_est": "5"})
+    ap = tick_once(runner, redis_server.url, aid, 1.5)["aps"]["ap1"]
+    pair = ap["pairs"]["ap1/sta1"]
+    assert ap["k"] == k + 1 and pair["delivered_bps"] is None
+    assert math.isfinite(pair["pace_bps"]) and pair["pace_bps"] > 0
+    _served_without_non_finite_numbers(api, rdb, aid)

@@ -97,7 +97,7 @@ class PairTelemetry:
     span_s: float | None = None                          # time the slot's entries cover (stream ids), s
     acked: float = 0.0                                   # Σ acked_segs: segments the STA's ACKs acknowledged
     acked_ids: tuple[str, str] | None = None             # the stream ids the acknowledging entries cover
-    released_bytes: int = 0
+    released_bytes: float = 0.0                          # Σ released_bytes (a float: a sum past one is inf)
     released_seen: bool = False
     packets: int = 0
     lost: int = 0
@@ -112,6 +112,16 @@ class PairTelemetry:
         self.delay_sum_ms += mean_ms * n
         self.delay_n += int(n)
         self.delay_min_ms = least_ms if self.delay_min_ms is None else min(self.delay_min_ms, least_ms)
+
+    def released_pps(self, packet_bytes: int, slot_s: float | None) -> float | None:
+        """Packets of packet_bytes per second released for the pair over the slot (frame bytes, a little above the
+        IP bytes the rate counts); None when unknown, or when it or its bit/s are no finite number: Σ
+        released_bytes of finite entries summed as an int past the largest float, and the division raised
+        OverflowError, which failed the appliance's step."""
+        if not self.released_seen or not slot_s or slot_s <= 0:
+            return None
+        rate = self.released_bytes / (packet_bytes * slot_s)
+        return rate if math.isfinite(rate * packet_bytes * 8) else None
 
     def delay_ms(self) -> float | None:
         return self.delay_sum_ms / self.delay_n if self.delay_n else None
@@ -271,7 +281,7 @@ class AggregationRunner:
                         _float(f.get("ack_delay_samples")))
             rb = _float(f.get("released_bytes"))
             if rb is not None:
-                t.released_bytes += int(rb)
+                t.released_bytes += rb
                 t.released_seen = True
             prev = st.counters.setdefault(pair, {})
             for name in LOSS_FIELDS:
@@ -391,10 +401,8 @@ class AggregationRunner:
                                     params.w_of(mbps * 1e6) * 1e6)
                          if ovr_nbar is not None or ceiling_us is not None else None)
                 pair_status[p]["n_bar"] = min(n_bar if n_bar is not None else params.n_bar, params.n_max)
-                # what the dataplane released for the pair over the slot (frame bytes, a little above
-                # the IP bytes the rate counts), for the loop's conditional integration
-                delivered = (t.released_bytes / (at.packet_bytes * slot_s)
-                             if t.released_seen and slot_s and slot_s > 0 else None)
+                # what the dataplane released for the pair over the slot, for the loop's conditional integration
+                delivered = t.released_pps(at.packet_bytes, slot_s)
                 pair_status[p]["delivered_bps"] = delivered * at.packet_bytes * 8 if delivered is not None else None
                 received = t.received_pps() if not first else None
                 pair_status[p]["received_pps"] = received
