@@ -61,3 +61,22 @@ def test_released_bytes_whose_sum_overflows_leave_the_send_rate_unknown_and_the_
     assert ap["k"] == k + 1 and pair["delivered_bps"] is None
     assert math.isfinite(pair["pace_bps"]) and pair["pace_bps"] > 0
     _served_without_non_finite_numbers(api, rdb, aid)
+
+
+@pytest.mark.parametrize("fields", [
+    {"ack_delay_ms": "1e308", "ack_delay_min_ms": "1", "ack_delay_samples": "10"},   # Σ delay x samples
+    {"ack_delay_ms": "1e-300", "ack_delay_min_ms": "0", "ack_delay_samples": "1e308"},  # Σ samples, an int
+    {"ack_delay_ms": "8e307", "ack_delay_min_ms": "-1.5e308", "ack_delay_samples": "1"},  # delay over its floor
+])
+def test_release_to_ack_delays_whose_sums_overflow_are_no_delay_not_inf(api, appliance, redis_server, rdb, fields):
+    # Σ ack_delay_ms x ack_delay_samples went to inf (the status JSON carried Infinity, which the API cannot
+    # serve), Σ ack_delay_samples to an int no float holds (OverflowError: the step failed), and a finite mean
+    # over a finite floor to an ack_queue_ms of inf
+    aid, _ = appliance
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
+    for _ in range(2):
+        rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", **HALF_SLOT, "agg_est": "5", **fields})
+    pair = tick_once(runner, redis_server.url, aid, 1.5)["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    assert pair["ack_queue_ms"] is None
+    assert pair["ack_delay_ms"] is None or math.isfinite(pair["ack_delay_ms"])
+    _served_without_non_finite_numbers(api, rdb, aid)

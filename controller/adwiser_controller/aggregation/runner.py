@@ -102,7 +102,7 @@ class PairTelemetry:
     packets: int = 0
     lost: int = 0
     delay_sum_ms: float = 0.0                            # Σ ack_delay_ms × ack_delay_samples
-    delay_n: int = 0                                     # Σ ack_delay_samples
+    delay_n: float = 0.0                                 # Σ ack_delay_samples (a float: a sum past one is inf)
     delay_min_ms: float | None = None                    # least ack_delay_min_ms
 
     def add_delay(self, mean_ms: float | None, least_ms: float | None, n: float | None) -> None:
@@ -110,7 +110,7 @@ class PairTelemetry:
         if mean_ms is None or least_ms is None or not n or n <= 0:
             return
         self.delay_sum_ms += mean_ms * n
-        self.delay_n += int(n)
+        self.delay_n += n
         self.delay_min_ms = least_ms if self.delay_min_ms is None else min(self.delay_min_ms, least_ms)
 
     def released_pps(self, packet_bytes: int, slot_s: float | None) -> float | None:
@@ -124,7 +124,12 @@ class PairTelemetry:
         return rate if math.isfinite(rate * packet_bytes * 8) else None
 
     def delay_ms(self) -> float | None:
-        return self.delay_sum_ms / self.delay_n if self.delay_n else None
+        """The slot's mean delay; None without samples, or when finite entries overflowed the sums (the status is
+        JSON, which has no inf; an int count past the largest float raised OverflowError and failed the step)."""
+        if not self.delay_n:
+            return None
+        mean = self.delay_sum_ms / self.delay_n
+        return mean if math.isfinite(mean) and math.isfinite(self.delay_n) else None
 
     def mu_n(self) -> float | None:
         """000 (37): μ̃_N(k) = Σ_f N_f / |Φ(k)|, the mean over the slot's frames. The entries are means
@@ -179,8 +184,9 @@ class ApplianceLoops:
             mins.append(t.delay_min_ms)
         mean = t.delay_ms()
         floor = min(mins) if mins else None
+        queue = mean - floor if mean is not None and floor is not None else None
         return {"ack_delay_ms": mean, "ack_delay_floor_ms": floor,
-                "ack_queue_ms": mean - floor if mean is not None and floor is not None else None}
+                "ack_queue_ms": queue if queue is not None and math.isfinite(queue) else None}
 
 
 async def _config(r: aioredis.Redis, aid: str) -> tuple[int | None, AdwiserConfig | None]:
