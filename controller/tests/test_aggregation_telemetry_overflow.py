@@ -80,3 +80,16 @@ def test_release_to_ack_delays_whose_sums_overflow_are_no_delay_not_inf(api, app
     assert pair["ack_queue_ms"] is None
     assert pair["ack_delay_ms"] is None or math.isfinite(pair["ack_delay_ms"])
     _served_without_non_finite_numbers(api, rdb, aid)
+
+
+def test_aggregation_samples_whose_sum_overflows_give_a_finite_ratio_to_the_target(api, appliance, redis_server,
+                                                                                    rdb):
+    # the classifier's window summed its n samples: five finite agg_est of 1e308 gave agg_ratio inf, which the
+    # status JSON carried as Infinity (and the API could not serve)
+    aid, _ = appliance
+    v, plant, runner = warmed_up(api, aid, redis_server.url)
+    for _ in range(5):
+        rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", **HALF_SLOT, "agg_est": "1e308"})
+    pair = tick_once(runner, redis_server.url, aid, 1.5)["aps"]["ap1"]["pairs"]["ap1/sta1"]
+    assert pair["agg_ratio"] is not None and math.isfinite(pair["agg_ratio"])
+    _served_without_non_finite_numbers(api, rdb, aid)

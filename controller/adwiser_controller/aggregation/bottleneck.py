@@ -188,7 +188,9 @@ class PairWindow:
         `model`: the coefficients (default: default_model())."""
         if len(self.agg) < self.n or target <= 0:
             return Verdict("unknown", None, None, self.loss())
-        ratio = sum(self.agg) / len(self.agg) / target
+        # each sample divided before the sum: finite samples (agg_est) whose sum overflowed gave a ratio of inf, and
+        # the status JSON carried it (the mean so taken is no larger than the largest sample)
+        ratio = sum(a / len(self.agg) for a in self.agg) / target
         loss = self.loss() or 0.0
         m = model or default_model()
         p = p_backhaul(ratio, loss, m)
