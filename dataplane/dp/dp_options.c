@@ -152,6 +152,7 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
 {
     unsigned long long v;
     int backend_given = 0;
+    const char *nfq_only = NULL, *dpdk_only = NULL;   /* the last option given that one backend alone reads */
     memset(o, 0, sizeof(*o));
     o->backend = DP_BACKEND_DPDK;
     o->burst = 32;
@@ -188,7 +189,10 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
         case OPT_PIDFILE: o->pid_path = optarg; break;
         case OPT_PACING: o->pacing_path = optarg; break;
         case OPT_ACK_MODEL: o->ack_model_path = optarg; break;
-        case OPT_BUSY: o->busy_poll = 1; break;
+        case OPT_BUSY:
+            o->busy_poll = 1;
+            dpdk_only = "--busy-poll";
+            break;
         case OPT_BACKEND:
             /* main() starts the EAL or not from the first `--backend nfqueue` (dp_options_wants_nfqueue): a later
              * --backend could only contradict it. */
@@ -259,6 +263,7 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
                 return -1;
             }
             o->queue_num = (unsigned)v;
+            nfq_only = "--queue-num";
             break;
         case OPT_BURST:
             if (parse_uint(optarg, 512, &v) || v == 0) {
@@ -266,6 +271,7 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
                 return -1;
             }
             o->burst = (unsigned)v;
+            dpdk_only = "--burst";
             break;
         case OPT_MBUFS:
             if (parse_uint(optarg, 1u << 24, &v) || v < 1024) {
@@ -273,6 +279,7 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
                 return -1;
             }
             o->total_num_mbufs = (unsigned)v;
+            dpdk_only = "--total-num-mbufs";
             break;
         case OPT_TX_BACKLOG:
             if (parse_uint(optarg, 1u << 24, &v) || v == 0) {
@@ -280,6 +287,7 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
                 return -1;
             }
             o->tx_backlog = (unsigned)v;
+            dpdk_only = "--tx-backlog";
             break;
         case OPT_RUN_MS:
             if (parse_uint(optarg, 86400000ull * 365, &v)) {
@@ -305,6 +313,16 @@ int dp_options_parse(struct dp_options *o, int argc, char **argv, char *err, uns
     }
     if (optind < argc) {
         snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    /* Given to the backend that never reads it, an option would be ignored without a word (a --queue-num for
+     * the DPDK backend: the queue the iptables rule names would never be read). */
+    if (o->backend == DP_BACKEND_DPDK && nfq_only) {
+        snprintf(err, errlen, "%s: an option of the NFQUEUE backend, which --backend nfqueue selects", nfq_only);
+        return -1;
+    }
+    if (o->backend == DP_BACKEND_NFQUEUE && dpdk_only) {
+        snprintf(err, errlen, "%s: an option of the DPDK backend, not read by --backend nfqueue", dpdk_only);
         return -1;
     }
     if (!o->config_path) {

@@ -197,6 +197,29 @@ static void test_options_refuse_a_second_backend(void **state)
     assert_int_equal(o.backend, DP_BACKEND_NFQUEUE);
 }
 
+/* An option the chosen backend never reads is refused, naming it, instead of being ignored without a word. */
+static void test_options_refuse_an_option_the_backend_does_not_read(void **state)
+{
+    (void)state;
+    static struct dp_options o;
+    char err[256];
+    const char *queue[] = {"--config", "x", "--uplink", "u", "--queue-num", "3"};
+    assert_int_equal(parse(&o, err, queue, 6), -1);
+    assert_string_equal(err, "--queue-num: an option of the NFQUEUE backend, which --backend nfqueue selects");
+    const char *dpdk[][2] = {{"--burst", "64"}, {"--total-num-mbufs", "8192"}, {"--tx-backlog", "100"},
+                             {"--busy-poll", NULL}};
+    for (unsigned i = 0; i < 4; i++) {
+        const char *a[] = {"--backend", "nfqueue", "--config", "x", "--uplink", "u", dpdk[i][0], dpdk[i][1]};
+        assert_int_equal(parse(&o, err, a, dpdk[i][1] ? 8 : 7), -1);
+        assert_non_null(strstr(err, "an option of the DPDK backend, not read by --backend nfqueue"));
+        assert_non_null(strstr(err, dpdk[i][0]));
+    }
+    const char *nfq[] = {"--backend", "nfqueue", "--config", "x", "--uplink", "u", "--queue-num", "3"};
+    assert_int_equal(parse(&o, err, nfq, 8), 0);
+    const char *d[] = {"--config", "x", "--uplink", "u", "--burst", "64", "--busy-poll"};
+    assert_int_equal(parse(&o, err, d, 7), 0);
+}
+
 /*
  * The parser (getopt_long) takes an unambiguous abbreviation of a long option, `--check x.json` for
  * --check-config; the scan main() runs before the EAL must find it too, or the EAL is started on a check (and
@@ -600,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_check_config_refuses_a_second_document_and_a_missing_file),
         cmocka_unit_test(test_options_refuse_a_second_document_of_one_option),
         cmocka_unit_test(test_options_refuse_a_second_backend),
+        cmocka_unit_test(test_options_refuse_an_option_the_backend_does_not_read),
         cmocka_unit_test(test_an_abbreviated_check_config_or_backend_is_found_before_the_eal_starts),
         cmocka_unit_test(test_check_config_is_found_before_the_eal_starts),
         cmocka_unit_test(test_backoff_never_sleeps_past_the_next_slice_start),
