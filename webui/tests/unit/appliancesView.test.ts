@@ -53,6 +53,21 @@ describe('AppliancesView', () => {
     w.unmount()
   })
 
+  it('does not date a status it has only read once: a runner that stopped before the page opened is not shown fresh', async () => {
+    // The status's ts is the runner's monotonic clock: the first one read says nothing about when it was written.
+    vi.stubGlobal('fetch', vi.fn(async (u: string) => {
+      if (u.endsWith('/appliances')) return json(200, [lab])
+      if (u.endsWith('/appliances/lab/aggregation')) return json(200, loops(10))
+      return json(404, {})
+    }))
+    const w = mount(AppliancesView)
+    await flushPromises()
+    expect(w.get('[data-testid=aggregation-age]').text()).toBe('Not yet seen updating.')
+    await vi.advanceTimersByTimeAsync(12000)
+    expect(w.get('[data-testid=aggregation-age]').text()).toBe('Stale: not updated in the 12 s this page has watched it.')
+    w.unmount()
+  })
+
   it('does not call a dataplane running its --config file in sync when no version was applied', async () => {
     // active 0 (REDIS.md): an operator's SIGHUP made the dataplane run its own file. With nothing applied
     // (desired null) the API says not pending, and any active other than null was shown 'in sync'.
