@@ -16,7 +16,10 @@ import { laterStreamId, repeatsStreamId } from '../lib/streamId'
 export const WINDOW_S = 300 // minutes of history on the charts: 5
 export const PAIR_SERIES = ['tput_mbps', 's_ms', 'v_ms', 'r_pkts', 'queue_pkts', 'limit_pkts', 'drops'] as const
 // History read when the feed (re)connects: the whole window back from each stream's newest
-// entry, at most 12 pages of 2000 entries (the API's page limit): 5 minutes of 25 frames/s for up to 9 pairs.
+// entry, at most 12 pages of 2000 entries a stream (the API's page limit). That is 5 minutes of 25 frames/s
+// for the frame stream, but of the pair stream (an entry per pair per frame) only for up to 3 pairs: with
+// more, the read stops 24000 entries into the window and the socket goes on from there (pairs_after), so
+// the rest of the window comes over the socket and nothing is skipped.
 const HISTORY_PAGE = 2000
 const HISTORY_MAX_PAGES = 12
 export const FRAME_SERIES = ['utility', 'utility_bound', 'reassignments'] as const
