@@ -44,3 +44,21 @@ def test_audit_before_out_of_redis_range_is_422_naming_before(api, before):
 
 def test_audit_before_the_smallest_id_but_one_is_valid(api):
     assert api("operator").get("/api/v1/audit", params={"before": "0-1"}).json() == []
+
+
+def test_a_rollback_is_audited_with_its_comment_and_the_head_it_replaced(api, appliance):
+    # The rollback's new version was audited with neither the comment it was given nor its parent (every other
+    # version.create entry has both), so the log could not say why the rollback was made or what it replaced.
+    aid, v1 = appliance
+    doc = lab_doc(aid)
+    doc["slice_map"]["slices"][0]["duration_ms"] = 30
+    v2 = api("operator").post("/api/v1/versions", json={"doc": doc}).json()["version"]
+    res = api("operator").post(f"/api/v1/versions/{v1}/rollback", json={"comment": "AP1 starved"})
+    assert res.status_code == 200, res.text
+    v3 = res.json()["version"]
+    entries = api("operator").get("/api/v1/audit", params={"count": 20}).json()
+    mine = {e["action"]: e for e in entries if e["target"] == f"version:{v3}"}
+    assert mine["version.create"]["detail"] == {"appliance_id": aid, "comment": "AP1 starved", "parent": v2,
+                                                "rollback_of": v1}
+    assert mine["version.rollback"]["detail"] == {"appliance_id": aid, "previous": None, "rollback_to": v1,
+                                                  "comment": "AP1 starved"}

@@ -147,11 +147,13 @@ def _stale(base: int | None, exc: HeadMoved) -> ProblemException:
 
 
 async def _create(svc: Services, request: Request, who: Principal, cfg: AdwiserConfig, comment: str,
-                  base: int | None, action: str) -> VersionInfo:
-    """Stores `cfg` as a new version if the appliance's latest is still `base` (HeadMoved if not), and audits it."""
+                  base: int | None, action: str, extra: dict[str, Any] | None = None) -> VersionInfo:
+    """Stores `cfg` as a new version if the appliance's latest is still `base` (HeadMoved if not), and audits it
+    (with `extra` in the entry's detail)."""
     info = await svc.store.create_version(cfg, who.username, comment, base)
     await svc.audit.record(who.username, who.role.value, client_of(request), action, f"version:{info.version}",
-                           detail={"appliance_id": info.appliance_id, "comment": comment, "parent": info.parent})
+                           detail={"appliance_id": info.appliance_id, "comment": comment, "parent": info.parent,
+                                   **(extra or {})})
     return info
 
 
@@ -357,8 +359,6 @@ async def rollback_version(version: int, request: Request, body: ApplyRequest | 
                            svc: Services = Depends(services), who: Principal = Depends(operator)) -> ApplyResult:
     old = await _version_or_404(svc, version)
     comment = (body.comment if body and body.comment else "") or f"rollback to version {version}"
-    info = await svc.store.create_version(old.doc, who.username, comment)
-    await svc.audit.record(who.username, who.role.value, client_of(request), "version.create",
-                           f"version:{info.version}", detail={"appliance_id": info.appliance_id,
-                                                              "rollback_of": version})
-    return await _apply(svc, request, who, info.version, wait_ms, "version.rollback", {"rollback_to": version})
+    info = await _create(svc, request, who, old.doc, comment, None, "version.create", {"rollback_of": version})
+    return await _apply(svc, request, who, info.version, wait_ms, "version.rollback",
+                        {"rollback_to": version, "comment": comment})
