@@ -365,12 +365,13 @@ def main() -> int:
     unit = root.p("etc/systemd/system/adwiser-dataplane.service").read_text()
     r.check("dataplane unit restarts always", "Restart=always" in unit and "StartLimitBurst=" in unit)
     r.check("dataplane unit runs the nfqueue backend on queue 7 with the lab config",
-            "--backend nfqueue --config /etc/adwiser/dataplane.json --uplink uplink0 --queue-num 7" in unit)
+            "--config /etc/adwiser/dataplane.json --backend nfqueue --uplink uplink0 --queue-num 7" in unit)
     lines = unit.splitlines()
-    r.check("dataplane unit checks its config with adwiser-dp before start, with the start's extra arguments",
+    r.check("dataplane unit checks its config with adwiser-dp before start, with the start's backend and extra arguments",
             "ExecStartPre=/usr/local/sbin/adwiser-dp --check-config /etc/adwiser/dataplane.json"
-            " --ack-model /etc/adwiser/ack_burst_model.json --burst 64" in lines
-            and any(x.startswith("ExecStart=") and x.endswith(" --burst 64") for x in lines))
+            " --backend nfqueue --uplink uplink0 --queue-num 7"
+            " --ack-model /etc/adwiser/ack_burst_model.json --rt-priority 10" in lines
+            and any(x.startswith("ExecStart=") and x.endswith(" --rt-priority 10") for x in lines))
     check_ack_model(root, args, unit, r)
     rules = root.p("usr/local/sbin/adwiser-nfqueue-rules").read_text()
     r.check("NFQUEUE rules fail open (--queue-bypass) on both AP interfaces",
