@@ -411,8 +411,7 @@ def main() -> int:
     loop_unit = root.p("etc/systemd/system/adwiser-aggregation-loop.service").read_text()
     r.check("aggregation-loop unit restarts always and runs the loops with the installed bottleneck model",
             "Restart=always" in loop_unit and "User=adwiser" in loop_unit
-            and "adwiser_controller aggregation-loop --redis-url ${ADWISER_REDIS_URL} "
-                "--bottleneck-model /etc/adwiser/bottleneck_model.json" in loop_unit)
+            and "adwiser_controller aggregation-loop --bottleneck-model /etc/adwiser/bottleneck_model.json" in loop_unit)
     ok, d = file_is(root, "etc/adwiser/bottleneck_model.json", "root", "root", 0o644)
     r.check("bottleneck model installed root 0644, the project's file",
             ok and root.p("etc/adwiser/bottleneck_model.json").read_bytes()
