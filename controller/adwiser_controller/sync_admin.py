@@ -81,7 +81,7 @@ def seed(redis_url: str, cfg: AdwiserConfig, author: str, comment: str) -> int:
     async def go(r: aioredis.Redis) -> int:
         info = await Store(r).create_version(cfg, author, comment)
         await Audit(r).record(author, "cli", "local", "version.create", f"version:{info.version}",
-                              detail={"appliance_id": cfg.appliance_id, "comment": comment})
+                              detail={"appliance_id": cfg.appliance_id, "comment": comment, "parent": info.parent})
         return info.version
 
     return _run(redis_url, go)

@@ -76,6 +76,23 @@ def test_cli_seed_and_apply_store_and_publish_a_version(redis_server, rdb, tmp_p
     assert cli(redis_server.url, "apply", "99999999").returncode == 1
 
 
+def test_cli_seed_is_audited_with_the_version_it_follows_as_every_version_create_is(redis_server, rdb, tmp_path):
+    import json
+
+    import yaml
+
+    from adwiser_controller import keys
+
+    path = tmp_path / "doc.yaml"
+    path.write_text(yaml.safe_dump(lab_doc("seeded-twice")))
+    seeded = [int(cli(redis_server.url, "seed", str(path), "--comment", c).stdout.split("stored version ")[1].split()[0])
+              for c in ("one", "two")]
+    details = [json.loads(f["detail"]) for _, f in rdb.xrevrange(keys.AUDIT, count=50)
+               if f["action"] == "version.create" and json.loads(f["detail"]).get("appliance_id") == "seeded-twice"]
+    assert details[0] == {"appliance_id": "seeded-twice", "comment": "two", "parent": seeded[0]}
+    assert details[1] == {"appliance_id": "seeded-twice", "comment": "one", "parent": None}
+
+
 def test_cli_seed_refuses_an_invalid_file_and_stores_nothing(redis_server, rdb, tmp_path):
     import yaml
 
