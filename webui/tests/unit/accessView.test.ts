@@ -174,4 +174,30 @@ describe('AccessView', () => {
     expect(w.text()).toContain('you can edit, apply and roll back configurations.')
     expect(w.find('[role=alert]').exists()).toBe(false) // no 403 from reading the users as an admin no more
   })
+  it('does not bring a revoked token back when the reload after the first revoke answers after the second one', async () => {
+    const tok = (id: string) => ({ id, name: id, username: 'op', role: 'operator', created_at: '', expires_at: null })
+    let live = [tok('a'), tok('b')]
+    const gets: (() => void)[] = []
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'DELETE') {
+        live = live.filter((t) => !u.endsWith(`/${t.id}`))
+        return new Response(null, { status: 204 })
+      }
+      const answer = json(200, live.map((t) => ({ ...t })))
+      if (gets.length === 0 && live.length === 2) { gets.push(() => {}); return answer } // the page's first load
+      return new Promise<Response>((resolve) => gets.push(() => resolve(answer)))     // held until released
+    }))
+    useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
+    const w = mount(AccessView)
+    await flushPromises()
+    await w.get('[aria-label="Revoke token a"]').trigger('click')
+    await flushPromises()
+    await w.get('[aria-label="Revoke token b"]').trigger('click')
+    await flushPromises()
+    gets[2]() // the reload after revoking b: no token left
+    await flushPromises()
+    gets[1]() // the reload after revoking a, answered last: b still listed then
+    await flushPromises()
+    expect(w.findAll('[aria-label^="Revoke token"]').length).toBe(0)
+  })
 })
