@@ -238,9 +238,9 @@ static int read_ap(struct loader *l, const json_t *v, const char *p, size_t i, v
         return -1;
     /* Counted before the copy, whose size is in bytes: a name over the limit is refused in characters. */
     const json_t *jn = json_object_get(v, "name");
-    if (jn && json_is_string(jn) && utf8_chars(json_string_value(jn)) > AP_NAME_MAX_CHARS)
-        return jw_fail_at(&l->w, p, "name", "%zu characters, at most %d allowed", utf8_chars(json_string_value(jn)),
-                          AP_NAME_MAX_CHARS);
+    size_t chars = jn && json_is_string(jn) ? utf8_chars(json_string_value(jn)) : 0;
+    if (chars > AP_NAME_MAX_CHARS)
+        return jw_fail_at(&l->w, p, "name", "%zu characters, at most %d allowed", chars, AP_NAME_MAX_CHARS);
     if (jw_string(&l->w, v, p, "name", 0, 0, name, sizeof(name))
         || jw_integer(&l->w, v, p, "channel", 1, 1, 233, &channel)
         || jw_string(&l->w, v, p, "port", 1, 0, ap->port, sizeof(ap->port)))

@@ -116,10 +116,19 @@ struct pacing_table *dp_engine_load_pacing(const char *path, char *err, size_t e
     return t;
 }
 
-/* The NFQUEUE backend alone looks a packet's STA up by its IPv4 address: a DPDK frame carries the MAC. */
-static int needs_sta_ip_map(const struct dp_options *o)
+/* cfg's IPv4 -> STA MAC map into *out: built for the NFQUEUE backend alone, which looks a packet's STA up by its
+ * IPv4 address (a DPDK frame carries the MAC; *out is NULL then). -1 if it cannot be built. */
+static int build_sta_ip_map(const struct dp_options *o, const struct adw_config *cfg, struct sta_ip_map **out,
+                            char *err, size_t errlen)
 {
-    return o->backend == DP_BACKEND_NFQUEUE;
+    *out = NULL;
+    if (o->backend != DP_BACKEND_NFQUEUE)
+        return 0;
+    *out = sta_ip_map_build(cfg);
+    if (*out)
+        return 0;
+    snprintf(err, errlen, "out of memory mapping the STAs' addresses");
+    return -1;
 }
 
 int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_config *cfg, unsigned n_ports,
@@ -128,11 +137,8 @@ int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_
     memset(e, 0, sizeof(*e));
     e->opt = o;
     e->cfg = cfg;
-    e->cfg_ips = needs_sta_ip_map(o) ? sta_ip_map_build(cfg) : NULL;
-    if (needs_sta_ip_map(o) && !e->cfg_ips) {
-        snprintf(err, errlen, "out of memory mapping the STAs' addresses");
+    if (build_sta_ip_map(o, cfg, &e->cfg_ips, err, errlen) != 0)
         return -1;
-    }
     e->n_ports = n_ports;
     e->backend_name = backend_name;
     struct timespec wall;
@@ -176,11 +182,9 @@ int dp_engine_start(struct dp_engine *e, const struct dp_options *o, struct adw_
 static int apply_config(struct dp_engine *e, struct adw_config *next, uint64_t now_ns, char *err, size_t errlen)
 {
     /* Built before the core takes next: once it has, the reload can no longer be refused. */
-    struct sta_ip_map *ips = needs_sta_ip_map(e->opt) ? sta_ip_map_build(next) : NULL;
-    int no_map = needs_sta_ip_map(e->opt) && !ips;
-    if (no_map)
-        snprintf(err, errlen, "out of memory mapping the STAs' addresses");
-    if (no_map || dp_topology_same_aps(e->cfg, next, err, errlen) != 0
+    struct sta_ip_map *ips;
+    if (build_sta_ip_map(e->opt, next, &ips, err, errlen) != 0
+        || dp_topology_same_aps(e->cfg, next, err, errlen) != 0
         || adw_sched_set_config(e->sched, next, now_ns, err, errlen) != 0) {
         sta_ip_map_free(ips);
         free(next);

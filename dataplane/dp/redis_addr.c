@@ -26,6 +26,16 @@ int redis_addr_check(const char *addr, char *err, size_t errlen)
     return 0;
 }
 
+/* The host part of a checked "host:port" into host[256] (redis_addr_check bounds it); returns the port's text. */
+static const char *split_host(const char *addr, char host[256])
+{
+    const char *colon = strrchr(addr, ':');
+    size_t hl = (size_t)(colon - addr);
+    memcpy(host, addr, hl);
+    host[hl] = '\0';
+    return colon + 1;
+}
+
 int redis_addr_resolve(const char *addr, char *out, size_t outlen, char *err, size_t errlen)
 {
     if (strncmp(addr, "unix:", 5) == 0) {
@@ -36,10 +46,7 @@ int redis_addr_resolve(const char *addr, char *out, size_t outlen, char *err, si
         return 0;
     }
     char host[256], numeric[NI_MAXHOST];
-    const char *colon = strrchr(addr, ':');
-    size_t hl = (size_t)(colon - addr);
-    memcpy(host, addr, hl);
-    host[hl] = '\0';
+    const char *port = split_host(addr, host);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai = NULL;
     int rc = getaddrinfo(host, NULL, &hints, &ai);
     if (rc == 0)
@@ -50,7 +57,7 @@ int redis_addr_resolve(const char *addr, char *out, size_t outlen, char *err, si
         snprintf(err, errlen, "--redis %s: host %s: %s", addr, host, gai_strerror(rc));
         return -1;
     }
-    if ((size_t)snprintf(out, outlen, "%s:%s", numeric, colon + 1) >= outlen) {
+    if ((size_t)snprintf(out, outlen, "%s:%s", numeric, port) >= outlen) {
         snprintf(err, errlen, "--redis %s: the address is too long", addr);
         return -1;
     }
@@ -64,11 +71,8 @@ redisContext *redis_addr_connect(const char *addr, struct timeval timeout)
         c = redisConnectUnixWithTimeout(addr + 5, timeout);
     else {
         char host[256];
-        const char *colon = strrchr(addr, ':');
-        size_t hl = (size_t)(colon - addr);
-        memcpy(host, addr, hl);
-        host[hl] = '\0';
-        c = redisConnectWithTimeout(host, atoi(colon + 1), timeout);
+        const char *port = split_host(addr, host);
+        c = redisConnectWithTimeout(host, atoi(port), timeout);
     }
     /* Commands time out too: a Redis that accepts but stops answering (stopped, overloaded, a half-open TCP link)
      * would otherwise block the caller in read() for good, deaf to SIGTERM, since hiredis retries on EINTR. */
