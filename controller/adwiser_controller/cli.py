@@ -18,6 +18,7 @@ import argparse
 import getpass
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from . import configfile, schema
@@ -154,14 +155,19 @@ def serve_settings(args: argparse.Namespace) -> Settings:
     )
 
 
-def _positive_mib(v: str) -> float:
+def _number(v: str, ok: Callable[[float], bool], expected: str) -> float:
+    """An argparse type's value: v as a float that ok takes (nan, which no comparison takes, for a non-number)."""
     try:
-        m = float(v)
+        x = float(v)
     except ValueError:
-        m = float("nan")
-    if not 1 / 1024 <= m <= 1024:
-        raise argparse.ArgumentTypeError(f"expected MiB from 0.001 to 1024, got {v!r}")
-    return m
+        x = float("nan")
+    if not ok(x):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {v!r}")
+    return x
+
+
+def _positive_mib(v: str) -> float:
+    return _number(v, lambda m: 1 / 1024 <= m <= 1024, "MiB from 0.001 to 1024")
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -175,13 +181,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _positive_seconds(v: str) -> float:
-    try:
-        s = float(v)
-    except ValueError:
-        s = float("nan")
-    if not s > 0 or s == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {v!r}")
-    return s
+    return _number(v, lambda x: 0 < x < float("inf"), "a positive number of seconds")
 
 
 def _cmd_aggregation_loop(args: argparse.Namespace) -> int:
