@@ -88,7 +88,7 @@ BASE_PORT = 5301
 # How long the loop's steps are read after the transfers ended (iperf3's clients exited): four Δ of
 # 0.5 s, what the loop does when the traffic stops (each pair's `loop_after_stop`)
 AFTER_STOP_S = 2.0
-MAX_REPEATS = 10    # controlled runs per straight run (--repeats): 10 x 20 s is already a long batch
+MAX_REPEATS = 10    # controlled runs, each with its straight run (--repeats): 10 x 2 x 20 s is already a long batch
 
 
 def _controller(redis_url: str, *args: str) -> None:
@@ -463,9 +463,10 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
         results_dir: Path = RESULTS, capture_acks: bool = False, capture_sta: bool = False,
         repeats: int = 1) -> dict[str, Any]:
     """Runs the scenario's modes (the straight one first) and writes results/<name>.json. The controlled
-    mode runs `repeats` times against the same straight run: `runs.aggtarget` is the last of them, `repeats`
-    holds every run's goals and `goals_over_repeats` their spread (aggtarget_repeats.py); captures and logs
-    are the last run's."""
+    mode runs `repeats` times, each after a straight run of its own (_run_order) that its goals are judged
+    against, all with the APs' ceilings of the first: `runs.aggtarget` and `runs.<straight mode>` are the last
+    of them, `repeats` holds every controlled run's goals and `goals_over_repeats` their spread
+    (aggtarget_repeats.py); captures and logs are the last run's."""
     sc = get(name)
     if sc.unsupported:
         raise backend_mod.BackendUnavailable(f"{name}: {sc.unsupported}")
@@ -488,7 +489,8 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
     lab: Lab = _MultiLab(prefix, len(sc.pairs), air) if len(sc.pairs) > 1 else _PairLab(topology.Testbed(prefix))
     started = time.time()
     runs: dict[str, Any] = {}
-    controlled_runs: list[dict[str, Any]] = []
+    straight_runs: list[dict[str, Any]] = []
+    controlled_runs: list[tuple[dict[str, Any], dict[str, Any]]] = []   # (controlled run, the straight run it is judged against)
     if set(modes) != set(sc.modes):
         # A subset of the modes re-runs only those; the others' last results are kept (each run
         # carries its own started_unix).
@@ -497,22 +499,27 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
         except (OSError, json.JSONDecodeError):
             pass
     try:
-        # the straight run first: it is the saturation run the APs' ceilings are measured in
-        for mode in sorted(modes, key=lambda m: m != sc.straight_mode):
-            for _ in range(repeats if mode == "aggtarget" else 1):
-                try:
-                    runs[mode] = one_run(sc, mode, duration_s, lab, out,
-                                         scenario_ceilings(sc, runs.get(sc.straight_mode, {})), capture_acks,
-                                         capture_sta)
-                except backend_mod.BackendUnavailable as e:
-                    runs[mode] = {"mode": mode, "skipped": str(e)}
-                if mode == "aggtarget":
-                    controlled_runs.append(runs[mode])
-                if (capture_acks or capture_sta) and mode == "aggtarget" and (out / "groundtruth.jsonl").exists():
-                    # kept beside the ACK capture for runner/ack_gap.py, the agents' logs for runner/sta_frames.py
-                    (out / "groundtruth.jsonl").replace(out / "aggtarget-groundtruth.jsonl")
-                    shutil.copy(out / "wlan-emu.stats.json", out / "aggtarget-wlan-emu.stats.json")
-                (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
+        ceilings = scenario_ceilings(sc, runs.get(sc.straight_mode, {}))
+        for mode in _run_order(sc, modes, repeats):
+            try:
+                result = one_run(sc, mode, duration_s, lab, out, ceilings, capture_acks, capture_sta)
+            except backend_mod.BackendUnavailable as e:
+                result = {"mode": mode, "skipped": str(e)}
+            runs[mode] = result
+            if mode == sc.straight_mode and not straight_runs:
+                # the first straight run is the saturation run the APs' ceilings are measured in: every
+                # controlled run of the batch gets the same N-bar, as an operator measures it once
+                ceilings = scenario_ceilings(sc, result)
+            if mode == sc.straight_mode:
+                straight_runs.append(result)
+            if mode == "aggtarget":
+                # judged against the straight run just before it, or the kept one when this batch made none
+                controlled_runs.append((result, straight_runs[-1] if straight_runs else runs.get(sc.straight_mode, {})))
+            if (capture_acks or capture_sta) and mode == "aggtarget" and (out / "groundtruth.jsonl").exists():
+                # kept beside the ACK capture for runner/ack_gap.py, the agents' logs for runner/sta_frames.py
+                (out / "groundtruth.jsonl").replace(out / "aggtarget-groundtruth.jsonl")
+                shutil.copy(out / "wlan-emu.stats.json", out / "aggtarget-wlan-emu.stats.json")
+            (out / "groundtruth.jsonl").unlink(missing_ok=True)  # 100s of MB; the stats keep the figures
     finally:
         with signals.stopping():
             lab.close()
@@ -523,12 +530,37 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
            "ap_ceilings": runs.get("aggtarget", {}).get("ap_ceilings"),
            "runs": runs, "goals": goals(sc, runs)}
     if len(controlled_runs) > 1:
-        per_run = [goals(sc, {**runs, "aggtarget": r}) for r in controlled_runs]
-        doc["repeats"] = [{"started_unix": r.get("started_unix"), "goals": g} for r, g in zip(controlled_runs, per_run)]
+        per_run = [goals(sc, {**runs, "aggtarget": r, sc.straight_mode: s}) for r, s in controlled_runs]
+        doc["repeats"] = [{"started_unix": r.get("started_unix"), "straight_started_unix": s.get("started_unix"),
+                           "straight_mbps": _total_mbps(s), "goals": g}
+                          for (r, s), g in zip(controlled_runs, per_run)]
         doc["goals_over_repeats"] = aggtarget_repeats.summarize(per_run)
     results_dir.mkdir(parents=True, exist_ok=True)
     (results_dir / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
     return doc
+
+
+def _run_order(sc: AggScenario, modes: Sequence[str], repeats: int) -> list[str]:
+    """The modes of a batch's runs, in order. With the straight mode among the modes, each controlled run follows
+    its own straight run (straight, aggtarget, straight, aggtarget, ...): its throughput is judged against a straight run made on the same host minutes apart, not all
+    of them against one sample (the one straight CUBIC run of aggtarget-5sta-mixed-mcs-ack came out 270 Mbit/s on
+    a day its predecessor gave 252, and every verdict of the batch moved with it). The other modes (bbr, the
+    comparison of 001 Fig 16) run once, after."""
+    controlled = "aggtarget" in modes
+    straight = sc.straight_mode in modes
+    order: list[str] = []
+    for _ in range(repeats if controlled else 1):
+        if straight:
+            order.append(sc.straight_mode)
+        if controlled:
+            order.append("aggtarget")
+    order += [m for m in modes if m not in ("aggtarget", sc.straight_mode)]
+    return order
+
+
+def _total_mbps(run: dict[str, Any]) -> float | None:
+    pairs = run.get("pairs") or []
+    return round(sum(p["throughput_mbps"] for p in pairs), 3) if pairs else None
 
 
 def _repo_relative(path: Path) -> str:
@@ -574,8 +606,8 @@ def main(argv: list[str]) -> int:
                     help="directory for <scenario>.json and runs/<scenario>/ (default: testbed/results); a capture "
                          "for a model fit can go elsewhere and leave the committed results alone")
     ap.add_argument("--repeats", type=int, default=1,
-                    help=f"controlled runs against the one straight run, 1..{MAX_REPEATS}: the JSON adds each run's "
-                         "goals and their median and range (goals_over_repeats)")
+                    help=f"controlled runs, 1..{MAX_REPEATS}, each after a straight run of its own it is judged "
+                         "against: the JSON adds each run's goals and their median and range (goals_over_repeats)")
     args = ap.parse_args(argv)
     if not args.scenario:
         for s in SCENARIOS.values():

@@ -63,6 +63,16 @@ def _half_mbps(run: dict[str, Any]) -> float | None:
     return sum(rates) if rates and all(isinstance(r, int | float) for r in rates) else None
 
 
+def _repeated(doc: dict[str, Any], mode: str) -> bool:
+    """Whether the mode's row is the last of a scenario's repeated runs (the controlled mode; the straight mode
+    too once each controlled run had a straight run of its own, runner/aggtarget.py _run_order)."""
+    reps = doc.get("repeats") or []
+    if mode == "aggtarget":
+        return bool(reps)
+    straight = {r.get("straight_started_unix") for r in reps}
+    return mode == SCENARIOS[doc["scenario"]].straight_mode and len(straight) > 1
+
+
 def round_lines(docs: dict[str, dict[str, Any]]) -> list[str]:
     """The AP's round in the runs with several pairs (aggtarget_air.air_per_round), each controlled run set
     against its straight run: the goodput ratio split into how much of the round carries data and whose."""
@@ -176,8 +186,9 @@ def section_lines(results_dir: Path) -> list[str]:
             if "skipped" in r:
                 lines.append(f"| {name} | {mode} | – | skipped: {r['skipped']} | | | | | | | | |")
                 continue
-            # The controlled mode's row is the last of its repeats; the medians over them are under the table.
-            shown = f"{mode} (last of {len(doc['repeats'])})" if mode == "aggtarget" and doc.get("repeats") else mode
+            # The controlled mode's row is the last of its repeats, and so is the straight mode's when each
+            # controlled run had one of its own (straight_started_unix); the medians over them are under the table.
+            shown = f"{mode} (last of {len(doc['repeats'])})" if _repeated(doc, mode) else mode
             for p in r["pairs"]:
                 tgt = (p.get("target") or {}).get("n_target_final")
                 lines.append(f"| {name} | {shown} | {p['ap']}/{p['sta']} | {num(p['throughput_mbps'])} | "

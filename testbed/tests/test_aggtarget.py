@@ -480,3 +480,12 @@ def test_a_capture_without_the_sta_frame_model_stops_before_starting_any_agent(t
     with pytest.raises(RuntimeError, match="sta_frame_model.json is missing"):
         aggtarget._start_sta_agents(None, aggtarget_scenarios.get("aggtarget-1sta"), "aggtarget", tmp_path, None)
     assert started == []
+
+
+def test_the_straight_row_is_marked_last_of_n_only_when_each_controlled_run_had_its_own() -> None:
+    paired = {"scenario": "aggtarget-1sta", "repeats": [{"straight_started_unix": t} for t in (1.0, 3.0, 5.0)]}
+    one = {"scenario": "aggtarget-1sta", "repeats": [{"straight_started_unix": 1.0}] * 3}
+    assert report_aggtarget._repeated(paired, "cubic") and report_aggtarget._repeated(paired, "aggtarget")
+    assert not report_aggtarget._repeated(paired, "bbr")
+    assert not report_aggtarget._repeated(one, "cubic") and report_aggtarget._repeated(one, "aggtarget")
+    assert not report_aggtarget._repeated({"scenario": "aggtarget-1sta"}, "aggtarget")

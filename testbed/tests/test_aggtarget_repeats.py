@@ -36,7 +36,17 @@ def test_the_report_line_gives_the_spread_and_says_how_many_runs_met_the_goal():
     assert "AP queue 2nd half 6.25 [4.50-8.00] ms" in line
     assert "within 20 % of T̄ in 1 of 2" in line and "recovered in 1 of 2" in line
     assert "total throughput 0.930 [0.920-0.940] of straight (>= 85 % in 2 of 2)" in line
+    assert "over 2 controlled runs against one straight run," in line
     assert aggtarget_repeats.report_line({"goals": runs[0]}) is None
+
+
+def test_the_report_line_says_each_run_had_its_own_straight_run_and_their_spread():
+    runs = [_goals(4.5, 0.92, True, 1.2), _goals(8.0, 0.94, False, None)]
+    doc = {"repeats": [{"goals": g, "straight_started_unix": t, "straight_mbps": m}
+                       for g, t, m in zip(runs, (1.0, 3.0), (252.0, 270.0))],
+           "goals_over_repeats": aggtarget_repeats.summarize(runs)}
+    line = aggtarget_repeats.report_line(doc)
+    assert "over 2 controlled runs, each against the straight run just before it (261.0 [252.0-270.0] Mbit/s)," in line
 
 
 def test_the_delay_goal_is_counted_over_the_runs_it_applies_to():
@@ -93,12 +103,15 @@ class NoLab:
         pass
 
 
-def test_the_controlled_mode_repeats_against_one_straight_run_and_every_run_is_kept(tmp_path, monkeypatch):
+def _fake_runs(monkeypatch, straight_mbps):
+    """one_run replaced: the straight runs give straight_mbps in turn, the controlled ones 150 + their index in
+    the batch; returns the list of (mode, ceilings) one_run was called with."""
     calls = []
+    straight = iter(straight_mbps)
 
     def fake_run(sc, mode, duration_s, lab, out, ceilings=None, capture_acks=False, capture_sta=False):
-        calls.append(mode)
-        rate = 180.0 if mode == "cubic" else 150.0 + len(calls)
+        calls.append((mode, ceilings))
+        rate = next(straight) if mode == "cubic" else 150.0 + len(calls)
         return {"mode": mode, "started_unix": float(len(calls)),
                 "pairs": [{"ap": "ap1", "sta": "sta1", "throughput_mbps": rate, "mean_delay_ms": 5.0}]}
 
@@ -106,12 +119,40 @@ def test_the_controlled_mode_repeats_against_one_straight_run_and_every_run_is_k
     monkeypatch.setattr(aggtarget, "_PairLab", NoLab)
     monkeypatch.setattr(aggtarget.topology, "Testbed", lambda prefix: None)
     monkeypatch.setattr(aggtarget, "scenario_air", lambda sc, out: aggtarget.VHT_AIR)
+    monkeypatch.setattr(aggtarget, "scenario_ceilings", lambda sc, straight: {"from": straight.get("started_unix")})
+    return calls
+
+
+def test_each_controlled_run_is_judged_against_the_straight_run_made_just_before_it(tmp_path, monkeypatch):
+    calls = _fake_runs(monkeypatch, [180.0, 200.0, 160.0])
     doc = aggtarget.run("aggtarget-1sta", 20.0, ("cubic", "aggtarget"), results_dir=tmp_path, repeats=3)
-    assert calls == ["cubic", "aggtarget", "aggtarget", "aggtarget"]
-    assert [r["started_unix"] for r in doc["repeats"]] == [2.0, 3.0, 4.0]
-    assert doc["runs"]["aggtarget"]["started_unix"] == 4.0     # the last run, not a chosen one
-    fracs = doc["goals_over_repeats"]["total"]["throughput_frac_of_straight"]
-    assert fracs == {"median": round(153 / 180, 3), "min": round(152 / 180, 3), "max": round(154 / 180, 3), "n": 3}
+    assert [m for m, _ in calls] == ["cubic", "aggtarget"] * 3
+    assert [r["started_unix"] for r in doc["repeats"]] == [2.0, 4.0, 6.0]
+    assert [r["straight_started_unix"] for r in doc["repeats"]] == [1.0, 3.0, 5.0]
+    assert [r["straight_mbps"] for r in doc["repeats"]] == [180.0, 200.0, 160.0]
+    # 152/180, 154/200, 156/160: one verdict per pair of runs, not three against one straight sample
+    per_run = [r["goals"]["total"]["throughput_frac_of_straight"] for r in doc["repeats"]]
+    assert per_run == [round(152 / 180, 3), round(154 / 200, 3), round(156 / 160, 3)]
+    assert doc["goals_over_repeats"]["total"]["throughput_ge_85pct"] == {"met": 1, "n": 3}
+    assert doc["runs"]["aggtarget"]["started_unix"] == 6.0     # the last runs, not chosen ones
+    assert doc["runs"]["cubic"]["started_unix"] == 5.0
+
+
+def test_every_controlled_run_of_a_batch_gets_the_ceilings_of_its_first_straight_run(tmp_path, monkeypatch):
+    calls = _fake_runs(monkeypatch, [180.0, 200.0])
+    aggtarget.run("aggtarget-1sta", 20.0, ("cubic", "aggtarget"), results_dir=tmp_path, repeats=2)
+    assert [c for m, c in calls if m == "aggtarget"] == [{"from": 1.0}, {"from": 1.0}]
+
+
+def test_controlled_runs_alone_are_judged_against_the_kept_straight_run(tmp_path, monkeypatch):
+    calls = _fake_runs(monkeypatch, [180.0])
+    aggtarget.run("aggtarget-1sta", 20.0, ("cubic", "aggtarget"), results_dir=tmp_path, repeats=1)
+    calls.clear()
+    doc = aggtarget.run("aggtarget-1sta", 20.0, ("aggtarget",), results_dir=tmp_path, repeats=2)
+    assert [m for m, _ in calls] == ["aggtarget", "aggtarget"]
+    assert [r["straight_started_unix"] for r in doc["repeats"]] == [1.0, 1.0]
+    assert [r["goals"]["total"]["throughput_frac_of_straight"] for r in doc["repeats"]] == [
+        round(151 / 180, 3), round(152 / 180, 3)]
 
 
 def test_a_run_with_its_own_air_config_writes_its_result_to_a_relative_results_directory(tmp_path, monkeypatch):
