@@ -176,6 +176,14 @@ class ApplianceLoops:
     paced: set[str] = field(default_factory=set)
     delay_mins: dict[str, deque[float]] = field(default_factory=dict)  # per pair: least delay of recent slots
 
+    def forget_pairs_not_in(self, pairs: set[str]) -> None:
+        """Drop the classifier's window and the delay floor of every pair out of the policy: its telemetry is not
+        read while it is out, so on its return they held samples from before it left, which decided its first
+        verdicts and floors back."""
+        for gone in (self.windows.keys() | self.delay_mins.keys()) - pairs:
+            self.windows.pop(gone, None)
+            self.delay_mins.pop(gone, None)
+
     def ack_queue(self, pair: str, t: PairTelemetry) -> dict[str, float | None]:
         """The slot's release-to-ACK delay, its floor (least over DELAY_FLOOR_SLOTS slots) and their
         difference (ms; None without samples)."""
@@ -345,13 +353,14 @@ class AggregationRunner:
         at = cfg.policies.aggregation_target if cfg else None
         if cfg is None or at is None or not at.enabled or not at.pairs:
             await self._release(st, set())
-            # nothing is paced meanwhile: a policy enabled again starts its loops over (loop.initial)
-            st.loops.clear()
-            st.params.clear()
+            # Nothing is paced and the telemetry is not read meanwhile: a policy enabled again starts as a runner
+            # just started, its loops at loop.initial and the classifier's windows and the delay floors empty, on
+            # the telemetry from then on. Kept, the samples from before it was off decided the first verdicts
+            # after (a pair held as backhaul-limited on small A-MPDUs of the slots before).
+            self.state[aid] = ApplianceLoops(aid, version=version)
             status = {"appliance_id": aid, "version": version, "enabled": False, "paused": None, "ts": now_s,
                       "aps": {}}
             await self.r.set(keys.appliance(aid, "aggregation"), json.dumps(status))
-            st.version = version
             return status
         if st.last_step_s is not None and now_s - st.last_step_s < at.delta_s * 0.999 and st.version == version:
             return None
@@ -365,6 +374,7 @@ class AggregationRunner:
         slot_s = None if first else now_s - (st.last_step_s or now_s)
         st.last_step_s = now_s
         pairs = set(at.pairs)
+        st.forget_pairs_not_in(pairs)
         tel = await self._read_telemetry(st, pairs)
         phy = await phy_rates.read(self.r, aid, self.phy_rate_max_age_s)
         stas = {s.id: s for s in cfg.topology.stas}
