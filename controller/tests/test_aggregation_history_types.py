@@ -8,7 +8,7 @@ import pytest
 from test_aggregation_runner import tick_once, warmed_up
 
 from adwiser_controller import keys
-from adwiser_controller.api.aggregation import PairLoop
+from adwiser_controller.api.aggregation import AggregationStatus, ApLoop, PairLoop, parse_entry
 
 
 def _kinds(annotation: object) -> set[type]:
@@ -32,8 +32,35 @@ def test_history_entries_carry_the_status_fields_as_numbers_and_booleans(api, ap
         kinds = _kinds(info.annotation)
         if status.get(name) is None or str in kinds:
             continue
-        want = bool if bool in kinds else float
+        want = next(t for t in (bool, int, float) if t in kinds)
         same = entry.get(name) == (status[name] if want is bool else pytest.approx(status[name], rel=1e-5))
         if not isinstance(entry.get(name), want) or not same:
             wrong[name] = (entry.get(name), status[name])
     assert wrong == {}
+
+
+# what one tm:aggregation entry carries besides the pair's status (PairLoop): the runner's clock and the AP's step
+ENTRY_FIELDS = {"ts": AggregationStatus.model_fields["ts"],
+                **{name: ApLoop.model_fields[name] for name in ("k", "nu", "c_hat_us")}, **PairLoop.model_fields}
+
+
+def _as_the_runner_writes(kind: type) -> tuple[str, object]:
+    """A value of `kind` as runner.py writes it into the stream, and what a client must get back."""
+    if kind is bool:
+        return "False", False
+    if kind is int:
+        return "7", 7
+    if kind is float:
+        return f"{12.25:.6g}", 12.25
+    return "tracking", "tracking"
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_FIELDS))
+def test_every_field_of_a_history_entry_is_parsed_to_the_type_the_status_model_gives_it(name):
+    kinds = _kinds(ENTRY_FIELDS[name].annotation)
+    kind = next((t for t in (bool, int, float) if t in kinds), str)
+    written, wanted = _as_the_runner_writes(kind)
+    got = parse_entry("1-0", {name: written})[name]
+    assert type(got) is kind and got == wanted
+    if kind is not str:   # the runner writes a missing value (None) as ""
+        assert parse_entry("1-0", {name: ""})[name] is None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
@@ -105,26 +105,40 @@ async def aggregation(appliance: str, svc: Services = Depends(services),
     return AggregationStatus.model_validate(json.loads(raw))
 
 
-# The fields of tm:aggregation served as numbers and as booleans, as the status (PairLoop) types them: the stream
-# holds strings, and the runner writes a bool as "True"/"False" (a string "False" is true to a client)
-NUMERIC = {"ts", "k", "nu", "c_hat_us", "phy_rate_mbps", "rate_age_s", "mu_n", "frames_in_slot", "n_target", "z", "x_pps",
-           "pace_bps", "delivered_bps", "received_pps", "p_backhaul", "loss", "agg_ratio", "n_bar", "ack_delay_ms",
-           "ack_delay_floor_ms", "ack_queue_ms"}
-BOOLEAN = {"rate_stale", "ap_queue_grew"}
+def _kind(annotation: object) -> type | None:
+    """bool, int or float when a field is one of them (or one or None); None for a string."""
+    args = get_args(annotation) or (annotation,)
+    return next((t for t in (bool, int, float) if t in args), None)
+
+
+# What one tm:aggregation entry carries: the runner's clock, the AP's step and the pair's status. The stream holds
+# strings (a bool as "True"/"False", which a client takes as true); the history serves each field as the status
+# types it, read off the models here, so a field added to them is served with its type (a hand-kept list served
+# the int fields as floats).
+ENTRY_KINDS = {name: kind for name, info in {"ts": AggregationStatus.model_fields["ts"],
+                                             **{n: ApLoop.model_fields[n] for n in ("k", "nu", "c_hat_us")},
+                                             **PairLoop.model_fields}.items()
+               if (kind := _kind(info.annotation)) is not None}
+
+
+def _value(kind: type, v: str) -> bool | int | float | None:
+    """A stream field of the given kind; None for "" (the runner's None) or what is not one."""
+    if kind is bool:
+        return {"True": True, "False": False}.get(v)
+    try:
+        x = float(v)
+    except ValueError:
+        return None
+    if kind is int:
+        return int(x) if x.is_integer() else None
+    return x
 
 
 def parse_entry(sid: str, f: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {"id": sid}
     for k, v in f.items():
-        if k in NUMERIC:
-            try:
-                out[k] = float(v) if v != "" else None
-            except ValueError:
-                out[k] = None
-        elif k in BOOLEAN:
-            out[k] = {"True": True, "False": False}.get(v)
-        else:
-            out[k] = v
+        kind = ENTRY_KINDS.get(k)
+        out[k] = v if kind is None else _value(kind, v)
     return out
 
 
