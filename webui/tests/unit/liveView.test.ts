@@ -54,6 +54,32 @@ describe('LiveView', () => {
     w.unmount()
   })
 
+  it('marks the active and pending versions stale while the feed reconnects, as the dataplane badge', async () => {
+    const w = mount(LiveView, { global: { stubs: { TimeChart: true, FrameTimeline: true } } })
+    await flushPromises()
+    sockets[0].onopen!()
+    sockets[0].onmessage!(statusMessage({ ...status, desired: 4, pending: true }))
+    await flushPromises()
+    expect(w.get('[data-testid=active-version]').text()).toBe('active version 3')
+    expect(w.get('[data-testid=pending]').text()).toBe('pending 4')
+
+    sockets[0].onclose!({ code: 1006 })
+    await flushPromises()
+    // the last versions seen, which say nothing of what runs now
+    expect(w.get('[data-testid=active-version]').text()).toContain('stale')
+    expect(w.get('[data-testid=pending]').text()).toContain('stale')
+
+    await vi.advanceTimersByTimeAsync(5000)
+    sockets[1].onopen!()
+    await flushPromises()
+    expect(w.get('[data-testid=active-version]').text()).toContain('stale') // open, but nothing fresh yet
+    sockets[1].onmessage!(statusMessage({ ...status, active: 4, desired: 5, pending: true }))
+    await flushPromises()
+    expect(w.get('[data-testid=active-version]').text()).toBe('active version 4')
+    expect(w.get('[data-testid=pending]').text()).toBe('pending 5')
+    w.unmount()
+  })
+
   it('takes a pair that stopped reporting a whole window ago off the table and the charts', async () => {
     const w = mount(LiveView, { global: { stubs: { TimeChart: true, FrameTimeline: true } } })
     await flushPromises()
