@@ -380,9 +380,12 @@ def main() -> int:
         res = root.run("sh", "-n", "/" + script)
         r.check(f"{script} is valid sh", res.returncode == 0, res.stderr)
     bridge = root.p("usr/local/sbin/adwiser-ovs-bridge").read_text()
-    r.check("bridge script: br-adwiser, standalone (fail-open), uplink and AP ports",
+    r.check("bridge script: br-adwiser, standalone (fail-open), none of the nfqueue appliance's interfaces "
+            "(it routes them through the kernel's FORWARD chain)",
             "add-br br-adwiser" in bridge and "set-fail-mode br-adwiser standalone" in bridge
-            and all(f"add-port br-adwiser {p}" in bridge for p in ("uplink0", "ap1", "ap2")))
+            and "add-port" not in bridge)
+    r.check("NFQUEUE rules unit routes with proxy ARP (dataplane/dp/README.md)",
+            "sysctl -qw net/ipv4/conf/ap1/proxy_arp=1" in rules and "ip route replace 198.18.0.11/32 dev ap1" in rules)
 
     # Redis.
     ok, d = file_is(root, "etc/redis/redis.conf", "redis", "redis", 0o640)
