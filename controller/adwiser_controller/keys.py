@@ -15,8 +15,8 @@ def version(n: int) -> str:
 
 
 def appliance(aid: str, what: str) -> str:
-    """`desired`, `active`, `rejected`, `heartbeat`, `config` (channel), `ack` (channel), `tm:frame`, `tm:pair`,
-    and the controller's own `versions` (sorted set) and `applied` (list of apply events)."""
+    """`desired`, `apply_seq`, `active`, `rejected`, `heartbeat`, `config` (channel), `ack` (channel), `tm:frame`,
+    `tm:pair`, and the controller's own `versions` (sorted set) and `applied` (list of apply events)."""
     return f"adwiser:appliance:{aid}:{what}"
 
 

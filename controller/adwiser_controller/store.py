@@ -158,18 +158,20 @@ class Store:
     async def appliances(self) -> list[str]:
         return sorted(await self.r.smembers(keys.APPLIANCES))
 
-    async def apply(self, n: int, author: str) -> tuple[str, int | None]:
-        """Make version n the desired one of its appliance; returns (appliance, previous desired)."""
+    async def apply(self, n: int, author: str) -> tuple[str, int | None, int]:
+        """Make version n the desired one of its appliance; returns (appliance, previous desired, this apply's
+        `apply_seq`, which the dataplane's refusal of it names)."""
         version = await self.get(n)  # parses and re-validates the stored document: never publish a bad one
         aid = version.appliance_id
         event = ApplyEvent(version=n, author=author, at=now_rfc3339()).model_dump_json()
         pipe = self.r.pipeline(transaction=True)
         pipe.set(keys.appliance(aid, "desired"), n, get=True)  # the previous one, read in the same transaction
+        pipe.incr(keys.appliance(aid, "apply_seq"))  # before the publish: the dataplane reads it with the version
         pipe.lpush(keys.appliance(aid, "applied"), event)
         pipe.ltrim(keys.appliance(aid, "applied"), 0, APPLY_HISTORY_MAX - 1)
         pipe.publish(keys.appliance(aid, "config"), n)
-        prev = (await pipe.execute())[0]
-        return aid, int(prev) if prev is not None else None
+        prev, seq = (await pipe.execute())[:2]
+        return aid, int(prev) if prev is not None else None, int(seq)
 
     async def apply_history(self, aid: str, limit: int) -> list[ApplyEvent]:
         raw = await self.r.lrange(keys.appliance(aid, "applied"), 0, limit - 1)

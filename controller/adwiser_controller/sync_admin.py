@@ -89,7 +89,7 @@ def seed(redis_url: str, cfg: AdwiserConfig, author: str, comment: str) -> int:
 
 def apply(redis_url: str, version: int, author: str) -> str:
     async def go(r: aioredis.Redis) -> str:
-        aid, prev = await Store(r).apply(version, author)
+        aid, prev, _ = await Store(r).apply(version, author)
         await Audit(r).record(author, "cli", "local", "version.apply", f"version:{version}",
                               detail={"appliance_id": aid, "previous": prev})
         return aid

@@ -85,6 +85,14 @@ class Rejection(BaseModel):
     error: str = ""
 
 
+class ApplyRejection(Rejection):
+    """The dataplane's `rejected` record (REDIS.md)."""
+
+    apply_seq: int | None = Field(
+        default=None, description="The apply (`apply_seq`) the refusal answers; null from a dataplane that "
+                                  "predates the field")
+
+
 class FabricStatus(BaseModel):
     """What the fabric manager (issue 10, SPEC §2) last wrote to `adwiser:appliance:<id>:fabric`."""
 
@@ -124,9 +132,10 @@ class ApplianceStatus(BaseModel):
     active: int | None = Field(description="Version the dataplane acknowledged running; 0: its --config file "
                                            "(an operator's SIGHUP), no controller version.")
     pending: bool = Field(description="desired != active: the dataplane has not (yet) acknowledged.")
-    rejected: Rejection | None = Field(description="The dataplane's refusal of the desired version, and why, while "
-                                                   "that version does not run; null once another version is applied "
-                                                   "or the refused one runs.")
+    rejected: ApplyRejection | None = Field(
+        description="The dataplane's refusal of the desired version, and why, while that version does not run and "
+                    "the refusal answers its latest apply; null once another version is applied, the refused one "
+                    "runs, or it is applied again (pending until the dataplane answers that apply).")
     alive: bool = Field(description="A heartbeat is present (the dataplane writes it every 200 ms, 3 s expiry).")
     heartbeat: Heartbeat | None
     heartbeat_age_s: float | None = Field(description="Age of the heartbeat, seconds (from its ts_ns).")
@@ -143,28 +152,35 @@ def _int_or_none(v: str | None) -> int | None:
         return None
 
 
-def current_refusal(rejected: str | None, desired: int | None, active: int | None) -> Rejection | None:
-    """The dataplane's refusal while it still stands: it names the desired version and that version does not
-    run. The dataplane keeps its last refusal in `rejected` for good (REDIS.md); once another version is applied,
-    or the refused one runs after all, the refusal is past. A value that does not parse (a writer bug) is shown
-    as its text."""
+def answers(rej: ApplyRejection, apply_seq: int | None) -> bool:
+    """The refusal answers the apply counted `apply_seq` or a later one. One from a dataplane that names no apply
+    is taken as it stands (nothing tells its apply)."""
+    return rej.apply_seq is None or apply_seq is None or rej.apply_seq >= apply_seq
+
+
+def current_refusal(rejected: str | None, desired: int | None, active: int | None,
+                    apply_seq: int | None = None) -> ApplyRejection | None:
+    """The dataplane's refusal while it still stands: it names the desired version, answers its latest apply
+    (`apply_seq`) and that version does not run. The dataplane keeps its last refusal in `rejected` for good
+    (REDIS.md); once another version is applied, the refused one runs after all, or it is applied again, the
+    refusal is past. A value that does not parse (a writer bug) is shown as its text."""
     if not rejected:
         return None
     try:
-        rej = Rejection.model_validate_json(rejected)
+        rej = ApplyRejection.model_validate_json(rejected)
     except ValueError:
-        return Rejection(error=rejected)
-    if rej.version is not None and (rej.version != desired or active == desired):
+        return ApplyRejection(error=rejected)
+    if rej.version is not None and (rej.version != desired or active == desired or not answers(rej, apply_seq)):
         return None
     return rej
 
 
 async def appliance_status(r: aioredis.Redis, aid: str, head: int | None) -> ApplianceStatus:
     pipe = r.pipeline(transaction=False)
-    for what in ("desired", "active", "rejected", "heartbeat", "fabric"):
+    for what in ("desired", "apply_seq", "active", "rejected", "heartbeat", "fabric"):
         pipe.get(keys.appliance(aid, what))
     pipe.xrevrange(keys.appliance(aid, "tm:frame"), count=1)
-    desired, active, rejected, hb, fabric, last = await pipe.execute()
+    desired, apply_seq, active, rejected, hb, fabric, last = await pipe.execute()
     heartbeat = None
     age = None
     if hb:
@@ -177,7 +193,7 @@ async def appliance_status(r: aioredis.Redis, aid: str, head: int | None) -> App
     d, a = _int_or_none(desired), _int_or_none(active)
     return ApplianceStatus(
         id=aid, head=head, desired=d, active=a, pending=d is not None and d != a,
-        rejected=current_refusal(rejected, d, a),
+        rejected=current_refusal(rejected, d, a, _int_or_none(apply_seq)),
         alive=hb is not None, heartbeat=heartbeat, heartbeat_age_s=age,
         last_frame=parse_frame(*last[0]) if last else None,
         fabric=parse_fabric(fabric) if fabric else None,

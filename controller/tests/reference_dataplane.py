@@ -69,7 +69,9 @@ class ReferenceDataplane:
             elif n in self.refuse_versions:
                 error = "refused by test hook"
         if error is not None:
-            self.r.set(self.key("rejected"), json.dumps({"version": n, "error": error}))
+            seq = self.r.get(self.key("apply_seq"))
+            self.r.set(self.key("rejected"), json.dumps({"version": n, "error": error,
+                                                         "apply_seq": int(seq) if seq is not None else 0}))
             return None
         return doc
 

@@ -47,7 +47,7 @@ def test_a_refusal_is_not_reported_once_the_running_version_is_applied_again(api
     rdb.set(f"adwiser:appliance:{aid}:active", v1)
     rdb.set(f"adwiser:appliance:{aid}:desired", v2)
     rdb.set(f"adwiser:appliance:{aid}:rejected", json.dumps({"version": v2, "error": "refused"}))
-    assert status(api, aid)["rejected"] == {"version": v2, "error": "refused"}
+    assert status(api, aid)["rejected"] == {"version": v2, "error": "refused", "apply_seq": None}
     rdb.set(f"adwiser:appliance:{aid}:desired", v1)  # the operator withdrew v2 by applying what runs
     st = status(api, aid)
     assert st["pending"] is False and st["rejected"] is None, st
@@ -67,4 +67,25 @@ def test_a_refusal_of_the_desired_version_is_reported_while_the_dataplane_runs_i
     rdb.set(f"adwiser:appliance:{aid}:active", 0)
     rdb.set(f"adwiser:appliance:{aid}:desired", v1)
     rdb.set(f"adwiser:appliance:{aid}:rejected", json.dumps({"version": v1, "error": "refused"}))
-    assert status(api, aid)["rejected"] == {"version": v1, "error": "refused"}
+    assert status(api, aid)["rejected"] == {"version": v1, "error": "refused", "apply_seq": None}
+
+
+def test_a_refusal_of_an_earlier_apply_is_not_reported_once_the_version_is_applied_again(api, appliance, rdb):
+    # v2 was refused, the operator went back to v1, then applied v2 again (say after fixing the host): until the
+    # dataplane answers this apply, the old refusal is no answer to it.
+    aid, v1 = appliance
+    v2 = new_version(api, aid, 25)
+    rdb.set(f"adwiser:appliance:{aid}:active", v1)
+    api("operator").post(f"/api/v1/versions/{v2}/apply")
+    seq = rdb.get(f"adwiser:appliance:{aid}:apply_seq")
+    assert seq is not None, "an apply is not counted"
+    rdb.set(f"adwiser:appliance:{aid}:rejected", json.dumps({"version": v2, "error": "refused", "apply_seq": int(seq)}))
+    assert status(api, aid)["rejected"]["version"] == v2
+    api("operator").post(f"/api/v1/versions/{v1}/apply")
+    api("operator").post(f"/api/v1/versions/{v2}/apply")
+    st = status(api, aid)
+    assert st["pending"] is True and st["rejected"] is None, st
+    # The dataplane's answer to this apply is reported.
+    seq = int(rdb.get(f"adwiser:appliance:{aid}:apply_seq"))
+    rdb.set(f"adwiser:appliance:{aid}:rejected", json.dumps({"version": v2, "error": "refused", "apply_seq": seq}))
+    assert status(api, aid)["rejected"] == {"version": v2, "error": "refused", "apply_seq": seq}

@@ -53,14 +53,17 @@ struct redis_link {
     int ack_due;                           /* ack_version is to be written as `active` */
     uint64_t ack_version;                  /* version to acknowledge; 0 = the --config file runs (SIGHUP) */
     uint64_t reject_version;               /* version to report refused, 0 if none */
+    uint64_t reject_seq;                   /* the controller's apply (apply_seq) the refusal answers */
     char reject_error[512];
     uint64_t active_version;               /* version in force (for the heartbeat), guarded by mu */
     uint64_t handed_version;               /* version handed to the loop, neither acked nor refused yet; 0 if
                                               none; guarded by mu */
+    uint64_t handed_seq;                   /* the newest apply (apply_seq) of handed_version; guarded by mu */
     int overridden;                        /* the --config file runs by an operator's SIGHUP: `desired` is not
                                               applied again until a config message names a version; guarded by mu */
     uint64_t last_fetched;                 /* newest version fetched (and handed over or rejected); guarded by mu,
                                               as the loop forgets it when the --config file runs */
+    uint64_t last_fetched_seq;             /* the apply (apply_seq) it was fetched for; guarded by mu */
     /* thread -> loop */
     struct adw_config *ready;              /* validated config waiting for the loop, guarded by mu */
     uint64_t ready_version;
@@ -195,25 +198,31 @@ static void utf8_scrub(char *s)
     }
 }
 
-static int set_rejected(struct redis_link *l, uint64_t version, char *error)
+/* The refusal names the controller's apply it answers (apply_seq, 0 from a controller that counts none): the key
+ * keeps the last refusal, and without it an old refusal of version n could not be told from the answer to applying
+ * n again. */
+static int set_rejected(struct redis_link *l, uint64_t version, uint64_t apply_seq, char *error)
 {
     utf8_scrub(error);
-    return set_json(l, "rejected", json_pack("{s:I, s:s}", "version", (json_int_t)version, "error", error), 0);
+    return set_json(l, "rejected", json_pack("{s:I, s:s, s:I}", "version", (json_int_t)version, "error", error,
+                                             "apply_seq", (json_int_t)apply_seq), 0);
 }
 
 /* Refuses a version fetched from Redis. Only a refusal written counts it as fetched: when the connection broke
  * between the read of the version and this write, reading `desired` after reconnecting fetches and refuses it
  * again, since nothing else would ever write `rejected` for it. One Redis refused to store (-OOM) waits with the
  * loop's refusals and send_outcome writes it on a later pass (fetching it again would log it every pass). */
-static void refuse_fetched(struct redis_link *l, uint64_t version, char *error)
+static void refuse_fetched(struct redis_link *l, uint64_t version, uint64_t apply_seq, char *error)
 {
-    int took = set_rejected(l, version, error);
+    int took = set_rejected(l, version, apply_seq, error);
     if (took < 0)
         return;
     pthread_mutex_lock(&l->mu);
     l->last_fetched = version;
+    l->last_fetched_seq = apply_seq;
     if (took == 0) {
         l->reject_version = version;
+        l->reject_seq = apply_seq;
         snprintf(l->reject_error, sizeof(l->reject_error), "%s", error);
     }
     pthread_mutex_unlock(&l->mu);
@@ -225,20 +234,35 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     char key[KEY_LEN], err[512];
     if (version == 0)
         return;
+    /* Read before the version: the controller counts an apply in the transaction that sets `desired` and before it
+     * publishes, so this is the count of the apply that named the version, or of a later one. */
+    appliance_key(l, "apply_seq", key);
+    redisReply *r = cmd(l, "GET %s", key);
+    if (!r)
+        return;
+    uint64_t seq = r->type == REDIS_REPLY_STRING ? strtoull(r->str, NULL, 10) : 0;
+    freeReplyObject(r);
     /* The version in force is fetched again only while another one is on its way to the loop: a rollback to it
-     * must replace that one (skipped, the newer version would have gone live against the controller's wish). */
+     * must replace that one (skipped, the newer version would have gone live against the controller's wish). A
+     * version fetched before is fetched again for a new apply of it, which must be answered (a refusal naming the
+     * apply); one on its way to the loop is not, but its answer then names the new apply. */
     pthread_mutex_lock(&l->mu);
-    int skip = version == l->last_fetched || (version == l->active_version && l->handed_version == 0);
+    int skip = (version == l->last_fetched && seq == l->last_fetched_seq)
+               || (version == l->active_version && l->handed_version == 0);
+    if (version == l->handed_version && version == l->last_fetched) {
+        l->handed_seq = seq;
+        skip = 1;
+    }
     pthread_mutex_unlock(&l->mu);
     if (skip)
         return;
     snprintf(key, sizeof(key), "adwiser:version:%llu", (unsigned long long)version);
-    redisReply *r = cmd(l, "HGET %s doc", key);
+    r = cmd(l, "HGET %s doc", key);
     if (!r)
         return;
     if (r->type != REDIS_REPLY_STRING) {
         snprintf(err, sizeof(err), "%s has no doc", key);
-        refuse_fetched(l, version, err);
+        refuse_fetched(l, version, seq, err);
         freeReplyObject(r);
         return;
     }
@@ -247,7 +271,7 @@ static void fetch_version(struct redis_link *l, uint64_t version)
         if (!cfg)
             snprintf(err, sizeof(err), "out of memory");
         fprintf(stderr, "adwiser-dp: redis: version %llu refused: %s\n", (unsigned long long)version, err);
-        refuse_fetched(l, version, err);
+        refuse_fetched(l, version, seq, err);
         free(cfg);
         freeReplyObject(r);
         return;
@@ -255,7 +279,7 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     freeReplyObject(r);
     if (strcmp(cfg->appliance_id, l->id) != 0) {
         snprintf(err, sizeof(err), "appliance_id: '%s' is not this appliance ('%s')", cfg->appliance_id, l->id);
-        refuse_fetched(l, version, err);
+        refuse_fetched(l, version, seq, err);
         free(cfg);
         return;
     }
@@ -264,7 +288,9 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     l->ready = cfg;
     l->ready_version = version;
     l->handed_version = version;
+    l->handed_seq = seq;
     l->last_fetched = version;
+    l->last_fetched_seq = seq;
     pthread_mutex_unlock(&l->mu);
 }
 
@@ -527,7 +553,7 @@ static void send_outcome(struct redis_link *l)
     char error[sizeof(l->reject_error)];
     pthread_mutex_lock(&l->mu);
     int ack_due = l->ack_due;
-    uint64_t acked = l->ack_version, refused = l->reject_version;
+    uint64_t acked = l->ack_version, refused = l->reject_version, refused_seq = l->reject_seq;
     memcpy(error, l->reject_error, sizeof(error));
     l->ack_due = 0;
     l->reject_version = 0;
@@ -544,7 +570,7 @@ static void send_outcome(struct redis_link *l)
             ack_due = 0;
         }
     }
-    if (refused && l->cmd && set_rejected(l, refused, error) > 0)
+    if (refused && l->cmd && set_rejected(l, refused, refused_seq, error) > 0)
         refused = 0;
     if (!ack_due && !refused)
         return;
@@ -558,6 +584,7 @@ static void send_outcome(struct redis_link *l)
     }
     if (refused && !l->reject_version) {
         l->reject_version = refused;
+        l->reject_seq = refused_seq;
         memcpy(l->reject_error, error, sizeof(error));
     }
     pthread_mutex_unlock(&l->mu);
@@ -707,6 +734,7 @@ void redis_link_reject(struct redis_link *l, uint64_t version, const char *error
 {
     pthread_mutex_lock(&l->mu);
     l->reject_version = version;
+    l->reject_seq = l->handed_version == version ? l->handed_seq : 0;
     snprintf(l->reject_error, sizeof(l->reject_error), "%s", error);
     if (l->handed_version == version)
         l->handed_version = 0;

@@ -58,7 +58,7 @@ void redis_link_ack(struct redis_link *l, uint64_t version);
  * reload. Once a version is acknowledged again, reconnects read `desired` as before. */
 void redis_link_file_runs(struct redis_link *l);
 
-/* Version n refused: SET rejected {"version","error"}. */
+/* Version n refused: SET rejected {"version","error","apply_seq"}, apply_seq that of the apply n was fetched for. */
 void redis_link_reject(struct redis_link *l, uint64_t version, const char *error);
 
 /* Queues a frame record and its pair records for the streams; takes ownership of both. */

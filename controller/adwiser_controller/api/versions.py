@@ -25,7 +25,7 @@ from ..json_int import OptionalJsonInt
 from ..models import AdwiserConfig, Policies, SliceMap, Topology
 from ..problems import ProblemException, responses
 from ..store import HeadMoved, NotFound, Version, VersionInfo
-from ..telemetry import ApplianceStatus, Rejection, appliance_status
+from ..telemetry import ApplianceStatus, ApplyRejection, answers, appliance_status
 from .body import Body, StrictJsonRoute
 from .deps import Services, client_of, operator, services, viewer
 
@@ -295,11 +295,11 @@ async def _apply(svc: Services, request: Request, who: Principal, n: int, wait_m
             await pubsub.subscribe(keys.appliance(aid, "ack"))
             refused_before = await svc.redis.get(keys.appliance(aid, "rejected"))
         t0 = time.perf_counter()
-        _, previous = await svc.store.apply(n, who.username)
+        _, previous, seq = await svc.store.apply(n, who.username)
         await svc.audit.record(who.username, who.role.value, client_of(request), action, f"version:{n}",
                                detail={"appliance_id": aid, "previous": previous, **detail})
         if wait_ms > 0:
-            acked = await _wait_ack(svc, pubsub, aid, n, t0 + wait_ms / 1000, refused_before)
+            acked = await _wait_ack(svc, pubsub, aid, n, seq, t0 + wait_ms / 1000, refused_before)
             ack_ms = (time.perf_counter() - t0) * 1000 if acked else None
     finally:
         await pubsub.aclose()
@@ -313,24 +313,29 @@ async def _apply(svc: Services, request: Request, who: Principal, n: int, wait_m
 REFUSAL_POLL_S = 0.05
 
 
-def _refuses(rejected: str | None, before: str | None, n: int) -> bool:
-    """`rejected` names version n and was written after the apply began (the key keeps the last refusal, which
-    may be an earlier one of the same version)."""
-    if rejected is None or rejected == before:
+def _refuses(rejected: str | None, before: str | None, n: int, seq: int) -> bool:
+    """`rejected` names version n and answers this apply (counted `seq`): the key keeps the last refusal, which
+    may be an earlier one of the same version, word for word the same but for its `apply_seq`. From a dataplane
+    that names no apply, a refusal written after the apply began."""
+    if rejected is None:
         return False
     try:
-        return Rejection.model_validate_json(rejected).version == n
+        rej = ApplyRejection.model_validate_json(rejected)
     except ValueError:
         return False
+    if rej.apply_seq is None and rejected == before:
+        return False
+    return rej.version == n and answers(rej, seq)
 
 
-async def _wait_ack(svc: Services, pubsub: Any, aid: str, n: int, deadline: float, refused_before: str | None) -> bool:
-    """True once the dataplane runs n; False at the deadline, or as soon as it refuses n."""
+async def _wait_ack(svc: Services, pubsub: Any, aid: str, n: int, seq: int, deadline: float,
+                    refused_before: str | None) -> bool:
+    """True once the dataplane runs n; False at the deadline, or as soon as it refuses this apply of n."""
     while True:
         active, rejected = await svc.redis.mget(keys.appliance(aid, "active"), keys.appliance(aid, "rejected"))
         if active == str(n):
             return True
-        if _refuses(rejected, refused_before, n):
+        if _refuses(rejected, refused_before, n, seq):
             return False
         left = deadline - time.perf_counter()
         if left <= 0:

@@ -172,6 +172,63 @@ static void test_a_refusal_of_a_fetched_version_whose_write_lost_the_connection_
     redis_link_stop(l);
 }
 
+/* Waits for ...:rejected to name `apply_seq`; its text (caller frees), or NULL. */
+static char *wait_refusal_of_apply(struct server *s, const char *apply_seq)
+{
+    char want[64];
+    snprintf(want, sizeof want, "\"apply_seq\":%s", apply_seq);
+    for (int i = 0; i < WAIT_MS / 10; i++) {
+        char *rejected = get(s, "adwiser:appliance:lab:rejected");
+        if (rejected && strstr(rejected, want))
+            return rejected;
+        free(rejected);
+        sleep_ms(10);
+    }
+    return get(s, "adwiser:appliance:lab:rejected");
+}
+
+static void test_a_refused_version_applied_again_is_refused_again_naming_the_new_apply(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    /* The controller counts its applies (apply_seq); the refusal says which apply it answers, so the controller can
+     * tell an old refusal of version 9 from the answer to applying it again. */
+    command(s, "HSET adwiser:version:9 doc {}");
+    command(s, "SET adwiser:appliance:lab:apply_seq 1");
+    command(s, "PUBLISH adwiser:appliance:lab:config 9");
+    char *first = wait_refusal_of_apply(s, "1");
+    assert_non_null(first);
+    assert_non_null(strstr(first, "\"apply_seq\":1"));
+    free(first);
+    command(s, "SET adwiser:appliance:lab:apply_seq 2");
+    command(s, "PUBLISH adwiser:appliance:lab:config 9");
+    char *again = wait_refusal_of_apply(s, "2");
+    assert_non_null(again);
+    assert_non_null(strstr(again, "\"version\":9"));
+    assert_non_null(strstr(again, "\"apply_seq\":2"));
+    free(again);
+    redis_link_stop(l);
+}
+
+static void test_the_loops_refusal_names_the_apply_of_the_version_it_was_handed(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    char *doc = lab_doc("25");
+    command(s, "HSET adwiser:version:11 doc %s", doc);
+    free(doc);
+    command(s, "SET adwiser:appliance:lab:apply_seq 4");
+    command(s, "PUBLISH adwiser:appliance:lab:config 11");
+    assert_int_equal(take_version(l), 11);
+    redis_link_reject(l, 11, "topology.aps[0].port: not the port in use");
+    char *rejected = wait_refusal_of_apply(s, "4");
+    assert_non_null(rejected);
+    assert_non_null(strstr(rejected, "\"version\":11"));
+    assert_non_null(strstr(rejected, "\"apply_seq\":4"));
+    free(rejected);
+    redis_link_stop(l);
+}
+
 static void test_a_rollback_to_the_running_version_replaces_the_version_on_its_way(void **state)
 {
     struct server *s = *state;
@@ -555,6 +612,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_a_refusal_of_a_fetched_version_whose_write_lost_the_connection_is_written_after_reconnecting,
             start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_a_refused_version_applied_again_is_refused_again_naming_the_new_apply,
+                                        start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_the_loops_refusal_names_the_apply_of_the_version_it_was_handed,
+                                        start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_rollback_to_the_running_version_replaces_the_version_on_its_way,
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_version_published_again_after_a_reload_of_the_config_file_is_applied,

@@ -125,7 +125,7 @@ export interface ApplianceStatus {
   desired: number | null
   active: number | null
   pending: boolean
-  rejected: Rejection | null
+  rejected: (Rejection & { apply_seq: number | null }) | null // apply_seq: the apply the refusal answers
   alive: boolean
   heartbeat: { ts_ns: number | null; pid: number | null; version: number | null; backend: string | null } | null
   heartbeat_age_s: number | null
