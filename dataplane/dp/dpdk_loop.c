@@ -18,6 +18,7 @@
 #include "tsc_clock.h"
 #include "tx_stall.h"
 #include "vlan_demux.h"
+#include "vlan_pcp.h"
 
 #define MAX_BURST 512u          /* upper bound of --burst */
 
@@ -186,12 +187,14 @@ static void tx_unsent(struct rte_mbuf **pkts, uint16_t count, void *userdata)
     backlog_in(userdata, pkts, count);
 }
 
-/* Queues m for scheduler port q: tagged with q's VLAN if it has one (m must not be shared then). */
+/* Queues m for scheduler port q: tagged with q's VLAN if it has one (m must not be shared then), keeping the
+ * frame's 802.1p priority (vlan_pcp.h; m->vlan_tci: the TCI it arrived with, rx_role). */
 static void tx_to(struct loop_ctx *x, uint16_t q, struct rte_mbuf *m)
 {
     const struct dpdk_port_map *pm = x->m;
     if (pm->vlan[q]) {
-        m->vlan_tci = pm->vlan[q];
+        m->vlan_tci = vlan_pcp_tci(pm->vlan[q], m->vlan_tci, rte_pktmbuf_mtod(m, const uint8_t *),
+                                   rte_pktmbuf_data_len(m));
         if (rte_vlan_insert(&m) != 0) {
             rte_pktmbuf_free(m);
             x->e->c.tx_drops++;
@@ -357,7 +360,8 @@ static unsigned release_due(struct loop_ctx *x, struct adw_pkt *out, unsigned bu
  * The scheduler port a frame from dev d belongs to (vlan_demux.h).  On a
  * trunk the tag may be in the frame or, if the driver stripped it, in the
  * mbuf; a frame taken as a tagged AP's is untagged here, so the core and the
- * uplink see plain frames.
+ * uplink see plain frames.  m->vlan_tci is left the TCI the frame came with
+ * (its PCP is kept when it is tagged again, tx_to), 0 if none was taken off.
  */
 static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
 {
@@ -378,13 +382,16 @@ static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
         if (in_frame)
             rte_vlan_strip(m);
         m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
-        break;
+        m->vlan_tci = vid;
+        return role;
     case VLAN_DEMUX_UNKNOWN:
         x->e->c.vlan_unknown++;
         break;
     case VLAN_DEMUX_PORT_ROLE:
         break;
     }
+    if (!(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))
+        m->vlan_tci = 0;   /* a PMD may leave it set without a tag taken off */
     return role;
 }
 

@@ -102,15 +102,14 @@ static void remove_runtime_dir(void)
 
 /*
  * Three net_ring ports on rings r[] and t[] (tag names them), bound as uplink, ap1 and ap2 by port number into *pm,
- * and started; ap1's TX ring holds ap1_tx_size - 1 frames.
+ * with the VLAN ids vlans[] (0: untagged), and started; ap1's TX ring holds ap1_tx_size - 1 frames.
  */
-static int ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t, unsigned ap1_tx_size,
-                         struct dpdk_port_map *pm)
+static int tagged_ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t, unsigned ap1_tx_size,
+                                const uint16_t vlans[N_PORTS], struct dpdk_port_map *pm)
 {
     static const char *const roles[N_PORTS] = {"uplink", "ap1", "ap2"};
     char ids[N_PORTS][12];
     const char *names[N_PORTS];
-    const uint16_t vlans[N_PORTS] = {0, 0, 0};
     for (unsigned i = 0; i < N_PORTS; i++) {
         char rn[32];
         snprintf(rn, sizeof(rn), "%srx%u", tag, i);
@@ -131,6 +130,14 @@ static int ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring *
         return -1;
     }
     return 0;
+}
+
+/* As tagged_ring_ports_up, every port untagged. */
+static int ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t, unsigned ap1_tx_size,
+                         struct dpdk_port_map *pm)
+{
+    static const uint16_t untagged[N_PORTS] = {0, 0, 0};
+    return tagged_ring_ports_up(tag, r, t, ap1_tx_size, untagged, pm);
 }
 
 static int ports_up(void)
@@ -458,6 +465,76 @@ static void test_a_tx_backlog_takes_no_more_than_the_hold_budget(void **state)
     assert_int_equal(backlog_drops, 30);
 }
 
+/* The 802.1Q TCI of the frame m (tagged in the frame), or -1 if it is untagged. */
+static int frame_tci(struct rte_mbuf *m)
+{
+    const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+    if (rte_pktmbuf_data_len(m) < 16 || f[12] != 0x81 || f[13] != 0x00)
+        return -1;
+    return f[14] << 8 | f[15];
+}
+
+/* Takes the one frame waiting in r; its TCI as frame_tci. */
+static int only_frame_tci(struct rte_ring *r)
+{
+    void *m = NULL;
+    assert_int_equal(rte_ring_count(r), 1);
+    assert_int_equal(rte_ring_dequeue(r, &m), 0);
+    int tci = frame_tci(m);
+    rte_pktmbuf_free(m);
+    return tci;
+}
+
+/*
+ * The 802.1p priority (PCP) of a frame steered to an AP behind a VLAN: a frame that came tagged keeps its PCP (and
+ * DEI) when its tag is replaced with the AP's; an untagged one gets the PCP of its DSCP's class (DSCP >> 3: EF, the
+ * real-time class, is PCP 5), so the AP's wired port can map it to a WMM access category as the frame's DSCP says.
+ * Written as 0, a voice frame reached the AP as background. ap1 is on VLAN 101, ap2 on VLAN 102.
+ */
+static void test_a_frame_to_a_tagged_ap_carries_the_pcp_it_came_with_or_that_of_its_dscp(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map tagged;
+    static const uint16_t vlans[N_PORTS] = {0, 101, 102};
+    struct rte_ring *trx[N_PORTS], *ttx[N_PORTS];
+    assert_int_equal(tagged_ring_ports_up("tag", trx, ttx, RING_SIZE, vlans, &tagged), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    static const uint8_t server_ip[4] = {198, 18, 0, 1}, sta1_ip[4] = {198, 18, 0, 11};
+    uint8_t buf[256];
+    uint32_t len = fb_udp4(buf, sizeof(buf), SERVER_MAC, STA1_MAC, server_ip, sta1_ip, 46, 5001, 40000, PAYLOAD);
+    struct rte_mbuf *voice = rte_pktmbuf_alloc(pool);
+    assert_non_null(voice);
+    memcpy(rte_pktmbuf_append(voice, (uint16_t)len), buf, len);
+    assert_int_equal(rte_ring_enqueue(trx[0], voice), 0);
+    dp_stop_requested = 1;
+    int rc = dpdk_loop_run(&e, &tagged, pool);
+    dp_stop_requested = 0;
+    int voice_tci = only_frame_tci(ttx[1]);
+    /* A broadcast from ap2 tagged PCP 3, DEI 1: flooded, it reaches ap1 retagged with VLAN 101. */
+    len = fb_arp(buf, sizeof(buf), STA1_MAC);
+    struct rte_mbuf *arp = rte_pktmbuf_alloc(pool);
+    assert_non_null(arp);
+    uint8_t *f = (uint8_t *)rte_pktmbuf_append(arp, (uint16_t)(len + 4));
+    memcpy(f, buf, 12);
+    const uint8_t tag[4] = {0x81, 0x00, (3 << 5 | 1 << 4) | (102 >> 8), 102 & 0xff};
+    memcpy(f + 12, tag, 4);
+    memcpy(f + 16, buf + 12, len - 12);
+    assert_int_equal(rte_ring_enqueue(trx[2], arp), 0);
+    dp_stop_requested = 1;
+    rc |= dpdk_loop_run(&e, &tagged, pool);
+    dp_stop_requested = 0;
+    int arp_tci = only_frame_tci(ttx[1]);
+    empty_ring(ttx[0]);
+    empty_ring(ttx[2]);
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&tagged);
+    assert_int_equal(rc, 0);
+    assert_int_equal(voice_tci, 5 << 13 | 101);
+    assert_int_equal(arp_tci, 3 << 13 | 1 << 12 | 101);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_frames_past_a_full_tx_backlog_are_counted_lost),
         cmocka_unit_test(test_frames_in_a_tx_backlog_come_out_of_the_cores_hold_budget),
         cmocka_unit_test(test_a_tx_backlog_takes_no_more_than_the_hold_budget),
+        cmocka_unit_test(test_a_frame_to_a_tagged_ap_carries_the_pcp_it_came_with_or_that_of_its_dscp),
     };
     return cmocka_run_group_tests(tests, eal_up, eal_down);
 }
