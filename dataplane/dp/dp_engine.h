@@ -86,7 +86,10 @@ struct dp_engine {
     uint64_t due_named_at_ns;      /* when the backend last asked adw_sched_next_event_ns, ns */
     struct dp_counters c;          /* packet counters of the backend loop */
     uint64_t port_rx[DP_ENGINE_MAX_PORTS];        /* packets received per scheduler port */
-    uint64_t port_tx[DP_ENGINE_MAX_PORTS];        /* packets handed to TX per scheduler port (losses in c.tx_drops) */
+    uint64_t port_tx[DP_ENGINE_MAX_PORTS];        /* packets transmitted per scheduler port (DPDK: handed to the
+                                                     PMD or the TX backlog, less port_tx_lost) */
+    uint64_t port_tx_lost[DP_ENGINE_MAX_PORTS];   /* DPDK: of those handed to TX, lost after all in the port's TX
+                                                     backlog (full, or a peer gone at shutdown; in c.tx_drops) */
     const char *backend_name;      /* "dpdk" or "nfqueue" */
     struct pacing_table *pacing;   /* pacing rates in force (--pacing, then the Redis hash), NULL = none */
     uint64_t pacing_swaps_seen;    /* core's config_swaps when the rates were last applied */

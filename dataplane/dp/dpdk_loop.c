@@ -27,6 +27,9 @@ struct tx_port {
     struct rte_eth_dev_tx_buffer *buf;
     struct dpdk_tx_backlog backlog;   /* frames the ring refused, oldest first; while any wait, new ones go behind */
     struct dp_counters *c;            /* the engine's: tx_pkts counts a frame when sent, taken back if it is lost */
+    uint64_t *port_tx, *port_tx_lost; /* the engine's, per scheduler port: likewise (tx_lost) */
+    const struct vlan_demux *vlans;   /* the loop's: whose frame a lost one was, by its tag (tx_role) */
+    unsigned dev;                     /* this port's index in the port map */
     struct adw_sched *sched;          /* the backlog's frames are lent out of its packet budget (backlog_push) */
     uint64_t last_taken_ns;           /* when the ring last took a frame of the backlog, or the backlog began */
     bool wait_for_peer;               /* shutdown: a full ring is waited on while its peer keeps taking frames */
@@ -85,11 +88,30 @@ uint64_t dpdk_clock_ns(void)
     return tsc_clock_ns(&dpdk_clock, rte_get_tsc_cycles());
 }
 
-/* n frames of the port that will not be transmitted after all (freed by the caller): counted lost, not sent. */
-static void tx_lost(struct tx_port *tp, uint64_t n)
+/* The scheduler port a frame sent on tp was for: the one its VLAN tag (inserted in the frame by tx_to) names on this
+ * port, or the port's untagged role. */
+static uint16_t tx_role(const struct tx_port *tp, const struct rte_mbuf *m)
+{
+    uint16_t vid = 0, role;
+    const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+    if (rte_pktmbuf_data_len(m) >= sizeof(*eh) + sizeof(struct rte_vlan_hdr)
+        && eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN))
+        vid = rte_be_to_cpu_16(rte_pktmbuf_mtod_offset(m, const struct rte_vlan_hdr *, sizeof(*eh))->vlan_tci);
+    vlan_demux_role(tp->vlans, tp->dev, vid, &role);
+    return role;
+}
+
+/* The frames pkts[0..n) of the port will not be transmitted after all (the caller frees them after this): counted
+ * lost, not sent, in all and for the scheduler port each was for. */
+static void tx_lost(struct tx_port *tp, struct rte_mbuf *const *pkts, uint32_t n)
 {
     tp->c->tx_drops += n;
     tp->c->tx_pkts -= n;
+    for (uint32_t i = 0; i < n; i++) {
+        uint16_t q = tx_role(tp, pkts[i]);
+        tp->port_tx[q]--;
+        tp->port_tx_lost[q]++;
+    }
 }
 
 /* Hands the backlog to the ring as far as it takes frames, without waiting; returns how many it took. */
@@ -102,12 +124,14 @@ static uint32_t backlog_out(struct tx_port *tp)
     return k;
 }
 
-/* Frees the backlog's frames; returns how many. */
-static uint32_t backlog_discard(struct tx_port *tp)
+/* Frees the backlog's frames, counted lost (tx_lost). */
+static void backlog_lose(struct tx_port *tp)
 {
-    uint32_t n = dpdk_tx_backlog_discard(&tp->backlog);
-    adw_sched_pool_give_back(tp->sched, n);
-    return n;
+    for (uint32_t i = 0; i < tp->backlog.len; i++) {
+        struct rte_mbuf *m = dpdk_tx_backlog_at(&tp->backlog, i);
+        tx_lost(tp, &m, 1);
+    }
+    adw_sched_pool_give_back(tp->sched, dpdk_tx_backlog_discard(&tp->backlog));
 }
 
 /*
@@ -140,7 +164,7 @@ static bool peer_still_takes(struct tx_port *tp)
     if (tx_stall_peer_takes(tp->last_taken_ns, dpdk_clock_ns()))
         return true;
     tp->wait_for_peer = false;
-    tx_lost(tp, backlog_discard(tp));
+    backlog_lose(tp);
     return false;
 }
 
@@ -169,11 +193,11 @@ static void backlog_in(struct tx_port *tp, struct rte_mbuf **pkts, uint32_t n)
         tp->c->tx_backlog_max = tp->backlog.max_len;
     if (taken == n)
         return;
+    tx_lost(tp, pkts + taken, n - taken);
     for (uint32_t i = taken; i < n; i++)
         rte_pktmbuf_free(pkts[i]);
     if (!peer_gone)
         tp->c->tx_backlog_drops += n - taken;
-    tx_lost(tp, n - taken);
 }
 
 /*
@@ -306,7 +330,7 @@ static void wait_backlogs(struct loop_ctx *x)
             if (!tp->backlog.len)
                 continue;
             if (!tp->wait_for_peer) {
-                tx_lost(tp, backlog_discard(tp));
+                backlog_lose(tp);
                 continue;
             }
             if (backlog_out(tp) == 0 && !peer_still_takes(tp))
@@ -489,6 +513,10 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
     for (unsigned q = 0; q < m->n_dev; q++) {
         tx[q].dpdk_port = m->dev[q];
         tx[q].c = &e->c;
+        tx[q].port_tx = e->port_tx;
+        tx[q].port_tx_lost = e->port_tx_lost;
+        tx[q].vlans = &x.vlans;
+        tx[q].dev = q;
         tx[q].sched = e->sched;
         tx[q].buf = rte_zmalloc_socket("adw_txbuf", RTE_ETH_TX_BUFFER_SIZE(MAX_BURST), 0,
                                        rte_eth_dev_socket_id(m->dev[q]));
@@ -559,7 +587,7 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
 out:
     for (unsigned q = 0; q < m->n_dev; q++) {
         if (tx[q].backlog.len) /* only after a failed start: the shutdown waited for every backlog */
-            tx_lost(&tx[q], backlog_discard(&tx[q]));
+            backlog_lose(&tx[q]);
         dpdk_tx_backlog_fini(&tx[q].backlog);
         rte_free(tx[q].buf);
     }

@@ -34,6 +34,13 @@ uint32_t dpdk_tx_backlog_push(struct dpdk_tx_backlog *b, struct rte_mbuf *const 
 /* Hands the oldest frames to TX queue 0 of port until its ring takes fewer than offered; returns how many it took. */
 uint32_t dpdk_tx_backlog_send(struct dpdk_tx_backlog *b, uint16_t port);
 
+/* The i-th oldest waiting frame, i < b->len. */
+static inline struct rte_mbuf *dpdk_tx_backlog_at(const struct dpdk_tx_backlog *b, uint32_t i)
+{
+    uint32_t k = b->head + i;
+    return b->slot[k >= b->cap ? k - b->cap : k];
+}
+
 /* Frees every waiting frame; returns how many. */
 uint32_t dpdk_tx_backlog_discard(struct dpdk_tx_backlog *b);
 

@@ -75,8 +75,8 @@ void run_stats_write(const struct dp_engine *e, const char *path)
 {
     json_t *ports = json_array();
     for (unsigned i = 0; i < e->n_ports; i++)
-        json_array_append_new(ports, json_pack("{s:I, s:I}", "rx_pkts", (json_int_t)e->port_rx[i], "tx_pkts",
-                                               (json_int_t)e->port_tx[i]));
+        json_array_append_new(ports, json_pack("{s:I, s:I, s:I}", "rx_pkts", (json_int_t)e->port_rx[i], "tx_pkts",
+                                               (json_int_t)e->port_tx[i], "tx_lost", (json_int_t)e->port_tx_lost[i]));
     struct adw_stats st;
     memset(&st, 0, sizeof(st));
     adw_sched_stats_read(e->sched, &st);
