@@ -10,8 +10,9 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+import yaml
 
-from conftest import MAIN_PID, Run, localhost_play, upgrade_task
+from conftest import ANSIBLE, MAIN_PID, Run, localhost_play, upgrade_task
 
 
 class _Health(http.server.BaseHTTPRequestHandler):
@@ -38,8 +39,10 @@ def controller() -> Iterator[int]:
 
 def test_check_mode_passes_the_controllers_health_probe(playbook: Run, controller: int) -> None:
     probe = upgrade_task("Wait for the controller to answer")
+    # the play runs role webui, whose default names where the controller is reached
+    upstream = yaml.safe_load((ANSIBLE / "roles" / "webui" / "defaults" / "main.yml").read_text())["webui_controller_upstream"]
     play = localhost_play([probe], vars={"adwiser_manage_services": True, "controller_listen_host": "127.0.0.1",
-                                         "controller_listen_port": controller})
+                                         "controller_listen_port": controller, "webui_controller_upstream": upstream})
     checked = playbook(play, "--check")
     assert checked.returncode == 0, checked.stdout
 
