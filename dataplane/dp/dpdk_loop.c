@@ -212,11 +212,18 @@ static void tx_unsent(struct rte_mbuf **pkts, uint16_t count, void *userdata)
 }
 
 /* Queues m for scheduler port q: tagged with q's VLAN if it has one (m must not be shared then), keeping the
- * frame's 802.1p priority (vlan_pcp.h; m->vlan_tci: the TCI it arrived with, rx_role). */
+ * frame's 802.1p priority (vlan_pcp.h; m->vlan_tci: the TCI it arrived with, rx_role). A priority-tagged frame's
+ * tag is made q's: a second tag in front of it would carry PCP 0, and the AP would see the frame as background. */
 static void tx_to(struct loop_ctx *x, uint16_t q, struct rte_mbuf *m)
 {
     const struct dpdk_port_map *pm = x->m;
-    if (pm->vlan[q]) {
+    uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+    uint32_t len = rte_pktmbuf_data_len(m);
+    if (pm->vlan[q] && vlan_pcp_priority_tagged(f, len)) {
+        uint16_t tci = vlan_pcp_tci(pm->vlan[q], (uint16_t)(f[14] << 8 | f[15]), f + 4, len - 4);
+        f[14] = (uint8_t)(tci >> 8);
+        f[15] = (uint8_t)tci;
+    } else if (pm->vlan[q]) {
         m->vlan_tci = vlan_pcp_tci(pm->vlan[q], m->vlan_tci, rte_pktmbuf_mtod(m, const uint8_t *),
                                    rte_pktmbuf_data_len(m));
         if (rte_vlan_insert(&m) != 0) {
@@ -384,8 +391,9 @@ static unsigned release_due(struct loop_ctx *x, struct adw_pkt *out, unsigned bu
  * The scheduler port a frame from dev d belongs to (vlan_demux.h).  On a
  * trunk the tag may be in the frame or, if the driver stripped it, in the
  * mbuf; a frame taken as a tagged AP's is untagged here, so the core and the
- * uplink see plain frames.  m->vlan_tci is left the TCI the frame came with
- * (its PCP is kept when it is tagged again, tx_to), 0 if none was taken off.
+ * uplink see plain frames, and any other frame keeps its tag in the frame.
+ * m->vlan_tci is left the TCI the frame came with (its PCP is kept when it is
+ * tagged again, tx_to), 0 if none was taken off.
  */
 static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
 {
@@ -414,6 +422,10 @@ static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
     case VLAN_DEMUX_PORT_ROLE:
         break;
     }
+    /* Not an AP's tag: a tag the PMD took off goes back into the frame, which is handed over as it came. A
+     * priority tag (VLAN 0) so keeps its PCP out of an untagged port too; the core parses behind it. */
+    if ((m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) && rte_vlan_insert(&m) == 0)
+        m->ol_flags &= ~RTE_MBUF_F_RX_VLAN;
     if (!(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))
         m->vlan_tci = 0;   /* a PMD may leave it set without a tag taken off */
     return role;

@@ -6,6 +6,8 @@
  * arrival, keeping the TCI in the mbuf); an untagged IP frame gets the PCP
  * of its DSCP's class selector (DSCP >> 3: EF, the core's real-time class,
  * is PCP 5, as the usual DSCP-to-CoS map has it); any other frame PCP 0.
+ * A priority-tagged frame (VLAN 0) keeps its tag in the frame, and the
+ * loop writes the AP's VLAN into it rather than adding a second tag.
  * Pure: the loop hands it the frame and the TCI it arrived with.
  */
 #ifndef ADW_DP_VLAN_PCP_H
@@ -37,6 +39,12 @@ static inline uint16_t vlan_pcp_tci(uint16_t vid, uint16_t tci_in, const uint8_t
     if (tci_in)
         return (uint16_t)((tci_in & VLAN_PRIORITY_BITS) | (vid & 0x0fffu));
     return (uint16_t)(vlan_pcp_of_dscp(frame, len) << VLAN_PCP_SHIFT | (vid & 0x0fffu));
+}
+
+/* 1 if frame[0..len) is priority-tagged: an 802.1Q tag of VLAN 0 (only a PCP and DEI) after the MAC addresses. */
+static inline int vlan_pcp_priority_tagged(const uint8_t *frame, uint32_t len)
+{
+    return len >= 18 && frame[12] == 0x81 && frame[13] == 0x00 && (((unsigned)frame[14] << 8 | frame[15]) & 0x0fffu) == 0;
 }
 
 #endif

@@ -491,6 +491,60 @@ static int only_frame_tci(struct rte_ring *r)
     return tci;
 }
 
+static const uint8_t STA2_MAC[6] = {0x02, 0xad, 0x00, 0x00, 0x02, 0x01};
+
+/* A downlink frame from the server to sta1 or sta2 (sta 1, 2): UDP with DSCP dscp, or TCP data (held by the core);
+ * tci >= 0 puts an 802.1Q tag with that TCI after the MAC addresses. */
+static struct rte_mbuf *frame_to_sta(int sta, int tcp, uint8_t dscp, int tci)
+{
+    static const uint8_t server_ip[4] = {198, 18, 0, 1};
+    const uint8_t sta_ip[4] = {198, 18, 0, (uint8_t)(10 + sta)};
+    const uint8_t *sta_mac = sta == 1 ? STA1_MAC : STA2_MAC;
+    uint8_t buf[256];
+    uint32_t len;
+    if (tcp) {
+        struct fb_tcp t = {.ip_version = 4, .sport = 5001, .dport = 40000, .flags = ADW_TCP_PSH | ADW_TCP_ACK,
+                           .payload_len = PAYLOAD};
+        memcpy(t.src_mac, SERVER_MAC, 6);
+        memcpy(t.dst_mac, sta_mac, 6);
+        memcpy(t.src_ip, server_ip, 4);
+        memcpy(t.dst_ip, sta_ip, 4);
+        len = fb_tcp(buf, sizeof(buf), &t);
+    } else {
+        len = fb_udp4(buf, sizeof(buf), SERVER_MAC, sta_mac, server_ip, sta_ip, dscp, 5001, 40000, PAYLOAD);
+    }
+    assert_true(len > 0);
+    struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+    assert_non_null(m);
+    uint8_t *f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(len + (tci >= 0 ? 4 : 0)));
+    assert_non_null(f);
+    if (tci < 0) {
+        memcpy(f, buf, len);
+        return m;
+    }
+    memcpy(f, buf, 12);
+    const uint8_t tag[4] = {0x81, 0x00, (uint8_t)(tci >> 8), (uint8_t)tci};
+    memcpy(f + 12, tag, 4);
+    memcpy(f + 16, buf + 12, len - 12);
+    return m;
+}
+
+/* As frame_to_sta untagged, as a PMD hands over a frame whose tag (TCI tci) it stripped. */
+static struct rte_mbuf *stripped_frame_to_sta(int sta, int tcp, uint16_t tci)
+{
+    struct rte_mbuf *m = frame_to_sta(sta, tcp, 0, -1);
+    m->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+    m->vlan_tci = tci;
+    return m;
+}
+
+/* The ethertype behind the frame's one tag (what a frame tagged twice would not have). */
+static int inner_ethertype(struct rte_mbuf *m)
+{
+    const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+    return f[16] << 8 | f[17];
+}
+
 /*
  * The 802.1p priority (PCP) of a frame steered to an AP behind a VLAN: a frame that came tagged keeps its PCP (and
  * DEI) when its tag is replaced with the AP's; an untagged one gets the PCP of its DSCP's class (DSCP >> 3: EF, the
@@ -541,6 +595,60 @@ static void test_a_frame_to_a_tagged_ap_carries_the_pcp_it_came_with_or_that_of_
     assert_int_equal(arp_tci, 3 << 13 | 1 << 12 | 101);
 }
 
+/*
+ * A priority-tagged frame (an 802.1Q tag of VLAN 0, carrying only a PCP) is scheduled like the untagged one and
+ * keeps its priority, whether the tag is still in the frame or the PMD stripped it into the mbuf (net_af_packet
+ * does, the kernel having taken it off): to an AP behind a VLAN it leaves with one tag, the AP's VLAN and the PCP
+ * it came with (not a second tag of PCP 0 in front of it); to an untagged AP it leaves priority-tagged as it came
+ * (not untagged). ap1 is on VLAN 101, ap2 untagged.
+ */
+static void test_a_priority_tagged_frame_is_scheduled_as_untagged_and_keeps_its_priority(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map pm;
+    static const uint16_t vlans[N_PORTS] = {0, 101, 0};
+    struct rte_ring *prx[N_PORTS], *ptx[N_PORTS];
+    assert_int_equal(tagged_ring_ports_up("prio", prx, ptx, RING_SIZE, vlans, &pm), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    const int prio5 = 5 << 13, prio3_dei = 3 << 13 | 1 << 12;
+    int tci[4], ethertype[4];
+    /* To ap1 (VLAN 101) and to ap2 (untagged), the tag in the frame and then stripped; TCP data, so the core holds
+     * each (scheduled) and flushes it at the stop. */
+    struct rte_mbuf *in[4] = {frame_to_sta(1, 1, 0, prio5), stripped_frame_to_sta(1, 1, prio3_dei),
+                              frame_to_sta(2, 1, 0, prio3_dei), stripped_frame_to_sta(2, 1, prio5)};
+    struct rte_ring *out[4] = {ptx[1], ptx[1], ptx[2], ptx[2]};
+    int rc = 0;
+    uint64_t queued = 0;
+    for (unsigned i = 0; i < 4; i++) {
+        assert_int_equal(rte_ring_enqueue(prx[0], in[i]), 0);
+        dp_stop_requested = 1;
+        rc |= dpdk_loop_run(&e, &pm, pool);
+        dp_stop_requested = 0;
+        queued = e.c.queued_pkts;
+        void *m = NULL;
+        assert_int_equal(rte_ring_count(out[i]), 1);
+        assert_int_equal(rte_ring_dequeue(out[i], &m), 0);
+        tci[i] = frame_tci(m);
+        ethertype[i] = inner_ethertype(m);
+        rte_pktmbuf_free(m);
+    }
+    empty_ring(ptx[0]);
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&pm);
+    assert_int_equal(rc, 0);
+    assert_int_equal(queued, 4);
+    assert_int_equal(tci[0], prio5 | 101);
+    assert_int_equal(ethertype[0], 0x0800);
+    assert_int_equal(tci[1], prio3_dei | 101);
+    assert_int_equal(ethertype[1], 0x0800);
+    assert_int_equal(tci[2], prio3_dei);
+    assert_int_equal(ethertype[2], 0x0800);
+    assert_int_equal(tci[3], prio5);
+    assert_int_equal(ethertype[3], 0x0800);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -553,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_frames_in_a_tx_backlog_come_out_of_the_cores_hold_budget),
         cmocka_unit_test(test_a_tx_backlog_takes_no_more_than_the_hold_budget),
         cmocka_unit_test(test_a_frame_to_a_tagged_ap_carries_the_pcp_it_came_with_or_that_of_its_dscp),
+        cmocka_unit_test(test_a_priority_tagged_frame_is_scheduled_as_untagged_and_keeps_its_priority),
     };
     return cmocka_run_group_tests(tests, eal_up, eal_down);
 }
