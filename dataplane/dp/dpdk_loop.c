@@ -388,14 +388,15 @@ static unsigned release_due(struct loop_ctx *x, struct adw_pkt *out, unsigned bu
 }
 
 /*
- * The scheduler port a frame from dev d belongs to (vlan_demux.h).  On a
+ * The scheduler port a frame from dev d belongs to (vlan_demux.h); *of_no_ap
+ * is set if it is on a trunk with a VLAN of no AP.  On a
  * trunk the tag may be in the frame or, if the driver stripped it, in the
  * mbuf; a frame taken as a tagged AP's is untagged here, so the core and the
  * uplink see plain frames, and any other frame keeps its tag in the frame.
  * m->vlan_tci is left the TCI the frame came with (its PCP is kept when it is
  * tagged again, tx_to), 0 if none was taken off.
  */
-static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
+static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m, bool *of_no_ap)
 {
     uint16_t vid = 0, role;
     int in_frame = 0;
@@ -418,6 +419,7 @@ static uint16_t rx_role(struct loop_ctx *x, unsigned d, struct rte_mbuf *m)
         return role;
     case VLAN_DEMUX_UNKNOWN:
         x->e->c.vlan_unknown++;
+        *of_no_ap = true;
         break;
     case VLAN_DEMUX_PORT_ROLE:
         break;
@@ -437,6 +439,7 @@ static unsigned rx_dev(struct loop_ctx *x, unsigned d, unsigned burst, struct ad
     struct rte_mbuf *mb[MAX_BURST];
     struct adw_pkt pk[MAX_BURST];
     enum adw_verdict v[MAX_BURST];
+    bool of_no_ap[MAX_BURST];
     struct dp_engine *e = x->e;
     uint16_t n = rte_eth_rx_burst(x->tx[d].dpdk_port, 0, mb, (uint16_t)burst);
     if (n == 0)
@@ -446,7 +449,8 @@ static unsigned rx_dev(struct loop_ctx *x, unsigned d, unsigned burst, struct ad
         if (mb[i]->nb_segs > 1)
             rte_pktmbuf_linearize(mb[i]);
         memset(&pk[i], 0, sizeof(pk[i]));
-        pk[i].in_port = rx_role(x, d, mb[i]);
+        of_no_ap[i] = false;
+        pk[i].in_port = rx_role(x, d, mb[i], &of_no_ap[i]);
         pk[i].data = rte_pktmbuf_mtod(mb[i], const uint8_t *);
         pk[i].len = rte_pktmbuf_data_len(mb[i]);
         pk[i].cookie = mb[i];
@@ -467,6 +471,10 @@ static unsigned rx_dev(struct loop_ctx *x, unsigned d, unsigned burst, struct ad
         switch (v[i]) {
         case ADW_PASS:
             e->c.passed_pkts++;
+            /* The core took it for its AP's (vlan_demux_role): a broadcast would be flooded to the other APs, a
+             * frame of another VLAN into theirs. It goes where the core sends such an AP's unicast: uplink. */
+            if (of_no_ap[i] && pk[i].out_port == ADW_PORT_FLOOD)
+                pk[i].out_port = ADW_PORT_UPLINK;
             send_pkt(x, &pk[i]);
             break;
         case ADW_QUEUED:

@@ -43,7 +43,8 @@ static inline int vlan_demux_is_trunk(const struct vlan_demux *t, unsigned d)
  * The scheduler port (*role) of a frame received on dev d with VLAN id vid
  * (0: untagged or priority-tagged).  A frame of no AP on a trunk goes to the
  * untagged AP if there is one, else to the port's first AP: the core sees a
- * frame of no STA of that AP and passes it uplink.  Inline: the DPDK loop
+ * frame of no STA of that AP and passes it uplink (a broadcast, which the
+ * core floods, the loop sends uplink only, tag and all).  Inline: the DPDK loop
  * asks it for every received frame.
  */
 static inline enum vlan_demux_kind vlan_demux_role(const struct vlan_demux *t, unsigned d, uint16_t vid,

@@ -546,6 +546,54 @@ static int inner_ethertype(struct rte_mbuf *m)
 }
 
 /*
+ * Two net_ring ports on rings r[0..1] and t[0..1] (tag names them): the uplink, and a VLAN trunk with ap1 on VLAN
+ * 101 and ap2 on VLAN 102, bound into *pm and started; the trunk's TX ring holds trunk_tx_size - 1 frames.
+ */
+static int trunk_ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t, unsigned trunk_tx_size,
+                               struct dpdk_port_map *pm)
+{
+    static const char *const roles[N_PORTS] = {"uplink", "ap1", "ap2"};
+    static const uint16_t vlans[N_PORTS] = {0, 101, 102};
+    char ids[2][12];
+    for (unsigned i = 0; i < 2; i++) {
+        char rn[32];
+        snprintf(rn, sizeof(rn), "%srx%u", tag, i);
+        r[i] = rte_ring_create(rn, RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+        snprintf(rn, sizeof(rn), "%stx%u", tag, i);
+        t[i] = rte_ring_create(rn, i == 1 ? trunk_tx_size : RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+        snprintf(rn, sizeof(rn), "net_ring_%st%u", tag, i);
+        int pid = r[i] && t[i] ? rte_eth_from_rings(rn, &r[i], 1, &t[i], 1, SOCKET_ID_ANY) : -1;
+        if (pid < 0)
+            return -1;
+        snprintf(ids[i], sizeof(ids[i]), "%d", pid);
+    }
+    const char *names[N_PORTS] = {ids[0], ids[1], ids[1]};
+    char err[512];
+    if (dpdk_ports_resolve(roles, names, vlans, N_PORTS, pm, err, sizeof(err)) != 0
+        || dpdk_ports_start(pm, pool, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* An ARP broadcast from sta1 with an 802.1Q tag of TCI tci in the frame. */
+static struct rte_mbuf *tagged_arp(uint16_t tci)
+{
+    uint8_t buf[128];
+    uint32_t len = fb_arp(buf, sizeof(buf), STA1_MAC);
+    struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+    assert_non_null(m);
+    uint8_t *f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(len + 4));
+    assert_non_null(f);
+    memcpy(f, buf, 12);
+    const uint8_t tag[4] = {0x81, 0x00, (uint8_t)(tci >> 8), (uint8_t)tci};
+    memcpy(f + 12, tag, 4);
+    memcpy(f + 16, buf + 12, len - 12);
+    return m;
+}
+
+/*
  * The 802.1p priority (PCP) of a frame steered to an AP behind a VLAN: a frame that came tagged keeps its PCP (and
  * DEI) when its tag is replaced with the AP's; an untagged one gets the PCP of its DSCP's class (DSCP >> 3: EF, the
  * real-time class, is PCP 5), so the AP's wired port can map it to a WMM access category as the frame's DSCP says.
@@ -649,6 +697,48 @@ static void test_a_priority_tagged_frame_is_scheduled_as_untagged_and_keeps_its_
     assert_int_equal(ethertype[3], 0x0800);
 }
 
+/*
+ * A frame on the trunk with a VLAN of no AP is counted (vlan_unknown) and handed to the uplink as it came, tag and
+ * all, also when the PMD stripped the tag; it never reaches an AP. A broadcast was flooded as if it were ap1's: to
+ * ap2 with VLAN 102 put in front of its own tag (or, stripped, in place of it), a frame of VLAN 999 in ap2's VLAN.
+ */
+static void test_a_frame_of_a_vlan_of_no_ap_goes_only_to_the_uplink_as_it_came(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map pm;
+    struct rte_ring *vrx[2], *vtx[2];
+    assert_int_equal(trunk_ring_ports_up("novlan", vrx, vtx, RING_SIZE, &pm), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    struct rte_mbuf *stripped = tagged_arp(3 << 13 | 998);
+    assert_int_equal(rte_vlan_strip(stripped), 0);  /* as a PMD hands it over */
+    assert_int_equal(rte_ring_enqueue(vrx[1], tagged_arp(999)), 0);
+    assert_int_equal(rte_ring_enqueue(vrx[1], stripped), 0);
+    dp_stop_requested = 1;
+    int rc = dpdk_loop_run(&e, &pm, pool);
+    dp_stop_requested = 0;
+    uint64_t unknown = e.c.vlan_unknown;
+    unsigned at_trunk = empty_ring(vtx[1]);
+    int tci[2] = {-2, -2};
+    unsigned at_uplink = rte_ring_count(vtx[0]);
+    for (unsigned i = 0; i < 2 && i < at_uplink; i++) {
+        void *m = NULL;
+        assert_int_equal(rte_ring_dequeue(vtx[0], &m), 0);
+        tci[i] = frame_tci(m);
+        rte_pktmbuf_free(m);
+    }
+    empty_ring(vtx[0]);
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&pm);
+    assert_int_equal(rc, 0);
+    assert_int_equal(unknown, 2);
+    assert_int_equal(at_trunk, 0);
+    assert_int_equal(at_uplink, 2);
+    assert_int_equal(tci[0], 999);
+    assert_int_equal(tci[1], 3 << 13 | 998);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -662,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_a_tx_backlog_takes_no_more_than_the_hold_budget),
         cmocka_unit_test(test_a_frame_to_a_tagged_ap_carries_the_pcp_it_came_with_or_that_of_its_dscp),
         cmocka_unit_test(test_a_priority_tagged_frame_is_scheduled_as_untagged_and_keeps_its_priority),
+        cmocka_unit_test(test_a_frame_of_a_vlan_of_no_ap_goes_only_to_the_uplink_as_it_came),
     };
     return cmocka_run_group_tests(tests, eal_up, eal_down);
 }
