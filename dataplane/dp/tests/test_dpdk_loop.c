@@ -739,6 +739,49 @@ static void test_a_frame_of_a_vlan_of_no_ap_goes_only_to_the_uplink_as_it_came(v
     assert_int_equal(tci[1], 3 << 13 | 998);
 }
 
+/*
+ * Frames lost in a VLAN trunk's TX backlog are counted lost for the AP each was for, told by the tag it carries
+ * (PCP bits and all), not for the trunk's first AP or the uplink. The trunk's peer takes nothing: of 20 UDP frames
+ * to sta1 (ap1, VLAN 101) and then 20 of DSCP CS5 to sta2 (ap2, VLAN 102, PCP 5; passed, not the core's real-time
+ * class, so they leave in the order they came) its ring takes sta1's first 15,
+ * a backlog of 10 the next 10 (5 of each), and the rest is lost, the backlog at shutdown.
+ */
+static void test_frames_lost_in_a_trunks_tx_backlog_are_counted_for_the_ap_of_their_vlan(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map pm;
+    struct rte_ring *vrx[2], *vtx[2];
+    assert_int_equal(trunk_ring_ports_up("trlost", vrx, vtx, 16, &pm), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 10, .run_ms = 30};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    for (unsigned i = 0; i < 20; i++)
+        assert_int_equal(rte_ring_enqueue(vrx[0], frame_to_sta(1, 0, 0, -1)), 0);
+    for (unsigned i = 0; i < 20; i++)
+        assert_int_equal(rte_ring_enqueue(vrx[0], frame_to_sta(2, 0, 40, -1)), 0);
+    int rc = dpdk_loop_run(&e, &pm, pool);
+    unsigned at_trunk = empty_ring(vtx[1]);
+    uint64_t sent[N_PORTS], lost[N_PORTS];
+    for (unsigned q = 0; q < N_PORTS; q++) {
+        sent[q] = e.port_tx[q];
+        lost[q] = e.port_tx_lost[q];
+    }
+    uint64_t tx_drops = e.c.tx_drops, backlog_max = e.c.tx_backlog_max;
+    empty_ring(vtx[0]);
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&pm);
+    assert_int_equal(rc, 0);
+    assert_int_equal(at_trunk, 15);
+    assert_int_equal(backlog_max, 10);
+    assert_int_equal(tx_drops, 40 - 15);
+    assert_int_equal(sent[1], 15);
+    assert_int_equal(lost[1], 5);
+    assert_int_equal(sent[2], 0);
+    assert_int_equal(lost[2], 20);
+    assert_int_equal(sent[0], 0);
+    assert_int_equal(lost[0], 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -753,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_a_frame_to_a_tagged_ap_carries_the_pcp_it_came_with_or_that_of_its_dscp),
         cmocka_unit_test(test_a_priority_tagged_frame_is_scheduled_as_untagged_and_keeps_its_priority),
         cmocka_unit_test(test_a_frame_of_a_vlan_of_no_ap_goes_only_to_the_uplink_as_it_came),
+        cmocka_unit_test(test_frames_lost_in_a_trunks_tx_backlog_are_counted_for_the_ap_of_their_vlan),
     };
     return cmocka_run_group_tests(tests, eal_up, eal_down);
 }
