@@ -43,3 +43,19 @@ def test_the_nfqueue_rules_unit_makes_the_appliance_a_proxy_arp_router(playbook:
     assert "ip route replace 198.18.21.12/32 dev eno2.202" in lines
     assert 'iptables -w -A "$chain" -o eno2.201 -j NFQUEUE $queue' in lines
     assert "--queue-bypass" in out["script"]
+
+
+def test_an_nfqueue_appliance_routes_the_address_blocks_of_its_aps(playbook: Run, tmp_path: Path) -> None:
+    """STAs the controller adds at run time are in no inventory, so they get no /32 route: an operator who gives
+    an AP's STAs their own block (its DHCP pool) routes the block to the AP's interface, and they are reached."""
+    blocks = {"s1-ap1": ["198.18.21.64/27"], "s1-ap2": ["198.18.21.96/27", "198.18.21.128/28"]}
+    out = rendered(playbook, tmp_path, APPLIANCE_ROLES,
+                   {**SOUTH, "adwiser_backend": "nfqueue", "dataplane_nfqueue_ap_prefixes": blocks},
+                   templates={"script": "dataplane/templates/adwiser-nfqueue-rules.j2"})
+    start, stop = out["script"].split("start)", 1)[1].split(";;", 1)
+    start_lines = [" ".join(line.split()) for line in start.splitlines()]
+    stop_lines = [" ".join(line.split()) for line in stop.split(";;", 1)[0].splitlines()]
+    for prefix, dev in (("198.18.21.64/27", "eno2.201"), ("198.18.21.96/27", "eno2.202"),
+                        ("198.18.21.128/28", "eno2.202")):
+        assert f"ip route replace {prefix} dev {dev}" in start_lines, prefix
+        assert f"ip route del {prefix} dev {dev} 2>/dev/null || true" in stop_lines, prefix
