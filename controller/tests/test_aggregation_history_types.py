@@ -64,3 +64,19 @@ def test_every_field_of_a_history_entry_is_parsed_to_the_type_the_status_model_g
     assert type(got) is kind and got == wanted
     if kind is not str:   # the runner writes a missing value (None) as ""
         assert parse_entry("1-0", {name: ""})[name] is None
+
+
+@pytest.mark.parametrize("written", ["inf", "-inf", "nan", "Infinity"])
+def test_a_history_number_field_that_is_no_finite_number_is_null(written):
+    # JSON has no NaN or Infinity: as the status and the pair history (telemetry._num) do, such a field is null.
+    for name in ("phy_rate_mbps", "mu_n", "x_pps", "frames_in_slot"):
+        assert parse_entry("1-0", {name: written})[name] is None, name
+
+
+def test_the_history_serves_a_non_finite_field_as_null(api, appliance, rdb):
+    aid, _ = appliance
+    rdb.xadd(keys.appliance(aid, "tm:aggregation"), {"pair": "ap1/sta1", "x_pps": "inf", "mu_n": "nan"})
+    res = api("viewer").get(f"/api/v1/telemetry/{aid}/aggregation", params={"count": 1})
+    assert res.status_code == 200, res.text
+    entry = res.json()["entries"][-1]
+    assert entry["x_pps"] is None and entry["mu_n"] is None, entry

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, get_args
 
 from fastapi import APIRouter, Depends
@@ -122,12 +123,15 @@ ENTRY_KINDS = {name: kind for name, info in {"ts": AggregationStatus.model_field
 
 
 def _value(kind: type, v: str) -> bool | int | float | None:
-    """A stream field of the given kind; None for "" (the runner's None) or what is not one."""
+    """A stream field of the given kind; None for "" (the runner's None) or what is not one, "nan" and "inf" among
+    them: they parse, but JSON has no such number (as the pair history, telemetry._num)."""
     if kind is bool:
         return {"True": True, "False": False}.get(v)
     try:
         x = float(v)
     except ValueError:
+        return None
+    if not math.isfinite(x):
         return None
     if kind is int:
         return int(x) if x.is_integer() else None
