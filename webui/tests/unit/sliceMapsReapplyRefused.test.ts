@@ -1,0 +1,84 @@
+// A version the dataplane refused can be applied again from the editor (say once the host is fixed):
+// the controller counts the apply (apply_seq) and drops the old refusal, so the page shows the version
+// pending until the dataplane answers, and refused again, with the reason, when it refuses it again.
+import { flushPromises, mount } from '@vue/test-utils'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, expect, it, vi } from 'vitest'
+import { defineComponent, h } from 'vue'
+import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
+import type { ApplianceStatus, ApplyResult } from '../../src/api/types'
+import { useAppliances } from '../../src/stores/appliances'
+import { useSession } from '../../src/stores/session'
+import SliceMapsView from '../../src/views/SliceMapsView.vue'
+import { json, oneStaTopology } from './responses'
+
+const reason = 'topology.aps[0].port: not the port in use'
+const refused: ApplianceStatus = {
+  id: 'lab', head: 150, desired: 150, active: 149, pending: true, rejected: { version: 150, error: reason, apply_seq: 1 },
+  alive: true, heartbeat: { ts_ns: null, pid: 7, version: 149, backend: 'dpdk' }, heartbeat_age_s: 0.1, last_frame: null, fabric: null,
+}
+const answer = (st: ApplianceStatus): ApplyResult => ({ appliance_id: 'lab', version: 150, previous: 150, acknowledged: false, ack_ms: null, status: st })
+
+// The applies' answers in turn; `polled` the status the appliances' poll (GET /appliances) gets, the last
+// apply's until the test moves it on.
+let polled: ApplianceStatus = refused
+function stubApi(applies: ApplyResult[]): string[] {
+  const posts: string[] = []
+  vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+    if (init.method === 'POST') {
+      posts.push(u.split('?')[0])
+      const r = applies.shift()!
+      polled = r.status // what the controller says from then on
+      return json(200, r)
+    }
+    if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: 150, topology: oneStaTopology() })
+    if (u.startsWith('/api/v1/slice-maps?')) return json(200, { appliance_id: 'lab', version: 150, frame_ms: 20, slice_map: { slices: [{ duration_ms: 20, pairs: ['ap1/sta1'] }] } })
+    if (u === '/api/v1/appliances/lab') return json(200, refused)
+    if (u === '/api/v1/appliances') return json(200, [polled])
+    if (u.startsWith('/api/v1/versions?')) return json(200, { total: 0, items: [] })
+    return json(404, {})
+  }))
+  return posts
+}
+
+beforeEach(() => {
+  setActivePinia(createPinia())
+  useAppliances().select('lab')
+  useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
+})
+afterEach(() => vi.unstubAllGlobals())
+
+it('applies a refused version again: pending until the dataplane answers, then refused again with its reason', async () => {
+  const again = { ...refused, rejected: { version: 150, error: reason, apply_seq: 2 } }
+  const posts = stubApi([
+    answer({ ...refused, rejected: null }), // the dataplane does not answer within wait_ms
+    answer({ ...refused, rejected: { version: 150, error: reason, apply_seq: 3 } }),
+  ])
+  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
+  await router.push('/slice-maps')
+  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
+  await flushPromises()
+  expect(w.get('[data-testid=refused-badge]').text()).toBe('refused 150')
+
+  const apply = w.get('[data-testid=apply]')
+  expect(apply.attributes('disabled')).toBeUndefined()
+  await apply.trigger('click')
+  await flushPromises()
+  expect(posts).toEqual(['/api/v1/versions/150/apply'])
+  expect(w.find('[data-testid=refused-badge]').exists()).toBe(false)
+  expect(w.text()).toContain('pending 150')
+  expect(w.get('[data-testid=notice]').text()).toContain('pending')
+  expect(w.find('[data-testid=refusal]').exists()).toBe(false)
+
+  // The dataplane refuses that apply after the wait: the page learns it from the appliances' poll.
+  polled = again
+  await useAppliances().refresh()
+  await flushPromises()
+  expect(w.get('[data-testid=refused-badge]').text()).toBe('refused 150')
+
+  await w.get('[data-testid=apply]').trigger('click') // and once more, refused within the wait
+  await flushPromises()
+  expect(w.get('[data-testid=refused-badge]').text()).toBe('refused 150')
+  expect(w.get('[data-testid=refusal]').text()).toContain(reason)
+  w.unmount()
+})
