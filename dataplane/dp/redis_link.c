@@ -251,6 +251,7 @@ static void fetch_version(struct redis_link *l, uint64_t version)
                || (version == l->active_version && l->handed_version == 0);
     if (version == l->handed_version && version == l->last_fetched) {
         l->handed_seq = seq;
+        l->last_fetched_seq = seq;   /* answered with the loop's answer: a reconnect must not hand it over again */
         skip = 1;
     }
     pthread_mutex_unlock(&l->mu);

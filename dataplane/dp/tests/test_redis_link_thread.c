@@ -229,6 +229,40 @@ static void test_the_loops_refusal_names_the_apply_of_the_version_it_was_handed(
     redis_link_stop(l);
 }
 
+static void reconnect(struct server *s);
+
+/*
+ * Version 11 is applied again (apply_seq 5) while the loop has it on its way: its refusal names apply 5, which is the
+ * answer to that apply. A reconnect then reads `desired` (11) and apply_seq (5), an apply already answered: the
+ * version is not handed to the loop again (it would be tried again, and refused or run, without any apply).
+ */
+static void test_a_version_refused_after_an_apply_of_it_on_its_way_is_not_handed_again_on_reconnecting(void **state)
+{
+    struct server *s = *state;
+    char *doc = lab_doc("25");
+    command(s, "HSET adwiser:version:11 doc %s", doc);
+    free(doc);
+    command(s, "SET adwiser:appliance:lab:desired 11");
+    command(s, "SET adwiser:appliance:lab:apply_seq 4");
+    struct redis_link *l = start_link(s);
+    assert_int_equal(take_version(l), 11);         /* staged by the loop, not yet live */
+    command(s, "SET adwiser:appliance:lab:apply_seq 5");
+    command(s, "PUBLISH adwiser:appliance:lab:config 11");
+    sleep_ms(300);                                 /* the thread takes the message: apply 5 of the version on its way */
+    redis_link_reject(l, 11, "topology.aps[0].port: not the port in use");
+    char *rejected = wait_refusal_of_apply(s, "5");
+    assert_non_null(rejected);
+    assert_non_null(strstr(rejected, "\"apply_seq\":5"));
+    free(rejected);
+    reconnect(s);
+    uint64_t v = 0;
+    struct adw_config *c = redis_link_take_config(l, &v);
+    int handed = c != NULL;
+    free(c);
+    assert_false(handed);
+    redis_link_stop(l);
+}
+
 static void test_a_rollback_to_the_running_version_replaces_the_version_on_its_way(void **state)
 {
     struct server *s = *state;
@@ -616,6 +650,9 @@ int main(void)
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_the_loops_refusal_names_the_apply_of_the_version_it_was_handed,
                                         start_server, stop_server),
+        cmocka_unit_test_setup_teardown(
+            test_a_version_refused_after_an_apply_of_it_on_its_way_is_not_handed_again_on_reconnecting,
+            start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_rollback_to_the_running_version_replaces_the_version_on_its_way,
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_version_published_again_after_a_reload_of_the_config_file_is_applied,
