@@ -82,3 +82,30 @@ it('applies a refused version again: pending until the dataplane answers, then r
   expect(w.get('[data-testid=refusal]').text()).toContain(reason)
   w.unmount()
 })
+
+it('replaces the pending notice of an apply with the answer the appliances\' poll brings: refused, or running', async () => {
+  stubApi([answer({ ...refused, rejected: null }), answer({ ...refused, rejected: null })])
+  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
+  await router.push('/slice-maps')
+  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
+  await flushPromises()
+  await w.get('[data-testid=apply]').trigger('click')
+  await flushPromises()
+  expect(w.get('[data-testid=notice]').text()).toContain('pending')
+
+  polled = { ...refused, rejected: { version: 150, error: reason, apply_seq: 2 } }
+  await useAppliances().refresh()
+  await flushPromises()
+  expect(w.find('[data-testid=notice]').exists()).toBe(false)
+  expect(w.get('[data-testid=refusal]').text()).toContain(reason)
+  expect(w.get('[data-testid=refusal]').text()).toContain('keeps running version 149')
+
+  await w.get('[data-testid=apply]').trigger('click') // applied again once more: pending, then it runs
+  await flushPromises()
+  expect(w.find('[data-testid=refusal]').exists()).toBe(false)
+  polled = { ...refused, active: 150, pending: false, rejected: null }
+  await useAppliances().refresh()
+  await flushPromises()
+  expect(w.get('[data-testid=notice]').text()).toContain('Version 150 applied and acknowledged')
+  w.unmount()
+})
