@@ -3,6 +3,7 @@ import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { AggregationStatus, ApplianceStatus } from '../../src/api/types'
 import AppliancesView from '../../src/views/AppliancesView.vue'
+import { useAppliances } from '../../src/stores/appliances'
 import { json } from './responses'
 
 const lab: ApplianceStatus = {
@@ -65,6 +66,23 @@ describe('AppliancesView', () => {
     expect(w.get('[data-testid=aggregation-age]').text()).toBe('Not yet seen updating.')
     await vi.advanceTimersByTimeAsync(12000)
     expect(w.get('[data-testid=aggregation-age]').text()).toBe('Stale: not updated in the 12 s this page has watched it.')
+    w.unmount()
+  })
+
+  it('calls a desired version the dataplane refused refused, not pending, and pending again once it is applied again', async () => {
+    // The status reports a refusal only while it answers the latest apply (apply_seq): after a re-apply it is null
+    // until the dataplane answers, and the version is pending meanwhile.
+    let status: ApplianceStatus = { ...lab, head: 3, desired: 3, pending: true,
+      rejected: { version: 3, error: 'topology.stas[0].mac: not a MAC address', apply_seq: 4 } }
+    vi.stubGlobal('fetch', vi.fn(async (u: string) => (u.endsWith('/appliances') ? json(200, [status]) : json(404, {}))))
+    const w = mount(AppliancesView)
+    await flushPromises()
+    const state = () => w.get('[data-testid=appliance-lab] [data-testid=state]').text()
+    expect(state()).toBe('refused: v3, the dataplane runs v2')
+    status = { ...status, rejected: null }
+    await useAppliances().refresh() // the app's appliances poll
+    await flushPromises()
+    expect(state()).toBe('pending: v3 not acknowledged')
     w.unmount()
   })
 
