@@ -100,29 +100,24 @@ static void remove_runtime_dir(void)
     rmdir(dir);
 }
 
-/*
- * Three net_ring ports on rings r[] and t[] (tag names them), bound as uplink, ap1 and ap2 by port number into *pm,
- * with the VLAN ids vlans[] (0: untagged), and started; ap1's TX ring holds ap1_tx_size - 1 frames.
- */
-static int tagged_ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t, unsigned ap1_tx_size,
-                                const uint16_t vlans[N_PORTS], struct dpdk_port_map *pm)
+/* A net_ring port on new rings *r (its RX) and *t (its TX, holding tx_size - 1 frames), named by tag and i: its
+ * port number, -1 if it could not be made. */
+static int ring_port(const char *tag, unsigned i, unsigned tx_size, struct rte_ring **r, struct rte_ring **t)
+{
+    char rn[32];
+    snprintf(rn, sizeof(rn), "%srx%u", tag, i);
+    *r = rte_ring_create(rn, RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+    snprintf(rn, sizeof(rn), "%stx%u", tag, i);
+    *t = rte_ring_create(rn, tx_size, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+    snprintf(rn, sizeof(rn), "net_ring_%st%u", tag, i);
+    return *r && *t ? rte_eth_from_rings(rn, r, 1, t, 1, SOCKET_ID_ANY) : -1;
+}
+
+/* Binds the ports named (by number) as uplink, ap1 and ap2 with the VLAN ids vlans[] (0: untagged) into *pm and
+ * starts them. */
+static int bind_and_start(const char *const names[N_PORTS], const uint16_t vlans[N_PORTS], struct dpdk_port_map *pm)
 {
     static const char *const roles[N_PORTS] = {"uplink", "ap1", "ap2"};
-    char ids[N_PORTS][12];
-    const char *names[N_PORTS];
-    for (unsigned i = 0; i < N_PORTS; i++) {
-        char rn[32];
-        snprintf(rn, sizeof(rn), "%srx%u", tag, i);
-        r[i] = rte_ring_create(rn, RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-        snprintf(rn, sizeof(rn), "%stx%u", tag, i);
-        t[i] = rte_ring_create(rn, i == 1 ? ap1_tx_size : RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-        snprintf(rn, sizeof(rn), "net_ring_%st%u", tag, i);
-        int pid = r[i] && t[i] ? rte_eth_from_rings(rn, &r[i], 1, &t[i], 1, SOCKET_ID_ANY) : -1;
-        if (pid < 0)
-            return -1;
-        snprintf(ids[i], sizeof(ids[i]), "%d", pid);
-        names[i] = ids[i];
-    }
     char err[512];
     if (dpdk_ports_resolve(roles, names, vlans, N_PORTS, pm, err, sizeof(err)) != 0
         || dpdk_ports_start(pm, pool, err, sizeof(err)) != 0) {
@@ -130,6 +125,25 @@ static int tagged_ring_ports_up(const char *tag, struct rte_ring **r, struct rte
         return -1;
     }
     return 0;
+}
+
+/*
+ * Three net_ring ports on rings r[] and t[] (tag names them), bound as uplink, ap1 and ap2 by port number into *pm,
+ * with the VLAN ids vlans[] (0: untagged), and started; ap1's TX ring holds ap1_tx_size - 1 frames.
+ */
+static int tagged_ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t, unsigned ap1_tx_size,
+                                const uint16_t vlans[N_PORTS], struct dpdk_port_map *pm)
+{
+    char ids[N_PORTS][12];
+    const char *names[N_PORTS];
+    for (unsigned i = 0; i < N_PORTS; i++) {
+        int pid = ring_port(tag, i, i == 1 ? ap1_tx_size : RING_SIZE, &r[i], &t[i]);
+        if (pid < 0)
+            return -1;
+        snprintf(ids[i], sizeof(ids[i]), "%d", pid);
+        names[i] = ids[i];
+    }
+    return bind_and_start(names, vlans, pm);
 }
 
 /* As tagged_ring_ports_up, every port untagged. */
@@ -552,29 +566,16 @@ static int inner_ethertype(struct rte_mbuf *m)
 static int trunk_ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t, unsigned trunk_tx_size,
                                struct dpdk_port_map *pm)
 {
-    static const char *const roles[N_PORTS] = {"uplink", "ap1", "ap2"};
     static const uint16_t vlans[N_PORTS] = {0, 101, 102};
     char ids[2][12];
     for (unsigned i = 0; i < 2; i++) {
-        char rn[32];
-        snprintf(rn, sizeof(rn), "%srx%u", tag, i);
-        r[i] = rte_ring_create(rn, RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-        snprintf(rn, sizeof(rn), "%stx%u", tag, i);
-        t[i] = rte_ring_create(rn, i == 1 ? trunk_tx_size : RING_SIZE, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-        snprintf(rn, sizeof(rn), "net_ring_%st%u", tag, i);
-        int pid = r[i] && t[i] ? rte_eth_from_rings(rn, &r[i], 1, &t[i], 1, SOCKET_ID_ANY) : -1;
+        int pid = ring_port(tag, i, i == 1 ? trunk_tx_size : RING_SIZE, &r[i], &t[i]);
         if (pid < 0)
             return -1;
         snprintf(ids[i], sizeof(ids[i]), "%d", pid);
     }
     const char *names[N_PORTS] = {ids[0], ids[1], ids[1]};
-    char err[512];
-    if (dpdk_ports_resolve(roles, names, vlans, N_PORTS, pm, err, sizeof(err)) != 0
-        || dpdk_ports_start(pm, pool, err, sizeof(err)) != 0) {
-        fprintf(stderr, "%s\n", err);
-        return -1;
-    }
-    return 0;
+    return bind_and_start(names, vlans, pm);
 }
 
 /* An ARP broadcast from sta1 with an 802.1Q tag of TCI tci in the frame. */
