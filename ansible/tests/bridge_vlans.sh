@@ -3,7 +3,8 @@
 # port starts with another VLAN setting than the inventory's (trunk, access
 # tag, none), and after the script each port must have exactly the
 # inventory's tag / trunks / vlan_mode.  Then the inventory is turned around
-# and the script run again.  ovs-vsctl talks to the private database
+# and the script run again; then the ports are retired (an nfqueue appliance)
+# beside a port the script does not own.  ovs-vsctl talks to the private database
 # (--db, --no-wait: no ovs-vswitchd); `ip` is a no-op.  Usage: bridge_vlans.sh RUN_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,11 +22,11 @@ printf '#!/bin/sh\nexit 0\n' > "$work/bin/ip"
 chmod +x "$work/bin/ovs-vsctl" "$work/bin/ip"
 vsctl() { "$work/bin/ovs-vsctl" "$@"; }
 
-# render PORTS_JSON OUT: the role's template with this port list.
+# render PORTS_JSON OUT [RETIRED_JSON]: the role's template with this port list (and these ports to take off).
 render() {
     ANSIBLE_CONFIG="$ansible_dir/ansible.cfg" ansible localhost -c local -i localhost, -o \
         -m ansible.builtin.template -a "src=$ansible_dir/roles/openvswitch/templates/adwiser-ovs-bridge.j2 dest=$2 mode=0755" \
-        -e "{\"ovs_bridge\": \"br-test\", \"ovs_datapath_type\": \"netdev\", \"ovs_fail_mode\": \"standalone\", \"ovs_ports\": $1}" \
+        -e "{\"ovs_bridge\": \"br-test\", \"ovs_datapath_type\": \"netdev\", \"ovs_fail_mode\": \"standalone\", \"ovs_ports\": $1, \"ovs_retired_ports\": ${3:-[]}}" \
         > "$work/render.log" || { cat "$work/render.log"; exit 1; }
 }
 # vlan PORT: "tag=... trunks=... vlan_mode=..." as ovsdb holds them.
@@ -54,4 +55,13 @@ PATH="$work/bin:$PATH" sh "$work/script2"
 expect p-trunk "tag=[] trunks=[] vlan_mode=[]" "round 2"
 expect p-access "tag=[] trunks=[5] vlan_mode=trunk" "round 2"
 expect p-plain "tag=12 trunks=[] vlan_mode=[]" "round 2"
+
+# Switched to nfqueue: the dataplane's ports leave the bridge, a port someone else added (the controller's fabric)
+# stays, and a retired port already gone is no error.
+vsctl add-port br-test p-fabric -- set interface p-fabric type=internal
+render '[]' "$work/script3" '["p-trunk", "p-access", "p-gone"]'
+PATH="$work/bin:$PATH" sh "$work/script3" || { echo "FAIL bridge round 3: the script failed"; failed=1; }
+ports=$(vsctl list-ports br-test | tr '\n' ' ')
+if [ "$ports" = "p-fabric p-plain " ]; then echo "PASS bridge round 3: ports $ports"
+else echo "FAIL bridge round 3: ports $ports, want p-fabric p-plain"; failed=1; fi
 exit $failed
