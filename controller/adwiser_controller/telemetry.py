@@ -27,7 +27,9 @@ PAIR_FLOAT = {"s_ms", "v_ms", "tput_mbps", "agg_est", "agg_raw", "acked_segs", "
               "ack_delay_ms", "ack_delay_min_ms", "v_sum_ms"}
 
 
-def _num(value: str, kind: type) -> int | float | None:
+def stream_number(value: str, kind: type) -> int | float | None:
+    """A telemetry stream's field (Redis keeps strings) as an int or float; None for "" (the writer's None) or what
+    is no finite number."""
     if value == "":
         return None
     try:
@@ -48,9 +50,9 @@ def parse_frame(sid: str, f: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {"id": sid}
     for k, v in f.items():
         if k in FRAME_INT:
-            out[k] = _num(v, int)
+            out[k] = stream_number(v, int)
         elif k in FRAME_FLOAT:
-            out[k] = _num(v, float)
+            out[k] = stream_number(v, float)
         elif k == "slices":
             try:
                 out[k] = json.loads(v)
@@ -65,9 +67,9 @@ def parse_pair(sid: str, f: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {"id": sid}
     for k, v in f.items():
         if k in PAIR_INT:
-            out[k] = _num(v, int)
+            out[k] = stream_number(v, int)
         elif k in PAIR_FLOAT:
-            out[k] = _num(v, float)
+            out[k] = stream_number(v, float)
         else:
             out[k] = v
     return out

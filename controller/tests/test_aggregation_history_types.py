@@ -68,7 +68,7 @@ def test_every_field_of_a_history_entry_is_parsed_to_the_type_the_status_model_g
 
 @pytest.mark.parametrize("written", ["inf", "-inf", "nan", "Infinity"])
 def test_a_history_number_field_that_is_no_finite_number_is_null(written):
-    # JSON has no NaN or Infinity: as the status and the pair history (telemetry._num) do, such a field is null.
+    # JSON has no NaN or Infinity: as the status and the pair history (telemetry.stream_number) do, such a field is null.
     for name in ("phy_rate_mbps", "mu_n", "x_pps", "frames_in_slot"):
         assert parse_entry("1-0", {name: written})[name] is None, name
 

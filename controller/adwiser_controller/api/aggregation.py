@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, get_args
 
 from fastapi import APIRouter, Depends
@@ -12,7 +11,7 @@ from pydantic import BaseModel, Field
 from .. import keys
 from ..auth import Principal
 from ..problems import ProblemException, responses
-from ..telemetry import history
+from ..telemetry import history, stream_number
 from .appliances import COUNT, After, TelemetryPage, known
 from .body import StrictJsonRoute
 from .deps import Services, services, viewer
@@ -123,19 +122,11 @@ ENTRY_KINDS = {name: kind for name, info in {"ts": AggregationStatus.model_field
 
 
 def _value(kind: type, v: str) -> bool | int | float | None:
-    """A stream field of the given kind; None for "" (the runner's None) or what is not one, "nan" and "inf" among
-    them: they parse, but JSON has no such number (as the pair history, telemetry._num)."""
+    """A stream field of the given kind, as the pair history reads its numbers (telemetry.stream_number: None for
+    "" and for "nan" or "inf", which JSON has no number for)."""
     if kind is bool:
         return {"True": True, "False": False}.get(v)
-    try:
-        x = float(v)
-    except ValueError:
-        return None
-    if not math.isfinite(x):
-        return None
-    if kind is int:
-        return int(x) if x.is_integer() else None
-    return x
+    return stream_number(v, kind)
 
 
 def parse_entry(sid: str, f: dict[str, str]) -> dict[str, Any]:
