@@ -224,8 +224,7 @@ static void tx_to(struct loop_ctx *x, uint16_t q, struct rte_mbuf *m)
         f[14] = (uint8_t)(tci >> 8);
         f[15] = (uint8_t)tci;
     } else if (pm->vlan[q]) {
-        m->vlan_tci = vlan_pcp_tci(pm->vlan[q], m->vlan_tci, rte_pktmbuf_mtod(m, const uint8_t *),
-                                   rte_pktmbuf_data_len(m));
+        m->vlan_tci = vlan_pcp_tci(pm->vlan[q], m->vlan_tci, f, len);
         if (rte_vlan_insert(&m) != 0) {
             rte_pktmbuf_free(m);
             x->e->c.tx_drops++;
