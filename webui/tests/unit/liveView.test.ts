@@ -100,4 +100,31 @@ describe('LiveView', () => {
     expect(w.findAll('h3').map((h) => h.text())).toEqual(['ap1/sta1'])
     w.unmount()
   })
+
+  // The version badges follow the status's `rejected` (API.md): a refusal of the desired version shows as refused,
+  // not pending; applied again, it is pending until the dataplane answers that apply (the status drops the old
+  // refusal), and refused again once the dataplane refuses it.
+  it('shows a refused version as refused, applied again as pending, and refused again once the dataplane answers', async () => {
+    const refusal = (seq: number) => ({ version: 4, error: 'topology.aps[0].port: not the port in use', apply_seq: seq })
+    const w = mount(LiveView, { global: { stubs: { TimeChart: true, FrameTimeline: true } } })
+    await flushPromises()
+    sockets[0].onopen!()
+    const send = async (s: ApplianceStatus) => {
+      sockets[0].onmessage!(statusMessage(s))
+      await flushPromises()
+    }
+
+    await send({ ...status, head: 4, desired: 4, pending: true, rejected: refusal(1) })
+    expect(w.find('[data-testid=pending]').exists()).toBe(false)
+    expect(w.get('[data-testid=refused]').text()).toContain('refused 4')
+
+    await send({ ...status, head: 4, desired: 4, pending: true, rejected: null }) // applied again: not answered yet
+    expect(w.find('[data-testid=refused]').exists()).toBe(false)
+    expect(w.get('[data-testid=pending]').text()).toBe('pending 4')
+
+    await send({ ...status, head: 4, desired: 4, pending: true, rejected: refusal(2) })
+    expect(w.find('[data-testid=pending]').exists()).toBe(false)
+    expect(w.get('[data-testid=refused]').text()).toContain('refused 4')
+    w.unmount()
+  })
 })
