@@ -1,16 +1,14 @@
 // A version the dataplane refused can be applied again from the editor (say once the host is fixed):
 // the controller counts the apply (apply_seq) and drops the old refusal, so the page shows the version
 // pending until the dataplane answers, and refused again, with the reason, when it refuses it again.
-import { flushPromises, mount } from '@vue/test-utils'
+import { flushPromises } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
-import { defineComponent, h } from 'vue'
-import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
 import type { ApplianceStatus, ApplyResult } from '../../src/api/types'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
-import SliceMapsView from '../../src/views/SliceMapsView.vue'
 import { json, oneStaTopology } from './responses'
+import { mountSliceMapsPage } from './sliceMapsPage'
 
 const reason = 'topology.aps[0].port: not the port in use'
 const refused: ApplianceStatus = {
@@ -54,10 +52,7 @@ it('applies a refused version again: pending until the dataplane answers, then r
     answer({ ...refused, rejected: null }), // the dataplane does not answer within wait_ms
     answer({ ...refused, rejected: { version: 150, error: reason, apply_seq: 3 } }),
   ])
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
-  await router.push('/slice-maps')
-  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-  await flushPromises()
+  const w = await mountSliceMapsPage()
   expect(w.get('[data-testid=refused-badge]').text()).toBe('refused 150')
 
   const apply = w.get('[data-testid=apply]')
@@ -85,10 +80,7 @@ it('applies a refused version again: pending until the dataplane answers, then r
 
 it('replaces the pending notice of an apply with the answer the appliances\' poll brings: refused, or running', async () => {
   stubApi([answer({ ...refused, rejected: null }), answer({ ...refused, rejected: null })])
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
-  await router.push('/slice-maps')
-  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-  await flushPromises()
+  const w = await mountSliceMapsPage()
   await w.get('[data-testid=apply]').trigger('click')
   await flushPromises()
   expect(w.get('[data-testid=notice]').text()).toContain('pending')

@@ -1,14 +1,12 @@
-import { flushPromises, mount } from '@vue/test-utils'
+import { flushPromises } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { defineComponent, h } from 'vue'
-import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
 import type { ApplianceStatus, Topology, VersionInfo } from '../../src/api/types'
 import { hasUnsavedEdits } from '../../src/lib/unsavedEdits'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
-import SliceMapsView from '../../src/views/SliceMapsView.vue'
 import { json, oneStaTopology } from './responses'
+import { mountSliceMapsPage } from './sliceMapsPage'
 
 const topology: Topology = oneStaTopology()
 const status: ApplianceStatus = {
@@ -58,10 +56,7 @@ afterEach(() => vi.unstubAllGlobals())
 describe('SliceMapsView', () => {
   it('pages the rollback choices back to versions older than the first page and rolls back to one', async () => {
     const { posts } = stubApi()
-    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
-    await router.push('/slice-maps') // the page's leave guard needs its route
-    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-    await flushPromises()
+    const w = await mountSliceMapsPage()
     const choices = () => w.findAll('#rollback option').map((o) => o.attributes('value')).filter((v) => v !== undefined && v !== 'null' && v !== '')
     expect(choices()).toHaveLength(100)
     await w.get('[data-testid=versions-older]').trigger('click')
@@ -80,10 +75,7 @@ describe('SliceMapsView', () => {
     // active 0 (REDIS.md): an operator's SIGHUP made the dataplane run its own file; there is no version 0, and
     // "Diff against active" asked for one and showed the controller's 404 as a refusal.
     const { gets } = stubApi({ ...status, active: 0, pending: true, heartbeat: { ...status.heartbeat!, version: 0 } })
-    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
-    await router.push('/slice-maps')
-    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-    await flushPromises()
+    const w = await mountSliceMapsPage()
     await w.findAll('button').find((b) => b.text() === 'Diff against active')!.trigger('click')
     await flushPromises()
     expect(gets.filter((u) => u.includes('/diff'))).toEqual([])
@@ -93,10 +85,7 @@ describe('SliceMapsView', () => {
 
   it('keeps the unsaved edits of the map when the loaded version is applied', async () => {
     stubApi({ ...status, desired: 149, active: 149 }) // version 150 saved, not applied yet
-    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
-    await router.push('/slice-maps')
-    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-    await flushPromises()
+    const w = await mountSliceMapsPage()
     await w.get('#dur-0').setValue('35')
     await w.get('[data-testid=apply]').trigger('click')
     await flushPromises()
@@ -107,10 +96,7 @@ describe('SliceMapsView', () => {
 
   it('draws the frame being edited with the same length as the toolbar while a duration field is empty', async () => {
     stubApi()
-    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
-    await router.push('/slice-maps')
-    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-    await flushPromises()
+    const w = await mountSliceMapsPage()
     const addSlice = w.findAll('button').find((b) => b.text() === 'Add slice')!
     await addSlice.trigger('click')
     await addSlice.trigger('click')
@@ -121,10 +107,7 @@ describe('SliceMapsView', () => {
 
   it('says the dataplane refused the version applied, with its reason, instead of calling it pending', async () => {
     stubApi({ ...status, desired: 149, active: 149 }, 'slice 1: port p1 is not up')
-    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
-    await router.push('/slice-maps')
-    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-    await flushPromises()
+    const w = await mountSliceMapsPage()
     await w.get('[data-testid=apply]').trigger('click')
     await flushPromises()
     expect(w.text()).not.toContain('has not acknowledged it yet')
@@ -136,10 +119,7 @@ describe('SliceMapsView', () => {
 
   it('adds a pair from the keyboard as dragging it from the palette does: to that slice, keeping it in its other slices', async () => {
     stubApi()
-    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
-    await router.push('/slice-maps')
-    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-    await flushPromises()
+    const w = await mountSliceMapsPage()
     const addSlice = w.findAll('button').find((b) => b.text() === 'Add slice')!
     await addSlice.trigger('click')
     await addSlice.trigger('click')
@@ -161,10 +141,7 @@ describe('SliceMapsView', () => {
     const { posts } = stubApi()
     const confirm = vi.fn(() => false)
     vi.stubGlobal('confirm', confirm)
-    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
-    await router.push('/slice-maps')
-    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-    await flushPromises()
+    const w = await mountSliceMapsPage()
     await w.get('#dur-0').setValue('35')
     await w.get('#rollback').setValue('148')
     await w.findAll('button').find((b) => b.text() === 'Roll back')!.trigger('click')
@@ -190,10 +167,7 @@ describe('SliceMapsView', () => {
       if (u.startsWith('/api/v1/versions?')) return json(200, { total: 1, items: [version(stored.version)] })
       return json(404, {})
     }))
-    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/slice-maps', component: SliceMapsView }] })
-    await router.push('/slice-maps')
-    const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-    await flushPromises()
+    const w = await mountSliceMapsPage()
     await w.get('#dur-0').setValue('25')
     await w.get('[data-testid=save]').trigger('click')
     await flushPromises()
