@@ -53,6 +53,22 @@ const contrastProblems = () => {
   return out
 }
 
+// Every visible form control whose box reaches past the right edge of the panel it
+// sits in (a list wider than its card draws over the next one); run inside the page.
+const controlsOutsidePanels = () => {
+  const out = []
+  for (const el of document.querySelectorAll('.panel input, .panel select, .panel button, .panel textarea')) {
+    const box = el.getBoundingClientRect()
+    if (!box.width || getComputedStyle(el).visibility === 'hidden') continue
+    const panel = el.closest('.panel').getBoundingClientRect()
+    if (box.right > panel.right + 0.5) {
+      const name = el.getAttribute('aria-label') ?? el.id ?? el.textContent.trim().slice(0, 40)
+      out.push(`${el.tagName.toLowerCase()} "${name}" ends ${(box.right - panel.right).toFixed(0)} px past its panel`)
+    }
+  }
+  return out
+}
+
 describe('dashboard against the real controller', { skip: missing ?? false }, () => {
   const servers = new Servers()
   let browser, page, admin
@@ -457,6 +473,23 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
       await page.waitForTimeout(300)
       const bad = await page.evaluate(contrastProblems)
       failures.push(...bad.map((b) => `${route}: ${b}`))
+    }
+    assert.deepEqual(failures, [])
+  })
+
+  test('no form control reaches past the panel it sits in, on any page', async () => {
+    // The check itself can fail: a select wider than its panel is reported.
+    await go('/slice-maps')
+    await page.locator('.slice.panel').first().waitFor()
+    await page.evaluate(() => document.querySelector('.panel').insertAdjacentHTML('beforeend', '<select id="probe" style="width:200vw"></select>'))
+    assert.ok((await page.evaluate(controlsOutsidePanels)).some((p) => p.startsWith('select "probe"')), 'the probe is flagged')
+    await page.evaluate(() => document.getElementById('probe').remove())
+    const failures = []
+    for (const route of ['/live', '/slice-maps', '/topology', '/policies', '/appliances', '/history', '/access']) {
+      await go(route)
+      await page.locator('main h1').waitFor()
+      await page.waitForTimeout(300)
+      failures.push(...(await page.evaluate(controlsOutsidePanels)).map((b) => `${route}: ${b}`))
     }
     assert.deepEqual(failures, [])
   })
