@@ -37,7 +37,8 @@ describe('ConflictGraph', () => {
     expect(w.findAll('g.node')).toHaveLength(2)
     expect(w.findAll('line.conflict')).toHaveLength(1)
     expect(w.findAll('circle').map((c) => c.attributes('fill'))).toEqual(['#dbe8f6', '#fde3c4'])
-    expect(w.find('svg').attributes('aria-label')).toBe('Conflict graph: 2 pairs, 1 conflicts')
+    expect(w.find('svg').attributes('aria-label')).toBe('Conflict graph: 2 pairs, 1 conflict')
+    expect(w.find('figcaption').text()).toMatch(/^2 pairs, 1 conflict \(red lines/)
   })
 
   it('names conflicts that refer to pairs not in the topology', () => {
