@@ -54,6 +54,15 @@ describe('AppliancesView', () => {
     w.unmount()
   })
 
+  it('separates the dataplane badge from the heartbeat beside it by a space', async () => {
+    vi.stubGlobal('fetch', vi.fn(async (u: string) => (u.endsWith('/appliances') ? json(200, [lab]) : json(404, {}))))
+    const w = mount(AppliancesView)
+    await flushPromises()
+    const cell = w.get('[data-testid=dataplane]').element.textContent!.replace(/\s+/g, ' ').trim()
+    expect(cell).toBe('up dpdk pid 7, heartbeat 0.1 s old')
+    w.unmount()
+  })
+
   it('does not date a status it has only read once: a runner that stopped before the page opened is not shown fresh', async () => {
     // The status's ts is the runner's monotonic clock: the first one read says nothing about when it was written.
     vi.stubGlobal('fetch', vi.fn(async (u: string) => {

@@ -64,6 +64,14 @@ describe('AggregationLoops', () => {
     expect(w.get('[data-testid=aggregation-age]').text()).toBe('updated 1 s ago.')
   })
 
+  it('separates a badge from the words beside it by a space, as a screen reader reads them', () => {
+    const w = mount(AggregationLoops, { props: { status, advancedAgoS: 1 } })
+    const summary = w.get('[data-testid=aggregation-summary]').element.textContent!.replace(/\s+/g, ' ').trim()
+    expect(summary).toMatch(/^running policy of v\d+, Δ = 0\.50 s, classifier bottleneck-v1\. updated 1 s ago\.$/)
+    const caption = w.get('[data-testid=aggregation-ap-ap2] caption').element.textContent!.replace(/\s+/g, ' ')
+    expect(caption).toContain('N̄ = 64 held: backhaul bottleneck')
+  })
+
   it('shows an empty state naming the runner when no loop has written a status', () => {
     const w = mount(AggregationLoops, { props: { status: null, advancedAgoS: null } })
     expect(w.get('[data-testid=aggregation-empty]').text()).toContain('aggregation-loop')
