@@ -42,7 +42,8 @@ struct dp_counters {
     uint64_t frames_reported;  /* frame reports written to telemetry */
     uint64_t config_drops;     /* held packets of removed pairs handed out as ADW_PORT_DROP (freed) */
     uint64_t rx_missed;        /* packets the drivers could not receive (ring full, no mbuf) */
-    uint64_t vlan_unknown;     /* frames on a VLAN trunk with a VLAN id of no AP (taken as its first AP's) */
+    uint64_t vlan_unknown;     /* frames on a VLAN trunk with a VLAN id of no AP (taken as its first AP's), and frames
+                                * sent towards an AP behind a VLAN with a tag of another VLAN of their own (as they came) */
     uint64_t drained_pkts;     /* NFQUEUE shutdown: queued but not yet read, accepted unscheduled before the unbind */
     uint64_t verdicts_retried; /* NFQUEUE: verdicts the kernel refused at first and took when given again */
     uint64_t fail_open_pkts;   /* NFQUEUE: accepted by the kernel itself, unscheduled, our socket being full (the

@@ -211,18 +211,37 @@ static void tx_unsent(struct rte_mbuf **pkts, uint16_t count, void *userdata)
     backlog_in(userdata, pkts, count);
 }
 
+/* The TCI of the tag m carries in the frame if it is the frame's own, the one it came in with (on a port that is no
+ * trunk), else -1. Behind an AP's tag that rx_role took off (m->vlan_tci set then, no tag stripped into the mbuf) a
+ * tag is the AP's frame's payload (802.1Q stacking), and a new AP's tag goes in front of it. */
+static int own_tci(const struct rte_mbuf *m)
+{
+    if (m->vlan_tci && !(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))
+        return -1;
+    return vlan_pcp_frame_tci(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m));
+}
+
 /* Queues m for scheduler port q: tagged with q's VLAN if it has one (m must not be shared then), keeping the
- * frame's 802.1p priority (vlan_pcp.h; m->vlan_tci: the TCI it arrived with, rx_role). A priority-tagged frame's
- * tag is made q's: a second tag in front of it would carry PCP 0, and the AP would see the frame as background. */
+ * frame's 802.1p priority (vlan_pcp.h; m->vlan_tci: the TCI it arrived with, rx_role). A frame that still carries a
+ * tag (from a port that is no trunk) is never given a second one in front of it, which would carry PCP 0 and make
+ * the AP take the frame as one of its VLAN whose payload is another 802.1Q frame: a priority tag or one of q's VLAN
+ * is made q's; one of another VLAN is not q's to rewrite and leaves as it came, counted (vlan_unknown). */
 static void tx_to(struct loop_ctx *x, uint16_t q, struct rte_mbuf *m)
 {
     const struct dpdk_port_map *pm = x->m;
     uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
     uint32_t len = rte_pktmbuf_data_len(m);
-    if (pm->vlan[q] && vlan_pcp_priority_tagged(f, len)) {
-        uint16_t tci = vlan_pcp_tci(pm->vlan[q], (uint16_t)(f[14] << 8 | f[15]), f + 4, len - 4);
-        f[14] = (uint8_t)(tci >> 8);
-        f[15] = (uint8_t)tci;
+    int own = pm->vlan[q] ? own_tci(m) : -1;
+    if (own >= 0 && vlan_pcp_foreign(own, pm->vlan[q])) {
+        x->e->c.vlan_unknown++;
+        /* Sent for the AP its tag names on q's port, as tx_role will take it back from if it is lost. */
+        vlan_demux_role(&x->vlans, pm->dev_of[q], (uint16_t)own, &q);
+    } else if (own >= 0) {
+        uint16_t tci = vlan_pcp_tci(pm->vlan[q], (uint16_t)own, f + 4, len - 4);
+        if (tci != own) { /* a flood's shared mbuf already of q's VLAN is left untouched */
+            f[14] = (uint8_t)(tci >> 8);
+            f[15] = (uint8_t)tci;
+        }
     } else if (pm->vlan[q]) {
         m->vlan_tci = vlan_pcp_tci(pm->vlan[q], m->vlan_tci, f, len);
         if (rte_vlan_insert(&m) != 0) {
@@ -242,12 +261,46 @@ static void tx_to(struct loop_ctx *x, uint16_t q, struct rte_mbuf *m)
 }
 
 /*
+ * ADW_PORT_FLOOD of a frame that carries its own tag of VLAN vid (not 0): tx_to leaves it as it came to every port,
+ * so each DPDK port gets it once, all sharing the one mbuf, not once per AP of a trunk. It goes to the port's AP of
+ * that VLAN if it has one, else to its first scheduler port (counted vlan_unknown if that is an AP of another VLAN).
+ */
+static void flood_own_vlan(struct loop_ctx *x, uint16_t in_port, struct rte_mbuf *m, uint16_t vid)
+{
+    const struct dpdk_port_map *pm = x->m;
+    uint16_t to[1 + DP_MAX_AP_PORTS];
+    unsigned n = 0;
+    for (unsigned d = 0; d < pm->n_dev; d++)
+        to[d] = SCHED_NONE;
+    for (uint16_t q = 0; q < x->e->n_ports; q++) {
+        uint16_t d = pm->dev_of[q];
+        if (q == in_port || (to[d] != SCHED_NONE && pm->vlan[q] != vid))
+            continue;
+        n += to[d] == SCHED_NONE;
+        to[d] = q;
+    }
+    if (n == 0) {
+        rte_pktmbuf_free(m);
+        return;
+    }
+    rte_mbuf_refcnt_update(m, (int16_t)(n - 1));
+    for (unsigned d = 0; d < pm->n_dev; d++)
+        if (to[d] != SCHED_NONE)
+            tx_to(x, to[d], m);
+}
+
+/*
  * ADW_PORT_FLOOD: every scheduler port but in_port.  Untagged ports share
  * the one mbuf (each PMD's free drops one reference); tagged ports get
  * copies, made before the original can be freed by a TX.
  */
 static void flood(struct loop_ctx *x, uint16_t in_port, struct rte_mbuf *m)
 {
+    int own = own_tci(m);
+    if (own > 0 && (own & 0x0fff)) {
+        flood_own_vlan(x, in_port, m, (uint16_t)(own & 0x0fff));
+        return;
+    }
     unsigned n = x->e->n_ports, untagged = 0;
     for (uint16_t q = 0; q < n; q++) {
         if (q == in_port)

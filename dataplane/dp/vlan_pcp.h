@@ -6,8 +6,10 @@
  * arrival, keeping the TCI in the mbuf); an untagged IP frame gets the PCP
  * of its DSCP's class selector (DSCP >> 3: EF, the core's real-time class,
  * is PCP 5, as the usual DSCP-to-CoS map has it); any other frame PCP 0.
- * A priority-tagged frame (VLAN 0) keeps its tag in the frame, and the
- * loop writes the AP's VLAN into it rather than adding a second tag.
+ * A frame that still carries its tag (it came in on a port that is no
+ * trunk, the uplink or an untagged AP) is never tagged a second time: a
+ * priority tag (VLAN 0) or one of the AP's own VLAN becomes the AP's tag
+ * (PCP and DEI kept); one of another VLAN leaves as it came (dpdk_loop.c).
  * Pure: the loop hands it the frame and the TCI it arrived with.
  */
 #ifndef ADW_DP_VLAN_PCP_H
@@ -41,10 +43,18 @@ static inline uint16_t vlan_pcp_tci(uint16_t vid, uint16_t tci_in, const uint8_t
     return (uint16_t)(vlan_pcp_of_dscp(frame, len) << VLAN_PCP_SHIFT | (vid & 0x0fffu));
 }
 
-/* 1 if frame[0..len) is priority-tagged: an 802.1Q tag of VLAN 0 (only a PCP and DEI) after the MAC addresses. */
-static inline int vlan_pcp_priority_tagged(const uint8_t *frame, uint32_t len)
+/* The TCI of the 802.1Q tag after frame[0..len)'s MAC addresses, or -1 if it has none. */
+static inline int vlan_pcp_frame_tci(const uint8_t *frame, uint32_t len)
 {
-    return len >= 18 && frame[12] == 0x81 && frame[13] == 0x00 && (((unsigned)frame[14] << 8 | frame[15]) & 0x0fffu) == 0;
+    if (len < 18 || frame[12] != 0x81 || frame[13] != 0x00)
+        return -1;
+    return (int)((unsigned)frame[14] << 8 | frame[15]);
+}
+
+/* 1 if a frame whose own tag has TCI tci is another VLAN's than vid: a priority tag (VLAN 0) is no VLAN's. */
+static inline int vlan_pcp_foreign(int tci, uint16_t vid)
+{
+    return tci > 0 && (tci & 0x0fff) != 0 && (tci & 0x0fff) != (vid & 0x0fff);
 }
 
 #endif

@@ -740,6 +740,143 @@ static void test_a_frame_of_a_vlan_of_no_ap_goes_only_to_the_uplink_as_it_came(v
     assert_int_equal(tci[1], 3 << 13 | 998);
 }
 
+/* Runs the loop once over what waits in its RX rings (the stop set before it starts). */
+static int run_once(struct dp_engine *e, struct dpdk_port_map *pm)
+{
+    dp_stop_requested = 1;
+    int rc = dpdk_loop_run(e, pm, pool);
+    dp_stop_requested = 0;
+    return rc;
+}
+
+/*
+ * A frame that comes in on the (untagged) uplink already carrying a VLAN tag leaves towards an AP behind a VLAN with
+ * one tag, never the AP's in front of its own: tagged with the AP's VLAN (tag in the frame, or stripped by the PMD),
+ * it leaves in it with the PCP and DEI it came with; tagged with another VLAN, it is counted (vlan_unknown) and
+ * passed as it came, its own tag only. Tagged twice, the AP's port took the frame as one of VLAN 101 whose payload
+ * is another 802.1Q frame. ap1 is on VLAN 101, ap2 on VLAN 102, each on its own port; TCP data, held and flushed.
+ */
+static void test_a_frame_tagged_on_the_uplink_leaves_to_a_tagged_ap_with_one_tag(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map pm;
+    static const uint16_t vlans[N_PORTS] = {0, 101, 102};
+    struct rte_ring *urx[N_PORTS], *utx[N_PORTS];
+    assert_int_equal(tagged_ring_ports_up("uptag", urx, utx, RING_SIZE, vlans, &pm), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    const int prio5 = 5 << 13, prio3_dei = 3 << 13 | 1 << 12;
+    struct rte_mbuf *in[3] = {frame_to_sta(1, 1, 0, prio5 | 101), stripped_frame_to_sta(1, 1, prio3_dei | 101),
+                              frame_to_sta(1, 1, 0, prio3_dei | 555)};
+    int tci[3], ethertype[3], rc = 0;
+    for (unsigned i = 0; i < 3; i++) {
+        assert_int_equal(rte_ring_enqueue(urx[0], in[i]), 0);
+        rc |= run_once(&e, &pm);
+        void *m = NULL;
+        assert_int_equal(rte_ring_count(utx[1]), 1);
+        assert_int_equal(rte_ring_dequeue(utx[1], &m), 0);
+        tci[i] = frame_tci(m);
+        ethertype[i] = inner_ethertype(m);
+        rte_pktmbuf_free(m);
+    }
+    uint64_t unknown = e.c.vlan_unknown;
+    empty_ring(utx[0]);
+    empty_ring(utx[2]);
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&pm);
+    assert_int_equal(rc, 0);
+    assert_int_equal(tci[0], prio5 | 101);
+    assert_int_equal(ethertype[0], 0x0800);
+    assert_int_equal(tci[1], prio3_dei | 101);
+    assert_int_equal(ethertype[1], 0x0800);
+    assert_int_equal(tci[2], prio3_dei | 555);
+    assert_int_equal(ethertype[2], 0x0800);
+    assert_int_equal(unknown, 1);
+}
+
+/*
+ * A broadcast that comes in on the uplink with a VLAN tag is flooded to a VLAN trunk once, with its one tag: tagged
+ * with ap1's VLAN it reaches VLAN 101 only (not also ap2's VLAN 102 in front of it), tagged with a VLAN of no AP it
+ * leaves as it came (counted: vlan_unknown), once, not once per AP of the trunk.
+ */
+static void test_a_broadcast_tagged_on_the_uplink_reaches_a_trunk_once_with_its_one_tag(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map pm;
+    struct rte_ring *vrx[2], *vtx[2];
+    assert_int_equal(trunk_ring_ports_up("upbc", vrx, vtx, RING_SIZE, &pm), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    const uint16_t in_tci[2] = {3 << 13 | 101, 555};
+    unsigned at_trunk[2];
+    int tci[2], ethertype[2], rc = 0;
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(rte_ring_enqueue(vrx[0], tagged_arp(in_tci[i])), 0);
+        rc |= run_once(&e, &pm);
+        at_trunk[i] = rte_ring_count(vtx[1]);
+        void *m = NULL;
+        assert_int_equal(rte_ring_dequeue(vtx[1], &m), 0);
+        tci[i] = frame_tci(m);
+        ethertype[i] = inner_ethertype(m);
+        rte_pktmbuf_free(m);
+        empty_ring(vtx[1]);
+    }
+    uint64_t unknown = e.c.vlan_unknown;
+    empty_ring(vtx[0]);
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&pm);
+    assert_int_equal(rc, 0);
+    assert_int_equal(at_trunk[0], 1);
+    assert_int_equal(tci[0], 3 << 13 | 101);
+    assert_int_equal(ethertype[0], 0x0806);
+    assert_int_equal(at_trunk[1], 1);
+    assert_int_equal(tci[1], 555);
+    assert_int_equal(ethertype[1], 0x0806);
+    assert_int_equal(unknown, 1);
+}
+
+/*
+ * A broadcast from an AP of the trunk with a second tag behind the AP's (802.1Q stacking: the AP's frame carries a
+ * tagged frame) reaches the other AP of the trunk as one of that AP's VLAN carrying the same inner tag: only the
+ * AP's tag is replaced, the inner one is the frame's payload and never leaves as the frame's own VLAN.
+ */
+static void test_a_broadcast_from_a_trunks_ap_keeps_its_inner_tag_behind_the_other_aps_tag(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map pm;
+    struct rte_ring *vrx[2], *vtx[2];
+    assert_int_equal(trunk_ring_ports_up("inner", vrx, vtx, RING_SIZE, &pm), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 4096};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    struct rte_mbuf *m = tagged_arp(555);
+    uint8_t *f = (uint8_t *)rte_pktmbuf_prepend(m, 4);
+    assert_non_null(f);
+    memmove(f, f + 4, 12);
+    const uint8_t outer[4] = {0x81, 0x00, 101 >> 8, 101 & 0xff};
+    memcpy(f + 12, outer, 4);
+    assert_int_equal(rte_ring_enqueue(vrx[1], m), 0);
+    int rc = run_once(&e, &pm);
+    unsigned at_trunk = rte_ring_count(vtx[1]);
+    void *out = NULL;
+    assert_int_equal(rte_ring_dequeue(vtx[1], &out), 0);
+    int tci = frame_tci(out), inner = inner_ethertype(out);
+    const uint8_t *g = rte_pktmbuf_mtod((struct rte_mbuf *)out, const uint8_t *);
+    int inner_tci = g[18] << 8 | g[19];
+    rte_pktmbuf_free(out);
+    empty_ring(vtx[1]);
+    empty_ring(vtx[0]);
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&pm);
+    assert_int_equal(rc, 0);
+    assert_int_equal(at_trunk, 1);
+    assert_int_equal(tci, 102);
+    assert_int_equal(inner, 0x8100);
+    assert_int_equal(inner_tci, 555);
+}
+
 /*
  * Frames lost in a VLAN trunk's TX backlog are counted lost for the AP each was for, told by the tag it carries
  * (PCP bits and all), not for the trunk's first AP or the uplink. The trunk's peer takes nothing: of 20 UDP frames
@@ -798,6 +935,9 @@ int main(void)
         cmocka_unit_test(test_a_priority_tagged_frame_is_scheduled_as_untagged_and_keeps_its_priority),
         cmocka_unit_test(test_a_frame_of_a_vlan_of_no_ap_goes_only_to_the_uplink_as_it_came),
         cmocka_unit_test(test_frames_lost_in_a_trunks_tx_backlog_are_counted_for_the_ap_of_their_vlan),
+        cmocka_unit_test(test_a_frame_tagged_on_the_uplink_leaves_to_a_tagged_ap_with_one_tag),
+        cmocka_unit_test(test_a_broadcast_tagged_on_the_uplink_reaches_a_trunk_once_with_its_one_tag),
+        cmocka_unit_test(test_a_broadcast_from_a_trunks_ap_keeps_its_inner_tag_behind_the_other_aps_tag),
     };
     return cmocka_run_group_tests(tests, eal_up, eal_down);
 }
