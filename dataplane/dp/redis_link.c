@@ -59,6 +59,11 @@ struct redis_link {
     uint64_t handed_version;               /* version handed to the loop, neither acked nor refused yet; 0 if
                                               none; guarded by mu */
     uint64_t handed_seq;                   /* the newest apply (apply_seq) of handed_version; guarded by mu */
+    uint64_t taken_version;                /* version of the copy the loop took last, not yet answered; 0 if none;
+                                              guarded by mu */
+    uint64_t taken_seq;                    /* the apply (apply_seq) of that copy: a second copy of the version, fetched
+                                              for a later apply while the loop held the first, is answered with its
+                                              own apply; guarded by mu */
     int overridden;                        /* the --config file runs by an operator's SIGHUP: `desired` is not
                                               applied again until a config message names a version; guarded by mu */
     uint64_t last_fetched;                 /* newest version fetched (and handed over or rejected); guarded by mu,
@@ -67,6 +72,7 @@ struct redis_link {
     /* thread -> loop */
     struct adw_config *ready;              /* validated config waiting for the loop, guarded by mu */
     uint64_t ready_version;
+    uint64_t ready_seq;                    /* the apply (apply_seq) it was fetched for */
     struct pacing_table *pacing_ready;     /* pacing hash waiting for the loop, guarded by mu */
     /* thread only */
     redisContext *cmd, *sub;
@@ -251,6 +257,10 @@ static void fetch_version(struct redis_link *l, uint64_t version)
                || (version == l->active_version && l->handed_version == 0);
     if (version == l->handed_version && version == l->last_fetched) {
         l->handed_seq = seq;
+        if (l->ready && l->ready_version == version)
+            l->ready_seq = seq;
+        else if (l->taken_version == version)
+            l->taken_seq = seq;
         l->last_fetched_seq = seq;   /* answered with the loop's answer: a reconnect must not hand it over again */
         skip = 1;
     }
@@ -288,6 +298,7 @@ static void fetch_version(struct redis_link *l, uint64_t version)
     free(l->ready);   /* a newer version replaces one the loop has not taken yet */
     l->ready = cfg;
     l->ready_version = version;
+    l->ready_seq = seq;
     l->handed_version = version;
     l->handed_seq = seq;
     l->last_fetched = version;
@@ -694,6 +705,10 @@ struct adw_config *redis_link_take_config(struct redis_link *l, uint64_t *versio
     pthread_mutex_lock(&l->mu);
     struct adw_config *c = l->ready;
     *version = l->ready_version;
+    if (c) {
+        l->taken_version = l->ready_version;
+        l->taken_seq = l->ready_seq;
+    }
     l->ready = NULL;
     pthread_mutex_unlock(&l->mu);
     return c;
@@ -717,6 +732,8 @@ void redis_link_ack(struct redis_link *l, uint64_t version)
     l->overridden = 0;   /* a controller version runs again: `desired` is followed on reconnect */
     if (l->handed_version == version)
         l->handed_version = 0;
+    if (l->taken_version == version)
+        l->taken_version = 0;
     pthread_mutex_unlock(&l->mu);
 }
 
@@ -735,9 +752,12 @@ void redis_link_reject(struct redis_link *l, uint64_t version, const char *error
 {
     pthread_mutex_lock(&l->mu);
     l->reject_version = version;
-    l->reject_seq = l->handed_version == version ? l->handed_seq : 0;
+    /* The loop refuses the copy it took last; another copy of the version may wait in ready, still handed over. */
+    l->reject_seq = l->taken_version == version ? l->taken_seq : l->handed_version == version ? l->handed_seq : 0;
     snprintf(l->reject_error, sizeof(l->reject_error), "%s", error);
-    if (l->handed_version == version)
+    if (l->taken_version == version)
+        l->taken_version = 0;
+    if (l->handed_version == version && !(l->ready && l->ready_version == version))
         l->handed_version = 0;
     pthread_mutex_unlock(&l->mu);
 }

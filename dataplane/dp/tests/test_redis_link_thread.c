@@ -263,6 +263,44 @@ static void test_a_version_refused_after_an_apply_of_it_on_its_way_is_not_handed
     redis_link_stop(l);
 }
 
+/*
+ * The loop holds a copy of version 11 (apply 4, staged, not yet live) when version 12 (apply 5) and then 11 again
+ * (apply 6) are applied: a second copy of 11 waits for the loop. Each refusal names the apply of the copy refused:
+ * the first copy's apply 4, the second's apply 6. The first refusal took apply 6 and the second then named apply 0,
+ * so the controller never saw an answer to apply 6 and showed it pending for good.
+ */
+static void test_each_staged_copy_of_a_version_is_refused_naming_the_apply_it_was_fetched_for(void **state)
+{
+    struct server *s = *state;
+    char *v11 = lab_doc("25"), *v12 = lab_doc("20");
+    command(s, "HSET adwiser:version:11 doc %s", v11);
+    command(s, "HSET adwiser:version:12 doc %s", v12);
+    free(v11);
+    free(v12);
+    command(s, "SET adwiser:appliance:lab:desired 11");
+    command(s, "SET adwiser:appliance:lab:apply_seq 4");
+    struct redis_link *l = start_link(s);
+    assert_int_equal(take_version(l), 11);         /* the first copy: staged by the loop, not yet live */
+    command(s, "SET adwiser:appliance:lab:apply_seq 5");
+    command(s, "PUBLISH adwiser:appliance:lab:config 12");
+    sleep_ms(300);
+    command(s, "SET adwiser:appliance:lab:apply_seq 6");
+    command(s, "PUBLISH adwiser:appliance:lab:config 11");
+    sleep_ms(300);                                 /* the second copy of 11 waits for the loop */
+    redis_link_reject(l, 11, "replaced by a reload of lab.json (SIGHUP) before it went live");
+    char *first = wait_refusal_of_apply(s, "4");
+    assert_int_equal(take_version(l), 11);
+    redis_link_reject(l, 11, "topology.aps[0].port: not the port in use");
+    char *second = wait_refusal_of_apply(s, "6");
+    redis_link_stop(l);
+    assert_non_null(first);
+    assert_non_null(strstr(first, "\"apply_seq\":4"));
+    assert_non_null(second);
+    assert_non_null(strstr(second, "\"apply_seq\":6"));
+    free(first);
+    free(second);
+}
+
 static void test_a_rollback_to_the_running_version_replaces_the_version_on_its_way(void **state)
 {
     struct server *s = *state;
@@ -653,6 +691,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_a_version_refused_after_an_apply_of_it_on_its_way_is_not_handed_again_on_reconnecting,
             start_server, stop_server),
+        cmocka_unit_test_setup_teardown(
+            test_each_staged_copy_of_a_version_is_refused_naming_the_apply_it_was_fetched_for, start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_rollback_to_the_running_version_replaces_the_version_on_its_way,
                                         start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_version_published_again_after_a_reload_of_the_config_file_is_applied,
