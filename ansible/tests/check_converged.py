@@ -385,7 +385,7 @@ def main() -> int:
             "add-br br-adwiser" in bridge and "set-fail-mode br-adwiser standalone" in bridge
             and "add-port" not in bridge)
     r.check("NFQUEUE rules unit routes with proxy ARP (dataplane/dp/README.md)",
-            "sysctl -qw net/ipv4/conf/ap1/proxy_arp=1" in rules and "ip route replace 198.18.0.11/32 dev ap1" in rules)
+            "set_sysctl net/ipv4/conf/ap1/proxy_arp 1" in rules and "ip route replace 198.18.0.11/32 dev ap1" in rules)
 
     # Redis.
     ok, d = file_is(root, "etc/redis/redis.conf", "redis", "redis", 0o640)

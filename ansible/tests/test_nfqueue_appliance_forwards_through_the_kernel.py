@@ -33,9 +33,9 @@ def test_the_nfqueue_rules_unit_makes_the_appliance_a_proxy_arp_router(playbook:
     lines = [" ".join(line.split()) for line in start.splitlines()]
     assert "ip link add link eno2 name eno2.201 type vlan id 201" in start
     assert "ip link add link eno2 name eno2.202 type vlan id 202" in start
-    assert "sysctl -qw net.ipv4.ip_forward=1" in lines
+    assert "set_sysctl net/ipv4/ip_forward 1" in lines
     for dev in ("eno1", "eno2.201", "eno2.202"):
-        assert f"sysctl -qw net/ipv4/conf/{dev}/proxy_arp=1" in lines, dev
+        assert f"set_sysctl net/ipv4/conf/{dev}/proxy_arp 1" in lines, dev
     assert f"ip addr replace {SOUTH['dataplane_nfqueue_router_address']} dev eno1" in lines
     for prefix in SOUTH["dataplane_nfqueue_uplink_prefixes"]:
         assert f"ip route replace {prefix} dev eno1" in lines
