@@ -74,3 +74,23 @@ def test_a_rate_entered_by_hand_without_a_time_does_not_expire(api, appliance, r
     pair = _pair_after_steps(redis_server, aid, v, api)
     assert (pair["rate_source"], pair["phy_rate_mbps"], pair["rate_age_s"], pair["rate_stale"]) == (
         "telemetry", 300.0, None, False)
+
+
+def test_a_measured_rate_timed_far_ahead_of_redis_clock_is_stale(api, appliance, redis_server, rdb):
+    # its writer's clock an hour ahead: read as age 0, its rate stayed fresh for an hour after the writer stopped
+    aid, _ = appliance
+    v = enable(api, aid, phy_rate_mbps=100.0)
+    _measured(rdb, aid, "300", -3600.0)
+    pair = _pair_after_steps(redis_server, aid, v, api)
+    assert (pair["rate_source"], pair["phy_rate_mbps"], pair["rate_stale"]) == ("topology", 100.0, True)
+    assert pair["rate_age_s"] == pytest.approx(-3600.0, abs=5.0)
+
+
+def test_a_measured_rate_timed_slightly_ahead_of_redis_clock_is_fresh_at_age_0(api, appliance, redis_server, rdb):
+    # writer and Redis synced by NTP still differ by milliseconds
+    aid, _ = appliance
+    v = enable(api, aid, phy_rate_mbps=100.0)
+    _measured(rdb, aid, "300", -0.2)
+    pair = _pair_after_steps(redis_server, aid, v, api)
+    assert (pair["rate_source"], pair["phy_rate_mbps"], pair["rate_stale"]) == ("telemetry", 300.0, False)
+    assert pair["rate_age_s"] == 0.0

@@ -10,7 +10,10 @@ by hand: no writer keeps it up to date, so it has no age and does not expire; no
 
 Ages are read against the Redis server's clock (TIME), the one clock every writer and every runner
 share a view of; the writers' times are unix seconds on their own clocks, so those are kept in sync
-(NTP), and a time ahead of Redis's counts as age 0.
+(NTP), and a time ahead of Redis's by up to MAX_AHEAD_S (what synced clocks still differ by) counts as age 0.
+One further ahead is from a writer whose clock is wrong: read as age 0 too, its rate stayed fresh for as long as
+the clock was ahead (an hour ahead: an hour after its writer stopped), so it is stale, its age negative (by how
+much the writer's clock is ahead) so that the status shows why.
 """
 from __future__ import annotations
 
@@ -23,6 +26,8 @@ from .. import keys
 
 # 10 slots of the default Δ (0.5 s); the testbed's feed writes every 0.1 s while its pair has traffic
 MAX_AGE_S = 5.0
+# NTP keeps clocks within milliseconds; a second ahead is no skew of synced clocks any more
+MAX_AHEAD_S = 1.0
 
 
 def _number(v: str | None) -> float | None:
@@ -51,7 +56,8 @@ class PhyRate:
 async def read(r: aioredis.Redis, aid: str, max_age_s: float = MAX_AGE_S) -> dict[str, Measured]:
     """The pairs' rates in `phy_rate`; a rate that is not a positive finite number of bit/s is none (1e303
     Mbit/s parses as finite, but w of its 1e309 bit/s was 0 and every step of the AP's loops divided by it).
-    A time in `phy_rate_ts` that is no number leaves its rate stale: its writer meant it to age."""
+    A time in `phy_rate_ts` that is no number leaves its rate stale: its writer meant it to age; so does one more
+    than MAX_AHEAD_S ahead of Redis's clock (its age then negative)."""
     pipe = r.pipeline(transaction=True)
     pipe.hgetall(keys.appliance(aid, "phy_rate"))
     pipe.hgetall(keys.appliance(aid, "phy_rate_ts"))
@@ -67,8 +73,13 @@ async def read(r: aioredis.Redis, aid: str, max_age_s: float = MAX_AGE_S) -> dic
             out[pair] = Measured(mbps, None, False)
             continue
         ts = _number(times[pair])
-        age = max(now - ts, 0.0) if ts is not None else None
-        out[pair] = Measured(mbps, age, age is None or age > max_age_s)
+        if ts is None:
+            out[pair] = Measured(mbps, None, True)
+        elif ts - now > MAX_AHEAD_S:
+            out[pair] = Measured(mbps, now - ts, True)
+        else:
+            age = max(now - ts, 0.0)
+            out[pair] = Measured(mbps, age, age > max_age_s)
     return out
 
 

@@ -27,7 +27,8 @@ class PairLoop(BaseModel):
                                          "topology (operator-entered) or none")
     rate_age_s: float | None = Field(default=None, description="Age of the pair's measured rate in the phy_rate "
                                      "hash (its time in phy_rate_ts against Redis's clock), s; null: none, or one "
-                                     "entered by hand (no time, does not expire)")
+                                     "entered by hand (no time, does not expire); negative: that time is over 1 s "
+                                     "ahead of Redis's clock (the writer's clock is wrong) and the rate stale")
     rate_stale: bool = Field(default=False, description="The measured rate is older than the loop's limit "
                              "(--phy-rate-max-age, 5 s): the topology's rate is used, or without one the stale "
                              "rate as the last known")

@@ -152,7 +152,7 @@ export interface PairLoop {
   state: string // tracking | held | no_rate
   phy_rate_mbps: number | null
   rate_source: string
-  rate_age_s?: number | null // age of the measured rate in phy_rate, s; null: none, or entered by hand
+  rate_age_s?: number | null // age of the measured rate in phy_rate, s; null: none, or entered by hand; negative: its time is ahead of Redis's clock (stale)
   rate_stale?: boolean // the measured rate is older than the loop's limit (not used if the topology has one)
   mu_n: number | null // measured MPDUs per A-MPDU over the last slot
   mu_source?: string
