@@ -197,9 +197,13 @@ class ApplianceLoops:
                 "ack_queue_ms": queue if queue is not None and math.isfinite(queue) else None}
 
 
-async def _config(r: aioredis.Redis, aid: str) -> tuple[int | None, AdwiserConfig | None]:
+async def _config(r: aioredis.Redis, aid: str,
+                  parsed: dict[str, tuple[str, AdwiserConfig]]) -> tuple[int | None, AdwiserConfig | None]:
     """The version whose policy the loops run: `active`, else `desired`; (0, None) while the dataplane runs
-    its --config file (`active` 0), whose policy the controller cannot read."""
+    its --config file (`active` 0), whose policy the controller cannot read.
+
+    `parsed` keeps each appliance's last document text with its model: the runner looks every 50 ms, and
+    validating a campus document each time cost 4 ms (8 % of a core per appliance, enabled or not)."""
     active, desired = await r.mget(keys.appliance(aid, "active"), keys.appliance(aid, "desired"))
     if active == str(DATAPLANE_FILE):
         return DATAPLANE_FILE, None
@@ -207,7 +211,10 @@ async def _config(r: aioredis.Redis, aid: str) -> tuple[int | None, AdwiserConfi
         if v and v.isdigit():
             doc = await r.hget(keys.version(int(v)), "doc")
             if doc:
-                return int(v), AdwiserConfig.model_validate_json(doc)
+                last = parsed.get(aid)
+                if last is None or last[0] != doc:
+                    last = parsed[aid] = (doc, AdwiserConfig.model_validate_json(doc))
+                return int(v), last[1]
     return None, None
 
 
@@ -257,6 +264,7 @@ class AggregationRunner:
         # the loop at its start rather than at its first classification
         self.model = model or bn.default_model()
         self.state: dict[str, ApplianceLoops] = {}
+        self.parsed: dict[str, tuple[str, AdwiserConfig]] = {}   # per appliance: its document's text, parsed
 
     async def _read_telemetry(self, st: ApplianceLoops, pairs: set[str]) -> dict[str, PairTelemetry]:
         stream = keys.appliance(st.aid, "tm:pair")
@@ -347,7 +355,7 @@ class AggregationRunner:
             # step was paced by a runner before it (stopped, restarted), and is released like this runner's
             # own rates once its pair is no longer controlled, else the dataplane paces it at that rate for good.
             st = self.state[aid] = ApplianceLoops(aid, paced=set(await self.r.hkeys(keys.appliance(aid, "pacing"))))
-        version, cfg = await _config(self.r, aid)
+        version, cfg = await _config(self.r, aid, self.parsed)
         if version == DATAPLANE_FILE:
             return await self._pause_for_dataplane_file(st, now_s)
         at = cfg.policies.aggregation_target if cfg else None
