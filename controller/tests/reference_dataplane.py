@@ -113,7 +113,7 @@ class ReferenceDataplane:
             "ts_ns": ts, "frame": self.frame, "version": self.version or 0, "frame_ms": self._frame_ms(),
             "utility": sum(math.log(t) for t in tputs if t > 0), "utility_bound": sum(math.log(60.0) for _ in tputs),
             "reassignments": 0,
-            "slices": json.dumps([{"duration_ms": s["duration_ms"], "pairs": s["pairs"], "given_to": []}
+            "slices": json.dumps([{"duration_ms": s["duration_ms"], "pairs": s["pairs"], "given_to": [], "given_by": []}
                                   for s in slices]),
         }, maxlen=STREAM_MAXLEN, approximate=True)
         pipe.execute()

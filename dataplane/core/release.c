@@ -315,7 +315,7 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
             }
             if (s->given_to[ev->slice] != ADW_PAIR_NONE) {
                 ps->frame_s_ns -= sl->duration_ns;
-                ps->frame_reassigned = true;
+                ps->frame_gave_slices |= UINT64_C(1) << ev->slice;
             }
             continue;
         }

@@ -10,6 +10,9 @@
 
 #include "sched_internal.h"
 
+/* gave_slices has one bit per slice. */
+_Static_assert(ADW_MAX_SLICES <= 64, "adw_pair_report.gave_slices holds a bit per slice");
+
 void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
 {
     const struct adw_plan *p = s->plan;
@@ -48,7 +51,8 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->pair = q;
         memcpy(r->name, p->pair_name[q], p->pair_name_len[q] + 1u);
         r->mode = adw_pacer_active(&ps->pacer) ? ADW_MODE_PACED : ADW_MODE_SLICED;
-        r->reassigned = ps->frame_reassigned;
+        r->gave_slices = ps->frame_gave_slices;
+        r->reassigned = ps->frame_gave_slices != 0;
         r->s_ns = ps->frame_s_ns;
         r->r_pkts = adw_tsabr_batch(&ps->tsabr, &pol->ts_abr_qd);
         r->v_ns = ps->last_v_ns;
@@ -81,7 +85,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         ps->frame_released_bytes = 0;
         ps->frame_drains = 0;
         ps->frame_v_sum_ns = 0;
-        ps->frame_reassigned = false;
+        ps->frame_gave_slices = 0;
         ps->last_frame_s_ns = ps->frame_s_ns;
         ps->frame_s_ns = 0;
     }

@@ -105,7 +105,7 @@ struct adw_pair_state {
     uint64_t frame_released_bytes;
     uint32_t frame_drains;                   /* drains that ended this frame */
     uint64_t frame_v_sum_ns;                 /* sum of their V, ns */
-    bool frame_reassigned;                   /* its slice was given away this frame */
+    uint64_t frame_gave_slices;              /* bit s: it gave its share of slice s away this frame */
     uint64_t frame_s_ns;                     /* slice time it actually used this frame, ns */
     uint64_t last_frame_s_ns;                /* frame_s_ns of the last finished frame, ns (0: none, or all given
                                                 away): the airtime share its eBDP sample is stretched by */

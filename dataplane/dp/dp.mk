@@ -85,9 +85,11 @@ DP_ENGINE_SRCS := dp/dp_engine.c dp/frame_telemetry.c dp/telemetry_jsonl.c dp/co
 DP_TEST_ENGINE := $(BUILD)/san/dp/test_dp_engine
 DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_ENGINE))
 
-$(DP_TEST_ENGINE): dp/tests/test_dp_engine.c $(DP_REDIS_FIXTURE) $(DP_ENGINE_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
+$(DP_TEST_ENGINE): dp/tests/test_dp_engine.c $(DP_REDIS_FIXTURE) $(DP_ENGINE_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN) \
+		tests/frame_builder.c tests/frame_builder.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< dp/tests/redis_fixture.c $(DP_ENGINE_SRCS) \
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp -Itests $< dp/tests/redis_fixture.c \
+	    tests/frame_builder.c $(DP_ENGINE_SRCS) \
 	    $(CORE_LIB_SAN) \
 	    $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
 

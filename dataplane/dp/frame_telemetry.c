@@ -51,24 +51,35 @@ static json_t *pair_record_agg(json_t *r, const struct adw_pair_report *p)
     return r;
 }
 
-/* The frame's slices as the UI draws them: durations, pair names, and whom a slice was given to. */
-static json_t *slices_of(const struct adw_config *cfg, const struct adw_frame_report *f)
+/* The frame's slices as the UI draws them: durations, pair names, whom a slice was given to (given_to) and which of
+ * its pairs gave their share of it (given_by: the pairs idle at its start; the others, if any, sent in it). */
+static json_t *slices_of(const struct adw_config *cfg, const struct adw_frame_report *f,
+                         const struct adw_pair_report *pairs, unsigned n_pairs)
 {
+    json_t *given_by[ADW_MAX_SLICES];
+    for (unsigned s = 0; s < cfg->n_slices; s++)
+        given_by[s] = json_array();
+    for (unsigned i = 0; i < n_pairs; i++)
+        for (uint64_t m = pairs[i].gave_slices; m; m &= m - 1) {
+            unsigned s = (unsigned)__builtin_ctzll(m);
+            if (s < cfg->n_slices)
+                json_array_append_new(given_by[s], json_string(pairs[i].name));
+        }
     json_t *slices = json_array();
     char name[ADW_PAIR_NAME_LEN];
     for (unsigned s = 0; s < cfg->n_slices; s++) {
-        json_t *pairs = json_array(), *given = json_array();
+        json_t *pair_names = json_array(), *given = json_array();
         for (unsigned k = 0; k < cfg->slices[s].n_pairs; k++) {
             adw_config_pair_name(cfg, cfg->slices[s].pairs[k], name, sizeof(name));
-            json_array_append_new(pairs, json_string(name));
+            json_array_append_new(pair_names, json_string(name));
         }
         if (s < f->n_slices && f->given_to[s] != ADW_PAIR_NONE && f->given_to[s] < cfg->n_stas) {
             adw_config_pair_name(cfg, f->given_to[s], name, sizeof(name));
             json_array_append_new(given, json_string(name));
         }
-        json_array_append_new(slices, json_pack("{s:f, s:o, s:o, s:f}", "duration_ms",
-                                                (double)cfg->slices[s].duration_ns / 1e6, "pairs", pairs,
-                                                "given_to", given, "early_ms",
+        json_array_append_new(slices, json_pack("{s:f, s:o, s:o, s:o, s:f}", "duration_ms",
+                                                (double)cfg->slices[s].duration_ns / 1e6, "pairs", pair_names,
+                                                "given_to", given, "given_by", given_by[s], "early_ms",
                                                 s < f->n_slices ? (double)f->early_ns[s] / 1e6 : 0.0));
     }
     return slices;
@@ -137,7 +148,7 @@ void frame_telemetry_poll(struct dp_engine *e)
                                   ts, "frame", (json_int_t)f.frame, "version",
                                   (json_int_t)f.version, "frame_ms", (double)f.frame_ns / 1e6, "utility",
                                   with_traffic ? json_real(utility) : json_null(), "utility_bound",
-                                  "reassignments", (json_int_t)f.reassignments, "slices", slices_of(cfg, &f));
+                                  "reassignments", (json_int_t)f.reassignments, "slices", slices_of(cfg, &f, pairs, n));
         if (e->tm)
             write_frame(e, frame, records);
         if (e->redis)

@@ -233,6 +233,29 @@ static void test_a_pair_sending_in_a_partly_given_slice_still_refills_it(void **
     assert_int_equal(sched_stats(f->s).batch_refills, 1);
 }
 
+/* STA2 idle in slice 0 gives its share to STA1; STA3, the other pair of slice 0, sends in it. The frame report says
+ * who gave: STA2's gave_slices has slice 0's bit, STA3's and the taker's none. reassigned alone said only that STA2
+ * gave some slice away, not which, and the frame's given_to[0] names only the taker. */
+static void test_the_report_names_the_pair_that_gave_its_share_of_a_partly_given_slice(void **state)
+{
+    struct sched_fixture *f = *state;
+    add_sta3_beside_sta2(f, true, false);
+    lab_enqueue_data(f->s, 0, 1, 100, 0);
+    sta3_data(f->s, 0, 100, 0);
+    sched_dequeue_all(f->s, 0);
+    sched_dequeue_all(f->s, 20 * MS);
+    sched_dequeue_all(f->s, 40 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[3];
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 3), 1);
+    assert_int_equal(fr.given_to[0], 0);
+    assert_int_equal(pr[1].gave_slices, UINT64_C(1) << 0);
+    assert_int_equal(pr[1].reassigned, 1);
+    assert_int_equal(pr[2].gave_slices, 0);
+    assert_int_equal(pr[2].reassigned, 0);
+    assert_int_equal(pr[0].gave_slices, 0);
+}
+
 /* STA2 and STA3 both idle in slice 0, STA1 backlogged: STA1 takes the slice, and the report says both idle pairs
  * gave it away (reassigned, no slice time used). Only the pair listed first was reported so: the other one, left
  * out once given_to was set, kept the slice's 20 ms as its own slice time in the frame and reassigned 0. */
@@ -318,6 +341,7 @@ int main(void)
         LAB_TEST(test_a_pair_listed_first_and_sending_in_the_slice_keeps_conflicting_takers_out),
         LAB_TEST(test_a_pair_listed_last_and_sending_in_the_slice_keeps_conflicting_takers_out),
         LAB_TEST(test_a_pair_sending_in_a_partly_given_slice_still_refills_it),
+        LAB_TEST(test_the_report_names_the_pair_that_gave_its_share_of_a_partly_given_slice),
         LAB_TEST(test_every_idle_pair_of_a_given_slice_is_reported_as_giving_it_away_sta2_first),
         LAB_TEST(test_every_idle_pair_of_a_given_slice_is_reported_as_giving_it_away_sta3_first),
         LAB_TEST(test_a_second_idle_pairs_drain_on_the_air_holds_back_the_taker_sta2_first),

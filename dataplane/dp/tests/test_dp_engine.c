@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "dp_engine.h"
+#include "frame_builder.h"
 #include "redis_fixture.h"
 
 #define MS 1000000ull
@@ -425,6 +426,77 @@ static void test_frames_redis_never_got_are_counted_in_stats(void **state)
     run_counting_lost_frames(&r, "telemetry_redis_lost");
 }
 
+/* The frame record's slice `n` of the telemetry file: its given_to and given_by as "a,b" strings; 0 if no frame
+ * record had a pair in given_to for that slice. */
+static int first_given_slice(const char *path, unsigned n, char *to, char *by, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[65536];
+    int found = 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        json_t *rec = json_loads(line, 0, NULL);
+        assert_non_null(rec);
+        json_t *sl = json_array_get(json_object_get(rec, "slices"), n);
+        if (sl && json_array_size(json_object_get(sl, "given_to")) > 0) {
+            const char *names[2] = {"given_to", "given_by"};
+            char *out[2] = {to, by};
+            for (unsigned k = 0; k < 2; k++) {
+                json_t *a = json_object_get(sl, names[k]), *v;
+                size_t i;
+                out[k][0] = 0;
+                json_array_foreach(a, i, v)
+                    snprintf(out[k] + strlen(out[k]), cap - strlen(out[k]), "%s%s", i ? "," : "",
+                             json_string_value(v));
+            }
+            found = 1;
+        }
+        json_decref(rec);
+    }
+    fclose(f);
+    return found;
+}
+
+/* With dynamic slicing, STA2 idle and STA1 backlogged: STA2's slice (the second) goes to STA1, and the frame record
+ * says so in both directions, given_to ap1/sta1 and given_by ap2/sta2 (dynamic slicing's partial give-away had no
+ * field naming the pair that gave; `reassigned` on the pair said only that it gave some slice away). */
+static void test_a_given_slice_names_its_taker_and_the_pair_that_gave_it(void **state)
+{
+    (void)state;
+    static struct rig r;
+    rig_prepare(&r);
+    json_t *doc = lab_doc(20, 20);
+    json_object_set_new(json_object_get(json_object_get(doc, "policies"), "dynamic_slicing"), "enabled", json_true());
+    assert_int_equal(json_dump_file(doc, r.active, 0), 0);
+    json_decref(doc);
+    rig_start_engine(&r);
+    static uint8_t bufs[200][1600];
+    struct adw_pkt pkts[200];
+    enum adw_verdict verdicts[200];
+    for (unsigned i = 0; i < 200; i++) {
+        struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = 1 + i * 1448, .ack = 1,
+                           .flags = 0x10 /* ACK */, .payload_len = 1448,
+                           .src_mac = {0x02, 0xad, 0, 0, 0, 1}, .dst_mac = {0x02, 0xad, 0, 0, 1, 1},
+                           .src_ip = {198, 18, 0, 1}, .dst_ip = {198, 18, 0, 11}};
+        pkts[i] = (struct adw_pkt){.data = bufs[i], .len = fb_tcp(bufs[i], sizeof(bufs[i]), &t), .in_port = 0,
+                                   .cookie = bufs[i]};
+    }
+    adw_sched_enqueue_burst(r.e.sched, pkts, verdicts, 200, r.now);
+    for (unsigned i = 0; i < 200; i++)
+        assert_int_equal(verdicts[i], ADW_QUEUED);
+    run_until(&r, r.now + 3 * 40 * MS);
+    dp_engine_finish(&r.e);
+    char to[128], by[128];
+    int found = first_given_slice(r.telemetry, 1, to, by, sizeof(to));
+    unlink(r.telemetry);
+    unlink(r.active);
+    unlink(r.stats);
+    rmdir(r.dir);
+    assert_true(found);
+    assert_string_equal(to, "ap1/sta1");
+    assert_string_equal(by, "ap2/sta2");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +509,7 @@ int main(void)
                                         stop_server),
         cmocka_unit_test(test_frames_the_telemetry_file_refused_are_counted_in_stats),
         cmocka_unit_test(test_frames_redis_never_got_are_counted_in_stats),
+        cmocka_unit_test(test_a_given_slice_names_its_taker_and_the_pair_that_gave_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -179,7 +179,11 @@ struct adw_pair_report {
     uint16_t pair;                           /* pair index in the configuration */
     char name[ADW_PAIR_NAME_LEN];            /* "ap_id/sta_id" */
     uint8_t mode;                            /* enum adw_pair_mode */
-    uint8_t reassigned;                      /* 1: this pair's slice was given away this frame */
+    uint8_t reassigned;                      /* 1: this pair's slice was given away this frame (gave_slices != 0) */
+    uint64_t gave_slices;                    /* bit s set: this pair was idle at slice s's start and gave its share of
+                                                it away this frame (dynamic slicing; the taker is the frame's
+                                                given_to[s]); a slice of several pairs may be given by some of them
+                                                while the others send in it */
     uint64_t s_ns;                           /* slice time S_i of the pair in the frame, ns */
     uint32_t r_pkts;                         /* batch size r_i for the next frame, MTU packets */
     uint64_t v_ns;                           /* drain time of the last completed batch, ns; 0 if none yet */

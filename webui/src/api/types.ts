@@ -91,7 +91,7 @@ export interface FrameEntry {
   utility: number | null // sum of ln(theta_i), theta in Mbit/s
   utility_bound: number | null
   reassignments: number
-  slices: { duration_ms: number; pairs: string[]; given_to: string[]; early_ms?: number }[] | null
+  slices: { duration_ms: number; pairs: string[]; given_to: string[]; given_by?: string[]; early_ms?: number }[] | null
 }
 
 export interface PairEntry {

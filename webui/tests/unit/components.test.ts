@@ -29,6 +29,13 @@ describe('FrameTimeline', () => {
     expect(items[0].text()).toContain('given to ap2/sta2')
     expect(items[1].classes()).not.toContain('given')
   })
+
+  it('names the pair of a slice that gave its share away, beside the pair that still sent in it', () => {
+    const w = mount(FrameTimeline, {
+      props: { slices: [{ duration_ms: 20, pairs: ['ap2/sta2', 'ap3/sta3'], given_to: ['ap1/sta1'], given_by: ['ap2/sta2'] }] },
+    })
+    expect(w.get('.to').text()).toBe('given to ap1/sta1 by ap2/sta2')
+  })
 })
 
 describe('ConflictGraph', () => {
