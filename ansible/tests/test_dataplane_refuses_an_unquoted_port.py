@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Run, localhost_play
+from conftest import Run, localhost_play, play_tasks
 
+PORT_CHECK = "Refuse ports the inventory did not quote"
 UPLINK, AP1, AP2 = '"0000:00:04.0"', '"0000:00:05.0"', '"0000:00:06.0"'
 
 
@@ -55,3 +56,19 @@ def test_the_dataplane_refuses_an_unquoted_ap_port(playbook: Run, tmp_path: Path
 def test_the_dataplane_passes_quoted_ports(playbook: Run, tmp_path: Path) -> None:
     code, out = _run(playbook, tmp_path, UPLINK, AP1, AP2, tasks_from="check_ports")
     assert code == 0, out
+
+
+# Roles openvswitch and dpdk run before role dataplane and read the ports as text too: an unquoted uplink failed the
+# bridge script's template ("has no len()") and an unquoted PCI address was left out of the NICs to bind, unnamed.
+# So each playbook checks the ports before any role runs on an appliance (upgrade.yml: in its first play, before the
+# controller's upgrade too).
+@pytest.mark.parametrize(("book", "play"), [("site.yml", "Appliances (bridge, DPDK, dataplane)"),
+                                            ("upgrade.yml", "Check the appliances before anything changes")])
+def test_the_playbooks_check_the_ports_before_any_role_runs_on_an_appliance(book: str, play: str) -> None:
+    plays = play_tasks(book)
+    tasks = [t for t in plays[play] if not t["implicit"]]
+    checks = [i for i, t in enumerate(tasks) if t["name"] == PORT_CHECK]
+    assert checks, f"{book}: no {PORT_CHECK!r} in play {play!r}"
+    assert all(t["role"] is None for t in tasks[:checks[0]]), [t["name"] for t in tasks[:checks[0]]]
+    if book == "upgrade.yml":
+        assert next(iter(plays)) == play

@@ -15,7 +15,7 @@ import yaml
 
 from conftest import ANSIBLE, Run
 
-CHECK = "Refuse a backend switch"
+CHECK = "Check the appliances before anything changes"
 BACKEND_UNIT = {"dpdk": "adwiser-dpdk-bind.service", "nfqueue": "adwiser-nfqueue-rules.service"}
 
 
