@@ -62,7 +62,7 @@ const controlsOutsidePanels = () => {
     if (!box.width || getComputedStyle(el).visibility === 'hidden') continue
     const panel = el.closest('.panel').getBoundingClientRect()
     if (box.right > panel.right + 0.5) {
-      const name = el.getAttribute('aria-label') ?? el.id ?? el.textContent.trim().slice(0, 40)
+      const name = el.getAttribute('aria-label') || el.id || el.textContent.trim().slice(0, 40)
       out.push(`${el.tagName.toLowerCase()} "${name}" ends ${(box.right - panel.right).toFixed(0)} px past its panel`)
     }
   }
@@ -475,55 +475,48 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     await shot('keyboard-slice-edit')
   })
 
-  test('text on every page has at least WCAG AA contrast (4.5:1, large text 3:1)', async () => {
-    // The check itself can fail: a grey #999 on white (2.8:1) probe is reported.
-    await go('/live')
-    await page.locator('main h1').waitFor()
-    await page.evaluate(() => document.querySelector('main').insertAdjacentHTML('beforeend', '<p id="probe" style="color:#999">probe</p>'))
-    assert.ok((await page.evaluate(contrastProblems)).some((p) => p.includes('"probe" 2.85:1')), 'the probe is flagged')
+  // check (run inside the page, it lists problems) must first flag a probe put on probe.route (an element with
+  // id "probe"); then the problems it finds on every page, each prefixed with its route.
+  async function problemsOnEveryPage(check, probe) {
+    await go(probe.route)
+    await page.locator(probe.ready).first().waitFor()
+    await page.evaluate(probe.insert)
+    assert.ok((await page.evaluate(check)).some((p) => p.includes(probe.flagged)), 'the probe is flagged')
     await page.evaluate(() => document.getElementById('probe').remove())
     const failures = []
     for (const route of ['/live', '/slice-maps', '/topology', '/policies', '/appliances', '/history', '/access']) {
       await go(route)
       await page.locator('main h1').waitFor()
       await page.waitForTimeout(300)
-      const bad = await page.evaluate(contrastProblems)
-      failures.push(...bad.map((b) => `${route}: ${b}`))
+      failures.push(...(await page.evaluate(check)).map((b) => `${route}: ${b}`))
     }
+    return failures
+  }
+
+  test('text on every page has at least WCAG AA contrast (4.5:1, large text 3:1)', async () => {
+    // The probe: a grey #999 on white (2.8:1).
+    const failures = await problemsOnEveryPage(contrastProblems, {
+      route: '/live', ready: 'main h1', flagged: '"probe" 2.85:1',
+      insert: () => document.querySelector('main').insertAdjacentHTML('beforeend', '<p id="probe" style="color:#999">probe</p>'),
+    })
     assert.deepEqual(failures, [])
   })
 
   test('no form control reaches past the panel it sits in, on any page', async () => {
-    // The check itself can fail: a select wider than its panel is reported.
-    await go('/slice-maps')
-    await page.locator('.slice.panel').first().waitFor()
-    await page.evaluate(() => document.querySelector('.panel').insertAdjacentHTML('beforeend', '<select id="probe" style="width:200vw"></select>'))
-    assert.ok((await page.evaluate(controlsOutsidePanels)).some((p) => p.startsWith('select "probe"')), 'the probe is flagged')
-    await page.evaluate(() => document.getElementById('probe').remove())
-    const failures = []
-    for (const route of ['/live', '/slice-maps', '/topology', '/policies', '/appliances', '/history', '/access']) {
-      await go(route)
-      await page.locator('main h1').waitFor()
-      await page.waitForTimeout(300)
-      failures.push(...(await page.evaluate(controlsOutsidePanels)).map((b) => `${route}: ${b}`))
-    }
+    // The probe: a select wider than its panel.
+    const failures = await problemsOnEveryPage(controlsOutsidePanels, {
+      route: '/slice-maps', ready: '.slice.panel', flagged: 'select "probe"',
+      insert: () => document.querySelector('.panel').insertAdjacentHTML('beforeend', '<select id="probe" style="width:200vw"></select>'),
+    })
     assert.deepEqual(failures, [])
   })
 
   test('every badge is a word of its own on every page', async () => {
-    // The check itself can fail: a badge glued to the next word is reported.
-    await go('/appliances')
-    await page.locator('main h1').waitFor()
-    await page.evaluate(() => document.querySelector('main').insertAdjacentHTML('beforeend', '<p><span class="badge">probe</span>glued</p>'))
-    assert.ok((await page.evaluate(gluedBadges)).some((p) => p.includes('[probe]glued')), 'the probe is flagged')
-    await page.evaluate(() => document.querySelector('main p:last-child').remove())
-    const failures = []
-    for (const route of ['/live', '/slice-maps', '/topology', '/policies', '/appliances', '/history', '/access']) {
-      await go(route)
-      await page.locator('main h1').waitFor()
-      await page.waitForTimeout(300)
-      failures.push(...(await page.evaluate(gluedBadges)).map((b) => `${route}: ${b}`))
-    }
+    // The probe: a badge glued to the next word.
+    const failures = await problemsOnEveryPage(gluedBadges, {
+      route: '/appliances', ready: 'main h1', flagged: '[probe]glued',
+      insert: () => document.querySelector('main').insertAdjacentHTML('beforeend', '<p id="probe"><span class="badge">probe</span>glued</p>'),
+    })
     assert.deepEqual(failures, [])
   })
 
