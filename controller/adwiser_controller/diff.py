@@ -49,7 +49,19 @@ def changes(old: Any, new: Any, loc: list[str | int] | None = None) -> list[Chan
     return []
 
 
+# libyaml's dumper where PyYAML was built with it: the same text as the pure-Python one (tests/test_diff_yaml.py),
+# about 4 times as fast, and the diff of two campus documents is rendered on the API's event loop.
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def yaml_text(doc: Any) -> str:
+    """doc as YAML for people, keys in document order: a name as typed ("Bâtiment", not "B\\xE2timent"), and a
+    long string on one line (folded, a changed word showed as a change of several lines, and the two dumpers fold
+    differently)."""
+    return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=1_000_000)
+
+
 def unified(old: Any, new: Any, old_name: str, new_name: str) -> str:
-    a = yaml.safe_dump(old, sort_keys=False).splitlines(keepends=True)
-    b = yaml.safe_dump(new, sort_keys=False).splitlines(keepends=True)
+    a = yaml_text(old).splitlines(keepends=True)
+    b = yaml_text(new).splitlines(keepends=True)
     return "".join(difflib.unified_diff(a, b, fromfile=old_name, tofile=new_name))
