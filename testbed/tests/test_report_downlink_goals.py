@@ -59,3 +59,12 @@ def test_a_run_whose_bound_came_from_another_isolated_run_is_not_judged(tmp_path
                   _doc("downlink-20ms", (37.5, 46.9), 20, bound=7.5))
     assert ("| downlink-20ms | utility ≥ bound − 0.08 | stale: the run's bound 7.5000 is not 7.6182 from "
             "isolated.json on disk (re-run since) | – |") in text
+
+
+def test_the_utility_goal_is_judged_on_the_throughputs_not_on_the_utility_rounded_to_four_digits(
+        tmp_path: Path) -> None:
+    # Σ ln θ = 7.538162, under bound − 0.08 = 7.538184; the run's JSON keeps it to four digits, 7.5382, over it
+    thr = (37.5, 50.09)
+    assert round(sum(math.log(t) for t in thr), 4) == 7.5382
+    text = _write(tmp_path, _doc("isolated", ISOLATED, bound=BOUND), _doc("downlink-20ms", thr, 20, bound=BOUND))
+    assert "| downlink-20ms | utility ≥ bound − 0.08 | 7.53816 against 7.53818 (bound 7.6182) | no |" in text
