@@ -72,6 +72,12 @@ describe('AggregationLoops', () => {
     expect(caption).toContain('N̄ = 64 held: backhaul bottleneck')
   })
 
+  it('separates the AP-queue-grew badge from the STA rate before it by a space', () => {
+    const w = mount(AggregationLoops, { props: { status, advancedAgoS: 1 } })
+    const cell = w.get('[data-testid="aggregation-pair-ap2/sta2"] [data-testid=delivered]').element.textContent!
+    expect(cell.replace(/\s+/g, ' ').trim()).toBe('18.0 Mbit/s (STA received 1200 MPDUs/s) AP queue grew')
+  })
+
   it('shows an empty state naming the runner when no loop has written a status', () => {
     const w = mount(AggregationLoops, { props: { status: null, advancedAgoS: null } })
     expect(w.get('[data-testid=aggregation-empty]').text()).toContain('aggregation-loop')
