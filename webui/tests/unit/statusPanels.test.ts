@@ -78,6 +78,14 @@ describe('AggregationLoops', () => {
     expect(cell.replace(/\s+/g, ' ').trim()).toBe('18.0 Mbit/s (STA received 1200 MPDUs/s) AP queue grew')
   })
 
+  it('counts one A-MPDU of the slot as one frame, not one frames', () => {
+    const one = structuredClone(status)
+    one.aps.ap2.pairs['ap2/sta2'].frames_in_slot = 1
+    const w = mount(AggregationLoops, { props: { status: one, advancedAgoS: 1 } })
+    expect(w.get('[data-testid="aggregation-pair-ap2/sta2"] [data-testid=mu-n]').text()).toBe('2.1 (agg_est, 1 frame)')
+    expect(w.get('[data-testid="aggregation-pair-ap1/sta1"] [data-testid=mu-n]').text()).toBe('11.8 (agg_est, 25 frames)')
+  })
+
   it('shows an empty state naming the runner when no loop has written a status', () => {
     const w = mount(AggregationLoops, { props: { status: null, advancedAgoS: null } })
     expect(w.get('[data-testid=aggregation-empty]').text()).toContain('aggregation-loop')
