@@ -86,6 +86,18 @@ describe('AggregationLoops', () => {
     expect(w.get('[data-testid="aggregation-pair-ap1/sta1"] [data-testid=mu-n]').text()).toBe('11.8 (agg_est, 25 frames)')
   })
 
+  it('says when the PHY rate a pair uses is a stale measurement, not a current one', () => {
+    // rate_stale: the measured rate is older than the loop's limit; without a topology rate the loop keeps it as the last known.
+    const stale = structuredClone(status)
+    Object.assign(stale.aps.ap1.pairs['ap1/sta1'], { rate_stale: true, rate_age_s: 62 })
+    Object.assign(stale.aps.ap2.pairs['ap2/sta2'], { rate_stale: true, rate_age_s: -3600 })
+    const phyRate = (w: ReturnType<typeof mount>, pair: string) => w.get(`[data-testid="aggregation-pair-${pair}"] td:last-child`).text()
+    const w = mount(AggregationLoops, { props: { status: stale, advancedAgoS: 1 } })
+    expect(phyRate(w, 'ap1/sta1')).toBe('390 Mbit/s (telemetry) stale: last known (62 s old)')
+    expect(phyRate(w, 'ap2/sta2')).toBe('173 Mbit/s (topology) measured rate stale (its time is ahead of the clock)')
+    expect(phyRate(mount(AggregationLoops, { props: { status, advancedAgoS: 1 } }), 'ap1/sta1')).toBe('390 Mbit/s (telemetry)')
+  })
+
   it('shows an empty state naming the runner when no loop has written a status', () => {
     const w = mount(AggregationLoops, { props: { status: null, advancedAgoS: null } })
     expect(w.get('[data-testid=aggregation-empty]').text()).toContain('aggregation-loop')
