@@ -154,6 +154,13 @@ describe('FabricState', () => {
     expect(mount(FabricState, { props: { fabric, nowMs: now } }).find('[data-testid=fabric-refused]').exists()).toBe(false)
   })
 
+  it('counts one mode switch as one switch, not one switches', () => {
+    const one = mount(FabricState, { props: { fabric: { ...fabric, switches: 1 }, nowMs: now } }).get('[data-testid=fabric]').text()
+    expect(one).toContain('· 1 mode switch')
+    expect(one).not.toContain('1 mode switches')
+    expect(mount(FabricState, { props: { fabric, nowMs: now } }).get('[data-testid=fabric]').text()).toContain('· 2 mode switches')
+  })
+
   it('shows steered as healthy and an empty state without a manager', () => {
     const w = mount(FabricState, { props: { fabric: { ...fabric, mode: 'steered' }, nowMs: now } })
     expect(w.get('[data-testid=fabric-mode]').classes()).toContain('ok')
