@@ -38,6 +38,15 @@ describe('FrameTimeline', () => {
   })
 })
 
+describe('FrameTimeline of a frame with no time in it', () => {
+  it('says 0 ms for a frame without slices or durations, not 1 ms', () => {
+    expect(mount(FrameTimeline, { props: { slices: [] } }).get('figcaption').text()).toBe('Current frame: 0 ms, 0 slices')
+    // the editor's duration field while it is emptied
+    const emptied = [{ duration_ms: '' as unknown as number, pairs: ['ap1/sta1'] }]
+    expect(mount(FrameTimeline, { props: { slices: emptied } }).get('figcaption').text()).toBe('Current frame: 0 ms, 1 slice')
+  })
+})
+
 describe('ConflictGraph', () => {
   it('draws one node per pair and one edge per conflict, coloured by band', () => {
     const w = mount(ConflictGraph, { props: { topology: lab } })
