@@ -346,7 +346,7 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
       'sta,sta1,,,,,02:ad:00:00:01:01,198.18.0.11,ap1,,,,,390', 'sta,sta2,,,,,02:ad:00:00:02:01,198.18.0.12,ap2,,,,,',
       'conflict,,,,,,,,,ap1/sta1,ap2/sta2,,,'].join('\n')
     await page.setInputFiles('#topo-import', { name: 'lab.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
-    await page.getByTestId('notice').filter({ hasText: 'Imported lab.csv: 2 APs, 2 STAs, 1 conflicts' }).waitFor()
+    await page.getByTestId('notice').filter({ hasText: 'Imported lab.csv: 2 APs, 2 STAs, 1 conflict' }).waitFor()
     assert.equal(await page.getByLabel('AP 1 name').inputValue(), 'AP1 north wing')
     await page.fill('#topo-comment', 'AP names from the building plan')
     await page.getByRole('button', { name: 'Save topology' }).click()

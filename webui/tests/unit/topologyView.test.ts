@@ -112,4 +112,19 @@ describe('TopologyView', () => {
     await flushPromises()
     expect(vlanCell()).toContain(refusal)
   })
+
+  it('counts what an imported file holds in the singular for one: 1 AP, 1 conflict', async () => {
+    stubSavingController()
+    const w = await mountPage()
+    const file: Topology = {
+      aps: [{ id: 'ap1', name: 'A', channel: 36, port: 'p1', vlan: null }],
+      stas: [{ id: 'sta1', mac: '02:00:00:00:00:01', ips: [], ap: 'ap1' }, { id: 'sta2', mac: '02:00:00:00:00:02', ips: [], ap: 'ap1' }],
+      conflicts: [['ap1/sta1', 'ap1/sta2']],
+    }
+    const input = w.get('#topo-import')
+    Object.defineProperty(input.element, 'files', { value: [new File([JSON.stringify(file)], 'site.json')] })
+    await input.trigger('change')
+    await flushPromises()
+    expect(w.get('[data-testid=notice]').text()).toBe('Imported site.json: 1 AP, 2 STAs, 1 conflict. Review and save.')
+  })
 })
