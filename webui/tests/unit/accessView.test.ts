@@ -139,6 +139,15 @@ describe('AccessView', () => {
     expect((box.element as HTMLInputElement).checked).toBe(false)
   })
 
+  it("names each user's disabled checkbox after its user, as the role selector beside it is", async () => {
+    const w = await mountWithLastAdminRefused('unused')
+    const box = w.get('[data-user=root] input[type=checkbox]')
+    // Its accessible name: aria-label, else the text of the label around it.
+    const name = box.attributes('aria-label') ?? box.element.closest('label')!.textContent!.trim()
+    expect(name).toContain('root')
+    expect(name).toContain('disabled') // the words the label shows, for voice control
+  })
+
   it('shows the stored role in the role selector after a refused change (409 last admin), with the refusal', async () => {
     const w = await mountWithLastAdminRefused("'root' is the last active admin")
     const select = w.get('[data-user=root] select')
