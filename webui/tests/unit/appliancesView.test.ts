@@ -121,6 +121,17 @@ describe('AppliancesView', () => {
     w.unmount()
   })
 
+  it('calls a version refused while the dataplane runs its --config file refused, not replaced by the file', async () => {
+    // After a SIGHUP (active 0) the operator applied v3 and the dataplane refused it: applying it again would not help.
+    const status: ApplianceStatus = { ...lab, head: 3, desired: 3, active: 0, pending: true, heartbeat: { ...lab.heartbeat!, version: 0 },
+      rejected: { version: 3, error: 'topology.stas[0].mac: not a MAC address', apply_seq: 5 } }
+    vi.stubGlobal('fetch', vi.fn(async (u: string) => (u.endsWith('/appliances') ? json(200, [status]) : json(404, {}))))
+    const w = mount(AppliancesView)
+    await flushPromises()
+    expect(w.get('[data-testid=appliance-lab] [data-testid=state]').text()).toBe('refused: v3, the dataplane runs its --config file')
+    w.unmount()
+  })
+
   it('keeps the last status and says so when the aggregation status cannot be read', async () => {
     let fail = false
     vi.stubGlobal('fetch', vi.fn(async (u: string) => {
