@@ -101,3 +101,14 @@ it('replaces the pending notice of an apply with the answer the appliances\' pol
   expect(w.get('[data-testid=notice]').text()).toContain('Version 150 applied and acknowledged')
   w.unmount()
 })
+
+it('says a dataplane that refused the version applied over its --config file keeps running that file, not version 0', async () => {
+  // active 0 (REDIS.md): an operator's SIGHUP made the dataplane run its own file; no stored version 0 exists.
+  const overFile = { ...refused, active: 0, heartbeat: { ...refused.heartbeat!, version: 0 } }
+  stubApi([answer({ ...overFile, rejected: { version: 150, error: reason, apply_seq: 2 } })])
+  const w = await mountSliceMapsPage()
+  await w.get('[data-testid=apply]').trigger('click')
+  await flushPromises()
+  expect(w.get('[data-testid=refusal]').text()).toBe(`The dataplane refused version 150 and keeps running its --config file: ${reason}`)
+  w.unmount()
+})
