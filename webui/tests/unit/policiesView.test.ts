@@ -108,4 +108,12 @@ describe('PoliciesView', () => {
     expect((r.element as HTMLInputElement).value).toBe('7')
     expect(hasUnsavedEdits()).toBe(true)
   })
+
+  it('gives a screen reader the range and the format shown beside a field, with its help', async () => {
+    const w = await mountPage()
+    const description = (input: string) =>
+      w.get(input).attributes('aria-describedby')!.split(/\s+/).map((id) => w.get(`[id="${id}"]`).text()).join(' ')
+    expect(description('input[name="ts_abr_qd.a_pkts_per_ms"]')).toContain('range')
+    expect(description('input[name="realtime.dscp"]')).toContain('separated by commas')
+  })
 })
