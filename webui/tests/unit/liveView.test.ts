@@ -54,6 +54,16 @@ describe('LiveView', () => {
     w.unmount()
   })
 
+  it('says the dataplane runs its --config file when the active version is 0, not version 0', async () => {
+    const w = mount(LiveView, { global: { stubs: { TimeChart: true, FrameTimeline: true } } })
+    await flushPromises()
+    sockets[0].onopen!()
+    sockets[0].onmessage!(statusMessage({ ...status, active: 0 }))
+    await flushPromises()
+    expect(w.get('[data-testid=active-version]').text()).toBe('active version 0 (its --config file)')
+    w.unmount()
+  })
+
   it('marks the active and pending versions stale while the feed reconnects, as the dataplane badge', async () => {
     const w = mount(LiveView, { global: { stubs: { TimeChart: true, FrameTimeline: true } } })
     await flushPromises()
