@@ -59,6 +59,17 @@ describe('PoliciesView', () => {
     expect(shown()).toContain(refusal)
   })
 
+  it('counts the values to correct without calling a missing or fractional one out of range', async () => {
+    // The fixture's sections are empty but for a_pkts_per_ms: every other field is missing (required).
+    const w = await mountPage()
+    const summary = () => w.get('[data-testid=local-count]').text()
+    const missing = Number(summary().match(/^(\d+) /)![1])
+    await w.get('input[name="ts_abr_qd.a_pkts_per_ms"]').setValue('0.5')
+    expect(summary()).toBe(`${missing} values to correct (marked above).`)   // 0.5 is in range
+    await w.get('input[name="ts_abr_qd.a_pkts_per_ms"]').setValue('')
+    expect(summary()).toBe(`${missing + 1} values to correct (marked above).`)
+  })
+
   it('sends an entry of a list of whole numbers (DSCP) that is no decimal number as typed, and keeps showing it', async () => {
     const puts: { policies: Record<string, Record<string, unknown>> }[] = []
     vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
