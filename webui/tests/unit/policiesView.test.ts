@@ -126,5 +126,7 @@ describe('PoliciesView', () => {
       w.get(input).attributes('aria-describedby')!.split(/\s+/).map((id) => w.get(`[id="${id}"]`).text()).join(' ')
     expect(description('input[name="ts_abr_qd.a_pkts_per_ms"]')).toContain('range')
     expect(description('input[name="realtime.dscp"]')).toContain('separated by commas')
+    // a list of pairs to tick is a group: its help describes the group
+    expect(description('fieldset.pairs')).toContain('Pairs that may take an idle slice')
   })
 })
