@@ -23,3 +23,11 @@ void nfq_retry_pop(struct nfq_retry *r)
         r->n--;
     }
 }
+
+unsigned nfq_retry_count(const struct nfq_retry *r, uint32_t verdict)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < r->n; i++)
+        n += r->q[(r->head + i) % NFQ_RETRY_MAX].verdict == verdict;
+    return n;
+}

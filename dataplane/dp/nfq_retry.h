@@ -32,4 +32,7 @@ const struct nfq_refused *nfq_retry_head(const struct nfq_retry *r);
 /* Forgets the oldest (it was given). */
 void nfq_retry_pop(struct nfq_retry *r);
 
+/* How many of the waiting verdicts are verdict. */
+unsigned nfq_retry_count(const struct nfq_retry *r, uint32_t verdict);
+
 #endif

@@ -34,8 +34,8 @@ void nfq_verdicts_give(struct nfq_verdicts *v, uint32_t id, uint32_t verdict, ui
     /* Behind a refused verdict this one waits too, so that packets leave in the order their verdicts were given. */
     if (retry(v) && v->send(v->arg, id, verdict) == 0)
         count_given(v, verdict, port);
-    else if (nfq_retry_push(&v->refused, id, verdict, port) != 0)
-        v->errors++;
+    else if (nfq_retry_push(&v->refused, id, verdict, port) != 0 && verdict == NF_ACCEPT)
+        v->errors++;   /* a given-up NF_DROP is no loss: the unbind drops the packet, as asked */
 }
 
 static void release(struct nfq_verdicts *v, const struct adw_pkt *p)
@@ -127,5 +127,7 @@ void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n
 uint64_t nfq_verdicts_lost(struct nfq_verdicts *v)
 {
     retry(v);
-    return v->errors + v->refused.n;
+    /* Only accepts are lost: a refused NF_DROP's packet is dropped by the unbind, as asked (and counted already in
+     * dropped_pkts or config_drops). */
+    return v->errors + nfq_retry_count(&v->refused, NF_ACCEPT);
 }

@@ -38,7 +38,7 @@ struct nfq_verdicts {
     void *arg;
     uint64_t (*clock)(void);    /* CLOCK_MONOTONIC ns, read between a burst's verdicts; NULL: only its start counts */
     struct nfq_retry refused;   /* verdicts the kernel refused, given again before any later one */
-    uint64_t errors;    /* refused verdicts given up, NFQ_RETRY_MAX waiting already (the unbind drops the packet) */
+    uint64_t errors;    /* refused NF_ACCEPTs given up, NFQ_RETRY_MAX waiting already (the unbind drops the packet) */
 };
 
 /*
@@ -65,7 +65,10 @@ unsigned nfq_verdicts_release_due(struct nfq_verdicts *v, uint64_t now_ns);
 /* Shutdown: a verdict for every packet the core holds; returns how many. */
 unsigned nfq_verdicts_flush(struct nfq_verdicts *v);
 
-/* Before the unbind: the verdicts still refused after one more try, with those given up (--stats tx_drops). */
+/*
+ * Before the unbind: the NF_ACCEPTs still refused after one more try, with those given up (--stats tx_drops); a
+ * refused NF_DROP is not lost (the unbind drops its packet).
+ */
 uint64_t nfq_verdicts_lost(struct nfq_verdicts *v);
 
 #endif

@@ -174,6 +174,34 @@ static void test_a_verdict_still_refused_at_shutdown_is_counted_lost(void **stat
 }
 
 /*
+ * A packet the core dropped (pool full) gets NF_DROP; refused until shutdown, the unbind drops it, which is its
+ * verdict: it is not lost, so it is counted once, in dropped_pkts, not again in tx_drops (every packet has one
+ * outcome: tx_pkts + tx_drops = rx_pkts - dropped_pkts, test_e2e_nfqueue.sh).  The held one is lost.
+ */
+static void test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost(void **state)
+{
+    (void)state;
+    struct dp_engine e;
+    struct dp_options o = {.hold_pkts = 1};
+    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
+    struct given g = {.refuse = 100};
+    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    uint8_t buf[256];
+    uint32_t n = tcp_to_sta2(buf, sizeof(buf));
+    assert_true(n > 0);
+    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
+    struct adw_pkt burst[2] = {held(1, buf, n), held(2, buf, n)};
+    nfq_verdicts_burst(&v, burst, 2, now, &due);
+    assert_int_equal(e.c.queued_pkts, 1);
+    assert_int_equal(e.c.dropped_pkts, 1);
+    assert_int_equal(nfq_verdicts_flush(&v), 1);
+    e.c.tx_drops += nfq_verdicts_lost(&v);
+    assert_int_equal(e.c.tx_drops, 1);
+    assert_int_equal(e.c.tx_pkts + e.c.tx_drops, e.c.rx_pkts - e.c.dropped_pkts);
+    dp_engine_finish(&e);
+}
+
+/*
  * A burst read 100 µs before sta2's slice starts: data for sta2 (held) and 40 ARP broadcasts (passed).  Their
  * verdicts take 200 µs, so the slice starts while they are given: sta2's data is released then, after the 20 given
  * by the slice start and before the other 20, not once the whole burst has its verdicts.
@@ -218,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_what_a_burst_releases_gets_its_verdict_before_the_passed_packets),
         cmocka_unit_test(test_a_verdict_the_kernel_refuses_is_given_again_before_the_next_one),
         cmocka_unit_test(test_a_verdict_still_refused_at_shutdown_is_counted_lost),
+        cmocka_unit_test(test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost),
         cmocka_unit_test(test_a_slice_start_during_a_bursts_verdicts_is_released_then),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
