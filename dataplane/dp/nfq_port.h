@@ -3,7 +3,8 @@
  * input interface is the port's own interface.  Bridged (br_netfilter's
  * iptables FORWARD on a Linux bridge, SPEC: "a Linux bridge or router"), the
  * input interface is the bridge itself and the port it came in on is the
- * physical input interface (NFQA_IFINDEX_PHYSINDEV).
+ * physical input interface (NFQA_IFINDEX_PHYSINDEV).  The same holds for
+ * the port it leaves on, from the output devices (a flood's count).
  */
 #ifndef ADW_DP_NFQ_PORT_H
 #define ADW_DP_NFQ_PORT_H

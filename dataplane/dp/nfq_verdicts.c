@@ -38,6 +38,12 @@ void nfq_verdicts_give(struct nfq_verdicts *v, uint32_t id, uint32_t verdict, ui
         v->errors++;   /* a given-up NF_DROP is no loss: the unbind drops the packet, as asked */
 }
 
+/* The port a packet the core passed leaves on: a flood is routed by the kernel, out of its output device. */
+static uint16_t leaves_on(const struct adw_pkt *p, const struct nfq_held *h)
+{
+    return p->out_port == ADW_PORT_FLOOD ? h->route_port : p->out_port;
+}
+
 static void release(struct nfq_verdicts *v, const struct adw_pkt *p)
 {
     struct nfq_held *h = p->cookie;
@@ -46,7 +52,7 @@ static void release(struct nfq_verdicts *v, const struct adw_pkt *p)
         nfq_verdicts_give(v, h->id, NF_DROP, NFQ_NO_PORT);
         v->e->c.config_drops++;
     } else {
-        nfq_verdicts_give(v, h->id, NF_ACCEPT, p->out_port);
+        nfq_verdicts_give(v, h->id, NF_ACCEPT, leaves_on(p, h));
     }
     free(h);
 }
@@ -109,7 +115,7 @@ void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n
         switch (vd[i]) {
         case ADW_PASS:
             e->c.passed_pkts++;
-            nfq_verdicts_give(v, h->id, NF_ACCEPT, pkts[i].out_port);
+            nfq_verdicts_give(v, h->id, NF_ACCEPT, leaves_on(&pkts[i], h));
             free(h);
             break;
         case ADW_QUEUED:

@@ -75,6 +75,7 @@ static struct adw_pkt held(uint32_t id, const uint8_t *frame, uint32_t len)
     assert_non_null(h);
     h->id = id;
     h->len = len;
+    h->route_port = NFQ_NO_PORT;
     memcpy(h->frame, frame, len);
     return (struct adw_pkt){.data = h->frame, .len = len, .in_port = 0, .cookie = h};
 }
@@ -202,6 +203,36 @@ static void test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost(vo
 }
 
 /*
+ * A packet to a host the configuration does not know (the NFQUEUE backend gives it a zero destination MAC) is
+ * passed by the core as a flood; routed, the kernel sends it out of one interface, the queue's output device, and
+ * it is counted on that port, so the ports add up to the total (test_e2e_nfqueue.sh, "every packet is counted
+ * once, in total and on its port").
+ */
+static void test_a_passed_flood_is_counted_on_the_port_the_kernel_routes_it_to(void **state)
+{
+    (void)state;
+    struct dp_engine e;
+    struct dp_options o = {.hold_pkts = 1024};
+    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
+    struct given g = {0};
+    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    static const uint8_t ZERO_MAC[6] = {0}, UNKNOWN_IP[4] = {198, 18, 0, 99};
+    uint8_t buf[256];
+    uint32_t n = fb_udp4(buf, sizeof(buf), SERVER_MAC, ZERO_MAC, SERVER_IP, UNKNOWN_IP, 0, 5004, 5004, 20);
+    assert_true(n > 0);
+    struct adw_pkt p = held(1, buf, n);
+    ((struct nfq_held *)p.cookie)->route_port = 2;
+    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
+    nfq_verdicts_burst(&v, &p, 1, now, &due);
+    assert_int_equal(e.c.passed_pkts, 1);
+    assert_int_equal(g.n, 1);
+    assert_int_equal(e.c.tx_pkts, 1);
+    assert_int_equal(e.port_tx[0] + e.port_tx[1] + e.port_tx[2], 1);
+    assert_int_equal(e.port_tx[2], 1);
+    dp_engine_finish(&e);
+}
+
+/*
  * A burst read 100 µs before sta2's slice starts: data for sta2 (held) and 40 ARP broadcasts (passed).  Their
  * verdicts take 200 µs, so the slice starts while they are given: sta2's data is released then, after the 20 given
  * by the slice start and before the other 20, not once the whole burst has its verdicts.
@@ -247,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_a_verdict_the_kernel_refuses_is_given_again_before_the_next_one),
         cmocka_unit_test(test_a_verdict_still_refused_at_shutdown_is_counted_lost),
         cmocka_unit_test(test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost),
+        cmocka_unit_test(test_a_passed_flood_is_counted_on_the_port_the_kernel_routes_it_to),
         cmocka_unit_test(test_a_slice_start_during_a_bursts_verdicts_is_released_then),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
