@@ -209,15 +209,32 @@ static void test_a_pair_listed_last_and_sending_in_the_slice_keeps_conflicting_t
     check_a_pair_sending_in_the_slice_keeps_conflicting_takers_out(state, false);
 }
 
+/* Slice 0 = {STA3, STA2}, STA2 idle; STA1 (conflicting with STA2 only) and STA3 have 100 segments queued: STA1 takes
+ * STA2's share of slice 0 while STA3 sends in it. */
+static void partly_given_slice(struct sched_fixture *f)
+{
+    add_sta3_beside_sta2(f, true, false);
+    lab_enqueue_data(f->s, 0, 1, 100, 0);
+    sta3_data(f->s, 0, 100, 0);
+}
+
+/* Runs the core to the end of the first frame (40 ms) and returns its report, the three pairs' in pr. */
+static struct adw_frame_report first_frame_report(struct sched_fixture *f, struct adw_pair_report pr[3])
+{
+    sched_dequeue_all(f->s, 20 * MS);
+    sched_dequeue_all(f->s, 40 * MS);
+    struct adw_frame_report fr;
+    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 3), 1);
+    return fr;
+}
+
 /* STA2 idle in slice 0 gives its share of the slice to STA1 (which conflicts with STA2 only); STA3, the other pair
  * of slice 0, still sends in it. When STA3's drain ends at 8 ms with 60 packets queued, the time left of its own
  * slice is its refill's. It was refused: the slice counted as given away whole (given_to), not STA2's share of it. */
 static void test_a_pair_sending_in_a_partly_given_slice_still_refills_it(void **state)
 {
     struct sched_fixture *f = *state;
-    add_sta3_beside_sta2(f, true, false);
-    lab_enqueue_data(f->s, 0, 1, 100, 0);
-    sta3_data(f->s, 0, 100, 0);
+    partly_given_slice(f);
     unsigned n = sched_dequeue_all(f->s, 0), to_ap3 = 0, to_ap1 = 0;
     for (unsigned i = 0; i < n; i++) {
         to_ap3 += sched_out[i].out_port == 3;
@@ -239,15 +256,10 @@ static void test_a_pair_sending_in_a_partly_given_slice_still_refills_it(void **
 static void test_the_report_names_the_pair_that_gave_its_share_of_a_partly_given_slice(void **state)
 {
     struct sched_fixture *f = *state;
-    add_sta3_beside_sta2(f, true, false);
-    lab_enqueue_data(f->s, 0, 1, 100, 0);
-    sta3_data(f->s, 0, 100, 0);
+    partly_given_slice(f);
     sched_dequeue_all(f->s, 0);
-    sched_dequeue_all(f->s, 20 * MS);
-    sched_dequeue_all(f->s, 40 * MS);
-    struct adw_frame_report fr;
     struct adw_pair_report pr[3];
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 3), 1);
+    struct adw_frame_report fr = first_frame_report(f, pr);
     assert_int_equal(fr.given_to[0], 0);
     assert_int_equal(pr[1].gave_slices, UINT64_C(1) << 0);
     assert_int_equal(pr[1].reassigned, 1);
@@ -267,11 +279,8 @@ static void check_every_idle_pair_of_a_given_slice_is_reported_as_giving_it_away
     unsigned n = sched_dequeue_all(f->s, 0);
     assert_int_equal(n, 40);
     sched_assert_out_to(n, 1);
-    sched_dequeue_all(f->s, 20 * MS);
-    sched_dequeue_all(f->s, 40 * MS);
-    struct adw_frame_report fr;
     struct adw_pair_report pr[3];
-    assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 3), 1);
+    struct adw_frame_report fr = first_frame_report(f, pr);
     assert_int_equal(fr.given_to[0], 0);
     assert_int_equal(fr.reassignments, 1);
     assert_int_equal(pr[0].s_ns, 40 * MS);

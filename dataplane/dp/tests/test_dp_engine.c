@@ -488,10 +488,7 @@ static void test_a_given_slice_names_its_taker_and_the_pair_that_gave_it(void **
     dp_engine_finish(&r.e);
     char to[128], by[128];
     int found = first_given_slice(r.telemetry, 1, to, by, sizeof(to));
-    unlink(r.telemetry);
-    unlink(r.active);
-    unlink(r.stats);
-    rmdir(r.dir);
+    rig_remove(&r);
     assert_true(found);
     assert_string_equal(to, "ap1/sta1");
     assert_string_equal(by, "ap2/sta2");
