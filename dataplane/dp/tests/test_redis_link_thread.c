@@ -64,6 +64,14 @@ static char *lab_doc(const char *duration_ms_of_first_slice)
     return text;
 }
 
+/* Stores version n: the lab document with its first slice duration_ms_of_first_slice ms. */
+static void put_version(struct server *s, unsigned n, const char *duration_ms_of_first_slice)
+{
+    char *doc = lab_doc(duration_ms_of_first_slice);
+    command(s, "HSET adwiser:version:%u doc %s", n, doc);
+    free(doc);
+}
+
 static void test_an_ack_and_a_refusal_given_together_are_both_written(void **state)
 {
     struct server *s = *state;
@@ -214,9 +222,7 @@ static void test_the_loops_refusal_names_the_apply_of_the_version_it_was_handed(
 {
     struct server *s = *state;
     struct redis_link *l = start_link(s);
-    char *doc = lab_doc("25");
-    command(s, "HSET adwiser:version:11 doc %s", doc);
-    free(doc);
+    put_version(s, 11, "25");
     command(s, "SET adwiser:appliance:lab:apply_seq 4");
     command(s, "PUBLISH adwiser:appliance:lab:config 11");
     assert_int_equal(take_version(l), 11);
@@ -239,9 +245,7 @@ static void reconnect(struct server *s);
 static void test_a_version_refused_after_an_apply_of_it_on_its_way_is_not_handed_again_on_reconnecting(void **state)
 {
     struct server *s = *state;
-    char *doc = lab_doc("25");
-    command(s, "HSET adwiser:version:11 doc %s", doc);
-    free(doc);
+    put_version(s, 11, "25");
     command(s, "SET adwiser:appliance:lab:desired 11");
     command(s, "SET adwiser:appliance:lab:apply_seq 4");
     struct redis_link *l = start_link(s);
@@ -272,11 +276,8 @@ static void test_a_version_refused_after_an_apply_of_it_on_its_way_is_not_handed
 static void test_each_staged_copy_of_a_version_is_refused_naming_the_apply_it_was_fetched_for(void **state)
 {
     struct server *s = *state;
-    char *v11 = lab_doc("25"), *v12 = lab_doc("20");
-    command(s, "HSET adwiser:version:11 doc %s", v11);
-    command(s, "HSET adwiser:version:12 doc %s", v12);
-    free(v11);
-    free(v12);
+    put_version(s, 11, "25");
+    put_version(s, 12, "20");
     command(s, "SET adwiser:appliance:lab:desired 11");
     command(s, "SET adwiser:appliance:lab:apply_seq 4");
     struct redis_link *l = start_link(s);
@@ -304,9 +305,8 @@ static void test_each_staged_copy_of_a_version_is_refused_naming_the_apply_it_wa
 static void test_a_rollback_to_the_running_version_replaces_the_version_on_its_way(void **state)
 {
     struct server *s = *state;
-    char *v1 = lab_doc("20"), *v2 = lab_doc("25");
-    command(s, "HSET adwiser:version:1 doc %s", v1);
-    command(s, "HSET adwiser:version:2 doc %s", v2);
+    put_version(s, 1, "20");
+    put_version(s, 2, "25");
     command(s, "SET adwiser:appliance:lab:desired 1");
     struct redis_link *l = start_link(s);
     assert_int_equal(take_version(l), 1);
@@ -318,17 +318,13 @@ static void test_a_rollback_to_the_running_version_replaces_the_version_on_its_w
     command(s, "PUBLISH adwiser:appliance:lab:config 1");
     assert_int_equal(take_version(l), 1);         /* must replace 2 before its frame boundary */
     redis_link_stop(l);
-    free(v1);
-    free(v2);
 }
 
 /* Stores version n (the lab document, first slice 30 ms) and makes it the one desired. */
 static void store_version(struct server *s, unsigned n)
 {
-    char *doc = lab_doc("30");
-    command(s, "HSET adwiser:version:%u doc %s", n, doc);
+    put_version(s, n, "30");
     command(s, "SET adwiser:appliance:lab:desired %u", n);
-    free(doc);
 }
 
 /* Redis drops the thread's connection; returns once the thread has reconnected, and so read `desired` again. */
