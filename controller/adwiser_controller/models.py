@@ -40,6 +40,12 @@ SLICE_MAX_MS = 500
 FRAME_MAX_MS = 1000
 SLICES_MAX = 64
 
+# A STA's mean PHY rate μ_R, Mbit/s: 802.11's lowest rate (1 Mbit/s, DSSS, 802.11-2016 §15) up to a bound past
+# 802.11ax's highest. Below 1 no link measures, and w_i = (l + l_oh)/μ_R of a tiny rate (5e-324 passed "above 0")
+# was infinite in the aggregation loop. The measured rates the loop reads from Redis are held to the same range.
+PHY_RATE_MIN_MBPS = 1.0
+PHY_RATE_MAX_MBPS = 10000.0
+
 # The dataplane's capacity (dataplane/include/adwiser/config.h, ADW_MAX_*): a document beyond it is refused by the
 # dataplane's loader (dp/config_json.c), so the models refuse it too. tests/test_config_models.py checks these
 # against the header.
@@ -213,11 +219,11 @@ class Station(Strict):
     ap: Identifier = Field(description="Id of the AP the station is associated with.")
     phy_rate_mbps: float | None = Field(
         default=None,
-        gt=0,
-        le=10000,
-        description="Operator-entered mean PHY (MCS) rate mu_R of the AP->STA link, in Mbit/s; the aggregation-target "
-        "loop's w_i = (l + l_oh)/mu_R (000 §IV-B). A rate published in Redis (the testbed's emulator ground truth) "
-        "takes precedence; null = only that.",
+        ge=PHY_RATE_MIN_MBPS,
+        le=PHY_RATE_MAX_MBPS,
+        description="Operator-entered mean PHY (MCS) rate mu_R of the AP->STA link, in Mbit/s, from 1 (802.11's "
+        "lowest rate) up; the aggregation-target loop's w_i = (l + l_oh)/mu_R (000 §IV-B). A rate published in "
+        "Redis (the testbed's emulator ground truth) takes precedence; null = only that.",
     )
 
 

@@ -108,8 +108,9 @@ def test_loop_paces_the_pair_and_reaches_the_delay_target(api, appliance, redis_
 
 # 1e303 Mbit/s is a finite number but 1e309 bit/s is not: w was 0 and every step of the AP's loops raised
 # ZeroDivisionError (the pacing stayed frozen, the loops restarted each Δ)
-@pytest.mark.parametrize("bad", ["inf", "nan", "-inf", "1e303"])
-def test_a_phy_rate_that_is_no_finite_number_of_bits_per_second_is_no_rate(api, appliance, redis_server, rdb, bad):
+# and a rate below 802.11's lowest, 1 Mbit/s, no link measures (5e-324 made w infinite)
+@pytest.mark.parametrize("bad", ["inf", "nan", "-inf", "1e303", "5e-324", "0.5"])
+def test_a_phy_rate_that_no_802_11_link_has_is_no_rate(api, appliance, redis_server, rdb, bad):
     aid, _ = appliance
     v = enable(api, aid, phy_rate_mbps=None)
     rdb.hset(keys.appliance(aid, "phy_rate"), "ap1/sta1", bad)

@@ -363,6 +363,21 @@ def test_ap_aggregation_ceiling_out_of_range_names_the_field(field, value):
     assert f"topology.aps[0].{field}" in problems(doc)
 
 
+# w_i = (l + l_oh)/μ_R (000 eq. 4): a rate of 5e-324 Mbit/s passed a bound of "above 0" and made w infinite;
+# 802.11's lowest rate is 1 Mbit/s (DSSS), so no link measures less
+@pytest.mark.parametrize("value", [5e-324, 0.5, 0, -1, 10001])
+def test_sta_phy_rate_below_802_11s_lowest_rate_or_above_the_bound_is_refused_naming_the_field(value):
+    doc = lab()
+    doc["topology"]["stas"][0]["phy_rate_mbps"] = value
+    assert "topology.stas[0].phy_rate_mbps" in problems(doc)
+
+
+def test_sta_phy_rate_of_802_11s_lowest_rate_is_taken():
+    doc = lab()
+    doc["topology"]["stas"][0]["phy_rate_mbps"] = 1
+    configfile.validate_data(doc, "test")
+
+
 def test_ap_aggregation_ceiling_above_n_max_is_refused_naming_both_fields():
     doc = lab()
     doc["topology"]["aps"][1]["ampdu_ceiling_mpdus"] = 70

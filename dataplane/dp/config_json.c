@@ -28,10 +28,10 @@ static const char *const ROOT_KEYS[] = {"schema_version", "appliance_id", "topol
 static const char *const TOPO_KEYS[] = {"aps", "stas", "conflicts", NULL};
 static const char *const AP_KEYS[] = {"id", "name", "channel", "port", "vlan", "ampdu_ceiling_mpdus",
                                       "ampdu_ceiling_us", NULL};
-/* phy_rate_mbps, the APs' ampdu_ceiling_mpdus / _us and the aggregation loop's c_beta ..
- * bottleneck_packets are the controller's (its aggregation-target runner, issue 9);
- * checked against the schema's bounds (a document the controller refuses is not loaded here
- * either), not used here. */
+/* phy_rate_mbps (1 .. 10000 Mbit/s: 802.11's lowest rate up), the APs' ampdu_ceiling_mpdus / _us
+ * and the aggregation loop's c_beta .. bottleneck_packets are the controller's (its
+ * aggregation-target runner, issue 9); checked against the schema's bounds (a document the
+ * controller refuses is not loaded here either), not used here. */
 static const char *const STA_KEYS[] = {"id", "mac", "ips", "ap", "phy_rate_mbps", NULL};
 static const char *const SLICEMAP_KEYS[] = {"slices", NULL};
 static const char *const SLICE_KEYS[] = {"duration_ms", "pairs", NULL};
@@ -320,7 +320,7 @@ static int read_sta(struct loader *l, const json_t *v, const char *p, size_t i, 
     sta->n_addrs = (uint8_t)json_array_size(ips);
     double rate;
     json_t *jr = json_object_get(v, "phy_rate_mbps");
-    if (jr && !json_is_null(jr) && jw_number_above(&l->w, v, p, "phy_rate_mbps", 0, 0.0, 10000.0, &rate))
+    if (jr && !json_is_null(jr) && jw_number(&l->w, v, p, "phy_rate_mbps", 0, 1.0, 10000.0, &rate))
         return -1;
     if (read_id(l, v, p, "ap", text))
         return -1;

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 
 from .. import keys
+from ..models import PHY_RATE_MAX_MBPS, PHY_RATE_MIN_MBPS
 
 # 10 slots of the default Δ (0.5 s); the testbed's feed writes every 0.1 s while its pair has traffic
 MAX_AGE_S = 5.0
@@ -54,8 +55,9 @@ class PhyRate:
 
 
 async def read(r: aioredis.Redis, aid: str, max_age_s: float = MAX_AGE_S) -> dict[str, Measured]:
-    """The pairs' rates in `phy_rate`; a rate that is not a positive finite number of bit/s is none (1e303
-    Mbit/s parses as finite, but w of its 1e309 bit/s was 0 and every step of the AP's loops divided by it).
+    """The pairs' rates in `phy_rate`; a rate outside the topology's range for `phy_rate_mbps` (802.11's 1 Mbit/s
+    up to 10 Gbit/s, models.PHY_RATE_*) is none: 1e303 Mbit/s parses as finite, but w of its 1e309 bit/s was 0
+    and every step of the AP's loops divided by it; 5e-324 Mbit/s made w infinite.
     A time in `phy_rate_ts` that is no number leaves its rate stale: its writer meant it to age; so does one more
     than MAX_AHEAD_S ahead of Redis's clock (its age then negative)."""
     pipe = r.pipeline(transaction=True)
@@ -67,7 +69,7 @@ async def read(r: aioredis.Redis, aid: str, max_age_s: float = MAX_AGE_S) -> dic
     out: dict[str, Measured] = {}
     for pair, s in raw.items():
         mbps = _number(s)
-        if mbps is None or not mbps > 0 or not math.isfinite(mbps * 1e6):
+        if mbps is None or not PHY_RATE_MIN_MBPS <= mbps <= PHY_RATE_MAX_MBPS:
             continue
         if pair not in times:
             out[pair] = Measured(mbps, None, False)

@@ -276,6 +276,8 @@ static const struct {
     {"topology.stas[0]", "ips", "[\"198.18.0.300\"]", "topology.stas[0].ips[0]: ", "not an IPv4 or IPv6"},
     {"topology.stas[0]", "ips", "\"198.18.0.11\"", "topology.stas[0].ips: ", "expected an array"},
     {"topology.stas[1]", "ap", "\"ap7\"", "topology.stas[1].ap: ", "no AP 'ap7'"},
+    {"topology.stas[0]", "phy_rate_mbps", "0.5", "topology.stas[0].phy_rate_mbps: ", "outside [1, 10000]"},
+    {"topology.stas[0]", "phy_rate_mbps", "5e-324", "topology.stas[0].phy_rate_mbps: ", "outside [1, 10000]"},
     {"topology.stas[1]", "id", "\"sta1\"", "topology.stas[1]: ", "duplicate STA id"},
     {"topology", "conflicts", "[[\"ap1/sta1\"]]", "topology.conflicts[0]: ", "exactly two"},
     {"policies.realtime", "dscp", "[64]", "policies.realtime.dscp[0]: ", "outside"},

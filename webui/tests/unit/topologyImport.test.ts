@@ -97,7 +97,7 @@ sta,sta2,,,,,02:00:00:00:00:02,ap1,10001
         'CSV line 2: ampdu_ceiling_us "50" must be at least 100',
         'CSV line 3: ampdu_ceiling_mpdus "257" must be at most 256',
         'CSV line 3: ampdu_ceiling_us "0x10" is not a number',
-        'CSV line 4: phy_rate_mbps "0" must be greater than 0',
+        'CSV line 4: phy_rate_mbps "0" must be at least 1',
         'CSV line 5: phy_rate_mbps "10001" must be at most 10000',
       ])
     }
