@@ -68,3 +68,14 @@ def test_the_utility_goal_is_judged_on_the_throughputs_not_on_the_utility_rounde
     assert round(sum(math.log(t) for t in thr), 4) == 7.5382
     text = _write(tmp_path, _doc("isolated", ISOLATED, bound=BOUND), _doc("downlink-20ms", thr, 20, bound=BOUND))
     assert "| downlink-20ms | utility ≥ bound − 0.08 | 7.53816 against 7.53818 (bound 7.6182) | no |" in text
+
+
+def test_a_mean_v_exactly_3_percent_from_s_meets_the_goal(tmp_path: Path) -> None:
+    # |19.4 - 20| / 20 is 0.030000000000000072 in binary floating point: the goal's own edge read as missed
+    text = _write(tmp_path, _doc("isolated", ISOLATED, bound=BOUND),
+                  _doc("downlink-20ms", (37.5, 46.9), 20, (19.4, 20.6), bound=BOUND))
+    assert "| downlink-20ms | ap1/sta1 mean V within 3 % of S | V 19.40 ms, 3.0 % from S 20 ms | yes |" in text
+    assert "| downlink-20ms | ap2/sta2 mean V within 3 % of S | V 20.60 ms, 3.0 % from S 20 ms | yes |" in text
+    text = _write(tmp_path, _doc("isolated", ISOLATED, bound=BOUND),
+                  _doc("downlink-20ms", (37.5, 46.9), 20, (19.3999, 20.6001), bound=BOUND))
+    assert "| downlink-20ms | ap1/sta1 mean V within 3 % of S | V 19.40 ms, 3.001 % from S 20 ms | no |" in text
