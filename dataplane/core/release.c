@@ -267,6 +267,14 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
     const struct adw_plan *p = s->plan;
     const struct adw_slice_cfg *sl = &p->cfg->slices[ev->slice];
     adw_rt_release_at_slice_start(s, ev->start_ns, sl->duration_ns, now_ns);
+    /* A slice already over when the loop comes to it (the host did not run the loop for longer than the slice): a
+     * batch released now would go out in a later slice, on the air with that slice's pairs, which time-slicing
+     * exists to prevent (004 §2). No batch; its pairs send in their next slice. Whole frames missed are skipped by
+     * the clock (slice_clock.c); this is the rest of the frame the loop came back in. */
+    if (ev->start_ns + sl->duration_ns <= now_ns) {
+        s->st.slices_skipped++;
+        return;
+    }
     /* Who sends in the slice is decided before any batch goes: a pair whose batch takes all it had has an empty
      * queue by the time a pair listed after it turns out idle, and still sends in the slice (dynamic_slicing.c). */
     for (unsigned i = 0; i < sl->n_pairs; i++) {

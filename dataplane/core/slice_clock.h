@@ -7,7 +7,10 @@
  * install a new slice map (adw_slice_clock_set_map), which then shapes the
  * frame that begins there. The clock never reads time: it is stepped with
  * now_ns. If the caller is late by more than a frame, whole frames are
- * skipped (counted) rather than replayed, so the schedule stays anchored.
+ * skipped (counted) rather than replayed, so the schedule stays anchored;
+ * the slices of the frame it comes back in that are over by now are still
+ * yielded (the frame boundary among them installs a new map), and the
+ * scheduler releases no batch in them (release.c, slices_skipped).
  */
 #ifndef ADW_CORE_SLICE_CLOCK_H
 #define ADW_CORE_SLICE_CLOCK_H
