@@ -123,6 +123,10 @@ def parse_text(text: str, source: str) -> Any:
         pass  # not JSON: YAML
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except RecursionError:
+        # PyYAML composes a node per level by recursion (strict_json says the same of JSON)
+        raise ConfigInvalid(source, [FieldError(field="(document)", message="not valid YAML: sequences and "
+                                                "mappings nested too deeply", type="yaml")]) from None
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         at = f"line {where.line + 1} column {where.column + 1}" if where else "(document)"

@@ -45,5 +45,11 @@ def _int64(text: str) -> int:
 
 def loads(text: str | bytes) -> Any:
     """The JSON value of text; json.JSONDecodeError for a syntax error, NotStrictJson for the above."""
-    return json.loads(text, object_pairs_hook=_unique_members, parse_constant=_not_a_json_number,
-                      parse_float=_finite, parse_int=_int64)
+    try:
+        return json.loads(text, object_pairs_hook=_unique_members, parse_constant=_not_a_json_number,
+                          parse_float=_finite, parse_int=_int64)
+    except RecursionError:
+        # Python's reader recurses once per array or object level and gives up near a thousand (jansson at
+        # 2048): no document comes near either, and a RecursionError reached the API as a bare 400 and the
+        # CLI as a traceback.
+        raise NotStrictJson("arrays and objects nested too deeply") from None

@@ -45,3 +45,15 @@ def test_a_body_with_each_key_once_is_still_taken(api, appliance):
     aid, _ = appliance
     res = _post_text(api, json.dumps({"doc": lab_doc(aid), "comment": "once"}))
     assert res.status_code == 201, res.text
+
+
+def test_a_body_nested_too_deeply_is_refused_as_json_invalid_naming_the_reason(api, appliance):
+    # Python's json reader recurses per level: a few thousand brackets raised RecursionError, which FastAPI
+    # answered 400 "There was an error parsing the body" naming no reason and no field.
+    aid, _ = appliance
+    res = _post_text(api, '{"doc": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert res.status_code == 422, res.text
+    problem = res.json()
+    assert problem["errors"][0]["type"] == "json_invalid", problem
+    assert "nested too deeply" in problem["detail"], problem
+    assert _versions(api, aid) == 1

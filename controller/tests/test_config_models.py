@@ -474,3 +474,16 @@ def test_list_longer_than_the_dataplane_holds_is_refused_naming_it(grow, limit, 
     over = lab()
     grow(over, limit + 1)
     assert "at most" in problems(over)[field]
+
+
+@pytest.mark.parametrize("name,text", [("deep.json", "[" * 5000 + "]" * 5000),
+                                       ("deep.yaml", "topology: " + "[" * 5000 + "]" * 5000 + "\n")],
+                         ids=["json", "yaml"])
+def test_cli_validate_refuses_a_file_nested_too_deeply_without_a_traceback(tmp_path: Path, name: str, text: str):
+    # Both readers recurse per level: the RecursionError they raised ended `validate` with a traceback.
+    deep = tmp_path / name
+    deep.write_text(text)
+    res = run_cli("validate", str(deep), str(LAB))
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert f"{name}: (document): " in res.stderr and "nested too deeply" in res.stderr, res.stderr
+    assert "lab-2ap-2sta.yaml: valid" in res.stdout
