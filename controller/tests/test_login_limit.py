@@ -90,3 +90,28 @@ def test_a_name_is_locked_everywhere_only_by_failures_from_several_addresses(red
     assert _attempts(url, [("boss", "198.18.1.99")])[0] is not None     # a new address: the name's own limit
     assert _attempts(url, [("other", "198.18.1.98")]) == [None]         # other names are not limited by it
     redis.Redis.from_url(url).flushdb()
+
+
+def test_wrong_current_passwords_of_a_password_change_are_limited_as_failed_logins(own_controller):
+    # Unlimited, a viewer-role token of an admin (or a session left open) could guess the user's password
+    # at the server's hashing speed through PUT /auth/me/password, and then log in with the user's full role.
+    source = "127.0.0.9"
+    with httpx.Client(base_url=own_controller.url, transport=httpx.HTTPTransport(local_address=source),
+                      timeout=30) as c:
+        res = c.post("/api/v1/auth/login", json={"username": "boss", "password": PASSWORD})
+        made = c.post("/api/v1/auth/tokens", headers={"X-CSRF-Token": res.json()["csrf_token"]},
+                      json={"name": "dashboard", "role": "viewer"})
+        assert made.status_code == 201, made.text
+        c.cookies.clear()
+        c.headers["Authorization"] = f"Bearer {made.json()['token']}"
+        guess = {"current_password": "wrong password", "new_password": "a new password 1"}
+        for _ in range(10):
+            assert c.put("/api/v1/auth/me/password", json=guess).status_code == 403
+        refused = [c.put("/api/v1/auth/me/password", json=guess),
+                   c.put("/api/v1/auth/me/password", json={**guess, "current_password": PASSWORD})]
+        assert [r.status_code for r in refused] == [429, 429], [r.text for r in refused]
+        assert [r.json()["field"] for r in refused] == ["current_password"] * 2
+        assert all(1 <= int(r.headers["Retry-After"]) <= 60 for r in refused)
+    # the password was not changed, and the guesses count as the name's failed logins from that address
+    assert _login(own_controller, "boss", PASSWORD, source).status_code == 429
+    assert _login(own_controller, "boss", PASSWORD, "127.0.0.10").status_code == 200

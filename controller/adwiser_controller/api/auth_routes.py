@@ -105,14 +105,22 @@ async def me(who: Principal = Depends(viewer)) -> Me:
     return Me(username=who.username, role=who.role, via=who.via, csrf_token=who.csrf_token)
 
 
-@router.put("/me/password", status_code=204, response_model=None, responses=responses(401, 403, 422),
+@router.put("/me/password", status_code=204, response_model=None, responses=responses(401, 403, 422, 429),
             summary="Change my password")
 async def change_password(body: PasswordChange, request: Request, who: Principal = Depends(viewer),
                           cookie: str | None = Depends(cookie_scheme),
                           svc: Services = Depends(services)) -> None:
     """Ends the user's other sessions and revokes their API tokens; the session that made the change stays."""
+    # A wrong current password is a failed login: unlimited, a token of a lower role than its user's (or a
+    # session left open) could guess the password here and log in with the user's whole role.
+    client = client_of(request)
+    retry_after = await svc.login_limit.attempt(who.username, client)
+    if retry_after is not None:
+        raise ProblemException(429, f"too many wrong passwords: try again in {retry_after} s", "current_password",
+                               headers={"Retry-After": str(retry_after)})
     if await svc.auth.check_password(who.username, body.current_password) is None:
         raise ProblemException(403, "current password is wrong", "current_password")
+    await svc.login_limit.succeeded(who.username, client)
     try:
         await svc.auth.update_user(who.username, None, None, body.new_password,
                                    keep_session=cookie if who.via == "session" else None)
