@@ -231,6 +231,6 @@ def ap_queue_goals(pair: dict[str, Any], t_bar_ms: float) -> dict[str, Any]:
         if value is not None:
             err = abs(value - t_bar_ms) / t_bar_ms
             g[key] = value
-            g[f"{prefix}_error_frac"] = round(err, 3)
+            g[f"{prefix}_error_frac"] = err
             g[f"{prefix}_within_20pct"] = err <= 0.2
     return g

@@ -40,6 +40,15 @@ def test_the_report_line_gives_the_spread_and_says_how_many_runs_met_the_goal():
     assert aggtarget_repeats.report_line({"goals": runs[0]}) is None
 
 
+def test_the_report_line_shows_a_fraction_just_under_85_percent_to_the_digits_that_say_so():
+    runs = [_goals(4.5, 0.8499, True, 1.2), _goals(5.0, 0.90, True, 1.0), _goals(5.5, 0.92, True, 1.1)]
+    doc = {"repeats": [{"goals": g} for g in runs], "goals_over_repeats": aggtarget_repeats.summarize(runs)}
+    line = aggtarget_repeats.report_line(doc)
+    # to three digits the least would read 0.850, and ">= 85 % in 2 of 3" would not be what the range says
+    assert "total throughput 0.9000 [0.8499-0.9200] of straight (>= 85 % in 2 of 3)" in line
+    assert "throughput 0.9000 [0.8499-0.9200] of straight," in line
+
+
 def test_the_report_line_says_each_run_had_its_own_straight_run_and_their_spread():
     runs = [_goals(4.5, 0.92, True, 1.2), _goals(8.0, 0.94, False, None)]
     doc = {"repeats": [{"goals": g, "straight_started_unix": t, "straight_mbps": m}
@@ -132,7 +141,7 @@ def test_each_controlled_run_is_judged_against_the_straight_run_made_just_before
     assert [r["straight_mbps"] for r in doc["repeats"]] == [180.0, 200.0, 160.0]
     # 152/180, 154/200, 156/160: one verdict per pair of runs, not three against one straight sample
     per_run = [r["goals"]["total"]["throughput_frac_of_straight"] for r in doc["repeats"]]
-    assert per_run == [round(152 / 180, 3), round(154 / 200, 3), round(156 / 160, 3)]
+    assert per_run == [152 / 180, 154 / 200, 156 / 160]
     assert doc["goals_over_repeats"]["total"]["throughput_ge_85pct"] == {"met": 1, "n": 3}
     assert doc["runs"]["aggtarget"]["started_unix"] == 6.0     # the last runs, not chosen ones
     assert doc["runs"]["cubic"]["started_unix"] == 5.0
@@ -151,8 +160,7 @@ def test_controlled_runs_alone_are_judged_against_the_kept_straight_run(tmp_path
     doc = aggtarget.run("aggtarget-1sta", 20.0, ("aggtarget",), results_dir=tmp_path, repeats=2)
     assert [m for m, _ in calls] == ["aggtarget", "aggtarget"]
     assert [r["straight_started_unix"] for r in doc["repeats"]] == [1.0, 1.0]
-    assert [r["goals"]["total"]["throughput_frac_of_straight"] for r in doc["repeats"]] == [
-        round(151 / 180, 3), round(152 / 180, 3)]
+    assert [r["goals"]["total"]["throughput_frac_of_straight"] for r in doc["repeats"]] == [151 / 180, 152 / 180]
 
 
 def test_a_run_with_its_own_air_config_writes_its_result_to_a_relative_results_directory(tmp_path, monkeypatch):
