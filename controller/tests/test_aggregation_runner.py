@@ -431,6 +431,45 @@ def test_sta_side_received_rate_is_over_the_time_the_entries_cover(api, applianc
     assert body["aps"]["ap1"]["pairs"]["ap1/sta1"]["ap_queue_grew"] is True
 
 
+def test_sta_side_received_rate_of_a_pair_whose_transfer_ended_is_over_its_own_entries(api, appliance, redis_server,
+                                                                                        rdb):
+    # A STA-side feed writes a pair's entry only for a period in which it received A-MPDUs (gt_feed.py,
+    # sta_agent.c). When one pair's transfer ends inside the slot while another pair's goes on, its entries
+    # cover only its busy part: over the span of every pair's entries its rate read as what was released over
+    # the slot, so busy_part_of_slot (loop.py) did not see it and (40) took a č from its last slot.
+    aid, _ = appliance
+    doc = lab_doc(aid)
+    doc["policies"]["aggregation_target"].update({"enabled": True, "pairs": ["ap1/sta1", "ap2/sta2"],
+                                                  "t_bar_ms": 5.0, "delta_s": 0.5})
+    for sta in doc["topology"]["stas"]:
+        sta["phy_rate_mbps"] = 100.0
+    v = api("operator").post("/api/v1/versions", json={"doc": doc}).json()["version"]
+    rdb.set(keys.appliance(aid, "active"), v)
+    stream = keys.appliance(aid, "tm:sta")
+    t0 = int(rdb.time()[0]) * 1000 + 60_000
+    runner = AggregationRunner(None)
+
+    def slot(busy_ms: dict[str, range], now_s: float) -> dict[str, Any]:
+        for ms in sorted({m for r in busy_ms.values() for m in r}):
+            for p, r in busy_ms.items():
+                if ms in r:
+                    rdb.xadd(stream, {"pair": p, "mpdus": "20", "frames": "50", "mpdus_ok": "1000"},
+                             id=f"{t0 + ms}-{int(p[-1])}")
+            if ms in busy_ms["ap1/sta1"]:      # released for ap1/sta1 as much as its STA received
+                rdb.xadd(keys.appliance(aid, "tm:pair"), {"pair": "ap1/sta1", "released_pkts": "1000",
+                                                          "released_bytes": str(1000 * 1500)})
+        return tick_once(runner, redis_server.url, aid, now_s)["aps"]["ap1"]
+
+    both = {"ap1/sta1": range(0, 1), "ap2/sta2": range(0, 1)}
+    slot(both, 0.0)                                               # the runner's first look: where the streams are
+    slot({p: range(100, 501, 100) for p in both}, 0.5)           # both busy for the whole slot
+    # ap1/sta1's transfer ends after 0.2 s of the slot; ap2/sta2's goes on
+    ap = slot({"ap1/sta1": range(600, 701, 100), "ap2/sta2": range(600, 1001, 100)}, 1.0)
+    pair = ap["pairs"]["ap1/sta1"]
+    assert pair["received_pps"] == pytest.approx(2 * 1000 / 0.2)  # its two entries cover 0.2 s, not the slot
+    assert ap["c_check_us"] is None                               # busy for part of the slot: no č from it
+
+
 def test_losses_from_while_a_pair_was_out_of_the_policy_are_not_put_on_its_first_slot_back(api, appliance,
                                                                                            redis_server, rdb):
     # The loss counters are cumulative and the runner keeps each pair's last value; a pair out of the policy

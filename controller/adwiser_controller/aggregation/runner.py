@@ -168,6 +168,8 @@ class ApplianceLoops:
     version: int | None = None
     last_id: str = "$"
     last_sta_id: str = "$"
+    # per pair: its last tm:sta entry of the slot before, where its entries of this slot start counting
+    last_sta_ids: dict[str, str] = field(default_factory=dict)
     last_step_s: float | None = None
     loops: dict[str, LoopState] = field(default_factory=dict)          # per AP
     params: dict[str, LoopParams] = field(default_factory=dict)        # per AP: the parameters its loop runs
@@ -333,18 +335,26 @@ class AggregationRunner:
         entries = await self.r.xrange(stream, min=f"({st.last_sta_id}", max="+", count=100000)
         before = st.last_sta_id
         samples: dict[str, list[tuple[float, float, float | None]]] = {}
+        # Each STA's feed writes an entry only for a period in which its pair received A-MPDUs, so a pair's
+        # entries cover the time from its own entry before them to its own last one: up to the last entry of
+        # every pair, a pair whose transfer ended inside the slot read as receiving over the whole slot, and
+        # busy_part_of_slot (loop.py) did not see it. A pair without an entry in the slot before starts at it.
+        starts, last = st.last_sta_ids, {}
         for sid, f in entries:
             st.last_sta_id = sid
             pair, mpdus, frames = f.get("pair"), _float(f.get("mpdus")), _float(f.get("frames"))
+            if pair in out:
+                last[pair] = sid
             if pair in out and mpdus is not None and mpdus > 0 and frames and frames > 0:
                 samples.setdefault(pair, []).append((mpdus, frames, _float(f.get("mpdus_ok"))))
+        st.last_sta_ids = last
         for pair, agg in samples.items():
             out[pair].agg = [m for m, _, _ in agg]
             out[pair].weights = [n for _, n, _ in agg]
             out[pair].source = "sta"
             ok = [k for _, _, k in agg]
             out[pair].received = sum(k for k in ok if k is not None) if None not in ok else None
-            out[pair].span_s = _span_s(before, st.last_sta_id)
+            out[pair].span_s = _span_s(starts.get(pair, before), last[pair])
 
     async def tick(self, aid: str, now_s: float) -> dict[str, Any] | None:
         """One step of every loop of appliance `aid` if Δ has passed since the
