@@ -163,15 +163,26 @@ class PairWindow:
     # (packets, lost) per telemetry sample, newest last, trimmed to cover about p packets
     pkts: deque[tuple[int, int]] = field(default_factory=deque)
 
+    def resize(self, n: int, p: int) -> None:
+        """A new n and p (a version's bottleneck_frames, bottleneck_packets), the window cut to them at once: cut
+        only by the next sample, a pair idle in the step got a verdict over the samples of the old, larger window."""
+        self.n, self.p = n, p
+        self._trim()
+
     def add_aggregation(self, n_mpdus: float) -> None:
         self.agg.append(n_mpdus)
-        while len(self.agg) > self.n:
-            self.agg.popleft()
+        self._trim()
 
     def add_packets(self, packets: int, lost: int) -> None:
         if packets <= 0 and lost <= 0:
             return
         self.pkts.append((max(packets, 0), max(lost, 0)))
+        self._trim()
+
+    def _trim(self) -> None:
+        """The last n aggregation samples; the newest telemetry samples that cover at least p packets."""
+        while len(self.agg) > self.n:
+            self.agg.popleft()
         while len(self.pkts) > 1 and sum(p for p, _ in list(self.pkts)[1:]) >= self.p:
             self.pkts.popleft()
 

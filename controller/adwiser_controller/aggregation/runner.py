@@ -417,7 +417,7 @@ class AggregationRunner:
                 t = tel[p]
                 mu = t.mu_n() if not first else None
                 win = st.windows.setdefault(p, bn.PairWindow(at.bottleneck_frames, at.bottleneck_packets))
-                win.n, win.p = at.bottleneck_frames, at.bottleneck_packets
+                win.resize(at.bottleneck_frames, at.bottleneck_packets)
                 if not first:
                     for a in t.agg:
                         win.add_aggregation(a)
