@@ -213,3 +213,11 @@ def test_stats_json_escapes_interface_names(prefix: str, tmp_path) -> None:
         subprocess.run(["ip", "netns", "del", ns], check=False, timeout=10)
     written = json.loads(stats.read_text())
     assert (written["if_a"], written["if_b"]) == names
+
+
+def test_one_interface_for_both_sides_is_refused_naming_the_options() -> None:
+    # Both sockets bound to one interface: every frame it received went back out of it twice, once per direction.
+    proc = subprocess.run([str(wan.WAN_EMU), "--if-a", "nosuch0", "--if-b", "nosuch0"],
+                          capture_output=True, text=True, timeout=10)
+    assert proc.returncode == 2 and "--if-a" in proc.stderr and "--if-b" in proc.stderr, proc.stderr
+

@@ -187,6 +187,11 @@ static int parse_options(int argc, char **argv, struct options *o)
         usage(stderr);
         return -1;
     }
+    /* Two sockets on one interface would send every frame it receives back out of it, once per direction. */
+    if (strcmp(o->if_a, o->if_b) == 0) {
+        fprintf(stderr, "wan-emu: --if-a and --if-b are both '%s' (expected two interfaces)\n", o->if_a);
+        return -1;
+    }
     return 0;
 }
 
