@@ -221,3 +221,8 @@ def test_one_interface_for_both_sides_is_refused_naming_the_options() -> None:
                           capture_output=True, text=True, timeout=10)
     assert proc.returncode == 2 and "--if-a" in proc.stderr and "--if-b" in proc.stderr, proc.stderr
 
+
+def test_unwritable_stats_file_is_refused_at_start_naming_the_option(tmp_path) -> None:
+    # Opened only at exit: the run went its whole length and its counters were lost at the end.
+    proc = _refused("--stats", str(tmp_path / "no-such-dir" / "stats.json"))
+    assert proc.returncode == 2 and "--stats" in proc.stderr, proc.stderr

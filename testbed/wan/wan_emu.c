@@ -249,13 +249,9 @@ static void print_direction(FILE *f, const struct direction *d)
             d->late.max_ns / 1000u);
 }
 
-static int write_stats(const struct options *o, const struct direction dir[2])
+/* Writes the counters to `f` (the --stats file opened at start, or stdout) and closes a file. */
+static int write_stats(FILE *f, const struct options *o, const struct direction dir[2])
 {
-    FILE *f = o->stats_path ? fopen(o->stats_path, "w") : stdout;
-    if (f == NULL) {
-        fprintf(stderr, "wan-emu: cannot write %s: %s\n", o->stats_path, strerror(errno));
-        return -1;
-    }
     fputs("{\"if_a\":", f);
     json_put_string(f, o->if_a);
     fputs(",\"if_b\":", f);
@@ -340,6 +336,13 @@ int main(int argc, char **argv)
     struct options o;
     if (parse_options(argc, argv, &o) < 0)
         return 2;
+    /* Opened now, not at exit: a path that cannot be written is refused before the run, not found after it
+     * with the run's counters lost. */
+    FILE *stats = o.stats_path ? fopen(o.stats_path, "w") : stdout;
+    if (stats == NULL) {
+        fprintf(stderr, "wan-emu: --stats %s: %s\n", o.stats_path, strerror(errno));
+        return 2;
+    }
     /* Precise wake-ups (SPEC §7): whatever slack the kernel gives the loop's waits, at most 1 ns. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     if (o.rt_priority > 0) {
@@ -389,7 +392,7 @@ int main(int argc, char **argv)
     int rc = run(&o, dir, ports);
     if (rc < 0)
         fprintf(stderr, "wan-emu: wait failed: %s\n", strerror(errno));
-    if (write_stats(&o, dir) < 0)
+    if (write_stats(stats, &o, dir) < 0)
         rc = -1;
     for (int i = 0; i < 2; i++) {
         delay_line_free(&dir[i].line);
