@@ -68,6 +68,13 @@ out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$WORK/model.json" --redis no-
       --appliance t --duration 1 2>&1) && fail "a --redis host that does not resolve accepted"
 grep -q -- "--redis no-such-host.invalid:6379: host no-such-host.invalid" <<<"$out" \
     || fail "no message for a --redis host that does not resolve: $out"
+# --pidfile and --stats that cannot be written are refused at start, named: the pid file was silently not written
+# (whoever waited for it never saw the agent), and --stats failed only at exit, with status 0, the counters lost
+for opt in --pidfile --stats; do
+    out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$WORK/model.json" "$opt" "$WORK/no-such-dir/f" --duration 0.2 \
+          2>&1) && fail "$opt in a missing directory accepted"
+    grep -q -- "$opt $WORK/no-such-dir/f: No such file or directory" <<<"$out" || fail "no message for $opt: $out"
+done
 
 ip netns add "$NS_AP"
 ip netns add "$NS_STA"
