@@ -27,6 +27,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <jansson.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -173,16 +174,22 @@ static void write_stats(FILE *f, const char *path, const struct agent_options *o
 {
     char tmp[4096];
     stats_tmp_path(path, tmp, sizeof(tmp));
-    fprintf(f,
-            "{\"pair\":\"%s\",\"iface\":\"%s\",\"elapsed_s\":%.3f,\"packets\":%llu,\"frames\":%llu,"
-            "\"mean_ampdu\":%.3f,\"reports\":%llu,\"redis_errors\":%llu,\"not_ip\":%llu,\"not_host\":%llu,"
-            "\"socket_drops\":%llu,\"cpu_s\":%.3f}\n",
-            o->pair, o->iface, elapsed_s, (unsigned long long)acc->pkts, (unsigned long long)acc->frames,
-            acc->frames ? (double)acc->pkts / (double)acc->frames : 0.0, (unsigned long long)w->reports,
-            (unsigned long long)w->errors, (unsigned long long)n->not_ip, (unsigned long long)n->not_host,
-            (unsigned long long)n->socket_drops, cpu_s());
-    fclose(f);
-    rename(tmp, path);
+    /* jansson escapes the names: Linux allows '"' and '\\' in an interface name, and printed as they are they made
+     * the file no JSON */
+    json_t *doc = json_pack("{s:s, s:s, s:f, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:f}", "pair", o->pair, "iface",
+                            o->iface, "elapsed_s", elapsed_s, "packets", (json_int_t)acc->pkts, "frames",
+                            (json_int_t)acc->frames, "mean_ampdu",
+                            acc->frames ? (double)acc->pkts / (double)acc->frames : 0.0, "reports",
+                            (json_int_t)w->reports, "redis_errors", (json_int_t)w->errors, "not_ip",
+                            (json_int_t)n->not_ip, "not_host", (json_int_t)n->not_host, "socket_drops",
+                            (json_int_t)n->socket_drops, "cpu_s", cpu_s());
+    bool ok = doc != NULL && json_dumpf(doc, f, JSON_COMPACT | JSON_REAL_PRECISION(6)) == 0 && fputc('\n', f) != EOF;
+    json_decref(doc);
+    ok = fclose(f) == 0 && ok;
+    if (ok && rename(tmp, path) == 0)
+        return;
+    fprintf(stderr, "adwiser-sta-agent: --stats %s: not written: %s\n", path, strerror(errno));
+    unlink(tmp);
 }
 
 int main(int argc, char **argv)

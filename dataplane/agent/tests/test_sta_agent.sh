@@ -78,10 +78,14 @@ done
 
 ip netns add "$NS_AP"
 ip netns add "$NS_STA"
-ip link add ap0 netns "$NS_AP" type veth peer name wlan0 netns "$NS_STA"
+# The STA's interface has a '"' in its name (Linux allows it): --stats must still be JSON.
+STA_IF='wl"an0'
+ip link add ap0 netns "$NS_AP" type veth peer name "$STA_IF" netns "$NS_STA"
 ip netns exec "$NS_AP" ip addr add 198.18.9.1/24 dev ap0
-ip netns exec "$NS_STA" ip addr add 198.18.9.2/24 dev wlan0
-for x in "$NS_AP ap0" "$NS_STA wlan0"; do set -- $x; ip netns exec "$1" ip link set "$2" up; ip netns exec "$1" ip link set lo up; done
+ip netns exec "$NS_STA" ip addr add 198.18.9.2/24 dev "$STA_IF"
+ip netns exec "$NS_AP" ip link set ap0 up
+ip netns exec "$NS_STA" ip link set "$STA_IF" up
+for ns in "$NS_AP" "$NS_STA"; do ip netns exec "$ns" ip link set lo up; done
 
 SOCK="$WORK/redis.sock"
 redis-server --port 0 --unixsocket "$SOCK" --save "" --appendonly no --dir "$WORK" \
@@ -98,13 +102,13 @@ out=$("$AGENT" --iface lo --pair ap1/sta1 --model "$WORK/model.json" --redis "un
       --redis-auth "$WORK/auth-bad" 2>&1) && fail "an auth file without a password accepted"
 grep -q 'expected "USER PASSWORD"' <<<"$out" || fail "no message for a bad auth file: $out"
 
-ip netns exec "$NS_STA" "$AGENT" --iface wlan0 --pair ap1/sta1 --model "$WORK/model.json" \
+ip netns exec "$NS_STA" "$AGENT" --iface "$STA_IF" --pair ap1/sta1 --model "$WORK/model.json" \
     --redis "unix:$SOCK" --appliance t --redis-auth "$WORK/auth" --period-ms 100 --stats "$WORK/stats.json" \
     --duration 30 >"$WORK/agent.log" 2>&1 &
 AGENT_PID=$!
 PIDS+=("$AGENT_PID")
 # the same packets, seen by a second agent whose password is wrong
-ip netns exec "$NS_STA" "$AGENT" --iface wlan0 --pair ap1/sta9 --model "$WORK/model.json" \
+ip netns exec "$NS_STA" "$AGENT" --iface "$STA_IF" --pair ap1/sta9 --model "$WORK/model.json" \
     --redis "unix:$SOCK" --appliance t --redis-auth "$WORK/auth-wrong" --stats "$WORK/stats-wrong.json" \
     --duration 30 >"$WORK/agent-wrong.log" 2>&1 &
 WRONG_PID=$!
@@ -150,6 +154,7 @@ for i, l in enumerate(lines):          # redis-cli: id, then field/value lines
         cur = {}
         entries.append(cur)
 sent = bursts * burst
+assert stats["iface"] == 'wl"an0', stats
 assert stats["packets"] == sent and stats["socket_drops"] == 0, f"agent counted {stats['packets']} packets, {sent} sent: {stats}"
 assert entries and all(e["pair"] == "ap1/sta1" for e in entries), entries[:3]
 ok = sum(int(e["mpdus_ok"]) for e in entries)
