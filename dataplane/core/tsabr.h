@@ -8,7 +8,10 @@
  *
  * a Robbins-Monro iteration towards E[V(r)] = S, i.e. r -> beta S for a link
  * serving beta packets per ms; stable for 0 < a < 2 beta, with stationary
- * variance a sigma^2 beta^2 S / (2 - a/beta) when Var V(r) = sigma^2 r.
+ * variance a sigma^2 beta^2 S / (2 - a/beta) when Var V(r) = sigma^2 r
+ * (near r = beta S, Var r' = (1 - a/beta)^2 Var r + a^2 sigma^2 beta S; the
+ * paper prints sigma^2 beta^2 S / (a/beta - 1), negative for the a < beta it
+ * uses, a = 1: a misprint; test_tsabr.c checks this one by simulation).
  * Units: r in MTU packets (kept real-valued between frames), a in packets per
  * ms, S and V in ns here (converted to ms in the update).
  *
