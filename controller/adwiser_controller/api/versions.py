@@ -11,11 +11,13 @@ merged again if another edit landed meanwhile (`_edit`).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel, Field, ValidationError
+from redis.exceptions import RedisError
 
 from .. import diff as config_diff
 from .. import keys
@@ -25,11 +27,13 @@ from ..json_int import OptionalJsonInt
 from ..models import AdwiserConfig, Policies, SliceMap, Topology
 from ..problems import ProblemException, responses
 from ..store import HeadMoved, NotFound, Version, VersionInfo
+from ..store_errors import unavailable_reason
 from ..telemetry import ApplianceStatus, ApplyRejection, answers, appliance_status
 from .body import Body, StrictJsonRoute
 from .deps import Services, client_of, operator, services, viewer
 
 router = APIRouter(prefix="/api/v1", tags=["configuration"], route_class=StrictJsonRoute)
+log = logging.getLogger(__name__)
 
 READ = responses(401, 403, 404, 422)
 WRITE = responses(401, 403, 404, 409, 422)
@@ -99,7 +103,13 @@ class ApplyResult(BaseModel):
     previous: int | None = Field(description="The version desired before.")
     acknowledged: bool = Field(description="The dataplane reported running it within wait_ms.")
     ack_ms: float | None = Field(description="Time from publishing to the dataplane's acknowledgement, ms.")
-    status: ApplianceStatus
+    status: ApplianceStatus | None = Field(
+        description="The appliance's status after the apply; null (answered 202) when the store could not be read "
+                    "once the apply was made: the version is desired, whether the dataplane runs it is unknown.")
+
+
+APPLY = {202: {"model": ApplyResult, "description": "Applied, but the store went away before the dataplane's "
+                                                    "acknowledgement could be read: `status` null"}, **WRITE}
 
 
 class DiffResult(BaseModel):
@@ -285,27 +295,44 @@ async def diff_version(version: int, against: int | None = Query(default=None, d
 
 async def _apply(svc: Services, request: Request, who: Principal, n: int, wait_ms: int, action: str,
                  detail: dict[str, Any]) -> ApplyResult:
+    """Applies version n; `status` None (answered 202) when the store went away once the apply was made."""
     v = await _version_or_404(svc, n)
     aid = v.appliance_id
     pubsub = svc.redis.pubsub()
     acked, ack_ms = False, None
     refused_before = None
+    audited = False
     try:
         if wait_ms > 0:
             await pubsub.subscribe(keys.appliance(aid, "ack"))
             refused_before = await svc.redis.get(keys.appliance(aid, "rejected"))
         t0 = time.perf_counter()
         _, previous, seq = await svc.store.apply(n, who.username)
-        await svc.audit.record(who.username, who.role.value, client_of(request), action, f"version:{n}",
-                               detail={"appliance_id": aid, "previous": previous, **detail})
-        if wait_ms > 0:
-            acked = await _wait_ack(svc, pubsub, aid, n, seq, t0 + wait_ms / 1000, refused_before)
-            ack_ms = (time.perf_counter() - t0) * 1000 if acked else None
+        try:
+            await svc.audit.record(who.username, who.role.value, client_of(request), action, f"version:{n}",
+                                   detail={"appliance_id": aid, "previous": previous, **detail})
+            audited = True
+            if wait_ms > 0:
+                acked = await _wait_ack(svc, pubsub, aid, n, seq, t0 + wait_ms / 1000, refused_before)
+                ack_ms = (time.perf_counter() - t0) * 1000 if acked else None
+            status = await appliance_status(svc.redis, aid, await svc.store.head(aid))
+        except RedisError as exc:
+            # Version n is desired and published: a 503 would tell the client the apply failed, and an apply
+            # made again on that word is a second apply. What the dataplane did with it is what is not known.
+            log.warning("version %d applied%s; its acknowledgement and status not read: %s", n,
+                        "" if audited else " but not audited", unavailable_reason(exc))
+            return ApplyResult(appliance_id=aid, version=n, previous=previous, acknowledged=False, ack_ms=None,
+                               status=None)
     finally:
         await pubsub.aclose()
-    status = await appliance_status(svc.redis, aid, await svc.store.head(aid))
     return ApplyResult(appliance_id=aid, version=n, previous=previous, acknowledged=acked or status.active == n,
                        ack_ms=ack_ms, status=status)
+
+
+def _answered(response: Response, result: ApplyResult) -> ApplyResult:
+    if result.status is None:
+        response.status_code = 202
+    return result
 
 
 # The dataplane announces a refusal only by setting `rejected` (REDIS.md, no publish), so the wait looks at it
@@ -350,20 +377,22 @@ async def _wait_ack(svc: Services, pubsub: Any, aid: str, n: int, seq: int, dead
 WAIT = Query(default=0, ge=0, le=10000, description="Wait up to this long for the dataplane's ack, ms.")
 
 
-@router.post("/versions/{version}/apply", response_model=ApplyResult, responses=WRITE,
+@router.post("/versions/{version}/apply", response_model=ApplyResult, responses=APPLY,
              summary="Make a version the one its appliance should run")
-async def apply_version(version: int, request: Request, body: ApplyRequest | None = None, wait_ms: int = WAIT,
-                        svc: Services = Depends(services), who: Principal = Depends(operator)) -> ApplyResult:
-    return await _apply(svc, request, who, version, wait_ms, "version.apply",
-                        {"comment": body.comment if body else ""})
+async def apply_version(version: int, request: Request, response: Response, body: ApplyRequest | None = None,
+                        wait_ms: int = WAIT, svc: Services = Depends(services),
+                        who: Principal = Depends(operator)) -> ApplyResult:
+    return _answered(response, await _apply(svc, request, who, version, wait_ms, "version.apply",
+                                            {"comment": body.comment if body else ""}))
 
 
-@router.post("/versions/{version}/rollback", response_model=ApplyResult, responses=WRITE,
+@router.post("/versions/{version}/rollback", response_model=ApplyResult, responses=APPLY,
              summary="Roll back: copy an earlier version as a new version and apply it")
-async def rollback_version(version: int, request: Request, body: ApplyRequest | None = None, wait_ms: int = WAIT,
-                           svc: Services = Depends(services), who: Principal = Depends(operator)) -> ApplyResult:
+async def rollback_version(version: int, request: Request, response: Response, body: ApplyRequest | None = None,
+                           wait_ms: int = WAIT, svc: Services = Depends(services),
+                           who: Principal = Depends(operator)) -> ApplyResult:
     old = await _version_or_404(svc, version)
     comment = (body.comment if body and body.comment else "") or f"rollback to version {version}"
     info = await _create(svc, request, who, old.doc, comment, None, "version.create", {"rollback_of": version})
-    return await _apply(svc, request, who, info.version, wait_ms, "version.rollback",
-                        {"rollback_to": version, "comment": comment})
+    return _answered(response, await _apply(svc, request, who, info.version, wait_ms, "version.rollback",
+                                            {"rollback_to": version, "comment": comment}))

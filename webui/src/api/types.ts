@@ -204,7 +204,8 @@ export interface ApplyResult {
   previous: number | null
   acknowledged: boolean
   ack_ms: number | null
-  status: ApplianceStatus
+  /** null (answered 202) when the store went away after the apply was made: applied, its acknowledgement unknown */
+  status: ApplianceStatus | null
 }
 
 export interface AuditEntry {

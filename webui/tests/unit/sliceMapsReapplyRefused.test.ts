@@ -26,7 +26,7 @@ function stubApi(applies: ApplyResult[]): string[] {
     if (init.method === 'POST') {
       posts.push(u.split('?')[0])
       const r = applies.shift()!
-      polled = r.status // what the controller says from then on
+      polled = r.status ?? polled // what the controller says from then on
       return json(200, r)
     }
     if (u.startsWith('/api/v1/topology?')) return json(200, { appliance_id: 'lab', version: 150, topology: oneStaTopology() })
@@ -110,5 +110,17 @@ it('says a dataplane that refused the version applied over its --config file kee
   await w.get('[data-testid=apply]').trigger('click')
   await flushPromises()
   expect(w.get('[data-testid=refusal]').text()).toBe(`The dataplane refused version 150 and keeps running its --config file: ${reason}`)
+  w.unmount()
+})
+
+it('says an apply answered with no status (the store went away after it was made) is applied, its answer unknown', async () => {
+  // 202 from the controller (API.md): the version is desired; the dataplane's acknowledgement could not be read.
+  stubApi([{ ...answer(refused), status: null }])
+  polled = { ...refused, rejected: null } // the store is back, the dataplane has not answered yet
+  const w = await mountSliceMapsPage()
+  await w.get('[data-testid=apply]').trigger('click')
+  await flushPromises()
+  expect(w.find('[data-testid=server-error]').exists()).toBe(false)
+  expect(w.get('[data-testid=notice]').text()).toBe('Version 150 applied; whether the dataplane runs it is not known: the controller lost its store after the apply (watch its status).')
   w.unmount()
 })
