@@ -19,7 +19,7 @@ from .audit import Audit
 from .auth import Auth, Principal
 from .body_limit import BodyLimit
 from .login_limit import LoginLimit
-from .query_check import forbid_unknown_query
+from .query_check import forbid_unknown_or_repeated_query
 from .field_errors import flatten
 from .settings import Settings
 from .store import Store, StoredInvalid
@@ -50,7 +50,7 @@ def create_app(settings: Settings) -> FastAPI:
         description="Topology, slice maps and policies of ADWISER appliances: versioned, validated, applied "
                     "through Redis; telemetry; operators. See controller/API.md.",
         lifespan=lifespan,
-        dependencies=[Depends(forbid_unknown_query)],
+        dependencies=[Depends(forbid_unknown_or_repeated_query)],
     )
     problems.install(app)
 

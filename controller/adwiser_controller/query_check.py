@@ -1,7 +1,10 @@
-"""Refuse query parameters a route does not declare (422 naming each), instead of ignoring them:
-a misspelt `?apliance=` must not silently fall back to a default."""
+"""Refuse query parameters a route does not declare, and any given more than once (422 naming each),
+instead of ignoring them: a misspelt `?apliance=` must not silently fall back to a default, and of
+`?limit=1&limit=500` one value would be used without a word."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from starlette.requests import HTTPConnection
 from fastapi.dependencies.utils import get_flat_dependant
@@ -20,12 +23,18 @@ def _declared(route: object) -> set[str]:
     return _allowed[key]
 
 
-async def forbid_unknown_query(request: HTTPConnection) -> None:
+async def forbid_unknown_or_repeated_query(request: HTTPConnection) -> None:
     route = request.scope.get("route")
     if route is None:
         return
-    unknown = sorted(set(request.query_params.keys()) - _declared(route))
-    if unknown:
-        errors = [FieldError(field=f"query.{k}", message="unknown query parameter", type="extra_forbidden")
-                  for k in unknown]
-        raise ProblemException(422, "unknown query parameter(s): " + ", ".join(unknown), errors[0].field, errors)
+    given = Counter(k for k, _ in request.query_params.multi_items())
+    unknown = sorted(set(given) - _declared(route))
+    repeated = sorted(k for k, times in given.items() if times > 1 and k not in unknown)
+    errors = [FieldError(field=f"query.{k}", message="unknown query parameter", type="extra_forbidden")
+              for k in unknown]
+    errors += [FieldError(field=f"query.{k}", message="query parameter given more than once", type="repeated")
+               for k in repeated]
+    if errors:
+        said = ([f"unknown query parameter(s): {', '.join(unknown)}"] if unknown else []) + (
+            [f"query parameter(s) given more than once: {', '.join(repeated)}"] if repeated else [])
+        raise ProblemException(422, "; ".join(said), errors[0].field, errors)
