@@ -78,13 +78,13 @@ def create_app(settings: Settings) -> FastAPI:
     for r in (versions.router, appliances.router, aggregation.router, live.router, audit_routes.router, auth_routes.router):
         app.include_router(r)
 
-    @app.get("/api/v1/health", response_model=Health, tags=["health"], responses=problems.responses(503),
+    @app.get("/api/v1/health", response_model=Health, tags=["health"], responses=problems.responses(422, 503),
              summary="Liveness of the controller and its store (no login needed)")
     async def health(svc: Services = Depends(services)) -> Health:
         await svc.redis.ping()
         return Health(status="ok", version=__version__)
 
-    @app.get("/metrics", tags=["telemetry"], response_class=Response, responses=problems.responses(401, 403),
+    @app.get("/metrics", tags=["telemetry"], response_class=Response, responses=problems.responses(401, 403, 422),
              summary="Prometheus metrics of every appliance and of the controller")
     async def prometheus(svc: Services = Depends(services), _: Principal = Depends(viewer)) -> Response:
         body = await metrics.exposition(svc.redis, svc.store, svc.settings.heartbeat_stale_s)

@@ -88,7 +88,7 @@ async def login(body: LoginRequest, request: Request, response: Response,
     return Me(username=user.username, role=user.role, via="session", csrf_token=csrf)
 
 
-@router.post("/logout", status_code=204, responses=responses(401, 403), summary="End the session")
+@router.post("/logout", status_code=204, responses=responses(401, 403, 422), summary="End the session")
 async def logout(request: Request, who: Principal = Depends(current_principal),
                  cookie: str | None = Depends(cookie_scheme), svc: Services = Depends(services)) -> Response:
     if who.via == "session" and cookie:
@@ -100,7 +100,7 @@ async def logout(request: Request, who: Principal = Depends(current_principal),
     return response
 
 
-@router.get("/me", response_model=Me, responses=responses(401, 403), summary="Who am I")
+@router.get("/me", response_model=Me, responses=responses(401, 403, 422), summary="Who am I")
 async def me(who: Principal = Depends(viewer)) -> Me:
     return Me(username=who.username, role=who.role, via=who.via, csrf_token=who.csrf_token)
 
@@ -130,7 +130,7 @@ async def change_password(body: PasswordChange, request: Request, who: Principal
     await svc.audit.record(who.username, who.role.value, client_of(request), "auth.password", f"user:{who.username}")
 
 
-@router.get("/users", response_model=list[User], responses=responses(401, 403), summary="Users (admin)")
+@router.get("/users", response_model=list[User], responses=responses(401, 403, 422), summary="Users (admin)")
 async def users(svc: Services = Depends(services), _: Principal = Depends(admin)) -> list[User]:
     return await svc.auth.list_users()
 
@@ -188,7 +188,7 @@ async def delete_user(username: str, request: Request, svc: Services = Depends(s
     await svc.audit.record(who.username, who.role.value, client_of(request), "user.delete", f"user:{username}")
 
 
-@router.get("/tokens", response_model=list[TokenInfo], responses=responses(401, 403), summary="My API tokens")
+@router.get("/tokens", response_model=list[TokenInfo], responses=responses(401, 403, 422), summary="My API tokens")
 async def tokens(svc: Services = Depends(services), who: Principal = Depends(viewer)) -> list[TokenInfo]:
     return await svc.auth.list_tokens(who.username)
 
