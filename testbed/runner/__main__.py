@@ -18,7 +18,7 @@ def _cmd_list() -> int:
 
 def _cmd_run(name: str, duration: float, backend_cmd: str | None, cc: str, repeats: int) -> int:
     if name in aggtarget_scenarios.SCENARIOS:  # issue 9: three modes (aggtarget, cubic, bbr) per run, see aggtarget.py
-        return aggtarget.main([name, "--duration", f"{duration:g}"])
+        return aggtarget.main([name, "--duration", f"{duration:g}", "--repeats", str(repeats)])
     s = scenarios.get(name)
     try:
         doc = experiment.run(s, duration, backend_cmd=backend_cmd, cc=cc, repeats=repeats)
@@ -42,6 +42,25 @@ def _cmd_demo(duration: float) -> int:
     return 0
 
 
+def _check_values(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuses (exit 2, naming the option) a value the run would refuse only later: `demo` brings the
+    testbed up before its first run checks its duration, and the aggregation-target runs have their own
+    limits and no use for a dataplane command."""
+    if args.cmd not in ("run", "demo"):
+        return
+    agg = args.cmd == "run" and args.scenario in aggtarget_scenarios.SCENARIOS
+    most_s = aggtarget.MAX_DURATION_S if agg else experiment.MAX_DURATION_S
+    if not 0 < args.duration <= most_s:   # so written, a NaN fails it too
+        ap.error(f"--duration {args.duration}: expected 0 < duration <= {most_s:g}")
+    if args.cmd == "demo":
+        return
+    most_repeats = aggtarget.MAX_REPEATS if agg else experiment.MAX_REPEATS
+    if not 1 <= args.repeats <= most_repeats:
+        ap.error(f"--repeats {args.repeats}: expected 1..{most_repeats}")
+    if agg and args.backend_cmd:
+        ap.error(f"--backend-cmd: scenario {args.scenario} starts its own dataplane (runner/aggtarget.py)")
+
+
 def main(argv: list[str] | None = None) -> int:
     signals.exit_on_signals()  # SIGINT, SIGTERM: every `finally` stops what it started, and is not cut short
     ap = argparse.ArgumentParser(prog="runner", description="ADWISER testbed experiments")
@@ -59,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p_demo = sub.add_parser("demo", help="up, isolated + together, print the table, down")
     p_demo.add_argument("--duration", type=float, default=10.0)
     args = ap.parse_args(argv)
+    _check_values(ap, args)
     try:
         if args.cmd == "list":
             return _cmd_list()

@@ -88,6 +88,7 @@ BASE_PORT = 5301
 # How long the loop's steps are read after the transfers ended (iperf3's clients exited): four Δ of
 # 0.5 s, what the loop does when the traffic stops (each pair's `loop_after_stop`)
 AFTER_STOP_S = 2.0
+MAX_DURATION_S = 600.0   # seconds per transfer
 MAX_REPEATS = 10    # controlled runs, each with its straight run (--repeats): 10 x 2 x 20 s is already a long batch
 
 
@@ -470,8 +471,8 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
     sc = get(name)
     if sc.unsupported:
         raise backend_mod.BackendUnavailable(f"{name}: {sc.unsupported}")
-    if not 0 < duration_s <= 600:
-        raise ValueError(f"duration {duration_s!r} s: expected 0 < duration <= 600")
+    if not 0 < duration_s <= MAX_DURATION_S:
+        raise ValueError(f"duration {duration_s!r} s: expected 0 < duration <= {MAX_DURATION_S:g}")
     if not 1 <= repeats <= MAX_REPEATS:
         raise ValueError(f"repeats {repeats!r}: expected 1..{MAX_REPEATS}")
     modes = modes or sc.modes

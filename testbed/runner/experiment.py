@@ -27,6 +27,7 @@ from .scenarios import PAIRS, Scenario
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 BASE_PORT = 5201
+MAX_DURATION_S = 3600.0   # seconds per transfer
 
 
 @dataclass
@@ -146,8 +147,8 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
     writes <results_dir>/<name>.json; returns the document. Raises
     backend.BackendUnavailable before touching anything if the dataplane the
     scenario needs is not built."""
-    if duration_s <= 0 or duration_s > 3600:
-        raise ValueError(f"duration {duration_s!r} s: expected 0 < duration <= 3600")
+    if not 0 < duration_s <= MAX_DURATION_S:   # so written, a NaN fails it too
+        raise ValueError(f"duration {duration_s!r} s: expected 0 < duration <= {MAX_DURATION_S:g}")
     if not 1 <= repeats <= MAX_REPEATS:
         raise ValueError(f"repeats {repeats!r}: expected 1..{MAX_REPEATS}")
     backend_mod.check_available(s, backend_cmd)
