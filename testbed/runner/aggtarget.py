@@ -66,7 +66,7 @@ import redis
 import yaml
 
 from . import backend as backend_mod
-from . import aggtarget_repeats, aggtarget_result, delay_probe, iperf, processes, signals, topology, udp_counters, wan, wlan
+from . import aggtarget_repeats, aggtarget_result, delay_probe, iperf, processes, result_file, signals, topology, udp_counters, wan, wlan
 from .agg_lab import MultiStaLab
 from .build_commit import build_commit
 from .aggtarget_figures import goals, scenario_ceilings, with_ceilings
@@ -536,8 +536,7 @@ def run(name: str, duration_s: float, modes: tuple[str, ...] | None = None, *, p
                            "straight_mbps": _total_mbps(s), "goals": g}
                           for (r, s), g in zip(controlled_runs, per_run)]
         doc["goals_over_repeats"] = aggtarget_repeats.summarize(per_run)
-    results_dir.mkdir(parents=True, exist_ok=True)
-    (results_dir / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    result_file.write_json(results_dir / f"{name}.json", doc)
     return doc
 
 

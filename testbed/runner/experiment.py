@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import backend as backend_mod
-from . import groundtruth, iperf, mixed, processes, signals, slice_overflow, topology, wan, wlan
+from . import groundtruth, iperf, mixed, processes, result_file, signals, slice_overflow, topology, wan, wlan
 from .build_commit import build_commit
 from .scenarios import PAIRS, Scenario
 
@@ -270,6 +270,5 @@ def run(s: Scenario, duration_s: float, *, prefix: str | None = None,
         doc.update(mixed.summary(s, app_docs, run_out))
     if s.dynamic_slicing:
         doc["dynamic_slicing"] = mixed.reassignments(run_out / "adwiser-dp.telemetry.jsonl")
-    results_dir.mkdir(parents=True, exist_ok=True)
-    (results_dir / f"{s.name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    result_file.write_json(results_dir / f"{s.name}.json", doc)
     return doc
