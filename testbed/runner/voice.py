@@ -34,6 +34,8 @@ PAYLOAD = struct.Struct("!IQ8x")  # seq, send time ns, padding: 20 bytes of UDP 
 assert PAYLOAD.size == 20
 INTERVAL_MS = 20.0
 DSCP_EF = 46
+MAX_LINGER_S = 60.0        # receiving after the last send
+MAX_START_AHEAD_S = 60.0   # the runner starts the ends about a second ahead (mixed.VOICE_LEAD_S)
 DELAY_THRESHOLD_MS = 20.0  # 004 Table 6: P(delay > 20 ms)
 # Python's socket module does not name it; 35 on Linux (asm-generic/socket.h),
 # whose ancillary message carries a struct timespec of the kernel's receive time.
@@ -142,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     endpoint_cli.check_duration(ap, args.duration)
     if not 0 <= args.phase_ms < INTERVAL_MS:
         ap.error(f"--phase-ms {args.phase_ms}: expected 0 <= phase < {INTERVAL_MS:g}")
+    # The endpoint runs until start + duration + linger: each is bounded (a NaN fails these checks too).
+    if not 0 <= args.linger <= MAX_LINGER_S:
+        ap.error(f"--linger {args.linger}: expected 0 <= linger <= {MAX_LINGER_S:g}")
+    if not args.start_unix <= time.time() + MAX_START_AHEAD_S:
+        ap.error(f"--start-unix {args.start_unix}: expected at most {MAX_START_AHEAD_S:g} s from now")
     doc = run_endpoint(args.bind, args.peer, args.port, args.start_unix, args.duration, args.phase_ms,
                        args.linger)
     endpoint_cli.write_result(args.out, doc)
