@@ -31,6 +31,7 @@ from . import endpoint_cli
 from .http_server import PAGE, PAGE_BYTES
 
 THINK_MS = (100.0, 500.0)  # 004 §6.3: "uniformly distributed between 100 and 500ms"
+MAX_PAGE_TIMEOUT_S = 120.0   # a page in flight is given up on after --page-timeout (default 30 s)
 
 
 async def _fetch(client: httpx.AsyncClient, url: str) -> int:
@@ -115,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     endpoint_cli.check_duration(ap, args.duration)
     if not 1 <= args.connections <= 64:
         ap.error(f"--connections {args.connections}: expected 1..64")
+    # The page in flight at the end of --duration is finished: only --page-timeout bounds it (NaN fails too).
+    if not 0 < args.page_timeout <= MAX_PAGE_TIMEOUT_S:
+        ap.error(f"--page-timeout {args.page_timeout}: expected 0 < timeout <= {MAX_PAGE_TIMEOUT_S:g}")
     doc = asyncio.run(load_pages(args.base_url.rstrip("/"), args.duration, args.connections, args.seed,
                                  args.page_timeout))
     endpoint_cli.write_result(args.out, doc)

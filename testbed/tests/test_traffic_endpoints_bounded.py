@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from runner import voice
+from runner import http_load, voice
 
 
 def _voice_argv(tmp_path: Path, *extra: str) -> list[str]:
@@ -42,3 +42,19 @@ def test_a_voice_endpoint_that_would_not_end_is_refused_naming_the_option(
         voice.main(argv)
     assert e.value.code == 2
     assert option in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("timeout", ["inf", "nan", "0", "-1", "1e6"])
+def test_a_page_load_client_whose_page_could_hang_without_end_is_refused_naming_the_option(
+        timeout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # --page-timeout inf against a server that never answers: the client ran until killed (its --duration only
+    # stops it starting pages)
+    def ran(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the client ran")
+
+    monkeypatch.setattr(http_load, "load_pages", ran)
+    with pytest.raises(SystemExit) as e:
+        http_load.main(["--base-url", "http://198.18.0.1:8080", "--duration", "1", "--page-timeout", timeout,
+                        "--out", str(tmp_path / "http.json")])
+    assert e.value.code == 2
+    assert "--page-timeout" in capsys.readouterr().err
