@@ -41,7 +41,7 @@ from sklearn.metrics import f1_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from . import ack_dataset, ack_scale
+from . import ack_dataset, ack_scale, result_file
 from .build_commit import build_commit
 
 REPO = Path(__file__).resolve().parents[2]
@@ -303,8 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.model_out.exists():
         old = json.loads(a.model_out.read_text())
         out["model"].update({k: old[k] for k in KEPT if k in old})
-    a.model_out.write_text(json.dumps(out["model"], indent=1) + "\n")
-    a.results_out.write_text(json.dumps(out["doc"], indent=1) + "\n")
+    result_file.write_json(a.model_out, out["model"])
+    result_file.write_json(a.results_out, out["doc"])
     for r in out["doc"]["per_rate"]:
         print(f"{r['send_rate_mbit']:6g} Mbit/s  F1 {r['f1']:.3f} (m=1: {r['baseline_m1']['f1']:.3f})  "
               f"A-MPDU true {r['true_mean_ampdu']} est {r['est_mean_ampdu']} (m=1: "

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ack_dataset, ack_scale, agg_lab, topology
+from . import ack_dataset, ack_scale, agg_lab, result_file, topology
 from .aggtarget_air import data_ppdus
 
 RESULTS = ack_scale.RESULTS
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         "slots of the runs' steady state", runs, fitted)
     print("\n".join(f"{k} STA(s): gap {v['gap_us']:g} µs, spread {v['spread']} {v.get('spread_by_gap', '')}"
                     for k, v in chosen.items()))
-    a.model.write_text(json.dumps(model, indent=1) + "\n")
+    result_file.write_json(a.model, model)
     print(f"gap_by_stas_us {model['gap_by_stas_us']}, scale_by_stas {model['scale_by_stas']} -> {a.model}")
     return 0
 

@@ -41,6 +41,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable
 
+from . import result_file
+
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 MODEL = Path(__file__).resolve().parents[2] / "configs" / "ack_burst_model.json"
 SLOT_S = 0.5          # the controller's Δ (000 §VI)
@@ -223,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     model["scale_by_stas_training"] = training_doc(
         "runner/ack_scale.py: per STA count of the AP (agg_stas), geometric mean of true / raw mean A-MPDU over "
         "0.5 s slots of the controlled runs of the ground-truth-fed scenarios", used, fitted)
-    a.model.write_text(json.dumps(model, indent=1) + "\n")
+    result_file.write_json(a.model, model)
     for k, v in fitted.items():
         print(f"{k} STA(s): scale {v['scale']:.4f} over {v['slots']} slots of {', '.join(v['runs'])}")
     print(f"scale_by_stas {model['scale_by_stas']} -> {a.model}")

@@ -44,7 +44,7 @@ from typing import Any
 
 import redis
 
-from . import backend, iperf, processes, report, signals, topology, wlan
+from . import backend, iperf, processes, report, result_file, signals, topology, wlan
 from .scenarios import PAIRS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -458,7 +458,7 @@ def run(duration_s: float | None, port: int, screenshot: Path | None, *,
         return 1
     add_link_figures(doc, d.stats["emu"])
     doc["dataplane"] = d.stats["dp"] or None
-    (out / "demo.json").write_text(json.dumps(doc, indent=1) + "\n")
+    result_file.write_json(out / "demo.json", doc)
     print("\n" + results_table(doc) + f"\n\nLogs, emulator and dataplane stats: {out}")
     return 1 if errors else 0
 

@@ -37,6 +37,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from . import result_file
 from .jsonl import json_records, kept_run_is_committed, result_doc
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         doc[name] = res
     out = a.out or a.results / "batch-starts.json"
-    out.write_text(json.dumps(doc, indent=1) + "\n")
+    result_file.write_json(out, doc)
     print(json.dumps(doc, indent=1))
     return 0
 

@@ -56,6 +56,7 @@ from sklearn.metrics import f1_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from . import result_file
 from .build_commit import build_commit
 
 REPO = Path(__file__).resolve().parents[2]
@@ -288,7 +289,7 @@ def train(runs: list[dict[str, Any]], model_path: Path = MODEL, result_path: Pat
             "repo_head": build_commit(),
         },
     }
-    model_path.write_text(json.dumps(model, indent=1) + "\n")
+    result_file.write_json(model_path, model)
     doc = {
         "what": "bottleneck classifier (001 §5, Fig. 19(a)): leave-one-run-out accuracy and F1 (Y = 1: backhaul)",
         "model_file": str(model_path.relative_to(REPO)) if model_path.is_relative_to(REPO) else str(model_path),
@@ -310,7 +311,7 @@ def train(runs: list[dict[str, Any]], model_path: Path = MODEL, result_path: Pat
                 "the pacer-limited rule with the carried/paced rates of the loop history.",
         "runs": per_run,
     }
-    result_path.write_text(json.dumps(doc, indent=1) + "\n")
+    result_file.write_json(result_path, doc)
     return doc
 
 
@@ -327,7 +328,7 @@ def main(argv: list[str]) -> int:
         runs = json.loads(args.data.read_text())["runs"]
     else:
         runs = load_runs(args.runs)
-        args.data.write_text(json.dumps(compact(runs), indent=None, separators=(",", ":")) + "\n")
+        result_file.write_text(args.data, json.dumps(compact(runs), indent=None, separators=(",", ":")) + "\n")
     doc = train(runs, args.model, args.result)
     print(json.dumps({k: doc[k] for k in ("intercept", "coef", "capacity_mbit", "label_rule", "overall",
                                           "runs_left_out")}, indent=1))

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from . import result_file
 from .jsonl import drain_means_ms, json_records, kept_run_is_committed, telemetry_records
 from .slice_overflow import overlap_us, read_frames, slice_intervals, telemetry_span_us
 from .transfer_phases import phases
@@ -209,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
             res["matches_committed_json"] = kept_run_is_committed(c, a.results / "runs" / name)
         doc[name] = res
     out = a.out or a.results / "overflow-breakdown.json"
-    out.write_text(json.dumps(doc, indent=1) + "\n")
+    result_file.write_json(out, doc)
     print(json.dumps(doc, indent=1))
     return 0
 

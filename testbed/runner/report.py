@@ -20,7 +20,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from . import (groundtruth, report_ack_burst, report_aggtarget, report_batch_starts,  # noqa: E402
-               report_bottleneck, report_downlink_goals, report_mixed, report_overflow, report_sta_frames)
+               report_bottleneck, report_downlink_goals, report_mixed, report_overflow, report_sta_frames,
+               result_file)
 from .experiment import RESULTS  # noqa: E402
 from .jsonl import kept_run_is_committed, result_doc, telemetry_records  # noqa: E402
 from .report_cells import against, num, provenance  # noqa: E402
@@ -434,5 +435,5 @@ def write_report(results_dir: Path = RESULTS) -> Path:
                      else f"### {title}\n\n(not available: the scenarios it needs, or their kept logs of the run "
                           "in each scenario's JSON, are missing)\n")
     out = results_dir / "REPORT.md"
-    out.write_text("\n".join(lines) + "\n")
+    result_file.write_text(out, "\n".join(lines) + "\n")
     return out

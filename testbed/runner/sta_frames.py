@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from sklearn.metrics import f1_score
 
-from . import ack_burst_train, aggtarget_air
+from . import ack_burst_train, aggtarget_air, result_file
 from .build_commit import build_commit
 from .jsonl import json_records
 
@@ -264,8 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     if not sweep or any(not 1 <= v <= 64 for v in sweep):
         ap.error("--m-sweep values must be 1..64 (ADW_ACK_MODEL_MAX_M)")
     out = fit(a.runs, sweep)
-    a.model_out.write_text(json.dumps(out["model"], indent=1) + "\n")
-    a.results_out.write_text(json.dumps(out["doc"], indent=1) + "\n")
+    result_file.write_json(a.model_out, out["model"])
+    result_file.write_json(a.results_out, out["doc"])
     for p in out["doc"]["per_capture"]:
         print(f"{p['capture']:40s} F1 {p['f1']:.3f}  est {p.get('est_mean')} true(ok) {p.get('true_ok_mean')} "
               f"sent {p.get('true_sent_mean')} slots {p['slots']}  gaps {p['ceiling_gap_us']}")

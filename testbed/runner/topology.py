@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import processes, signals
+from . import processes, result_file, signals
 from .shell import CommandError, ns_run, run
 
 SUBNET_PREFIXLEN = 24
@@ -198,7 +198,7 @@ def set_modes(tb: Testbed, *, wan: str | None = None, appl: str | None = None,
         state = json.loads(tb.state_file.read_text())
         state["modes"].update({k: v for k, v in (("wan", wan), ("appl", appl), ("wlan", wlan))
                                if v is not None})
-        tb.state_file.write_text(json.dumps(state, indent=1) + "\n")
+        result_file.write_json(tb.state_file, state)
 
 
 def _build(tb: Testbed, cc: str) -> None:
@@ -246,7 +246,7 @@ def up(tb: Testbed, *, cc: str = "cubic", appl: str = "bridge") -> dict[str, Any
         state: dict[str, Any] = {"prefix": tb.prefix, "namespaces": tb.namespaces, "server": SERVER_IP,
                  "stas": {s: {"ip": ip, "mac": mac, "ap": ap} for s, (ip, mac, ap) in STAS.items()},
                  "modes": {}}
-        tb.state_file.write_text(json.dumps(state, indent=1) + "\n")
+        result_file.write_json(tb.state_file, state)
         set_modes(tb, wan="bridge", appl=appl, wlan="bridge")
         state = json.loads(tb.state_file.read_text())
     except BaseException:
