@@ -209,4 +209,29 @@ describe('AccessView', () => {
     await flushPromises()
     expect(w.findAll('[aria-label^="Revoke token"]').length).toBe(0)
   })
+  it('sends one revoke for a token clicked twice while its revoke is on its way, and calls it revoked, not refused', async () => {
+    const deletes: string[] = []
+    let release = () => {}
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'DELETE') {
+        deletes.push(u)
+        if (deletes.length > 1) return json(404, { status: 404, detail: "no token 'x' of yours", field: 'token_id', errors: [] })
+        return new Promise<Response>((resolve) => (release = () => resolve(new Response(null, { status: 204 }))))
+      }
+      if (u.endsWith('/auth/tokens') && !deletes.length)
+        return json(200, [{ id: 'x', name: 'ansible', username: 'op', role: 'operator', created_at: '2025-01-01T00:00:00Z', expires_at: null }])
+      return json(200, [])
+    }))
+    useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
+    const w = mount(AccessView)
+    await flushPromises()
+    const button = w.get('[aria-label="Revoke token ansible"]')
+    await button.trigger('click')
+    await button.trigger('click')
+    release()
+    await flushPromises()
+    expect(deletes).toHaveLength(1)
+    expect(w.find('[data-testid=token-error]').exists()).toBe(false)
+    expect(w.text()).toContain('Token ansible revoked.')
+  })
 })
