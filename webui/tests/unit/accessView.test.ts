@@ -139,6 +139,24 @@ describe('AccessView', () => {
     expect((box.element as HTMLInputElement).checked).toBe(false)
   })
 
+  it('says which user a refused change was for (the refusal names field username, its message maybe not the user)', async () => {
+    vi.stubGlobal('fetch', vi.fn(async (u: string, init: RequestInit) => {
+      if (init.method === 'PATCH') return json(409, { status: 409, detail: 'this is the last active admin', field: 'username', errors: [] })
+      if (u.endsWith('/auth/users')) return json(200, ['root', 'ops'].map((username) => ({ username, role: 'admin', created_at: '', disabled: false })))
+      return json(200, [])
+    }))
+    useSession().adopt({ username: 'other', role: 'admin', via: 'session', csrf_token: 'c' })
+    const w = mount(AccessView)
+    await flushPromises()
+    await w.get('[data-user=ops] select').setValue('viewer')
+    await flushPromises()
+    const line = w.get('[data-testid=user-row-error]')
+    expect(line.text()).toBe('Refused for ops (409): this is the last active admin')
+    // the refused row's controls point at it, the other row's do not
+    expect(w.get('[data-user=ops] select').attributes('aria-describedby')).toBe(line.attributes('id'))
+    expect(w.get('[data-user=root] select').attributes('aria-describedby')).toBeUndefined()
+  })
+
   it("names each user's disabled checkbox after its user, as the role selector beside it is", async () => {
     const w = await mountWithLastAdminRefused('unused')
     const box = w.get('[data-user=root] input[type=checkbox]')
@@ -153,7 +171,7 @@ describe('AccessView', () => {
     const select = w.get('[data-user=root] select')
     await select.setValue('viewer')
     await flushPromises()
-    expect(w.get('[data-testid=user-row-error]').text()).toBe("Refused (409): 'root' is the last active admin")
+    expect(w.get('[data-testid=user-row-error]').text()).toBe("Refused for root (409): 'root' is the last active admin")
     expect((select.element as HTMLSelectElement).value).toBe('admin')
   })
 
