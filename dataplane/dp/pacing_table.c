@@ -15,7 +15,44 @@ void pacing_table_free(struct pacing_table *t)
     if (t == NULL)
         return;
     free(t->e);
+    free(t->slot);
     free(t);
+}
+
+/* FNV-1a: pair names are short, and any spread will do. */
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of pair in t->slot: the one holding it, or the empty one where it goes. t->n_slots > 0. */
+static uint32_t *slot_of(const struct pacing_table *t, const char *pair)
+{
+    unsigned mask = t->n_slots - 1;
+    for (unsigned i = name_hash(pair) & mask;; i = (i + 1) & mask)
+        if (t->slot[i] == 0 || strcmp(t->e[t->slot[i] - 1].pair, pair) == 0)
+            return &t->slot[i];
+}
+
+/* Makes room for one more entry in the index (kept at most half full); -1 when out of memory. */
+static int index_reserve(struct pacing_table *t)
+{
+    if (2 * (t->n + 1) <= t->n_slots)
+        return 0;
+    struct pacing_table grown = *t;
+    grown.n_slots = t->n_slots ? 2 * t->n_slots : 32;
+    grown.slot = calloc(grown.n_slots, sizeof(*grown.slot));
+    if (grown.slot == NULL)
+        return -1;
+    for (unsigned i = 0; i < t->n; i++)
+        *slot_of(&grown, t->e[i].pair) = i + 1;
+    free(t->slot);
+    t->slot = grown.slot;
+    t->n_slots = grown.n_slots;
+    return 0;
 }
 
 static int add(struct pacing_table *t, const char *pair, double bps, char *err, size_t errlen)
@@ -30,11 +67,15 @@ static int add(struct pacing_table *t, const char *pair, double bps, char *err, 
         snprintf(err, errlen, "pacing: %s: rate must be 0 .. 1e13 bit/s", pair);
         return -1;
     }
-    for (unsigned i = 0; i < t->n; i++)
-        if (strcmp(t->e[i].pair, pair) == 0) {
-            snprintf(err, errlen, "pacing: %s: given twice", pair);
-            return -1;
-        }
+    if (index_reserve(t) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    uint32_t *slot = slot_of(t, pair);
+    if (*slot != 0) {
+        snprintf(err, errlen, "pacing: %s: given twice", pair);
+        return -1;
+    }
     if (t->n == t->cap) {
         unsigned cap = t->cap ? 2 * t->cap : 16;
         struct pacing_entry *e = realloc(t->e, cap * sizeof(*e));
@@ -47,7 +88,7 @@ static int add(struct pacing_table *t, const char *pair, double bps, char *err, 
     }
     snprintf(t->e[t->n].pair, sizeof(t->e[t->n].pair), "%s", pair);
     t->e[t->n].bps = (uint64_t)llround(bps);
-    t->n++;
+    *slot = ++t->n;
     return 0;
 }
 
@@ -118,8 +159,8 @@ struct pacing_table *pacing_table_load_file(const char *path, char *err, size_t 
 
 uint64_t pacing_table_rate(const struct pacing_table *t, const char *pair)
 {
-    for (unsigned i = 0; t != NULL && i < t->n; i++)
-        if (strcmp(t->e[i].pair, pair) == 0)
-            return t->e[i].bps;
-    return 0;
+    if (t == NULL || t->n == 0)
+        return 0;
+    uint32_t k = *slot_of(t, pair);
+    return k != 0 ? t->e[k - 1].bps : 0;
 }

@@ -25,6 +25,10 @@ struct pacing_entry {
 struct pacing_table {
     unsigned n, cap;
     struct pacing_entry *e;
+    /* Open-addressing index over e by pair name (entry index + 1, 0 = empty; n_slots a power of two, at least
+     * 2 * n): a pair given twice is found, and the loop's lookup of each STA's rate made, without a scan. */
+    unsigned n_slots;
+    uint32_t *slot;
 };
 
 struct pacing_table *pacing_table_new(void);
