@@ -131,10 +131,14 @@ static struct pacing_table *from_json(const json_t *root, char *err, size_t errl
     return t;
 }
 
+/* A pair written twice is refused, as by the configuration and ACK model readers: jansson would keep the last, and
+ * the file says two rates for the pair. */
+#define LOAD_FLAGS JSON_REJECT_DUPLICATES
+
 struct pacing_table *pacing_table_parse_json(const char *text, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *root = json_loads(text, 0, &je);
+    json_t *root = json_loads(text, LOAD_FLAGS, &je);
     if (root == NULL) {
         snprintf(err, errlen, "pacing: not JSON: %s (line %d)", je.text, je.line);
         return NULL;
@@ -147,7 +151,7 @@ struct pacing_table *pacing_table_parse_json(const char *text, char *err, size_t
 struct pacing_table *pacing_table_load_file(const char *path, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = json_load_file(path, LOAD_FLAGS, &je);
     if (root == NULL) {
         snprintf(err, errlen, "%s", je.text);
         return NULL;

@@ -43,6 +43,26 @@ static void test_pacing_file_with_a_bad_rate_is_refused_naming_the_pair(void **s
     assert_non_null(strstr(err, "object"));
 }
 
+/* jansson keeps the last of a member written twice: the file said 1 bit/s and 2 bit/s for one pair, and 2 ran. */
+static void test_pacing_file_with_a_pair_written_twice_is_refused(void **state)
+{
+    (void)state;
+    char err[256];
+    assert_null(pacing_table_parse_json("{\"ap1/sta1\": 1, \"ap1/sta1\": 2}", err, sizeof err));
+    assert_non_null(strstr(err, "duplicate"));
+    char path[] = "/tmp/test_dp_pacing_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char doc[] = "{\"ap1/sta1\": 1, \"ap1/sta1\": 2}";
+    assert_int_equal(write(fd, doc, sizeof doc - 1), (ssize_t)(sizeof doc - 1));
+    close(fd);
+    struct pacing_table *t = pacing_table_load_file(path, err, sizeof err);
+    unlink(path);
+    pacing_table_free(t);
+    assert_null(t);
+    assert_non_null(strstr(err, "duplicate"));
+}
+
 static void test_redis_hash_values_are_decimal_bit_rates(void **state)
 {
     (void)state;
@@ -267,6 +287,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pacing_file_gives_rates_per_pair_and_absent_is_not_paced),
         cmocka_unit_test(test_pacing_file_with_a_bad_rate_is_refused_naming_the_pair),
+        cmocka_unit_test(test_pacing_file_with_a_pair_written_twice_is_refused),
         cmocka_unit_test(test_redis_hash_values_are_decimal_bit_rates),
         cmocka_unit_test(test_pacing_table_of_many_pairs_gives_each_its_rate_and_refuses_a_repeat),
         cmocka_unit_test(test_ack_model_file_is_loaded),
