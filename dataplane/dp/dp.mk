@@ -170,24 +170,37 @@ bench: $(DP_BIN) $(BUILD)/gen_sta_mix
 	PY=$(PY) bench/run_bench.sh $(BUILD) $(BENCH_SECONDS)
 
 # ---------------------------------------------------------------- fuzz
-# libFuzzer over the core's parse + classify, through adw_sched_enqueue_burst.  The core is compiled into the
-# target by clang with coverage (fuzzer) and ASan+UBSan instrumentation.
+# libFuzzer over the core's parse + classify, through adw_sched_enqueue_burst; and over the readers of untrusted
+# text (configuration document, pacing file and Redis hash, ACK model file).  The code under test is compiled into
+# the targets by clang with coverage (fuzzer) and ASan+UBSan instrumentation.  Each target runs FUZZ_TIME seconds.
 FUZZ_CC     := clang
 FUZZ_BIN    := $(BUILD)/fuzz/fuzz_enqueue
+FUZZ_LOADERS_BIN := $(BUILD)/fuzz/fuzz_loaders
 FUZZ_FLAGS  := -std=c17 -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_TIME   ?= 60
+FUZZ_LOADERS_SRCS := $(DP_LOADER_SRCS) dp/pacing_table.c dp/ack_model_json.c sim/lab_config.c
 
 $(FUZZ_BIN): fuzz/fuzz_enqueue.c $(wildcard core/*.c core/*.h include/adwiser/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Wall -Wextra -Werror $(CORE_INCLUDE) -Icore fuzz/fuzz_enqueue.c $(wildcard core/*.c) \
 	    -lm -o $@
 
-.PHONY: fuzz fuzz-replay
-fuzz: $(FUZZ_BIN)
-	@mkdir -p $(BUILD)/fuzz/corpus
-	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -print_final_stats=1 $(BUILD)/fuzz/corpus fuzz/corpus
+$(FUZZ_LOADERS_BIN): fuzz/fuzz_loaders.c $(FUZZ_LOADERS_SRCS) $(DP_HEADERS) sim/lab_config.h \
+    $(wildcard core/*.c core/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Wall -Wextra -Werror $(CORE_INCLUDE) -Icore -Idp -Isim fuzz/fuzz_loaders.c \
+	    $(FUZZ_LOADERS_SRCS) $(wildcard core/*.c) $(shell pkg-config --cflags --libs jansson) -lm -o $@
 
-# Every frame of the committed corpus once (malformed frames must be counted and passed, never crash).
-fuzz-replay: $(FUZZ_BIN)
+.PHONY: fuzz fuzz-replay
+fuzz: $(FUZZ_BIN) $(FUZZ_LOADERS_BIN)
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus_loaders
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -print_final_stats=1 $(BUILD)/fuzz/corpus fuzz/corpus
+	$(FUZZ_LOADERS_BIN) -max_total_time=$(FUZZ_TIME) -print_final_stats=1 $(BUILD)/fuzz/corpus_loaders \
+	    fuzz/corpus_loaders
+
+# Every input of the committed corpora once (malformed frames must be counted and passed, malformed documents
+# refused with a message; never a crash).
+fuzz-replay: $(FUZZ_BIN) $(FUZZ_LOADERS_BIN)
 	$(FUZZ_BIN) -runs=0 fuzz/corpus/*
+	$(FUZZ_LOADERS_BIN) -runs=0 fuzz/corpus_loaders/*
 -include agent/agent.mk
