@@ -277,9 +277,14 @@ static void fetch_version(struct redis_link *l, uint64_t version)
         freeReplyObject(r);
         return;
     }
-    struct adw_config *cfg = config_json_alloc();
+    /* Redis strings may hold NUL bytes; read as a C string, the document was cut at the first one and what
+     * followed it ignored. */
+    size_t text_len = strlen(r->str);
+    struct adw_config *cfg = text_len == r->len ? config_json_alloc() : NULL;
     if (!cfg || config_json_parse(r->str, cfg, err, sizeof(err)) != 0) {
-        if (!cfg)
+        if (text_len != r->len)
+            snprintf(err, sizeof(err), "%s: doc has a NUL byte at offset %zu: a document is JSON text", key, text_len);
+        else if (!cfg)
             snprintf(err, sizeof(err), "out of memory");
         fprintf(stderr, "adwiser-dp: redis: version %llu refused: %s\n", (unsigned long long)version, err);
         refuse_fetched(l, version, seq, err);
@@ -319,8 +324,13 @@ static void fetch_pacing(struct redis_link *l)
     snprintf(err, sizeof(err), "%s is not a hash", key);
     for (size_t i = 0; !bad && i + 1 < r->elements; i += 2) {
         redisReply *f = r->element[i], *v = r->element[i + 1];
-        bad = f->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING
-              || pacing_table_add_text(t, f->str, v->str, err, sizeof(err)) != 0;
+        bad = f->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING;
+        if (!bad && (strlen(f->str) != f->len || strlen(v->str) != v->len)) {
+            /* read as a C string, "5\0junk" was the rate 5 */
+            snprintf(err, sizeof(err), "pacing: %s: a NUL byte in the pair or its rate", f->str);
+            bad = 1;
+        }
+        bad = bad || pacing_table_add_text(t, f->str, v->str, err, sizeof(err)) != 0;
     }
     freeReplyObject(r);
     if (bad) {

@@ -514,6 +514,38 @@ static void test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed(v
     redis_link_stop(l);
 }
 
+/* Redis strings may hold NUL bytes; read as C strings, a document or a rate was cut at the first one and the rest
+ * ignored: a valid document with anything after a NUL ran, "5\0junk" paced at 5 bit/s. Both are refused. */
+static void test_a_version_or_a_rate_holding_a_nul_byte_is_refused(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    char *doc = lab_doc("20");
+    size_t len = strlen(doc);
+    char *with_nul = malloc(len + 6);
+    assert_non_null(with_nul);
+    memcpy(with_nul, doc, len);
+    memcpy(with_nul + len, "\0junk", 6);
+    command(s, "HSET adwiser:version:7 doc %b", with_nul, len + 6);
+    free(with_nul);
+    free(doc);
+    command(s, "SET adwiser:appliance:lab:apply_seq 1");
+    command(s, "PUBLISH adwiser:appliance:lab:config 7");
+    char *rejected = wait_refusal_of_apply(s, "1");
+    assert_non_null(rejected);
+    assert_non_null(strstr(rejected, "\"version\":7"));
+    assert_non_null(strstr(rejected, "NUL byte"));
+    free(rejected);
+    assert_int_equal(take_version(l), 0);
+    command(s, "HSET adwiser:appliance:lab:pacing ap1/sta1 %b", "5\0junk", (size_t)7);
+    command(s, "PUBLISH adwiser:appliance:lab:pacing 1");
+    char *error = pacing_refusal_naming(s, "ap1/sta1");
+    assert_non_null(error);
+    assert_non_null(strstr(error, "NUL byte"));
+    free(error);
+    redis_link_stop(l);
+}
+
 /* Hands the thread one frame of telemetry: a frame record and two pair records. */
 static void publish_frame(struct redis_link *l, int frame)
 {
@@ -704,6 +736,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_refused_password_is_retried_every_second, start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed,
                                         start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_a_version_or_a_rate_holding_a_nul_byte_is_refused, start_server,
+                                        stop_server),
         cmocka_unit_test_setup_teardown(
             test_frames_sent_on_a_connection_that_broke_before_redis_answered_are_counted_unconfirmed, start_server,
             stop_server),
