@@ -46,6 +46,21 @@ def stream_number(value: str, kind: type) -> int | float | None:
         return None
 
 
+def _finite_or_none(text: str) -> float | None:
+    f = float(text)
+    return f if math.isfinite(f) else None
+
+
+def parse_slices(value: str) -> Any:
+    """The frame's `slices` JSON; None when it does not parse. Non-finite numbers in it (NaN, Infinity, or 1e400,
+    which Python's json reads as inf) become null, as in the stream's own fields: the live feed would send them
+    as NaN/Infinity, which a browser's JSON.parse refuses."""
+    try:
+        return json.loads(value, parse_constant=lambda _: None, parse_float=_finite_or_none)
+    except ValueError:
+        return None
+
+
 def parse_frame(sid: str, f: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {"id": sid}
     for k, v in f.items():
@@ -54,10 +69,7 @@ def parse_frame(sid: str, f: dict[str, str]) -> dict[str, Any]:
         elif k in FRAME_FLOAT:
             out[k] = stream_number(v, float)
         elif k == "slices":
-            try:
-                out[k] = json.loads(v)
-            except ValueError:
-                out[k] = None
+            out[k] = parse_slices(v)
         else:
             out[k] = v
     return out
