@@ -57,7 +57,7 @@ def parse_slices(value: str) -> Any:
     as NaN/Infinity, which a browser's JSON.parse refuses."""
     try:
         return json.loads(value, parse_constant=lambda _: None, parse_float=_finite_or_none)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the json module reads
         return None
 
 
