@@ -67,16 +67,31 @@ AGG_AP_GAUGES = {
 }
 
 
+def sample(value: object) -> float | None:
+    """`value` as a Prometheus sample (a double); None for what is no number, or an int beyond a double's range
+    (Redis and JSON carry any digits): converting that raised OverflowError while the scrape was written, a 500
+    for every appliance."""
+    if not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
+def _add(fam: Metric, labels: list[str], value: object) -> None:
+    if (v := sample(value)) is not None:
+        fam.add_metric(labels, v)
+
+
 def _aggregation_families(status: dict[str, Any] | None, aid: str, pair_fams: dict[str, GaugeMetricFamily],
                           ap_fams: dict[str, GaugeMetricFamily], bottleneck: GaugeMetricFamily) -> None:
     for ap, st in ((status or {}).get("aps") or {}).items():
         for key, fam in ap_fams.items():
-            if isinstance(st.get(key), int | float):
-                fam.add_metric([aid, ap], st[key])
+            _add(fam, [aid, ap], st.get(key))
         for pair, ps in (st.get("pairs") or {}).items():
             for key, fam in pair_fams.items():
-                if isinstance(ps.get(key), int | float):
-                    fam.add_metric([aid, pair], ps[key])
+                _add(fam, [aid, pair], ps.get(key))
             if ps.get("bottleneck") in ("wlan", "backhaul"):
                 bottleneck.add_metric([aid, pair], 1 if ps["bottleneck"] == "backhaul" else 0)
 
@@ -114,25 +129,20 @@ async def exposition(r: aioredis.Redis, store: Store, heartbeat_stale_s: float =
         head = await store.head(aid)
         st = await appliance_status(r, aid, head)
         for key, val in (("desired", st.desired), ("active", st.active), ("head", head)):
-            if val is not None:
-                fams[key].add_metric([aid], val)
+            _add(fams[key], [aid], val)
         fams["pending"].add_metric([aid], 1 if st.pending else 0)
         fams["up"].add_metric([aid], 1 if st.alive else 0)
         live = st.alive and (st.heartbeat_age_s is None or st.heartbeat_age_s <= heartbeat_stale_s)
         if live and st.last_frame:
             for key, field in (("utility", "utility"), ("bound", "utility_bound"), ("reassign", "reassignments")):
-                v = st.last_frame.get(field)
-                if isinstance(v, int | float):
-                    fams[key].add_metric([aid], v)
+                _add(fams[key], [aid], st.last_frame.get(field))
         if live:
             npairs = 0
             if head is not None:
                 npairs = len((await store.get_raw_doc(head))["topology"]["stas"])
             for pair, entry in (await latest_per_pair(r, aid, npairs)).items():
                 for key, fam in pair_fams.items():
-                    v = entry.get(key)
-                    if isinstance(v, int | float):
-                        fam.add_metric([aid, pair], v)
+                    _add(fam, [aid, pair], entry.get(key))
         raw = await r.get(keys.appliance(aid, "aggregation"))
         _aggregation_families(json.loads(raw) if raw else None, aid, agg_pair, agg_ap, agg_bn)
     reg = CollectorRegistry()
