@@ -34,7 +34,10 @@ class Health(BaseModel):
 def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        r = aioredis.from_url(settings.redis_url, decode_responses=True, health_check_interval=30)
+        # encoding_errors: bytes a writer put in Redis that are no UTF-8 (a stream field of the dataplane's or an
+        # STA agent's) read as U+FFFD; strict decoding raised in the reply parser, a 500 or a dropped live feed.
+        r = aioredis.from_url(settings.redis_url, decode_responses=True, encoding_errors="replace",
+                              health_check_interval=30)
         limit = LoginLimit(r, settings.login_failures_per_user_client, settings.login_failures_per_client,
                            settings.login_failures_per_user, settings.login_window_s)
         app.state.services = Services(redis=r, store=Store(r), auth=Auth(r, settings.session_ttl_s), audit=Audit(r),
