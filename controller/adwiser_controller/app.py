@@ -6,13 +6,12 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-import redis.asyncio as aioredis
 from fastapi import Depends, FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from redis.exceptions import RedisError
 
-from . import __version__, metrics, problems
+from . import __version__, metrics, problems, redis_client
 from .api import aggregation, appliances, audit_routes, auth_routes, live, versions
 from .api.deps import Services, services, viewer
 from .audit import Audit
@@ -34,10 +33,7 @@ class Health(BaseModel):
 def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # encoding_errors: bytes a writer put in Redis that are no UTF-8 (a stream field of the dataplane's or an
-        # STA agent's) read as U+FFFD; strict decoding raised in the reply parser, a 500 or a dropped live feed.
-        r = aioredis.from_url(settings.redis_url, decode_responses=True, encoding_errors="replace",
-                              health_check_interval=30)
+        r = redis_client.connect(settings.redis_url, health_check_interval=30)
         limit = LoginLimit(r, settings.login_failures_per_user_client, settings.login_failures_per_client,
                            settings.login_failures_per_user, settings.login_window_s)
         app.state.services = Services(redis=r, store=Store(r), auth=Auth(r, settings.session_ttl_s), audit=Audit(r),

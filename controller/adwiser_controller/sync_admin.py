@@ -15,6 +15,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from . import redis_client
 from .audit import Audit
 from .auth import USERNAME_PATTERN, Auth, Role
 from .models import AdwiserConfig
@@ -60,8 +61,7 @@ def _reason(exc: BaseException) -> str:
 
 def _run(redis_url: str, fn: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
     try:
-        r = aioredis.from_url(redis_url, decode_responses=True, socket_connect_timeout=REDIS_TIMEOUT_S,
-                              socket_timeout=REDIS_TIMEOUT_S)
+        r = redis_client.connect(redis_url, socket_connect_timeout=REDIS_TIMEOUT_S, socket_timeout=REDIS_TIMEOUT_S)
     except ValueError as exc:
         raise RedisUnavailable(shown_address(redis_url), str(exc)) from None
 

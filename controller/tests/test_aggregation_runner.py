@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 from aggregation_plant import Plant
 from lab_document import lab_doc
@@ -587,3 +588,37 @@ def test_ack_queue_is_the_slots_release_to_ack_delay_over_its_floor_of_recent_sl
     served = api("viewer").get(f"/api/v1/appliances/{aid}/aggregation").json()["aps"]["ap1"]["pairs"]["ap1/sta1"]
     assert served["ack_delay_ms"] == pytest.approx(4.0) and served["ack_queue_ms"] == pytest.approx(2.0)
     assert f'adwiser_aggregation_ack_queue_ms{{appliance="{aid}",pair="ap1/sta1"}} 2.0' in api("viewer").get("/metrics").text
+
+
+
+def test_a_telemetry_field_that_is_no_utf8_does_not_stop_the_appliances_loops(api, appliance, redis_server, rdb):
+    # A writer's bytes that are no UTF-8 raised UnicodeDecodeError in the reply parser at every step, the entry
+    # being read again from the same place each time: the appliance's loops restarted at every Δ for good.
+    aid, _ = appliance
+    v = enable(api, aid)
+    rdb.set(keys.appliance(aid, "active"), v)
+    status_key = keys.appliance(aid, "aggregation")
+    raw = redis.Redis.from_url(redis_server.url)
+
+    def status_ts() -> float | None:
+        text = rdb.get(status_key)
+        return json.loads(text)["ts"] if text else None
+
+    async def go() -> tuple[float | None, float | None]:
+        stop = asyncio.Event()
+        task = asyncio.create_task(runner_mod.run_forever(redis_server.url, [aid], 0.05, stop))
+        try:
+            await asyncio.sleep(0.3)
+            raw.xadd(keys.appliance(aid, "tm:pair"), {b"pair": b"ap1/sta1", b"mode": b"\xff\xfe", b"agg_est": b"12"})
+            await asyncio.sleep(1.2)   # past two steps of Δ = 0.5 s
+            after_bad = status_ts()
+            await asyncio.sleep(1.2)
+            return after_bad, status_ts()
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, 5)
+
+    rdb.delete(status_key)
+    after_bad, later = asyncio.run(go())
+    raw.close()
+    assert after_bad is not None and later is not None and later > after_bad

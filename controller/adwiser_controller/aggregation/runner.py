@@ -57,7 +57,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from .. import keys
+from .. import keys, redis_client
 from ..models import AdwiserConfig
 from . import bottleneck as bn
 from . import nbar
@@ -561,7 +561,7 @@ async def run_forever(redis_url: str, appliances: list[str] | None, period_s: fl
                       phy_rate_max_age_s: float = phy_rates.MAX_AGE_S) -> None:
     """Wall-clock driver: looks every `period_s` whether a Δ has passed per appliance."""
     model = model or bn.default_model()
-    r = aioredis.from_url(redis_url, decode_responses=True)
+    r = redis_client.connect(redis_url)
     runner = AggregationRunner(r, model, phy_rate_max_age_s)
     try:
         while stop is None or not stop.is_set():
