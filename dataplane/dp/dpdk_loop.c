@@ -1,6 +1,7 @@
 /* Run-to-completion loop of the DPDK backend; see dpdk_loop.h. */
 #include "dpdk_loop.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,8 +76,11 @@ void dpdk_clock_init(void)
 {
     uint64_t ta, na, tb, nb;
     read_pair(&ta, &na);
+    /* The whole 100 ms even if a signal (a SIGHUP as the daemon starts) cuts the sleep short: over what was left of
+     * it the readings' jitter weighs that much more on the rate, and so on every slice and telemetry time. */
     struct timespec pause = {.tv_sec = 0, .tv_nsec = 100000000};
-    nanosleep(&pause, NULL);
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+        ;
     read_pair(&tb, &nb);
     if (tsc_clock_calibrate(&dpdk_clock, ta, na, tb, nb) != 0) /* no usable reading: the nominal rate */
         tsc_clock_calibrate(&dpdk_clock, 0, 0, rte_get_tsc_hz(), 1000000000u);

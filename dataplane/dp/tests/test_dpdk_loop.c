@@ -5,6 +5,7 @@
  * The lab JSON is configs/lab-2ap-2sta.yaml converted by dp.mk ($ADW_LAB_JSON): ap1/sta1 and ap2/sta2.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -920,6 +921,43 @@ static void test_frames_lost_in_a_trunks_tx_backlog_are_counted_for_the_ap_of_th
     assert_int_equal(lost[0], 0);
 }
 
+/* Sends SIGHUP to the thread *arg after 1 ms, as a reload (systemctl reload) may come while the daemon starts. */
+static void *hup_soon(void *arg)
+{
+    struct timespec ms = {.tv_sec = 0, .tv_nsec = 1000000};
+    nanosleep(&ms, NULL);
+    pthread_kill(*(pthread_t *)arg, SIGHUP);
+    return NULL;
+}
+
+static uint64_t mono_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The TSC rate is measured over the full 100 ms even when a signal comes meanwhile (a SIGHUP, whose handler only
+ * notes the reload): a sleep the signal cut short measured it over what was left, a millisecond here, with the
+ * clock readings' jitter then weighing a hundred times more on every slice length and telemetry time of the run.
+ */
+static void test_the_tsc_rate_is_measured_over_100_ms_also_when_a_signal_comes(void **state)
+{
+    (void)state;
+    dp_engine_install_signals();
+    pthread_t self = pthread_self(), th;
+    uint64_t t0 = mono_now_ns();
+    assert_int_equal(pthread_create(&th, NULL, hup_soon, &self), 0);
+    dpdk_clock_init();
+    uint64_t took = mono_now_ns() - t0;
+    pthread_join(th, NULL);
+    int hup = dp_reload_requested;
+    dp_reload_requested = 0;
+    assert_true(hup);
+    assert_true(took >= 100000000u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -938,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_a_frame_tagged_on_the_uplink_leaves_to_a_tagged_ap_with_one_tag),
         cmocka_unit_test(test_a_broadcast_tagged_on_the_uplink_reaches_a_trunk_once_with_its_one_tag),
         cmocka_unit_test(test_a_broadcast_from_a_trunks_ap_keeps_its_inner_tag_behind_the_other_aps_tag),
+        cmocka_unit_test(test_the_tsc_rate_is_measured_over_100_ms_also_when_a_signal_comes),
     };
     return cmocka_run_group_tests(tests, eal_up, eal_down);
 }
