@@ -229,18 +229,19 @@ static int own_tci(const struct rte_mbuf *m)
  * frame's 802.1p priority (vlan_pcp.h; m->vlan_tci: the TCI it arrived with, rx_role). A frame that still carries a
  * tag (from a port that is no trunk) is never given a second one in front of it, which would carry PCP 0 and make
  * the AP take the frame as one of its VLAN whose payload is another 802.1Q frame: a priority tag or one of q's VLAN
- * is made q's; one of another VLAN is not q's to rewrite and leaves as it came, counted (vlan_unknown). */
+ * is made q's; one of another VLAN is not q's to rewrite and leaves as it came, counted (vlan_unknown). So does one
+ * to a trunk's untagged AP: it leaves in the VLAN of its tag, not q's. */
 static void tx_to(struct loop_ctx *x, uint16_t q, struct rte_mbuf *m)
 {
     const struct dpdk_port_map *pm = x->m;
     uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
     uint32_t len = rte_pktmbuf_data_len(m);
-    int own = pm->vlan[q] ? own_tci(m) : -1;
+    int own = pm->vlan[q] || vlan_demux_is_trunk(&x->vlans, pm->dev_of[q]) ? own_tci(m) : -1;
     if (own >= 0 && vlan_pcp_foreign(own, pm->vlan[q])) {
         x->e->c.vlan_unknown++;
         /* Sent for the AP its tag names on q's port, as tx_role will take it back from if it is lost. */
         vlan_demux_role(&x->vlans, pm->dev_of[q], (uint16_t)own, &q);
-    } else if (own >= 0) {
+    } else if (own >= 0 && pm->vlan[q]) { /* an untagged AP's priority tag, maybe on a shared mbuf, is left as is */
         uint16_t tci = vlan_pcp_tci(pm->vlan[q], (uint16_t)own, f + 4, len - 4);
         if (tci != own) { /* a flood's shared mbuf already of q's VLAN is left untouched */
             f[14] = (uint8_t)(tci >> 8);

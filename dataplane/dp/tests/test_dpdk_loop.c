@@ -921,6 +921,52 @@ static void test_frames_lost_in_a_trunks_tx_backlog_are_counted_for_the_ap_of_th
     assert_int_equal(lost[0], 0);
 }
 
+/*
+ * A frame tagged on the uplink with ap2's VLAN (102) for a STA of ap1, the untagged AP of a trunk, leaves onto the
+ * trunk as it came, so in ap2's VLAN: it is counted (vlan_unknown) and sent for ap2, as tx_role takes it back from
+ * when it is lost, like such a frame to a tagged AP. Counted sent for ap1, each one lost in the trunk's backlog was
+ * taken off ap2's tx_pkts, which had never counted it (0 - 2 wrapped to 2^64 - 2), and ap1 kept them as sent. The
+ * trunk's peer takes nothing: its ring takes 1 of 3 such UDP frames, a backlog of 1 the next, the third is lost at
+ * once and the backlog's at shutdown.
+ */
+static void test_a_frame_tagged_for_another_aps_vlan_to_a_trunks_untagged_ap_is_counted_for_that_ap(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map pm;
+    static const uint16_t vlans[N_PORTS] = {0, 0, 102};
+    struct rte_ring *r[2], *t[2];
+    char ids[2][12];
+    for (unsigned i = 0; i < 2; i++) {
+        int pid = ring_port("untr", i, i == 1 ? 2 : RING_SIZE, &r[i], &t[i]);
+        assert_true(pid >= 0);
+        snprintf(ids[i], sizeof(ids[i]), "%d", pid);
+    }
+    const char *names[N_PORTS] = {ids[0], ids[1], ids[1]};
+    assert_int_equal(bind_and_start(names, vlans, &pm), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 1024, .tx_backlog = 1};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    for (unsigned i = 0; i < 3; i++)
+        assert_int_equal(rte_ring_enqueue(r[0], frame_to_sta(1, 0, 0, 102)), 0);
+    dp_stop_requested = 1;
+    int rc = dpdk_loop_run(&e, &pm, pool);
+    dp_stop_requested = 0;
+    int tci = only_frame_tci(t[1]);
+    uint64_t sent1 = e.port_tx[1], lost1 = e.port_tx_lost[1], sent2 = e.port_tx[2], lost2 = e.port_tx_lost[2];
+    uint64_t unknown = e.c.vlan_unknown, tx_drops = e.c.tx_drops;
+    empty_ring(t[0]);
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&pm);
+    assert_int_equal(rc, 0);
+    assert_int_equal(tci, 102);
+    assert_int_equal(tx_drops, 2);
+    assert_int_equal(sent1, 0);
+    assert_int_equal(lost1, 0);
+    assert_int_equal(sent2, 1);
+    assert_int_equal(lost2, 2);
+    assert_int_equal(unknown, 3);
+}
+
 /* Sends SIGHUP to the thread *arg after 1 ms, as a reload (systemctl reload) may come while the daemon starts. */
 static void *hup_soon(void *arg)
 {
@@ -977,6 +1023,7 @@ int main(void)
         cmocka_unit_test(test_a_broadcast_tagged_on_the_uplink_reaches_a_trunk_once_with_its_one_tag),
         cmocka_unit_test(test_a_broadcast_from_a_trunks_ap_keeps_its_inner_tag_behind_the_other_aps_tag),
         cmocka_unit_test(test_the_tsc_rate_is_measured_over_100_ms_also_when_a_signal_comes),
+        cmocka_unit_test(test_a_frame_tagged_for_another_aps_vlan_to_a_trunks_untagged_ap_is_counted_for_that_ap),
     };
     return cmocka_run_group_tests(tests, eal_up, eal_down);
 }
