@@ -634,6 +634,9 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
         dp_engine_expect(e, now);
         due = adw_sched_next_event_ns(e->sched, now);
         if (!e->opt->busy_poll) {
+            /* The sleep is measured from the clock as it is now: the tick (a reload's parse, a frame's telemetry
+             * write) may have taken long enough since `now` to put the next slice start within the sleep. */
+            now = dpdk_clock_ns();
             uint64_t s = idle_backoff_step(&ib, moved, now, due);
             if (s && tx_waiting(&x, now))
                 s = idle_backoff_tx_waiting(&ib, s);
