@@ -1,32 +1,45 @@
-"""site.yml refuses an appliance's inventory (the dataplane role's checks: variables, the nfqueue router, the document
-against the schema on the control node) before any role stops a unit or takes a port off the bridge. On a switch from
-dpdk to nfqueue role dpdk retires the NIC binding, whose stop stops the DPDK dataplane (Requires=) and gives the NICs
-back to the kernel; a refusal after it, in the dataplane role, left the appliance forwarding nothing: no dataplane,
-no NFQUEUE rules, no routes. Checked on the order in which ansible itself compiles the play."""
+"""site.yml refuses an appliance's inventory (the dataplane role's checks: its variables, the nfqueue router, the
+document against the schema on the control node, and on the appliance adwiser-dp --check-config on the document and
+the ACK model as the new backend will start them) before any role stops a unit. A
+backend switch retires the previous backend: on a switch from dpdk the NIC binding's stop stops the DPDK dataplane
+(Requires=) and gives the NICs back to the kernel, on a switch from nfqueue the rules' stop takes the routes and the
+rules away. A refusal after that left the appliance forwarding nothing. Checked on the order in which ansible itself
+compiles the play, with the tasks that run on an appliance of each backend."""
 
 from __future__ import annotations
 
-import json
+import pytest
 
 from conftest import play_tasks
 
 APPLIANCES = "Appliances (bridge, DPDK, dataplane)"
 SYSTEMD = ("ansible.builtin.systemd", "ansible.builtin.systemd_service")
 VALIDATION = "Validate the configuration document on the control node"
+START_CHECK = "Check the installed document and ACK model with the installed program"
 
 
-def _disrupts(task: dict) -> bool:
-    """Stops or restarts a unit, or takes a port off the bridge."""
-    if task["action"] in SYSTEMD:
-        return task["args"].get("state") in ("stopped", "restarted")
-    return task["action"] == "ansible.builtin.command" and "del-port" in json.dumps(task["args"])
+def _runs_with(task: dict, backend: str) -> bool:
+    """Whether `task` runs on an appliance of `backend`, as far as its conditions on the backend say."""
+    return all(eval(c, {}, {"adwiser_backend": backend})  # noqa: S307 (the playbooks' own conditions)
+               for c in task["when"] if isinstance(c, str) and "adwiser_backend" in c)
 
 
-def test_every_dataplane_check_runs_before_the_first_stop() -> None:
-    play = play_tasks("site.yml")[APPLIANCES]
-    checks = {t["name"] for t in play if t["role"] == "dataplane"
-              and (t["action"] == "ansible.builtin.assert" or t["name"] == VALIDATION)}
-    assert VALIDATION in checks and len(checks) > 3, checks
-    first_stop = next(i for i, t in enumerate(play) if _disrupts(t))
-    before = {t["name"] for t in play[:first_stop] if t["role"] == "dataplane"}
+def _refuses(task: dict) -> bool:
+    """A check of the dataplane role: an assert, the schema's on the control node, adwiser-dp's on the appliance."""
+    return task["role"] == "dataplane" and (task["action"] == "ansible.builtin.assert"
+                                            or task["name"] in (VALIDATION, START_CHECK)
+                                            or "validate" in task["args"])
+
+
+def _stops(task: dict) -> bool:
+    return task["action"] in SYSTEMD and task["args"].get("state") == "stopped"
+
+
+@pytest.mark.parametrize("backend", ["dpdk", "nfqueue"])
+def test_every_dataplane_check_runs_before_the_first_stop(backend: str) -> None:
+    play = [t for t in play_tasks("site.yml")[APPLIANCES] if _runs_with(t, backend)]
+    checks = {t["name"] for t in play if _refuses(t)}
+    assert {VALIDATION, START_CHECK} <= checks and len(checks) > 5, checks
+    first_stop = next(i for i, t in enumerate(play) if _stops(t))
+    before = {t["name"] for t in play[:first_stop] if _refuses(t)}
     assert checks - before == set(), f"only after {play[first_stop]['name']!r} ({play[first_stop]['role']})"
