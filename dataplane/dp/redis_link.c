@@ -33,7 +33,8 @@ struct redis_link {
     char id[ADW_ID_LEN];
     char backend[16];
     char pacing_chan[KEY_LEN];             /* adwiser:appliance:<id>:pacing (channel and hash) */
-    char password[512];                    /* $ADWISER_REDIS_PASSWORD at start; "" = Redis asks for none */
+    char *password;                        /* $ADWISER_REDIS_PASSWORD at start, whole (Redis bounds none); "" = Redis
+                                              asks for none */
     char connect_error[256];               /* the last refusal of a connection attempt logged; thread only */
     char write_error[256];                 /* the last write refusal logged, "" after a write Redis took; thread
                                               only */
@@ -700,10 +701,16 @@ struct redis_link *redis_link_start(const char *addr, const char *appliance_id, 
     snprintf(l->backend, sizeof(l->backend), "%s", backend);
     appliance_key(l, "pacing", l->pacing_chan);
     const char *password = getenv("ADWISER_REDIS_PASSWORD");
-    snprintf(l->password, sizeof(l->password), "%s", password ? password : "");
+    l->password = strdup(password ? password : "");
+    if (l->password == NULL) {
+        snprintf(err, errlen, "out of memory");
+        free(l);
+        return NULL;
+    }
     pthread_mutex_init(&l->mu, NULL);
     if (pthread_create(&l->thread, NULL, redis_thread, l) != 0) {
         snprintf(err, errlen, "cannot start the Redis thread: %s", strerror(errno));
+        free(l->password);
         free(l);
         return NULL;
     }
@@ -818,6 +825,7 @@ struct redis_link_tm_losses redis_link_stop(struct redis_link *l)
     free(l->ready);
     pacing_table_free(l->pacing_ready);
     pthread_mutex_destroy(&l->mu);
+    free(l->password);
     free(l);
     return out;
 }

@@ -449,6 +449,24 @@ static void test_the_link_logs_in_with_the_password_of_the_environment(void **st
 
 /* A password Redis refuses: the link writes nothing, tries again every second (not in a busy loop), and gets in once
  * Redis takes the password. */
+/* Redis takes passwords of any length and ansible's redis role sets no bound: one of 600 bytes was cut to 511 and
+ * refused (WRONGPASS) for good. */
+static void test_a_password_longer_than_511_bytes_is_given_whole(void **state)
+{
+    struct server *s = *state;
+    char password[601];
+    for (size_t i = 0; i < sizeof(password) - 1; i++)
+        password[i] = (char)('a' + i % 26);
+    password[sizeof(password) - 1] = '\0';
+    command(s, "CONFIG SET requirepass %s", password);
+    store_version(s, 3);
+    setenv("ADWISER_REDIS_PASSWORD", password, 1);
+    struct redis_link *l = start_link(s);
+    unsetenv("ADWISER_REDIS_PASSWORD");
+    assert_int_equal(take_version(l), 3);
+    redis_link_stop(l);
+}
+
 static void test_a_refused_password_is_retried_every_second(void **state)
 {
     struct server *s = *state;
@@ -732,6 +750,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_desired_is_read_again_when_redis_was_loading_its_data, start_server,
                                         stop_server),
         cmocka_unit_test_setup_teardown(test_the_link_logs_in_with_the_password_of_the_environment, start_server,
+                                        stop_server),
+        cmocka_unit_test_setup_teardown(test_a_password_longer_than_511_bytes_is_given_whole, start_server,
                                         stop_server),
         cmocka_unit_test_setup_teardown(test_a_refused_password_is_retried_every_second, start_server, stop_server),
         cmocka_unit_test_setup_teardown(test_a_refusal_quoting_bytes_that_are_not_utf8_is_written_scrubbed,
