@@ -247,6 +247,7 @@ static void begin_frame(struct adw_sched *s, const struct adw_slice_event *ev, u
     s->frame_start_ns = ev->start_ns;
     s->frame_version = s->plan->cfg->version;
     s->frame_reassignments = 0;
+    s->frame_skipped_slices = 0;
     for (unsigned i = 0; i < ADW_MAX_SLICES; i++) {
         s->given_to[i] = ADW_PAIR_NONE;
         s->slice_early_ns[i] = 0;
@@ -273,6 +274,7 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
      * the clock (slice_clock.c); this is the rest of the frame the loop came back in. */
     if (ev->start_ns + sl->duration_ns <= now_ns) {
         s->st.slices_skipped++;
+        s->frame_skipped_slices |= UINT64_C(1) << ev->slice; /* which ones, for the frame report */
         return;
     }
     /* Who sends in the slice is decided before any batch goes: a pair whose batch takes all it had has an empty

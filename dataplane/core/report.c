@@ -10,8 +10,9 @@
 
 #include "sched_internal.h"
 
-/* gave_slices has one bit per slice. */
-_Static_assert(ADW_MAX_SLICES <= 64, "adw_pair_report.gave_slices holds a bit per slice");
+/* gave_slices and skipped_slices have one bit per slice. */
+_Static_assert(ADW_MAX_SLICES <= 64, "adw_pair_report.gave_slices and adw_frame_report.skipped_slices hold a bit "
+                                     "per slice");
 
 void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
 {
@@ -34,6 +35,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
     e->f.n_slices = p->cfg->n_slices;
     memcpy(e->f.given_to, s->given_to, sizeof(e->f.given_to));
     memcpy(e->f.early_ns, s->slice_early_ns, sizeof(e->f.early_ns));
+    e->f.skipped_slices = s->frame_skipped_slices;
     const struct adw_policies *pol = &p->cfg->policies;
     /* STAs receiving at each AP: the ACK-burst estimate's scale depends on it (adwiser/ack_model.h). */
     uint16_t receiving[ADW_MAX_APS];

@@ -140,6 +140,7 @@ struct adw_sched {
     uint16_t given_to[ADW_MAX_SLICES];
     uint64_t slice_early_ns[ADW_MAX_SLICES]; /* this frame's slices: how early their batches went, ns */
     uint64_t next_frame_early_ns;            /* the same for slice 0 of the next frame, ns */
+    uint64_t frame_skipped_slices;           /* bit s: slice s of this frame was over when the loop came to it */
     uint8_t *in_slice;                       /* scratch: marks of the current slice's pairs (ADW_IN_SLICE_*) */
     uint16_t *paced;                         /* slots in paced mode */
     uint16_t *deferred;                      /* slots with a deferred batch */

@@ -172,6 +172,9 @@ struct adw_frame_report {
     uint64_t early_ns[ADW_MAX_SLICES];       /* how long before its scheduled start slice s's batch went, ns: the
                                                 slice before ended its drain with no time for a refill (refill.c,
                                                 adw_start_next_slice_early); 0 = at its start */
+    uint64_t skipped_slices;                 /* bit s set: slice s was over when the loop came to it (the host did not
+                                                run it for longer than the slice) and released no batch (release.c,
+                                                counted in stats slices_skipped) */
 };
 
 /* One pair in one finished frame. */
