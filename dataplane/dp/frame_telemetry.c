@@ -51,8 +51,9 @@ static json_t *pair_record_agg(json_t *r, const struct adw_pair_report *p)
     return r;
 }
 
-/* The frame's slices as the UI draws them: durations, pair names, whom a slice was given to (given_to) and which of
- * its pairs gave their share of it (given_by: the pairs idle at its start; the others, if any, sent in it). */
+/* The frame's slices as the UI draws them: durations, pair names, whom a slice was given to (given_to), which of
+ * its pairs gave their share of it (given_by: the pairs idle at its start; the others, if any, sent in it) and
+ * whether it was skipped (over when the loop came to it, no batch: release.c; --stats has only the total). */
 static json_t *slices_of(const struct adw_config *cfg, const struct adw_frame_report *f,
                          const struct adw_pair_report *pairs, unsigned n_pairs)
 {
@@ -77,10 +78,11 @@ static json_t *slices_of(const struct adw_config *cfg, const struct adw_frame_re
             adw_config_pair_name(cfg, f->given_to[s], name, sizeof(name));
             json_array_append_new(given, json_string(name));
         }
-        json_array_append_new(slices, json_pack("{s:f, s:o, s:o, s:o, s:f}", "duration_ms",
+        json_array_append_new(slices, json_pack("{s:f, s:o, s:o, s:o, s:f, s:b}", "duration_ms",
                                                 (double)cfg->slices[s].duration_ns / 1e6, "pairs", pair_names,
                                                 "given_to", given, "given_by", given_by[s], "early_ms",
-                                                s < f->n_slices ? (double)f->early_ns[s] / 1e6 : 0.0));
+                                                s < f->n_slices ? (double)f->early_ns[s] / 1e6 : 0.0, "skipped",
+                                                s < f->n_slices && (f->skipped_slices >> s & 1u)));
     }
     return slices;
 }

@@ -494,6 +494,55 @@ static void test_a_given_slice_names_its_taker_and_the_pair_that_gave_it(void **
     assert_string_equal(by, "ap2/sta2");
 }
 
+/* Per frame record of the telemetry file, its slices' `skipped` as 1/0 (? if not a boolean), frames joined by
+ * spaces, at most cap bytes. */
+static void skipped_per_frame(const char *path, char *out, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[65536];
+    size_t len = 0;
+    out[0] = 0;
+    while (fgets(line, sizeof(line), f)) {
+        json_t *rec = json_loads(line, 0, NULL);
+        assert_non_null(rec);
+        if (strcmp(json_string_value(json_object_get(rec, "type")), "frame") == 0) {
+            json_t *sl;
+            size_t i;
+            if (len > 0 && len + 1 < cap)
+                out[len++] = ' ';
+            json_array_foreach(json_object_get(rec, "slices"), i, sl) {
+                json_t *v = json_object_get(sl, "skipped");
+                if (len + 1 < cap)
+                    out[len++] = json_is_true(v) ? '1' : json_is_false(v) ? '0' : '?';
+            }
+            out[len] = 0;
+        }
+        json_decref(rec);
+    }
+    fclose(f);
+}
+
+/* A stall of the loop from 1 ms into the first frame to 45 ms (its second slice, 20-40 ms, over by then): the core
+ * skips that slice (release.c) and the frame record says which one, so the Live page can show it; the total in
+ * --stats slices_skipped said neither which slice nor which frame. */
+static void test_a_slice_the_loop_came_to_too_late_is_marked_skipped_in_its_frame_record(void **state)
+{
+    (void)state;
+    static struct rig r;
+    rig_prepare(&r);
+    rig_start_engine(&r);
+    uint64_t start = r.now;
+    run_until(&r, start + 1 * MS);
+    r.now = start + 45 * MS; /* the stall: no tick, no dequeue in between */
+    run_until(&r, start + 125 * MS);
+    dp_engine_finish(&r.e);
+    char skipped[64];
+    skipped_per_frame(r.telemetry, skipped, sizeof(skipped));
+    rig_remove(&r);
+    assert_string_equal(skipped, "01 00 00");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_frames_the_telemetry_file_refused_are_counted_in_stats),
         cmocka_unit_test(test_frames_redis_never_got_are_counted_in_stats),
         cmocka_unit_test(test_a_given_slice_names_its_taker_and_the_pair_that_gave_it),
+        cmocka_unit_test(test_a_slice_the_loop_came_to_too_late_is_marked_skipped_in_its_frame_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
