@@ -91,7 +91,8 @@ export interface FrameEntry {
   utility: number | null // sum of ln(theta_i), theta in Mbit/s
   utility_bound: number | null
   reassignments: number
-  slices: { duration_ms: number; pairs: string[]; given_to: string[]; given_by?: string[]; early_ms?: number }[] | null
+  // skipped: the slice was over when the dataplane's loop came to it and released no batch (REDIS.md)
+  slices: { duration_ms: number; pairs: string[]; given_to: string[]; given_by?: string[]; early_ms?: number; skipped?: boolean }[] | null
 }
 
 export interface PairEntry {

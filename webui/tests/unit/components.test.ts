@@ -36,6 +36,17 @@ describe('FrameTimeline', () => {
     })
     expect(w.get('.to').text()).toBe('given to ap1/sta1 by ap2/sta2')
   })
+
+  it('marks a slice the dataplane skipped (over when its loop came to it, no batch), and only that one', () => {
+    const w = mount(FrameTimeline, {
+      props: { slices: [{ duration_ms: 20, pairs: ['ap1/sta1'], given_to: [], skipped: false }, { duration_ms: 20, pairs: ['ap2/sta2'], given_to: [], skipped: true }] },
+    })
+    const items = w.findAll('li')
+    expect(items[1].classes()).toContain('skipped')
+    expect(items[1].get('.skip-note').text()).toBe("skipped: the dataplane's loop came late")
+    expect(items[0].classes()).not.toContain('skipped')
+    expect(items[0].find('.skip-note').exists()).toBe(false)
+  })
 })
 
 describe('FrameTimeline of a frame with no time in it', () => {
