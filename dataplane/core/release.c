@@ -273,8 +273,20 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
      * exists to prevent (004 §2). No batch; its pairs send in their next slice. Whole frames missed are skipped by
      * the clock (slice_clock.c); this is the rest of the frame the loop came back in. */
     if (ev->start_ns + sl->duration_ns <= now_ns) {
-        s->st.slices_skipped++;
-        s->frame_skipped_slices |= UINT64_C(1) << ev->slice; /* which ones, for the frame report */
+        /* A pair whose batch went early, in the slice before (adw_start_next_slice_early), had the slice: its time
+         * counts, and the slice ran. */
+        bool ran = false;
+        for (unsigned i = 0; i < sl->n_pairs; i++) {
+            struct adw_pair_state *ps = &s->slots[p->slot_of_pair[sl->pairs[i]]];
+            if (ps->early_slice_ns == ev->start_ns + 1) {
+                ps->frame_s_ns += sl->duration_ns;
+                ran = true;
+            }
+        }
+        if (!ran) {
+            s->st.slices_skipped++;
+            s->frame_skipped_slices |= UINT64_C(1) << ev->slice; /* which ones, for the frame report */
+        }
         return;
     }
     /* Who sends in the slice is decided before any batch goes: a pair whose batch takes all it had has an empty

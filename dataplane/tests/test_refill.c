@@ -267,6 +267,21 @@ static void test_an_early_batch_is_its_slices_sample_scaled_back_to_the_referenc
     assert_int_equal(rep.fr.early_ns[0], 1075000); /* AP1-STA1's batch of frame 1 went in frame 0 */
 }
 
+/* A slice whose batch went early, in the slice before, ran even if the loop next comes after its end (a stall): it is
+ * not skipped, and its pair's slice time counts it. */
+static void test_a_slice_whose_batch_went_early_is_not_skipped_by_a_late_dequeue(void **state)
+{
+    struct sched_fixture *f = *state;
+    enable_early_handover(f);
+    assert_int_equal(ap1_drains_with_1_5_ms_left(f, 100), 43);
+    sched_dequeue_all(f->s, 45 * MS); /* slice 1 ran 20-40 ms */
+    assert_int_equal(sched_stats(f->s).slices_skipped, 0);
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.skipped_slices, 0);
+    assert_int_equal(rep.fr.early_ns[1], 1500000);
+    assert_int_equal(rep.pr[1].s_ns, 20 * MS);
+}
+
 /* A drain that overran into the next pair's slice hands over through the deferral (adw_release_deferred), and
  * starts no slice early: the slice after it is the overrunning pair's own. */
 static void test_no_early_start_after_a_drain_that_overran_its_slice(void **state)
@@ -356,6 +371,7 @@ int main(void)
         LAB_TEST(test_without_early_handover_the_next_slice_starts_on_the_clock),
         LAB_TEST(test_next_slice_starts_when_a_drain_ends_with_no_time_left_for_a_refill),
         LAB_TEST(test_an_early_batch_is_its_slices_sample_scaled_back_to_the_reference_slice),
+        LAB_TEST(test_a_slice_whose_batch_went_early_is_not_skipped_by_a_late_dequeue),
         LAB_TEST(test_no_early_start_after_a_drain_that_overran_its_slice),
         LAB_TEST(test_no_early_start_with_under_an_ampdu_queued_for_the_next_pair),
         LAB_TEST(test_no_early_start_when_the_next_pairs_batch_would_be_underfilled),
