@@ -39,26 +39,31 @@ def _stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
 
 
 class RedisServer:
-    def __init__(self, workdir: Path, port: int | None = None, password: str | None = None):
+    def __init__(self, workdir: Path, port: int | None = None, password: str | None = None,
+                 unix_socket: bool = False):
         self.dir = workdir
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.port = port or free_port()
+        # unix_socket: listen on <workdir>/redis.sock only (no TCP port), for tests that need no port at all.
+        self.socket = self.dir / "redis.sock" if unix_socket else None
+        self.port = 0 if unix_socket else port or free_port()
         self.password = password  # requirepass; `url` leaves it out
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return f"unix://{self.socket}" if self.socket else f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisServer:
         log = open(self.dir / "redis.log", "ab")
         self.proc = subprocess.Popen(
             ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.dir),
              "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
-             "--protected-mode", "yes", *(("--requirepass", self.password) if self.password else ())],
+             "--protected-mode", "yes", *(("--requirepass", self.password) if self.password else ()),
+             *(("--unixsocket", str(self.socket), "--unixsocketperm", "700") if self.socket else ())],
             stdout=log, stderr=subprocess.STDOUT)
         (self.dir / "redis.pid").write_text(str(self.proc.pid))
-        client = redis.Redis(host="127.0.0.1", port=self.port, password=self.password)
+        client = (redis.Redis(unix_socket_path=str(self.socket), password=self.password) if self.socket
+                  else redis.Redis(host="127.0.0.1", port=self.port, password=self.password))
         deadline = time.monotonic() + 10
         while True:
             try:

@@ -4,6 +4,10 @@ Messages (JSON text frames):
 - `{"type": "status", "status": <ApplianceStatus>}` on connect and about once a second;
 - `{"type": "telemetry", "frames": [...], "pairs": [...]}` with every new stream entry
   since the previous message (XREAD BLOCK), entries shaped as in the REST history;
+- `{"type": "skipped", "stream": "frames"|"pairs", "from": <id>, "to": <id>, "entries": <n>|null}` when the
+  feed leaves out the entries between `from` and `to`: it is more than MAX_LAG_MS behind its stream (the
+  Live page shows the present, not a replay: it goes on at the newest frame) or entries after its cursor
+  were trimmed by the stream's MAXLEN (live_cursor.py);
 - `{"type": "error", "detail": ...}` before the server closes the socket (ws_refusal.py).
 The feed starts just after `frames_after` / `pairs_after` (the last ids a client's REST
 history read returned), or else at each stream's current end. Authentication as for REST
@@ -30,11 +34,11 @@ from ..store_errors import unavailable_reason
 from ..stream_ids import After
 from ..telemetry import appliance_status, parse_frame, parse_pair
 from ..ws_refusal import refuse
+from . import live_cursor
 from .body import StrictJsonRoute
 from .deps import SESSION_COOKIE, Services, authenticate
 
 router = APIRouter(prefix="/api/v1", tags=["telemetry"], route_class=StrictJsonRoute)
-BATCH = 1000  # most stream entries read per XREAD
 # A message the client has not taken within this long: it has stopped reading. Without a bound the
 # handler waited on the full socket for good: the feed held the connection, the batch in hand and the
 # unsent frames, and neither the credential check nor the server's keepalive ping (queued behind the
@@ -66,11 +70,6 @@ async def _still_authenticated(ws: WebSocket, svc: Services, bearer: str | None,
     return True
 
 
-async def _end(svc: Services, stream: str) -> str:
-    last = await svc.redis.xrevrange(stream, count=1)
-    return last[0][0] if last else "0-0"
-
-
 @router.websocket("/telemetry/{appliance}/live")
 async def live(ws: WebSocket, appliance: str, pairs: bool = True, frames_after: After = "",
                pairs_after: After = "") -> None:
@@ -91,13 +90,14 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True, frames_after: 
         if appliance not in await svc.store.appliances():
             await refuse(ws, 404, f"no appliance {appliance!r}", "appliance")
             return
-        start = {keys.appliance(appliance, "tm:frame"): frames_after}
+        start = [("frames", keys.appliance(appliance, "tm:frame"), frames_after)]
         if pairs:
-            start[keys.appliance(appliance, "tm:pair")] = pairs_after
+            start.append(("pairs", keys.appliance(appliance, "tm:pair"), pairs_after))
         # Without a start id, from the stream's current end. A client that read history over REST first
         # passes the last id it got: whatever was written between that read and this socket comes next
-        # instead of being skipped (XREAD is exclusive of the id it is given).
-        streams = {s: after or await _end(svc, s) for s, after in start.items()}
+        # instead of being skipped (XREAD is exclusive of the id it is given), unless the feed is far
+        # behind or the entries were trimmed meanwhile (then a skipped message says so).
+        cursors = [await live_cursor.start(svc.redis, key, name, after) for name, key, after in start]
         next_status = 0.0
         while True:
             if time.monotonic() >= next_status:
@@ -108,16 +108,20 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True, frames_after: 
                 if not await _send(ws, {"type": "status", "status": st.model_dump(mode="json")}):
                     return
                 next_status = time.monotonic() + 1.0
-            got = await svc.redis.xread(streams, count=BATCH, block=500)
-            if not got:
-                continue
-            msg: dict[str, object] = {"type": "telemetry", "appliance_id": appliance, "frames": [], "pairs": []}
-            for stream, entries in got:
-                streams[stream] = entries[-1][0]
-                if stream.endswith(":frame"):
-                    msg["frames"] = [parse_frame(sid, f) for sid, f in entries]
-                else:
-                    msg["pairs"] = [parse_pair(sid, f) for sid, f in entries]
+            skips, got = await live_cursor.read(svc.redis, cursors)
+            for skip in skips:
+                if not await _send(ws, skip):
+                    return
+            if not any(got.values()):
+                # Every stream read to its end: wait for the next entries (the first ones to come).
+                blocked = await svc.redis.xread({c.key: c.id for c in cursors}, count=live_cursor.BATCH, block=500)
+                got = live_cursor.advanced(cursors, blocked)
+                if not any(got.values()):
+                    continue
+            msg: dict[str, object] = {
+                "type": "telemetry", "appliance_id": appliance,
+                "frames": [parse_frame(sid, f) for sid, f in got.get("frames", [])],
+                "pairs": [parse_pair(sid, f) for sid, f in got.get("pairs", [])]}
             if not await _send(ws, msg):
                 return
     except WebSocketDisconnect:

@@ -1,0 +1,152 @@
+"""The live feed shows the present: a feed far behind its stream, or asked to start after entries the
+stream's MAXLEN has trimmed, says so with a `skipped` message (api/live.py) instead of replaying minutes
+of old telemetry or leaving a silent gap.
+
+Its own redis-server on a unix socket and its own controller: the streams are filled with ids chosen
+here (ms-based, as XADD * makes them), so a span of a minute takes no minute to write."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import redis
+from websockets.sync.client import connect
+
+from adwiser_controller import keys
+from api_accounts import ADMIN, login
+from lab_document import lab_doc
+from servers import ControllerServer, RedisServer, cli
+
+PAIRS_PER_FRAME = 50
+FRAMES = 300
+FRAME_SPACING_MS = 200  # 300 frames: a minute of ids, far beyond any bound on the feed's lag
+# The frame stream (one entry a frame) is behind only by more entries than one read takes: 40 ms frames.
+FRAME_STREAM_FRAMES, FRAME_STREAM_SPACING_MS = 3000, 40
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ControllerServer, redis.Redis, str]]:
+    server = RedisServer(tmp_path_factory.mktemp("redis-unix"), unix_socket=True).start()
+    ctl = None
+    try:
+        res = cli(server.url, "create-admin", "--username", ADMIN[0], "--password-stdin", stdin=ADMIN[1] + "\n")
+        assert res.returncode == 0, res.stderr
+        ctl = ControllerServer(server.url, tmp_path_factory.mktemp("controller-unix")).start()
+        admin, csrf = login(ctl.url, *ADMIN)
+        res = admin.post("/api/v1/auth/tokens", headers={"X-CSRF-Token": csrf}, json={"name": "keeps-up"})
+        assert res.status_code == 201, res.text
+        token = res.json()["token"]
+        admin.close()
+        rdb = redis.Redis(unix_socket_path=str(server.socket), decode_responses=True)
+        yield ctl, rdb, token
+        rdb.close()
+    finally:
+        if ctl:
+            ctl.stop()
+        server.stop()
+
+
+@pytest.fixture
+def aid(site, request: pytest.FixtureRequest) -> str:
+    ctl, _, token = site
+    name = request.node.name[:40].replace("[", "-").replace("]", "").replace("_", "-")
+    res = httpx.post(ctl.url + "/api/v1/versions", headers={"Authorization": f"Bearer {token}"},
+                     json={"doc": lab_doc(name)}, timeout=10)
+    assert res.status_code == 201, res.text
+    return name
+
+
+def _messages(site, aid: str, query: str, until, timeout: float = 15) -> list[dict]:
+    """Every message but the status ones, until `until(messages)` holds (or the timeout)."""
+    ctl, _, token = site
+    url = ctl.url.replace("http://", "ws://") + f"/api/v1/telemetry/{aid}/live?{query}"
+    got: list[dict] = []
+    with connect(url, additional_headers={"Authorization": f"Bearer {token}"}, open_timeout=5,
+                 max_size=None) as ws:
+        deadline = time.monotonic() + timeout
+        while not until(got) and time.monotonic() < deadline:
+            try:
+                msg = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+            except TimeoutError:
+                break
+            assert msg["type"] != "error", msg
+            if msg["type"] != "status":
+                got.append(msg)
+    return got
+
+
+def _ids(msgs: list[dict], stream: str) -> list[str]:
+    return [e["id"] for m in msgs if m["type"] == "telemetry" for e in m[stream]]
+
+
+def _fill(rdb: redis.Redis, key: str, frames: int, per_frame: int, spacing_ms: int) -> list[list[str]]:
+    """`frames` frames of `per_frame` entries each, `spacing_ms` apart, ending a few seconds ago; their ids."""
+    start_ms = int(time.time() * 1000) - 5000 - frames * spacing_ms
+    out = []
+    pipe = rdb.pipeline(transaction=False)
+    for f in range(frames):
+        ids = [f"{start_ms + f * spacing_ms}-{i}" for i in range(per_frame)]
+        for i, sid in enumerate(ids):
+            pipe.xadd(key, {"ts_ns": str((start_ms + f * spacing_ms) * 10**6), "frame": str(f),
+                            "pair": f"ap1/sta{i}"}, id=sid)
+        out.append(ids)
+    pipe.execute()
+    return out
+
+
+@pytest.mark.parametrize("stream, n, per_frame, spacing_ms", [
+    ("pairs", FRAMES, PAIRS_PER_FRAME, FRAME_SPACING_MS), ("frames", FRAME_STREAM_FRAMES, 1, FRAME_STREAM_SPACING_MS)])
+def test_a_feed_far_behind_its_stream_skips_to_the_newest_frame(site, aid, stream, n, per_frame, spacing_ms):
+    _, rdb, _ = site
+    key = keys.appliance(aid, "tm:pair" if stream == "pairs" else "tm:frame")
+    frames = _fill(rdb, key, n, per_frame, spacing_ms)
+    start = frames[0][0]
+    query = f"pairs_after={start}" if stream == "pairs" else f"frames_after={start}&pairs=false"
+    msgs = _messages(site, aid, query, lambda got: _ids(got, stream)[-1:] == frames[-1][-1:])
+    assert msgs and msgs[0] == {"type": "skipped", "stream": stream, "from": start, "to": frames[-2][-1],
+                                "entries": None}, [{k: m[k] for k in m if k not in ("frames", "pairs")} for m in msgs[:1]]
+    # Then the newest frame, whole, and nothing older.
+    assert _ids(msgs, stream) == frames[-1], _ids(msgs, stream)[:5]
+
+
+def test_a_feed_that_keeps_up_goes_on_after_the_skip(site, aid):
+    _, rdb, _ = site
+    key = keys.appliance(aid, "tm:pair")
+    frames = _fill(rdb, key, FRAMES, PAIRS_PER_FRAME, FRAME_SPACING_MS)
+    ctl, _, token = site
+    url = ctl.url.replace("http://", "ws://") + f"/api/v1/telemetry/{aid}/live?pairs_after={frames[0][0]}"
+    ids: list[str] = []
+    with connect(url, additional_headers={"Authorization": f"Bearer {token}"}, open_timeout=5, max_size=None) as ws:
+        deadline = time.monotonic() + 15
+        while frames[-1][-1] not in ids and time.monotonic() < deadline:
+            msg = json.loads(ws.recv(timeout=15))
+            if msg["type"] == "telemetry":
+                ids += [p["id"] for p in msg["pairs"]]
+        later = rdb.xadd(key, {"ts_ns": str(time.time_ns()), "frame": str(FRAMES), "pair": "ap1/sta0"})
+        while later not in ids and time.monotonic() < deadline:
+            msg = json.loads(ws.recv(timeout=15))
+            assert msg["type"] in ("status", "telemetry"), msg
+            if msg["type"] == "telemetry":
+                ids += [p["id"] for p in msg["pairs"]]
+    assert ids == frames[-1] + [later], ids[:5]
+
+
+def test_a_start_id_older_than_the_stream_s_first_entry_is_reported_skipped(site, aid):
+    _, rdb, _ = site
+    key = keys.appliance(aid, "tm:pair")
+    frames = _fill(rdb, key, 100, 5, 1)
+    written = [sid for f in frames for sid in f]
+    rdb.xtrim(key, maxlen=100, approximate=False)
+    kept = written[-100:]
+    start = written[10]  # trimmed: the entries after it up to the first kept one are gone
+    msgs = _messages(site, aid, f"pairs_after={start}", lambda got: _ids(got, "pairs")[-1:] == kept[-1:])
+    first_ms, first_seq = (int(x) for x in kept[0].split("-"))
+    just_before_kept = f"{first_ms}-{first_seq - 1}" if first_seq else f"{first_ms - 1}-{2**64 - 1}"
+    assert msgs and msgs[0] == {"type": "skipped", "stream": "pairs", "from": start, "to": just_before_kept,
+                                "entries": None}, [{k: m[k] for k in m if k not in ("frames", "pairs")} for m in msgs[:1]]
+    # Not far behind: what the stream still holds follows, all of it.
+    assert _ids(msgs, "pairs") == kept, _ids(msgs, "pairs")[:5]
