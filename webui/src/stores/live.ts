@@ -5,7 +5,10 @@
 // then starts just after the last id of each stream the store holds (API.md:
 // frames_after, pairs_after), so what was written in between is not lost. A dropped
 // socket is shown and retried with a capped back-off; one the controller refused
-// (closed 44xx) is not, since the same socket would be refused again.
+// (closed 44xx) is not, since the same socket would be refused again. The feed shows the
+// present: when it is far behind its stream, or entries after its cursor were trimmed, the
+// controller skips ahead and says so (`skipped`, API.md); the page shows it (`skipped`), since
+// the charts then hold a hole, and a reconnect goes on after what was skipped.
 import { defineStore } from 'pinia'
 import { ref, shallowRef } from 'vue'
 import { api } from '../api/client'
@@ -32,11 +35,22 @@ interface History<T> {
 export type FeedState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed'
 
 export interface LiveMessage {
-  type: 'status' | 'telemetry' | 'error'
+  type: 'status' | 'telemetry' | 'skipped' | 'error'
   status?: ApplianceStatus
   frames?: FrameEntry[]
   pairs?: PairEntry[]
   detail?: string
+  stream?: 'frames' | 'pairs' // skipped: the stream, the ids it skipped after and up to, how many (null: not known)
+  from?: string
+  to?: string
+  entries?: number | null
+}
+
+/** The feed's last skip: `entries` null when the controller could not tell how many. */
+export interface SkipNotice {
+  stream: 'frames' | 'pairs'
+  entries: number | null
+  at: number // browser time, ms
 }
 
 export const useLive = defineStore('live', () => {
@@ -53,6 +67,7 @@ export const useLive = defineStore('live', () => {
   const lastFrame = shallowRef<FrameEntry | null>(null)
   const tick = ref(0) // bumped on every change, so charts redraw once per batch
   const lastUpdate = ref(0) // browser time of the last telemetry message, ms
+  const skipped = shallowRef<SkipNotice | null>(null)
   // Stream id of the last entry folded in, per pair (tm:pair) and of tm:frame: the history read on
   // reconnect starts minutes back, so it repeats entries the store holds already.
   let lastPairIds = new Map<string, string>()
@@ -138,6 +153,11 @@ export const useLive = defineStore('live', () => {
       framesUpTo = laterStreamId(msg.frames?.at(-1)?.id, framesUpTo)
       pairsUpTo = laterStreamId(msg.pairs?.at(-1)?.id, pairsUpTo)
       lastUpdate.value = Date.now()
+    } else if (msg.type === 'skipped' && (msg.stream === 'frames' || msg.stream === 'pairs')) {
+      skipped.value = { stream: msg.stream, entries: msg.entries ?? null, at: Date.now() }
+      // A reconnect must not ask for the skipped entries again: the feed would only skip them anew.
+      if (msg.stream === 'frames') framesUpTo = laterStreamId(msg.to, framesUpTo)
+      else pairsUpTo = laterStreamId(msg.to, pairsUpTo)
     } else if (msg.type === 'error') {
       error.value = msg.detail ?? 'error from the live feed'
     }
@@ -200,6 +220,7 @@ export const useLive = defineStore('live', () => {
     statusFresh.value = false
     // The appliance shown before's: its feed's last message and error say nothing about this one.
     lastUpdate.value = 0
+    skipped.value = null
     error.value = ''
   }
 
@@ -291,5 +312,5 @@ export const useLive = defineStore('live', () => {
     statusFresh.value = false
   }
 
-  return { appliance, state, error, status, statusFresh, pairs, latestPair, frames, lastFrame, tick, lastUpdate, ingest, loadHistory, start, stop }
+  return { appliance, state, error, status, statusFresh, pairs, latestPair, frames, lastFrame, tick, lastUpdate, skipped, ingest, loadHistory, start, stop }
 })
