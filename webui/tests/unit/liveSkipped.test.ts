@@ -2,25 +2,14 @@
 // its cursor were trimmed (controller/API.md, `skipped`): the Live page must say so, since its
 // charts then hold a hole, and a reconnect must not ask again for what was skipped.
 import { flushPromises, mount } from '@vue/test-utils'
-import { createPinia, setActivePinia } from 'pinia'
-import { afterEach, beforeEach, expect, it, vi } from 'vitest'
-import { useAppliances } from '../../src/stores/appliances'
+import { expect, it, vi } from 'vitest'
 import LiveView from '../../src/views/LiveView.vue'
-import { type FakeSocket, stubSockets } from './fakeSocket'
+import type { FakeSocket } from './fakeSocket'
+import { liveViewWithEmptyHistory } from './liveViewSetup'
 
 const sockets: FakeSocket[] = []
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
-  setActivePinia(createPinia())
-  useAppliances().select('lab')
-  stubSockets(sockets)
-  vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ entries: [], last_id: null }), { status: 200 }))
-})
-afterEach(() => {
-  vi.useRealTimers()
-  vi.unstubAllGlobals()
-})
+liveViewWithEmptyHistory(sockets)
 
 const skipped = (stream: string, entries: number | null) => ({
   data: JSON.stringify({ type: 'skipped', stream, from: '1000-0', to: '61000-49', entries }),

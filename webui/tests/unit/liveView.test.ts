@@ -1,11 +1,10 @@
 import { flushPromises, mount } from '@vue/test-utils'
-import { createPinia, setActivePinia } from 'pinia'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { ApplianceStatus, PairEntry } from '../../src/api/types'
-import { useAppliances } from '../../src/stores/appliances'
 import { WINDOW_S } from '../../src/stores/live'
 import LiveView from '../../src/views/LiveView.vue'
-import { type FakeSocket, stubSockets } from './fakeSocket'
+import type { FakeSocket } from './fakeSocket'
+import { liveViewWithEmptyHistory } from './liveViewSetup'
 
 const status: ApplianceStatus = {
   id: 'lab', head: 3, desired: 3, active: 3, pending: false, rejected: null, alive: true,
@@ -14,17 +13,7 @@ const status: ApplianceStatus = {
 }
 const sockets: FakeSocket[] = []
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
-  setActivePinia(createPinia())
-  useAppliances().select('lab')
-  stubSockets(sockets)
-  vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ entries: [], last_id: null }), { status: 200 }))
-})
-afterEach(() => {
-  vi.useRealTimers()
-  vi.unstubAllGlobals()
-})
+liveViewWithEmptyHistory(sockets)
 
 const statusMessage = (s: ApplianceStatus) => ({ data: JSON.stringify({ type: 'status', status: s }) })
 
