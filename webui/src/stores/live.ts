@@ -155,6 +155,9 @@ export const useLive = defineStore('live', () => {
       lastUpdate.value = Date.now()
     } else if (msg.type === 'skipped' && (msg.stream === 'frames' || msg.stream === 'pairs')) {
       skipped.value = { stream: msg.stream, entries: msg.entries ?? null, at: Date.now() }
+      // Break each line of that stream at the hole, so no chart joins across time it never saw.
+      if (msg.stream === 'frames') frames.value.gap()
+      else for (const s of pairs.value.values()) s.gap()
       // A reconnect must not ask for the skipped entries again: the feed would only skip them anew.
       if (msg.stream === 'frames') framesUpTo = laterStreamId(msg.to, framesUpTo)
       else pairsUpTo = laterStreamId(msg.to, pairsUpTo)
