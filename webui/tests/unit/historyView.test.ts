@@ -80,6 +80,17 @@ describe('HistoryView', () => {
     expect(actions()[0]).toBe('act230')
   })
 
+  it('says so when the audit log has no entries to show', async () => {
+    vi.stubGlobal('fetch', vi.fn(async (u: string) =>
+      u.startsWith('/api/v1/versions?') ? json(200, { total: 0, items: [] }) : json(200, [])))
+    const w = mount(HistoryView)
+    await flushPromises()
+    const rows = w.findAll('[data-testid=audit] tbody tr')
+    expect(rows).toHaveLength(1)
+    expect(rows[0].text()).toBe('No audit entries.')
+    expect(rows[0].get('td').attributes('colspan')).toBe('7')
+  })
+
   it('shows the page asked for last when an earlier page is answered after it', async () => {
     const pending: { offset: number; answer: (r: Response) => void }[] = []
     vi.stubGlobal('fetch', vi.fn((u: string) => {
