@@ -150,3 +150,49 @@ def test_a_start_id_older_than_the_stream_s_first_entry_is_reported_skipped(site
                                 "entries": None}, [{k: m[k] for k in m if k not in ("frames", "pairs")} for m in msgs[:1]]
     # Not far behind: what the stream still holds follows, all of it.
     assert _ids(msgs, "pairs") == kept, _ids(msgs, "pairs")[:5]
+
+
+def _ahead_of_the_stream(site, aid: str, prepare) -> tuple[list[dict], str]:
+    """A feed asked to start after an id ahead of the stream's newest entry; `prepare(rdb, key)` runs once
+    the feed has read the stream; then an entry after the start id is written. Every message but status."""
+    ctl, rdb, token = site
+    key = keys.appliance(aid, "tm:pair")
+    ahead_ms = int(time.time() * 1000) + 60_000
+    url = ctl.url.replace("http://", "ws://") + f"/api/v1/telemetry/{aid}/live?pairs_after={ahead_ms}-0"
+    got: list[dict] = []
+    with connect(url, additional_headers={"Authorization": f"Bearer {token}"}, open_timeout=5, max_size=None) as ws:
+        assert json.loads(ws.recv(timeout=5))["type"] == "status"
+        time.sleep(0.3)  # the feed has read the stream once and waits on it
+        prepare(rdb, key)
+        time.sleep(1.2)  # the feed has read it again
+        later = rdb.xadd(key, {"ts_ns": str(time.time_ns()), "frame": "1", "pair": "ap1/sta0"}, id=f"{ahead_ms}-1")
+        deadline = time.monotonic() + 10
+        while later not in _ids(got, "pairs") and time.monotonic() < deadline:
+            msg = json.loads(ws.recv(timeout=10))
+            if msg["type"] != "status":
+                got.append(msg)
+    return got, later
+
+
+def test_a_start_id_ahead_of_an_emptied_stream_skips_nothing(site, aid):
+    _, rdb, _ = site
+    key = keys.appliance(aid, "tm:pair")
+    _fill(rdb, key, 10, 5, 1)
+    rdb.xtrim(key, maxlen=0, approximate=False)  # the stream is there, its entries are all trimmed
+    got, later = _ahead_of_the_stream(site, aid, lambda rdb, key: None)
+    # Nothing after the client's id was ever written: nothing to skip, and nothing older to send.
+    assert got == [m for m in got if m["type"] == "telemetry"], [m for m in got if m["type"] != "telemetry"]
+    assert _ids(got, "pairs") == [later]
+
+
+def test_a_start_id_ahead_of_the_stream_is_not_moved_back_by_entries_written_before_it(site, aid):
+    def older_entries_trimmed(rdb, key):
+        _fill(rdb, key, 40, 5, 1)  # ids before the client's: it asked to start after them
+        rdb.xtrim(key, maxlen=100, approximate=False)
+
+    _, rdb, _ = site
+    first = f"{int(time.time() * 1000) - 60_000}-0"  # before the entries older_entries_trimmed writes
+    rdb.xadd(keys.appliance(aid, "tm:pair"), {"ts_ns": str(time.time_ns()), "frame": "0", "pair": "ap1/sta0"}, id=first)
+    got, later = _ahead_of_the_stream(site, aid, older_entries_trimmed)
+    assert got == [m for m in got if m["type"] == "telemetry"], [m for m in got if m["type"] != "telemetry"]
+    assert _ids(got, "pairs") == [later], _ids(got, "pairs")[:5]
