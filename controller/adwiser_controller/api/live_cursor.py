@@ -130,10 +130,12 @@ async def read(redis: Redis, cursors: list[Cursor]) -> tuple[list[dict[str, obje
         if c.ordinal is not None and c.ordinal > added:
             c.ordinal = None  # the stream was deleted and written anew
         first = info["first-entry"][0] if info["first-entry"] else None
+        generated = info["last-generated-id"]
         if c.ordinal is not None:
             trimmed = c.ordinal < added - length
         else:
-            trimmed = added > length and (first is None or _parts(c.id) < _parts(first))
+            # A cursor at or ahead of the newest id ever generated has nothing after it to lose.
+            trimmed = added > length and _parts(c.id) < _parts(first if first else generated)
         last = info["last-entry"][0] if info["last-entry"] else None
         # Far behind: a full batch, and either older than the bound or a whole MAXLEN behind (trimmed).
         behind = len(batch) == BATCH and last is not None and (
@@ -143,15 +145,17 @@ async def read(redis: Redis, cursors: list[Cursor]) -> tuple[list[dict[str, obje
             skips.append(_skipped(c, *newest))
             batch = []
         elif trimmed:
-            to = _just_before(first) if first else info["last-generated-id"]
+            to = _just_before(first) if first else generated
             if to != c.id:
                 skips.append(_skipped(c, to, added - length))
         if batch:
             c.id = batch[-1][0]
             if c.ordinal is not None:
                 c.ordinal += len(batch)
-        if len(batch) < BATCH and newest is None:
-            c.ordinal = added  # the read reached the stream's end as the MULTI saw it
+        if len(batch) < BATCH and newest is None and _parts(c.id) == _parts(generated):
+            # The read reached the stream's end as the MULTI saw it. Not so a cursor ahead of it (a
+            # client's start id): entries still to come before its id are never sent, yet Redis counts them.
+            c.ordinal = added
         out[c.name] = batch
     return skips, out
 
