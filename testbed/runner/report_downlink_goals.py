@@ -75,7 +75,7 @@ def scenario_rows(name: str, d: dict[str, Any], beta: list[float]) -> list[str]:
     s = d["slice_ms"]
     for p in pairs:
         pair, v = f"{p['ap']}/{p['sta']}", p.get("mean_drain_ms")
-        if not isinstance(v, (int, float)):
+        if not isinstance(v, (int, float)) or not math.isfinite(v):
             row(f"{pair} mean V within 3 % of S", "no V", None)
             continue
         # judged on the decimal figures the JSON holds: in binary floating point |19.4 - 20| / 20 is

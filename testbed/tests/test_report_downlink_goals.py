@@ -79,3 +79,9 @@ def test_a_mean_v_exactly_3_percent_from_s_meets_the_goal(tmp_path: Path) -> Non
     text = _write(tmp_path, _doc("isolated", ISOLATED, bound=BOUND),
                   _doc("downlink-20ms", (37.5, 46.9), 20, (19.3999, 20.6001), bound=BOUND))
     assert "| downlink-20ms | ap1/sta1 mean V within 3 % of S | V 19.40 ms, 3.001 % from S 20 ms | no |" in text
+
+
+def test_a_mean_v_that_is_no_number_is_reported_as_none_not_judged(tmp_path: Path) -> None:
+    text = _write(tmp_path, _doc("isolated", ISOLATED, bound=BOUND),
+                  _doc("downlink-20ms", (37.5, 46.9), 20, (float("nan"), 19.9), bound=BOUND))
+    assert "| downlink-20ms | ap1/sta1 mean V within 3 % of S | no V | – |" in text
