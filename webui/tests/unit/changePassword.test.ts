@@ -94,6 +94,19 @@ describe('changing my password', () => {
     expect(besides(w, '#pw-again')).toContain('not the same')
   })
 
+  it('drops the notice of an earlier change when a later one is not sent', async () => {
+    stubController(() => new Response(null, { status: 204 }))
+    const w = await mountAndChange('first password', 'second password')
+    expect(w.find('[data-testid=password-notice]').exists()).toBe(true)
+    await w.get('#pw-current').setValue('second password')
+    await w.get('#pw-new').setValue('third password')
+    await w.get('#pw-again').setValue('third passwrod')
+    await w.get('form[aria-label="Change my password"]').trigger('submit')
+    await flushPromises()
+    expect(w.find('[data-testid=password-notice]').exists()).toBe(false)
+    expect(besides(w, '#pw-again')).toContain('not the same')
+  })
+
   it('disables the submit while the change is on its way', async () => {
     let release = () => {}
     stubController(() => new Promise<Response>((resolve) => (release = () => resolve(new Response(null, { status: 204 })))))
