@@ -88,22 +88,27 @@ lab_exec "$NS_STA1" iperf3 -s -1 -D -I "$WORK/iperf-last.pid" >/dev/null
 lab_track_pidfile "$WORK/iperf-last.pid"
 tel_from=$(stat -c %s "$WORK/telemetry.jsonl")
 lab_exec "$NS_SRV" timeout 30 iperf3 -c 198.18.0.11 -t 10 -J >/dev/null 2>&1 &
-# SIGTERM once the telemetry (flushed every frame) shows STA1's packets held: a fixed sleep raced a
-# slow iperf3 start on a loaded machine and sometimes found nothing held.
+# SIGTERM once the telemetry (flushed every frame) shows STA1's packets held in the last HELD_FRAMES frames in a
+# row: a fixed sleep raced a slow iperf3 start on a loaded machine, and one frame with a few packets held (slow start,
+# the window all in flight by the next slice) still left nothing held at the signal now and then.
 "$LAB_PY" - "$WORK/telemetry.jsonl" "$tel_from" <<'PY' || fail "no packet of ap1/sta1 held within 10 s of the transfer's start"
 import json, sys, time
+HELD_FRAMES = 5
 path, offset = sys.argv[1], int(sys.argv[2])
 deadline = time.monotonic() + 10
 while time.monotonic() < deadline:
     with open(path, "rb") as f:
         f.seek(offset)
+        queues = []
         for line in f.read().decode(errors="replace").splitlines():
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if rec.get("type") == "pair" and rec.get("pair") == "ap1/sta1" and rec.get("queue_pkts", 0) > 0:
-                sys.exit(0)
+            if rec.get("type") == "pair" and rec.get("pair") == "ap1/sta1":
+                queues.append(rec.get("queue_pkts", 0))
+    if len(queues) >= HELD_FRAMES and all(q > 0 for q in queues[-HELD_FRAMES:]):
+        sys.exit(0)
     time.sleep(0.1)
 sys.exit(1)
 PY
