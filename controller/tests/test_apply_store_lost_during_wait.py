@@ -6,11 +6,10 @@ from __future__ import annotations
 import threading
 import time
 
-import httpx
 import redis
-from api_accounts import ADMIN
 from lab_document import lab_doc
-from servers import ControllerServer, RedisServer, cli
+from own_controller import own_controller
+from servers import RedisServer
 
 
 def _stop_once_desired(store: RedisServer, aid: str, version: int) -> None:
@@ -25,20 +24,12 @@ def _stop_once_desired(store: RedisServer, aid: str, version: int) -> None:
 
 
 def test_an_apply_whose_store_goes_away_during_the_wait_answers_202_applied_ack_unknown(tmp_path):
-    store = RedisServer(tmp_path / "redis").start()
-    server = None
-    try:
-        assert cli(store.url, "create-admin", "--username", ADMIN[0], "--password-stdin",
-                   stdin=ADMIN[1] + "\n").returncode == 0
-        server = ControllerServer(store.url, tmp_path / "controller").start()
-        with httpx.Client(base_url=server.url, timeout=20) as c:
-            csrf = c.post("/api/v1/auth/login", json={"username": ADMIN[0], "password": ADMIN[1]}).json()["csrf_token"]
-            c.headers["X-CSRF-Token"] = csrf
-            n = c.post("/api/v1/versions", json={"doc": lab_doc("lab")}).json()["version"]
-            stopper = threading.Thread(target=_stop_once_desired, args=(store, "lab", n))
-            stopper.start()
-            res = c.post(f"/api/v1/versions/{n}/apply", params={"wait_ms": 8000})
-            stopper.join()
+    with own_controller(tmp_path, timeout_s=20) as (store, server, c):
+        n = c.post("/api/v1/versions", json={"doc": lab_doc("lab")}).json()["version"]
+        stopper = threading.Thread(target=_stop_once_desired, args=(store, "lab", n))
+        stopper.start()
+        res = c.post(f"/api/v1/versions/{n}/apply", params={"wait_ms": 8000})
+        stopper.join()
         assert res.status_code == 202, res.text
         body = res.json()
         assert body["version"] == n and body["acknowledged"] is False and body["ack_ms"] is None, body
@@ -47,7 +38,3 @@ def test_an_apply_whose_store_goes_away_during_the_wait_answers_202_applied_ack_
         after = redis.Redis(host="127.0.0.1", port=store.port, decode_responses=True)
         assert after.get("adwiser:appliance:lab:desired") == str(n)
         after.close()
-    finally:
-        if server:
-            server.stop()
-        store.stop()

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from api_accounts import ADMIN
 from lab_document import lab_doc
-from servers import ControllerServer, RedisServer, cli
+from own_controller import own_controller
+from servers import ControllerServer
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -18,23 +18,11 @@ from websockets.sync.client import connect
 @pytest.fixture
 def stopped_store(tmp_path) -> Iterator[tuple[ControllerServer, str, int]]:
     """A controller whose Redis has stopped, an admin token made while it ran, and Redis's port."""
-    store = RedisServer(tmp_path / "redis").start()
-    server = None
-    try:
-        assert cli(store.url, "create-admin", "--username", ADMIN[0], "--password-stdin",
-                   stdin=ADMIN[1] + "\n").returncode == 0
-        server = ControllerServer(store.url, tmp_path / "controller").start()
-        with httpx.Client(base_url=server.url, timeout=10) as c:
-            csrf = c.post("/api/v1/auth/login", json={"username": ADMIN[0], "password": ADMIN[1]}).json()["csrf_token"]
-            c.headers["X-CSRF-Token"] = csrf
-            assert c.post("/api/v1/versions", json={"doc": lab_doc("lab")}).status_code == 201
-            token = c.post("/api/v1/auth/tokens", json={"name": "down"}).json()["token"]
+    with own_controller(tmp_path) as (store, server, c):
+        assert c.post("/api/v1/versions", json={"doc": lab_doc("lab")}).status_code == 201
+        token = c.post("/api/v1/auth/tokens", json={"name": "down"}).json()["token"]
         store.stop()
         yield server, token, store.port
-    finally:
-        if server:
-            server.stop()
-        store.stop()
 
 
 def test_a_live_socket_opened_while_the_store_is_down_gets_503_and_1011(stopped_store):
