@@ -274,16 +274,19 @@ void adw_slice_start(struct adw_sched *s, const struct adw_slice_event *ev, uint
      * the clock (slice_clock.c); this is the rest of the frame the loop came back in. */
     if (ev->start_ns + sl->duration_ns <= now_ns) {
         /* A pair whose batch went early, in the slice before (adw_start_next_slice_early), had the slice: its time
-         * counts, and the slice ran. */
-        bool ran = false;
+         * counts, and the slice ran. Counted skipped only if a pair of it had packets waiting: a slice missed with
+         * nothing to send held nothing back (the first one, anchored when the scheduler was made, is often over
+         * before a backend's ports have started). */
+        bool ran = false, waiting = false;
         for (unsigned i = 0; i < sl->n_pairs; i++) {
             struct adw_pair_state *ps = &s->slots[p->slot_of_pair[sl->pairs[i]]];
             if (ps->early_slice_ns == ev->start_ns + 1) {
                 ps->frame_s_ns += sl->duration_ns;
                 ran = true;
             }
+            waiting = waiting || ps->q_data.len + ps->q_ack.len > 0;
         }
-        if (!ran) {
+        if (!ran && waiting) {
             s->st.slices_skipped++;
             s->frame_skipped_slices |= UINT64_C(1) << ev->slice; /* which ones, for the frame report */
         }

@@ -533,6 +533,20 @@ static void test_a_slice_the_loop_came_to_too_late_is_marked_skipped_in_its_fram
     rig_prepare(&r);
     rig_start_engine(&r);
     uint64_t start = r.now;
+    /* STA2 has data waiting for its slice (20-40 ms), which the stall then misses: a slice with nothing to send
+     * held nothing back and is not marked. */
+    static uint8_t bufs[10][1600];
+    struct adw_pkt pkts[10];
+    enum adw_verdict verdicts[10];
+    for (unsigned i = 0; i < 10; i++) {
+        struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = 1 + i * 1448, .ack = 1,
+                           .flags = 0x10 /* ACK */, .payload_len = 1448,
+                           .src_mac = {0x02, 0xad, 0, 0, 0, 1}, .dst_mac = {0x02, 0xad, 0, 0, 2, 1},
+                           .src_ip = {198, 18, 0, 1}, .dst_ip = {198, 18, 0, 12}};
+        pkts[i] = (struct adw_pkt){.data = bufs[i], .len = fb_tcp(bufs[i], sizeof(bufs[i]), &t), .in_port = 0,
+                                   .cookie = bufs[i]};
+    }
+    adw_sched_enqueue_burst(r.e.sched, pkts, verdicts, 10, r.now);
     run_until(&r, start + 1 * MS);
     r.now = start + 45 * MS; /* the stall: no tick, no dequeue in between */
     run_until(&r, start + 125 * MS);

@@ -173,8 +173,8 @@ struct adw_frame_report {
                                                 slice before ended its drain with no time for a refill (refill.c,
                                                 adw_start_next_slice_early); 0 = at its start */
     uint64_t skipped_slices;                 /* bit s set: slice s was over when the loop came to it (the host did not
-                                                run it for longer than the slice) and released no batch (release.c,
-                                                counted in stats slices_skipped) */
+                                                run it for longer than the slice), a pair of it with packets waiting,
+                                                and released no batch (release.c, counted in stats slices_skipped) */
 };
 
 /* One pair in one finished frame. */

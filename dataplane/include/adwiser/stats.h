@@ -34,7 +34,8 @@ struct adw_stats {
                                     handed out whose AP it removed, handed out as DROP */
     uint64_t frames;             /* frames started */
     uint64_t frames_skipped;     /* whole frames skipped because dequeue was called too late */
-    uint64_t slices_skipped;     /* slices already over when dequeue came to them (called too late): no batch */
+    uint64_t slices_skipped;     /* slices already over, packets of their pairs waiting, when dequeue came to them
+                                    (called too late): no batch */
     uint64_t batches;            /* TS-ABR-QD batches released */
     uint64_t batches_underfilled;/* batches that held fewer packets than r (no growth of r) */
     uint64_t batch_refills;      /* of the batches, refills: released into the time left in the slice when the
