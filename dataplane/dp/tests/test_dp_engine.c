@@ -457,6 +457,29 @@ static int first_given_slice(const char *path, unsigned n, char *to, char *by, s
     return found;
 }
 
+/* n downlink TCP segments of 1448 bytes from the server to the lab's STA `sta` (1 or 2), handed to the engine's core
+ * at r->now: how many it queued. At most 200; the buffers stay valid until the next call (the core keeps them). */
+static unsigned queue_downlink_data(struct rig *r, unsigned sta, unsigned n)
+{
+    static uint8_t bufs[200][1600];
+    struct adw_pkt pkts[200];
+    enum adw_verdict verdicts[200];
+    assert_true(n <= 200);
+    for (unsigned i = 0; i < n; i++) {
+        struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = 1 + i * 1448, .ack = 1,
+                           .flags = 0x10 /* ACK */, .payload_len = 1448,
+                           .src_mac = {0x02, 0xad, 0, 0, 0, 1}, .dst_mac = {0x02, 0xad, 0, 0, (uint8_t)sta, 1},
+                           .src_ip = {198, 18, 0, 1}, .dst_ip = {198, 18, 0, (uint8_t)(10 + sta)}};
+        pkts[i] = (struct adw_pkt){.data = bufs[i], .len = fb_tcp(bufs[i], sizeof(bufs[i]), &t), .in_port = 0,
+                                   .cookie = bufs[i]};
+    }
+    adw_sched_enqueue_burst(r->e.sched, pkts, verdicts, n, r->now);
+    unsigned queued = 0;
+    for (unsigned i = 0; i < n; i++)
+        queued += verdicts[i] == ADW_QUEUED;
+    return queued;
+}
+
 /* With dynamic slicing, STA2 idle and STA1 backlogged: STA2's slice (the second) goes to STA1, and the frame record
  * says so in both directions, given_to ap1/sta1 and given_by ap2/sta2 (dynamic slicing's partial give-away had no
  * field naming the pair that gave; `reassigned` on the pair said only that it gave some slice away). */
@@ -470,20 +493,7 @@ static void test_a_given_slice_names_its_taker_and_the_pair_that_gave_it(void **
     assert_int_equal(json_dump_file(doc, r.active, 0), 0);
     json_decref(doc);
     rig_start_engine(&r);
-    static uint8_t bufs[200][1600];
-    struct adw_pkt pkts[200];
-    enum adw_verdict verdicts[200];
-    for (unsigned i = 0; i < 200; i++) {
-        struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = 1 + i * 1448, .ack = 1,
-                           .flags = 0x10 /* ACK */, .payload_len = 1448,
-                           .src_mac = {0x02, 0xad, 0, 0, 0, 1}, .dst_mac = {0x02, 0xad, 0, 0, 1, 1},
-                           .src_ip = {198, 18, 0, 1}, .dst_ip = {198, 18, 0, 11}};
-        pkts[i] = (struct adw_pkt){.data = bufs[i], .len = fb_tcp(bufs[i], sizeof(bufs[i]), &t), .in_port = 0,
-                                   .cookie = bufs[i]};
-    }
-    adw_sched_enqueue_burst(r.e.sched, pkts, verdicts, 200, r.now);
-    for (unsigned i = 0; i < 200; i++)
-        assert_int_equal(verdicts[i], ADW_QUEUED);
+    assert_int_equal(queue_downlink_data(&r, 1, 200), 200);
     run_until(&r, r.now + 3 * 40 * MS);
     dp_engine_finish(&r.e);
     char to[128], by[128];
@@ -535,18 +545,7 @@ static void test_a_slice_the_loop_came_to_too_late_is_marked_skipped_in_its_fram
     uint64_t start = r.now;
     /* STA2 has data waiting for its slice (20-40 ms), which the stall then misses: a slice with nothing to send
      * held nothing back and is not marked. */
-    static uint8_t bufs[10][1600];
-    struct adw_pkt pkts[10];
-    enum adw_verdict verdicts[10];
-    for (unsigned i = 0; i < 10; i++) {
-        struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = 1 + i * 1448, .ack = 1,
-                           .flags = 0x10 /* ACK */, .payload_len = 1448,
-                           .src_mac = {0x02, 0xad, 0, 0, 0, 1}, .dst_mac = {0x02, 0xad, 0, 0, 2, 1},
-                           .src_ip = {198, 18, 0, 1}, .dst_ip = {198, 18, 0, 12}};
-        pkts[i] = (struct adw_pkt){.data = bufs[i], .len = fb_tcp(bufs[i], sizeof(bufs[i]), &t), .in_port = 0,
-                                   .cookie = bufs[i]};
-    }
-    adw_sched_enqueue_burst(r.e.sched, pkts, verdicts, 10, r.now);
+    queue_downlink_data(&r, 2, 10);
     run_until(&r, start + 1 * MS);
     r.now = start + 45 * MS; /* the stall: no tick, no dequeue in between */
     run_until(&r, start + 125 * MS);
