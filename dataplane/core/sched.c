@@ -150,6 +150,33 @@ static void restamp_due(struct adw_sched *s, const struct adw_config *old, const
     }
 }
 
+/* The held packets of removed pairs whose STA (its MAC: what they are addressed to) has a pair in neu, a STA that
+ * moved to another AP: queued for that pair, behind anything it holds, and released in its slices to its AP. Handed
+ * to the AP of the removed pair, they went to an AP the STA had left. After the swap's slot initialisation, which
+ * empties the queues of a new pair's slot. */
+static void carry_moved_packets(struct adw_sched *s, const struct adw_plan *old, const struct adw_plan *neu)
+{
+    for (uint16_t q = 0; q < old->cfg->n_stas; q++) {
+        struct adw_pair_state *from = &s->slots[old->slot_of_pair[q]];
+        if (from->active || adw_pair_queued(from) == 0)
+            continue; /* kept, or removed and handed out at the swap */
+        uint16_t to_pair = adw_pair_by_mac(&neu->table, old->cfg->stas[q].mac);
+        uint16_t slot = neu->slot_of_pair[to_pair];
+        struct adw_pair_state *to = &s->slots[slot];
+        uint16_t port = adw_pair_out_port(neu, to_pair);
+        stamp_port(s, &from->q_rt, port);
+        stamp_port(s, &from->q_ack, port);
+        stamp_port(s, &from->q_data, port);
+        adw_fifo_splice(&to->q_rt, &from->q_rt, &s->pool);
+        adw_fifo_splice(&to->q_ack, &from->q_ack, &s->pool);
+        adw_fifo_splice(&to->q_data, &from->q_data, &s->pool);
+        if (to->q_rt.len > 0 && !to->rt_listed) {
+            to->rt_listed = true;
+            s->rt_pending[s->n_rt_pending++] = slot;
+        }
+    }
+}
+
 /* Swaps the staged plan in (called at a frame boundary only). */
 void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
 {
@@ -162,8 +189,12 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
         uint16_t slot = old->slot_of_pair[q];
         if (keep[slot])
             continue;
-        /* Removed pair: its held packets go to its AP if the AP remains, else are handed out as drops. */
         struct adw_pair_state *ps = &s->slots[slot];
+        ps->active = false;
+        ps->rt_listed = false;
+        if (adw_pair_by_mac(&neu->table, old->cfg->stas[q].mac) != ADW_PAIR_NONE)
+            continue; /* its STA has a pair in neu, under another AP: carry_moved_packets */
+        /* Removed pair: its held packets go to its AP if the AP remains, else are handed out as drops. */
         uint16_t port = port_of_ap(neu->cfg, old->cfg->aps[old->cfg->stas[q].ap].id);
         struct adw_fifo *qs[3] = {&ps->q_rt, &ps->q_ack, &ps->q_data};
         for (unsigned k = 0; k < 3; k++) {
@@ -172,8 +203,6 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
             stamp_port(s, qs[k], port);
             adw_fifo_splice(&s->due, qs[k], &s->pool);
         }
-        ps->active = false;
-        ps->rt_listed = false;
     }
     adw_paced_prune(s); /* before a freed slot can be initialised for a new pair */
     s->plan = neu;
@@ -204,6 +233,7 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
             s->rt_pending[s->n_rt_pending++] = slot;
         }
     }
+    carry_moved_packets(s, old, neu);
     adw_plan_free(old);
     s->st.config_swaps++;
 }

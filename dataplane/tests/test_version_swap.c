@@ -68,11 +68,32 @@ static void test_a_kept_pairs_batch_is_rescaled_when_its_slice_length_changes(vo
     assert_int_equal(adw_sched_active_version(f->s), 2);
 }
 
+/* A STA that roamed: version 2 has STA2 under AP1, so its pair ap2/sta2 is gone and ap1/sta2 is new. The packets
+ * held for it at the swap are addressed to its MAC, which now answers at AP1 only; handed to AP2 (as a removed
+ * pair's are), they were sent to an AP the STA has left. They stay its packets: queued for ap1/sta2 and released
+ * in its slice, to AP1's port. */
+static void test_a_moved_stas_held_packets_follow_it_to_its_new_ap(void **state)
+{
+    struct sched_fixture *f = *state;
+    sched_dequeue_all(f->s, 0);
+    struct adw_config *c2 = lab_v2(20, 20);
+    c2->stas[1].ap = 0;
+    assert_int_equal(adw_sched_set_config(f->s, c2, 2 * MS, NULL, 0), 0);
+    free(c2);
+    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 3, 25 * MS), 3); /* after STA2's slice start: held to the swap */
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 0);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    assert_int_equal(sched_dequeue_all(f->s, 60 * MS), 3);
+    sched_assert_out_to(3, 1);
+    assert_int_equal(sched_stats(f->s).drops_config, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         LAB_TEST(test_a_drain_of_the_frame_before_a_swap_does_not_hold_the_pairs_next_batch),
         LAB_TEST(test_a_kept_pairs_batch_is_rescaled_when_its_slice_length_changes),
+        LAB_TEST(test_a_moved_stas_held_packets_follow_it_to_its_new_ap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
