@@ -34,9 +34,11 @@ struct dp_counters {
     uint64_t tx_pkts;          /* transmitted (DPDK: handed to the PMD or to the port's TX backlog, less what was
                                   lost after all, which is in tx_drops) or accepted by verdict (nfqueue) */
     uint64_t tx_drops;         /* could not be transmitted: backlog full (tx_backlog_drops), a peer that took nothing
-                                  for 100 ms at shutdown, bad out_port, no mbuf for a VLAN tag or a copy */
+                                  for 100 ms (tx_stall_drops), bad out_port, no mbuf for a VLAN tag or a copy */
     uint64_t tx_backlog_drops; /* DPDK: of tx_drops, frames a full TX ring left when the port's backlog was full */
     uint64_t tx_backlog_max;   /* DPDK: the most frames one port's TX backlog held at once */
+    uint64_t tx_stall_drops;   /* DPDK: of tx_drops, frames of a port whose ring took nothing for 100 ms (peer gone):
+                                  its backlog then, and what it refused after that until it took a frame again */
     uint64_t reloads_applied;  /* configurations swapped in */
     uint64_t reloads_rejected; /* configurations refused (file or Redis) */
     uint64_t frames_reported;  /* frame reports written to telemetry */

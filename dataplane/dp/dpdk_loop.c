@@ -34,6 +34,7 @@ struct tx_port {
     struct adw_sched *sched;          /* the backlog's frames are lent out of its packet budget (backlog_push) */
     uint64_t last_taken_ns;           /* when the ring last took a frame of the backlog, or the backlog began */
     bool wait_for_peer;               /* shutdown: a full ring is waited on while its peer keeps taking frames */
+    bool peer_gone;                   /* the ring took nothing for TX_STALL_NS: what it refuses is lost at once */
 };
 
 /* What the loop needs, per DPDK port (dev) and per scheduler port. */
@@ -128,13 +129,14 @@ static uint32_t backlog_out(struct tx_port *tp)
     return k;
 }
 
-/* Frees the backlog's frames, counted lost (tx_lost). */
+/* Frees the backlog's frames, counted lost (tx_lost) to a peer gone (tx_stall_drops). */
 static void backlog_lose(struct tx_port *tp)
 {
     for (uint32_t i = 0; i < tp->backlog.len; i++) {
         struct rte_mbuf *m = dpdk_tx_backlog_at(&tp->backlog, i);
         tx_lost(tp, &m, 1);
     }
+    tp->c->tx_stall_drops += tp->backlog.len;
     adw_sched_pool_give_back(tp->sched, dpdk_tx_backlog_discard(&tp->backlog));
 }
 
@@ -160,35 +162,55 @@ static uint32_t backlog_push(struct tx_port *tp, struct rte_mbuf **pkts, uint32_
 }
 
 /*
- * Shutdown: false once the port's ring has taken nothing for TX_STALL_NS. Its peer is gone (link down): the backlog
- * is lost (tx_drops), and the rest of the shutdown no longer waits for the port.
+ * False once the port's ring has taken nothing of its backlog for TX_STALL_NS. Its peer is gone (link down): the
+ * backlog is lost (tx_stall_drops), and until the ring takes a frame again what it refuses is lost at once rather
+ * than kept (backlog_in). Kept, a dead port's backlog would hold its mbufs out of the core's budget for as long as
+ * the link stays down: two dead AP ports at the defaults took the whole budget, and the core refused every packet
+ * for the other APs (drops_pool). At shutdown the rest of the exit no longer waits for the port either.
  */
 static bool peer_still_takes(struct tx_port *tp)
 {
     if (tx_stall_peer_takes(tp->last_taken_ns, dpdk_clock_ns()))
         return true;
-    tp->wait_for_peer = false;
+    tp->peer_gone = true;
     backlog_lose(tp);
     return false;
+}
+
+/* The frames pkts[0..n) of a port whose peer is gone: freed, counted lost (tx_stall_drops). */
+static void lose_to_gone_peer(struct tx_port *tp, struct rte_mbuf **pkts, uint32_t n)
+{
+    tx_lost(tp, pkts, n);
+    for (uint32_t i = 0; i < n; i++)
+        rte_pktmbuf_free(pkts[i]);
+    tp->c->tx_stall_drops += n;
+}
+
+/* The port's ring took sent frames handed to it from its TX buffer: if its peer was gone, it is back. */
+static void ring_took(struct tx_port *tp, uint16_t sent)
+{
+    if (sent)
+        tp->peer_gone = false;
 }
 
 /*
  * Puts pkts[0..n) at the end of the port's backlog. A full backlog, or the core's budget spent (backlog_push), loses
  * the rest (tx_backlog_drops) in normal running, as the loop must go on for the other ports; at shutdown a full
- * backlog is waited on while its peer takes frames.
+ * backlog is waited on while its peer takes frames. A port whose peer is gone keeps nothing (peer_still_takes).
  */
 static void backlog_in(struct tx_port *tp, struct rte_mbuf **pkts, uint32_t n)
 {
+    if (tp->peer_gone) {
+        lose_to_gone_peer(tp, pkts, n);
+        return;
+    }
     if (tp->backlog.len == 0)
         tp->last_taken_ns = dpdk_clock_ns(); /* a new backlog: the ring's peer gets its time from now */
     uint32_t taken = backlog_push(tp, pkts, n);
-    bool peer_gone = false;
     while (taken < n && tp->wait_for_peer) {
         if (backlog_out(tp) == 0) {
-            if (!peer_still_takes(tp)) {
-                peer_gone = true;
+            if (!peer_still_takes(tp))
                 break;
-            }
             rte_delay_us_sleep(10);
         }
         taken += backlog_push(tp, pkts + taken, n - taken);
@@ -197,11 +219,14 @@ static void backlog_in(struct tx_port *tp, struct rte_mbuf **pkts, uint32_t n)
         tp->c->tx_backlog_max = tp->backlog.max_len;
     if (taken == n)
         return;
+    if (tp->peer_gone) {
+        lose_to_gone_peer(tp, pkts + taken, n - taken);
+        return;
+    }
     tx_lost(tp, pkts + taken, n - taken);
     for (uint32_t i = taken; i < n; i++)
         rte_pktmbuf_free(pkts[i]);
-    if (!peer_gone)
-        tp->c->tx_backlog_drops += n - taken;
+    tp->c->tx_backlog_drops += n - taken;
 }
 
 /*
@@ -262,7 +287,7 @@ static void tx_to(struct loop_ctx *x, uint16_t q, struct rte_mbuf *m)
     if (t->backlog.len) /* the TX buffer is empty then: its last flush made the backlog */
         backlog_in(t, &m, 1);
     else
-        rte_eth_tx_buffer(t->dpdk_port, 0, t->buf, m);
+        ring_took(t, rte_eth_tx_buffer(t->dpdk_port, 0, t->buf, m));
 }
 
 /*
@@ -355,15 +380,20 @@ static void send_pkt(struct loop_ctx *x, const struct adw_pkt *p)
 
 /*
  * Sends dev d's frames: its backlog if it has one (its TX buffer is empty then, the new frames being behind the
- * backlog), otherwise its TX buffer. Returns how many frames of the backlog the ring took.
+ * backlog; a backlog the ring has taken nothing of for TX_STALL_NS is lost, peer_still_takes), otherwise its TX
+ * buffer. Returns how many frames of the backlog the ring took.
  */
 static uint32_t tx_out(struct loop_ctx *x, unsigned d)
 {
     struct tx_port *t = &x->tx[d];
     x->released[d] = 0;
-    if (t->backlog.len)
-        return backlog_out(t);
-    rte_eth_tx_buffer_flush(t->dpdk_port, 0, t->buf);
+    if (t->backlog.len) {
+        uint32_t k = backlog_out(t);
+        if (k == 0)
+            peer_still_takes(t);
+        return k;
+    }
+    ring_took(t, rte_eth_tx_buffer_flush(t->dpdk_port, 0, t->buf));
     return 0;
 }
 
@@ -393,10 +423,6 @@ static void wait_backlogs(struct loop_ctx *x)
             struct tx_port *tp = &x->tx[d];
             if (!tp->backlog.len)
                 continue;
-            if (!tp->wait_for_peer) {
-                backlog_lose(tp);
-                continue;
-            }
             if (backlog_out(tp) == 0 && !peer_still_takes(tp))
                 continue;
             waiting |= tp->backlog.len > 0;

@@ -38,11 +38,13 @@ static void with_telemetry_losses(json_t *counters, const struct dp_counters *c)
                         json_integer((json_int_t)c->telemetry_redis_unconfirmed));
 }
 
-/* DPDK: frames that waited for a full TX ring (dpdk_tx_backlog.h), and those a full backlog could not keep. */
+/* DPDK: frames that waited for a full TX ring (dpdk_tx_backlog.h), those a full backlog could not keep, and those
+ * lost to a peer gone (a ring that took nothing for 100 ms). */
 static void with_tx_backlog(json_t *counters, const struct dp_counters *c)
 {
     json_object_set_new(counters, "tx_backlog_max", json_integer((json_int_t)c->tx_backlog_max));
     json_object_set_new(counters, "tx_backlog_drops", json_integer((json_int_t)c->tx_backlog_drops));
+    json_object_set_new(counters, "tx_stall_drops", json_integer((json_int_t)c->tx_stall_drops));
 }
 
 static json_t *core_stats_json(const struct adw_stats *s)

@@ -1,7 +1,8 @@
 /*
  * Whether a DPDK port's TX ring still has a peer taking frames: it took one within TX_STALL_NS. A full ring that
  * takes nothing for that long has lost its peer (link down): the loop no longer keeps its idle sleeps short for
- * the frames waiting on it, and the shutdown no longer waits for it (dpdk_loop.c).
+ * the frames waiting on it, its backlog is lost and what it refuses until it takes a frame again is not kept
+ * (tx_stall_drops), and the shutdown no longer waits for it (dpdk_loop.c).
  */
 #ifndef ADW_DP_TX_STALL_H
 #define ADW_DP_TX_STALL_H

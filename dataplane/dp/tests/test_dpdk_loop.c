@@ -312,7 +312,8 @@ static void test_held_packets_wait_at_shutdown_for_a_slowly_draining_tx_ring(voi
 
 /*
  * A TX ring whose peer takes nothing (link down) holds the shutdown up once, for TX_STALL_NS (100 ms), not once per
- * burst handed to it: what the ring could not take is then counted lost (tx_drops) and the exit goes on.
+ * burst handed to it: what the ring could not take is then counted lost to a peer gone (tx_stall_drops, in
+ * tx_drops) and the exit goes on.
  */
 static void test_shutdown_gives_up_once_on_a_tx_ring_that_takes_nothing(void **state)
 {
@@ -330,12 +331,13 @@ static void test_shutdown_gives_up_once_on_a_tx_ring_that_takes_nothing(void **s
     uint64_t took_ms = (dpdk_clock_ns() - t0) / 1000000u;
     dp_stop_requested = 0;
     unsigned at_ap1 = empty_ring(dtx[1]);
-    uint64_t queued = e.c.queued_pkts, tx_drops = e.c.tx_drops;
+    uint64_t queued = e.c.queued_pkts, tx_drops = e.c.tx_drops, stall_drops = e.c.tx_stall_drops;
     dp_engine_finish(&e);
     dpdk_ports_stop(&dead);
     assert_int_equal(rc, 0);
     assert_int_equal(at_ap1, 15);
     assert_int_equal(tx_drops, queued - 15);
+    assert_int_equal(stall_drops, queued - 15);
     assert_true(took_ms < 400);
 }
 
@@ -542,6 +544,72 @@ static struct rte_mbuf *frame_to_sta(int sta, int tcp, uint8_t dscp, int tci)
     memcpy(f + 12, tag, 4);
     memcpy(f + 16, buf + 12, len - 12);
     return m;
+}
+
+/* Frames the test hands to a port's RX ring while the loop runs: after_ms after it starts, to_sta1 UDP frames to sta1
+ * and then tcp_to_sta2 TCP segments to sta2. */
+struct late_frames {
+    struct rte_ring *ring;
+    unsigned after_ms, to_sta1, tcp_to_sta2;
+};
+
+static void *late_frames_put(void *arg)
+{
+    struct late_frames *l = arg;
+    struct timespec wait = {.tv_sec = l->after_ms / 1000, .tv_nsec = (long)(l->after_ms % 1000) * 1000000};
+    nanosleep(&wait, NULL);
+    for (unsigned i = 0; i < l->to_sta1; i++)
+        rte_ring_enqueue(l->ring, frame_to_sta(1, 0, 0, -1));
+    for (unsigned i = 0; i < l->tcp_to_sta2; i++)
+        rte_ring_enqueue(l->ring, frame_to_sta(2, 1, 0, -1));
+    return NULL;
+}
+
+/*
+ * A port whose peer is gone (link down) does not keep the core's hold budget from the healthy APs: once its ring has
+ * taken nothing for 100 ms its backlog is lost, counted (tx_stall_drops), and every frame it refuses after that is
+ * lost at once, counted the same, until it takes one again. Kept instead, the dead port's backlog held the whole
+ * budget for good, and the core refused every packet it would hold for the other APs (drops_pool): with the
+ * defaults (--tx-backlog 4096, 5 ports, a budget of 5984) two dead AP ports did that. ap1's peer takes nothing; of
+ * 75 UDP frames to sta1 its ring takes 15 and its backlog (--tx-backlog 60) the other 60, the whole budget of 60.
+ * 300 ms later come 20 more UDP frames to sta1 and 30 TCP segments to sta2, which the core holds for ap2's slices
+ * and which reach ap2.
+ */
+static void test_a_port_whose_peer_is_gone_does_not_keep_the_hold_budget_from_the_other_aps(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map dead;
+    struct rte_ring *drx[N_PORTS], *dtx[N_PORTS];
+    assert_int_equal(ring_ports_up("gone", drx, dtx, 16, &dead), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 60, .tx_backlog = 60, .run_ms = 600};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    for (unsigned i = 0; i < 75; i++)
+        assert_int_equal(rte_ring_enqueue(drx[0], frame_to_sta(1, 0, 0, -1)), 0);
+    struct late_frames late = {.ring = drx[0], .after_ms = 300, .to_sta1 = 20, .tcp_to_sta2 = 30};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, late_frames_put, &late), 0);
+    int rc = dpdk_loop_run(&e, &dead, pool);
+    pthread_join(th, NULL);
+    unsigned at_ap1 = empty_ring(dtx[1]), at_ap2 = empty_ring(dtx[2]), left = empty_ring(drx[0]);
+    struct adw_stats st;
+    adw_sched_stats_read(e.sched, &st);
+    uint64_t queued = e.c.queued_pkts, tx_drops = e.c.tx_drops, stall_drops = e.c.tx_stall_drops;
+    uint64_t backlog_drops = e.c.tx_backlog_drops, backlog_max = e.c.tx_backlog_max, ap1_lost = e.port_tx_lost[1];
+    empty_ring(dtx[0]);
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&dead);
+    assert_int_equal(rc, 0);
+    assert_int_equal(left, 0);
+    assert_int_equal(st.drops_pool, 0);
+    assert_int_equal(queued, 30);
+    assert_int_equal(at_ap2, 30);
+    assert_int_equal(at_ap1, 15);
+    assert_int_equal(backlog_max, 60);
+    assert_int_equal(backlog_drops, 0);
+    assert_int_equal(stall_drops, 60 + 20);
+    assert_int_equal(tx_drops, 60 + 20);
+    assert_int_equal(ap1_lost, 60 + 20);
 }
 
 /* As frame_to_sta untagged, as a PMD hands over a frame whose tag (TCI tci) it stripped. */
@@ -1015,6 +1083,7 @@ int main(void)
         cmocka_unit_test(test_frames_past_a_full_tx_backlog_are_counted_lost),
         cmocka_unit_test(test_frames_in_a_tx_backlog_come_out_of_the_cores_hold_budget),
         cmocka_unit_test(test_a_tx_backlog_takes_no_more_than_the_hold_budget),
+        cmocka_unit_test(test_a_port_whose_peer_is_gone_does_not_keep_the_hold_budget_from_the_other_aps),
         cmocka_unit_test(test_a_frame_to_a_tagged_ap_carries_the_pcp_it_came_with_or_that_of_its_dscp),
         cmocka_unit_test(test_a_priority_tagged_frame_is_scheduled_as_untagged_and_keeps_its_priority),
         cmocka_unit_test(test_a_frame_of_a_vlan_of_no_ap_goes_only_to_the_uplink_as_it_came),
