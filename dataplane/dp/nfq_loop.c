@@ -89,12 +89,12 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     if (len < 0 || port < 0) {
         /* Not from one of our ports: not ours to schedule. Through the verdict queue, so that a verdict the kernel
          * refuses is given again like any other (the packet stays queued in the kernel until it has one). */
-        nfq_verdicts_give(&c->v, id, NF_ACCEPT, NFQ_NO_PORT);
+        nfq_verdicts_pass_unscheduled(&c->v, id);
         return 0;
     }
     struct nfq_held *h = malloc(sizeof(*h) + ETH_HLEN_SYNTH + (size_t)len);
     if (!h) {
-        nfq_verdicts_give(&c->v, id, NF_ACCEPT, NFQ_NO_PORT);   /* fail open */
+        nfq_verdicts_pass_unscheduled(&c->v, id);   /* fail open */
         return 0;
     }
     h->id = id;

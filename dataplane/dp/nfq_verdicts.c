@@ -38,6 +38,12 @@ void nfq_verdicts_give(struct nfq_verdicts *v, uint32_t id, uint32_t verdict, ui
         v->errors++;   /* a given-up NF_DROP is no loss: the unbind drops the packet, as asked */
 }
 
+void nfq_verdicts_pass_unscheduled(struct nfq_verdicts *v, uint32_t id)
+{
+    nfq_verdicts_give(v, id, NF_ACCEPT, NFQ_NO_PORT);
+    v->e->c.unscheduled_pkts++;
+}
+
 /* The port a packet the core passed leaves on: a flood is routed by the kernel, out of its output device. */
 static uint16_t leaves_on(const struct adw_pkt *p, const struct nfq_held *h)
 {

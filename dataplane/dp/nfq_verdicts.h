@@ -50,6 +50,12 @@ struct nfq_verdicts {
 void nfq_verdicts_give(struct nfq_verdicts *v, uint32_t id, uint32_t verdict, uint16_t port);
 
 /*
+ * Accepts packet id without handing it to the core (not from one of the ports, or it could not be held): counted in
+ * tx_pkts on no port and in unscheduled_pkts, so that what was accepted still adds up to what came in.
+ */
+void nfq_verdicts_pass_unscheduled(struct nfq_verdicts *v, uint32_t id);
+
+/*
  * Hands pkts[0..n-1] (cookies: struct nfq_held *) to the core at now_ns and gives each the verdict it got, after
  * releasing what the burst made due (*due: the loop's awaited event, recorded and named again as the DPDK loop's
  * rx_dev does).  With a clock, the awaited event coming while the verdicts are given is released then, before the

@@ -61,17 +61,19 @@ echo "   stats: $(tr -d ' \n' <"$WORK/stats.json" | head -c 600)"
 [ "$(rel counters.queued_pkts)" -eq $(( $(rel counters.released_pkts) + $(rel counters.flushed_pkts) )) ] \
     || fail "held packets without a verdict"
 # One outcome per packet: passed or released (tx), dropped by the core, or lost to a refused verdict (tx_drops);
-# those accepted while draining the queue at shutdown were never read into the core (drained_pkts, no port).
+# those accepted while draining the queue at shutdown, or read from no port of ours, never went into the core
+# (drained_pkts, unscheduled_pkts: no port).
 [ "$(( $(rel counters.tx_pkts) + $(rel counters.tx_drops) ))" -eq \
-  "$(( $(rel counters.rx_pkts) - $(rel counters.dropped_pkts) + $(rel counters.drained_pkts) ))" ] \
-    || fail "tx_pkts + tx_drops is not rx_pkts - dropped_pkts + drained_pkts"
+  "$(( $(rel counters.rx_pkts) - $(rel counters.dropped_pkts) + $(rel counters.drained_pkts) \
+       + $(rel counters.unscheduled_pkts) ))" ] \
+    || fail "tx_pkts + tx_drops is not rx_pkts - dropped_pkts + drained_pkts + unscheduled_pkts"
 "$LAB_PY" - "$WORK/stats.json" <<'PYEOF' || fail "--stats' per-port counts do not add up to the totals"
 import json, sys
 s = json.load(open(sys.argv[1]))
 c, ports = s["counters"], s["ports"]
 rx, tx = sum(p["rx_pkts"] for p in ports), sum(p["tx_pkts"] for p in ports)
 print(f"   per port: rx {[p['rx_pkts'] for p in ports]}, tx {[p['tx_pkts'] for p in ports]}")
-sys.exit(0 if rx == c["rx_pkts"] > 0 and tx == c["tx_pkts"] - c["drained_pkts"] else 1)
+sys.exit(0 if rx == c["rx_pkts"] > 0 and tx == c["tx_pkts"] - c["drained_pkts"] - c["unscheduled_pkts"] else 1)
 PYEOF
 
 echo "-- SIGTERM with packets queued in the kernel, not yet read: every one passes"
@@ -157,6 +159,7 @@ echo "   $OVERFLOW datagrams, ${queued:-?} queued to the stopped daemon, ids giv
      "read $(s3 counters.rx_pkts), fail-open $(s3 counters.fail_open_pkts)"
 [ "${queued:-$OVERFLOW}" -lt "$OVERFLOW" ] || fail "the socket took the whole burst: nothing overflowed"
 [ "$(s3 counters.fail_open_pkts)" -gt 0 ] || fail "packets the kernel accepted itself are not counted"
-[ "$(( $(s3 counters.rx_pkts) + $(s3 counters.drained_pkts) + $(s3 counters.fail_open_pkts) ))" -eq "${ids:-0}" ] \
-    || fail "rx_pkts + drained_pkts + fail_open_pkts is not the ids the kernel gave"
+[ "$(( $(s3 counters.rx_pkts) + $(s3 counters.drained_pkts) + $(s3 counters.unscheduled_pkts) \
+       + $(s3 counters.fail_open_pkts) ))" -eq "${ids:-0}" ] \
+    || fail "rx_pkts + drained_pkts + unscheduled_pkts + fail_open_pkts is not the ids the kernel gave"
 echo "PASS: test_e2e_nfqueue"

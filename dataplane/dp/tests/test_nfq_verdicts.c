@@ -233,6 +233,45 @@ static void test_a_passed_flood_is_counted_on_the_port_the_kernel_routes_it_to(v
 }
 
 /*
+ * A packet from an interface that is none of the ports (or one that could not be held) is accepted without the
+ * core: it is counted in tx_pkts on no port, and apart (unscheduled_pkts), so that what left still adds up to what
+ * came in, in total and per port (test_e2e_nfqueue.sh), beside a scheduled packet from the uplink.
+ */
+static void test_a_packet_accepted_without_the_core_keeps_the_counters_balanced(void **state)
+{
+    (void)state;
+    struct dp_engine e;
+    struct dp_options o = {.hold_pkts = 1024};
+    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
+    struct given g = {0};
+    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    uint8_t buf[256];
+    uint32_t n = fb_arp(buf, sizeof(buf), SERVER_MAC);
+    assert_true(n > 0);
+    struct adw_pkt p = held(1, buf, n);
+    ((struct nfq_held *)p.cookie)->route_port = 1;
+    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
+    nfq_verdicts_burst(&v, &p, 1, now, &due);
+    nfq_verdicts_pass_unscheduled(&v, 2);
+    assert_int_equal(g.n, 2);
+    assert_int_equal(g.id[1], 2);
+    assert_int_equal(g.verdict[1], NF_ACCEPT);
+    assert_int_equal(e.c.rx_pkts, 1);
+    assert_int_equal(e.c.tx_pkts, 2);
+    assert_int_equal(e.c.unscheduled_pkts, 1);
+    assert_int_equal(e.c.tx_pkts + e.c.tx_drops,
+                     e.c.rx_pkts - e.c.dropped_pkts + e.c.drained_pkts + e.c.unscheduled_pkts);
+    uint64_t port_rx = 0, port_tx = 0;
+    for (unsigned i = 0; i < N_PORTS; i++) {
+        port_rx += e.port_rx[i];
+        port_tx += e.port_tx[i];
+    }
+    assert_int_equal(port_rx, e.c.rx_pkts);
+    assert_int_equal(port_tx, e.c.tx_pkts - e.c.drained_pkts - e.c.unscheduled_pkts);
+    dp_engine_finish(&e);
+}
+
+/*
  * A burst read 100 µs before sta2's slice starts: data for sta2 (held) and 40 ARP broadcasts (passed).  Their
  * verdicts take 200 µs, so the slice starts while they are given: sta2's data is released then, after the 20 given
  * by the slice start and before the other 20, not once the whole burst has its verdicts.
@@ -279,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_a_verdict_still_refused_at_shutdown_is_counted_lost),
         cmocka_unit_test(test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost),
         cmocka_unit_test(test_a_passed_flood_is_counted_on_the_port_the_kernel_routes_it_to),
+        cmocka_unit_test(test_a_packet_accepted_without_the_core_keeps_the_counters_balanced),
         cmocka_unit_test(test_a_slice_start_during_a_bursts_verdicts_is_released_then),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
