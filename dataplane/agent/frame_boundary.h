@@ -12,8 +12,9 @@
  * packet "first of a new A-MPDU" from the last m inter-arrival times and
  * their standard deviation. Its coefficients are fitted offline on the
  * emulator's ground truth (testbed/runner/sta_frames.py) and shipped in the
- * format of adwiser/ack_model.h (configs/sta_frame_model.json; the scale and
- * the per-STA-count tables are not used here).
+ * format of adwiser/ack_model.h (configs/sta_frame_model.json; its scale is
+ * applied to a period's mean by sta_periods.c, the per-STA-count tables are
+ * not used).
  *
  * The aggregation level of an interval is the mean number of packets per
  * A-MPDU over the A-MPDUs that closed in it (000 (37)), each capped at the

@@ -18,7 +18,10 @@ bool sta_periods_packet(struct sta_periods *p, uint64_t t_ns)
 
 bool sta_periods_end(struct sta_periods *p, uint64_t now_ns, struct sta_report *r)
 {
-    r->mean = adw_frame_est_take(&p->est, now_ns, p->idle_close_ns, &r->frames, &r->pkts);
+    double raw = adw_frame_est_take(&p->est, now_ns, p->idle_close_ns, &r->frames, &r->pkts);
+    /* The model's scale corrects the classifier's mean as the core corrects its ACK-burst mean. The agent knows no
+     * count of its AP's STAs: one. */
+    r->mean = raw >= 0 ? adw_ack_model_estimate(p->est.model, raw, 1) : raw;
     p->frames += r->frames;
     /* The packets of an A-MPDU still open at a period's end were received in that period; if it closed nothing,
      * no entry is written (the controller reads only entries with frames), so they wait for the next one. */

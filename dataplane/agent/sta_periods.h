@@ -4,7 +4,7 @@
  * --stats says) are the sums over the same periods, the last partial one
  * included. So every packet counted in the totals belongs to exactly one
  * A-MPDU counted there, and packets / frames is the mean A-MPDU the reports
- * carry (before the n_max cap).
+ * carry (before the n_max cap and the model's scale).
  *
  * Pure: no I/O, the time is passed in (the kernel timestamps' clock).
  */
@@ -18,7 +18,8 @@
 
 /* One period's report: the arguments of tm_sta_writer_report. */
 struct sta_report {
-    double mean;                             /* packets per A-MPDU closed in the period, each capped at n_max */
+    double mean;                             /* packets per A-MPDU closed in the period, each capped at n_max,
+                                                times the model's scale, capped at n_max (adw_ack_model_estimate) */
     uint32_t frames;                         /* A-MPDUs closed in the period */
     uint64_t pkts;                           /* packets received in the period */
 };

@@ -86,9 +86,6 @@ double adw_ack_est_take_raw(struct adw_ack_est *e, uint32_t *bursts);
 /* The least inter-arrival time (µs) that starts a burst with `stas` receiving STAs at the pair's AP (0 without the
  * model's gap table). */
 double adw_ack_model_min_gap_us(const struct adw_ack_model *model, uint32_t stas);
-/* mu~_N from a raw mean (>= 0): the model's scale for `stas` receiving STAs at the pair's AP times raw, capped at
- * n_max. */
-double adw_ack_model_estimate(const struct adw_ack_model *model, double raw, uint32_t stas);
 /* The pair's STA is receiving: an ACK of it acknowledged new data within ADW_ACK_ACTIVE_NS before now_ns (duplicate
  * ACKs and a connection's first ACK do not count). */
 bool adw_ack_est_receiving(const struct adw_ack_est *e, uint64_t now_ns);

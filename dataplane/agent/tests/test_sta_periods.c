@@ -120,6 +120,39 @@ static void test_packets_of_a_period_that_closed_no_ampdu_reach_the_next_entry(v
     assert_int_equal(w.pkts, p.pkts);
 }
 
+/* The model's scale corrects the classifier's mean A-MPDU as the appliance's core corrects the ACK-burst mean
+ * (adw_ack_model_estimate): tm:sta's mpdus is scale x packets per A-MPDU, its counts are what was received. */
+static void test_the_reported_mean_is_the_models_scale_times_the_packets_per_ampdu(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = gap_model(64);
+    m.scale = 0.5;
+    struct sta_periods p;
+    sta_periods_init(&p, &m, IDLE_CLOSE_NS);
+    struct sta_report r;
+    uint64_t t = 0;
+    feed(&p, &t, 10, 12);
+    assert_true(sta_periods_end(&p, t + IDLE_CLOSE_NS, &r));
+    assert_int_equal(r.frames, 10);
+    assert_int_equal(r.pkts, 120);
+    assert_true(r.mean > 5.999 && r.mean < 6.001);
+}
+
+/* Scaled up past n_max, the mean is capped at n_max, as the core caps its estimate. */
+static void test_a_scaled_mean_is_capped_at_n_max(void **state)
+{
+    (void)state;
+    struct adw_ack_model m = gap_model(64);
+    m.scale = 2.0;
+    struct sta_periods p;
+    sta_periods_init(&p, &m, IDLE_CLOSE_NS);
+    struct sta_report r;
+    uint64_t t = 0;
+    feed(&p, &t, 4, 40);
+    assert_true(sta_periods_end(&p, t + IDLE_CLOSE_NS, &r));
+    assert_true(r.mean > 63.999 && r.mean < 64.001);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -127,6 +160,8 @@ int main(void)
         cmocka_unit_test(test_exit_after_everything_was_reported_writes_nothing_more),
         cmocka_unit_test(test_exit_before_any_packet_writes_nothing),
         cmocka_unit_test(test_packets_of_a_period_that_closed_no_ampdu_reach_the_next_entry),
+        cmocka_unit_test(test_the_reported_mean_is_the_models_scale_times_the_packets_per_ampdu),
+        cmocka_unit_test(test_a_scaled_mean_is_capped_at_n_max),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,4 +54,8 @@ struct adw_ack_model {
  * A-MPDU; the core's ACK-burst estimator and the STA-side agent (dataplane/agent/) both classify with it. */
 double adw_ack_model_prob(const struct adw_ack_model *model, const double *ia_us_oldest_first);
 
+/* mu~_N from a raw mean (>= 0): the model's scale for `stas` receiving STAs at the pair's AP times raw, capped at
+ * n_max; the core's estimate from the ACK bursts and the STA agent's from the A-MPDUs it received. */
+double adw_ack_model_estimate(const struct adw_ack_model *model, double raw, uint32_t stas);
+
 #endif
