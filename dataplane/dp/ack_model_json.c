@@ -74,6 +74,22 @@ static int threshold_in_range(struct jw *w, const json_t *root, double *out)
     return 0;
 }
 
+/* The per-STA-count tables correct the appliance's ACK bursts for the STAs of its AP that are receiving
+ * (ack_model.h); the STA agent counts the A-MPDUs it receives itself and knows no such count, so a STA-frame model
+ * carrying one is refused rather than read at its one-STA entry. */
+static int no_per_sta_count_tables(struct jw *w, const json_t *root, const char *kind)
+{
+    static const char *const tables[] = {"scale_by_stas", "scale_by_stas_training", "gap_by_stas_us",
+                                         "gap_by_stas_training"};
+    if (strcmp(kind, ACK_MODEL_KIND_STA_FRAME) != 0)
+        return 0;
+    for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
+        if (json_object_get(root, tables[k]) != NULL)
+            return jw_fail_at(w, "", tables[k], "a per-STA-count table, which the STA agent cannot use (it knows "
+                                                "no count of its AP's receiving STAs): only \"scale\" applies");
+    return 0;
+}
+
 static int from_json(const json_t *root, const char *kind, struct adw_ack_model *out, char *err, size_t errlen)
 {
     static const char *const allowed[] = {"model", "version", "m", "intercept", "coef", "threshold", "n_max",
@@ -85,6 +101,7 @@ static int from_json(const json_t *root, const char *kind, struct adw_ack_model 
     long long version = 0, mm = 0, n_max = 0;
     double intercept = 0, threshold = 0, scale = 1.0; /* scale is optional: no correction */
     if (jw_object(&w, root, "", allowed) || descriptions(&w, root) || of_kind(&w, root, kind)
+        || no_per_sta_count_tables(&w, root, kind)
         || jw_integer(&w, root, "", "version", 1, 1, 1000000000, &version)
         || jw_integer(&w, root, "", "m", 1, 1, ADW_ACK_MODEL_MAX_M, &mm)
         || jw_number(&w, root, "", "intercept", 1, -1e12, 1e12, &intercept)

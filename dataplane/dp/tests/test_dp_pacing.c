@@ -237,6 +237,22 @@ static void test_model_of_another_kind_is_refused(void **state)
                                           ACK_MODEL_KIND_STA_FRAME, &m, err, sizeof err), 0);
 }
 
+/* The per-STA-count tables correct the appliance's ACK bursts for the STAs of an AP that are receiving; a STA agent
+ * counts its own A-MPDUs and knows no such count, so it would use the one-STA entry whatever the AP serves. */
+static void test_sta_frame_model_with_a_per_sta_count_table_is_refused_naming_it(void **state)
+{
+    (void)state;
+    static const char *const tables[] = {"\"scale_by_stas\": [0.56, 0.8]", "\"scale_by_stas_training\": {}",
+                                         "\"gap_by_stas_us\": [0, 1500]", "\"gap_by_stas_training\": {}"};
+    static const char *const names[] = {"scale_by_stas", "scale_by_stas_training", "gap_by_stas_us",
+                                        "gap_by_stas_training"};
+    for (unsigned k = 0; k < 4; k++) {
+        char doc[512];
+        snprintf(doc, sizeof doc, "{\"model\": \"" ACK_MODEL_KIND_STA_FRAME "\", " MODEL_NUMBERS ", %s}", tables[k]);
+        expect_refused_as(ACK_MODEL_KIND_STA_FRAME, doc, names[k]);
+    }
+}
+
 static void test_model_without_a_kind_is_refused_naming_the_member_and_the_kind_expected(void **state)
 {
     (void)state;
@@ -296,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_ack_model_descriptive_fields_of_another_type_are_refused),
         cmocka_unit_test(test_shipped_models_load_only_as_what_they_model),
         cmocka_unit_test(test_model_of_another_kind_is_refused),
+        cmocka_unit_test(test_sta_frame_model_with_a_per_sta_count_table_is_refused_naming_it),
         cmocka_unit_test(test_model_without_a_kind_is_refused_naming_the_member_and_the_kind_expected),
         cmocka_unit_test(test_ack_model_threshold_out_of_range_is_refused_stating_the_open_interval),
         cmocka_unit_test(test_ack_model_with_a_member_twice_is_refused),
