@@ -80,6 +80,23 @@ static struct adw_pkt held(uint32_t id, const uint8_t *frame, uint32_t len)
     return (struct adw_pkt){.data = h->frame, .len = len, .in_port = 0, .cookie = h};
 }
 
+/* The backend on the lab engine (started at 1 s, hold_pkts held at most), its verdicts taken by the recorder. */
+struct nfq_lab {
+    struct dp_options o; /* the engine keeps a pointer to its options */
+    struct dp_engine e;
+    struct given g;
+    struct nfq_verdicts v;
+};
+
+/* Starts *l; clock: the backend's (NULL: only a burst's start counts, nfq_verdicts.h). */
+static void nfq_lab_start(struct nfq_lab *l, uint32_t hold_pkts, uint64_t (*clock)(void))
+{
+    l->o = (struct dp_options){.hold_pkts = hold_pkts};
+    lab_engine_start(&l->e, &l->o, N_PORTS, "nfqueue", 1000000000ull);
+    l->g = (struct given){0};
+    l->v = (struct nfq_verdicts){.e = &l->e, .n_ports = N_PORTS, .send = record, .arg = &l->g, .clock = clock};
+}
+
 /*
  * One burst from the uplink: an ARP broadcast (passed) and then voice to sta2 (DSCP EF), which the core releases
  * on arrival (no drain open).  The voice packet's verdict comes first, as the DPDK loop sends it first
@@ -88,11 +105,8 @@ static struct adw_pkt held(uint32_t id, const uint8_t *frame, uint32_t len)
 static void test_what_a_burst_releases_gets_its_verdict_before_the_passed_packets(void **state)
 {
     (void)state;
-    struct dp_engine e;
-    struct dp_options o = {.hold_pkts = 1024};
-    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
-    struct given g = {0};
-    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    struct nfq_lab l;
+    nfq_lab_start(&l, 1024, NULL);
     uint8_t buf[256];
     struct adw_pkt burst[2];
     uint32_t n = fb_arp(buf, sizeof(buf), SERVER_MAC);
@@ -102,18 +116,18 @@ static void test_what_a_burst_releases_gets_its_verdict_before_the_passed_packet
     assert_true(n > 0);
     burst[1] = held(2, buf, n);
     uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
-    nfq_verdicts_burst(&v, burst, 2, now, &due);
-    nfq_verdicts_release_due(&v, now);
-    assert_int_equal(g.n, 2);
-    assert_int_equal(g.id[0], 2);
-    assert_int_equal(g.verdict[0], NF_ACCEPT);
-    assert_int_equal(g.id[1], 1);
-    assert_int_equal(g.verdict[1], NF_ACCEPT);
-    assert_int_equal(e.c.tx_pkts, 2);
-    assert_int_equal(e.c.released_pkts, 1);
-    assert_int_equal(e.c.passed_pkts, 1);
-    assert_int_equal(nfq_verdicts_flush(&v), 0);
-    dp_engine_finish(&e);
+    nfq_verdicts_burst(&l.v, burst, 2, now, &due);
+    nfq_verdicts_release_due(&l.v, now);
+    assert_int_equal(l.g.n, 2);
+    assert_int_equal(l.g.id[0], 2);
+    assert_int_equal(l.g.verdict[0], NF_ACCEPT);
+    assert_int_equal(l.g.id[1], 1);
+    assert_int_equal(l.g.verdict[1], NF_ACCEPT);
+    assert_int_equal(l.e.c.tx_pkts, 2);
+    assert_int_equal(l.e.c.released_pkts, 1);
+    assert_int_equal(l.e.c.passed_pkts, 1);
+    assert_int_equal(nfq_verdicts_flush(&l.v), 0);
+    dp_engine_finish(&l.e);
 }
 
 /*
@@ -123,55 +137,51 @@ static void test_what_a_burst_releases_gets_its_verdict_before_the_passed_packet
 static void test_a_verdict_the_kernel_refuses_is_given_again_before_the_next_one(void **state)
 {
     (void)state;
-    struct dp_engine e;
-    struct dp_options o = {.hold_pkts = 1024};
-    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
-    struct given g = {.refuse = 2};
-    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    struct nfq_lab l;
+    nfq_lab_start(&l, 1024, NULL);
+    l.g.refuse = 2;
     uint8_t buf[256];
     uint32_t n = fb_arp(buf, sizeof(buf), SERVER_MAC);
     assert_true(n > 0);
     uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
     /* Passed at once, refused: it waits. */
     struct adw_pkt first = held(1, buf, n);
-    nfq_verdicts_burst(&v, &first, 1, now, &due);
-    assert_int_equal(g.n, 0);
-    assert_int_equal(e.c.tx_pkts, 0);
+    nfq_verdicts_burst(&l.v, &first, 1, now, &due);
+    assert_int_equal(l.g.n, 0);
+    assert_int_equal(l.e.c.tx_pkts, 0);
     /* The loop's next release tries again; refused again, it still waits. */
-    nfq_verdicts_release_due(&v, now + 1000);
-    assert_int_equal(g.refused, 2);
-    assert_int_equal(g.n, 0);
+    nfq_verdicts_release_due(&l.v, now + 1000);
+    assert_int_equal(l.g.refused, 2);
+    assert_int_equal(l.g.n, 0);
     /* The next verdict: the waiting one first. */
     struct adw_pkt second = held(2, buf, n);
-    nfq_verdicts_burst(&v, &second, 1, now + 2000, &due);
-    assert_int_equal(g.n, 2);
-    assert_int_equal(g.id[0], 1);
-    assert_int_equal(g.verdict[0], NF_ACCEPT);
-    assert_int_equal(g.id[1], 2);
-    assert_int_equal(e.c.tx_pkts, 2);
-    assert_int_equal(e.c.verdicts_retried, 1);
-    assert_int_equal(nfq_verdicts_lost(&v), 0);
-    dp_engine_finish(&e);
+    nfq_verdicts_burst(&l.v, &second, 1, now + 2000, &due);
+    assert_int_equal(l.g.n, 2);
+    assert_int_equal(l.g.id[0], 1);
+    assert_int_equal(l.g.verdict[0], NF_ACCEPT);
+    assert_int_equal(l.g.id[1], 2);
+    assert_int_equal(l.e.c.tx_pkts, 2);
+    assert_int_equal(l.e.c.verdicts_retried, 1);
+    assert_int_equal(nfq_verdicts_lost(&l.v), 0);
+    dp_engine_finish(&l.e);
 }
 
 /* A packet whose verdict the kernel never takes is lost when the queue is unbound: --stats counts it (tx_drops). */
 static void test_a_verdict_still_refused_at_shutdown_is_counted_lost(void **state)
 {
     (void)state;
-    struct dp_engine e;
-    struct dp_options o = {.hold_pkts = 1024};
-    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
-    struct given g = {.refuse = 100};
-    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    struct nfq_lab l;
+    nfq_lab_start(&l, 1024, NULL);
+    l.g.refuse = 100;
     uint8_t buf[256];
     uint32_t n = fb_arp(buf, sizeof(buf), SERVER_MAC);
     assert_true(n > 0);
     uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
     struct adw_pkt burst[2] = {held(1, buf, n), held(2, buf, n)};
-    nfq_verdicts_burst(&v, burst, 2, now, &due);
-    assert_int_equal(nfq_verdicts_lost(&v), 2);
-    assert_int_equal(e.c.tx_pkts, 0);
-    dp_engine_finish(&e);
+    nfq_verdicts_burst(&l.v, burst, 2, now, &due);
+    assert_int_equal(nfq_verdicts_lost(&l.v), 2);
+    assert_int_equal(l.e.c.tx_pkts, 0);
+    dp_engine_finish(&l.e);
 }
 
 /*
@@ -182,24 +192,22 @@ static void test_a_verdict_still_refused_at_shutdown_is_counted_lost(void **stat
 static void test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost(void **state)
 {
     (void)state;
-    struct dp_engine e;
-    struct dp_options o = {.hold_pkts = 1};
-    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
-    struct given g = {.refuse = 100};
-    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    struct nfq_lab l;
+    nfq_lab_start(&l, 1, NULL);
+    l.g.refuse = 100;
     uint8_t buf[256];
     uint32_t n = tcp_to_sta2(buf, sizeof(buf));
     assert_true(n > 0);
     uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
     struct adw_pkt burst[2] = {held(1, buf, n), held(2, buf, n)};
-    nfq_verdicts_burst(&v, burst, 2, now, &due);
-    assert_int_equal(e.c.queued_pkts, 1);
-    assert_int_equal(e.c.dropped_pkts, 1);
-    assert_int_equal(nfq_verdicts_flush(&v), 1);
-    e.c.tx_drops += nfq_verdicts_lost(&v);
-    assert_int_equal(e.c.tx_drops, 1);
-    assert_int_equal(e.c.tx_pkts + e.c.tx_drops, e.c.rx_pkts - e.c.dropped_pkts);
-    dp_engine_finish(&e);
+    nfq_verdicts_burst(&l.v, burst, 2, now, &due);
+    assert_int_equal(l.e.c.queued_pkts, 1);
+    assert_int_equal(l.e.c.dropped_pkts, 1);
+    assert_int_equal(nfq_verdicts_flush(&l.v), 1);
+    l.e.c.tx_drops += nfq_verdicts_lost(&l.v);
+    assert_int_equal(l.e.c.tx_drops, 1);
+    assert_int_equal(l.e.c.tx_pkts + l.e.c.tx_drops, l.e.c.rx_pkts - l.e.c.dropped_pkts);
+    dp_engine_finish(&l.e);
 }
 
 /*
@@ -211,11 +219,8 @@ static void test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost(vo
 static void test_a_passed_flood_is_counted_on_the_port_the_kernel_routes_it_to(void **state)
 {
     (void)state;
-    struct dp_engine e;
-    struct dp_options o = {.hold_pkts = 1024};
-    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
-    struct given g = {0};
-    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g};
+    struct nfq_lab l;
+    nfq_lab_start(&l, 1024, NULL);
     static const uint8_t ZERO_MAC[6] = {0}, UNKNOWN_IP[4] = {198, 18, 0, 99};
     uint8_t buf[256];
     uint32_t n = fb_udp4(buf, sizeof(buf), SERVER_MAC, ZERO_MAC, SERVER_IP, UNKNOWN_IP, 0, 5004, 5004, 20);
@@ -223,13 +228,13 @@ static void test_a_passed_flood_is_counted_on_the_port_the_kernel_routes_it_to(v
     struct adw_pkt p = held(1, buf, n);
     ((struct nfq_held *)p.cookie)->route_port = 2;
     uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
-    nfq_verdicts_burst(&v, &p, 1, now, &due);
-    assert_int_equal(e.c.passed_pkts, 1);
-    assert_int_equal(g.n, 1);
-    assert_int_equal(e.c.tx_pkts, 1);
-    assert_int_equal(e.port_tx[0] + e.port_tx[1] + e.port_tx[2], 1);
-    assert_int_equal(e.port_tx[2], 1);
-    dp_engine_finish(&e);
+    nfq_verdicts_burst(&l.v, &p, 1, now, &due);
+    assert_int_equal(l.e.c.passed_pkts, 1);
+    assert_int_equal(l.g.n, 1);
+    assert_int_equal(l.e.c.tx_pkts, 1);
+    assert_int_equal(l.e.port_tx[0] + l.e.port_tx[1] + l.e.port_tx[2], 1);
+    assert_int_equal(l.e.port_tx[2], 1);
+    dp_engine_finish(&l.e);
 }
 
 /*
@@ -279,11 +284,8 @@ static void test_a_packet_accepted_without_the_core_keeps_the_counters_balanced(
 static void test_a_slice_start_during_a_bursts_verdicts_is_released_then(void **state)
 {
     (void)state;
-    struct dp_engine e;
-    struct dp_options o = {.hold_pkts = 1024};
-    lab_engine_start(&e, &o, N_PORTS, "nfqueue", 1000000000ull);
-    struct given g = {0};
-    struct nfq_verdicts v = {.e = &e, .n_ports = N_PORTS, .send = record, .arg = &g, .clock = fake_clock};
+    struct nfq_lab l;
+    nfq_lab_start(&l, 1024, fake_clock);
     uint64_t slice2 = 1000000000ull + 20000000ull, due = slice2;
     fake_now = slice2 - 100000;
     uint8_t buf[256];
@@ -295,19 +297,19 @@ static void test_a_slice_start_during_a_bursts_verdicts_is_released_then(void **
     assert_true(n > 0);
     for (unsigned i = 1; i <= 40; i++)
         burst[i] = held(i, buf, n);
-    nfq_verdicts_burst(&v, burst, 41, fake_now, &due);
-    assert_int_equal(e.c.queued_pkts, 1);
-    assert_int_equal(g.n, 41);
-    assert_int_equal(g.id[20], 100);
-    assert_int_equal(g.verdict[20], NF_ACCEPT);
-    assert_int_equal(g.id[19], 20);
-    assert_int_equal(g.id[21], 21);
-    assert_int_equal(e.c.released_pkts, 1);
+    nfq_verdicts_burst(&l.v, burst, 41, fake_now, &due);
+    assert_int_equal(l.e.c.queued_pkts, 1);
+    assert_int_equal(l.g.n, 41);
+    assert_int_equal(l.g.id[20], 100);
+    assert_int_equal(l.g.verdict[20], NF_ACCEPT);
+    assert_int_equal(l.g.id[19], 20);
+    assert_int_equal(l.g.id[21], 21);
+    assert_int_equal(l.e.c.released_pkts, 1);
     /* Released at its slice start, not late: the loop's timing error counts it so. */
-    assert_int_equal(e.lateness.count, 1);
-    assert_true(e.lateness.max_ns < VERDICT_NS);
+    assert_int_equal(l.e.lateness.count, 1);
+    assert_true(l.e.lateness.max_ns < VERDICT_NS);
     assert_true(due > slice2);
-    dp_engine_finish(&e);
+    dp_engine_finish(&l.e);
 }
 
 int main(void)
