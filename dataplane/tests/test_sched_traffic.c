@@ -52,12 +52,13 @@ static enum adw_verdict enq(struct adw_sched *s, struct adw_pkt *p, uint64_t now
 
 static void test_routed_ipv6_packet_is_classified_by_destination_address(void **st)
 {
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
+    struct sched_fixture *f = *st;
+    struct adw_config *c = f->cfg;
     c->stas[1].n_addrs = 2;
     c->stas[1].addrs[1].family = 6;
     memcpy(c->stas[1].addrs[1].addr, STA2_IP6, 16);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    sched_fixture_recreate(f, NULL);
+    struct adw_sched *s = f->s;
     nb = 0;
     assert_non_null(s);
     struct fb_tcp t = {.ip_version = 6, .sport = 443, .dport = 50000, .seq = 7, .flags = ADW_TCP_ACK,
@@ -70,29 +71,21 @@ static void test_routed_ipv6_packet_is_classified_by_destination_address(void **
     assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
     assert_int_equal(drain_out(s, 20 * MS), 1);
     assert_int_equal(out[0].out_port, 2);
-    adw_sched_free(s);
-    free(c);
 }
 
 static void test_vlan_tagged_frame_is_managed(void **st)
 {
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    struct adw_sched *s = ((struct sched_fixture *)*st)->s;
     nb = 0;
     struct fb_tcp t = lab_down_tcp(0, 1, 100);
     t.n_vlans = 2;
     struct adw_pkt p = pkt_of(&t, 0);
     assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
-    adw_sched_free(s);
-    free(c);
 }
 
 static void test_acks_are_isolated_from_data_in_the_batch(void **st)
 {
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    struct adw_sched *s = ((struct sched_fixture *)*st)->s;
     nb = 0;
     for (unsigned i = 0; i < 100; i++) {
         struct fb_tcp t = lab_down_tcp(0, 1 + i * 1000, 1000);
@@ -108,8 +101,7 @@ static void test_acks_are_isolated_from_data_in_the_batch(void **st)
             first_ack = (uint8_t *)p.cookie;
         enq(s, &p, 0);
     }
-    struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
+    struct adw_stats sts = sched_stats(s);
     assert_int_equal(sts.queued_ack, 30);
     assert_int_equal(sts.queued_data, 100);
     assert_int_equal(drain_out(s, 0), 40);
@@ -119,99 +111,25 @@ static void test_acks_are_isolated_from_data_in_the_batch(void **st)
     for (unsigned i = 0; i < 40; i++)
         acks += out[i].len == 54;
     assert_int_equal(acks, 20);
-    adw_sched_free(s);
-    free(c);
 }
 
-/* STA1 acknowledges its first `segments` segments of 1448 bytes (from sequence 1) at now. */
-static void sta1_acks_segments(struct adw_sched *s, unsigned segments, uint64_t now)
+/* Queues at t = 0 `segments` segments of 1448 bytes of STA1's download to sta_port, from sequence 1, and (close_flags
+ * not 0) the server's bare segment with those flags after them: that segment's cookie (NULL without one). */
+static void *sta1_download_queued(struct adw_sched *s, uint16_t sta_port, unsigned segments, uint8_t close_flags)
 {
-    struct fb_tcp t = lab_up_ack(0, 1 + segments * 1448);
-    struct adw_pkt p = pkt_of(&t, 1);
-    assert_int_equal(enq(s, &p, now), ADW_PASS);
-}
-
-/* The server closes a download whose end is still queued here: its bare FIN follows that data in sequence. Sent
- * ahead of it (in the ACK queue) it reached the STA out of order, and the batch's drain, which waits for the ACK
- * of the highest sequence released, could not end before the data behind it had gone in later batches. */
-static void test_a_bare_fin_goes_after_its_flows_queued_data_and_the_batch_drains_at_their_ack(void **st)
-{
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
-    nb = 0;
-    for (unsigned i = 0; i < 50; i++) { /* 10 beyond the first batch: too few for a refill (refill.c) */
-        struct fb_tcp t = lab_down_tcp(0, 1 + i * 1448, 1448);
-        struct adw_pkt p = pkt_of(&t, 0);
-        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
-    }
-    struct fb_tcp fin = lab_down_tcp(0, 1 + 50 * 1448, 0);
-    fin.flags |= ADW_TCP_FIN;
-    struct adw_pkt p = pkt_of(&fin, 0);
-    assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
-    assert_int_equal(drain_out(s, 0), 40); /* r_init */
-    sta1_acks_segments(s, 40, 5 * MS);
-    struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
-    assert_int_equal(sts.drains_completed, 1); /* was 0: the batch held the FIN and 39 segments */
-    for (unsigned i = 0; i < 40; i++)
-        assert_ptr_not_equal(out[i].cookie, p.cookie);
-    assert_int_equal(drain_out(s, 40 * MS), 11); /* the rest, the FIN last */
-    assert_ptr_equal(out[10].cookie, p.cookie);
-    adw_sched_free(s);
-    free(c);
-}
-
-/* The server resets a download whose end is still queued here: the STA must get that data before the reset, as
- * without the appliance. In the ACK queue the RST went out ahead of it (a batch takes the ACK queue first), and the
- * data behind it reached a closed socket. The RST is never acknowledged: released, it ends its flow's wait (drain.c),
- * so the batch it closes is no drain left open to its cap; nor a V, with its data unreported (release.c). */
-static void test_a_bare_rst_goes_after_its_flows_queued_data_and_no_drain_waits_for_its_ack(void **st)
-{
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
-    nb = 0;
-    for (unsigned i = 0; i < 50; i++) { /* 10 beyond the first batch: too few for a refill (refill.c) */
-        struct fb_tcp t = lab_down_tcp(0, 1 + i * 1448, 1448);
-        struct adw_pkt p = pkt_of(&t, 0);
-        assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
-    }
-    struct fb_tcp rst = lab_down_tcp(0, 1 + 50 * 1448, 0);
-    rst.flags = ADW_TCP_RST | ADW_TCP_ACK;
-    struct adw_pkt p = pkt_of(&rst, 0);
-    assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
-    assert_int_equal(drain_out(s, 0), 40); /* r_init */
-    for (unsigned i = 0; i < 40; i++)
-        assert_ptr_not_equal(out[i].cookie, p.cookie); /* was out[0] */
-    sta1_acks_segments(s, 40, 5 * MS);
-    struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
-    assert_int_equal(sts.drains_completed, 1);
-    assert_int_equal(drain_out(s, 40 * MS), 11); /* the rest, the RST last */
-    assert_ptr_equal(out[10].cookie, p.cookie);
-    adw_sched_stats_read(s, &sts);
-    assert_int_equal(sts.drains_completed, 2);
-    assert_int_equal(sts.drains_unmeasured, 1);
-    assert_int_equal(sts.drains_capped + sts.drains_superseded, 0);
-    adw_sched_free(s);
-    free(c);
-}
-
-/* Queues at t = 0 `segments` segments of 1448 bytes of STA1's download to sta_port, from sequence 1, and (rst) the
- * server's bare RST after them. */
-static void sta1_download_queued(struct adw_sched *s, uint16_t sta_port, unsigned segments, bool rst)
-{
+    void *closing = NULL;
     for (unsigned i = 0; i <= segments; i++) {
-        if (i == segments && !rst)
+        if (i == segments && !close_flags)
             break;
         struct fb_tcp t = lab_down_tcp(0, 1 + i * 1448, i < segments ? 1448 : 0);
         t.dport = sta_port;
         if (i == segments)
-            t.flags = ADW_TCP_RST | ADW_TCP_ACK;
+            t.flags = close_flags;
         struct adw_pkt p = pkt_of(&t, 0);
         assert_int_equal(enq(s, &p, 0), ADW_QUEUED);
+        closing = i == segments ? p.cookie : NULL;
     }
+    return closing;
 }
 
 /* STA1 acknowledges the first `segments` segments of its download to sta_port at now. */
@@ -221,6 +139,49 @@ static void sta1_port_acks(struct adw_sched *s, uint16_t sta_port, unsigned segm
     t.sport = sta_port;
     struct adw_pkt p = pkt_of(&t, 1);
     assert_int_equal(enq(s, &p, now), ADW_PASS);
+}
+
+/* The server closes a download whose end is still queued here: its bare FIN follows that data in sequence. Sent
+ * ahead of it (in the ACK queue) it reached the STA out of order, and the batch's drain, which waits for the ACK
+ * of the highest sequence released, could not end before the data behind it had gone in later batches. */
+static void test_a_bare_fin_goes_after_its_flows_queued_data_and_the_batch_drains_at_their_ack(void **st)
+{
+    struct adw_sched *s = ((struct sched_fixture *)*st)->s;
+    nb = 0;
+    /* 50 segments, 10 beyond the first batch: too few for a refill (refill.c) */
+    void *fin = sta1_download_queued(s, 40000, 50, ADW_TCP_FIN | ADW_TCP_ACK);
+    assert_int_equal(drain_out(s, 0), 40); /* r_init */
+    sta1_port_acks(s, 40000, 40, 5 * MS);
+    struct adw_stats sts = sched_stats(s);
+    assert_int_equal(sts.drains_completed, 1); /* was 0: the batch held the FIN and 39 segments */
+    for (unsigned i = 0; i < 40; i++)
+        assert_ptr_not_equal(out[i].cookie, fin);
+    assert_int_equal(drain_out(s, 40 * MS), 11); /* the rest, the FIN last */
+    assert_ptr_equal(out[10].cookie, fin);
+}
+
+/* The server resets a download whose end is still queued here: the STA must get that data before the reset, as
+ * without the appliance. In the ACK queue the RST went out ahead of it (a batch takes the ACK queue first), and the
+ * data behind it reached a closed socket. The RST is never acknowledged: released, it ends its flow's wait (drain.c),
+ * so the batch it closes is no drain left open to its cap; nor a V, with its data unreported (release.c). */
+static void test_a_bare_rst_goes_after_its_flows_queued_data_and_no_drain_waits_for_its_ack(void **st)
+{
+    struct adw_sched *s = ((struct sched_fixture *)*st)->s;
+    nb = 0;
+    /* 50 segments, 10 beyond the first batch: too few for a refill (refill.c) */
+    void *rst = sta1_download_queued(s, 40000, 50, ADW_TCP_RST | ADW_TCP_ACK);
+    assert_int_equal(drain_out(s, 0), 40); /* r_init */
+    for (unsigned i = 0; i < 40; i++)
+        assert_ptr_not_equal(out[i].cookie, rst); /* was out[0] */
+    sta1_port_acks(s, 40000, 40, 5 * MS);
+    struct adw_stats sts = sched_stats(s);
+    assert_int_equal(sts.drains_completed, 1);
+    assert_int_equal(drain_out(s, 40 * MS), 11); /* the rest, the RST last */
+    assert_ptr_equal(out[10].cookie, rst);
+    adw_sched_stats_read(s, &sts);
+    assert_int_equal(sts.drains_completed, 2);
+    assert_int_equal(sts.drains_unmeasured, 1);
+    assert_int_equal(sts.drains_capped + sts.drains_superseded, 0);
 }
 
 /* STA1's pair report of frame 0, read once the next frame started (at 40 ms). */
@@ -239,11 +200,9 @@ static struct adw_pair_report sta1_frame0_report(struct adw_sched *s)
  * drained instantly. The drain still ends at once for the conflicting pair, whose batch goes at its slice start. */
 static void test_a_drain_a_server_rst_ends_with_its_data_unacked_gives_no_v_and_holds_nothing_back(void **st)
 {
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    struct adw_sched *s = ((struct sched_fixture *)*st)->s;
     nb = 0;
-    sta1_download_queued(s, 40000, 39, true); /* with the RST, r_init = 40 */
+    sta1_download_queued(s, 40000, 39, ADW_TCP_RST | ADW_TCP_ACK); /* with the RST, r_init = 40 */
     for (unsigned i = 0; i < 40; i++) {
         struct fb_tcp t = lab_down_tcp(1, 1 + i * 1448, 1448);
         struct adw_pkt p = pkt_of(&t, 0);
@@ -255,35 +214,27 @@ static void test_a_drain_a_server_rst_ends_with_its_data_unacked_gives_no_v_and_
     struct adw_pair_report r = sta1_frame0_report(s);
     assert_int_equal(r.r_pkts, 40); /* was 60 */
     assert_int_equal(r.drains, 0);
-    struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
+    struct adw_stats sts = sched_stats(s);
     assert_int_equal(sts.slice_deferrals, 0);
     assert_int_equal(sts.drains_unmeasured, 1);
-    adw_sched_free(s);
-    free(c);
 }
 
 /* The same RST with another flow's data released before that flow's: the other flow's ACK ends the drain, but says
  * nothing of the reset flow's data, released after it and still in the AP's queue. No V (was 5 ms, r 40 -> 55). */
 static void test_a_drain_ended_by_an_earlier_flows_ack_gives_no_v_when_a_server_rst_closed_later_data(void **st)
 {
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    struct adw_sched *s = ((struct sched_fixture *)*st)->s;
     nb = 0;
-    sta1_download_queued(s, 40001, 20, false);
-    sta1_download_queued(s, 40000, 19, true);
+    sta1_download_queued(s, 40001, 20, 0);
+    sta1_download_queued(s, 40000, 19, ADW_TCP_RST | ADW_TCP_ACK);
     assert_int_equal(drain_out(s, 0), 40);
     sta1_port_acks(s, 40001, 20, 5 * MS);
     drain_out(s, 40 * MS);
     struct adw_pair_report r = sta1_frame0_report(s);
     assert_int_equal(r.r_pkts, 40); /* was 55 */
     assert_int_equal(r.drains, 0);
-    struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
+    struct adw_stats sts = sched_stats(s);
     assert_int_equal(sts.drains_unmeasured, 1);
-    adw_sched_free(s);
-    free(c);
 }
 
 /* The other way round, the other flow's data released after the reset flow's: its ACK comes once the AP has sent
@@ -291,32 +242,25 @@ static void test_a_drain_ended_by_an_earlier_flows_ack_gives_no_v_when_a_server_
  * measured: 5 ms, r 40 + (20 - 5) = 55. */
 static void test_a_drain_ended_by_the_ack_of_data_released_after_a_server_rst_is_measured(void **st)
 {
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    struct adw_sched *s = ((struct sched_fixture *)*st)->s;
     nb = 0;
-    sta1_download_queued(s, 40000, 19, true);
-    sta1_download_queued(s, 40001, 20, false);
+    sta1_download_queued(s, 40000, 19, ADW_TCP_RST | ADW_TCP_ACK);
+    sta1_download_queued(s, 40001, 20, 0);
     assert_int_equal(drain_out(s, 0), 40);
     sta1_port_acks(s, 40001, 20, 5 * MS);
     drain_out(s, 40 * MS);
-    struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
+    struct adw_stats sts = sched_stats(s);
     assert_int_equal(sts.drains_unmeasured, 0);
     assert_int_equal(sts.drains_completed, 1);
     struct adw_pair_report r = sta1_frame0_report(s);
     assert_int_equal(r.drains, 1);
     assert_int_equal(r.v_ns, 5 * MS);
     assert_int_equal(r.r_pkts, 55);
-    adw_sched_free(s);
-    free(c);
 }
 
 static void test_uplink_transfer_drain_ends_when_data_comes_back(void **st)
 {
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    struct adw_sched *s = ((struct sched_fixture *)*st)->s;
     nb = 0;
     /* Frame 0: the first released ACK teaches the flow's position; frame 1 measures. */
     for (unsigned frame = 0; frame < 2; frame++) {
@@ -344,11 +288,8 @@ static void test_uplink_transfer_drain_ends_when_data_comes_back(void **st)
     assert_int_equal(adw_sched_poll_frame(s, &fr, pr, 2), 1);
     /* frame 0: 3 ACKs advanced 3 x 2896 = 8688 bytes -> 6 segments back after 6 ms; frame 1: 4 x 2896 -> 8 ms */
     assert_int_equal(pr[0].v_ns, 8 * MS);
-    struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
+    struct adw_stats sts = sched_stats(s);
     assert_int_equal(sts.drains_completed, 2);
-    adw_sched_free(s);
-    free(c);
 }
 
 /* Queues 200 downlink TCP packets of one flow to lab STA1 at t = 0: data segments of `payload` bytes in sequence,
@@ -369,17 +310,12 @@ static void queue_200_to_sta1(struct adw_sched *s, uint32_t payload, uint32_t ac
  * once (V = 0), so r grows by a * S, rather than staying where the loss put it with the ACKs queued. */
 static void test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows(void **st)
 {
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    struct adw_sched *s = adw_sched_create(NULL, c, 0, NULL, 0);
+    struct adw_sched *s = ((struct sched_fixture *)*st)->s;
     queue_200_to_sta1(s, 0, 0);
     assert_int_equal(drain_out(s, 0), 40);           /* r_init */
     assert_int_equal(drain_out(s, 40 * MS), 40 + 20); /* r + a (1 packet/ms) x S (20 ms) */
-    struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
+    struct adw_stats sts = sched_stats(s);
     assert_int_equal(sts.drains_completed, 2);
-    adw_sched_free(s);
-    free(c);
 }
 
 /* The server's ACKs to an uplink sender that sends nothing for them (in RTO recovery, or done): no byte of its
@@ -424,12 +360,12 @@ static void test_a_data_batch_never_acknowledged_takes_the_close_time(void **st)
 
 static void test_every_packet_is_counted_exactly_once(void **st)
 {
-    (void)st;
-    struct adw_config *c = lab_config_2ap_2sta(20);
-    c->policies.realtime.n_udp_ports = 1;
-    c->policies.realtime.udp_ports[0] = 5004;
+    struct sched_fixture *f = *st;
+    f->cfg->policies.realtime.n_udp_ports = 1;
+    f->cfg->policies.realtime.udp_ports[0] = 5004;
     struct adw_sched_params prm = {.pool_pkts = 3000};
-    struct adw_sched *s = adw_sched_create(&prm, c, 0, NULL, 0);
+    sched_fixture_recreate(f, &prm);
+    struct adw_sched *s = f->s;
     nb = 0;
     uint32_t x = 99;
     unsigned queued = 0, handed = 0;
@@ -467,8 +403,7 @@ static void test_every_packet_is_counted_exactly_once(void **st)
     unsigned k;
     while ((k = adw_sched_flush(s, out + handed, 100)) > 0)
         handed += k;
-    struct adw_stats sts;
-    adw_sched_stats_read(s, &sts);
+    struct adw_stats sts = sched_stats(s);
     assert_int_equal(sts.rx_pkts, 8000);
     assert_int_equal(sts.rx_pkts, sts.malformed + sts.pass_uplink + sts.pass_broadcast + sts.pass_unknown +
                                       sts.pass_arp + sts.pass_other + sts.queued_data + sts.queued_ack +
@@ -477,8 +412,6 @@ static void test_every_packet_is_counted_exactly_once(void **st)
     assert_int_equal(sts.released_pkts + sts.drops_config, queued);
     assert_true(sts.malformed > 0 && sts.queued_rt > 0 && sts.queued_ack > 0 && sts.pass_uplink > 0);
     assert_int_equal(sts.pool_in_use, 0);
-    adw_sched_free(s);
-    free(c);
 }
 
 /* 4096 STAs, 8 per AP on 512 APs, 64 slices of 15 ms each holding the 64 STAs of 8 APs. */
@@ -572,19 +505,19 @@ static void test_full_scale_every_pair_released_in_its_own_slice(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_routed_ipv6_packet_is_classified_by_destination_address),
-        cmocka_unit_test(test_vlan_tagged_frame_is_managed),
-        cmocka_unit_test(test_acks_are_isolated_from_data_in_the_batch),
-        cmocka_unit_test(test_a_bare_fin_goes_after_its_flows_queued_data_and_the_batch_drains_at_their_ack),
-        cmocka_unit_test(test_a_bare_rst_goes_after_its_flows_queued_data_and_no_drain_waits_for_its_ack),
-        cmocka_unit_test(test_a_drain_a_server_rst_ends_with_its_data_unacked_gives_no_v_and_holds_nothing_back),
-        cmocka_unit_test(test_a_drain_ended_by_an_earlier_flows_ack_gives_no_v_when_a_server_rst_closed_later_data),
-        cmocka_unit_test(test_a_drain_ended_by_the_ack_of_data_released_after_a_server_rst_is_measured),
-        cmocka_unit_test(test_uplink_transfer_drain_ends_when_data_comes_back),
-        cmocka_unit_test(test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows),
+        LAB_TEST(test_routed_ipv6_packet_is_classified_by_destination_address),
+        LAB_TEST(test_vlan_tagged_frame_is_managed),
+        LAB_TEST(test_acks_are_isolated_from_data_in_the_batch),
+        LAB_TEST(test_a_bare_fin_goes_after_its_flows_queued_data_and_the_batch_drains_at_their_ack),
+        LAB_TEST(test_a_bare_rst_goes_after_its_flows_queued_data_and_no_drain_waits_for_its_ack),
+        LAB_TEST(test_a_drain_a_server_rst_ends_with_its_data_unacked_gives_no_v_and_holds_nothing_back),
+        LAB_TEST(test_a_drain_ended_by_an_earlier_flows_ack_gives_no_v_when_a_server_rst_closed_later_data),
+        LAB_TEST(test_a_drain_ended_by_the_ack_of_data_released_after_a_server_rst_is_measured),
+        LAB_TEST(test_uplink_transfer_drain_ends_when_data_comes_back),
+        LAB_TEST(test_a_batch_of_duplicate_acks_drains_at_once_and_r_grows),
         cmocka_unit_test(test_an_ack_batch_the_sta_sends_nothing_for_is_no_overrun_and_r_grows),
         cmocka_unit_test(test_a_data_batch_never_acknowledged_takes_the_close_time),
-        cmocka_unit_test(test_every_packet_is_counted_exactly_once),
+        LAB_TEST(test_every_packet_is_counted_exactly_once),
         cmocka_unit_test(test_full_scale_every_pair_released_in_its_own_slice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
