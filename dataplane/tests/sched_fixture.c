@@ -115,6 +115,17 @@ unsigned lab_enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsig
     return queued;
 }
 
+void lab_queue_segments(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
+{
+    assert_int_equal(lab_enqueue_data(s, sta, seq, n, now), n);
+}
+
+void lab_sta_acks(struct adw_sched *s, unsigned sta, unsigned segments, uint64_t now)
+{
+    struct adw_pkt a = lab_up_ack_pkt(sta, 1 + segments * 1448);
+    assert_int_equal(sched_enqueue1(s, &a, now), ADW_PASS);
+}
+
 uint64_t lab_one_per_ms_bps(void)
 {
     struct adw_pkt p = lab_down_pkt(0, 1, 1448);

@@ -44,6 +44,11 @@ enum adw_verdict sched_enqueue1(struct adw_sched *s, struct adw_pkt *p, uint64_t
 /* n lab_down_pkt segments of 1448 bytes to sta from sequence seq (1448 apart), arriving at now: how many the
  * scheduler queued. */
 unsigned lab_enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now);
+/* lab_enqueue_data, and the test fails unless the scheduler queued every one. */
+void lab_queue_segments(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now);
+/* STA sta (0/1) acknowledges its first `segments` segments of 1448 bytes from sequence 1 (lab_up_ack_pkt) at now;
+ * the test fails unless the scheduler passes the ACK. */
+void lab_sta_acks(struct adw_sched *s, unsigned sta, unsigned segments, uint64_t now);
 /* The pacing rate (bit/s) that releases one lab_down_pkt(.., 1448) a millisecond: x_i counts IP bytes, the frame
  * less its 14-byte Ethernet header. */
 uint64_t lab_one_per_ms_bps(void);

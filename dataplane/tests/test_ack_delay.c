@@ -23,22 +23,6 @@
 #define US 1000ull
 #define SEG 1448u
 
-/* Segments k = 0 .. n-1 of STA1's flow (seq 1 + k SEG) queued at `now`. */
-static void queue_segments(struct adw_sched *s, unsigned first, unsigned n, uint64_t now)
-{
-    for (unsigned k = first; k < first + n; k++) {
-        struct adw_pkt p = lab_down_pkt(0, 1 + k * SEG, SEG);
-        assert_int_equal(sched_enqueue1(s, &p, now), ADW_QUEUED);
-    }
-}
-
-/* STA1 acknowledges segments 0 .. k-1 at `now`. */
-static void ack_segments(struct adw_sched *s, unsigned k, uint64_t now)
-{
-    struct adw_pkt p = lab_up_ack_pkt(0, 1 + k * SEG);
-    assert_int_equal(sched_enqueue1(s, &p, now), ADW_PASS);
-}
-
 /* Runs the loop at every ms from `from` to `to`: the pacer releases one segment per ms. */
 static void run_ms(struct adw_sched *s, uint64_t from, uint64_t to)
 {
@@ -56,12 +40,12 @@ static void test_a_paced_segment_is_timed_from_its_release_to_the_ack_that_cover
 {
     struct sched_fixture *f = *state;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
-    queue_segments(f->s, 0, 30, 0);
+    lab_queue_segments(f->s, 0, 1, 30, 0);
     run_ms(f->s, 0, 3 * MS);            /* segments 0..3 released at 0, 1, 2, 3 ms; segment 0 is timed */
-    ack_segments(f->s, 1, 3 * MS + 200 * US);  /* covers segment 0: 3.2 ms */
+    lab_sta_acks(f->s, 0, 1, 3 * MS + 200 * US);  /* covers segment 0: 3.2 ms */
     run_ms(f->s, 4 * MS, 9 * MS);       /* segment 4, released at 4 ms, is the next one timed */
-    ack_segments(f->s, 4, 9 * MS + 500 * US);  /* short of segment 4's end: no sample */
-    ack_segments(f->s, 5, 9 * MS + 800 * US);  /* covers it: 5.8 ms */
+    lab_sta_acks(f->s, 0, 4, 9 * MS + 500 * US);  /* short of segment 4's end: no sample */
+    lab_sta_acks(f->s, 0, 5, 9 * MS + 800 * US);  /* covers it: 5.8 ms */
     run_ms(f->s, 10 * MS, 40 * MS);
     struct adw_pair_report r = next_report(f->s);
     assert_int_equal(r.mode, ADW_MODE_PACED);
@@ -74,11 +58,11 @@ static void test_each_frame_reports_only_its_own_samples(void **state)
 {
     struct sched_fixture *f = *state;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
-    queue_segments(f->s, 0, 60, 0);
+    lab_queue_segments(f->s, 0, 1, 60, 0);
     run_ms(f->s, 0, 1 * MS);
-    ack_segments(f->s, 1, 1 * MS + 500 * US);  /* 1.5 ms, in frame 0 */
+    lab_sta_acks(f->s, 0, 1, 1 * MS + 500 * US);  /* 1.5 ms, in frame 0 */
     run_ms(f->s, 2 * MS, 41 * MS);      /* segment 2 (2 ms) timed, not answered in frame 0 */
-    ack_segments(f->s, 3, 41 * MS + 100 * US); /* 39.1 ms, in frame 1 */
+    lab_sta_acks(f->s, 0, 3, 41 * MS + 100 * US); /* 39.1 ms, in frame 1 */
     run_ms(f->s, 42 * MS, 80 * MS);
     struct adw_pair_report r0 = next_report(f->s), r1 = next_report(f->s);
     assert_int_equal(r0.ack_delay_samples, 1);
@@ -92,11 +76,11 @@ static void test_a_retransmission_of_the_timed_segment_takes_no_sample(void **st
 {
     struct sched_fixture *f = *state;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
-    queue_segments(f->s, 0, 2, 0);
+    lab_queue_segments(f->s, 0, 1, 2, 0);
     run_ms(f->s, 0, 2 * MS);            /* segment 0 timed at 0 */
-    queue_segments(f->s, 0, 1, 2 * MS); /* the server sends segment 0 again: released at 2 ms */
+    lab_queue_segments(f->s, 0, 1, 1, 2 * MS); /* the server sends segment 0 again: released at 2 ms */
     run_ms(f->s, 2 * MS, 3 * MS);
-    ack_segments(f->s, 2, 3 * MS + 500 * US); /* which copy it answers is unknown (RFC 6298 §3) */
+    lab_sta_acks(f->s, 0, 2, 3 * MS + 500 * US); /* which copy it answers is unknown (RFC 6298 §3) */
     run_ms(f->s, 4 * MS, 40 * MS);
     assert_int_equal(next_report(f->s).ack_delay_samples, 0);
 }
@@ -105,11 +89,11 @@ static void test_a_segment_not_answered_within_500_ms_is_given_up(void **state)
 {
     struct sched_fixture *f = *state;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
-    queue_segments(f->s, 0, 1, 0);
+    lab_queue_segments(f->s, 0, 1, 1, 0);
     run_ms(f->s, 0, 1 * MS);            /* segment 0 timed at 0 */
-    queue_segments(f->s, 1, 1, 600 * MS);
+    lab_queue_segments(f->s, 0, 1 + 1 * SEG, 1, 600 * MS);
     run_ms(f->s, 600 * MS, 601 * MS);   /* segment 1 at 600 ms: segment 0 given up, segment 1 timed */
-    ack_segments(f->s, 2, 602 * MS);    /* covers both: only segment 1's 2 ms counts */
+    lab_sta_acks(f->s, 0, 2, 602 * MS);    /* covers both: only segment 1's 2 ms counts */
     run_ms(f->s, 603 * MS, 640 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
@@ -128,12 +112,12 @@ static void test_a_segment_timed_before_the_pair_left_paced_mode_is_forgotten_wh
 {
     struct sched_fixture *f = *state;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
-    queue_segments(f->s, 0, 1, 0);
+    lab_queue_segments(f->s, 0, 1, 1, 0);
     run_ms(f->s, 0, 1 * MS);            /* segment 0 timed at 0 */
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 0, 2 * MS, NULL, 0), 0);
     run_ms(f->s, 2 * MS, 100 * MS);     /* time-sliced meanwhile */
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 100 * MS, NULL, 0), 0);
-    ack_segments(f->s, 1, 101 * MS);    /* 101 ms after segment 0, most of it not paced: not a sample */
+    lab_sta_acks(f->s, 0, 1, 101 * MS);    /* 101 ms after segment 0, most of it not paced: not a sample */
     run_ms(f->s, 101 * MS, 160 * MS);
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
@@ -146,9 +130,9 @@ static void test_a_segment_timed_before_the_pair_left_paced_mode_is_forgotten_wh
 static void test_a_time_sliced_pair_is_not_timed(void **state)
 {
     struct sched_fixture *f = *state;
-    queue_segments(f->s, 0, 10, 0);
+    lab_queue_segments(f->s, 0, 1, 10, 0);
     run_ms(f->s, 0, 5 * MS);            /* released in AP1's slice batch at 0 */
-    ack_segments(f->s, 10, 5 * MS);
+    lab_sta_acks(f->s, 0, 10, 5 * MS);
     run_ms(f->s, 6 * MS, 40 * MS);
     struct adw_pair_report r = next_report(f->s);
     assert_int_equal(r.mode, ADW_MODE_SLICED);

@@ -18,25 +18,6 @@
 #define MS 1000000ull
 #define SEG 1448u
 
-static void enqueue_data(struct adw_sched *s, unsigned sta, unsigned n, uint64_t now)
-{
-    for (unsigned i = 0; i < n; i++) {
-        struct adw_pkt p = lab_down_pkt(sta, 1 + i * SEG, SEG);
-        enum adw_verdict v;
-        adw_sched_enqueue_burst(s, &p, &v, 1, now);
-        assert_int_equal(v, ADW_QUEUED);
-    }
-}
-
-/* STA1 acknowledges its first `segs` segments at `now`. */
-static void sta1_acks(struct adw_sched *s, unsigned segs, uint64_t now)
-{
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + segs * SEG);
-    enum adw_verdict v;
-    adw_sched_enqueue_burst(s, &a, &v, 1, now);
-    assert_int_equal(v, ADW_PASS);
-}
-
 static void enable_dynamic_slicing(struct sched_fixture *f)
 {
     f->cfg->policies.dynamic_slicing.enabled = true;
@@ -51,11 +32,11 @@ static void test_taken_slice_waits_for_the_takers_own_drain_of_the_slice_before(
 {
     struct sched_fixture *f = *state;
     enable_dynamic_slicing(f);
-    enqueue_data(f->s, 0, 300, 0);
+    lab_queue_segments(f->s, 0, 1, 300, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    sta1_acks(f->s, 20, 15 * MS); /* half the batch acknowledged: the rest is still in the air */
+    lab_sta_acks(f->s, 0, 20, 15 * MS); /* half the batch acknowledged: the rest is still in the air */
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
-    sta1_acks(f->s, 40, 22 * MS);
+    lab_sta_acks(f->s, 0, 40, 22 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 34);
     sched_assert_out_to(34, 1);
     struct adw_stats st = sched_stats(f->s);
@@ -77,13 +58,13 @@ static void test_taker_r_settles_where_its_batch_drains_in_a_slice(void **state)
 {
     struct sched_fixture *f = *state;
     enable_dynamic_slicing(f);
-    enqueue_data(f->s, 0, 2000, 0);
+    lab_queue_segments(f->s, 0, 1, 2000, 0);
     unsigned released = 0, max_backlog = 0;
     double delivered = 0;
     for (uint64_t ms = 0; ms < 1000; ms++) {
         if (ms > 0 && delivered < released) {
             delivered = delivered + 1.6 < released ? delivered + 1.6 : released;
-            sta1_acks(f->s, (unsigned)delivered, ms * MS);
+            lab_sta_acks(f->s, 0, (unsigned)delivered, ms * MS);
         }
         released += sched_dequeue_all(f->s, ms * MS);
         if (released - (unsigned)delivered > max_backlog)
@@ -109,10 +90,10 @@ static void test_an_idle_pairs_drain_still_on_the_air_holds_back_the_pair_taking
 {
     struct sched_fixture *f = *state;
     enable_dynamic_slicing(f);
-    enqueue_data(f->s, 1, 30, 0);
+    lab_queue_segments(f->s, 1, 1, 30, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 30);   /* STA2 takes slice 0 */
     assert_int_equal(sched_out[0].out_port, 2);
-    enqueue_data(f->s, 0, 100, 5 * MS);
+    lab_queue_segments(f->s, 0, 1, 100, 5 * MS);
     struct adw_pkt a = lab_up_ack_pkt(1, 1 + 15 * SEG);  /* STA2 acknowledges half of its batch */
     enum adw_verdict v;
     adw_sched_enqueue_burst(f->s, &a, &v, 1, 15 * MS);

@@ -66,7 +66,7 @@ static void test_paced_pair_releases_at_its_rate(void **state)
     struct sched_fixture *f = *state;
     char err[128];
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, err, sizeof err), 0);
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 100, 0), 100);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     run_until(f->s, 0, 49 * MS + 999 * US);
     /* One packet per ms, at whole ms: 0, 1, ..., 49 ms (no batch of r_init = 40 at the slice start). */
     assert_int_equal(n_out, 50);
@@ -108,7 +108,7 @@ static void test_a_backlogged_pair_woken_late_still_gets_its_rate(void **state)
 {
     struct sched_fixture *f = *state;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 200, 0), 200);
+    lab_queue_segments(f->s, 0, 1, 200, 0);
     /* The loop runs every 5 ms instead of at each 1 ms release instant: the queue never empties, so the credit
      * of the missed instants is owed, not capped at one frame (which gave 2 per call, 40 % of x_i). */
     run_every(f->s, 0, 100 * MS, 5 * MS);
@@ -122,7 +122,7 @@ static void test_a_catch_up_after_a_late_wake_up_is_at_most_n_bar_frames(void **
     struct sched_fixture *f = *state;
     uint32_t n_bar = f->cfg->policies.aggregation_target.n_target_max;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 200, 0), 200);
+    lab_queue_segments(f->s, 0, 1, 200, 0);
     assert_int_equal(dequeue_at(f->s, 0), 1);
     /* 100 ms late: 100 owed, but at most N-bar frames of credit pile up (one A-MPDU's worth at the AP, 000 (17)),
      * and the frame that may leave at a credit of zero. */
@@ -133,10 +133,10 @@ static void test_a_pair_that_was_idle_gets_at_most_one_frame_of_burst(void **sta
 {
     struct sched_fixture *f = *state;
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps(), 0, NULL, 0), 0);
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 1, 0), 1);
+    lab_queue_segments(f->s, 0, 1, 1, 0);
     assert_int_equal(dequeue_at(f->s, 0), 1);
     /* The queue emptied at 0: the sender, not the pacer, was the limit for 50 ms; no credit is owed for that. */
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1449, 20, 50 * MS), 20);
+    lab_queue_segments(f->s, 0, 1449, 20, 50 * MS);
     assert_int_equal(dequeue_at(f->s, 50 * MS), 2);
 }
 
@@ -145,7 +145,7 @@ static void test_rate_change_applies_at_once_and_loses_no_packet(void **state)
     struct sched_fixture *f = *state;
     uint64_t x = lab_one_per_ms_bps();
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", x, 0, NULL, 0), 0);
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 150, 0), 150);
+    lab_queue_segments(f->s, 0, 1, 150, 0);
     run_until(f->s, 0, 9 * MS + 999 * US); /* 10 at 1/ms */
     assert_int_equal(n_out, 10);
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", 2 * x, 10 * MS, NULL, 0), 0); /* mid-frame */
@@ -185,12 +185,11 @@ static void test_paced_queue_is_bounded_by_the_astar_limit(void **state)
 static void test_a_paced_pair_keeps_no_batch_floor_under_its_limit(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 40, 0), 40);
+    lab_queue_segments(f->s, 0, 1, 40, 0);
     assert_int_equal(dequeue_at(f->s, 0), 40); /* a batch of r_init = 40 */
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    sched_enqueue1(f->s, &a, 1 * MS); /* drained in 1 ms: r = 40 + 1 x (20 - 1) = 59, floor 118 */
+    lab_sta_acks(f->s, 0, 40, 1 * MS); /* drained in 1 ms: r = 40 + 1 x (20 - 1) = 59, floor 118 */
     assert_int_equal(adw_sched_set_pacing(f->s, "ap1/sta1", lab_one_per_ms_bps() / 4, 2 * MS, NULL, 0), 0);
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1 + 40 * 1448, 150, 2 * MS), 150);
+    lab_queue_segments(f->s, 0, 1 + 40 * 1448, 150, 2 * MS);
     run_until(f->s, 2 * MS, 480 * MS); /* ~120 releases 4 ms apart: T_serv -> 4 ms, Q_eBDP -> 200 / 4 + 5 = 55 */
     struct adw_frame_report fr;
     struct adw_pair_report pr[2];
@@ -256,8 +255,8 @@ static unsigned last_to_port(unsigned n, uint16_t port)
 static struct sched_fixture *sta2_batch_waiting_on_sta1s_drain(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 40, 0), 40);
-    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 40, 0), 40);
+    lab_queue_segments(f->s, 0, 1, 40, 0);
+    lab_queue_segments(f->s, 1, 1, 40, 0);
     assert_int_equal(dequeue_at(f->s, 0), 40);
     assert_int_equal(dequeue_at(f->s, 20 * MS), 0);
     return f;
@@ -267,8 +266,7 @@ static void test_pacing_a_pair_whose_batch_waits_cancels_that_batch(void **state
 {
     struct sched_fixture *f = sta2_batch_waiting_on_sta1s_drain(state);
     assert_int_equal(adw_sched_set_pacing(f->s, "ap2/sta2", 10000000, 21 * MS, NULL, 0), 0);
-    struct adw_pkt ack = lab_up_ack_pkt(0, 1 + 40 * 1448);
-    sched_enqueue1(f->s, &ack, 22 * MS); /* sta1's drain ends */
+    lab_sta_acks(f->s, 0, 40, 22 * MS); /* sta1's drain ends */
     /* sta2 is paced at 10 Mbit/s (1191 us a packet) since 21 ms: the pacer's packets, not the waiting batch of 37 */
     assert_true(dequeue_at(f->s, 22 * MS) <= 2);
     run_until(f->s, 22 * MS, 49 * MS);
@@ -314,7 +312,7 @@ static void test_batch_waiting_on_a_drain_goes_at_once_when_the_draining_pair_is
 static void test_voice_held_for_a_drain_goes_at_once_when_the_draining_pair_is_paced(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 40, 0), 40);
+    lab_queue_segments(f->s, 0, 1, 40, 0);
     assert_int_equal(dequeue_at(f->s, 0), 40); /* sta1's batch: its drain is open */
     struct adw_pkt v = lab_voice_pkt(1);
     assert_int_equal(sched_enqueue1(f->s, &v, 10 * MS), ADW_QUEUED);

@@ -23,20 +23,6 @@
 #define MS 1000000ull
 #define GUARD (ADW_RT_GUARD_US_DEFAULT * US)
 
-static void enqueue_data(struct adw_sched *s, unsigned sta, uint32_t seq, unsigned n, uint64_t now)
-{
-    for (unsigned i = 0; i < n; i++) {
-        struct adw_pkt p = lab_down_pkt(sta, seq + i * 1448, 1448);
-        assert_int_equal(sched_enqueue1(s, &p, now), ADW_QUEUED);
-    }
-}
-
-static void ack_from(struct adw_sched *s, unsigned sta, unsigned segments, uint64_t now)
-{
-    struct adw_pkt a = lab_up_ack_pkt(sta, 1 + segments * 1448);
-    assert_int_equal(sched_enqueue1(s, &a, now), ADW_PASS);
-}
-
 /* voice-bulk's case: STA2 has only voice, so AP1-STA1 takes its slice (dynamic slicing); AP1's batch of slice 0
  * is still being acknowledged at 20 ms. The voice to AP2 (hidden from AP1) waits for that drain to end, then
  * AP1's next batch waits the guard, so the voice is on the air alone. */
@@ -45,14 +31,14 @@ static void test_voice_waits_for_conflicting_drain_then_batch_waits_guard(void *
     struct sched_fixture *f = *state;
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
-    enqueue_data(f->s, 0, 1, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt v = lab_voice_pkt(1);
     assert_int_equal(sched_enqueue1(f->s, &v, 10 * MS), ADW_QUEUED);
-    ack_from(f->s, 0, 20, 19 * MS);
+    lab_sta_acks(f->s, 0, 20, 19 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0); /* AP1 still on the air: neither voice nor batch */
     assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 30 * MS); /* the hold's bound */
-    ack_from(f->s, 0, 40, 22 * MS); /* AP1's drain ends */
+    lab_sta_acks(f->s, 0, 40, 22 * MS); /* AP1's drain ends */
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 1);
     assert_ptr_equal(sched_out[0].cookie, v.cookie);
     assert_int_equal(sched_out[0].out_port, 2);
@@ -75,11 +61,11 @@ static void test_voice_goes_at_the_hold_bound_when_the_conflicting_drain_does_no
     struct sched_fixture *f = *state;
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
-    enqueue_data(f->s, 0, 1, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt v = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v, 10 * MS);
-    ack_from(f->s, 0, 20, 19 * MS);
+    lab_sta_acks(f->s, 0, 20, 19 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 21 * MS), 0); /* the slice start handled late: the bound is still 30 ms */
     assert_int_equal(sched_dequeue_all(f->s, 30 * MS - 1), 0);
     assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 1);
@@ -96,7 +82,7 @@ static void test_voice_goes_at_once_when_clear_and_a_conflicting_batch_waits_the
 {
     struct sched_fixture *f = *state;
     sched_dequeue_all(f->s, 21 * MS);
-    enqueue_data(f->s, 0, 1, 3, 22 * MS);
+    lab_queue_segments(f->s, 0, 1, 3, 22 * MS);
     struct adw_pkt v = lab_voice_pkt(1);
     uint64_t t = 40 * MS - 100 * US;
     assert_int_equal(sched_enqueue1(f->s, &v, t), ADW_QUEUED);
@@ -118,12 +104,12 @@ static void test_voice_goes_at_once_when_clear_and_a_conflicting_batch_waits_the
 static void test_voice_goes_when_the_conflicting_drain_ends_between_slice_starts(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt v = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v, 5 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 5 * MS), 0);
-    ack_from(f->s, 0, 40, 12 * MS);
+    lab_sta_acks(f->s, 0, 40, 12 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 12 * MS), 1);
     assert_ptr_equal(sched_out[0].cookie, v.cookie);
     struct adw_stats st = sched_stats(f->s);
@@ -134,7 +120,7 @@ static void test_voice_goes_when_the_conflicting_drain_ends_between_slice_starts
 static void test_batch_of_the_voice_pair_itself_goes_at_once_after_its_voice(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 1, 1, 5, 1 * MS);
+    lab_queue_segments(f->s, 1, 1, 5, 1 * MS);
     struct adw_pkt v = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v, 2 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 6);
@@ -148,13 +134,13 @@ static void test_voice_arriving_during_a_hold_goes_with_the_held_voice(void **st
     struct sched_fixture *f = *state;
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
-    enqueue_data(f->s, 0, 1, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     sched_dequeue_all(f->s, 0);
     struct adw_pkt v1 = lab_voice_pkt(1), v2 = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v1, 10 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
     sched_enqueue1(f->s, &v2, 21 * MS);
-    ack_from(f->s, 0, 40, 22 * MS);
+    lab_sta_acks(f->s, 0, 40, 22 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 2);
     assert_ptr_equal(sched_out[0].cookie, v1.cookie);
     assert_ptr_equal(sched_out[1].cookie, v2.cookie);
@@ -167,13 +153,13 @@ static void test_a_conflicting_batch_waits_one_guard_per_real_time_packet_releas
     struct sched_fixture *f = *state;
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
-    enqueue_data(f->s, 0, 1, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt v1 = lab_voice_pkt(1), v2 = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v1, 1 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
     sched_enqueue1(f->s, &v2, 21 * MS);
-    ack_from(f->s, 0, 40, 22 * MS);
+    lab_sta_acks(f->s, 0, 40, 22 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 2);
     sched_assert_out_to(2, 2);
     assert_int_equal(adw_sched_next_event_ns(f->s, 22 * MS), 22 * MS + 2 * GUARD);
@@ -191,14 +177,14 @@ static void test_zero_hold_and_guard_release_at_the_slice_start_without_waiting(
     f->cfg->policies.realtime.hold_max_fraction = 0;
     f->cfg->policies.realtime.guard_us = 0;
     sched_fixture_recreate(f, NULL);
-    enqueue_data(f->s, 0, 1, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     struct adw_pkt v = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v, 10 * MS); /* AP1's drain open: waits for the next slice start */
     assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 1); /* AP2's slice: goes, AP1's drain still open */
     assert_ptr_equal(sched_out[0].cookie, v.cookie);
-    ack_from(f->s, 0, 40, 30 * MS);
+    lab_sta_acks(f->s, 0, 40, 30 * MS);
     struct adw_pkt v2 = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v2, 40 * MS - 100 * US);
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS - 100 * US), 1);
@@ -217,7 +203,7 @@ static void test_zero_hold_and_guard_release_at_the_slice_start_without_waiting(
 static void test_voice_held_for_a_drain_its_pairs_slice_start_closes_goes_at_that_start(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_data(f->s, 0, 1, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
     struct adw_pkt v = lab_voice_pkt(1);

@@ -20,22 +20,6 @@
 #define MS 1000000ull
 #define SEG 1448u
 
-/* n data segments of SEG bytes to sta from segment index first (sequence 1 + first * SEG). */
-static void enqueue_segments(struct adw_sched *s, unsigned sta, unsigned first, unsigned n, uint64_t now)
-{
-    for (unsigned i = 0; i < n; i++) {
-        struct adw_pkt p = lab_down_pkt(sta, 1 + (first + i) * SEG, SEG);
-        assert_int_equal(sched_enqueue1(s, &p, now), ADW_QUEUED);
-    }
-}
-
-/* STA sta acknowledges everything up to segment index end (exclusive) at now. */
-static void ack_segments(struct adw_sched *s, unsigned sta, unsigned end, uint64_t now)
-{
-    struct adw_pkt a = lab_up_ack_pkt(sta, 1 + end * SEG);
-    assert_int_equal(sched_enqueue1(s, &a, now), ADW_PASS);
-}
-
 /* The lab with policies.ts_abr_qd.early_handover on (adw_start_next_slice_early). */
 static void enable_early_handover(struct sched_fixture *f)
 {
@@ -48,10 +32,10 @@ static void enable_early_handover(struct sched_fixture *f)
  * queued: what is released then. */
 static unsigned ap1_drains_with_1_5_ms_left(struct sched_fixture *f, unsigned sta2_segments)
 {
-    enqueue_segments(f->s, 0, 0, 100, 0);
-    enqueue_segments(f->s, 1, 0, sta2_segments, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
+    lab_queue_segments(f->s, 1, 1, sta2_segments, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    ack_segments(f->s, 0, 40, 18 * MS + MS / 2);
+    lab_sta_acks(f->s, 0, 40, 18 * MS + MS / 2);
     return sched_dequeue_all(f->s, 18 * MS + MS / 2);
 }
 
@@ -67,9 +51,9 @@ static struct adw_pair_report sta1_report_of_frame0(struct adw_sched *s)
 static void test_a_drain_ending_early_in_its_slice_releases_a_batch_for_the_time_left(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_segments(f->s, 0, 0, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    ack_segments(f->s, 0, 40, 10 * MS); /* drained in 10 ms: 10 ms of the slice left */
+    lab_sta_acks(f->s, 0, 40, 10 * MS); /* drained in 10 ms: 10 ms of the slice left */
     unsigned n = sched_dequeue_all(f->s, 10 * MS);
     assert_int_equal(n, 20); /* r = 40 for 20 ms, scaled to the 10 ms left */
     sched_assert_out_to(n, 1);
@@ -81,11 +65,11 @@ static void test_a_drain_ending_early_in_its_slice_releases_a_batch_for_the_time
 static void test_a_refilled_slice_is_one_drain_timed_from_the_first_release(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_segments(f->s, 0, 0, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 10 * MS);
+    lab_sta_acks(f->s, 0, 40, 10 * MS);
     sched_dequeue_all(f->s, 10 * MS);
-    ack_segments(f->s, 0, 60, 19 * MS); /* the refill drained: V = 19 ms from the first release */
+    lab_sta_acks(f->s, 0, 60, 19 * MS); /* the refill drained: V = 19 ms from the first release */
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_completed, 1);
     struct adw_pair_report pr = sta1_report_of_frame0(f->s);
@@ -101,9 +85,9 @@ static void test_a_refilled_slice_is_one_drain_timed_from_the_first_release(void
 static void test_a_refill_never_acknowledged_takes_the_close_time(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_segments(f->s, 0, 0, 200, 0);
+    lab_queue_segments(f->s, 0, 1, 200, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40);
-    ack_segments(f->s, 0, 40, 10 * MS);
+    lab_sta_acks(f->s, 0, 40, 10 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 20); /* the refill */
     /* No ACK of the refill: the pair's next batch closes the drain at 40 ms. Was 50 (V = 10 ms: r + 1 x (20 - 10)). */
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 20); /* V = 40 ms: r + 1 packet/ms x (20 - 40) ms */
@@ -113,11 +97,11 @@ static void test_a_refill_never_acknowledged_takes_the_close_time(void **state)
 static void test_one_refill_per_slice(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_segments(f->s, 0, 0, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 10 * MS);
+    lab_sta_acks(f->s, 0, 40, 10 * MS);
     sched_dequeue_all(f->s, 10 * MS);
-    ack_segments(f->s, 0, 60, 14 * MS); /* 6 ms left again, 40 packets still queued */
+    lab_sta_acks(f->s, 0, 60, 14 * MS); /* 6 ms left again, 40 packets still queued */
     assert_int_equal(sched_dequeue_all(f->s, 14 * MS), 0);
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batch_refills, 1);
@@ -128,9 +112,9 @@ static void test_one_refill_per_slice(void **state)
 static void test_no_refill_with_under_2_ms_of_the_slice_left(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_segments(f->s, 0, 0, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 18 * MS + MS / 2); /* 1.5 ms left */
+    lab_sta_acks(f->s, 0, 40, 18 * MS + MS / 2); /* 1.5 ms left */
     assert_int_equal(sched_dequeue_all(f->s, 18 * MS + MS / 2), 0);
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batch_refills, 0);
@@ -140,10 +124,10 @@ static void test_no_refill_with_under_2_ms_of_the_slice_left(void **state)
 static void test_no_refill_for_a_drain_that_ends_in_another_pairs_slice(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_segments(f->s, 0, 0, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     sched_dequeue_all(f->s, 0);
     sched_dequeue_all(f->s, 20 * MS); /* AP2-STA2's slice (nothing queued for it) */
-    ack_segments(f->s, 0, 40, 25 * MS); /* AP1's drain overran into it */
+    lab_sta_acks(f->s, 0, 40, 25 * MS); /* AP1's drain overran into it */
     assert_int_equal(sched_dequeue_all(f->s, 25 * MS), 0);
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.batch_refills, 0);
@@ -154,9 +138,9 @@ static void test_no_refill_for_a_drain_that_ends_in_another_pairs_slice(void **s
 static void test_no_refill_without_backlog(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_segments(f->s, 0, 0, 40, 0);
+    lab_queue_segments(f->s, 0, 1, 40, 0);
     sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 10 * MS);
+    lab_sta_acks(f->s, 0, 40, 10 * MS);
     assert_int_equal(sched_stats(f->s).batch_refills, 0);
     assert_int_equal(sta1_report_of_frame0(f->s).v_ns, 10 * MS);
 }
@@ -166,9 +150,9 @@ static void test_no_refill_without_backlog(void **state)
 static void test_no_refill_of_less_than_an_ampdu(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_segments(f->s, 0, 0, 50, 0); /* 10 left after the batch of 40 */
+    lab_queue_segments(f->s, 0, 1, 50, 0); /* 10 left after the batch of 40 */
     sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 10 * MS);
+    lab_sta_acks(f->s, 0, 40, 10 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
     assert_int_equal(sched_stats(f->s).batch_refills, 0);
 }
@@ -203,12 +187,12 @@ static void test_no_refill_of_acks_to_an_uplink_sender(void **state)
 static void test_real_time_packets_waiting_for_the_drain_go_instead_of_a_refill(void **state)
 {
     struct sched_fixture *f = *state;
-    enqueue_segments(f->s, 0, 0, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     sched_dequeue_all(f->s, 0);
     struct adw_pkt v = lab_voice_pkt(1);
     assert_int_equal(sched_enqueue1(f->s, &v, 5 * MS), ADW_QUEUED);
     assert_int_equal(sched_dequeue_all(f->s, 5 * MS), 0); /* held: AP1's drain is in the air */
-    ack_segments(f->s, 0, 40, 10 * MS);
+    lab_sta_acks(f->s, 0, 40, 10 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 1);
     assert_int_equal(sched_out[0].out_port, 2);
     assert_int_equal(sched_stats(f->s).batch_refills, 0);
@@ -251,7 +235,7 @@ static void test_an_early_batch_is_its_slices_sample_scaled_back_to_the_referenc
     enable_early_handover(f);
     ap1_drains_with_1_5_ms_left(f, 100);
     sched_dequeue_all(f->s, 20 * MS);
-    ack_segments(f->s, 1, 43, 38 * MS + 925000);
+    lab_sta_acks(f->s, 1, 43, 38 * MS + 925000);
     assert_true(sched_dequeue_all(f->s, 38 * MS + 925000) > 0);
     assert_int_equal(sched_stats(f->s).early_slice_starts, 2);
     sched_dequeue_all(f->s, 40 * MS);
@@ -288,11 +272,11 @@ static void test_no_early_start_after_a_drain_that_overran_its_slice(void **stat
 {
     struct sched_fixture *f = *state;
     enable_early_handover(f);
-    enqueue_segments(f->s, 0, 0, 100, 0);
-    enqueue_segments(f->s, 1, 0, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
+    lab_queue_segments(f->s, 1, 1, 100, 0);
     sched_dequeue_all(f->s, 0);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0); /* AP2's batch held back: AP1's drain is in the air */
-    ack_segments(f->s, 0, 40, 22 * MS);
+    lab_sta_acks(f->s, 0, 40, 22 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS), 36); /* r = 40 scaled to the 18 ms left */
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.slice_deferrals, 1);
@@ -316,7 +300,7 @@ static void test_no_early_start_when_the_next_pairs_batch_would_be_underfilled(v
     struct sched_fixture *f = *state;
     enable_early_handover(f);
     assert_int_equal(ap1_drains_with_1_5_ms_left(f, 30), 0); /* under the 43 of an early batch */
-    enqueue_segments(f->s, 1, 30, 10, 19 * MS);
+    lab_queue_segments(f->s, 1, 1 + 30 * SEG, 10, 19 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40); /* at its slice start, with what came meanwhile */
     assert_int_equal(sched_stats(f->s).early_slice_starts, 0);
 }
@@ -327,10 +311,10 @@ static void test_no_early_start_with_time_left_for_a_refill_that_did_not_go(void
 {
     struct sched_fixture *f = *state;
     enable_early_handover(f);
-    enqueue_segments(f->s, 0, 0, 50, 0); /* 10 left after the batch of 40: no refill */
-    enqueue_segments(f->s, 1, 0, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 50, 0); /* 10 left after the batch of 40: no refill */
+    lab_queue_segments(f->s, 1, 1, 100, 0);
     sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 10 * MS);
+    lab_sta_acks(f->s, 0, 40, 10 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
     struct adw_stats st = sched_stats(f->s);
@@ -343,10 +327,10 @@ static void test_a_refill_keeps_the_slice_for_its_pair(void **state)
 {
     struct sched_fixture *f = *state;
     enable_early_handover(f);
-    enqueue_segments(f->s, 0, 0, 100, 0);
-    enqueue_segments(f->s, 1, 0, 100, 0);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
+    lab_queue_segments(f->s, 1, 1, 100, 0);
     sched_dequeue_all(f->s, 0);
-    ack_segments(f->s, 0, 40, 10 * MS);
+    lab_sta_acks(f->s, 0, 40, 10 * MS);
     unsigned n = sched_dequeue_all(f->s, 10 * MS);
     assert_int_equal(n, 20);
     sched_assert_out_to(n, 1);

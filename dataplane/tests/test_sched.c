@@ -20,12 +20,6 @@
 #define MS 1000000ull
 
 /* STA sta acknowledges its first `segments` segments of 1448 bytes (from sequence 1) at now: the verdict. */
-static enum adw_verdict sta_acks(struct adw_sched *s, unsigned sta, unsigned segments, uint64_t now)
-{
-    struct adw_pkt a = lab_up_ack_pkt(sta, 1 + segments * 1448);
-    return sched_enqueue1(s, &a, now);
-}
-
 /* STA1 gets `queued` segments from sequence 1 at 0 and its slice starts: how many its first batch released. */
 static unsigned sta1_batch_at_0(struct adw_sched *s, unsigned queued)
 {
@@ -68,7 +62,7 @@ static struct adw_config *lab_version_2_without_ap2(void)
 static void test_batch_is_released_only_at_its_slice_start(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(lab_enqueue_data(f->s, 1, 1000, 10, 1 * MS), 10);
+    lab_queue_segments(f->s, 1, 1000, 10, 1 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 1 * MS), 0);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS - 1), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS - 1), 20 * MS);
@@ -80,7 +74,7 @@ static void test_packets_of_a_pair_outside_the_current_slice_are_held(void **sta
 {
     struct sched_fixture *f = *state;
     sched_dequeue_all(f->s, 0);
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1000, 5, 25 * MS), 5); /* STA1's slice is over until 40 ms */
+    lab_queue_segments(f->s, 0, 1000, 5, 25 * MS); /* STA1's slice is over until 40 ms */
     assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 0);
     assert_int_equal(sched_dequeue_all(f->s, 39 * MS), 0);
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 5);
@@ -90,7 +84,7 @@ static void test_packets_of_a_pair_outside_the_current_slice_are_held(void **sta
 static void test_batch_holds_r_packets_and_keeps_the_rest(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 100, 0), 100);
+    lab_queue_segments(f->s, 0, 1, 100, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 40); /* r_init = 40 */
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.pool_in_use, 60);
@@ -104,7 +98,7 @@ static void test_drain_from_returning_ack_updates_r(void **state)
     struct adw_pkt a = lab_up_ack_pkt(0, 1 + 38 * 1448);
     assert_int_equal(sched_enqueue1(f->s, &a, 2 * MS), ADW_PASS);
     assert_int_equal(a.out_port, 0);
-    sta_acks(f->s, 0, 40, 3 * MS); /* covers the last released byte: V = 3 ms */
+    lab_sta_acks(f->s, 0, 40, 3 * MS); /* covers the last released byte: V = 3 ms */
     sched_dequeue_all(f->s, 40 * MS); /* frame 0 ends */
     struct sched_frame rep = sched_next_frame(f->s);
     assert_int_equal(rep.fr.n_pairs, 2);
@@ -126,7 +120,7 @@ static void test_lost_final_ack_closes_the_drain_with_v_at_the_last_ack_heard(vo
 {
     struct sched_fixture *f = *state;
     sta1_batch_at_0(f->s, 100);
-    sta_acks(f->s, 0, 38, 2 * MS); /* the ACKs of the last two segments never come */
+    lab_sta_acks(f->s, 0, 38, 2 * MS); /* the ACKs of the last two segments never come */
     sched_dequeue_all(f->s, 40 * MS);
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_superseded, 1); /* open 40 ms at the next batch, under the 60 ms cap */
@@ -142,7 +136,7 @@ static void test_drain_heard_from_within_a_slice_of_its_close_takes_the_close_ti
 {
     struct sched_fixture *f = *state;
     sta1_batch_at_0(f->s, 100);
-    sta_acks(f->s, 0, 30, 25 * MS); /* 15 ms before the close */
+    lab_sta_acks(f->s, 0, 30, 25 * MS); /* 15 ms before the close */
     sched_dequeue_all(f->s, 40 * MS);
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_superseded, 1);
@@ -184,9 +178,9 @@ static void test_frame_report_counts_every_drain_that_ended_in_it(void **state)
     lab_enqueue_data(f->s, 1, 1, 75, 0); /* two batches, 40 + 35: nothing left for a refill (test_refill.c) */
     sched_dequeue_all(f->s, 20 * MS); /* STA2's batch of frame 0: 40 packets */
     sched_dequeue_all(f->s, 40 * MS);
-    sta_acks(f->s, 1, 40, 45 * MS); /* ends in frame 1: V = 25 ms, r = 35 */
+    lab_sta_acks(f->s, 1, 40, 45 * MS); /* ends in frame 1: V = 25 ms, r = 35 */
     sched_dequeue_all(f->s, 60 * MS);
-    sta_acks(f->s, 1, 75, 75 * MS); /* frame 1's batch: V = 15 ms */
+    lab_sta_acks(f->s, 1, 75, 75 * MS); /* frame 1's batch: V = 15 ms */
     sched_dequeue_all(f->s, 80 * MS);
     struct sched_frame rep = sched_next_frame(f->s); /* frame 0 */
     assert_int_equal(rep.pr[1].drains, 0);
@@ -205,9 +199,9 @@ static void test_batch_waits_while_a_conflicting_pair_still_drains(void **state)
 {
     struct sched_fixture *f = *state;
     sta2_queued_behind_sta1s_batch(f->s);
-    sta_acks(f->s, 0, 20, 19 * MS);
+    lab_sta_acks(f->s, 0, 20, 19 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0); /* AP1's batch is still in the air */
-    assert_int_equal(sta_acks(f->s, 0, 40, 21 * MS), ADW_PASS);
+    lab_sta_acks(f->s, 0, 40, 21 * MS);
     assert_int_equal(adw_sched_next_event_ns(f->s, 21 * MS), 21 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 21 * MS), 38); /* r = 40 for 20 ms, 19 ms left */
     assert_int_equal(sched_out[0].out_port, 2);
@@ -222,11 +216,11 @@ static void test_deferred_batch_waits_for_a_conflicting_drain_whose_acks_pause(v
 {
     struct sched_fixture *f = *state;
     sta2_queued_behind_sta1s_batch(f->s);
-    sta_acks(f->s, 0, 10, 1 * MS);
+    lab_sta_acks(f->s, 0, 10, 1 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 20 * MS), 40 * MS); /* the slice end at the latest */
     assert_int_equal(sched_dequeue_all(f->s, 35 * MS - 1), 0);
-    sta_acks(f->s, 0, 40, 35 * MS);
+    lab_sta_acks(f->s, 0, 40, 35 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 35 * MS), 10); /* 5 ms of the slice left */
     assert_int_equal(sched_out[0].out_port, 2);
 }
@@ -237,12 +231,12 @@ static void test_deferred_batch_waits_while_the_conflicting_drain_is_still_ackno
 {
     struct sched_fixture *f = *state;
     sta2_queued_behind_sta1s_batch(f->s);
-    sta_acks(f->s, 0, 10, 19 * MS);
+    lab_sta_acks(f->s, 0, 10, 19 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
-    sta_acks(f->s, 0, 20, 27 * MS);
+    lab_sta_acks(f->s, 0, 20, 27 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 0);
     assert_int_equal(adw_sched_next_event_ns(f->s, 30 * MS), 40 * MS);
-    sta_acks(f->s, 0, 40, 34 * MS);
+    lab_sta_acks(f->s, 0, 40, 34 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 34 * MS), 12); /* 6 ms left: 40 x 6 / 20 */
     assert_int_equal(sched_out[0].out_port, 2);
 }
@@ -254,7 +248,7 @@ static void test_deferred_batch_is_skipped_when_its_slice_ends_under_the_conflic
     struct sched_fixture *f = *state;
     sta2_queued_behind_sta1s_batch(f->s);
     for (unsigned k = 1; k <= 4; k++) {
-        sta_acks(f->s, 0, k * 7, (15 + 5 * k) * MS); /* 20, 25, 30, 35 ms */
+        lab_sta_acks(f->s, 0, k * 7, (15 + 5 * k) * MS); /* 20, 25, 30, 35 ms */
         assert_int_equal(sched_dequeue_all(f->s, (15 + 5 * k) * MS), 0);
     }
     unsigned n = sched_dequeue_all(f->s, 40 * MS); /* AP1's next slice */
@@ -270,7 +264,7 @@ static void test_batch_is_not_deferred_when_the_conflicting_drain_ended(void **s
 {
     struct sched_fixture *f = *state;
     assert_int_equal(sta1_batch_at_0(f->s, 40), 40); /* one batch: no refill when it drains (test_refill.c) */
-    sta_acks(f->s, 0, 40, 15 * MS);
+    lab_sta_acks(f->s, 0, 40, 15 * MS);
     lab_enqueue_data(f->s, 1, 1, 100, 16 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
     struct adw_stats st = sched_stats(f->s);
@@ -285,7 +279,7 @@ static void test_queue_limit_holds_two_batches_when_ebdp_says_less(void **state)
     f->cfg->policies.queue_sizing.t_max_ns = 20 * MS; /* Q_eBDP = 20 ms / 0.5 ms + 5 = 45 after the drain below */
     sched_fixture_recreate(f, NULL);
     assert_int_equal(sta1_batch_at_0(f->s, 40), 40);
-    sta_acks(f->s, 0, 40, 10 * MS); /* V = 10 ms: r = 40 + 10 = 50, T_serv = 10/40 ms x 40/20 = 0.5 ms */
+    lab_sta_acks(f->s, 0, 40, 10 * MS); /* V = 10 ms: r = 40 + 10 = 50, T_serv = 10/40 ms x 40/20 = 0.5 ms */
     lab_enqueue_data(f->s, 0, 1 + 40 * 1448, 60, 11 * MS); /* after the drain: no refill (test_refill.c) */
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 50);
     struct sched_frame rep = sched_next_frame(f->s);
@@ -318,7 +312,7 @@ static void test_a_drain_that_ends_past_the_cap_is_closed_at_the_cap(void **stat
     f->cfg->policies.ts_abr_qd.v_cap_factor = 1.5; /* cap 30 ms, shorter than the 40 ms frame */
     sched_fixture_recreate(f, NULL);
     assert_int_equal(sta1_batch_at_0(f->s, 40), 40);
-    sta_acks(f->s, 0, 40, 35 * MS);
+    lab_sta_acks(f->s, 0, 40, 35 * MS);
     sched_dequeue_all(f->s, 40 * MS);
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_capped, 1);
@@ -339,10 +333,10 @@ static void test_batch_scales_with_the_length_of_the_slice(void **state)
     sched_fixture_recreate(f, NULL);
     /* Data comes after each drain has ended, so no refill goes into the time left (test_refill.c). */
     assert_int_equal(sta1_batch_at_0(f->s, 40), 40);
-    sta_acks(f->s, 0, 40, 10 * MS); /* V = 10 ms in a 20 ms slice: r = 40 + 10 = 50 */
+    lab_sta_acks(f->s, 0, 40, 10 * MS); /* V = 10 ms in a 20 ms slice: r = 40 + 10 = 50 */
     lab_enqueue_data(f->s, 0, 1 + 40 * 1448, 100, 11 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 100); /* twice the slice, twice the batch */
-    sta_acks(f->s, 0, 140, 60 * MS); /* 100 packets in 20 ms of a 40 ms slice: as 50 in 10 ms of 20: r = 60 */
+    lab_sta_acks(f->s, 0, 140, 60 * MS); /* 100 packets in 20 ms of a 40 ms slice: as 50 in 10 ms of 20: r = 60 */
     lab_enqueue_data(f->s, 0, 1 + 140 * 1448, 100, 61 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 80 * MS), 60);
     struct adw_stats st = sched_stats(f->s);
@@ -532,7 +526,7 @@ static void test_released_packets_go_to_their_aps_port_of_the_new_version(void *
 {
     struct sched_fixture *f = *state;
     sched_dequeue_all(f->s, 0);
-    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 10, 1 * MS), 10);
+    lab_queue_segments(f->s, 1, 1, 10, 1 * MS);
     struct adw_config *c2 = lab_version_2(20);
     struct adw_ap_cfg ap1 = c2->aps[0];
     c2->aps[0] = c2->aps[1], c2->aps[1] = ap1; /* ap2 is port 1 now, ap1 port 2; each STA keeps its AP */
@@ -554,7 +548,7 @@ static void test_released_packets_of_a_removed_ap_are_dropped_with_a_cause(void 
 {
     struct sched_fixture *f = *state;
     sched_dequeue_all(f->s, 0);
-    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 5, 1 * MS), 5);
+    lab_queue_segments(f->s, 1, 1, 5, 1 * MS);
     struct adw_config *c2 = lab_version_2_without_ap2();
     assert_int_equal(adw_sched_set_config(f->s, c2, 2 * MS, NULL, 0), 0);
     free(c2);
@@ -575,7 +569,7 @@ static void test_kept_pair_keeps_its_batch_size_across_versions(void **state)
 {
     struct sched_fixture *f = *state;
     sta1_batch_at_0(f->s, 40); /* one batch: no refill when it drains (test_refill.c) */
-    sta_acks(f->s, 0, 40, 3 * MS); /* r -> 57 */
+    lab_sta_acks(f->s, 0, 40, 3 * MS); /* r -> 57 */
     struct adw_config *c2 = lab_version_2(20);
     assert_int_equal(adw_sched_set_config(f->s, c2, 4 * MS, NULL, 0), 0);
     lab_enqueue_data(f->s, 0, 1 + 100 * 1448, 100, 5 * MS);
@@ -615,13 +609,13 @@ static void test_dynamic_slicing_gives_idle_slice_away_and_takes_it_back(void **
     sched_fixture_recreate(f, NULL);
     assert_int_equal(sta1_batch_at_0(f->s, 300), 40); /* STA1 bulk, STA2 in think time */
     /* STA2's slice goes to STA1; its first drain ends at 20 ms = S: r stays 40 */
-    sta_acks(f->s, 0, 40, 20 * MS);
+    lab_sta_acks(f->s, 0, 40, 20 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
     assert_int_equal(sched_out[0].out_port, 1);
     lab_enqueue_data(f->s, 1, 1, 10, 30 * MS); /* STA2 wants again */
-    sta_acks(f->s, 0, 80, 40 * MS); /* STA1's batches drain in S, each before the next slice */
+    lab_sta_acks(f->s, 0, 80, 40 * MS); /* STA1's batches drain in S, each before the next slice */
     sched_dequeue_all(f->s, 40 * MS);
-    sta_acks(f->s, 0, 120, 60 * MS);
+    lab_sta_acks(f->s, 0, 120, 60 * MS);
     /* and gets its own slice back at its start */
     assert_int_equal(sched_dequeue_all(f->s, 60 * MS), 10);
     assert_int_equal(sched_out[0].out_port, 2);
@@ -661,7 +655,7 @@ static void test_late_dequeue_skips_whole_frames(void **state)
 static void test_a_slice_over_before_a_late_dequeue_releases_no_batch(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 100, 0), 100);
+    lab_queue_segments(f->s, 1, 1, 100, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 0);
     assert_int_equal(sched_dequeue_all(f->s, 45 * MS), 0); /* slice 1 ran 20-40 ms; slice 0 of frame 1 is sta1's */
     assert_int_equal(sched_stats(f->s).slices_skipped, 1);
@@ -677,7 +671,7 @@ static void test_a_slice_over_before_a_late_dequeue_releases_no_batch(void **sta
 static void test_the_frame_report_says_which_slices_were_skipped(void **state)
 {
     struct sched_fixture *f = *state;
-    assert_int_equal(lab_enqueue_data(f->s, 1, 1, 100, 0), 100);
+    lab_queue_segments(f->s, 1, 1, 100, 0);
     sched_dequeue_all(f->s, 0);
     sched_dequeue_all(f->s, 45 * MS);
     sched_dequeue_all(f->s, 60 * MS);

@@ -34,8 +34,7 @@ static void test_a_drain_of_the_frame_before_a_swap_does_not_hold_the_pairs_next
         sched_dequeue_all(f->s, t);
     lab_enqueue_data(f->s, 0, 1, 400, 119 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 120 * MS), 40);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 20 * 1448);
-    sched_enqueue1(f->s, &a, 125 * MS);
+    lab_sta_acks(f->s, 0, 20, 125 * MS);
     struct adw_config *c2 = lab_v2(20, 50);
     assert_int_equal(adw_sched_set_config(f->s, c2, 126 * MS, NULL, 0), 0);
     free(c2);
@@ -56,10 +55,9 @@ static void test_a_kept_pairs_batch_is_rescaled_when_its_slice_length_changes(vo
     f->cfg->slices[0].duration_ns = f->cfg->slices[1].duration_ns = 100 * MS;
     f->cfg->policies.ts_abr_qd.r_init_pkts = 400;
     sched_fixture_recreate(f, NULL);
-    assert_int_equal(lab_enqueue_data(f->s, 0, 1, 1000, 0), 1000);
+    lab_queue_segments(f->s, 0, 1, 1000, 0);
     assert_int_equal(sched_dequeue_all(f->s, 0), 400);
-    struct adw_pkt a = lab_up_ack_pkt(0, 1 + 400 * 1448);
-    sched_enqueue1(f->s, &a, 99 * MS);
+    lab_sta_acks(f->s, 0, 400, 99 * MS);
     struct adw_config *c2 = lab_v2(20, 20);
     assert_int_equal(adw_sched_set_config(f->s, c2, 100 * MS, NULL, 0), 0);
     free(c2);
