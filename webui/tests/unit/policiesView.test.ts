@@ -1,14 +1,13 @@
-import { flushPromises, mount } from '@vue/test-utils'
+import { flushPromises } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { defineComponent, h } from 'vue'
-import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
 import type { Topology } from '../../src/api/types'
 import { policySections } from '../../src/lib/policySchema'
 import { hasUnsavedEdits } from '../../src/lib/unsavedEdits'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import PoliciesView from '../../src/views/PoliciesView.vue'
+import { mountOnRoute } from './pageOnRoute'
 import { json } from './responses'
 
 const topology: Topology = { aps: [], stas: [], conflicts: [] }
@@ -30,13 +29,7 @@ beforeEach(() => {
 })
 afterEach(() => vi.unstubAllGlobals())
 
-async function mountPage() {
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/policies', component: PoliciesView }] })
-  await router.push('/policies') // the page's leave guard needs its route
-  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-  await flushPromises()
-  return w
-}
+const mountPage = () => mountOnRoute(PoliciesView, '/policies')
 
 describe('PoliciesView', () => {
   it("drops the controller's refusal beside a field once that field is edited, and shows it again when saved still wrong", async () => {

@@ -1,16 +1,13 @@
 // The notice after saving topology or policies sends the user to where a version is applied.
-import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { defineComponent, h, type Component } from 'vue'
-import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
 import type { Topology } from '../../src/api/types'
 import { policySections } from '../../src/lib/policySchema'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import PoliciesView from '../../src/views/PoliciesView.vue'
-import SliceMapsView from '../../src/views/SliceMapsView.vue'
 import TopologyView from '../../src/views/TopologyView.vue'
+import { saveOnEditor } from './editorSave'
 import { json, oneStaTopology } from './responses'
 
 const topology: Topology = oneStaTopology()
@@ -29,22 +26,11 @@ beforeEach(() => {
 })
 afterEach(() => vi.unstubAllGlobals())
 
-async function saveOn(page: Component, button: string) {
-  // The page's own route, and the slice-map page (where the Apply button is) to link to.
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/editor', component: page }, { path: '/slice-maps', component: SliceMapsView }] })
-  await router.push('/editor')
-  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-  await flushPromises()
-  const save = w.findAll('button').find((b) => b.text() === button)!
-  await (save.attributes('type') === 'submit' ? w.get('form').trigger('submit') : save.trigger('click'))
-  await flushPromises()
-  return w.get('[data-testid=notice]')
-}
 
 describe('the notice after a save', () => {
   for (const [name, page, button] of [['policies', PoliciesView, 'Save policies'], ['topology', TopologyView, 'Save topology']] as const) {
     it(`links the ${name} page's saved version to the slice-map page, whose "Apply version" button applies it, not to Appliances`, async () => {
-      const notice = await saveOn(page, button)
+      const notice = (await saveOnEditor(page, button)).get('[data-testid=notice]')
       expect(notice.text()).toContain('Saved as version 5')
       expect(notice.text()).toContain('“Apply version 5”')
       expect(notice.text()).not.toContain('Appliances')

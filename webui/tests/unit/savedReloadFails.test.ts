@@ -1,16 +1,14 @@
 // A save the controller stored, then a reload it cannot answer (503, its store gone meanwhile): the
 // page keeps the editor and says the version was saved, with why it could not be shown.
-import { flushPromises, mount } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { defineComponent, h, type Component } from 'vue'
-import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
 import { policySections } from '../../src/lib/policySchema'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import PoliciesView from '../../src/views/PoliciesView.vue'
 import SliceMapsView from '../../src/views/SliceMapsView.vue'
 import TopologyView from '../../src/views/TopologyView.vue'
+import { saveOnEditor } from './editorSave'
 import { json, oneStaTopology } from './responses'
 
 const policies = Object.fromEntries(policySections().map((s) => [s.key, {}]))
@@ -37,21 +35,11 @@ beforeEach(() => {
 })
 afterEach(() => vi.unstubAllGlobals())
 
-async function saveOn(page: Component, button: string) {
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/editor', component: page }, { path: '/slice-maps', component: SliceMapsView }] })
-  await router.push('/editor')
-  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-  await flushPromises()
-  const save = w.findAll('button').find((b) => b.text() === button)!
-  await (save.attributes('type') === 'submit' ? w.get('form').trigger('submit') : save.trigger('click'))
-  await flushPromises()
-  return w
-}
 
 describe('a save stored, then a reload answered 503', () => {
   for (const [name, page, button] of [['policies', PoliciesView, 'Save policies'], ['topology', TopologyView, 'Save topology'], ['slice-map', SliceMapsView, 'Save as new version']] as const) {
     it(`keeps the ${name} editor and says the version was saved, beside why it could not be reloaded`, async () => {
-      const w = await saveOn(page, button)
+      const w = await saveOnEditor(page, button)
       expect(w.get('[data-testid=notice]').text()).toContain('Saved as version 5')
       expect(w.get('[data-testid=server-error]').text()).toContain(down)
       expect(w.findAll('button').some((b) => b.text() === button)).toBe(true)

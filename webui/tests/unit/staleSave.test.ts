@@ -1,11 +1,10 @@
 // A save refused with 409 (someone saved a version since the editor loaded its own) in the
 // slice-map, policy and topology editors: the user reloads the latest version with their edits
 // re-applied.
-import { flushPromises, mount } from '@vue/test-utils'
+import { flushPromises } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { defineComponent, h, type Component } from 'vue'
-import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
+import type { Component } from 'vue'
 import type { ApplianceStatus, Policies, Slice, Topology } from '../../src/api/types'
 import { policySections } from '../../src/lib/policySchema'
 import { useAppliances } from '../../src/stores/appliances'
@@ -13,6 +12,7 @@ import { useSession } from '../../src/stores/session'
 import PoliciesView from '../../src/views/PoliciesView.vue'
 import SliceMapsView from '../../src/views/SliceMapsView.vue'
 import TopologyView from '../../src/views/TopologyView.vue'
+import { mountOnRoute } from './pageOnRoute'
 import { json } from './responses'
 
 const topology: Topology = {
@@ -65,13 +65,7 @@ function stubApi(newer: Doc, old: Doc) {
   return puts
 }
 
-async function mountPage(page: Component) {
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/editor', component: page }] })
-  await router.push('/editor') // the page's leave guard needs its route
-  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-  await flushPromises()
-  return w
-}
+const mountPage = (page: Component) => mountOnRoute(page, '/editor')
 const click = async (w: Awaited<ReturnType<typeof mountPage>>, sel: string) => {
   await w.get(sel).trigger('click')
   await flushPromises()

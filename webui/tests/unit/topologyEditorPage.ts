@@ -1,15 +1,14 @@
 // The topology editor as the rename specs drive it: the page mounted on its route, and a stand-in
 // controller holding the two-AP lab document (ap1/sta1 and ap2/sta2 conflict, one slice each,
 // both named by the policies) at version 4, recording each write.
-import { flushPromises, mount } from '@vue/test-utils'
+import { flushPromises } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { vi } from 'vitest'
-import { defineComponent, h } from 'vue'
-import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
 import type { ConfigDoc, Topology } from '../../src/api/types'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import TopologyView from '../../src/views/TopologyView.vue'
+import { mountOnRoute } from './pageOnRoute'
 import { json } from './responses'
 
 export const topology = (): Topology => ({
@@ -61,13 +60,7 @@ export function signIn(): void {
   useSession().adopt({ username: 'op', role: 'operator', via: 'session', csrf_token: 'c' })
 }
 
-export async function mountPage() {
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/topology', component: TopologyView }] })
-  await router.push('/topology') // the page's leave guard needs its route
-  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-  await flushPromises()
-  return w
-}
+export const mountPage = () => mountOnRoute(TopologyView, '/topology')
 export type Page = Awaited<ReturnType<typeof mountPage>>
 
 /** Types `value` into the field labelled `label`, then leaves it ('change'). */

@@ -1,12 +1,11 @@
-import { flushPromises, mount } from '@vue/test-utils'
+import { flushPromises } from '@vue/test-utils'
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { defineComponent, h } from 'vue'
-import { createMemoryHistory, createRouter, RouterView } from 'vue-router'
 import type { Topology } from '../../src/api/types'
 import { useAppliances } from '../../src/stores/appliances'
 import { useSession } from '../../src/stores/session'
 import TopologyView from '../../src/views/TopologyView.vue'
+import { mountOnRoute } from './pageOnRoute'
 import { json } from './responses'
 
 const topology: Topology = {
@@ -36,13 +35,7 @@ function stubSavingController(): { topology: Topology }[] {
   return puts
 }
 
-async function mountPage() {
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/topology', component: TopologyView }] })
-  await router.push('/topology') // the page's leave guard needs its route
-  const w = mount(defineComponent({ render: () => h(RouterView) }), { global: { plugins: [router] } })
-  await flushPromises()
-  return w
-}
+const mountPage = () => mountOnRoute(TopologyView, '/topology')
 
 describe('TopologyView', () => {
   it('shows a refusal naming a station field the table has no column for (phy_rate_mbps) in the row of that station', async () => {
