@@ -13,12 +13,7 @@ int adw_pool_init(struct adw_pool *p, uint32_t size)
     p->link = malloc(sizeof(*p->link) * (size ? size : 1u));
     p->free = malloc(sizeof(*p->free) * (size ? size : 1u));
     if (p->nodes == NULL || p->link == NULL || p->free == NULL) {
-        adw_big_free(p->nodes);
-        free(p->link);
-        free(p->free);
-        p->nodes = NULL;
-        p->link = NULL;
-        p->free = NULL;
+        adw_pool_free(p);
         return -1;
     }
     p->size = size;
