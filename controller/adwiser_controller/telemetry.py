@@ -61,30 +61,28 @@ def parse_slices(value: str) -> Any:
         return None
 
 
-def parse_frame(sid: str, f: dict[str, str]) -> dict[str, Any]:
+def _stream_entry(sid: str, f: dict[str, str], ints: set[str], floats: set[str]) -> dict[str, Any]:
+    """A stream entry's fields under its id, those named in `ints` and `floats` read as such numbers."""
     out: dict[str, Any] = {"id": sid}
     for k, v in f.items():
-        if k in FRAME_INT:
+        if k in ints:
             out[k] = stream_number(v, int)
-        elif k in FRAME_FLOAT:
+        elif k in floats:
             out[k] = stream_number(v, float)
-        elif k == "slices":
-            out[k] = parse_slices(v)
         else:
             out[k] = v
+    return out
+
+
+def parse_frame(sid: str, f: dict[str, str]) -> dict[str, Any]:
+    out = _stream_entry(sid, f, FRAME_INT, FRAME_FLOAT)
+    if "slices" in f:
+        out["slices"] = parse_slices(f["slices"])
     return out
 
 
 def parse_pair(sid: str, f: dict[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": sid}
-    for k, v in f.items():
-        if k in PAIR_INT:
-            out[k] = stream_number(v, int)
-        elif k in PAIR_FLOAT:
-            out[k] = stream_number(v, float)
-        else:
-            out[k] = v
-    return out
+    return _stream_entry(sid, f, PAIR_INT, PAIR_FLOAT)
 
 
 class Heartbeat(BaseModel):
