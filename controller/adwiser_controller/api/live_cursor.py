@@ -13,8 +13,11 @@ the feed skips, sending `{"type": "skipped", "stream", "from", "to", "entries"}`
   MAXLEN behind: it does not keep up), at the newest frame as above.
 `from` is the last id the client had (or asked to start after), `to` the id the feed goes on after:
 the entries in between are never sent. `entries` is how many, or null when the feed does not know
-where its cursor is in the stream (it started at a client's id and has not caught up since): Redis counts
-the entries ever added (`entries-added`), not the entries between two ids.
+where its cursor is in the stream (it started at a client's id and has not caught up since, or the stream was
+deleted and written anew): Redis counts the entries ever added (`entries-added`), not the entries between two ids.
+A stream deleted and written anew is told from the one the count was made in by what the count implies
+(_same_stream); one whose new entries trimmed outnumber the old stream's entries when the feed last looked, a
+moment before, looks as the old one would and is not told apart (Redis keeps no mark of a stream's creation).
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ class Cursor:
     # How many entries the stream had ever been given up to and including `id` (XINFO `entries-added`
     # counts them); None while not known.
     ordinal: int | None
+    # The stream's last generated id and `entries-added` at the feed's last look: its newest count.
+    seen: tuple[str, int] | None = None
 
 
 async def _info(redis: Redis, key: str) -> dict[str, Any] | None:
@@ -101,6 +106,18 @@ async def _newest_frame_start(redis: Redis, key: str) -> tuple[str, int] | None:
     return _just_before(newest), added - 1  # no frame boundary within reach: the newest entry only
 
 
+def _same_stream(info: dict[str, Any], point: tuple[str, int] | None) -> bool:
+    """Whether the stream `info` describes can be the one in which `point` (an id and the entries ever added up to
+    and including it) was counted. Trimming (MAXLEN; the dataplane never XDELs) removes the oldest entries, so
+    the stream holds none at or before the id exactly when it lost at least that many; and it never loses count."""
+    if point is None:
+        return True
+    sid, count = point
+    added, first = info["entries-added"], info["first-entry"]
+    none_left = not first or _parts(first[0]) > _parts(sid)
+    return added >= count and none_left == (added - info["length"] >= count)
+
+
 def _skipped(c: Cursor, to: str, ordinal: int | None) -> dict[str, object]:
     entries = ordinal - c.ordinal if ordinal is not None and c.ordinal is not None else None
     msg: dict[str, object] = {"type": "skipped", "stream": c.name, "from": c.id, "to": to, "entries": entries}
@@ -127,8 +144,10 @@ async def read(redis: Redis, cursors: list[Cursor]) -> tuple[list[dict[str, obje
             out[c.name] = batch
             continue
         added, length = info["entries-added"], info["length"]
-        if c.ordinal is not None and c.ordinal > added:
+        point = (c.id, c.ordinal) if c.ordinal is not None else None
+        if not (_same_stream(info, point) and _same_stream(info, c.seen)):
             c.ordinal = None  # the stream was deleted and written anew
+        c.seen = (info["last-generated-id"], added)
         first = info["first-entry"][0] if info["first-entry"] else None
         generated = info["last-generated-id"]
         if c.ordinal is not None:
