@@ -49,7 +49,7 @@ esac
 """)
     stub.chmod(0o755)
     names = ("Find the bridge's ports", "Take the retired ports off the bridge before the dataplane's rules start")
-    tasks = [t for t in yaml.safe_load((ANSIBLE / "roles/openvswitch/tasks/main.yml").read_text())
+    tasks = [t for t in yaml.safe_load((ANSIBLE / "roles/openvswitch/tasks/retire.yml").read_text())
              if t["name"] in names]
     assert len(tasks) == 2
     play = localhost_play(tasks, vars={"ovs_bridge": "br-adwiser", "ovs_retired_ports": ["eno1", "eno2"],
