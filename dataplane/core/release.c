@@ -234,11 +234,32 @@ void adw_release_slice_batch(struct adw_sched *s, struct adw_pair_state *ps, uin
         adw_finish_drain(s, ps, 0, false, now_ns);
 }
 
+/* How early the batches of slice 0 went (the frame report's early_ns[0]) at a boundary where a new version came in
+ * (SPEC §3.1: it takes effect there). next_frame_early_ns is that of the old version's slice 0, whose batches may
+ * have gone early before the new version was staged (adw_start_next_slice_early declines only once one is): a
+ * version that puts those pairs in another slice gives slice 0 to pairs whose batches go at its start or later (a
+ * conflicting one after the early batch's drain, deferral.c), and the report said slice 0 began early all the same.
+ * So it is the earliest of the new slice 0's own early batches: each opened its pair's drain when it went, and
+ * nothing was released to the pair since, its slice not yet begun. */
+static uint64_t slice0_early_ns_after_swap(const struct adw_sched *s, uint64_t start_ns)
+{
+    const struct adw_plan *p = s->plan;
+    const struct adw_slice_cfg *sl = &p->cfg->slices[0];
+    uint64_t early = 0;
+    for (unsigned i = 0; i < sl->n_pairs; i++) {
+        const struct adw_pair_state *ps = &s->slots[p->slot_of_pair[sl->pairs[i]]];
+        if (ps->early_slice_ns == start_ns + 1 && start_ns - ps->drain.start_ns > early)
+            early = start_ns - ps->drain.start_ns;
+    }
+    return early;
+}
+
 static void begin_frame(struct adw_sched *s, const struct adw_slice_event *ev, uint64_t now_ns)
 {
     if (s->frame_open)
         adw_report_frame(s, ev->start_ns);
-    if (s->staged != NULL) {
+    bool swapped = s->staged != NULL;
+    if (swapped) {
         adw_swap_plan(s, now_ns);
         adw_slice_clock_set_map(&s->clock, s->plan->cfg);
     }
@@ -252,7 +273,8 @@ static void begin_frame(struct adw_sched *s, const struct adw_slice_event *ev, u
         s->given_to[i] = ADW_PAIR_NONE;
         s->slice_early_ns[i] = 0;
     }
-    s->slice_early_ns[0] = s->next_frame_early_ns; /* its batch went in the frame before */
+    /* its batch went in the frame before */
+    s->slice_early_ns[0] = swapped ? slice0_early_ns_after_swap(s, ev->start_ns) : s->next_frame_early_ns;
     s->next_frame_early_ns = 0;
     s->st.frames++;
     s->st.frames_skipped = s->clock.frames_skipped;

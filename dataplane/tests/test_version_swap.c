@@ -86,12 +86,112 @@ static void test_a_moved_stas_held_packets_follow_it_to_its_new_ap(void **state)
     assert_int_equal(sched_stats(f->s).drops_config, 0);
 }
 
+/* The lab with policies.ts_abr_qd.early_handover on (adw_start_next_slice_early): STA2's batch of 40 (frame 0's
+ * slice 1) drains with 1.5 ms of its slice left and 60 segments still queued, so STA1's batch of frame 1 goes early,
+ * 43 packets for the 21.5 ms to the end of its slice. Then version 2 is staged, before the frame boundary (40 ms). */
+static void sta1_goes_early_then_version_2_is_staged(struct sched_fixture *f, struct adw_config *c2)
+{
+    f->cfg->policies.ts_abr_qd.early_handover = true;
+    sched_fixture_recreate(f, NULL);
+    assert_non_null(f->s);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 0);
+    lab_queue_segments(f->s, 1, 1, 100, 1 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
+    lab_queue_segments(f->s, 0, 1, 200, 21 * MS);
+    lab_sta_acks(f->s, 1, 40, 38 * MS + MS / 2);
+    unsigned n = sched_dequeue_all(f->s, 38 * MS + MS / 2);
+    assert_int_equal(n, 43);
+    sched_assert_out_to(n, 1);
+    assert_int_equal(sched_stats(f->s).early_slice_starts, 1);
+    c2->policies.ts_abr_qd.early_handover = true;
+    assert_int_equal(adw_sched_set_config(f->s, c2, 39 * MS, NULL, 0), 0);
+    free(c2);
+}
+
+/* Version 2 with the slices swapped: STA2 in slice 0, STA1 in slice 1. */
+static struct adw_config *lab_v2_swapped_slices(void)
+{
+    struct adw_config *c = lab_v2(20, 20);
+    c->slices[0].pairs[0] = 1;
+    c->slices[1].pairs[0] = 0;
+    return c;
+}
+
+/* STA1's batch that went early under version 1 is on the air at the boundary where version 2 gives slice 0 to STA2,
+ * whose pair conflicts with it: STA2's batch waits for that drain (deferral.c), as for any conflicting drain that
+ * overran into its slice, and goes when STA1's ACKs end it, to AP2 only. STA1's next batch goes at its own slice. */
+static void test_an_early_batch_staged_over_holds_back_the_new_slice_0s_conflicting_pair(void **state)
+{
+    struct sched_fixture *f = *state;
+    sta1_goes_early_then_version_2_is_staged(f, lab_v2_swapped_slices());
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 0);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    assert_int_equal(sched_stats(f->s).slice_deferrals, 1);
+    lab_sta_acks(f->s, 0, 43, 45 * MS);
+    unsigned n = sched_dequeue_all(f->s, 45 * MS);
+    assert_true(n > 0);
+    sched_assert_out_to(n, 2);
+    assert_int_equal(sched_stats(f->s).early_slice_starts, 1); /* STA1's drain ended outside its slice */
+    lab_sta_acks(f->s, 1, 40 + n, 60 * MS); /* STA2's drains end at the boundary: none holds STA1 back */
+    n = sched_dequeue_all(f->s, 60 * MS);
+    assert_true(n > 0);
+    sched_assert_out_to(n, 1);
+}
+
+/* The early batch is accounted where it went: its 43 packets in frame 0 (version 1), where they were released; its
+ * drain (6.5 ms) in frame 1, where it ended. Frame 1 runs version 2, whose slice 0 is STA2's, and STA2's batch went
+ * 5 ms after that slice began, not early: the frame report says slice 0 began on time. STA1 ran its slice 1 only. */
+static void test_an_early_batch_staged_over_is_reported_in_the_frames_it_went_and_drained(void **state)
+{
+    struct sched_fixture *f = *state;
+    sta1_goes_early_then_version_2_is_staged(f, lab_v2_swapped_slices());
+    sched_dequeue_all(f->s, 40 * MS);
+    lab_sta_acks(f->s, 0, 43, 45 * MS);
+    lab_sta_acks(f->s, 1, 40 + sched_dequeue_all(f->s, 45 * MS), 60 * MS); /* STA2's deferred batch drains */
+    sched_dequeue_all(f->s, 60 * MS);
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.frame, 0);
+    assert_int_equal(rep.fr.version, 1);
+    assert_int_equal(rep.pr[0].released_pkts, 43);
+    assert_int_equal(rep.pr[0].drains, 0);
+    sched_dequeue_all(f->s, 80 * MS);
+    rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.frame, 1);
+    assert_int_equal(rep.fr.version, 2);
+    assert_int_equal(rep.fr.early_ns[0], 0);
+    assert_int_equal(rep.fr.early_ns[1], 0);
+    assert_int_equal(rep.pr[0].drains, 1);
+    assert_int_equal(rep.pr[0].v_ns, 6 * MS + MS / 2);
+    assert_int_equal(rep.pr[0].s_ns, 20 * MS);
+    assert_int_equal(rep.pr[1].s_ns, 20 * MS);
+}
+
+/* A version that keeps STA1 in slice 0: its batch went early for that slice, and it is not released again at the
+ * slice start; the frame report of the new version's frame says how early it went. */
+static void test_an_early_batch_of_a_pair_kept_in_slice_0_is_its_batch_under_the_new_version(void **state)
+{
+    struct sched_fixture *f = *state;
+    sta1_goes_early_then_version_2_is_staged(f, lab_v2(20, 30));
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 0);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    sched_dequeue_all(f->s, 60 * MS);
+    sched_next_frame(f->s);
+    sched_dequeue_all(f->s, 90 * MS);
+    struct sched_frame rep = sched_next_frame(f->s);
+    assert_int_equal(rep.fr.version, 2);
+    assert_int_equal(rep.fr.early_ns[0], 1500000);
+    assert_int_equal(rep.pr[0].s_ns, 20 * MS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         LAB_TEST(test_a_drain_of_the_frame_before_a_swap_does_not_hold_the_pairs_next_batch),
         LAB_TEST(test_a_kept_pairs_batch_is_rescaled_when_its_slice_length_changes),
         LAB_TEST(test_a_moved_stas_held_packets_follow_it_to_its_new_ap),
+        LAB_TEST(test_an_early_batch_staged_over_holds_back_the_new_slice_0s_conflicting_pair),
+        LAB_TEST(test_an_early_batch_staged_over_is_reported_in_the_frames_it_went_and_drained),
+        LAB_TEST(test_an_early_batch_of_a_pair_kept_in_slice_0_is_its_batch_under_the_new_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
