@@ -423,6 +423,11 @@ uint32_t adw_sched_pool_room(const struct adw_sched *s)
     return taken < s->pool.size ? s->pool.size - taken : 0;
 }
 
+uint32_t adw_sched_pool_lent(const struct adw_sched *s)
+{
+    return s->pool.lent;
+}
+
 void adw_sched_pool_lend(struct adw_sched *s, uint32_t n)
 {
     s->pool.lent += n;

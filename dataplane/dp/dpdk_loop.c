@@ -32,6 +32,7 @@ struct tx_port {
     const struct vlan_demux *vlans;   /* the loop's: whose frame a lost one was, by its tag (tx_role) */
     unsigned dev;                     /* this port's index in the port map */
     struct adw_sched *sched;          /* the backlog's frames are lent out of its packet budget (backlog_push) */
+    uint32_t backlogs_share;          /* the most of that budget all ports' backlogs together take (backlog_push) */
     uint64_t last_taken_ns;           /* when the ring last took a frame of the backlog, or the backlog began */
     bool wait_for_peer;               /* shutdown: a full ring is waited on while its peer keeps taking frames */
     bool peer_gone;                   /* the ring took nothing for TX_STALL_NS: what it refuses is lost at once */
@@ -146,13 +147,20 @@ static void backlog_lose(struct tx_port *tp)
  * the core holds that much less, and in normal running a frame is taken only while the budget has room. Otherwise
  * a port whose peer is slow would fill its backlog while the core held its whole budget: the pool would run dry and
  * new frames would be missed at RX, uncounted, rather than refused by the core (drops_pool) or here
- * (tx_backlog_drops). At shutdown (wait_for_peer) RX is no longer read, so the budget is counted, not enforced.
+ * (tx_backlog_drops). Nor is a frame taken once all ports' backlogs together hold their share of the budget
+ * (backlogs_share, half of it): a port whose peer is slow but not gone (it takes a frame within TX_STALL_NS) keeps
+ * its backlog, and two such ports at the defaults (--tx-backlog 4096, a budget of 5984) took the whole budget for
+ * as long as they stayed slow, the core refusing every packet it would hold for the healthy APs (drops_pool).
+ * At shutdown (wait_for_peer) RX is no longer read, so the budget is counted, not enforced.
  * A frame flooded to several ports is one mbuf lent once per backlog: more than it takes, never less.
  */
 static uint32_t backlog_push(struct tx_port *tp, struct rte_mbuf **pkts, uint32_t n)
 {
     if (!tp->wait_for_peer) {
-        uint32_t room = adw_sched_pool_room(tp->sched);
+        uint32_t room = adw_sched_pool_room(tp->sched), lent = adw_sched_pool_lent(tp->sched);
+        uint32_t share_left = lent < tp->backlogs_share ? tp->backlogs_share - lent : 0;
+        if (room > share_left)
+            room = share_left;
         if (n > room)
             n = room;
     }
@@ -166,7 +174,8 @@ static uint32_t backlog_push(struct tx_port *tp, struct rte_mbuf **pkts, uint32_
  * backlog is lost (tx_stall_drops), and until the ring takes a frame again what it refuses is lost at once rather
  * than kept (backlog_in). Kept, a dead port's backlog would hold its mbufs out of the core's budget for as long as
  * the link stays down: two dead AP ports at the defaults took the whole budget, and the core refused every packet
- * for the other APs (drops_pool). At shutdown the rest of the exit no longer waits for the port either.
+ * for the other APs (drops_pool); within the backlogs' share (backlog_push) one would still keep up to half of it
+ * from the core. At shutdown the rest of the exit no longer waits for the port either.
  */
 static bool peer_still_takes(struct tx_port *tp)
 {
@@ -621,6 +630,7 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
         tx[q].vlans = &x.vlans;
         tx[q].dev = q;
         tx[q].sched = e->sched;
+        tx[q].backlogs_share = e->opt->hold_pkts / 2; /* the core always keeps the other half (backlog_push) */
         tx[q].buf = rte_zmalloc_socket("adw_txbuf", RTE_ETH_TX_BUFFER_SIZE(MAX_BURST), 0,
                                        rte_eth_dev_socket_id(m->dev[q]));
         if (!tx[q].buf || dpdk_tx_backlog_init(&tx[q].backlog, e->opt->tx_backlog, rte_eth_dev_socket_id(m->dev[q]))) {

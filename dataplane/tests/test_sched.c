@@ -431,11 +431,13 @@ static void test_packets_lent_to_the_backend_come_out_of_the_pool_budget(void **
     struct adw_sched_params prm = {.pool_pkts = 16};
     sched_fixture_recreate(f, &prm);
     adw_sched_pool_lend(f->s, 10);
+    assert_int_equal(adw_sched_pool_lent(f->s), 10);
     assert_int_equal(adw_sched_pool_room(f->s), 6);
     assert_int_equal(lab_enqueue_data(f->s, 1, 1, 8, 0), 6);
     assert_int_equal(adw_sched_pool_room(f->s), 0);
     assert_int_equal(sched_stats(f->s).drops_pool, 2);
     adw_sched_pool_give_back(f->s, 4);
+    assert_int_equal(adw_sched_pool_lent(f->s), 6);
     assert_int_equal(adw_sched_pool_room(f->s), 4);
     assert_int_equal(lab_enqueue_data(f->s, 1, 1 + 8 * 1448, 6, 0), 4);
     struct adw_stats st = sched_stats(f->s);

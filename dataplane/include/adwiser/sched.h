@@ -148,10 +148,11 @@ unsigned adw_sched_flush(struct adw_sched *s, struct adw_pkt *out, unsigned max)
  * The packet budget (pool_pkts) shared with frames the backend keeps in buffers of the same pool after the core let
  * them go (the DPDK backend's TX backlogs, frames waiting for a full TX ring): the core holds at most pool_pkts less
  * what is lent, a packet past that being dropped as when the pool is full (drops_pool). room: what the budget has
- * left beside the packets held and lent; lend counts n more outside (it may exceed room: the caller's choice),
- * give_back n fewer (no more than were lent).
+ * left beside the packets held and lent; lent: what is lent now; lend counts n more outside (it may exceed room:
+ * the caller's choice), give_back n fewer (no more than were lent).
  */
 uint32_t adw_sched_pool_room(const struct adw_sched *s);
+uint32_t adw_sched_pool_lent(const struct adw_sched *s);
 void adw_sched_pool_lend(struct adw_sched *s, uint32_t n);
 void adw_sched_pool_give_back(struct adw_sched *s, uint32_t n);
 
