@@ -80,6 +80,18 @@ class RedisServer:
         _stop(self.proc)
         self.proc = None
 
+    def __enter__(self) -> RedisServer:
+        """Started for a `with` block and stopped at its end, also when the start itself fails (a redis-server that
+        never answered is stopped, not left running)."""
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
 
 class ControllerServer:
     def __init__(self, redis_url: str, workdir: Path, port: int | None = None, webui_dist: Path | None = None):

@@ -24,11 +24,8 @@ COMMANDS = {
 
 @pytest.fixture(scope="module")
 def locked_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path_factory.mktemp("redis-requirepass"), password=PASSWORD).start()
-    try:
+    with RedisServer(tmp_path_factory.mktemp("redis-requirepass"), password=PASSWORD) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def _one_line(stderr: str) -> str:

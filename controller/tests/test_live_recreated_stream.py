@@ -22,11 +22,8 @@ KEY = "adwiser:appliance:lab:tm:pair"
 
 @pytest.fixture(scope="module")
 def unix_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path_factory.mktemp("redis-recreated"), unix_socket=True).start()
-    try:
+    with RedisServer(tmp_path_factory.mktemp("redis-recreated"), unix_socket=True) as server:
         yield server
-    finally:
-        server.stop()
 
 
 async def _fill(r: aioredis.Redis, start_ms: int, n: int) -> list[str]:
