@@ -32,6 +32,7 @@ void adw_pair_state_init(struct adw_sched *s, struct adw_pair_state *ps, uint16_
     memset(ps, 0, sizeof(*ps));
     ps->active = true;
     ps->pair = pair;
+    ps->counters_since_ns = now_ns;
     adw_fifo_init(&ps->q_data);
     adw_fifo_init(&ps->q_ack);
     adw_fifo_init(&ps->q_rt);

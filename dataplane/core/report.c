@@ -66,6 +66,7 @@ void adw_report_frame(struct adw_sched *s, uint64_t end_ns)
         r->limit_pkts = ps->astar.limit;
         r->drops_tail = ps->drops_tail;
         r->drops_other = ps->drops_other;
+        r->counters_since_ns = ps->counters_since_ns;
         r->tput_bps = (uint64_t)ps->tput_bps;
         r->rate_bps = (uint64_t)(ps->tsabr.rate_ewma * 1000.0 * s->params.mtu_bytes * 8.0);
         r->pace_bps = ps->pacer.rate_bps;

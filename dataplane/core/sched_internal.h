@@ -109,7 +109,8 @@ struct adw_pair_state {
     uint64_t frame_s_ns;                     /* slice time it actually used this frame, ns */
     uint64_t last_frame_s_ns;                /* frame_s_ns of the last finished frame, ns (0: none, or all given
                                                 away): the airtime share its eBDP sample is stretched by */
-    /* cumulative: */
+    /* cumulative, from counters_since_ns on (the pair's state was made then: adw_pair_state_init): */
+    uint64_t counters_since_ns;
     uint64_t drops_tail, drops_other;
     double tput_bps;                         /* EWMA of released bytes*8 per frame time */
     struct adw_drain drain;                  /* last: see above */

@@ -9,17 +9,30 @@
 #include "redis_link.h"
 #include "telemetry_jsonl.h"
 
-static json_t *pair_record(const struct adw_frame_report *f, const struct adw_pair_report *p, json_int_t ts)
+/* The core's time t (the backend's clock) as Unix epoch ns, the telemetry's times (REDIS.md). */
+static json_int_t unix_ns(const struct dp_engine *e, uint64_t t)
 {
-    return json_pack("{s:s, s:I, s:I, s:s, s:s, s:f, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:i}",
-                     "type", "pair", "ts_ns", ts, "frame", (json_int_t)f->frame, "pair", p->name,
-                     "mode", p->mode == ADW_MODE_PACED ? "paced" : "sliced", "s_ms", (double)p->s_ns / 1e6,
-                     "r_pkts", (json_int_t)p->r_pkts,
-                     "v_ms", p->v_ns ? json_real((double)p->v_ns / 1e6) : json_null(),
-                     "released_pkts", (json_int_t)p->released_pkts, "released_bytes", (json_int_t)p->released_bytes,
-                     "queue_pkts", (json_int_t)p->queue_pkts, "limit_pkts", (json_int_t)p->limit_pkts,
-                     "drops_tail", (json_int_t)p->drops_tail, "drops_other", (json_int_t)p->drops_other,
-                     "tput_mbps", (double)p->tput_bps / 1e6, "reassigned", (int)p->reassigned);
+    return (json_int_t)((int64_t)t + e->epoch_offset_ns);
+}
+
+/* counters_since_ns: when the pair's cumulative counters (drops_tail, drops_other, dup_acks, retx_pkts) began from
+ * zero, its state made at the dataplane's start or by the version that added it (back), so that a reader can tell
+ * their restart from a count that went on. */
+static json_t *pair_record(const struct dp_engine *e, const struct adw_frame_report *f,
+                           const struct adw_pair_report *p, json_int_t ts)
+{
+    json_t *r = json_pack("{s:s, s:I, s:I, s:s, s:s, s:f, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:i}",
+                         "type", "pair", "ts_ns", ts, "frame", (json_int_t)f->frame, "pair", p->name,
+                         "mode", p->mode == ADW_MODE_PACED ? "paced" : "sliced", "s_ms", (double)p->s_ns / 1e6,
+                         "r_pkts", (json_int_t)p->r_pkts,
+                         "v_ms", p->v_ns ? json_real((double)p->v_ns / 1e6) : json_null(),
+                         "released_pkts", (json_int_t)p->released_pkts,
+                         "released_bytes", (json_int_t)p->released_bytes,
+                         "queue_pkts", (json_int_t)p->queue_pkts, "limit_pkts", (json_int_t)p->limit_pkts,
+                         "drops_tail", (json_int_t)p->drops_tail, "drops_other", (json_int_t)p->drops_other,
+                         "tput_mbps", (double)p->tput_bps / 1e6, "reassigned", (int)p->reassigned);
+    json_object_set_new(r, "counters_since_ns", json_integer(unix_ns(e, p->counters_since_ns)));
+    return r;
 }
 
 /* Every drain that ended in the frame, so a mean V over drains needs no sampling of v_ms (adwiser/sched.h). */
@@ -134,7 +147,7 @@ void frame_telemetry_poll(struct dp_engine *e)
     while (adw_sched_poll_frame(e->sched, &f, pairs, ADW_MAX_PAIRS) == 1) {
         const struct adw_config *cfg = config_of_frame(e);
         unsigned n = f.n_pairs < ADW_MAX_PAIRS ? f.n_pairs : ADW_MAX_PAIRS;
-        json_int_t ts = (json_int_t)((int64_t)f.ts_ns + e->epoch_offset_ns);
+        json_int_t ts = unix_ns(e, f.ts_ns);
         double utility = 0;
         unsigned with_traffic = 0;
         json_t *records = json_array();
@@ -143,7 +156,7 @@ void frame_telemetry_poll(struct dp_engine *e)
                 utility += log((double)pairs[i].tput_bps / 1e6);
                 with_traffic++;
             }
-            json_t *rec = pair_record_drains(pair_record(&f, &pairs[i], ts), &pairs[i]);
+            json_t *rec = pair_record_drains(pair_record(e, &f, &pairs[i], ts), &pairs[i]);
             json_array_append_new(records, pair_record_agg(rec, &pairs[i]));
         }
         json_t *frame = json_pack("{s:s, s:I, s:I, s:I, s:f, s:o, s:n, s:I, s:o}", "type", "frame", "ts_ns",

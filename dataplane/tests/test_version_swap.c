@@ -183,6 +183,48 @@ static void test_an_early_batch_of_a_pair_kept_in_slice_0_is_its_batch_under_the
     assert_int_equal(rep.pr[0].s_ns, 20 * MS);
 }
 
+/* Version 3 of the lab without AP2 and STA2: AP1-STA1 alone in one 20 ms slice. */
+static struct adw_config *lab_v3_without_ap2(void)
+{
+    struct adw_config *c = lab_v2(20, 20);
+    c->version = 3;
+    c->n_aps = 1, c->n_stas = 1, c->n_slices = 1, c->n_conflicts = 0;
+    return c;
+}
+
+/* A pair's cumulative counters (drops_tail, drops_other, dup_acks, retx_pkts) start from zero with its state: a pair
+ * that one version removes and a later one adds back counts again from the swap that adds it, and its reports say
+ * since when, so a reader of the counters (Prometheus, by their created time) tells that restart from a count that
+ * went on. Version 3 drops ap2/sta2 at 40 ms; version 4 adds it back at the boundary of 60 ms, which the loop comes
+ * to 1 ms late. The pair kept by every version counts on from the scheduler's creation (0). */
+static void test_a_readded_pairs_counters_are_reported_since_the_swap_that_added_it_back(void **state)
+{
+    struct sched_fixture *f = *state;
+    sched_dequeue_all(f->s, 0);
+    struct adw_config *c3 = lab_v3_without_ap2();
+    assert_int_equal(adw_sched_set_config(f->s, c3, 2 * MS, NULL, 0), 0);
+    free(c3);
+    sched_dequeue_all(f->s, 40 * MS);
+    assert_int_equal(adw_sched_active_version(f->s), 3);
+    struct adw_config *c4 = lab_v2(20, 20);
+    c4->version = 4;
+    assert_int_equal(adw_sched_set_config(f->s, c4, 45 * MS, NULL, 0), 0);
+    free(c4);
+    sched_dequeue_all(f->s, 61 * MS);
+    assert_int_equal(adw_sched_active_version(f->s), 4);
+    sched_dequeue_all(f->s, 101 * MS);
+    struct adw_frame_report fr;
+    struct adw_pair_report pr[2];
+    do
+        assert_int_equal(adw_sched_poll_frame(f->s, &fr, pr, 2), 1);
+    while (fr.version != 4);
+    assert_int_equal(fr.n_pairs, 2);
+    assert_string_equal(pr[1].name, "ap2/sta2");
+    assert_int_equal(pr[1].counters_since_ns, 61 * MS);
+    assert_string_equal(pr[0].name, "ap1/sta1");
+    assert_int_equal(pr[0].counters_since_ns, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +234,7 @@ int main(void)
         LAB_TEST(test_an_early_batch_staged_over_holds_back_the_new_slice_0s_conflicting_pair),
         LAB_TEST(test_an_early_batch_staged_over_is_reported_in_the_frames_it_went_and_drained),
         LAB_TEST(test_an_early_batch_of_a_pair_kept_in_slice_0_is_its_batch_under_the_new_version),
+        LAB_TEST(test_a_readded_pairs_counters_are_reported_since_the_swap_that_added_it_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -556,6 +556,51 @@ static void test_a_slice_the_loop_came_to_too_late_is_marked_skipped_in_its_fram
     assert_string_equal(skipped, "01 00 00");
 }
 
+/* The pair records' counters_since_ns values, in file order, into since[0 .. max-1]: how many; a record without one
+ * (or not an integer) gives -1. Each record's ts_ns must not be before it. */
+static unsigned pair_counters_since(const char *path, json_int_t *since, unsigned max)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[65536];
+    unsigned n = 0;
+    while (fgets(line, sizeof(line), f)) {
+        json_error_t je;
+        json_t *rec = json_loads(line, 0, &je);
+        if (!rec)
+            fail_msg("bad telemetry line: %s", je.text);
+        if (strcmp(json_string_value(json_object_get(rec, "type")), "pair") == 0) {
+            assert_true(n < max);
+            json_t *v = json_object_get(rec, "counters_since_ns");
+            since[n] = json_is_integer(v) ? json_integer_value(v) : -1;
+            assert_true(json_integer_value(json_object_get(rec, "ts_ns")) >= since[n]);
+            n++;
+        }
+        json_decref(rec);
+    }
+    fclose(f);
+    return n;
+}
+
+/* A pair's cumulative counters (drops_tail, ...) count from when its state was made, which its records give as
+ * counters_since_ns in Unix epoch ns like their ts_ns (the core's clock converted where the records are written):
+ * for the pairs of the configuration the engine started with, the engine's start. */
+static void test_pair_records_give_the_unix_time_their_counters_began(void **state)
+{
+    (void)state;
+    static struct rig r;
+    rig_start(&r, NULL);
+    uint64_t start = r.now;
+    run_until(&r, start + 125 * MS);
+    dp_engine_finish(&r.e);
+    json_int_t since[64];
+    unsigned n = pair_counters_since(r.telemetry, since, 64);
+    rig_remove(&r);
+    assert_int_equal(n, 6);   /* 3 frames of 2 pairs */
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(since[i], (int64_t)start + r.e.epoch_offset_ns);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -570,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_frames_redis_never_got_are_counted_in_stats),
         cmocka_unit_test(test_a_given_slice_names_its_taker_and_the_pair_that_gave_it),
         cmocka_unit_test(test_a_slice_the_loop_came_to_too_late_is_marked_skipped_in_its_frame_record),
+        cmocka_unit_test(test_pair_records_give_the_unix_time_their_counters_began),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,6 +224,10 @@ struct adw_pair_report {
                                                 (one per round trip, core/ack_delay.h) */
     uint64_t ack_delay_mean_ns;              /* their mean release-to-ACK delay, ns; 0 if none */
     uint64_t ack_delay_min_ns;               /* their least, ns; 0 if none */
+    uint64_t counters_since_ns;              /* when the cumulative counters above (drops_tail, drops_other,
+                                                dup_acks, retx_pkts) began from zero, on the clock the core is
+                                                driven by: the pair's state was made then, when the scheduler was
+                                                created or a version that added the pair (back) was swapped in */
 };
 
 /* 1 if the oldest finished frame not yet polled was written to f and pairs[0..min(n_pairs,max_pairs)-1]; 0 if
