@@ -42,11 +42,15 @@ PAIR_GAUGES = {
     "released_pkts": ("adwiser_pair_released_pkts", "Packets released for the pair in the last frame"),
     "reassigned": ("adwiser_pair_slice_reassigned", "1 if the pair's slice was given away in the last frame"),
 }
-# The dataplane reports these per pair as running totals since it started (controller/REDIS.md), so they are
-# counters: typed as gauges, rate() and increase() would not treat a dataplane restart as a reset.
+# The dataplane reports these per pair as running totals since the pair's state was made, at its start or by the
+# version that added the pair (back), which it gives as `counters_since_ns` (controller/REDIS.md), so they are
+# counters: typed as gauges, rate() and increase() would not treat a dataplane restart as a reset. The time is their
+# created time: a counter that restarted and climbed past its old value between two scrapes looks like no reset.
 PAIR_COUNTERS = {
-    "drops_tail": ("adwiser_pair_drops_tail", "Tail drops of the pair since the dataplane started"),
-    "drops_other": ("adwiser_pair_drops_other", "Other drops of the pair since the dataplane started"),
+    "drops_tail": ("adwiser_pair_drops_tail", "Tail drops of the pair since its counters began (_created: the "
+                                              "dataplane's start or the version that added the pair)"),
+    "drops_other": ("adwiser_pair_drops_other", "Other drops of the pair since its counters began (_created: the "
+                                                "dataplane's start or the version that added the pair)"),
 }
 
 
@@ -84,6 +88,23 @@ def _add(fam: Metric, labels: list[str], value: object) -> None:
         fam.add_metric(labels, v)
 
 
+def counters_created(entry: dict[str, Any]) -> float | None:
+    """The Unix time (s) a `tm:pair` entry's cumulative counters began; None for an entry without one (a dataplane
+    that predates `counters_since_ns`) or with no number there."""
+    since_ns = sample(entry.get("counters_since_ns"))
+    return since_ns / 1e9 if since_ns is not None else None
+
+
+def _add_pair(gauges: dict[str, GaugeMetricFamily], counters: dict[str, CounterMetricFamily], labels: list[str],
+              entry: dict[str, Any]) -> None:
+    for key, fam in gauges.items():
+        _add(fam, labels, entry.get(key))
+    created = counters_created(entry)
+    for key, counter in counters.items():
+        if (v := sample(entry.get(key))) is not None:
+            counter.add_metric(labels, v, created=created)
+
+
 def _aggregation_families(status: dict[str, Any] | None, aid: str, pair_fams: dict[str, GaugeMetricFamily],
                           ap_fams: dict[str, GaugeMetricFamily], bottleneck: GaugeMetricFamily) -> None:
     for ap, st in ((status or {}).get("aps") or {}).items():
@@ -117,9 +138,9 @@ async def exposition(r: aioredis.Redis, store: Store, heartbeat_stale_s: float =
         "bound": GaugeMetricFamily("adwiser_frame_utility_bound", "Utility bound sum ln(beta_i S_i/S)", labels=["appliance"]),
         "reassign": GaugeMetricFamily("adwiser_frame_reassignments", "Slices given away in the last frame", labels=["appliance"]),
     }
-    pair_fams: dict[str, GaugeMetricFamily | CounterMetricFamily] = {
-        k: GaugeMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in PAIR_GAUGES.items()}
-    pair_fams |= {k: CounterMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in PAIR_COUNTERS.items()}
+    pair_gauges = {k: GaugeMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in PAIR_GAUGES.items()}
+    pair_counters = {
+        k: CounterMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in PAIR_COUNTERS.items()}
     agg_pair = {k: GaugeMetricFamily(n, h, labels=["appliance", "pair"]) for k, (n, h) in AGG_PAIR_GAUGES.items()}
     agg_ap = {k: GaugeMetricFamily(n, h, labels=["appliance", "ap"]) for k, (n, h) in AGG_AP_GAUGES.items()}
     agg_bn = GaugeMetricFamily("adwiser_aggregation_backhaul_bottleneck",
@@ -141,11 +162,10 @@ async def exposition(r: aioredis.Redis, store: Store, heartbeat_stale_s: float =
             if head is not None:
                 npairs = len((await store.get_raw_doc(head))["topology"]["stas"])
             for pair, entry in (await latest_per_pair(r, aid, npairs)).items():
-                for key, fam in pair_fams.items():
-                    _add(fam, [aid, pair], entry.get(key))
+                _add_pair(pair_gauges, pair_counters, [aid, pair], entry)
         raw = await r.get(keys.appliance(aid, "aggregation"))
         _aggregation_families(json.loads(raw) if raw else None, aid, agg_pair, agg_ap, agg_bn)
     reg = CollectorRegistry()
-    reg.register(_Snapshot(list(fams.values()) + list(pair_fams.values()) + list(agg_pair.values())
-                           + list(agg_ap.values()) + [agg_bn]))
+    reg.register(_Snapshot(list(fams.values()) + list(pair_gauges.values()) + list(pair_counters.values())
+                           + list(agg_pair.values()) + list(agg_ap.values()) + [agg_bn]))
     return generate_latest(REGISTRY) + generate_latest(reg)

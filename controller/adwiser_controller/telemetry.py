@@ -22,7 +22,7 @@ FRAME_INT = {"ts_ns", "frame", "version", "reassignments"}
 FRAME_FLOAT = {"frame_ms", "utility", "utility_bound"}
 PAIR_INT = {"ts_ns", "frame", "r_pkts", "released_pkts", "released_bytes", "queue_pkts", "limit_pkts",
             "drops_tail", "drops_other", "reassigned", "paced", "retx_pkts", "dup_acks", "agg_bursts",
-            "agg_stas", "ack_delay_samples", "drains"}
+            "agg_stas", "ack_delay_samples", "drains", "counters_since_ns"}
 PAIR_FLOAT = {"s_ms", "v_ms", "tput_mbps", "agg_est", "agg_raw", "acked_segs", "pace_bps", "loss_frac",
               "ack_delay_ms", "ack_delay_min_ms", "v_sum_ms"}
 
