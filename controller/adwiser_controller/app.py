@@ -85,9 +85,11 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.get("/metrics", tags=["telemetry"], response_class=Response, responses=problems.responses(401, 403, 422),
              summary="Prometheus metrics of every appliance and of the controller")
-    async def prometheus(svc: Services = Depends(services), _: Principal = Depends(viewer)) -> Response:
-        body = await metrics.exposition(svc.redis, svc.store, svc.settings.heartbeat_stale_s)
-        return Response(body, media_type="text/plain; version=0.0.4; charset=utf-8")
+    async def prometheus(request: Request, svc: Services = Depends(services),
+                         _: Principal = Depends(viewer)) -> Response:
+        body, content_type = await metrics.exposition(svc.redis, svc.store, svc.settings.heartbeat_stale_s,
+                                                      request.headers.get("accept", ""))
+        return Response(body, media_type=content_type)
 
     dist = settings.webui_dist
     if dist is not None and (dist / "index.html").is_file():

@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 import redis.asyncio as aioredis
-from prometheus_client import REGISTRY, CollectorRegistry, Histogram, generate_latest
+from prometheus_client import REGISTRY, CollectorRegistry, Histogram
+from prometheus_client.exposition import choose_encoder
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -125,9 +126,13 @@ class _Snapshot(Collector):
         return iter(self.families)
 
 
-async def exposition(r: aioredis.Redis, store: Store, heartbeat_stale_s: float = 3.0) -> bytes:
-    """Per-frame and per-pair series only for an appliance whose dataplane is alive (heartbeat present and
-    at most `heartbeat_stale_s` old): the last stream entries of a dead dataplane are not current values."""
+async def exposition(r: aioredis.Redis, store: Store, heartbeat_stale_s: float = 3.0,
+                     accept: str = "") -> tuple[bytes, str]:
+    """The scrape body and its content type: OpenMetrics if `accept` (the request's Accept) asks for it, as
+    Prometheus does, where a counter's `_created` is its created time; else the text format 0.0.4, which has it only
+    as a gauge of its own. Per-frame and per-pair series only for an appliance whose dataplane is alive (heartbeat
+    present and at most `heartbeat_stale_s` old): the last stream entries of a dead dataplane are not current
+    values."""
     fams = {
         "desired": GaugeMetricFamily("adwiser_config_version_desired", "Configuration version applied", labels=["appliance"]),
         "active": GaugeMetricFamily("adwiser_config_version_active", "Configuration version the dataplane runs", labels=["appliance"]),
@@ -165,7 +170,10 @@ async def exposition(r: aioredis.Redis, store: Store, heartbeat_stale_s: float =
                 _add_pair(pair_gauges, pair_counters, [aid, pair], entry)
         raw = await r.get(keys.appliance(aid, "aggregation"))
         _aggregation_families(json.loads(raw) if raw else None, aid, agg_pair, agg_ap, agg_bn)
+    # One registry with the controller's own metrics: an OpenMetrics exposition ends at its one "# EOF".
     reg = CollectorRegistry()
-    reg.register(_Snapshot(list(fams.values()) + list(pair_gauges.values()) + list(pair_counters.values())
-                           + list(agg_pair.values()) + list(agg_ap.values()) + [agg_bn]))
-    return generate_latest(REGISTRY) + generate_latest(reg)
+    reg.register(_Snapshot(list(REGISTRY.collect()) + list(fams.values()) + list(pair_gauges.values())
+                           + list(pair_counters.values()) + list(agg_pair.values()) + list(agg_ap.values())
+                           + [agg_bn]))
+    encode, content_type = choose_encoder(accept)
+    return encode(reg), content_type
