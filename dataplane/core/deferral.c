@@ -34,10 +34,13 @@
  * next slice on it cost 3.2 s of 20 s in uplink-20ms (utility 7.58 without deferral, 7.16 with it).
  */
 /* The later of at and the time o's drain would count as silent (open, no ACK heard for silence_ns); at itself if
- * o has no downlink drain open. UINT64_MAX stands for "none so far". */
+ * o has no downlink drain open. UINT64_MAX stands for "none so far". o may be the slot of a pair the version in
+ * force no longer has (gone_*, sched_internal.h): nothing closes its drain or is heard of it any more (its STA
+ * is no pair's, or its ACKs are its new pair's), so it counts as silent a frame after its last ACK before the
+ * swap, the bound of any drain whose ACKs stopped. */
 static uint64_t drain_silent_at(const struct adw_pair_state *o, uint64_t silence_ns, uint64_t at)
 {
-    if (!o->active || !adw_drain_awaits_downlink_acks(&o->drain))
+    if (!adw_drain_awaits_downlink_acks(&o->drain))
         return at;
     uint64_t quiet = o->drain.last_heard_ns + silence_ns;
     return at == UINT64_MAX || quiet > at ? quiet : at;
@@ -52,6 +55,17 @@ static uint64_t conflicting_drains_silent_at(const struct adw_sched *s, uint16_t
     uint64_t at = drain_silent_at(&s->slots[p->slot_of_pair[pair]], silence_ns, UINT64_MAX);
     for (uint32_t k = p->conflict_off[pair]; k < p->conflict_off[pair + 1]; k++)
         at = drain_silent_at(&s->slots[p->slot_of_pair[p->conflict_list[k]]], silence_ns, at);
+    if (p->n_gone == 0)
+        return at;
+    /* batches of pairs of the version before that this one does not have (struct adw_plan, gone_*) */
+    uint16_t ap = p->cfg->stas[pair].ap;
+    for (uint32_t k = p->gone_held_off[ap]; k < p->gone_held_off[ap + 1]; k++)
+        at = drain_silent_at(&s->slots[p->gone_held_slot[k]], silence_ns, at);
+    for (uint32_t i = p->conflict_off[pair]; i < p->conflict_off[pair + 1]; i++) {
+        uint16_t b = p->cfg->stas[p->conflict_list[i]].ap;
+        for (uint32_t k = p->gone_at_off[b]; k < p->gone_at_off[b + 1]; k++)
+            at = drain_silent_at(&s->slots[p->gone_at_slot[k]], silence_ns, at);
+    }
     return at;
 }
 

@@ -113,6 +113,82 @@ static int build_conflicts(struct adw_plan *p)
     return 0;
 }
 
+/* Index in c->aps[] of the AP whose id is that of AP a of oc, ADW_MAX_APS if c has none. */
+static uint16_t ap_in(const struct adw_config *c, const struct adw_config *oc, uint16_t a)
+{
+    for (uint16_t i = 0; i < c->n_aps; i++)
+        if (strcmp(c->aps[i].id, oc->aps[a].id) == 0)
+            return i;
+    return ADW_MAX_APS;
+}
+
+/* Appends slot to AP a's list of a per-AP CSR (pass 0 counts, pass 1 fills). */
+static void add_to_ap(uint32_t *off, uint16_t *list, uint32_t *fill, int pass, uint16_t a, uint16_t slot)
+{
+    if (pass == 0)
+        off[a + 1]++;
+    else
+        list[off[a] + fill[a]++] = slot;
+}
+
+/* gone_held_* and gone_at_* of p replacing cur (after assign_slots: a kept pair has its slot in cur). */
+static int build_gone_conflicts(struct adw_plan *p, const struct adw_plan *cur)
+{
+    const struct adw_config *c = p->cfg;
+    size_t n_aps = c->n_aps ? c->n_aps : 1u;
+    p->gone_held_off = calloc(n_aps + 1, sizeof(uint32_t));
+    p->gone_at_off = calloc(n_aps + 1, sizeof(uint32_t));
+    if (p->gone_held_off == NULL || p->gone_at_off == NULL)
+        return -1;
+    if (cur == NULL)
+        return 0;
+    const struct adw_config *oc = cur->cfg;
+    bool *kept = calloc(ADW_MAX_PAIRS, sizeof(bool));
+    bool *on_ap = calloc(ADW_MAX_APS, sizeof(bool)); /* APs of p already listed for the gone pair */
+    uint16_t *ap_of = malloc(sizeof(uint16_t) * (oc->n_aps ? oc->n_aps : 1u)); /* AP of cur -> AP of p */
+    uint32_t *fill_held = calloc(n_aps, sizeof(uint32_t)), *fill_at = calloc(n_aps, sizeof(uint32_t));
+    int rc = kept == NULL || on_ap == NULL || ap_of == NULL || fill_held == NULL || fill_at == NULL ? -1 : 0;
+    for (uint16_t q = 0; rc == 0 && q < c->n_stas; q++)
+        kept[p->slot_of_pair[q]] = true;
+    for (uint16_t a = 0; rc == 0 && a < oc->n_aps; a++)
+        ap_of[a] = ap_in(c, oc, a);
+    for (int pass = 0; rc == 0 && pass < 2; pass++) {
+        for (uint16_t o = 0; o < oc->n_stas; o++) {
+            uint16_t slot = cur->slot_of_pair[o], o_ap = ap_of[oc->stas[o].ap];
+            if (kept[slot])
+                continue;
+            p->n_gone += pass == 0;
+            if (o_ap < ADW_MAX_APS)
+                add_to_ap(p->gone_at_off, p->gone_at_slot, fill_at, pass, o_ap, slot);
+            for (int set = 1; set >= 0; set--) /* each AP once, then unmarked */
+                for (uint32_t k = cur->conflict_off[o]; k < cur->conflict_off[o + 1]; k++) {
+                    uint16_t a = ap_of[oc->stas[cur->conflict_list[k]].ap];
+                    if (a == ADW_MAX_APS || on_ap[a] == set)
+                        continue;
+                    on_ap[a] = set;
+                    if (set)
+                        add_to_ap(p->gone_held_off, p->gone_held_slot, fill_held, pass, a, slot);
+                }
+        }
+        if (pass == 0) {
+            for (unsigned a = 0; a < c->n_aps; a++) {
+                p->gone_held_off[a + 1] += p->gone_held_off[a];
+                p->gone_at_off[a + 1] += p->gone_at_off[a];
+            }
+            p->gone_held_slot = malloc(sizeof(uint16_t) * (p->gone_held_off[c->n_aps] + 1u));
+            p->gone_at_slot = malloc(sizeof(uint16_t) * (p->gone_at_off[c->n_aps] + 1u));
+            if (p->gone_held_slot == NULL || p->gone_at_slot == NULL)
+                rc = -1;
+        }
+    }
+    free(kept);
+    free(on_ap);
+    free(ap_of);
+    free(fill_held);
+    free(fill_at);
+    return rc;
+}
+
 bool adw_plan_conflict(const struct adw_plan *p, uint16_t a, uint16_t b)
 {
     for (uint32_t i = p->conflict_off[a]; i < p->conflict_off[a + 1]; i++)
@@ -143,6 +219,10 @@ void adw_plan_free(struct adw_plan *p)
     adw_pair_table_free(&p->table);
     free(p->conflict_off);
     free(p->conflict_list);
+    free(p->gone_held_off);
+    free(p->gone_held_slot);
+    free(p->gone_at_off);
+    free(p->gone_at_slot);
     free(p->pair_name);
     free(p->pair_name_len);
     free(p->cfg);
@@ -162,7 +242,7 @@ struct adw_plan *adw_plan_build(const struct adw_config *cfg, const struct adw_p
     }
     memcpy(p->cfg, cfg, sizeof(*cfg));
     if (adw_pair_table_build(&p->table, p->cfg) != 0 || build_conflicts(p) != 0 || assign_slots(p, current) != 0
-        || build_names(p) != 0) {
+        || build_gone_conflicts(p, current) != 0 || build_names(p) != 0) {
         adw_plan_free(p);
         snprintf(err, errlen, "out of memory (or more than %u pairs across versions)", ADW_MAX_PAIRS);
         return NULL;

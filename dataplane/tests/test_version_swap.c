@@ -225,6 +225,94 @@ static void test_a_readded_pairs_counters_are_reported_since_the_swap_that_added
     assert_int_equal(pr[0].counters_since_ns, 0);
 }
 
+/* STA2's batch of frame 0 (slice 1, 20 ms) is half acknowledged at 25 ms: AP2 still sends its last 20 segments when
+ * version 2, staged at 26 ms, comes in at the frame boundary (40 ms) without STA2's pair. STA1's queue waits for
+ * slice 0 of version 2. */
+static void sta2_drains_into_version_2(struct sched_fixture *f, struct adw_config *c2)
+{
+    assert_int_equal(sched_dequeue_all(f->s, 0), 0);
+    lab_queue_segments(f->s, 1, 1, 40, 1 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 40);
+    lab_sta_acks(f->s, 1, 20, 25 * MS);
+    assert_int_equal(adw_sched_set_config(f->s, c2, 26 * MS, NULL, 0), 0);
+    free(c2);
+    lab_queue_segments(f->s, 0, 1, 100, 30 * MS);
+}
+
+/* Version 2's batches to AP1 (of `pairs` pairs) go at 65 ms, not before: STA2's drain, of which nothing more is
+ * heard (its pair is gone), counts as over a frame (40 ms) after its last ACK, the bound of any conflicting drain
+ * (deferral.c). Out of AP1's port only. */
+static void ap1_waits_for_sta2s_drain_to_65_ms(struct sched_fixture *f, unsigned pairs)
+{
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 0);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    assert_int_equal(sched_stats(f->s).slice_deferrals, pairs);
+    assert_int_equal(sched_dequeue_all(f->s, 64 * MS), 0);
+    assert_int_equal(sched_stats(f->s).slice_deferrals_expired, 0);
+    unsigned n = sched_dequeue_all(f->s, 65 * MS);
+    assert_true(n >= pairs);
+    sched_assert_out_to(n, 1);
+}
+
+/* Version 2 without STA2's pair: AP2 stays, with no pair; one 40 ms slice, STA1's. */
+static struct adw_config *lab_v2_without_sta2(void)
+{
+    struct adw_config *c = lab_v2(40, 40);
+    c->n_stas = 1;
+    c->n_slices = 1;
+    c->n_conflicts = 0;
+    return c;
+}
+
+/* A version that removes a pair whose batch is still on the air (AP2 sending STA2's segments) does not take that
+ * transmission off the air: STA1's batch, which conflicted with it under version 1, waits for it, or AP1 and AP2,
+ * hidden from each other, send at once (SPEC §3.1, 004 §5: time-slicing exists to keep them apart). */
+static void test_a_removed_pairs_drain_still_on_the_air_holds_back_its_conflicting_pairs(void **state)
+{
+    struct sched_fixture *f = *state;
+    sta2_drains_into_version_2(f, lab_v2_without_sta2());
+    ap1_waits_for_sta2s_drain_to_65_ms(f, 1);
+}
+
+/* Version 2 with STA2 moved to AP1 (pair ap1/sta2), sharing STA1's one 40 ms slice, no conflicts listed: STA2's
+ * batch released to AP2 under version 1 is still on AP2's air, and AP1's pairs conflicted with it there, STA1's
+ * and now STA2's own at AP1: both wait for it. */
+static void test_a_moved_stas_drain_at_its_old_ap_holds_back_the_pairs_of_the_aps_it_conflicted_with(void **state)
+{
+    struct sched_fixture *f = *state;
+    struct adw_config *c2 = lab_v2(40, 40);
+    c2->stas[1].ap = 0;
+    c2->n_slices = 1;
+    c2->slices[0].n_pairs = 2;
+    c2->slices[0].pairs[1] = 1;
+    c2->n_conflicts = 0;
+    sta2_drains_into_version_2(f, c2);
+    lab_queue_segments(f->s, 1, 100000, 50, 30 * MS); /* carried to ap1/sta2 at the swap */
+    ap1_waits_for_sta2s_drain_to_65_ms(f, 2);
+}
+
+/* STA1's batch went early under version 1 for frame 1's slice 0 (38.5 ms) and is on AP1's air when version 2, without
+ * STA1's pair (one 40 ms slice, STA2's), comes in at 40 ms: STA2's batch waits for it, as it does for STA1's early
+ * batch under a version that keeps STA1 (above), and goes when it counts as over, a frame after its release. */
+static void test_an_early_batch_of_a_removed_pair_holds_back_the_new_slice_0s_conflicting_pair(void **state)
+{
+    struct sched_fixture *f = *state;
+    struct adw_config *c2 = lab_v2(40, 40);
+    c2->stas[0] = c2->stas[1];
+    c2->n_stas = 1;
+    c2->n_slices = 1;
+    c2->slices[0].pairs[0] = 0;
+    c2->n_conflicts = 0;
+    sta1_goes_early_then_version_2_is_staged(f, c2);
+    sched_assert_out_to(sched_dequeue_all(f->s, 40 * MS), 1); /* STA1's held packets: a removed pair's, to its AP */
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    assert_int_equal(sched_stats(f->s).slice_deferrals, 1);
+    assert_int_equal(sched_dequeue_all(f->s, 78 * MS), 0);
+    unsigned n = sched_dequeue_all(f->s, 78 * MS + MS / 2);
+    assert_true(n > 0);
+    sched_assert_out_to(n, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +323,9 @@ int main(void)
         LAB_TEST(test_an_early_batch_staged_over_is_reported_in_the_frames_it_went_and_drained),
         LAB_TEST(test_an_early_batch_of_a_pair_kept_in_slice_0_is_its_batch_under_the_new_version),
         LAB_TEST(test_a_readded_pairs_counters_are_reported_since_the_swap_that_added_it_back),
+        LAB_TEST(test_a_removed_pairs_drain_still_on_the_air_holds_back_its_conflicting_pairs),
+        LAB_TEST(test_a_moved_stas_drain_at_its_old_ap_holds_back_the_pairs_of_the_aps_it_conflicted_with),
+        LAB_TEST(test_an_early_batch_of_a_removed_pair_holds_back_the_new_slice_0s_conflicting_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
