@@ -55,9 +55,14 @@ static uint64_t conflicting_drains_silent_at(const struct adw_sched *s, uint16_t
     uint64_t at = drain_silent_at(&s->slots[p->slot_of_pair[pair]], silence_ns, UINT64_MAX);
     for (uint32_t k = p->conflict_off[pair]; k < p->conflict_off[pair + 1]; k++)
         at = drain_silent_at(&s->slots[p->slot_of_pair[p->conflict_list[k]]], silence_ns, at);
+    return adw_gone_drains_silent_at(s, pair, silence_ns, at);
+}
+
+uint64_t adw_gone_drains_silent_at(const struct adw_sched *s, uint16_t pair, uint64_t silence_ns, uint64_t at)
+{
+    const struct adw_plan *p = s->plan;
     if (p->n_gone == 0)
         return at;
-    /* batches of pairs of the version before that this one does not have (struct adw_plan, gone_*) */
     uint16_t ap = p->cfg->stas[pair].ap;
     for (uint32_t k = p->gone_held_off[ap]; k < p->gone_held_off[ap + 1]; k++)
         at = drain_silent_at(&s->slots[p->gone_held_slot[k]], silence_ns, at);
@@ -97,12 +102,12 @@ bool adw_drained_in_previous_slice(const struct adw_sched *s, const struct adw_p
     return ps->drain.open && ev->start_ns >= prev_ns && ps->drain.start_ns >= ev->start_ns - prev_ns;
 }
 
-static uint64_t defer_silence_ns(const struct adw_sched *s) { return s->plan->frame_ns; }
+uint64_t adw_drain_silence_ns(const struct adw_sched *s) { return s->plan->frame_ns; }
 
 /* A batch of pair may not go now: a conflicting drain is on the air, or the real-time guard holds it. */
 bool adw_batch_held_back(const struct adw_sched *s, uint16_t pair, uint64_t now_ns)
 {
-    return conflicting_drain_in_air(s, pair, defer_silence_ns(s), now_ns) || now_ns < adw_rt_batch_free_at(s, pair);
+    return conflicting_drain_in_air(s, pair, adw_drain_silence_ns(s), now_ns) || now_ns < adw_rt_batch_free_at(s, pair);
 }
 
 void adw_defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struct adw_slice_event *ev,
@@ -111,7 +116,7 @@ void adw_defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struc
     ps->deferred = true;
     ps->defer_start_ns = now_ns;
     ps->defer_slice_end_ns = ev->start_ns + duration_ns;
-    ps->defer_silence_ns = defer_silence_ns(s);
+    ps->defer_silence_ns = adw_drain_silence_ns(s);
     s->deferred[s->n_deferred++] = (uint16_t)(ps - s->slots);
     s->st.slice_deferrals++;
     if (now_ns < adw_rt_batch_free_at(s, ps->pair))

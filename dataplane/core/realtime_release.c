@@ -28,7 +28,16 @@
  */
 #include "realtime_release.h"
 
-static bool conflicting_downlink_drain_open(const struct adw_sched *s, uint16_t pair)
+/* When the drains of pairs the version before had and this one does not, that pair's real-time packets wait for,
+ * count as over (UINT64_MAX: none is open). Their AP may still send the batch it was given at the swap, a
+ * transmission these packets are released into like any conflicting drain's; nothing closes such a drain any more,
+ * so it counts as over a frame after its last ACK, the rule deferral.c holds batches back by. */
+static uint64_t gone_drains_silent_at(const struct adw_sched *s, uint16_t pair)
+{
+    return adw_gone_drains_silent_at(s, pair, adw_drain_silence_ns(s), UINT64_MAX);
+}
+
+static bool conflicting_downlink_drain_open(const struct adw_sched *s, uint16_t pair, uint64_t now_ns)
 {
     const struct adw_plan *p = s->plan;
     for (uint32_t k = p->conflict_off[pair]; k < p->conflict_off[pair + 1]; k++) {
@@ -36,7 +45,8 @@ static bool conflicting_downlink_drain_open(const struct adw_sched *s, uint16_t 
         if (o->active && adw_drain_awaits_downlink_acks(&o->drain))
             return true;
     }
-    return false;
+    uint64_t gone = gone_drains_silent_at(s, pair);
+    return gone != UINT64_MAX && now_ns < gone;
 }
 
 /* Hands the pair's real-time packets out and starts the guard of every pair that conflicts with it.
@@ -77,7 +87,7 @@ void adw_rt_release_at_slice_start(struct adw_sched *s, uint64_t start_ns, uint6
     uint32_t kept = 0;
     for (uint32_t i = 0; i < s->n_rt_pending; i++) {
         struct adw_pair_state *ps = &s->slots[s->rt_pending[i]];
-        if (now_ns < until && ps->q_rt.len > 0 && conflicting_downlink_drain_open(s, ps->pair))
+        if (now_ns < until && ps->q_rt.len > 0 && conflicting_downlink_drain_open(s, ps->pair, now_ns))
             s->rt_pending[kept++] = s->rt_pending[i];
         else
             release_pair(s, ps, now_ns);
@@ -97,7 +107,7 @@ void adw_rt_release_held(struct adw_sched *s, uint64_t now_ns, bool force)
     uint32_t kept = 0;
     for (uint32_t i = 0; i < s->n_rt_pending; i++) {
         struct adw_pair_state *ps = &s->slots[s->rt_pending[i]];
-        if (!run_out && conflicting_downlink_drain_open(s, ps->pair))
+        if (!run_out && conflicting_downlink_drain_open(s, ps->pair, now_ns))
             s->rt_pending[kept++] = s->rt_pending[i];
         else
             release_pair(s, ps, now_ns);
@@ -120,7 +130,7 @@ void adw_rt_release_when_clear(struct adw_sched *s, uint64_t now_ns)
     uint32_t kept = 0;
     for (uint32_t i = 0; i < s->n_rt_pending; i++) {
         struct adw_pair_state *ps = &s->slots[s->rt_pending[i]];
-        if (conflicting_downlink_drain_open(s, ps->pair)) {
+        if (conflicting_downlink_drain_open(s, ps->pair, now_ns)) {
             s->rt_pending[kept++] = s->rt_pending[i];
             continue;
         }
@@ -131,6 +141,19 @@ void adw_rt_release_when_clear(struct adw_sched *s, uint64_t now_ns)
 }
 
 bool adw_rt_holding(const struct adw_sched *s) { return s->rt_hold_until_ns != 0; }
+
+uint64_t adw_rt_pending_next_ns(const struct adw_sched *s, uint64_t now_ns)
+{
+    uint64_t next = UINT64_MAX;
+    if (s->plan->n_gone == 0)
+        return next;
+    for (uint32_t i = 0; i < s->n_rt_pending; i++) {
+        uint64_t at = gone_drains_silent_at(s, s->slots[s->rt_pending[i]].pair);
+        if (at > now_ns && at < next) /* one over already holds nothing: no wake-up for it */
+            next = at;
+    }
+    return next;
+}
 
 uint64_t adw_rt_hold_until_ns(const struct adw_sched *s)
 {

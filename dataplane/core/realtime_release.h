@@ -22,6 +22,10 @@ void adw_rt_release_held(struct adw_sched *s, uint64_t now_ns, bool force);
 void adw_rt_release_when_clear(struct adw_sched *s, uint64_t now_ns);
 /* True while real-time packets are held. */
 bool adw_rt_holding(const struct adw_sched *s);
+/* The earliest time after now_ns at which a drain that pending real-time packets wait for counts as over, of those
+ * nothing ends but time (the pairs a new version dropped: adw_gone_drains_silent_at); UINT64_MAX if none. The end of
+ * any other drain is an ACK, which releases them (adw_release_deferred). */
+uint64_t adw_rt_pending_next_ns(const struct adw_sched *s, uint64_t now_ns);
 /* When the hold runs out, UINT64_MAX if nothing is held. */
 uint64_t adw_rt_hold_until_ns(const struct adw_sched *s);
 /* When a batch to pair may go as far as real-time packets are concerned (it waits while now is before that):

@@ -392,7 +392,9 @@ static unsigned hand_out(struct adw_sched *s, struct adw_fifo *q, struct adw_pkt
 unsigned adw_sched_dequeue_burst(struct adw_sched *s, struct adw_pkt *out, unsigned max, uint64_t now_ns)
 {
     struct adw_slice_event ev;
-    if (s->n_deferred > 0 || adw_rt_holding(s))
+    /* pending real-time packets too: a dropped pair's drain they wait for ends with time, not an ACK
+     * (adw_rt_pending_next_ns) */
+    if (s->n_deferred > 0 || adw_rt_holding(s) || s->n_rt_pending > 0)
         adw_release_deferred(s, now_ns, false);
     while (adw_slice_clock_step(&s->clock, now_ns, &ev))
         adw_slice_start(s, &ev, now_ns);
@@ -414,6 +416,9 @@ uint64_t adw_sched_next_event_ns(const struct adw_sched *s, uint64_t now_ns)
     uint64_t rt_hold = adw_rt_hold_until_ns(s);
     if (rt_hold < next)
         next = rt_hold;
+    uint64_t rt_pending = adw_rt_pending_next_ns(s, now_ns);
+    if (rt_pending < next)
+        next = rt_pending;
     return next < now_ns ? now_ns : next;
 }
 

@@ -213,6 +213,13 @@ void adw_defer_batch(struct adw_sched *s, struct adw_pair_state *ps, const struc
 /* The pair's drain still open at slice ev's start went in the slice just before (back-to-back slices). */
 bool adw_drained_in_previous_slice(const struct adw_sched *s, const struct adw_pair_state *ps,
                                    const struct adw_slice_event *ev);
+/* The later of at and the time the drains that pair waits for as drains of pairs of the version before that this one
+ * does not have (struct adw_plan, gone_*) would all count as silent: no ACK heard for silence_ns. at itself if none
+ * is open; UINT64_MAX stands for "none so far". The batches of deferral.c and the real-time packets of
+ * realtime_release.c both wait for them. */
+uint64_t adw_gone_drains_silent_at(const struct adw_sched *s, uint16_t pair, uint64_t silence_ns, uint64_t at);
+/* How long a drain open with no ACK heard still counts as on the air: a frame (deferral.c says why). */
+uint64_t adw_drain_silence_ns(const struct adw_sched *s);
 /* Drops the pair's own deferred batch, if any, leaving its packets queued (the pair enters paced mode). */
 void adw_cancel_deferred(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns);
 /* Releases deferred batches whose conflicting drains ended or whose deferral ran out (all of them if force). */

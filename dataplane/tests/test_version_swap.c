@@ -226,9 +226,8 @@ static void test_a_readded_pairs_counters_are_reported_since_the_swap_that_added
 }
 
 /* STA2's batch of frame 0 (slice 1, 20 ms) is half acknowledged at 25 ms: AP2 still sends its last 20 segments when
- * version 2, staged at 26 ms, comes in at the frame boundary (40 ms) without STA2's pair. STA1's queue waits for
- * slice 0 of version 2. */
-static void sta2_drains_into_version_2(struct sched_fixture *f, struct adw_config *c2)
+ * version 2, staged at 26 ms, comes in at the frame boundary (40 ms) without STA2's pair. */
+static void sta2_drains_while_version_2_is_staged(struct sched_fixture *f, struct adw_config *c2)
 {
     assert_int_equal(sched_dequeue_all(f->s, 0), 0);
     lab_queue_segments(f->s, 1, 1, 40, 1 * MS);
@@ -236,6 +235,12 @@ static void sta2_drains_into_version_2(struct sched_fixture *f, struct adw_confi
     lab_sta_acks(f->s, 1, 20, 25 * MS);
     assert_int_equal(adw_sched_set_config(f->s, c2, 26 * MS, NULL, 0), 0);
     free(c2);
+}
+
+/* sta2_drains_while_version_2_is_staged, and STA1's queue waits for slice 0 of version 2. */
+static void sta2_drains_into_version_2(struct sched_fixture *f, struct adw_config *c2)
+{
+    sta2_drains_while_version_2_is_staged(f, c2);
     lab_queue_segments(f->s, 0, 1, 100, 30 * MS);
 }
 
@@ -291,6 +296,45 @@ static void test_a_moved_stas_drain_at_its_old_ap_holds_back_the_pairs_of_the_ap
     ap1_waits_for_sta2s_drain_to_65_ms(f, 2);
 }
 
+/* STA1's voice is released outside the slices when no conflicting drain is on the air (004 §6.4, realtime_release.c):
+ * arriving at 45 ms while AP2 still sends the batch of STA2's removed pair, it waits for that drain as STA1's batches
+ * do, until it counts as over a frame after its last ACK (65 ms), and the backend is woken for it then. Released at
+ * once, AP1 sent it into AP2's transmission, hidden from each other. */
+static void test_a_removed_pairs_drain_still_on_the_air_holds_back_its_conflicting_pairs_voice(void **state)
+{
+    struct sched_fixture *f = *state;
+    sta2_drains_while_version_2_is_staged(f, lab_v2_without_sta2());
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 0);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    struct adw_pkt v = lab_voice_pkt(0);
+    assert_int_equal(sched_enqueue1(f->s, &v, 45 * MS), ADW_QUEUED);
+    assert_int_equal(sched_dequeue_all(f->s, 45 * MS), 0);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 45 * MS), 65 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 65 * MS - 1), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 65 * MS), 1);
+    assert_ptr_equal(sched_out[0].cookie, v.cookie);
+    assert_int_equal(sched_out[0].out_port, 1);
+}
+
+/* STA1's voice held under version 1 for STA2's drain (arrived at 30 ms) is still held at version 2's first slice start
+ * (40 ms), where STA2's pair is gone but its batch still on AP2's air: it goes at the hold's bound (half of STA1's
+ * 40 ms slice, 60 ms), before the drain counts as over (65 ms), as for a conflicting drain of the version in force. */
+static void test_voice_held_for_a_removed_pairs_drain_stays_held_at_the_new_versions_slice_start(void **state)
+{
+    struct sched_fixture *f = *state;
+    sta2_drains_while_version_2_is_staged(f, lab_v2_without_sta2());
+    struct adw_pkt v = lab_voice_pkt(0);
+    assert_int_equal(sched_enqueue1(f->s, &v, 30 * MS), ADW_QUEUED);
+    assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 0); /* STA2's drain open under version 1 */
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 0);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), 60 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 60 * MS - 1), 0);
+    assert_int_equal(sched_dequeue_all(f->s, 60 * MS), 1);
+    assert_ptr_equal(sched_out[0].cookie, v.cookie);
+    assert_int_equal(sched_out[0].out_port, 1);
+}
+
 /* STA1's batch went early under version 1 for frame 1's slice 0 (38.5 ms) and is on AP1's air when version 2, without
  * STA1's pair (one 40 ms slice, STA2's), comes in at 40 ms: STA2's batch waits for it, as it does for STA1's early
  * batch under a version that keeps STA1 (above), and goes when it counts as over, a frame after its release. */
@@ -326,6 +370,8 @@ int main(void)
         LAB_TEST(test_a_removed_pairs_drain_still_on_the_air_holds_back_its_conflicting_pairs),
         LAB_TEST(test_a_moved_stas_drain_at_its_old_ap_holds_back_the_pairs_of_the_aps_it_conflicted_with),
         LAB_TEST(test_an_early_batch_of_a_removed_pair_holds_back_the_new_slice_0s_conflicting_pair),
+        LAB_TEST(test_a_removed_pairs_drain_still_on_the_air_holds_back_its_conflicting_pairs_voice),
+        LAB_TEST(test_voice_held_for_a_removed_pairs_drain_stays_held_at_the_new_versions_slice_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
