@@ -18,7 +18,7 @@ from conftest import play_tasks
 APPLIANCES = "Appliances (bridge, DPDK, dataplane)"
 SYSTEMD = ("ansible.builtin.systemd", "ansible.builtin.systemd_service")
 VALIDATION = "Validate the configuration document on the control node"
-START_CHECK = "Check the installed document and ACK model with the installed program"
+START_CHECK = "Check the staged program, document and ACK model together"
 
 
 def _runs_with(task: dict, backend: str) -> bool:

@@ -14,8 +14,10 @@ from rollback_play import APPLIANCES, fake_systemctl, rollback_play, systemctl_c
 
 # Written by the upgrade and left as they are by its rollback: the build's sources and the fingerprint of those
 # the last build was made from (source method). The next run finds that build and installs it again instead of
-# building it again; what runs is the program, which is put back.
-NOT_ROLLED_BACK = {"/opt/adwiser/src/dataplane/build/.adwiser-sources.sha256"}
+# building it again; what runs is the program, which is put back. And the staged program, document and ACK model
+# (roles/dataplane/tasks/prepare.yml), which nothing runs: the next run checks them again before installing them.
+NOT_ROLLED_BACK = {"/opt/adwiser/src/dataplane/build/.adwiser-sources.sha256", "/var/lib/adwiser-dataplane/adwiser-dp",
+                   "/var/lib/adwiser-dataplane/dataplane.json", "/var/lib/adwiser-dataplane/ack_burst_model.json"}
 
 
 def _path(entry: dict | str) -> str:

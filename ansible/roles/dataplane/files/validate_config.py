@@ -3,7 +3,7 @@
 
 Used by the dataplane role on the control node before anything is changed
 (the document comes on stdin), where there is no adwiser-dp.  On the
-appliance the template's `validate` runs `adwiser-dp --check-config`, which
+appliance the staged document's `validate` runs `adwiser-dp --check-config`, which
 also checks the cross-field rules a schema cannot express; this validator is
 its fall-back there only when no adwiser-dp is installed (source method
 without a build).  The document is read as the JSON standard and adwiser-dp read it:

@@ -1,0 +1,63 @@
+"""On an appliance, site.yml and upgrade.yml refuse a document, ACK model or program (the dataplane role's asserts,
+the schema's check on the control node, and on the appliance adwiser-dp --check-config: a `validate` or the start's
+check) before any task writes a file that runs now or at boot (the bridge script and unit, the DPDK setup, the NFQUEUE
+rules, the dataplane's program, document, environment, ACK model and unit) or enables a unit. A refusal after one of
+these left, say, a bridge script that drops the ports at the next boot, or a NIC binding that takes the NICs an
+nfqueue dataplane needs, with the run saying nothing running changed. Checked on the plays as ansible compiles them,
+with the tasks that run on an appliance of each backend."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import play_tasks
+
+APPLIANCE_PLAYS = {"site.yml": "Appliances (bridge, DPDK, dataplane)",
+                   "upgrade.yml": "Upgrade the appliances, one at a time"}
+SYSTEMD = ("ansible.builtin.systemd", "ansible.builtin.systemd_service")
+WRITES = ("ansible.builtin.copy", "ansible.builtin.template")
+VALIDATION = "Validate the configuration document on the control node"
+# What a unit runs or reads, now or at boot (the roles' defaults for the dataplane's paths).
+TAKES_EFFECT = {
+    "/usr/local/sbin/adwiser-ovs-bridge", "/etc/systemd/system/adwiser-ovs-bridge.service",
+    "/etc/sysctl.d/61-adwiser-hugepages.conf", "/etc/modules-load.d/adwiser-dpdk.conf",
+    "/etc/adwiser/dpdk-devices.conf", "/usr/local/sbin/adwiser-dpdk-bind", "/etc/systemd/system/adwiser-dpdk-bind.service",
+    "/usr/local/sbin/adwiser-nfqueue-rules", "/etc/systemd/system/adwiser-nfqueue-rules.service",
+    "/usr/local/sbin/adwiser-dp", "/etc/adwiser/dataplane.json", "/etc/adwiser/dataplane.env",
+    "/etc/adwiser/ack_burst_model.json", "/etc/systemd/system/adwiser-dataplane.service",
+}
+
+
+def _runs_with(task: dict, backend: str) -> bool:
+    """Whether `task` runs on an appliance of `backend`, as far as its conditions on the backend say."""
+    return all(eval(c, {}, {"adwiser_backend": backend})  # noqa: S307 (the playbooks' own conditions)
+               for c in task["when"] if isinstance(c, str) and "adwiser_backend" in c)
+
+
+def _checks_on_the_appliance(task: dict) -> bool:
+    return "validate" in task["args"] or (task["action"] == "ansible.builtin.command"
+                                          and "--check-config" in json.dumps(task["args"]))
+
+
+def _refuses(task: dict) -> bool:
+    return task["role"] == "dataplane" and (task["action"] == "ansible.builtin.assert" or task["name"] == VALIDATION
+                                            or _checks_on_the_appliance(task))
+
+
+def _takes_effect(task: dict) -> bool:
+    args = task["args"]
+    return ((task["action"] in WRITES and args.get("dest") in TAKES_EFFECT)
+            or (task["action"] in SYSTEMD and args.get("enabled") is True))
+
+
+@pytest.mark.parametrize("book", sorted(APPLIANCE_PLAYS))
+@pytest.mark.parametrize("backend", ["dpdk", "nfqueue"])
+def test_every_appliance_refusal_comes_before_anything_that_runs_or_boots_changes(book: str, backend: str) -> None:
+    play = [t for t in play_tasks(book)[APPLIANCE_PLAYS[book]] if _runs_with(t, backend)]
+    refusals = [i for i, t in enumerate(play) if _refuses(t)]
+    assert sum(_checks_on_the_appliance(play[i]) for i in refusals) >= 2, [play[i]["name"] for i in refusals]
+    first = next(i for i, t in enumerate(play) if _takes_effect(t))
+    late = [f"{play[i]['name']} ({play[i]['role']})" for i in refusals if i > first]
+    assert late == [], f"after {play[first]['name']!r} ({play[first]['role']}): {late}"
