@@ -9,7 +9,9 @@ no AP id can be since an id starts with a letter or digit). The name depends
 on the AP id alone, never on its position in the list. The `fb-` end is on the
 bridge, the `dp-` end is what the dataplane opens (AF_PACKET / DPDK
 net_af_packet). A document whose names would still collide (two hashes, or a
-physical port named like a dataplane link) is refused naming the field.
+physical port named like a dataplane link) is refused naming the field, as is
+a physical port that ovs-ofctl would read as a reserved port (LOCAL, ALL, ...)
+or a port number instead of by its name.
 
 A link is identified by its names, so by its AP id: a topology is planned
 against the numbers the bridge's ports hold now (`held`, read from OVS, not
@@ -32,6 +34,10 @@ from dataclasses import dataclass
 from ..models import AdwiserConfig
 
 IFNAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
+# What ovs-ofctl reads a port in a flow as before it looks the name up on the bridge (any case, and any run of
+# digits as a port number; `ovs-ofctl parse-flow`, OVS 3.1): an interface so named cannot be named in a flow.
+OFCTL_RESERVED_PORTS = frozenset({"in_port", "table", "normal", "flood", "all", "controller", "local", "any",
+                                  "none", "unset"})
 # Room for the "fb-"/"dp-" prefixes inside Linux's 15-character limit.
 SHORT_NAME_MAX = 12
 
@@ -104,11 +110,22 @@ def _short_name(ap_id: str) -> str:
     return "_" + hashlib.sha256(ap_id.encode()).hexdigest()[:SHORT_NAME_MAX - 1]
 
 
+def _ofctl_reading(name: str) -> str | None:
+    """What ovs-ofctl takes `name` for in a flow when that is not the port of that name, else None."""
+    if name.isdigit():
+        return f"port number {int(name)}"
+    if name.lower() in OFCTL_RESERVED_PORTS:
+        return f"its reserved port {name.upper()}"
+    return None
+
+
 def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str, held: Mapping[str, int] | None = None) -> PortPlan:
     """The plan of `cfg`; given the port numbers the bridge's ports hold (`held`, by interface name), the links
     already on the bridge keep theirs."""
     if not IFNAME_RE.match(uplink):
         raise PlanError(f"uplink: '{uplink}' is not a Linux interface name (1-15 of A-Z a-z 0-9 _ . -)")
+    if (reading := _ofctl_reading(uplink)) is not None:
+        raise PlanError(f"uplink: '{uplink}' is what ovs-ofctl reads as {reading}; rename the interface")
     if not IFNAME_RE.match(bridge):
         raise PlanError(f"bridge: '{bridge}' is not a valid bridge name (1-15 of A-Z a-z 0-9 _ . -)")
     aps: list[ApPort] = []
@@ -117,6 +134,8 @@ def build_plan(cfg: AdwiserConfig, uplink: str, bridge: str, held: Mapping[str, 
         where = f"topology.aps.{i}.port"
         if not IFNAME_RE.match(ap.port):
             raise PlanError(f"{where}: '{ap.port}' is not a Linux interface name; the OVS fabric bridges interfaces")
+        if (reading := _ofctl_reading(ap.port)) is not None:
+            raise PlanError(f"{where}: '{ap.port}' is what ovs-ofctl reads as {reading}; rename the interface")
         if ap.port == uplink:
             raise PlanError(f"{where}: '{ap.port}' is the uplink port")
         # Two APs on one port and VLAN, whose frames nothing could tell apart, never get here: the models refuse

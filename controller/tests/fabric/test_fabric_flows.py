@@ -94,6 +94,19 @@ def test_an_ap_on_the_uplink_port_is_refused() -> None:
         build_plan(load(LAB), "ap1", "adw0")
 
 
+@pytest.mark.parametrize("name", ["local", "ALL", "in_port", "Normal", "none", "7", "010"])
+def test_a_port_name_ovs_ofctl_reads_as_a_reserved_port_or_a_number_is_refused_naming_the_field(name: str) -> None:
+    # ovs-ofctl reads a port name in a flow as its reserved port (LOCAL, ALL, IN_PORT, ..., any case) or a port
+    # number before it looks the name up on the bridge (checked with `ovs-ofctl parse-flow`): an AP port named
+    # "all" or "7" was planned, and its flows sent the AP's frames to every port or to the port numbered 7.
+    doc = lab_doc()
+    doc["topology"]["aps"][1]["port"] = name
+    with pytest.raises(PlanError, match=rf"topology\.aps\.1\.port: '{name}' is what ovs-ofctl reads as"):
+        build_plan(validate_data(doc, "reserved"), "up0", "adw0")
+    with pytest.raises(PlanError, match=rf"uplink: '{name}' is what ovs-ofctl reads as"):
+        build_plan(load(LAB), name, "adw0")
+
+
 def renamed_aps(doc: dict, ids: dict[str, str]) -> dict:
     """`doc` with its APs renamed (old id -> new id) everywhere an AP id appears."""
     def pair(p: str) -> str:
