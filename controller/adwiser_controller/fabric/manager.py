@@ -184,11 +184,14 @@ class FabricManager:
     def _install(self, mode: Mode, reason: str) -> None:
         t0 = time.monotonic_ns()
         self.ovs.replace_flows(compile_flows(self.cfg, self.plan, mode))
-        self._installed = True
         self._resync_due_ns = time.time_ns() + int(self.opts.resync_s * 1e9)
         changed = mode != self.mode
+        # The status's reason is why the fabric is in its mode: a reinstall that switches nothing (a new topology,
+        # vswitchd restarted) is logged with its own reason and leaves that one; the first table sets it always.
+        if changed or not self._installed:
+            self.reason = reason
+        self._installed = True
         self.mode = mode
-        self.reason = reason
         if changed:
             self.switches += 1
             self.mode_since_ns = time.time_ns()

@@ -524,3 +524,27 @@ def test_an_ap_port_added_after_another_went_takes_a_number_no_port_on_the_bridg
     assert m.version == 3
     assert len(set(host.ovs.requests.values())) == len(host.ovs.requests), host.ovs.requests
     assert m.plan.ofport_requests() == host.ovs.requests
+
+
+def test_a_table_reinstalled_in_the_same_mode_keeps_the_reason_the_status_gives_for_that_mode(
+        host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The status's reason says why the fabric is in its mode. A reinstall that switched nothing (ovs-vswitchd
+    # restarted, a new topology) replaced it: a fabric in bypass for a dead dataplane said "ovs-vswitchd
+    # restarted (pid 2)", then "topology of version 2", as if those had taken the traffic off the dataplane.
+    host.ifs.add("ap3")
+    m = host.steered_manager()
+    m.opts.status_every_s = 0  # a status at every poll
+    del host.redis.kv[m.key("heartbeat")]  # the dataplane dies
+    m.poll()
+    assert m.mode == "bypass" and m.reason == "no heartbeat in Redis"
+    monkeypatch.setattr(host.ovs, "vswitchd_pid", lambda: 2)
+    m.poll()
+    assert ("flows", {"mode": "bypass", "switch": False, "reason": "ovs-vswitchd restarted (pid 2)", "version": None,
+                      "replace_ms": pytest.approx(0, abs=1e3)}) in host.events
+    assert m.reason == "no heartbeat in Redis"
+    host.redis.h[keys.version(2)] = {"doc": json.dumps(with_ap3(load(LAB).model_dump(mode="json"))).encode()}
+    host.redis.kv[m.key("active")] = b"2"
+    m.poll()
+    assert m.version == 2 and "priority=200,in_port=fb-ap3,actions=output:ap3" in host.ovs.flows
+    status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
+    assert status.mode == "bypass" and status.reason == "no heartbeat in Redis" and status.switches == 2
