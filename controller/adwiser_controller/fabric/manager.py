@@ -185,16 +185,17 @@ class FabricManager:
         t0 = time.monotonic_ns()
         self.ovs.replace_flows(compile_flows(self.cfg, self.plan, mode))
         self._resync_due_ns = time.time_ns() + int(self.opts.resync_s * 1e9)
-        changed = mode != self.mode
+        first = not self._installed  # the mode before the first table is a placeholder, not one in force
+        changed = mode != self.mode and not first
         # The status's reason is why the fabric is in its mode: a reinstall that switches nothing (a new topology,
         # vswitchd restarted) is logged with its own reason and leaves that one; the first table sets it always.
-        if changed or not self._installed:
+        if changed or first:
             self.reason = reason
+            self.mode_since_ns = time.time_ns()
         self._installed = True
         self.mode = mode
         if changed:
             self.switches += 1
-            self.mode_since_ns = time.time_ns()
         self.log("flows", mode=mode, switch=changed, reason=reason, version=self.version,
                  replace_ms=round((time.monotonic_ns() - t0) / 1e6, 2))
         self._status_due_ns = 0

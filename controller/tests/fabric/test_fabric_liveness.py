@@ -547,4 +547,16 @@ def test_a_table_reinstalled_in_the_same_mode_keeps_the_reason_the_status_gives_
     m.poll()
     assert m.version == 2 and "priority=200,in_port=fb-ap3,actions=output:ap3" in host.ovs.flows
     status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
-    assert status.mode == "bypass" and status.reason == "no heartbeat in Redis" and status.switches == 2
+    assert status.mode == "bypass" and status.reason == "no heartbeat in Redis" and status.switches == 1
+
+
+def test_the_first_table_of_a_manager_is_no_mode_switch(host: FakeHost) -> None:
+    # The manager starts with no mode of its own ("bypass" as a placeholder): a start on a healthy dataplane
+    # logged its first table as a switch and the status counted it, so the dashboard said "1 mode switch" of
+    # a fabric that never left steered mode (nor ever had another table from this manager).
+    m = host.steered_manager()
+    assert [kw["switch"] for event, kw in host.events if event == "flows"] == [False]
+    assert json.loads(host.redis.kv[m.key("fabric")])["switches"] == 0
+    del host.redis.kv[m.key("heartbeat")]  # the dataplane dies
+    m.poll()
+    assert m.mode == "bypass" and m.switches == 1
