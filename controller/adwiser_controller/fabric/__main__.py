@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from collections.abc import Callable
 
 from .. import configfile
 from .flows import MODES, compile_flows
@@ -22,6 +23,19 @@ from .links import LinkError
 from .port_buffers import rcvbuf_shortfall
 
 DEFAULT_BRIDGE = "adw0"
+
+
+def _positive(kind: Callable[[str], float]) -> Callable[[str], float]:
+    """An argparse type: a number above 0 (0 healthy polls would steer back at every poll, a 0 ms poll spin)."""
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+    return parse
 
 
 def _cmd_flows(args: argparse.Namespace) -> int:
@@ -76,14 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--datapath-type", choices=("netdev", "system"), default="netdev",
                      help="OVS datapath: netdev = userspace (default; no OVS kernel module needed), system = kernel")
     run.add_argument("--redis", default="127.0.0.1:6379", help="unix:/path, host:port or redis:// URL")
-    run.add_argument("--poll-ms", type=float, default=100, help="watchdog period (default 100)")
+    run.add_argument("--poll-ms", type=_positive(float), default=100, help="watchdog period (default 100)")
     run.add_argument("--stale-ms", type=float, default=600,
                      help="heartbeat age that counts as dead without the pid check (default 600)")
     run.add_argument("--stale-ms-local", type=float, default=2000,
                      help="heartbeat age that counts as dead when the process and ports are checked too (default 2000)")
     run.add_argument("--stall-ms", type=float, default=600,
                      help="frames in and none out for this long counts as hung (default 600)")
-    run.add_argument("--healthy-polls", type=int, default=3, help="healthy polls before steering back (default 3)")
+    run.add_argument("--healthy-polls", type=_positive(int), default=3, help="healthy polls before steering back (default 3)")
     run.add_argument("--no-pid-check", action="store_true",
                      help="the dataplane runs in another pid namespace: do not look at /proc/<pid>")
     run.add_argument("--duration-s", type=float, default=None, help="stop by itself after this many seconds")

@@ -46,3 +46,14 @@ def test_run_refuses_a_redis_address_it_cannot_read(tmp_path: Path) -> None:
     res = fabric("run", "--config", str(LAB), "--uplink", "up0", "--run-dir", str(tmp_path), "--redis", "nowhere")
     assert res.returncode == 1
     assert "--redis: 'nowhere' is neither unix:/path, host:port nor a redis:// URL" in res.stderr
+
+
+def test_run_refuses_a_healthy_poll_count_or_poll_period_that_is_not_positive(tmp_path: Path) -> None:
+    # --healthy-polls 0 was taken: a fabric in bypass steered back at the next poll whatever the verdict, and
+    # went to bypass again at the one after, a flow swap every poll for as long as the dataplane was dead;
+    # --poll-ms 0 polled without a pause. Both are refused before anything is built.
+    for option, value in (("--healthy-polls", "0"), ("--poll-ms", "0"), ("--poll-ms", "-100")):
+        res = fabric("run", "--config", str(LAB), "--uplink", "up0", "--run-dir", str(tmp_path / "none"),
+                     "--redis", "unix:/nonexistent/redis.sock", option, value)
+        assert res.returncode == 2, (option, value, res.stderr)
+        assert f"argument {option}: must be positive, got {value}" in res.stderr, res.stderr
