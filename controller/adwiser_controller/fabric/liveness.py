@@ -21,7 +21,9 @@ and decides on the local checks alone: a Redis restart must not take the
 traffic off a healthy dataplane. For `redis_grace_ms` after Redis was last
 seen failing (the dataplane reconnects once a second, REDIS.md's liveness
 horizon is the key's 3 s) a missing or stale heartbeat is put down to Redis,
-not to the dataplane, as long as the local checks pass.
+not to the dataplane, as long as the local checks pass. Without the pid
+check there is no process to look at: the heartbeat last read counts until
+it is `stale_ms` old, so a Redis reply that times out once swaps no flows.
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class LivenessJudge:
         self.check_pid = check_pid
         self._redis_failed_ns: int | None = None
         self.last_pid: int | None = None
+        self._last_beat_ns: int | None = None  # ts_ns of the newest heartbeat read
         self._last_out: int | None = None
         self._into_at_last_out = 0
         self._pending_since_ns: int | None = None
@@ -155,9 +158,15 @@ class LivenessJudge:
                     beat_problem = f"heartbeat stale ({age_ms:.0f} ms old)"
                 if heartbeat.pid is not None:
                     self.last_pid = heartbeat.pid
+                self._last_beat_ns = max(self._last_beat_ns or 0, heartbeat.ts_ns)
             if beat_problem is not None and not redis_excuse:
                 return Verdict(False, beat_problem)
-        elif self.last_pid is None or not self.check_pid:
+        elif not self.check_pid:
+            # No process to look at: the heartbeat last read stands for the dataplane until it would be stale,
+            # so one slow Redis reply does not swap the flows there and back.
+            if self._last_beat_ns is None or now_ns - self._last_beat_ns > self.stale_ns:
+                return Verdict(False, "Redis unreachable and no fresh heartbeat read before")
+        elif self.last_pid is None:
             return Verdict(False, "Redis unreachable and no dataplane process known")
         if self.check_pid and self.last_pid is not None:
             state = process_state(self.last_pid)

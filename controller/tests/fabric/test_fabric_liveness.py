@@ -159,6 +159,23 @@ def test_unreachable_redis_and_a_dead_dataplane_is_dead() -> None:
     assert not v.healthy and "is gone" in v.reason
 
 
+def test_without_the_pid_check_a_redis_read_failing_is_no_verdict_until_the_last_heartbeat_read_is_stale() -> None:
+    # Without the pid check (dataplane in another pid namespace) one MGET that timed out (0.25 s: a loaded host,
+    # an fsync) was "Redis unreachable and no dataplane process known": bypass at once, steered again three
+    # polls later, a flow swap each way for a dataplane whose last heartbeat was 100 ms old.
+    j = LivenessJudge(stale_ms=600, check_pid=False)
+    assert j.judge(T0, beat(12345, T0), True, ports()).healthy
+    assert j.judge(T0 + 100 * MS, None, False, ports()).healthy
+    assert j.judge(T0 + 500 * MS, None, False, ports()).healthy
+    v = j.judge(T0 + 700 * MS, None, False, ports())
+    assert not v.healthy and "Redis unreachable" in v.reason
+    # A failing Redis does not hide a port that went down or a stall.
+    assert not LivenessJudge(check_pid=False).judge(T0, None, False, ports()).healthy
+    j = LivenessJudge(stale_ms=600, check_pid=False)
+    assert j.judge(T0, beat(12345, T0), True, ports()).healthy
+    assert not j.judge(T0 + 100 * MS, None, False, ports(down=("fb-up",))).healthy
+
+
 def test_no_dataplane_ever_seen_and_no_redis_is_dead() -> None:
     v = LivenessJudge().judge(T0, None, False, ports())
     assert not v.healthy and "no dataplane process known" in v.reason
