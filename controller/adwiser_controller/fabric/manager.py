@@ -153,6 +153,10 @@ class FabricManager:
 
     def _sync_ports(self) -> None:
         self._check_host_ports(self.plan)
+        self._put_ports()
+
+    def _put_ports(self) -> None:
+        """Make the bridge's ports exactly the plan's (no-flood bits included)."""
         wanted = self.plan.ofport_requests()
         for name in set(self.ovs.ports()) - set(wanted):
             self.ovs.del_port(name)
@@ -299,8 +303,14 @@ class FabricManager:
             # not. Flows first: until they are in, the bridge drops everything.
             self._install(self.mode, f"ovs-vswitchd restarted (pid {pid})")
             self.ovs.ensure_bridge()
-            self._sync_ports()
-            self._vswitchd_pid = pid  # only once the table is back: a failed attempt is retried next poll
+            try:
+                self._check_host_ports(self.plan)
+            except PortMissing as exc:
+                # The database keeps that port and vswitchd opens it once the interface is back; the no-flood
+                # bits of the dataplane's ports cannot wait for it.
+                self.log("port_missing", error=str(exc))
+            self._put_ports()
+            self._vswitchd_pid = pid  # only once table and ports are back: a failed attempt is retried next poll
         elif now >= self._resync_due_ns:
             self.ovs.replace_flows(compile_flows(self.cfg, self.plan, self.mode))
             self._resync_due_ns = now + int(self.opts.resync_s * 1e9)
@@ -312,8 +322,6 @@ class FabricManager:
             self._keep_ovs_in_step(now)
         except (OvsError, links.LinkError) as exc:  # vswitchd still coming up: retried at the next poll
             self.log("ovs_unavailable", error=str(exc))
-        except PlanError as exc:  # a port of the configuration gone from the host: retried at the next poll
-            self.log("port_missing", error=str(exc))
         self._decide(now, verdict)
         self._publish_status(now, redis_ok)
         return verdict

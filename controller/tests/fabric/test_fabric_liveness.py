@@ -577,3 +577,23 @@ def test_the_first_table_of_a_manager_is_no_mode_switch(host: FakeHost) -> None:
     del host.redis.kv[m.key("heartbeat")]  # the dataplane dies
     m.poll()
     assert m.mode == "bypass" and m.switches == 1
+
+
+def test_a_restarted_vswitchd_gets_the_dataplane_ports_no_flood_back_while_an_ap_port_is_missing(
+        host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A restarted ovs-vswitchd forgets the no-flood bits (they are OpenFlow port state, not in the database).
+    # The host-port check came first and refused while ap2 was missing, so they were never set again: NORMAL
+    # flooded broadcasts into the dataplane's ports (which the stall check counts as frames into it), and the
+    # table was reinstalled with two more log lines at every poll (100 ms) for as long as ap2 was away.
+    m = host.steered_manager()
+    no_flood: list[str] = []
+    monkeypatch.setattr(host.ovs, "set_no_flood", no_flood.append)
+    host.ifs.discard("ap2")
+    monkeypatch.setattr(host.ovs, "vswitchd_pid", lambda: 2)
+    for _ in range(3):
+        host.beat(m)
+        m.poll()
+    assert set(no_flood) == {"fb-up", "fb-ap1", "fb-ap2"}
+    assert [event for event, _ in host.events].count("vswitchd_restarted") == 1
+    assert [event for event, _ in host.events].count("port_missing") == 1
+    assert m.mode == "steered"
