@@ -285,3 +285,24 @@ def test_flows_follow_the_active_topology_and_a_bad_document_is_refused(lab: Lab
     wait_for(lambda: MACS["sta2"] in lab.flows(), 3, "flows back to the lab topology")
     wait_for(lambda: lab.mode() == "steered", 5, "steered mode")
     assert through_dataplane(lab)
+
+
+def test_a_missing_ap_interface_does_not_stop_the_other_ap_failing_open(lab: Lab) -> None:
+    """Last of the module: ap2's interface is gone for good. OVS keeps its port with no device (ofport -1), and
+    ovs-ofctl refuses a flow that names a port it cannot resolve: if the bypass table names it, no table is
+    installed and sta1's traffic stays steered into a dead dataplane."""
+    wait_for(lambda: lab.mode() == "steered", 5, "steered mode")
+    lab.run("app", "ip", "link", "del", "ap2")
+    time.sleep(0.5)  # a few of the manager's polls with the port gone
+    dp = lab.pids["dp"]
+
+    def kill() -> None:
+        os.kill(dp, signal.SIGKILL)
+        lab.procs["dp"].wait(timeout=5)
+
+    res = run_with_fault(lab, "ap-missing-sigkill", kill)
+    lab.pids.pop("dp")
+    fig = res["figures"]
+    assert lab.mode() == "bypass", [e for e in lab.manager_events() if e["mono_ns"] > res["t_fault"]][:5]
+    assert fig["tcp_completed"], fig
+    assert res["after_fault"] > 2 * PROBE_RATE_HZ, "sta1's traffic did not flow again while the dataplane was dead"
