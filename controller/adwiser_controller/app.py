@@ -19,6 +19,7 @@ from .auth import Auth, Principal
 from .body_limit import BodyLimit
 from .login_limit import LoginLimit
 from .query_check import forbid_unknown_or_repeated_query
+from .security_headers import SecurityHeaders
 from .field_errors import flatten
 from .settings import Settings
 from .store import Store, StoredInvalid
@@ -71,8 +72,10 @@ def create_app(settings: Settings) -> FastAPI:
                                        str(response.status_code)).observe(time.perf_counter() - t0)
         return response
 
-    # Added last, so outermost: a body over the limit is refused before any other layer reads it.
+    # Added after the others, so outside them: a body over the limit is refused before any other layer reads it.
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    # Outside that: its 413 carries the headers as well.
+    app.add_middleware(SecurityHeaders)
 
     for r in (versions.router, appliances.router, aggregation.router, live.router, audit_routes.router, auth_routes.router):
         app.include_router(r)
