@@ -81,11 +81,13 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True, frames_after: 
     # From the first credential check on: Redis down there too is a 503 message and close 1011, not an
     # exception that drops the accepted socket without a close frame.
     try:
-        if not await _still_authenticated(ws, svc, bearer, cookie, refresh=True):
-            return
+        # Before the cookie is looked at: a page of another origin that the cookie reaches (same site) must
+        # neither extend the session's sliding lifetime nor learn from 401 against 403 whether it is valid.
         origin = ws.headers.get("origin")
-        if bearer is None and origin and urlsplit(origin).netloc != ws.headers.get("host"):
+        if bearer is None and cookie and origin and urlsplit(origin).netloc != ws.headers.get("host"):
             await refuse(ws, 403, "cross-origin socket refused", "origin")
+            return
+        if not await _still_authenticated(ws, svc, bearer, cookie, refresh=True):
             return
         if appliance not in await svc.store.appliances():
             await refuse(ws, 404, f"no appliance {appliance!r}", "appliance")
