@@ -1,6 +1,6 @@
 """What the ansible playbooks assume of the controller, against the controller itself: the upgrade's
-health probe answers without a login, and the first admin's name is one the controller accepts. And of the
-dataplane's program: that the role runs a start's checks with it before it restarts the unit."""
+health probe answers without a login, the first admin's name is one the controller accepts, and nginx sends the
+files it serves itself with the controller's own security headers. And of the dataplane's program: that the role runs a start's checks with it before it restarts the unit."""
 from __future__ import annotations
 
 import re
@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from adwiser_controller import auth
+from adwiser_controller import auth, security_headers
 
 ANSIBLE = Path(__file__).resolve().parents[2] / "ansible"
 # The controller role's refusals, run before role redis by site.yml and by the role itself for upgrade.yml.
@@ -22,28 +22,38 @@ def _play_tasks(path: Path) -> list[dict]:
             for t in play.get(key) or []]
 
 
-def _role_tasks(role: str) -> list[dict]:
-    """A role's tasks in the order they run: its main.yml with the task files it imports inlined."""
+def _role_tasks(role: str, tasks_file: str = "main.yml") -> list[dict]:
+    """A role's tasks in the order they run: its main.yml with the task files it imports inlined, at any depth."""
     tasks_dir = ANSIBLE / "roles" / role / "tasks"
-    return [t for top in yaml.safe_load((tasks_dir / "main.yml").read_text())
-            for t in (yaml.safe_load((tasks_dir / top["ansible.builtin.import_tasks"]).read_text())
+    return [t for top in yaml.safe_load((tasks_dir / tasks_file).read_text())
+            for t in (_role_tasks(role, top["ansible.builtin.import_tasks"])
                       if "ansible.builtin.import_tasks" in top else [top])]
 
 
-def test_the_dataplane_role_runs_the_starts_checks_after_every_install_on_every_run():
+def test_the_dataplane_role_runs_the_starts_checks_on_what_it_installs_on_every_run():
     # The document's and the ACK model's `validate` run only when those files change: a new adwiser-dp whose
-    # checks are stricter, with both unchanged, would be restarted on files nothing checked against it.
+    # checks are stricter, with both unchanged, would be restarted on files nothing checked against it. The role
+    # stages the three (prepare.yml), checks them together with the start's checks on every run, and installs them
+    # byte for byte only after that (start.yml); tests/test_dataplane_checks_match_the_start.py in ansible pins
+    # that the staged check gives the options the unit's ExecStartPre gives.
     role = ANSIBLE / "roles" / "dataplane"
     unit = (role / "templates" / "adwiser-dataplane.service.j2").read_text()
-    start_check = re.search(r"^ExecStartPre=(.*)$", unit, re.M).group(1)
+    assert re.search(r"^ExecStartPre=(.*)$", unit, re.M).group(1) == "{{ dataplane_start_check_command }}"
     tasks = _role_tasks("dataplane")
-    checks = [i for i, t in enumerate(tasks) if (t.get("ansible.builtin.command") or {}).get("cmd") == start_check]
-    assert len(checks) == 1, "no task runs the unit's ExecStartPre"
+    checks = [i for i, t in enumerate(tasks)
+              if (t.get("ansible.builtin.command") or {}).get("cmd") == "{{ dataplane_staged_check_command }}"]
+    assert len(checks) == 1, "no task runs the start's checks on the staged files"
     check = tasks[checks[0]]
-    installs = {dest: i for i, t in enumerate(tasks) for module in ("ansible.builtin.copy", "ansible.builtin.template")
-                if (dest := (t.get(module) or {}).get("dest")) is not None}
-    for dest in ("{{ dataplane_bin }}", "{{ dataplane_config_file }}", "{{ dataplane_ack_model_file }}"):
-        assert installs[dest] < checks[0], f"the check runs before {dest} is installed"
+    written = {dest: (i, t.get(module) or {}) for i, t in enumerate(tasks)
+               for module in ("ansible.builtin.copy", "ansible.builtin.template")
+               if (dest := (t.get(module) or {}).get("dest")) is not None}
+    for staged, installed in (("{{ dataplane_staged_bin }}", "{{ dataplane_bin }}"),
+                              ("{{ dataplane_staged_config_file }}", "{{ dataplane_config_file }}"),
+                              ("{{ dataplane_staged_ack_model_file }}", "{{ dataplane_ack_model_file }}")):
+        assert written[staged][0] < checks[0], f"the check runs before {staged} is staged"
+        at, install = written[installed]
+        assert at > checks[0], f"{installed} is installed before the check"
+        assert install.get("src") == staged and install.get("remote_src") is True, f"{installed} is not what was checked"
     # Whether anything changed this run is no condition: a run after one that failed the check checks again.
     assert check.get("when") == "dataplane_installs_program | bool"
     assert check.get("changed_when") is False  # a second converge changes nothing
@@ -79,3 +89,11 @@ def test_the_first_admin_password_the_play_accepts_reaches_create_admin_whole():
     for broken in ("a-password-12\n", "first-line-of\nit", "carriage\r-return!"):
         assert refused.search(broken), repr(broken)
     assert not refused.search("a pass phrase with 'quotes' \\ and spaces")
+
+
+def test_nginx_serves_the_web_ui_files_with_the_controllers_security_headers():
+    # The site's location / repeats them (an add_header there drops the server's), so the two copies are compared.
+    site = (ANSIBLE / "roles" / "webui" / "templates" / "adwiser-nginx.conf.j2").read_text()
+    sent = dict(re.findall(r'add_header ([A-Za-z-]+) "([^"]*)" always;', site.split("location / {", 1)[1].split("}", 1)[0]))
+    for name, value in security_headers.HEADERS.items():
+        assert sent.get(name) == value, f"nginx sends {name}: {sent.get(name)!r}, the controller {value!r}"

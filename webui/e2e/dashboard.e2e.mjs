@@ -138,6 +138,10 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
       const u = new URL(req.url())
       if (!['127.0.0.1', 'localhost'].includes(u.hostname) && !u.protocol.startsWith('data')) page.offsite = req.url()
     })
+    // Nothing the controller's Content-Security-Policy (security_headers.py) refuses: Chromium reports each refusal
+    // on the console.
+    page.cspRefused = []
+    page.on('console', (msg) => void (/Content Security Policy/.test(msg.text()) && page.cspRefused.push(msg.text())))
   })
 
   after(async () => {
@@ -531,5 +535,6 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     await page.getByTestId('feed-state').filter({ hasText: 'live' }).waitFor({ timeout: 15000 })
     await page.getByTestId('offline').waitFor({ state: 'detached', timeout: 10000 })
     assert.equal(page.offsite, undefined, `nothing loaded from outside the controller (${page.offsite})`)
+    assert.deepEqual(page.cspRefused, [], 'the Content-Security-Policy refused nothing the dashboard does')
   })
 })
