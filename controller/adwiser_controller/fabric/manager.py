@@ -11,7 +11,12 @@ when the verdict changes:
   seen) plus one bundle replace;
 - bypass -> steered after `healthy_polls` healthy verdicts in a row; after a
   stall (frames in, none out) only once the dataplane restarted (new pid) or
-  `stall_holddown_s` passed, so a broken dataplane is not flapped in and out.
+  `stall_holddown_s` passed, so a broken dataplane is not flapped in and out;
+  and only once the heartbeat's `version` is the one `active` names: a
+  restarted dataplane runs its --config file (version 0) until it has swapped
+  in `desired`, while `active` still names its predecessor's version, and the
+  flows of that version would send it STAs it does not know yet. The status's
+  reason says so while the manager waits (logged `steer_back_waits`).
 
 The topology followed is the configuration the dataplane acknowledged
 (`adwiser:appliance:<id>:active`, controller/REDIS.md), since the dataplane
@@ -114,6 +119,9 @@ class FabricManager:
         self.refused: dict[str, Any] | None = None  # {"version", "error"} of a refusal, until a version is followed
         self.awaited_port: str | None = None  # the missing interface the refusal of `version_seen` waits for
         self.topology_possibly_stale = False  # `active` is 0: the dataplane runs a file whose topology is unseen
+        self._active: int | None = None  # `active` as last read (None: absent or not a number)
+        self._dp_version: int | None = None  # the version the last heartbeat read says the dataplane runs
+        self._waits_for: tuple[int, int] | None = None  # (dataplane's, active) version a steer-back waits on
         self.mode: Mode = "bypass"
         self.mode_since_ns = time.time_ns()
         self.reason = "starting"
@@ -145,8 +153,11 @@ class FabricManager:
         hb_raw, redis_ok = self._read_redis()
         self._sync_ports()
         verdict = self._judge(hb_raw, redis_ok)
-        if verdict.healthy:
+        behind = self._dataplane_behind()
+        if verdict.healthy and behind is None:
             self._install("steered", f"starting: dataplane healthy (pid {self.judge.last_pid})")
+        elif verdict.healthy:
+            self._install("bypass", f"starting: {behind}")
         else:
             self._install("bypass", f"starting: {verdict.reason}")
         self._publish_status(time.time_ns(), redis_ok)
@@ -207,12 +218,14 @@ class FabricManager:
     # ------------------------------------------------------------ following the topology
 
     def _follow_topology(self, active_raw: bytes | None) -> None:
+        self._active = None
         if active_raw is None:
             return
         try:
             n = int(active_raw)
         except ValueError:
             return
+        self._active = n
         # 0: the dataplane runs its --config file (an operator's SIGHUP, REDIS.md); there is no stored version 0 to
         # follow, so the flows keep the topology in force (self.version's, or the file given at start), which
         # may not be the file's: said in the status rather than passed over.
@@ -351,6 +364,8 @@ class FabricManager:
                 heartbeat = parse_heartbeat(hb_raw)
             except HeartbeatInvalid as exc:
                 invalid = str(exc)
+        if redis_ok:
+            self._dp_version = heartbeat.version if heartbeat is not None else None
         ports = sample_ports([link.fabric_if for link in self.plan.dp_links()])
         now = time.time_ns()
         verdict = self.judge.judge(now, heartbeat, redis_ok, ports)
@@ -372,10 +387,34 @@ class FabricManager:
                 self._holddown_until_ns = now + int(self.opts.stall_holddown_s * 1e9)
                 self._holddown_pid = self.judge.last_pid
             self._install("bypass", verdict.reason)
+        elif self.mode == "bypass" and not verdict.healthy and self._waits_for is not None:
+            self._waits_for = None  # the reason said the dataplane was healthy: it no longer is
+            self.reason = verdict.reason
+            self._status_due_ns = 0
         elif self.mode == "bypass" and self._healthy_streak >= self.opts.healthy_polls:
             if now < self._holddown_until_ns and self.judge.last_pid == self._holddown_pid:
                 return
+            behind = self._dataplane_behind()
+            if behind is not None:
+                waits_for = (cast(int, self._dp_version), cast(int, self._active))
+                if waits_for != self._waits_for:
+                    self._waits_for = waits_for
+                    self.log("steer_back_waits", dataplane_version=waits_for[0], active=waits_for[1])
+                    self.reason = behind  # why the traffic stays in bypass now, no longer the verdict that put it there
+                    self._status_due_ns = 0
+                return
+            self._waits_for = None
             self._install("steered", f"dataplane healthy (pid {self.judge.last_pid})")
+
+    def _dataplane_behind(self) -> str | None:
+        """Why a healthy dataplane cannot be given the steered traffic yet: it runs another version than the one
+        `active` names (a restarted dataplane runs its --config file until it has swapped in `desired`, while
+        `active` still names its predecessor's version). None when they match, or when either is not known (a
+        dataplane whose heartbeat predates `version`; no `active` yet: the flows follow the start-up file)."""
+        runs, active = self._dp_version, self._active
+        if runs is None or active is None or runs == active:
+            return None
+        return f"dataplane healthy (pid {self.judge.last_pid}) but runs version {runs}, not active version {active}"
 
     def _publish_status(self, now: int, redis_ok: bool) -> None:
         if not redis_ok or now < self._status_due_ns:

@@ -283,9 +283,12 @@ class FakeHost:
         self.deleted.append(lk.fabric_if)
         self.ifs -= {lk.fabric_if, lk.dp_if}
 
-    def beat(self, m: FabricManager) -> None:
-        self.redis.kv[m.key("heartbeat")] = json.dumps({"ts_ns": time.time_ns(), "pid": self.pid,
-                                                        "backend": "dpdk"}).encode()
+    def beat(self, m: FabricManager, version: int | None = None) -> None:
+        """A heartbeat; `version` (what the dataplane runs) is left out unless given, as by an older dataplane."""
+        doc: dict[str, Any] = {"ts_ns": time.time_ns(), "pid": self.pid, "backend": "dpdk"}
+        if version is not None:
+            doc["version"] = version
+        self.redis.kv[m.key("heartbeat")] = json.dumps(doc).encode()
 
     def steered_manager(self) -> FabricManager:
         m = FabricManager(self.ovs, load(LAB), "up0", self.redis, LivenessJudge(),  # type: ignore[arg-type]
@@ -596,4 +599,48 @@ def test_a_restarted_vswitchd_gets_the_dataplane_ports_no_flood_back_while_an_ap
     assert set(no_flood) == {"fb-up", "fb-ap1", "fb-ap2"}
     assert [event for event, _ in host.events].count("vswitchd_restarted") == 1
     assert [event for event, _ in host.events].count("port_missing") == 1
+    assert m.mode == "steered"
+
+
+def test_a_restarted_dataplane_is_steered_back_only_once_it_runs_the_version_the_flows_follow(host: FakeHost) -> None:
+    # A restarted adwiser-dp runs its --config file (heartbeat version 0) until it has fetched `desired` and
+    # swapped it in at a frame boundary, while `active` still names the version its predecessor ran. The manager
+    # steered back after three healthy polls: version 2's flows sent its STAs into a dataplane that did not know
+    # them yet (and that never would, had it refused version 2).
+    m = host.steered_manager()
+    m.opts.status_every_s = 0  # a status at every poll
+    host.activate(m, 2, without_ap1(load(LAB).model_dump(mode="json")))
+    del host.redis.kv[m.key("heartbeat")]  # the dataplane dies
+    m.poll()
+    assert m.mode == "bypass"
+    for _ in range(5):  # restarted, healthy, still on its file
+        host.beat(m, version=0)
+        m.poll()
+    assert m.mode == "bypass"
+    status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
+    assert status.reason == f"dataplane healthy (pid {host.pid}) but runs version 0, not active version 2"
+    assert [kw for event, kw in host.events if event == "steer_back_waits"] == [
+        {"dataplane_version": 0, "active": 2}]
+    del host.redis.kv[m.key("heartbeat")]  # it dies again: the status no longer calls it healthy
+    m.poll()
+    assert FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")]).reason == "no heartbeat in Redis"
+    for _ in range(3):
+        host.beat(m, version=2)
+        m.poll()
+    assert m.mode == "steered" and m.reason == f"dataplane healthy (pid {host.pid})"
+
+
+def test_a_manager_started_beside_a_dataplane_still_on_its_file_starts_in_bypass(host: FakeHost) -> None:
+    # The same wait at start: a manager restarted while the dataplane is itself restarting installed the steered
+    # table of the active version for a dataplane running its --config file.
+    host.redis.h[keys.version(2)] = {"doc": json.dumps(without_ap1(load(LAB).model_dump(mode="json"))).encode()}
+    host.redis.kv[keys.appliance("lab", "active")] = b"2"
+    m = FabricManager(host.ovs, load(LAB), "up0", host.redis, LivenessJudge(),  # type: ignore[arg-type]
+                      log=lambda event, **kw: host.events.append((event, kw)))
+    host.beat(m, version=0)
+    m.setup()
+    assert m.version == 2 and m.mode == "bypass"
+    for _ in range(3):
+        host.beat(m, version=2)
+        m.poll()
     assert m.mode == "steered"
