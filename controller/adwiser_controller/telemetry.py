@@ -105,6 +105,11 @@ class ApplyRejection(Rejection):
                                   "predates the field")
 
 
+class OvsFailure(BaseModel):
+    error: str = Field(default="", description="What the manager could not do, and OVS's (or ip's) error")
+    since_ns: int | None = Field(default=None, description="First poll of this run of failures, Unix ns")
+
+
 class FabricStatus(BaseModel):
     """What the fabric manager (issue 10, SPEC §2) last wrote to `adwiser:appliance:<id>:fabric`."""
 
@@ -122,6 +127,11 @@ class FabricStatus(BaseModel):
         default=None, description="Active version the manager refused (e.g. an AP port missing on its host) and "
                                   "why; the flows keep following `version`. Null once a version is followed, and "
                                   "from managers that predate the field")
+    ovs_error: OvsFailure | None = Field(
+        default=None, description="The manager runs but cannot program Open vSwitch (e.g. ovs-vswitchd down): `mode` "
+                                  "is then the table it last installed, not necessarily what OVS does, and a switch "
+                                  "it could not make is tried again at every poll. Null once a table goes in again, "
+                                  "and from managers that predate the field")
     switches: int | None = Field(default=None, description="Mode changes since the manager started")
     dp_pid: int | None = Field(default=None, description="Dataplane pid the liveness judge last saw")
     bridge: str | None = Field(default=None, description="Open vSwitch bridge")

@@ -85,3 +85,22 @@ def test_openapi_documents_the_fabric_status(api):
     assert "fabric" in props
     fabric = spec["components"]["schemas"]["FabricStatus"]["properties"]
     assert {"mode", "reason", "since_ns"} <= set(fabric)
+
+
+def test_the_api_serves_the_managers_failure_to_program_ovs(api, appliance, redis_server, tmp_path):
+    # A manager that is alive but cannot program OVS (ovs-vswitchd down) says so; the API dropped the field, so the
+    # dashboard showed the last mode and reason as if the flows were in force.
+    aid, _ = appliance
+    client = redis.Redis.from_url(redis_server.url)
+    mgr = FabricManager(Ovs(tmp_path, "br-t"), AdwiserConfig.model_validate(lab_doc(aid)), "uplink0", client,
+                        LivenessJudge())
+    mgr.ovs_error = {"error": "flow table rewrite failed: ovs-ofctl timed out after 5 s", "since_ns": 123}
+    mgr._publish_status(time.time_ns(), True)
+    client.close()
+    fabric = api("viewer").get(f"/api/v1/appliances/{aid}").json()["fabric"]
+    assert fabric["ovs_error"] == mgr.ovs_error
+    fabric_status_only = fabric_status("steered", "ok", 1, 1)  # a manager that predates the field
+    client = redis.Redis.from_url(redis_server.url)
+    client.set(keys.appliance(aid, "fabric"), fabric_status_only, px=3000)
+    client.close()
+    assert api("viewer").get(f"/api/v1/appliances/{aid}").json()["fabric"]["ovs_error"] is None

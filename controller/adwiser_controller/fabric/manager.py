@@ -48,7 +48,10 @@ OVS when nothing differs) in case anything else touched it.
 
 The manager writes its own state to `adwiser:appliance:<id>:fabric` (JSON,
 PX 3000, refreshed every second) for the controller and dashboard, and logs
-every event as a JSON line on stdout. When it stops, the flows stay as they
+every event as a JSON line on stdout. A poll whose OVS (or `ip`) command
+fails still writes it: `ovs_error` then says what failed and since when, and
+`mode` is the table last installed, not what the manager wants (a failed
+switch is tried again at every poll), until a poll writes a table again. When it stops, the flows stay as they
 are: OVS and the dataplane keep forwarding without it.
 """
 
@@ -134,6 +137,11 @@ class FabricManager:
         self._resync_due_ns = 0
         self._vswitchd_pid: int | None = None
         self._installed = False  # a table of this manager's is in OVS (until then a followed version is only taken up)
+        # {"error", "since_ns"} while OVS cannot be programmed: set by a poll whose OVS or `ip` command failed,
+        # cleared by one that wrote a table with none failing.
+        self.ovs_error: dict[str, Any] | None = None
+        self._ovs_failure: str | None = None  # this poll's failure
+        self._ovs_wrote = False  # this poll wrote a table
 
     def key(self, what: str) -> str:
         return keys.appliance(self.appliance_id, what)
@@ -199,6 +207,7 @@ class FabricManager:
     def _install(self, mode: Mode, reason: str) -> None:
         t0 = time.monotonic_ns()
         self.ovs.replace_flows(compile_flows(self.cfg, self.plan, mode))
+        self._ovs_wrote = True
         self._resync_due_ns = time.time_ns() + int(self.opts.resync_s * 1e9)
         first = not self._installed  # the mode before the first table is a placeholder, not one in force
         changed = mode != self.mode and not first
@@ -251,6 +260,7 @@ class FabricManager:
         except OvsError as exc:
             self.version_seen = None  # try again at the next poll
             self.log("topology_failed", version=n, error=str(exc))
+            self._ovs_failure = f"topology of version {n} failed: {exc}"
             return
         try:
             if doc is None:
@@ -283,6 +293,7 @@ class FabricManager:
             self.cfg, self.plan, self.version = old_cfg, old_plan, old_version
             self.version_seen = None  # try again at the next poll
             self.log("topology_failed", version=n, error=str(exc))
+            self._ovs_failure = f"topology of version {n} failed: {exc}"
             return
         self.refused = None  # the flows follow the version `active` names
         if plan != old_plan:
@@ -310,32 +321,61 @@ class FabricManager:
 
     def _keep_ovs_in_step(self, now: int) -> None:
         pid = self.ovs.vswitchd_pid()
-        if pid is not None and pid != self._vswitchd_pid:
-            self.log("vswitchd_restarted", pid=pid, previous=self._vswitchd_pid)
-            # The bridge and its ports come back from the database; the flows and the ports' no-flood bits do
-            # not. Flows first: until they are in, the bridge drops everything.
-            self._install(self.mode, f"ovs-vswitchd restarted (pid {pid})")
-            self.ovs.ensure_bridge()
-            try:
-                self._check_host_ports(self.plan)
-            except PortMissing as exc:
-                # The database keeps that port and vswitchd opens it once the interface is back; the no-flood
-                # bits of the dataplane's ports cannot wait for it.
-                self.log("port_missing", error=str(exc))
-            self._put_ports()
-            self._vswitchd_pid = pid  # only once table and ports are back: a failed attempt is retried next poll
-        elif now >= self._resync_due_ns:
+        restarted = pid is not None and pid != self._vswitchd_pid
+        try:
+            if restarted:
+                self._reinstall(cast(int, pid))
+            else:
+                self._resync(now)
+        except (OvsError, links.LinkError) as exc:  # vswitchd still coming up: retried at the next poll
+            self._ovs_failed(f"reinstall after ovs-vswitchd restarted (pid {pid})" if restarted
+                             else "flow table rewrite", exc)
+
+    def _reinstall(self, pid: int) -> None:
+        self.log("vswitchd_restarted", pid=pid, previous=self._vswitchd_pid)
+        # The bridge and its ports come back from the database; the flows and the ports' no-flood bits do
+        # not. Flows first: until they are in, the bridge drops everything.
+        self._install(self.mode, f"ovs-vswitchd restarted (pid {pid})")
+        self.ovs.ensure_bridge()
+        try:
+            self._check_host_ports(self.plan)
+        except PortMissing as exc:
+            # The database keeps that port and vswitchd opens it once the interface is back; the no-flood
+            # bits of the dataplane's ports cannot wait for it.
+            self.log("port_missing", error=str(exc))
+        self._put_ports()
+        self._vswitchd_pid = pid  # only once table and ports are back: a failed attempt is retried next poll
+
+    def _resync(self, now: int) -> None:
+        if now >= self._resync_due_ns:
             self.ovs.replace_flows(compile_flows(self.cfg, self.plan, self.mode))
+            self._ovs_wrote = True
             self._resync_due_ns = now + int(self.opts.resync_s * 1e9)
 
+    def _ovs_failed(self, what: str, exc: Exception) -> None:
+        self.log("ovs_unavailable", what=what, error=str(exc))
+        self._ovs_failure = f"{what} failed: {exc}"
+
+    def _settle_ovs_error(self, now: int) -> None:
+        """The status's `ovs_error` from this poll: its failure (since the first poll of a run of failing ones), or
+        none once a table went in with nothing failing. A poll that wrote nothing proves nothing and keeps it."""
+        if self._ovs_failure is not None:
+            if self.ovs_error is None or self.ovs_error["error"] != self._ovs_failure:
+                since = self.ovs_error["since_ns"] if self.ovs_error is not None else now
+                self.ovs_error = {"error": self._ovs_failure, "since_ns": since}
+                self._status_due_ns = 0
+        elif self._ovs_wrote and self.ovs_error is not None:
+            self.ovs_error = None
+            self.log("ovs_available")
+            self._status_due_ns = 0
+
     def poll(self) -> Verdict:
+        self._ovs_failure, self._ovs_wrote = None, False
         verdict, redis_ok = self._observe()
         now = time.time_ns()
-        try:
-            self._keep_ovs_in_step(now)
-        except (OvsError, links.LinkError) as exc:  # vswitchd still coming up: retried at the next poll
-            self.log("ovs_unavailable", error=str(exc))
+        self._keep_ovs_in_step(now)
         self._decide(now, verdict)
+        self._settle_ovs_error(now)
         self._publish_status(now, redis_ok)
         return verdict
 
@@ -386,7 +426,7 @@ class FabricManager:
             if verdict.stall:
                 self._holddown_until_ns = now + int(self.opts.stall_holddown_s * 1e9)
                 self._holddown_pid = self.judge.last_pid
-            self._install("bypass", verdict.reason)
+            self._switch("bypass", verdict.reason)
         elif self.mode == "bypass" and not verdict.healthy and self._waits_for is not None:
             self._waits_for = None  # the reason said the dataplane was healthy: it no longer is
             self.reason = verdict.reason
@@ -404,7 +444,14 @@ class FabricManager:
                     self._status_due_ns = 0
                 return
             self._waits_for = None
-            self._install("steered", f"dataplane healthy (pid {self.judge.last_pid})")
+            self._switch("steered", f"dataplane healthy (pid {self.judge.last_pid})")
+
+    def _switch(self, mode: Mode, reason: str) -> None:
+        """Install `mode`'s table; if OVS refuses, the mode stays and the next poll's verdict tries again."""
+        try:
+            self._install(mode, reason)
+        except (OvsError, links.LinkError) as exc:
+            self._ovs_failed(f"switch to {mode} ({reason})", exc)
 
     def _dataplane_behind(self) -> str | None:
         """Why a healthy dataplane cannot be given the steered traffic yet: it runs another version than the one
@@ -421,7 +468,8 @@ class FabricManager:
             return
         status = {"mode": self.mode, "since_ns": self.mode_since_ns, "reason": self.reason,
                   "version": self.version, "refused": self.refused,
-                  "topology_possibly_stale": self.topology_possibly_stale, "switches": self.switches,
+                  "topology_possibly_stale": self.topology_possibly_stale, "ovs_error": self.ovs_error,
+                  "switches": self.switches,
                   "dp_pid": self.judge.last_pid, "bridge": self.ovs.bridge, "ts_ns": now}
         try:
             self.redis.set(self.key("fabric"), json.dumps(status), px=STATUS_TTL_MS)

@@ -644,3 +644,49 @@ def test_a_manager_started_beside_a_dataplane_still_on_its_file_starts_in_bypass
         host.beat(m, version=2)
         m.poll()
     assert m.mode == "steered"
+
+
+def vswitchd_down(host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ovs-vswitchd killed: its pid file left behind, its management socket gone."""
+    def refused(flows: list[str]) -> None:
+        raise OvsError("ovs-ofctl: adw0.mgmt: failed to connect to socket (Connection refused)")
+
+    monkeypatch.setattr(host.ovs, "replace_flows", refused)
+
+
+def test_a_switch_ovs_refuses_is_in_the_status_and_retried(host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, the OvsError of the switch to bypass escaped poll() before the status was written: after 3 s the
+    # API said `fabric: null`, as if no manager ran, while the manager was alive and could not program OVS.
+    m = host.steered_manager()
+    m.opts.status_every_s = 0  # a status at every poll
+    replace = host.ovs.replace_flows
+    vswitchd_down(host, monkeypatch)
+    del host.redis.kv[m.key("heartbeat")]  # the dataplane dies
+    m.poll()
+    status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
+    assert status.mode == "steered"  # the table last installed; the switch did not happen
+    assert status.ovs_error is not None and status.ovs_error.since_ns is not None
+    assert status.ovs_error.error.startswith("switch to bypass (no heartbeat in Redis) failed: ovs-ofctl")
+    since = status.ovs_error.since_ns
+    m.poll()
+    assert FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")]).ovs_error.since_ns == since
+    monkeypatch.setattr(host.ovs, "replace_flows", replace)  # vswitchd answers again
+    m.poll()
+    status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
+    assert status.mode == "bypass" and status.reason == "no heartbeat in Redis" and status.ovs_error is None
+    assert ("ovs_available", {}) in host.events
+
+
+def test_an_ovs_that_cannot_be_programmed_shows_in_the_status_though_nothing_switches(
+        host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, a failing rewrite of the table was only logged: the status went on saying `steered` with the reason
+    # of the last switch while OVS took no flows at all.
+    m = host.steered_manager()
+    m.opts.status_every_s = 0
+    vswitchd_down(host, monkeypatch)
+    m._resync_due_ns = 0  # the periodic rewrite of the table is due
+    host.beat(m)
+    m.poll()
+    status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
+    assert status.mode == "steered" and status.ovs_error is not None
+    assert status.ovs_error.error.startswith("flow table rewrite failed: ovs-ofctl")

@@ -134,6 +134,12 @@ export interface ApplianceStatus {
   fabric?: FabricStatus | null // absent from controllers older than issue 10's status
 }
 
+/** What the fabric manager could not do in Open vSwitch, since the first poll of that run of failures. */
+export interface OvsFailure {
+  error: string
+  since_ns: number | null
+}
+
 /** The fabric manager's state (controller/API.md, FabricStatus): Open vSwitch fail-open. */
 export interface FabricStatus {
   mode: 'steered' | 'bypass' | 'unknown'
@@ -142,6 +148,7 @@ export interface FabricStatus {
   version: number | null
   topology_possibly_stale?: boolean // the dataplane runs its --config file; absent from older managers
   refused?: Rejection | null // an active version the manager refused (the flows keep `version`); absent from older managers
+  ovs_error?: OvsFailure | null // the manager runs but cannot program OVS (`mode` is its last table); absent from older managers
   switches: number | null
   dp_pid: number | null
   bridge: string | null

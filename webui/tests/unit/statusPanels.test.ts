@@ -154,6 +154,18 @@ describe('FabricState', () => {
     expect(mount(FabricState, { props: { fabric, nowMs: now } }).find('[data-testid=fabric-refused]').exists()).toBe(false)
   })
 
+  it('says the manager runs but cannot program Open vSwitch, and since when', () => {
+    const ovs_error = { error: 'flow table rewrite failed: ovs-ofctl: br-adw.mgmt: failed to connect to socket', since_ns: Date.UTC(2026, 10, 23, 12, 0, 20) * 1e6 }
+    const w = mount(FabricState, { props: { fabric: { ...fabric, mode: 'steered', ovs_error }, nowMs: now } })
+    const text = w.get('[data-testid=fabric-ovs-error]').text()
+    expect(text).toContain('cannot program Open vSwitch')
+    expect(text).toContain('flow table rewrite failed: ovs-ofctl: br-adw.mgmt: failed to connect to socket')
+    expect(text).toContain('2026-11-23 12:00:20 UTC (10 s ago)')
+    expect(w.get('[data-testid=fabric-mode]').classes()).toContain('warn') // steered is not known to be in force
+    expect(mount(FabricState, { props: { fabric: { ...fabric, ovs_error: null }, nowMs: now } }).find('[data-testid=fabric-ovs-error]').exists()).toBe(false)
+    expect(mount(FabricState, { props: { fabric, nowMs: now } }).find('[data-testid=fabric-ovs-error]').exists()).toBe(false)
+  })
+
   it('counts one mode switch as one switch, not one switches', () => {
     const one = mount(FabricState, { props: { fabric: { ...fabric, switches: 1 }, nowMs: now } }).get('[data-testid=fabric]').text()
     expect(one).toContain('· 1 mode switch')
