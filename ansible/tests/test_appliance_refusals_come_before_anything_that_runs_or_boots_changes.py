@@ -1,6 +1,7 @@
 """On an appliance, site.yml and upgrade.yml refuse a document, ACK model or program (the dataplane role's asserts,
 the schema's check on the control node, and on the appliance adwiser-dp --check-config: a `validate` or the start's
-check) before any task writes a file that runs now or at boot (the bridge script and unit, the DPDK setup, the NFQUEUE
+check), and a DPDK setup (role dpdk's asserts: no port to bind, a driver or hugepage size it cannot set up), before
+any task writes a file that runs now or at boot (the bridge script and unit, the DPDK setup, the NFQUEUE
 rules, the dataplane's program, document, environment, ACK model and unit) or enables a unit. A refusal after one of
 these left, say, a bridge script that drops the ports at the next boot, or a NIC binding that takes the NICs an
 nfqueue dataplane needs, with the run saying nothing running changed. Checked on the plays as ansible compiles them,
@@ -19,6 +20,8 @@ APPLIANCE_PLAYS = {"site.yml": "Appliances (bridge, DPDK, dataplane)",
 SYSTEMD = ("ansible.builtin.systemd", "ansible.builtin.systemd_service")
 WRITES = ("ansible.builtin.copy", "ansible.builtin.template")
 VALIDATION = "Validate the configuration document on the control node"
+# The roles whose asserts refuse what the inventory asks of the appliance.
+REFUSING_ROLES = ("dataplane", "dpdk")
 # What a unit runs or reads, now or at boot (the roles' defaults for the dataplane's paths).
 TAKES_EFFECT = {
     "/usr/local/sbin/adwiser-ovs-bridge", "/etc/systemd/system/adwiser-ovs-bridge.service",
@@ -42,8 +45,8 @@ def _checks_on_the_appliance(task: dict) -> bool:
 
 
 def _refuses(task: dict) -> bool:
-    return task["role"] == "dataplane" and (task["action"] == "ansible.builtin.assert" or task["name"] == VALIDATION
-                                            or _checks_on_the_appliance(task))
+    return task["role"] in REFUSING_ROLES and (task["action"] == "ansible.builtin.assert" or task["name"] == VALIDATION
+                                               or _checks_on_the_appliance(task))
 
 
 def _takes_effect(task: dict) -> bool:

@@ -16,9 +16,11 @@ ROLE = ANSIBLE / "roles" / "dpdk"
 
 
 def _setup_until_the_reservation(dest: Path) -> list[dict]:
-    """setup.yml's tasks up to and with the hugepages file (written to `dest`), without the package install."""
+    """The role's refusals (checks.yml, run before setup.yml as the playbooks and main.yml run them), then setup.yml's
+    tasks up to and with the hugepages file (written to `dest`), without the package install."""
     tasks = []
-    for task in yaml.safe_load((ROLE / "tasks" / "setup.yml").read_text()):
+    for task in [*yaml.safe_load((ROLE / "tasks" / "checks.yml").read_text()),
+                 *yaml.safe_load((ROLE / "tasks" / "setup.yml").read_text())]:
         if "ansible.builtin.apt" in task:
             continue
         if task["name"] == "Reserve hugepages at boot":
