@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import ipaddress
 import os
 import sys
 from collections.abc import Callable
@@ -170,13 +171,32 @@ def _positive_mib(v: str) -> float:
     return _number(v, lambda m: 1 / 1024 <= m <= 1024, "MiB from 0.001 to 1024")
 
 
+# nginx (ansible role webui) connects from the loopback when the controller listens there or on a wildcard address.
+DEFAULT_PROXIES = "127.0.0.1,::1"
+
+
+def _proxy_addresses(v: str) -> list[str]:
+    """Addresses (or networks) whose X-Forwarded-For is believed. uvicorn would also take '*' or a name, and
+    believing anyone's header lets every client choose the address the login limit and the audit see."""
+    out = [a.strip() for a in v.split(",")]
+    for a in out:
+        try:
+            ipaddress.ip_network(a, strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected IP addresses or networks separated by commas, "
+                                             f"got {a!r}") from None
+    return out
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .app import create_app
 
+    # Named here, so that uvicorn's FORWARDED_ALLOW_IPS from the environment (default 127.0.0.1 only) plays no
+    # part: behind nginx on ::1 or the host's address, every user was one client to the login limit and the audit.
     uvicorn.run(create_app(serve_settings(args)), host=args.host, port=args.port, log_level=args.log_level,
-                access_log=args.access_log)
+                access_log=args.access_log, proxy_headers=True, forwarded_allow_ips=args.forwarded_allow_ips)
     return 0
 
 
@@ -251,6 +271,10 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--max-body-mib", type=_positive_mib, default=Settings.max_body_bytes / 2**20,
                     help="largest request body taken, MiB (default 4; 413 beyond): a document at the schema's "
                          "largest counts can be several times that (API.md)")
+    sv.add_argument("--forwarded-allow-ips", metavar="ADDR,...", type=_proxy_addresses,
+                    default=_proxy_addresses(DEFAULT_PROXIES),
+                    help="the proxies (nginx) whose X-Forwarded-For names the client, for the failed-login limit "
+                         f"and the audit log; from any other address it is ignored (default {DEFAULT_PROXIES})")
     sv.add_argument("--log-level", default="info")
     sv.add_argument("--no-access-log", dest="access_log", action="store_false")
     sv.set_defaults(fn=_cmd_serve)

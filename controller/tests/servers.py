@@ -94,23 +94,26 @@ class RedisServer:
 
 
 class ControllerServer:
-    def __init__(self, redis_url: str, workdir: Path, port: int | None = None, webui_dist: Path | None = None):
+    def __init__(self, redis_url: str, workdir: Path, port: int | None = None, webui_dist: Path | None = None,
+                 host: str = "127.0.0.1", args: tuple[str, ...] = ()):
         self.redis_url = redis_url
         self.dir = workdir
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.host = host
         self.port = port or free_port()
         self.webui_dist = webui_dist
+        self.args = args  # further options of `serve`
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://[{self.host}]:{self.port}" if ":" in self.host else f"http://{self.host}:{self.port}"
 
     def start(self) -> ControllerServer:
         log = open(self.dir / "controller.log", "ab")
         cmd = [sys.executable, "-m", "adwiser_controller", "serve", "--redis-url", self.redis_url,
-               "--port", str(self.port), "--log-level", "warning", "--no-access-log",
-               "--webui-dist", str(self.webui_dist or self.dir / "no-webui")]
+               "--host", self.host, "--port", str(self.port), "--log-level", "warning",
+               "--no-access-log", "--webui-dist", str(self.webui_dist or self.dir / "no-webui"), *self.args]
         env = {**os.environ, "PYTHONPATH": str(CONTROLLER_DIR)}
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=CONTROLLER_DIR, env=env)
         (self.dir / "controller.pid").write_text(str(self.proc.pid))
