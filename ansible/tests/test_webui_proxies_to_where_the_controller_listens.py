@@ -1,5 +1,8 @@
 """nginx (role webui) proxies the API to the address the controller's unit (role controller) listens on: an
-inventory that moves the controller to another address or port moves nginx's upstream with it."""
+inventory that moves the controller to another address or port moves nginx's upstream with it. The controller
+believes the X-Forwarded-For of that address (nginx connects from the address it connects to) and of no other:
+believing only uvicorn's default 127.0.0.1, it saw every user behind nginx on ::1 or the host's address as one
+client, and its failed-login limit locked them all out at once."""
 
 from __future__ import annotations
 
@@ -24,3 +27,5 @@ def test_the_upstream_is_the_controllers_listen_address(host: str, upstream: str
     serve = re.search(r"--host (\S+) --port (\d+)", out["unit"])
     assert serve and serve.groups() == (host, "9090"), out["unit"]
     assert re.search(r"upstream adwiser_controller \{\s*server (\S+);", out["site"]).group(1) == upstream
+    proxies = re.search(r"--forwarded-allow-ips (\S+)", out["unit"])
+    assert proxies and proxies.group(1) == upstream.rsplit(":", 1)[0].strip("[]"), out["unit"]
