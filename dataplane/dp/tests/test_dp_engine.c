@@ -147,32 +147,44 @@ static json_int_t stats_counter(const char *path, const char *name)
     return n;
 }
 
-/* The frame records written: per frame, its frame_ms and the sum of its slices' duration_ms. */
-static unsigned read_frames(const char *path, double *frame_ms, double *slices_ms, unsigned max)
+/* The records of the telemetry file whose "type" is `type`, in file order, as a JSON array (the caller's to free); a
+ * line that is no JSON fails the test. */
+static json_t *telemetry_records(const char *path, const char *type)
 {
     FILE *f = fopen(path, "r");
     assert_non_null(f);
+    json_t *out = json_array();
     char line[65536];
-    unsigned n = 0;
     while (fgets(line, sizeof(line), f)) {
         json_error_t je;
         json_t *rec = json_loads(line, 0, &je);
         if (!rec)
             fail_msg("bad telemetry line: %s", je.text);
-        if (strcmp(json_string_value(json_object_get(rec, "type")), "frame") == 0) {
-            assert_true(n < max);
-            frame_ms[n] = json_real_value(json_object_get(rec, "frame_ms"));
-            json_t *s;
-            size_t i;
-            slices_ms[n] = 0;
-            json_array_foreach(json_object_get(rec, "slices"), i, s)
-                slices_ms[n] += json_real_value(json_object_get(s, "duration_ms"));
-            n++;
-        }
+        if (strcmp(json_string_value(json_object_get(rec, "type")), type) == 0)
+            json_array_append(out, rec);
         json_decref(rec);
     }
     fclose(f);
-    return n;
+    return out;
+}
+
+/* The frame records written: per frame, its frame_ms and the sum of its slices' duration_ms. */
+static unsigned read_frames(const char *path, double *frame_ms, double *slices_ms, unsigned max)
+{
+    json_t *frames = telemetry_records(path, "frame"), *rec;
+    size_t n;
+    json_array_foreach(frames, n, rec) {
+        assert_true(n < max);
+        frame_ms[n] = json_real_value(json_object_get(rec, "frame_ms"));
+        json_t *s;
+        size_t i;
+        slices_ms[n] = 0;
+        json_array_foreach(json_object_get(rec, "slices"), i, s)
+            slices_ms[n] += json_real_value(json_object_get(s, "duration_ms"));
+    }
+    n = json_array_size(frames);
+    json_decref(frames);
+    return (unsigned)n;
 }
 
 /*
@@ -430,30 +442,26 @@ static void test_frames_redis_never_got_are_counted_in_stats(void **state)
  * record had a pair in given_to for that slice. */
 static int first_given_slice(const char *path, unsigned n, char *to, char *by, size_t cap)
 {
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char line[65536];
+    json_t *frames = telemetry_records(path, "frame"), *rec;
+    size_t f;
     int found = 0;
-    while (!found && fgets(line, sizeof(line), f)) {
-        json_t *rec = json_loads(line, 0, NULL);
-        assert_non_null(rec);
+    json_array_foreach(frames, f, rec) {
         json_t *sl = json_array_get(json_object_get(rec, "slices"), n);
-        if (sl && json_array_size(json_object_get(sl, "given_to")) > 0) {
-            const char *names[2] = {"given_to", "given_by"};
-            char *out[2] = {to, by};
-            for (unsigned k = 0; k < 2; k++) {
-                json_t *a = json_object_get(sl, names[k]), *v;
-                size_t i;
-                out[k][0] = 0;
-                json_array_foreach(a, i, v)
-                    snprintf(out[k] + strlen(out[k]), cap - strlen(out[k]), "%s%s", i ? "," : "",
-                             json_string_value(v));
-            }
-            found = 1;
+        if (!sl || json_array_size(json_object_get(sl, "given_to")) == 0)
+            continue;
+        const char *names[2] = {"given_to", "given_by"};
+        char *out[2] = {to, by};
+        for (unsigned k = 0; k < 2; k++) {
+            json_t *a = json_object_get(sl, names[k]), *v;
+            size_t i;
+            out[k][0] = 0;
+            json_array_foreach(a, i, v)
+                snprintf(out[k] + strlen(out[k]), cap - strlen(out[k]), "%s%s", i ? "," : "", json_string_value(v));
         }
-        json_decref(rec);
+        found = 1;
+        break;
     }
-    fclose(f);
+    json_decref(frames);
     return found;
 }
 
@@ -508,29 +516,22 @@ static void test_a_given_slice_names_its_taker_and_the_pair_that_gave_it(void **
  * spaces, at most cap bytes. */
 static void skipped_per_frame(const char *path, char *out, size_t cap)
 {
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char line[65536];
-    size_t len = 0;
+    json_t *frames = telemetry_records(path, "frame"), *rec;
+    size_t f, len = 0;
     out[0] = 0;
-    while (fgets(line, sizeof(line), f)) {
-        json_t *rec = json_loads(line, 0, NULL);
-        assert_non_null(rec);
-        if (strcmp(json_string_value(json_object_get(rec, "type")), "frame") == 0) {
-            json_t *sl;
-            size_t i;
-            if (len > 0 && len + 1 < cap)
-                out[len++] = ' ';
-            json_array_foreach(json_object_get(rec, "slices"), i, sl) {
-                json_t *v = json_object_get(sl, "skipped");
-                if (len + 1 < cap)
-                    out[len++] = json_is_true(v) ? '1' : json_is_false(v) ? '0' : '?';
-            }
-            out[len] = 0;
+    json_array_foreach(frames, f, rec) {
+        json_t *sl;
+        size_t i;
+        if (len > 0 && len + 1 < cap)
+            out[len++] = ' ';
+        json_array_foreach(json_object_get(rec, "slices"), i, sl) {
+            json_t *v = json_object_get(sl, "skipped");
+            if (len + 1 < cap)
+                out[len++] = json_is_true(v) ? '1' : json_is_false(v) ? '0' : '?';
         }
-        json_decref(rec);
+        out[len] = 0;
     }
-    fclose(f);
+    json_decref(frames);
 }
 
 /* A stall of the loop from 1 ms into the first frame to 45 ms (its second slice, 20-40 ms, over by then): the core
@@ -560,26 +561,17 @@ static void test_a_slice_the_loop_came_to_too_late_is_marked_skipped_in_its_fram
  * (or not an integer) gives -1. Each record's ts_ns must not be before it. */
 static unsigned pair_counters_since(const char *path, json_int_t *since, unsigned max)
 {
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char line[65536];
-    unsigned n = 0;
-    while (fgets(line, sizeof(line), f)) {
-        json_error_t je;
-        json_t *rec = json_loads(line, 0, &je);
-        if (!rec)
-            fail_msg("bad telemetry line: %s", je.text);
-        if (strcmp(json_string_value(json_object_get(rec, "type")), "pair") == 0) {
-            assert_true(n < max);
-            json_t *v = json_object_get(rec, "counters_since_ns");
-            since[n] = json_is_integer(v) ? json_integer_value(v) : -1;
-            assert_true(json_integer_value(json_object_get(rec, "ts_ns")) >= since[n]);
-            n++;
-        }
-        json_decref(rec);
+    json_t *pairs = telemetry_records(path, "pair"), *rec;
+    size_t n;
+    json_array_foreach(pairs, n, rec) {
+        assert_true(n < max);
+        json_t *v = json_object_get(rec, "counters_since_ns");
+        since[n] = json_is_integer(v) ? json_integer_value(v) : -1;
+        assert_true(json_integer_value(json_object_get(rec, "ts_ns")) >= since[n]);
     }
-    fclose(f);
-    return n;
+    n = json_array_size(pairs);
+    json_decref(pairs);
+    return (unsigned)n;
 }
 
 /* A pair's cumulative counters (drops_tail, ...) count from when its state was made, which its records give as
