@@ -77,6 +77,12 @@ def run_with_fault(lab: Lab, name: str, fault: Callable[[], object], seconds: in
     return {"figures": figures, "t_fault": t_fault, "after_fault": len(after), "tcp": tcp}
 
 
+def sigkill_dataplane(lab: Lab) -> None:
+    """The fault of a dataplane that dies at once: SIGKILL, reaped (its pid stays in lab.pids for the test to drop)."""
+    os.kill(lab.pids["dp"], signal.SIGKILL)
+    lab.procs["dp"].wait(timeout=5)
+
+
 def through_dataplane(lab: Lab, pings: int = 5) -> bool:
     """Do frames to and from sta1 cross the dataplane? (the bridge's counters on fb-up and fb-ap1)"""
     into = lab.counter("fb-up", "tx_packets")
@@ -117,13 +123,7 @@ def test_managed_traffic_crosses_the_dataplane_and_the_rest_goes_straight_across
 
 def test_sigkill_of_the_dataplane_fails_open_and_tcp_completes(lab: Lab) -> None:
     wait_for(lambda: lab.mode() == "steered", 5, "steered mode")
-    dp = lab.pids["dp"]
-
-    def kill() -> None:
-        os.kill(dp, signal.SIGKILL)
-        lab.procs["dp"].wait(timeout=5)
-
-    res = run_with_fault(lab, "sigkill", kill)
+    res = run_with_fault(lab, "sigkill", lambda: sigkill_dataplane(lab))
     lab.pids.pop("dp")
     fig = res["figures"]
     record(lab.dataplane, "sigkill", fig)
@@ -294,13 +294,7 @@ def test_a_missing_ap_interface_does_not_stop_the_other_ap_failing_open(lab: Lab
     wait_for(lambda: lab.mode() == "steered", 5, "steered mode")
     lab.run("app", "ip", "link", "del", "ap2")
     time.sleep(0.5)  # a few of the manager's polls with the port gone
-    dp = lab.pids["dp"]
-
-    def kill() -> None:
-        os.kill(dp, signal.SIGKILL)
-        lab.procs["dp"].wait(timeout=5)
-
-    res = run_with_fault(lab, "ap-missing-sigkill", kill)
+    res = run_with_fault(lab, "ap-missing-sigkill", lambda: sigkill_dataplane(lab))
     lab.pids.pop("dp")
     fig = res["figures"]
     assert lab.mode() == "bypass", [e for e in lab.manager_events() if e["mono_ns"] > res["t_fault"]][:5]
