@@ -123,6 +123,14 @@ static void stamp_port(struct adw_sched *s, struct adw_fifo *q, uint16_t port)
         adw_node_at(&s->pool, i)->pkt.out_port = port;
 }
 
+/* Every packet a pair holds (its real-time, ACK and data queues) goes to port. */
+static void stamp_pair_port(struct adw_sched *s, struct adw_pair_state *ps, uint16_t port)
+{
+    stamp_port(s, &ps->q_rt, port);
+    stamp_port(s, &ps->q_ack, port);
+    stamp_port(s, &ps->q_data, port);
+}
+
 /* Packets released under the old configuration and not yet handed out carry its port numbers, which a version
  * that reorders aps[] gives to other APs (port k is aps[k-1]): each goes to its AP's port in the new version, or
  * is handed out as a drop (drops_config) if that AP is gone. Ports outside the old AP list (ADW_PORT_DROP of an
@@ -163,10 +171,7 @@ static void carry_moved_packets(struct adw_sched *s, const struct adw_plan *old,
         uint16_t to_pair = adw_pair_by_mac(&neu->table, old->cfg->stas[q].mac);
         uint16_t slot = neu->slot_of_pair[to_pair];
         struct adw_pair_state *to = &s->slots[slot];
-        uint16_t port = adw_pair_out_port(neu, to_pair);
-        stamp_port(s, &from->q_rt, port);
-        stamp_port(s, &from->q_ack, port);
-        stamp_port(s, &from->q_data, port);
+        stamp_pair_port(s, from, adw_pair_out_port(neu, to_pair));
         adw_fifo_splice(&to->q_rt, &from->q_rt, &s->pool);
         adw_fifo_splice(&to->q_ack, &from->q_ack, &s->pool);
         adw_fifo_splice(&to->q_data, &from->q_data, &s->pool);
@@ -224,10 +229,7 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
         ps->pair = q;
         adw_tsabr_rebound(&ps->tsabr, &neu->cfg->policies.ts_abr_qd);
         adw_astar_rebound(&ps->astar, &neu->cfg->policies.queue_sizing);
-        uint16_t port = adw_pair_out_port(neu, q);
-        stamp_port(s, &ps->q_rt, port);
-        stamp_port(s, &ps->q_ack, port);
-        stamp_port(s, &ps->q_data, port);
+        stamp_pair_port(s, ps, adw_pair_out_port(neu, q));
         if (ps->q_rt.len > 0) {
             ps->rt_listed = true;
             s->rt_pending[s->n_rt_pending++] = slot;
