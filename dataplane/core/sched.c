@@ -394,9 +394,9 @@ static unsigned hand_out(struct adw_sched *s, struct adw_fifo *q, struct adw_pkt
 unsigned adw_sched_dequeue_burst(struct adw_sched *s, struct adw_pkt *out, unsigned max, uint64_t now_ns)
 {
     struct adw_slice_event ev;
-    /* pending real-time packets too: a dropped pair's drain they wait for ends with time, not an ACK
-     * (adw_rt_pending_next_ns) */
-    if (s->n_deferred > 0 || adw_rt_holding(s) || s->n_rt_pending > 0)
+    /* Pending real-time packets too while the version in force dropped pairs: a dropped pair's drain they wait for
+     * ends with time, not an ACK (adw_rt_pending_next_ns); any other drain ends with an ACK, which releases them. */
+    if (s->n_deferred > 0 || adw_rt_holding(s) || (s->n_rt_pending > 0 && s->plan->n_gone > 0))
         adw_release_deferred(s, now_ns, false);
     while (adw_slice_clock_step(&s->clock, now_ns, &ev))
         adw_slice_start(s, &ev, now_ns);
