@@ -296,6 +296,17 @@ static void test_a_moved_stas_drain_at_its_old_ap_holds_back_the_pairs_of_the_ap
     ap1_waits_for_sta2s_drain_to_65_ms(f, 2);
 }
 
+/* The held voice packet v, looked at from now on: the backend is woken for it at `at`, not before, and it goes then,
+ * alone, to AP1. */
+static void voice_goes_to_ap1_at(struct sched_fixture *f, const struct adw_pkt *v, uint64_t now, uint64_t at)
+{
+    assert_int_equal(adw_sched_next_event_ns(f->s, now), at);
+    assert_int_equal(sched_dequeue_all(f->s, at - 1), 0);
+    assert_int_equal(sched_dequeue_all(f->s, at), 1);
+    assert_ptr_equal(sched_out[0].cookie, v->cookie);
+    assert_int_equal(sched_out[0].out_port, 1);
+}
+
 /* STA1's voice is released outside the slices when no conflicting drain is on the air (004 §6.4, realtime_release.c):
  * arriving at 45 ms while AP2 still sends the batch of STA2's removed pair, it waits for that drain as STA1's batches
  * do, until it counts as over a frame after its last ACK (65 ms), and the backend is woken for it then. Released at
@@ -309,11 +320,7 @@ static void test_a_removed_pairs_drain_still_on_the_air_holds_back_its_conflicti
     struct adw_pkt v = lab_voice_pkt(0);
     assert_int_equal(sched_enqueue1(f->s, &v, 45 * MS), ADW_QUEUED);
     assert_int_equal(sched_dequeue_all(f->s, 45 * MS), 0);
-    assert_int_equal(adw_sched_next_event_ns(f->s, 45 * MS), 65 * MS);
-    assert_int_equal(sched_dequeue_all(f->s, 65 * MS - 1), 0);
-    assert_int_equal(sched_dequeue_all(f->s, 65 * MS), 1);
-    assert_ptr_equal(sched_out[0].cookie, v.cookie);
-    assert_int_equal(sched_out[0].out_port, 1);
+    voice_goes_to_ap1_at(f, &v, 45 * MS, 65 * MS);
 }
 
 /* STA1's voice held under version 1 for STA2's drain (arrived at 30 ms) is still held at version 2's first slice start
@@ -328,11 +335,7 @@ static void test_voice_held_for_a_removed_pairs_drain_stays_held_at_the_new_vers
     assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 0); /* STA2's drain open under version 1 */
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 0);
     assert_int_equal(adw_sched_active_version(f->s), 2);
-    assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), 60 * MS);
-    assert_int_equal(sched_dequeue_all(f->s, 60 * MS - 1), 0);
-    assert_int_equal(sched_dequeue_all(f->s, 60 * MS), 1);
-    assert_ptr_equal(sched_out[0].cookie, v.cookie);
-    assert_int_equal(sched_out[0].out_port, 1);
+    voice_goes_to_ap1_at(f, &v, 40 * MS, 60 * MS);
 }
 
 /* STA1's batch went early under version 1 for frame 1's slice 0 (38.5 ms) and is on AP1's air when version 2, without

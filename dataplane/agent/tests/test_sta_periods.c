@@ -122,17 +122,24 @@ static void test_packets_of_a_period_that_closed_no_ampdu_reach_the_next_entry(v
 
 /* The model's scale corrects the classifier's mean A-MPDU as the appliance's core corrects the ACK-burst mean
  * (adw_ack_model_estimate): tm:sta's mpdus is scale x packets per A-MPDU, its counts are what was received. */
-static void test_the_reported_mean_is_the_models_scale_times_the_packets_per_ampdu(void **state)
+/* The report of one period of n A-MPDUs of k packets each, classified by gap_model(64) with the given scale. */
+static struct sta_report period_at_scale(double scale, unsigned n, unsigned k)
 {
-    (void)state;
     struct adw_ack_model m = gap_model(64);
-    m.scale = 0.5;
+    m.scale = scale;
     struct sta_periods p;
     sta_periods_init(&p, &m, IDLE_CLOSE_NS);
     struct sta_report r;
     uint64_t t = 0;
-    feed(&p, &t, 10, 12);
+    feed(&p, &t, n, k);
     assert_true(sta_periods_end(&p, t + IDLE_CLOSE_NS, &r));
+    return r;
+}
+
+static void test_the_reported_mean_is_the_models_scale_times_the_packets_per_ampdu(void **state)
+{
+    (void)state;
+    struct sta_report r = period_at_scale(0.5, 10, 12);
     assert_int_equal(r.frames, 10);
     assert_int_equal(r.pkts, 120);
     assert_true(r.mean > 5.999 && r.mean < 6.001);
@@ -142,14 +149,7 @@ static void test_the_reported_mean_is_the_models_scale_times_the_packets_per_amp
 static void test_a_scaled_mean_is_capped_at_n_max(void **state)
 {
     (void)state;
-    struct adw_ack_model m = gap_model(64);
-    m.scale = 2.0;
-    struct sta_periods p;
-    sta_periods_init(&p, &m, IDLE_CLOSE_NS);
-    struct sta_report r;
-    uint64_t t = 0;
-    feed(&p, &t, 4, 40);
-    assert_true(sta_periods_end(&p, t + IDLE_CLOSE_NS, &r));
+    struct sta_report r = period_at_scale(2.0, 4, 40);
     assert_true(r.mean > 63.999 && r.mean < 64.001);
 }
 
