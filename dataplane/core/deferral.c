@@ -37,7 +37,8 @@
  * o has no downlink drain open. UINT64_MAX stands for "none so far". o may be the slot of a pair the version in
  * force no longer has (gone_*, sched_internal.h): nothing closes its drain or is heard of it any more (its STA
  * is no pair's, or its ACKs are its new pair's), so it counts as silent a frame after its last ACK before the
- * swap, the bound of any drain whose ACKs stopped. */
+ * swap, or after the swap if a removed pair's held packets went to its AP then (sched.c,
+ * release_removed_pairs_held), the bound of any drain whose ACKs stopped. */
 static uint64_t drain_silent_at(const struct adw_pair_state *o, uint64_t silence_ns, uint64_t at)
 {
     if (!adw_drain_awaits_downlink_acks(&o->drain))

@@ -182,6 +182,30 @@ static void carry_moved_packets(struct adw_sched *s, const struct adw_plan *old,
     }
 }
 
+/* The held packets of a removed pair whose AP the new version keeps, about to go to that AP at the swap: counted
+ * (released_config) and released into the pair's drain, opened now if it was not (a batch's), so that the new
+ * version's pairs that conflicted with it wait for them (struct adw_plan, gone_*; deferral.c, realtime_release.c).
+ * Handed out with nothing tracking them, they reached the AP at the frame boundary, as the new version's first
+ * batches went to the AP they conflict with: hidden from each other, both APs sent at once (SPEC §3.1, 004 §5).
+ * Nothing of the STA is heard any more (it is no pair's), so the drain counts as over a frame after this release,
+ * the bound of any drain whose ACKs stopped. */
+static void release_removed_pairs_held(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns)
+{
+    uint32_t n = adw_pair_queued(ps);
+    if (n == 0)
+        return;
+    struct adw_drain *d = &ps->drain;
+    if (!d->open)
+        adw_drain_begin(d, now_ns);
+    d->release_ns = d->last_heard_ns = now_ns;
+    struct adw_fifo *qs[3] = {&ps->q_rt, &ps->q_ack, &ps->q_data};
+    for (unsigned k = 0; k < 3; k++)
+        for (uint32_t i = qs[k]->head; i != ADW_NODE_NONE; i = s->pool.link[i])
+            adw_drain_note_released(d, &adw_node_at(&s->pool, i)->meta, now_ns);
+    adw_drain_end_release(d);
+    s->st.released_config += n;
+}
+
 /* Swaps the staged plan in (called at a frame boundary only). */
 void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
 {
@@ -201,10 +225,12 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
             continue; /* its STA has a pair in neu, under another AP: carry_moved_packets */
         /* Removed pair: its held packets go to its AP if the AP remains, else are handed out as drops. */
         uint16_t port = port_of_ap(neu->cfg, old->cfg->aps[old->cfg->stas[q].ap].id);
+        if (port == ADW_PORT_DROP)
+            s->st.drops_config += adw_pair_queued(ps);
+        else
+            release_removed_pairs_held(s, ps, now_ns);
         struct adw_fifo *qs[3] = {&ps->q_rt, &ps->q_ack, &ps->q_data};
         for (unsigned k = 0; k < 3; k++) {
-            if (port == ADW_PORT_DROP)
-                s->st.drops_config += qs[k]->len;
             stamp_port(s, qs[k], port);
             adw_fifo_splice(&s->due, qs[k], &s->pool);
         }

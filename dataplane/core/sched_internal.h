@@ -47,15 +47,16 @@ struct adw_plan {
     uint64_t frame_ns;                       /* frame length, ns */
     uint32_t *conflict_off;                  /* CSR: conflicts of pair p are conflict_list[off[p]..off[p+1]) */
     uint16_t *conflict_list;
-    /* Pairs of the plan this one replaced that it does not keep (removed, or their STA moved to another AP): a
-     * version swapped in at a frame boundary does not take off the air what the old one released, a batch draining
-     * past the boundary (its slice's, or one that went early for the next slice 0, refill.c). Such a pair is in no
-     * conflict list of the new version, and without these lists a pair that conflicted with it was released into
-     * it (SPEC §3.1, 004 §5). So pair q's batches also wait while these drains are on the air (deferral.c): the
-     * state slots listed for q's AP in gone_held (the old version had the gone pair conflict with a pair of that
-     * AP), and those listed in gone_at for the AP of a pair q conflicts with (the gone pair was on that AP).
-     * Conflicts are hidden or co-channel APs (004 §4.1): a pair new to the version, a moved STA's, has only its AP
-     * to go by. CSR by AP index (n_aps + 1 offsets); n_gone: how many pairs are gone (0: nothing to look up). */
+    /* Pairs of the plan this one replaced that it does not keep (removed, or their STA moved to another AP): a version
+     * swapped in at a frame boundary does not take off the air what the old one released, a batch draining past the
+     * boundary (its slice's, or one that went early for the next slice 0, refill.c), nor what a removed pair still
+     * held, released to its AP at the swap into its drain (sched.c, release_removed_pairs_held). Such a pair is in no
+     * conflict list of the new version, and without these lists a pair that conflicted with it was released into it
+     * (SPEC §3.1, 004 §5). So pair q's batches also wait while these drains are on the air (deferral.c): the state
+     * slots listed for q's AP in gone_held (the old version had the gone pair conflict with a pair of that AP), and
+     * those listed in gone_at for the AP of a pair q conflicts with (the gone pair was on that AP). Conflicts are
+     * hidden or co-channel APs (004 §4.1): a pair new to the version, a moved STA's, has only its AP to go by. CSR by
+     * AP index (n_aps + 1 offsets); n_gone: how many pairs are gone (0: nothing to look up). */
     uint32_t n_gone;
     uint32_t *gone_held_off, *gone_at_off;
     uint16_t *gone_held_slot, *gone_at_slot;

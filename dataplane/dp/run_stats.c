@@ -52,7 +52,7 @@ static void with_tx_backlog(json_t *counters, const struct dp_counters *c)
 static json_t *core_stats_json(const struct adw_stats *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
-                     " s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                     " s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
                      "rx_pkts", (json_int_t)s->rx_pkts, "rx_bytes", (json_int_t)s->rx_bytes,
                      "malformed", (json_int_t)s->malformed, "pass_uplink", (json_int_t)s->pass_uplink,
                      "pass_broadcast", (json_int_t)s->pass_broadcast, "pass_unknown", (json_int_t)s->pass_unknown,
@@ -61,7 +61,8 @@ static json_t *core_stats_json(const struct adw_stats *s)
                      "queued_rt", (json_int_t)s->queued_rt, "released_pkts", (json_int_t)s->released_pkts,
                      "released_bytes", (json_int_t)s->released_bytes, "released_rt", (json_int_t)s->released_rt,
                      "drops_tail", (json_int_t)s->drops_tail, "drops_pool", (json_int_t)s->drops_pool,
-                     "drops_config", (json_int_t)s->drops_config, "frames", (json_int_t)s->frames,
+                     "drops_config", (json_int_t)s->drops_config, "released_config", (json_int_t)s->released_config,
+                     "frames", (json_int_t)s->frames,
                      "frames_skipped", (json_int_t)s->frames_skipped,
                      "slices_skipped", (json_int_t)s->slices_skipped, "batches", (json_int_t)s->batches,
                      "batches_underfilled", (json_int_t)s->batches_underfilled,

@@ -104,10 +104,11 @@ uint64_t adw_sched_next_event_ns(const struct adw_sched *s, uint64_t now_ns);
 /* Stages a new configuration: checked whole first (on error -1, err names the field, nothing changes); it takes
  * effect at the next frame boundary. Pairs keep their state across versions by name "ap/sta" (r scaled to a new
  * length of the pair's first slice, so its drain rate is kept); held packets of removed pairs are released to their
- * AP's port if that AP remains, otherwise handed out with ADW_PORT_DROP (counted as drops_config). Packets released
- * before the boundary and not yet handed out go to their AP's port in the new version (APs matched by id, so a
- * reordered aps[] renumbers them), ADW_PORT_DROP (drops_config) if that AP is gone. A later set_config before the
- * boundary replaces the staged one. */
+ * AP's port at the swap if that AP remains (counted as released_config; the new version's pairs that conflicted with
+ * the removed one wait for them as for its drain), otherwise handed out with ADW_PORT_DROP (counted as drops_config).
+ * Packets released before the boundary and not yet handed out go to their AP's port in the new version (APs matched
+ * by id, so a reordered aps[] renumbers them), ADW_PORT_DROP (drops_config) if that AP is gone. A later set_config
+ * before the boundary replaces the staged one. */
 int adw_sched_set_config(struct adw_sched *s, const struct adw_config *cfg, uint64_t now_ns, char *err,
                          size_t errlen);
 /* Version number of the configuration in force (cfg->version). */

@@ -32,6 +32,9 @@ struct adw_stats {
     uint64_t drops_pool;         /* refused because the packet pool was full */
     uint64_t drops_config;       /* held packets of pairs removed by a new configuration, and released ones not yet
                                     handed out whose AP it removed, handed out as DROP */
+    uint64_t released_config;    /* held packets of pairs removed by a new configuration that kept their AP, released
+                                    to it at the swap (then in released_pkts when handed out); the new version's
+                                    pairs that conflicted with the removed one wait for them as for its drain */
     uint64_t frames;             /* frames started */
     uint64_t frames_skipped;     /* whole frames skipped because dequeue was called too late */
     uint64_t slices_skipped;     /* slices already over, packets of their pairs waiting, when dequeue came to them
