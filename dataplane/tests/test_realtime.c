@@ -23,6 +23,21 @@
 #define MS 1000000ull
 #define GUARD (ADW_RT_GUARD_US_DEFAULT * US)
 
+/* AP1-STA1's first batch (r_init = 40 of 100 queued) released at 0: its drain is in the air from then. */
+static void ap1_batch_in_the_air_from_0(struct adw_sched *s)
+{
+    lab_queue_segments(s, 0, 1, 100, 0);
+    assert_int_equal(sched_dequeue_all(s, 0), 40);
+}
+
+/* What the scheduler hands out at now is a batch of AP1's: at least one packet, all to AP1's port. */
+static void assert_ap1_batch_goes_at(struct adw_sched *s, uint64_t now)
+{
+    unsigned n = sched_dequeue_all(s, now);
+    assert_true(n > 0);
+    sched_assert_out_to(n, 1);
+}
+
 /* voice-bulk's case: STA2 has only voice, so AP1-STA1 takes its slice (dynamic slicing); AP1's batch of slice 0
  * is still being acknowledged at 20 ms. The voice to AP2 (hidden from AP1) waits for that drain to end, then
  * AP1's next batch waits the guard, so the voice is on the air alone. */
@@ -31,8 +46,7 @@ static void test_voice_waits_for_conflicting_drain_then_batch_waits_guard(void *
     struct sched_fixture *f = *state;
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
-    lab_queue_segments(f->s, 0, 1, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    ap1_batch_in_the_air_from_0(f->s);
     struct adw_pkt v = lab_voice_pkt(1);
     assert_int_equal(sched_enqueue1(f->s, &v, 10 * MS), ADW_QUEUED);
     lab_sta_acks(f->s, 0, 20, 19 * MS);
@@ -44,9 +58,7 @@ static void test_voice_waits_for_conflicting_drain_then_batch_waits_guard(void *
     assert_int_equal(sched_out[0].out_port, 2);
     assert_int_equal(adw_sched_next_event_ns(f->s, 22 * MS), 22 * MS + GUARD);
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS + GUARD - 1), 0);
-    unsigned n = sched_dequeue_all(f->s, 22 * MS + GUARD);
-    assert_true(n > 0);
-    sched_assert_out_to(n, 1);
+    assert_ap1_batch_goes_at(f->s, 22 * MS + GUARD);
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.rt_holds, 1);
     assert_int_equal(st.rt_held_ns, 2 * MS);
@@ -61,8 +73,7 @@ static void test_voice_goes_at_the_hold_bound_when_the_conflicting_drain_does_no
     struct sched_fixture *f = *state;
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
-    lab_queue_segments(f->s, 0, 1, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    ap1_batch_in_the_air_from_0(f->s);
     struct adw_pkt v = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v, 10 * MS);
     lab_sta_acks(f->s, 0, 20, 19 * MS);
@@ -104,8 +115,7 @@ static void test_voice_goes_at_once_when_clear_and_a_conflicting_batch_waits_the
 static void test_voice_goes_when_the_conflicting_drain_ends_between_slice_starts(void **state)
 {
     struct sched_fixture *f = *state;
-    lab_queue_segments(f->s, 0, 1, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    ap1_batch_in_the_air_from_0(f->s);
     struct adw_pkt v = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v, 5 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 5 * MS), 0);
@@ -153,8 +163,7 @@ static void test_a_conflicting_batch_waits_one_guard_per_real_time_packet_releas
     struct sched_fixture *f = *state;
     f->cfg->policies.dynamic_slicing.enabled = true;
     sched_fixture_recreate(f, NULL);
-    lab_queue_segments(f->s, 0, 1, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    ap1_batch_in_the_air_from_0(f->s);
     struct adw_pkt v1 = lab_voice_pkt(1), v2 = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v1, 1 * MS);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
@@ -164,9 +173,7 @@ static void test_a_conflicting_batch_waits_one_guard_per_real_time_packet_releas
     sched_assert_out_to(2, 2);
     assert_int_equal(adw_sched_next_event_ns(f->s, 22 * MS), 22 * MS + 2 * GUARD);
     assert_int_equal(sched_dequeue_all(f->s, 22 * MS + 2 * GUARD - 1), 0);
-    unsigned n = sched_dequeue_all(f->s, 22 * MS + 2 * GUARD);
-    assert_true(n > 0);
-    sched_assert_out_to(n, 1);
+    assert_ap1_batch_goes_at(f->s, 22 * MS + 2 * GUARD);
 }
 
 /* hold_max_fraction = 0: voice goes at the slice start even into a conflicting drain (the paper's order alone);
@@ -177,8 +184,7 @@ static void test_zero_hold_and_guard_release_at_the_slice_start_without_waiting(
     f->cfg->policies.realtime.hold_max_fraction = 0;
     f->cfg->policies.realtime.guard_us = 0;
     sched_fixture_recreate(f, NULL);
-    lab_queue_segments(f->s, 0, 1, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    ap1_batch_in_the_air_from_0(f->s);
     struct adw_pkt v = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v, 10 * MS); /* AP1's drain open: waits for the next slice start */
     assert_int_equal(sched_dequeue_all(f->s, 10 * MS), 0);
@@ -188,9 +194,7 @@ static void test_zero_hold_and_guard_release_at_the_slice_start_without_waiting(
     struct adw_pkt v2 = lab_voice_pkt(1);
     sched_enqueue1(f->s, &v2, 40 * MS - 100 * US);
     assert_int_equal(sched_dequeue_all(f->s, 40 * MS - 100 * US), 1);
-    unsigned n = sched_dequeue_all(f->s, 40 * MS); /* AP1's batch at its slice start, no guard */
-    assert_true(n > 0);
-    sched_assert_out_to(n, 1);
+    assert_ap1_batch_goes_at(f->s, 40 * MS); /* AP1's batch at its slice start, no guard */
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.rt_holds, 0);
     assert_int_equal(st.rt_batch_waits, 0);
@@ -203,8 +207,7 @@ static void test_zero_hold_and_guard_release_at_the_slice_start_without_waiting(
 static void test_voice_held_for_a_drain_its_pairs_slice_start_closes_goes_at_that_start(void **state)
 {
     struct sched_fixture *f = *state;
-    lab_queue_segments(f->s, 0, 1, 100, 0);
-    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    ap1_batch_in_the_air_from_0(f->s);
     assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0);
     struct adw_pkt v = lab_voice_pkt(1);
     assert_int_equal(sched_enqueue1(f->s, &v, 35 * MS), ADW_QUEUED);
@@ -213,9 +216,7 @@ static void test_voice_held_for_a_drain_its_pairs_slice_start_closes_goes_at_tha
     assert_ptr_equal(sched_out[0].cookie, v.cookie);
     assert_int_equal(sched_out[0].out_port, 2);
     assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), 40 * MS + GUARD);
-    unsigned n = sched_dequeue_all(f->s, 40 * MS + GUARD);
-    assert_true(n > 0);
-    sched_assert_out_to(n, 1);
+    assert_ap1_batch_goes_at(f->s, 40 * MS + GUARD);
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.rt_hold_timeouts, 0);
     assert_int_equal(st.rt_held_ns, 0);
