@@ -43,6 +43,32 @@ static struct adw_pair_report sta1_report_of_frame1(struct adw_sched *s)
     return sched_next_frame(s).pr[0];
 }
 
+/* STA1's V and r (the batch size the drain gave) in its report of frame 1 (sta1_report_of_frame1). */
+static void assert_sta1_v_and_r_in_frame1(struct adw_sched *s, uint64_t v_ns, uint32_t r_pkts)
+{
+    struct adw_pair_report r = sta1_report_of_frame1(s);
+    assert_int_equal(r.v_ns, v_ns);
+    assert_int_equal(r.r_pkts, r_pkts);
+}
+
+/* The fixture's scheduler made again with v_cap_factor 1.5: a drain is closed at 30 ms, shorter than the 40 ms
+ * frame. */
+static void recreate_with_a_30ms_drain_cap(struct sched_fixture *f)
+{
+    f->cfg->policies.ts_abr_qd.v_cap_factor = 1.5;
+    sched_fixture_recreate(f, NULL);
+}
+
+/* After `rejected` refused versions (and nothing accepted), version 1 still runs at 100 ms: no swap happened. */
+static void assert_version_1_runs_on_after_refusals(struct adw_sched *s, uint64_t rejected)
+{
+    sched_dequeue_all(s, 100 * MS);
+    assert_int_equal(adw_sched_active_version(s), 1);
+    struct adw_stats st = sched_stats(s);
+    assert_int_equal(st.config_rejected, rejected);
+    assert_int_equal(st.config_swaps, 0);
+}
+
 /* The lab configuration with slices of slice_ms, as version 2 (the fixture's is 1); the caller frees it. */
 static struct adw_config *lab_version_2(unsigned slice_ms)
 {
@@ -126,9 +152,7 @@ static void test_lost_final_ack_closes_the_drain_with_v_at_the_last_ack_heard(vo
     assert_int_equal(st.drains_superseded, 1); /* open 40 ms at the next batch, under the 60 ms cap */
     assert_int_equal(st.drains_silent, 1);
     assert_int_equal(st.drains_completed, 0);
-    struct adw_pair_report r = sta1_report_of_frame1(f->s);
-    assert_int_equal(r.v_ns, 2 * MS);
-    assert_int_equal(r.r_pkts, 58); /* 40 + (20 - 2) */
+    assert_sta1_v_and_r_in_frame1(f->s, 2 * MS, 58); /* 40 + (20 - 2) */
 }
 
 /* A drain still heard from within the last slice when it is closed was still delivering: V is the close time. */
@@ -141,9 +165,7 @@ static void test_drain_heard_from_within_a_slice_of_its_close_takes_the_close_ti
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_superseded, 1);
     assert_int_equal(st.drains_silent, 0);
-    struct adw_pair_report r = sta1_report_of_frame1(f->s);
-    assert_int_equal(r.v_ns, 40 * MS);
-    assert_int_equal(r.r_pkts, 20); /* 40 + (20 - 40) */
+    assert_sta1_v_and_r_in_frame1(f->s, 40 * MS, 20); /* 40 + (20 - 40) */
 }
 
 /* The STA resets the connection (a transfer's end) with the batch still at the AP; its RSTs to the data still
@@ -291,16 +313,13 @@ static void test_queue_limit_holds_two_batches_when_ebdp_says_less(void **state)
 static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
 {
     struct sched_fixture *f = *state;
-    f->cfg->policies.ts_abr_qd.v_cap_factor = 1.5; /* cap 30 ms, shorter than the 40 ms frame */
-    sched_fixture_recreate(f, NULL);
+    recreate_with_a_30ms_drain_cap(f);
     sta1_batch_at_0(f->s, 100);
     sched_dequeue_all(f->s, 40 * MS);
     struct adw_stats st = sched_stats(f->s);
     assert_int_equal(st.drains_capped, 1);
     assert_int_equal(st.drains_superseded, 0);
-    struct adw_pair_report r = sta1_report_of_frame1(f->s);
-    assert_int_equal(r.v_ns, 30 * MS);
-    assert_int_equal(r.r_pkts, 30); /* 40 + (20 - 30) */
+    assert_sta1_v_and_r_in_frame1(f->s, 30 * MS, 30); /* 40 + (20 - 30) */
 }
 
 /* The ACK that covers the batch comes after the cap (35 ms, cap 30 ms) but before the pair's next batch: the drain
@@ -309,8 +328,7 @@ static void test_drain_open_past_the_cap_is_closed_at_the_cap(void **state)
 static void test_a_drain_that_ends_past_the_cap_is_closed_at_the_cap(void **state)
 {
     struct sched_fixture *f = *state;
-    f->cfg->policies.ts_abr_qd.v_cap_factor = 1.5; /* cap 30 ms, shorter than the 40 ms frame */
-    sched_fixture_recreate(f, NULL);
+    recreate_with_a_30ms_drain_cap(f);
     assert_int_equal(sta1_batch_at_0(f->s, 40), 40);
     lab_sta_acks(f->s, 0, 40, 35 * MS);
     sched_dequeue_all(f->s, 40 * MS);
@@ -478,11 +496,7 @@ static void test_invalid_config_is_refused_whole_naming_the_field(void **state)
     c2->slices[1].pairs[0] = 7;
     assert_int_equal(adw_sched_set_config(f->s, c2, 0, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "slice_map.slices[1].pairs[0]"));
-    sched_dequeue_all(f->s, 100 * MS);
-    assert_int_equal(adw_sched_active_version(f->s), 1);
-    struct adw_stats st = sched_stats(f->s);
-    assert_int_equal(st.config_rejected, 2);
-    assert_int_equal(st.config_swaps, 0);
+    assert_version_1_runs_on_after_refusals(f->s, 2);
     free(c2);
 }
 
@@ -496,11 +510,7 @@ static void test_a_version_with_an_aggregation_target_out_of_bounds_is_refused_w
     char err[256];
     assert_int_equal(adw_sched_set_config(f->s, c2, 0, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "policies.aggregation_target.n_target_max"));
-    sched_dequeue_all(f->s, 100 * MS);
-    assert_int_equal(adw_sched_active_version(f->s), 1);
-    struct adw_stats st = sched_stats(f->s);
-    assert_int_equal(st.config_rejected, 1);
-    assert_int_equal(st.config_swaps, 0);
+    assert_version_1_runs_on_after_refusals(f->s, 1);
     free(c2);
 }
 
