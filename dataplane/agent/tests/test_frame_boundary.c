@@ -34,25 +34,31 @@ static struct taken take_at(struct adw_frame_est *e, uint64_t now_ns)
     return r;
 }
 
+/* An estimator with the model it points to (so the two live as long as each other), and the time of the last
+ * packet it was fed. */
+struct fed_estimator {
+    struct adw_ack_model m;
+    struct adw_frame_est e;
+    uint64_t t_end;
+};
+
 /* A fresh estimator on the gap model, fed `frames` A-MPDUs of `size` packets, taken `after_us` past the last. */
-static struct taken fed_and_taken(struct adw_frame_est *e, struct adw_ack_model *m, uint32_t n_max, unsigned frames,
-                                  unsigned size, uint64_t after_us, uint64_t *t_end)
+static struct taken fed_and_taken(struct fed_estimator *f, uint32_t n_max, unsigned frames, unsigned size,
+                                  uint64_t after_us)
 {
-    *m = gap_model(n_max);
-    adw_frame_est_init(e, m);
-    *t_end = 0;
-    feed(e, t_end, frames, size);
-    return take_at(e, *t_end + after_us * US);
+    f->m = gap_model(n_max);
+    adw_frame_est_init(&f->e, &f->m);
+    f->t_end = 0;
+    feed(&f->e, &f->t_end, frames, size);
+    return take_at(&f->e, f->t_end + after_us * US);
 }
 
 static void test_packets_close_together_share_an_ampdu_and_a_gap_starts_the_next(void **state)
 {
     (void)state;
-    struct adw_ack_model m;
-    struct adw_frame_est e;
-    uint64_t t;
+    struct fed_estimator f;
     /* Taken right after the last packet: the tenth A-MPDU is still open and counts in the next interval. */
-    struct taken r = fed_and_taken(&e, &m, 64, 10, 7, 10, &t);
+    struct taken r = fed_and_taken(&f, 64, 10, 7, 10);
     assert_int_equal(r.frames, 9);
     assert_int_equal(r.pkts, 70);
     assert_true(r.mean > 6.999 && r.mean < 7.001);
@@ -61,14 +67,12 @@ static void test_packets_close_together_share_an_ampdu_and_a_gap_starts_the_next
 static void test_open_ampdu_closes_when_nothing_came_for_the_idle_time(void **state)
 {
     (void)state;
-    struct adw_ack_model m;
-    struct adw_frame_est e;
-    uint64_t t;
-    struct taken r = fed_and_taken(&e, &m, 64, 3, 4, 6000, &t);
+    struct fed_estimator f;
+    struct taken r = fed_and_taken(&f, 64, 3, 4, 6000);
     assert_int_equal(r.frames, 3);
     assert_true(r.mean > 3.999 && r.mean < 4.001);
     /* The interval was reset: nothing in the next one. */
-    r = take_at(&e, t + 7000 * US);
+    r = take_at(&f.e, f.t_end + 7000 * US);
     assert_int_equal(r.frames, 0);
     assert_int_equal(r.pkts, 0);
     assert_true(r.mean < 0);
@@ -77,10 +81,8 @@ static void test_open_ampdu_closes_when_nothing_came_for_the_idle_time(void **st
 static void test_ampdu_longer_than_n_max_counts_n_max(void **state)
 {
     (void)state;
-    struct adw_ack_model m;
-    struct adw_frame_est e;
-    uint64_t t;
-    struct taken r = fed_and_taken(&e, &m, 8, 2, 20, 6000, &t);
+    struct fed_estimator f;
+    struct taken r = fed_and_taken(&f, 8, 2, 20, 6000);
     assert_int_equal(r.frames, 2);
     assert_int_equal(r.pkts, 40);
     assert_true(r.mean > 7.999 && r.mean < 8.001);
