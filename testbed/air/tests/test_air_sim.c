@@ -119,13 +119,20 @@ static void lab_advance(struct lab *l, uint64_t now)
     wlan_air_advance(l->a, now, &l->cb);
 }
 
-static void enqueue_n(wlan_air_t *a, int src, int dst, uint64_t first_id, int n, uint32_t len, uint64_t now)
+/* Queues at `now` n frames of access category ac and len bytes from src to dst, ids first_id on. */
+static void enqueue_n_of_ac(wlan_air_t *a, enum wlan_ac ac, int src, int dst, uint64_t first_id, int n, uint32_t len,
+                            uint64_t now)
 {
     for (int i = 0; i < n; i++) {
         struct wlan_frame f = {.id = first_id + (uint64_t)i, .len_bytes = len, .src = (uint8_t)src,
-                               .dst = (uint8_t)dst, .ac = WLAN_AC_BE};
+                               .dst = (uint8_t)dst, .ac = (uint8_t)ac};
         assert_int_equal(wlan_air_enqueue(a, &f, now), 0);
     }
+}
+
+static void enqueue_n(wlan_air_t *a, int src, int dst, uint64_t first_id, int n, uint32_t len, uint64_t now)
+{
+    enqueue_n_of_ac(a, WLAN_AC_BE, src, dst, first_id, n, len, now);
 }
 
 /* Advances the air to `now`, then queues there n best-effort frames of len bytes from src to dst, ids
@@ -135,6 +142,13 @@ static void queue_at(struct lab *l, uint64_t now, int src, int dst, uint64_t fir
 {
     lab_advance(l, now);
     enqueue_n(l->a, src, dst, first_id, n, len, now);
+}
+
+/* queue_at for voice: the n frames are of access category AC_VO instead of best effort. */
+static void queue_voice_at(struct lab *l, uint64_t now, int src, int dst, uint64_t first_id, int n, uint32_t len)
+{
+    lab_advance(l, now);
+    enqueue_n_of_ac(l->a, WLAN_AC_VO, src, dst, first_id, n, len, now);
 }
 
 static void run_until_idle(struct lab *l, uint64_t limit)
@@ -524,11 +538,7 @@ static void test_voice_ampdu_and_its_blockack_fit_the_txop_limit(void **state)
 {
     struct lab *l = *state;
     const struct recorder *r = &l->r;
-    lab_advance(l, 1000);
-    for (int i = 0; i < 40; i++) {
-        struct wlan_frame v = {.id = 1 + (uint64_t)i, .len_bytes = 1514, .src = AP2, .dst = STA2, .ac = WLAN_AC_VO};
-        assert_int_equal(wlan_air_enqueue(l->a, &v, 1000), 0);
-    }
+    queue_voice_at(l, 1000, AP2, STA2, 1, 40, 1514);
     run_until_idle(l, 100000);
     assert_true(r->ng >= 2);
     uint32_t txop = l->c.edca_ap[WLAN_AC_VO].txop_limit_us;
@@ -549,11 +559,7 @@ static void test_protected_voice_ampdu_fits_the_txop_limit_with_its_rts_and_cts(
     const struct recorder *r = &l->r;
     l->c = rts_lab(true);
     lab_recreate(l, 1);
-    lab_advance(l, 1000);
-    for (int i = 0; i < 40; i++) {
-        struct wlan_frame v = {.id = 1 + (uint64_t)i, .len_bytes = 1514, .src = AP2, .dst = STA2, .ac = WLAN_AC_VO};
-        assert_int_equal(wlan_air_enqueue(l->a, &v, 1000), 0);
-    }
+    queue_voice_at(l, 1000, AP2, STA2, 1, 40, 1514);
     run_until_idle(l, 100000);
     uint32_t txop = l->c.edca_ap[WLAN_AC_VO].txop_limit_us;
     int protected_ = 0;
