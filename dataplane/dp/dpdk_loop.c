@@ -32,7 +32,10 @@ struct tx_port {
     const struct vlan_demux *vlans;   /* the loop's: whose frame a lost one was, by its tag (tx_role) */
     unsigned dev;                     /* this port's index in the port map */
     struct adw_sched *sched;          /* the backlog's frames are lent out of its packet budget (backlog_push) */
-    uint32_t backlogs_share;          /* the most of that budget all ports' backlogs together take (backlog_push) */
+    uint32_t backlogs_half;           /* the most of that budget all ports' backlogs together take (backlog_push) */
+    uint32_t own_share;               /* what of that half this port's backlog may always take (backlog_push) */
+    struct tx_port *ports;            /* every port of the loop (n_ports), whose backlogs share that half */
+    unsigned n_ports;
     uint64_t last_taken_ns;           /* when the ring last took a frame of the backlog, or the backlog began */
     bool wait_for_peer;               /* shutdown: a full ring is waited on while its peer keeps taking frames */
     bool peer_gone;                   /* the ring took nothing for TX_STALL_NS: what it refuses is lost at once */
@@ -141,6 +144,55 @@ static void backlog_lose(struct tx_port *tp)
     adw_sched_pool_give_back(tp->sched, dpdk_tx_backlog_discard(&tp->backlog));
 }
 
+/* What the port's backlog holds beyond its own share of the backlogs' half: what another port may take back. */
+static uint32_t beyond_own_share(const struct tx_port *tp)
+{
+    return tp->backlog.len > tp->own_share ? tp->backlog.len - tp->own_share : 0;
+}
+
+/* Frees up to n of the newest frames the port's backlog holds beyond its own share, lost as those a full backlog
+ * refuses (tx_backlog_drops): the newest, as the port would have lost them had they come after the half was spent. */
+static uint32_t give_up_beyond_share(struct tx_port *tp, uint32_t n)
+{
+    uint32_t k = beyond_own_share(tp);
+    if (k > n)
+        k = n;
+    for (uint32_t i = 0; i < k; i++) {
+        struct rte_mbuf *m = dpdk_tx_backlog_pop_newest(&tp->backlog);
+        tx_lost(tp, &m, 1);
+        rte_pktmbuf_free(m);
+    }
+    tp->c->tx_backlog_drops += k;
+    adw_sched_pool_give_back(tp->sched, k);
+    return k;
+}
+
+/* Takes up to n frames of the backlogs' half back for tp from the other ports' backlogs, from what they hold beyond
+ * their own shares, the port holding most beyond its share first. Only when tp's backlog is short of its own share
+ * and the half is spent: a loop over the ports per refused burst, not per frame. */
+static void take_back_own_share(struct tx_port *tp, uint32_t n)
+{
+    while (n) {
+        struct tx_port *most = NULL;
+        for (unsigned d = 0; d < tp->n_ports; d++) {
+            struct tx_port *p = &tp->ports[d];
+            if (p != tp && beyond_own_share(p) > (most ? beyond_own_share(most) : 0))
+                most = p;
+        }
+        if (!most)
+            return;
+        n -= give_up_beyond_share(most, n);
+    }
+}
+
+/* What of the budget a backlog may take without taking anything back: what it has room for, within the half. */
+static uint32_t backlog_room(const struct tx_port *tp)
+{
+    uint32_t room = adw_sched_pool_room(tp->sched), lent = adw_sched_pool_lent(tp->sched);
+    uint32_t half_left = lent < tp->backlogs_half ? tp->backlogs_half - lent : 0;
+    return room < half_left ? room : half_left;
+}
+
 /*
  * Appends what of pkts[0..n) the backlog has room for; returns how many it took. A waiting frame holds an mbuf that
  * the core's budget (hold_pkts: the pool less what the rings take) counted free: it is lent out of the budget, so
@@ -148,19 +200,26 @@ static void backlog_lose(struct tx_port *tp)
  * a port whose peer is slow would fill its backlog while the core held its whole budget: the pool would run dry and
  * new frames would be missed at RX, uncounted, rather than refused by the core (drops_pool) or here
  * (tx_backlog_drops). Nor is a frame taken once all ports' backlogs together hold their share of the budget
- * (backlogs_share, half of it): a port whose peer is slow but not gone (it takes a frame within TX_STALL_NS) keeps
+ * (backlogs_half, half of it): a port whose peer is slow but not gone (it takes a frame within TX_STALL_NS) keeps
  * its backlog, and two such ports at the defaults (--tx-backlog 4096, a budget of 5984) took the whole budget for
  * as long as they stayed slow, the core refusing every packet it would hold for the healthy APs (drops_pool).
+ * Within the half each port has its own share (own_share, the half over the ports), which its backlog may always
+ * fill, taking back what other backlogs hold beyond their own shares (take_back_own_share); beyond its own share a
+ * backlog takes only what the half has left. Shared first come, one slow port's backlog filled the whole half, and
+ * a healthy AP's batch larger than its ring lost what the ring could not take at once. A port may still use the
+ * whole half while the others need none of it (a batch to one AP), and the core still keeps the other half.
  * At shutdown (wait_for_peer) RX is no longer read, so the budget is counted, not enforced.
  * A frame flooded to several ports is one mbuf lent once per backlog: more than it takes, never less.
  */
 static uint32_t backlog_push(struct tx_port *tp, struct rte_mbuf **pkts, uint32_t n)
 {
     if (!tp->wait_for_peer) {
-        uint32_t room = adw_sched_pool_room(tp->sched), lent = adw_sched_pool_lent(tp->sched);
-        uint32_t share_left = lent < tp->backlogs_share ? tp->backlogs_share - lent : 0;
-        if (room > share_left)
-            room = share_left;
+        uint32_t room = backlog_room(tp), space = tp->backlog.cap - tp->backlog.len, want = n < space ? n : space;
+        uint32_t own_left = beyond_own_share(tp) ? 0 : tp->own_share - tp->backlog.len;
+        if (want > room && own_left > room) {
+            take_back_own_share(tp, (want < own_left ? want : own_left) - room);
+            room = backlog_room(tp);
+        }
         if (n > room)
             n = room;
     }
@@ -630,7 +689,10 @@ int dpdk_loop_run(struct dp_engine *e, const struct dpdk_port_map *m, struct rte
         tx[q].vlans = &x.vlans;
         tx[q].dev = q;
         tx[q].sched = e->sched;
-        tx[q].backlogs_share = e->opt->hold_pkts / 2; /* the core always keeps the other half (backlog_push) */
+        tx[q].backlogs_half = e->opt->hold_pkts / 2; /* the core always keeps the other half (backlog_push) */
+        tx[q].own_share = tx[q].backlogs_half / m->n_dev;
+        tx[q].ports = tx;
+        tx[q].n_ports = m->n_dev;
         tx[q].buf = rte_zmalloc_socket("adw_txbuf", RTE_ETH_TX_BUFFER_SIZE(MAX_BURST), 0,
                                        rte_eth_dev_socket_id(m->dev[q]));
         if (!tx[q].buf || dpdk_tx_backlog_init(&tx[q].backlog, e->opt->tx_backlog, rte_eth_dev_socket_id(m->dev[q]))) {

@@ -50,6 +50,13 @@ uint32_t dpdk_tx_backlog_send(struct dpdk_tx_backlog *b, uint16_t port)
     return total;
 }
 
+struct rte_mbuf *dpdk_tx_backlog_pop_newest(struct dpdk_tx_backlog *b)
+{
+    struct rte_mbuf *m = dpdk_tx_backlog_at(b, b->len - 1);
+    b->len--;
+    return m;
+}
+
 uint32_t dpdk_tx_backlog_discard(struct dpdk_tx_backlog *b)
 {
     uint32_t n = b->len;

@@ -41,6 +41,9 @@ static inline struct rte_mbuf *dpdk_tx_backlog_at(const struct dpdk_tx_backlog *
     return b->slot[k >= b->cap ? k - b->cap : k];
 }
 
+/* Takes the newest waiting frame out of the backlog (b->len > 0) and returns it (the caller's to free). */
+struct rte_mbuf *dpdk_tx_backlog_pop_newest(struct dpdk_tx_backlog *b);
+
 /* Frees every waiting frame; returns how many. */
 uint32_t dpdk_tx_backlog_discard(struct dpdk_tx_backlog *b);
 

@@ -708,6 +708,64 @@ static void test_slow_ports_do_not_keep_the_hold_budget_from_a_healthy_ap(void *
     assert_true(backlog_drops > 0);
 }
 
+/*
+ * A port whose peer is slow but not gone does not take a healthy AP's share of the backlogs' half of the budget:
+ * each port's backlog may always hold its share of that half (the half over the ports), taking it back from what
+ * the other ports' backlogs hold beyond their shares, and may hold more only while the half has room. Shared first
+ * come, the slow port's backlog filled the whole half, and a healthy AP's batch larger than its TX ring lost what the
+ * ring could not take at once (tx_backlog_drops), one slow AP degrading the healthy ones. ap1's peer takes a frame
+ * every 5 ms while a UDP frame to sta1 comes every millisecond, so ap1's backlog (--tx-backlog 60) holds the whole
+ * half (30 of a budget of 60) most of the time; 150 ms in come 25 TCP segments to sta2, which the core releases at
+ * ap2's slice in one batch: ap2's ring (15 frames, its peer taking one every 200 us) takes 15 and its backlog the
+ * other 10, its share of the half (30 over 3 ports), all of which reach ap2.
+ */
+static void test_slow_port_cannot_take_a_healthy_ports_backlog_share(void **state)
+{
+    (void)state;
+    static struct dpdk_port_map pm;
+    struct rte_ring *r[N_PORTS], *t[N_PORTS];
+    char ids[N_PORTS][12];
+    const char *names[N_PORTS];
+    for (unsigned i = 0; i < N_PORTS; i++) {
+        int pid = ring_port("share", i, i > 0 ? 16 : RING_SIZE, &r[i], &t[i]);
+        assert_true(pid >= 0);
+        snprintf(ids[i], sizeof(ids[i]), "%d", pid);
+        names[i] = ids[i];
+    }
+    static const uint16_t untagged[N_PORTS] = {0, 0, 0};
+    assert_int_equal(bind_and_start(names, untagged, &pm), 0);
+    static struct dp_engine e;
+    static struct dp_options o = {.burst = 32, .hold_pkts = 60, .tx_backlog = 60, .run_ms = 400};
+    lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
+    struct slow_peer ap1_peer = {.ring = t[1], .gap_us = 5000}, ap2_peer = {.ring = t[2], .gap_us = 200};
+    struct steady_frames f = {.uplink_rx = r[0], .ap1_rx = r[1], .run_ms = 300, .after_ms = 150, .tcp_to_sta2 = 25};
+    pthread_t th[3];
+    assert_int_equal(pthread_create(&th[0], NULL, slow_peer_run, &ap1_peer), 0);
+    assert_int_equal(pthread_create(&th[1], NULL, slow_peer_run, &ap2_peer), 0);
+    assert_int_equal(pthread_create(&th[2], NULL, steady_frames_put, &f), 0);
+    int rc = dpdk_loop_run(&e, &pm, pool);
+    pthread_join(th[2], NULL);
+    ap1_peer.stop = ap2_peer.stop = 1;
+    pthread_join(th[0], NULL);
+    pthread_join(th[1], NULL);
+    unsigned at_ap2 = ap2_peer.taken + empty_ring(t[2]);
+    uint64_t queued = e.c.queued_pkts, backlog_drops = e.c.tx_backlog_drops, stall_drops = e.c.tx_stall_drops;
+    uint64_t ap2_lost = e.port_tx_lost[2], ap1_lost = e.port_tx_lost[1];
+    for (unsigned i = 0; i < 2; i++) {
+        empty_ring(r[i]);
+        empty_ring(t[i]);
+    }
+    dp_engine_finish(&e);
+    dpdk_ports_stop(&pm);
+    assert_int_equal(rc, 0);
+    assert_int_equal(queued, 25);
+    assert_int_equal(ap2_lost, 0);
+    assert_int_equal(at_ap2, 25);
+    assert_int_equal(stall_drops, 0);
+    assert_true(ap1_lost > 0);
+    assert_int_equal(backlog_drops, ap1_lost);
+}
+
 /* As frame_to_sta untagged, as a PMD hands over a frame whose tag (TCI tci) it stripped. */
 static struct rte_mbuf *stripped_frame_to_sta(int sta, int tcp, uint16_t tci)
 {
@@ -1181,6 +1239,7 @@ int main(void)
         cmocka_unit_test(test_a_tx_backlog_takes_no_more_than_the_hold_budget),
         cmocka_unit_test(test_a_port_whose_peer_is_gone_does_not_keep_the_hold_budget_from_the_other_aps),
         cmocka_unit_test(test_slow_ports_do_not_keep_the_hold_budget_from_a_healthy_ap),
+        cmocka_unit_test(test_slow_port_cannot_take_a_healthy_ports_backlog_share),
         cmocka_unit_test(test_a_frame_to_a_tagged_ap_carries_the_pcp_it_came_with_or_that_of_its_dscp),
         cmocka_unit_test(test_a_priority_tagged_frame_is_scheduled_as_untagged_and_keeps_its_priority),
         cmocka_unit_test(test_a_frame_of_a_vlan_of_no_ap_goes_only_to_the_uplink_as_it_came),
