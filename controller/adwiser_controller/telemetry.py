@@ -224,28 +224,41 @@ async def appliance_status(r: aioredis.Redis, aid: str, head: int | None) -> App
 
 async def history(r: aioredis.Redis, aid: str, kind: str, count: int, after: str | None,
                   pair: str | None = None, parse: Callable[[str, dict[str, str]], dict[str, Any]] | None = None,
-                  ) -> tuple[list[dict[str, Any]], str | None]:
+                  ) -> tuple[list[dict[str, Any]], str | None, int | None]:
     """Most recent entries first-in-time order; `after` = stream id to continue from (exclusive).
 
-    Returns the entries and the id to continue from: the last entry's, or, when a `pair` filter
+    Returns the entries, the id to continue from: the last entry's, or, when a `pair` filter
     found fewer than `count` entries in a full scan window, the last scanned entry's (so a client
-    paging forward moves past a stretch without entries of its pair instead of asking for it again).
+    paging forward moves past a stretch without entries of its pair instead of asking for it again),
+    and how many entries the stream had ever been given up to and including that id, or None when not known.
     `parse` reads one entry (default: the frame or pair record of `kind`).
     """
     stream = keys.appliance(aid, f"tm:{kind}")
     if parse is None:
         parse = parse_frame if kind == "frame" else parse_pair
     scan = count if pair is None else min(20000, count * 64)
+    # One MULTI: the count XINFO gives is the stream's as the page was read.
+    pipe = r.pipeline(transaction=True)
+    pipe.xinfo_stream(stream)
     if after:
-        raw = await r.xrange(stream, min=f"({after}", max="+", count=scan)
+        pipe.xrange(stream, min=f"({after}", max="+", count=scan)
     else:
-        raw = list(reversed(await r.xrevrange(stream, count=scan)))
+        pipe.xrevrange(stream, count=scan)
+    info, raw = await pipe.execute(raise_on_error=False)
+    if isinstance(raw, Exception):
+        raise raw
+    if not after:
+        raw = list(reversed(raw))
     out = [parse(sid, f) for sid, f in raw if pair is None or f.get("pair") == pair]
     entries = out[:count] if after else out[-count:]
     last_id = entries[-1]["id"] if entries else after
     if after and len(out) < count and len(raw) == scan:
         last_id = raw[-1][0]
-    return entries, last_id
+    # Redis counts the entries ever added to a stream (`entries-added`), not those up to an id: known for its
+    # newest id, where a page that read to the stream's end stops. With it the live feed (live_cursor.py) tells
+    # entries trimmed after that id, which the client never saw, from the ones up to it, which it did.
+    at_end = isinstance(info, dict) and last_id == info["last-generated-id"]
+    return entries, last_id, info["entries-added"] if at_end else None
 
 
 async def latest_per_pair(r: aioredis.Redis, aid: str, npairs: int) -> dict[str, dict[str, Any]]:

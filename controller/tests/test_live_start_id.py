@@ -46,8 +46,10 @@ def test_entries_written_between_the_history_read_and_the_socket_are_delivered_o
 
 @pytest.mark.parametrize("name, value, wrong", [("frames_after", "yesterday", "should match pattern"),
                                                 ("pairs_after", "1-2-3", "should match pattern"),
-                                                ("frames_after", "99999999999999999999-0", "at most")],
-                         ids=["words", "three-parts", "out-of-range"])
+                                                ("frames_after", "99999999999999999999-0", "at most"),
+                                                ("pairs_added", "-1", "greater than or equal to 0"),
+                                                ("pairs_added", "12", "needs pairs_after")],
+                         ids=["words", "three-parts", "out-of-range", "negative-count", "count-without-its-id"])
 def test_malformed_start_id_is_closed_4422_naming_the_parameter(controller, tokens, appliance, name, value, wrong):
     aid, _ = appliance
     got: list[dict] = []

@@ -143,5 +143,6 @@ def parse_entry(sid: str, f: dict[str, str]) -> dict[str, Any]:
 async def aggregation_history(appliance: str, count: int = COUNT, after: After = "",
                               svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
-    entries, last_id = await history(svc.redis, appliance, "aggregation", count, after or None, parse=parse_entry)
-    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=last_id)
+    entries, last_id, added = await history(svc.redis, appliance, "aggregation", count, after or None,
+                                            parse=parse_entry)
+    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=last_id, entries_added=added)

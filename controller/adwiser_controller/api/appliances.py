@@ -51,6 +51,11 @@ class TelemetryPage(BaseModel):
     last_id: str | None = Field(description="Id to pass as `after` to continue: the last entry's, or with `pair`, "
                                             "the last entry scanned (so a page may be short or empty and still "
                                             "move on).")
+    entries_added: int | None = Field(description="How many entries the stream had ever been given up to and "
+                                                  "including `last_id` (Redis's `entries-added`), when the page "
+                                                  "read to the stream's end; else null. Pass it with `last_id` to "
+                                                  "the live feed (`frames_added`, `pairs_added`): it then counts "
+                                                  "exactly what was trimmed after `last_id`.")
 
 
 COUNT = Query(default=100, ge=1, le=2000, description="Most entries to return.")
@@ -61,8 +66,8 @@ COUNT = Query(default=100, ge=1, le=2000, description="Most entries to return.")
 async def frames(appliance: str, count: int = COUNT, after: After = "", svc: Services = Depends(services),
                  _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
-    entries, last_id = await history(svc.redis, appliance, "frame", count, after or None)
-    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=last_id)
+    entries, last_id, added = await history(svc.redis, appliance, "frame", count, after or None)
+    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=last_id, entries_added=added)
 
 
 @router.get("/telemetry/{appliance}/pairs", response_model=TelemetryPage, responses=READ,
@@ -71,5 +76,5 @@ async def pairs(appliance: str, count: int = COUNT, after: After = "",
                 pair: str = Query(default="", max_length=129, description="Only this pair ('ap/sta'); default all."),
                 svc: Services = Depends(services), _: Principal = Depends(viewer)) -> TelemetryPage:
     await known(svc, appliance)
-    entries, last_id = await history(svc.redis, appliance, "pair", count, after or None, pair or None)
-    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=last_id)
+    entries, last_id, added = await history(svc.redis, appliance, "pair", count, after or None, pair or None)
+    return TelemetryPage(appliance_id=appliance, entries=entries, last_id=last_id, entries_added=added)

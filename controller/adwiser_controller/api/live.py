@@ -10,8 +10,9 @@ Messages (JSON text frames):
   were trimmed by the stream's MAXLEN (live_cursor.py);
 - `{"type": "error", "detail": ...}` before the server closes the socket (ws_refusal.py).
 The feed starts just after `frames_after` / `pairs_after` (the last ids a client's REST
-history read returned), or else at each stream's current end. Authentication as for REST
-(cookie or bearer header); a cookie-authenticated socket must come from the same origin
+history read returned), or else at each stream's current end; `frames_added` / `pairs_added` (the
+`entries_added` that read returned) let it count exactly the entries trimmed after those ids.
+Authentication as for REST (cookie or bearer header); a cookie-authenticated socket must come from the same origin
 (cross-site WebSocket hijacking). The credential is checked again with every status message:
 once the token is revoked or expired, the session ended, or the user disabled or deleted, the
 server sends a 401 error and closes with 4401. A query it cannot take (`?pairs=maybe`, a
@@ -23,15 +24,16 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
 from redis.exceptions import RedisError
 
 from .. import keys
 from ..problems import ProblemException
 from ..store_errors import unavailable_reason
-from ..stream_ids import After
+from ..stream_ids import U64_MAX, After
 from ..telemetry import appliance_status, parse_frame, parse_pair
 from ..ws_refusal import refuse
 from . import live_cursor
@@ -45,6 +47,9 @@ router = APIRouter(prefix="/api/v1", tags=["telemetry"], route_class=StrictJsonR
 # same full buffer) ever ran again, so such a client stayed connected until the controller restarted.
 SEND_TIMEOUT_S = 10.0
 SLOW_CLIENT_CLOSE = 1013  # "try again later": a client that was only slow for a while may reconnect
+# The `entries_added` a REST history read returned with the `last_id` given as the start id: with it the feed
+# counts exactly how many entries after that id were trimmed (none when only it and older ones were).
+Added = Annotated[int | None, Query(ge=0, le=U64_MAX, description="The history's `entries_added` for the start id.")]
 
 
 async def _send(ws: WebSocket, msg: dict[str, object]) -> bool:
@@ -72,12 +77,18 @@ async def _still_authenticated(ws: WebSocket, svc: Services, bearer: str | None,
 
 @router.websocket("/telemetry/{appliance}/live")
 async def live(ws: WebSocket, appliance: str, pairs: bool = True, frames_after: After = "",
-               pairs_after: After = "") -> None:
+               pairs_after: After = "", frames_added: Added = None, pairs_added: Added = None) -> None:
     svc: Services = ws.app.state.services
     auth_header = ws.headers.get("authorization", "")
     bearer = auth_header[7:] if auth_header.lower().startswith("bearer ") else None
     cookie = ws.cookies.get(SESSION_COOKIE)
     await ws.accept()
+    # A count belongs to the id it was read with: alone it says nothing, and is refused as a query it cannot take.
+    for name, added, after in (("frames", frames_added, frames_after), ("pairs", pairs_added, pairs_after)):
+        if added is not None and not after:
+            await refuse(ws, 422, f"query.{name}_added: needs {name}_after, the id it counts up to",
+                         f"query.{name}_added")
+            return
     # From the first credential check on: Redis down there too is a 503 message and close 1011, not an
     # exception that drops the accepted socket without a close frame.
     try:
@@ -92,14 +103,14 @@ async def live(ws: WebSocket, appliance: str, pairs: bool = True, frames_after: 
         if appliance not in await svc.store.appliances():
             await refuse(ws, 404, f"no appliance {appliance!r}", "appliance")
             return
-        start = [("frames", keys.appliance(appliance, "tm:frame"), frames_after)]
+        start = [("frames", keys.appliance(appliance, "tm:frame"), frames_after, frames_added)]
         if pairs:
-            start.append(("pairs", keys.appliance(appliance, "tm:pair"), pairs_after))
+            start.append(("pairs", keys.appliance(appliance, "tm:pair"), pairs_after, pairs_added))
         # Without a start id, from the stream's current end. A client that read history over REST first
         # passes the last id it got: whatever was written between that read and this socket comes next
         # instead of being skipped (XREAD is exclusive of the id it is given), unless the feed is far
         # behind or the entries were trimmed meanwhile (then a skipped message says so).
-        cursors = [await live_cursor.start(svc.redis, key, name, after) for name, key, after in start]
+        cursors = [await live_cursor.start(svc.redis, key, name, after, added) for name, key, after, added in start]
         next_status = 0.0
         while True:
             if time.monotonic() >= next_status:

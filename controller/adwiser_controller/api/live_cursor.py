@@ -13,8 +13,10 @@ the feed skips, sending `{"type": "skipped", "stream", "from", "to", "entries"}`
   MAXLEN behind: it does not keep up), at the newest frame as above.
 `from` is the last id the client had (or asked to start after), `to` the id the feed goes on after:
 the entries in between are never sent. `entries` is how many, or null when the feed does not know
-where its cursor is in the stream (it started at a client's id and has not caught up since, or the stream was
-deleted and written anew): Redis counts the entries ever added (`entries-added`), not the entries between two ids.
+where its cursor is in the stream (it started at a client's id without the count its history read returned and
+has not caught up since, or the stream was deleted and written anew): Redis counts the entries ever added
+(`entries-added`), not the entries between two ids, and keeps no trimmed id: a start id that is the last entry
+trimmed looks like one with entries lost after it unless the client says how many entries it counts up to.
 A stream deleted and written anew is told from the one the count was made in by what the count implies
 (_same_stream); one whose new entries trimmed outnumber the old stream's entries when the feed last looked, a
 moment before, looks as the old one would and is not told apart (Redis keeps no mark of a stream's creation).
@@ -66,10 +68,12 @@ async def _info(redis: Redis, key: str) -> dict[str, Any] | None:
         return None  # no such key: the dataplane has written nothing yet
 
 
-async def start(redis: Redis, key: str, name: str, after: str) -> Cursor:
-    """After the client's id, or else at the stream's current end."""
+async def start(redis: Redis, key: str, name: str, after: str, added: int | None = None) -> Cursor:
+    """After the client's id, or else at the stream's current end. `added`: the entries the stream had ever been
+    given up to and including `after`, as the client's history read found it (read() checks that the stream
+    can have given that many, else counts nothing from it)."""
     if after:
-        return Cursor(key, name, after, None)
+        return Cursor(key, name, after, added)
     info = await _info(redis, key)
     if info is None:
         return Cursor(key, name, "0-0", 0)
