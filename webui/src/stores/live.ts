@@ -3,7 +3,9 @@
 // folded into per-pair and per-frame windowed series for the Live page. History
 // of the last minutes is read over REST when the feed (re)connects, and the socket
 // then starts just after the last id of each stream the store holds (API.md:
-// frames_after, pairs_after), so what was written in between is not lost. A dropped
+// frames_after, pairs_after), so what was written in between is not lost, with the count of
+// entries the stream had been given up to that id when the history read returned one
+// (frames_added, pairs_added), so the feed can tell that id trimmed meanwhile from entries lost. A dropped
 // socket is shown and retried with a capped back-off; one the controller refused
 // (closed 44xx) is not, since the same socket would be refused again. The feed shows the
 // present: when it is far behind its stream, or entries after its cursor were trimmed, the
@@ -30,6 +32,22 @@ export const FRAME_SERIES = ['utility', 'utility_bound', 'reassignments'] as con
 interface History<T> {
   entries: T[]
   upTo: string // the stream is read up to this id: the socket continues after it
+  added: number | null // the history's `entries_added` for `upTo` (API.md), null when it gave none
+}
+
+/** Where the next socket starts in one stream: after `id` ('' = not known: at the stream's end),
+ *  and the entries the stream had been given up to `id` (null = not known). */
+interface StartPoint {
+  id: string
+  added: number | null
+}
+const NO_START: StartPoint = { id: '', added: null }
+
+/** `p` moved on to `id` when that is later, with `added` as its count: a count belongs to its id alone. */
+function movedTo(p: StartPoint, id: string | null | undefined, added: number | null = null): StartPoint {
+  const next = laterStreamId(id, p.id)
+  if (next !== p.id) return { id: next, added }
+  return id === p.id && added !== null ? { id: next, added } : p
 }
 
 export type FeedState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed'
@@ -75,9 +93,9 @@ export const useLive = defineStore('live', () => {
   // Newest stream id the store holds each stream up to (history read or socket message), where
   // the next socket starts: one opened at the stream's end instead skipped whatever the
   // dataplane wrote between the history read and the socket's start, and the chart drew a
-  // line across the hole. '' = not known (no history read yet): the socket starts at the end.
-  let framesUpTo = ''
-  let pairsUpTo = ''
+  // line across the hole. NO_START = not known (no history read yet): the socket starts at the end.
+  let framesFrom = NO_START
+  let pairsFrom = NO_START
   let ws: WebSocket | null = null
   let retryTimer: ReturnType<typeof setTimeout> | null = null
   let retries = 0
@@ -150,8 +168,8 @@ export const useLive = defineStore('live', () => {
     } else if (msg.type === 'telemetry') {
       addFrames(msg.frames ?? [])
       addPairs(msg.pairs ?? [])
-      framesUpTo = laterStreamId(msg.frames?.at(-1)?.id, framesUpTo)
-      pairsUpTo = laterStreamId(msg.pairs?.at(-1)?.id, pairsUpTo)
+      framesFrom = movedTo(framesFrom, msg.frames?.at(-1)?.id)
+      pairsFrom = movedTo(pairsFrom, msg.pairs?.at(-1)?.id)
       lastUpdate.value = Date.now()
     } else if (msg.type === 'skipped' && (msg.stream === 'frames' || msg.stream === 'pairs')) {
       skipped.value = { stream: msg.stream, entries: msg.entries ?? null, at: Date.now() }
@@ -159,8 +177,8 @@ export const useLive = defineStore('live', () => {
       if (msg.stream === 'frames') frames.value.gap()
       else for (const s of pairs.value.values()) s.gap()
       // A reconnect must not ask for the skipped entries again: the feed would only skip them anew.
-      if (msg.stream === 'frames') framesUpTo = laterStreamId(msg.to, framesUpTo)
-      else pairsUpTo = laterStreamId(msg.to, pairsUpTo)
+      if (msg.stream === 'frames') framesFrom = movedTo(framesFrom, msg.to)
+      else pairsFrom = movedTo(pairsFrom, msg.to)
     } else if (msg.type === 'error') {
       error.value = msg.detail ?? 'error from the live feed'
     }
@@ -174,14 +192,17 @@ export const useLive = defineStore('live', () => {
     const gen = generation
     const out: T[] = []
     let after = `${Math.max(0, Math.floor(sinceMs))}-0`
+    let added: number | null = null
     for (let i = 0; i < HISTORY_MAX_PAGES; i++) {
-      const r = await api.get<{ entries: T[]; last_id: string | null }>(path, { count: HISTORY_PAGE, after })
+      const r = await api.get<{ entries: T[]; last_id: string | null; entries_added?: number | null }>(
+        path, { count: HISTORY_PAGE, after })
       if (gen !== generation) break // stopped meanwhile: the rest is not wanted
       out.push(...r.entries)
       after = laterStreamId(r.last_id ?? r.entries.at(-1)?.id, after)
+      added = after === r.last_id ? r.entries_added ?? null : null
       if (r.entries.length < HISTORY_PAGE || !r.last_id) break
     }
-    return { entries: out, upTo: after }
+    return { entries: out, upTo: after, added }
   }
 
   /** The last WINDOW_S seconds of one stream, counted back from its newest entry: the ids are
@@ -191,7 +212,7 @@ export const useLive = defineStore('live', () => {
     const gen = generation
     const newest = await api.get<{ entries: T[] }>(path, { count: 1 })
     // An empty stream: everything it will hold is new, so the socket starts at its beginning.
-    if (gen !== generation || !newest.entries.length) return { entries: [], upTo: '0-0' }
+    if (gen !== generation || !newest.entries.length) return { entries: [], upTo: '0-0', added: null }
     const newestMs = Number(newest.entries[0].id.split('-')[0])
     return since<T>(path, (Number.isFinite(newestMs) ? newestMs : Date.now()) - WINDOW_S * 1000)
   }
@@ -205,8 +226,8 @@ export const useLive = defineStore('live', () => {
     if (gen !== generation) return // stopped meanwhile: the store may be another appliance's by now
     addFrames(f.entries)
     addPairs(p.entries)
-    framesUpTo = laterStreamId(f.upTo, framesUpTo)
-    pairsUpTo = laterStreamId(p.upTo, pairsUpTo)
+    framesFrom = movedTo(framesFrom, f.upTo, f.added)
+    pairsFrom = movedTo(pairsFrom, p.upTo, p.added)
     tick.value++
   }
 
@@ -217,8 +238,8 @@ export const useLive = defineStore('live', () => {
     lastFrame.value = null
     lastPairIds = new Map()
     lastFrameId = ''
-    framesUpTo = ''
-    pairsUpTo = ''
+    framesFrom = NO_START
+    pairsFrom = NO_START
     status.value = null
     statusFresh.value = false
     // The appliance shown before's: its feed's last message and error say nothing about this one.
@@ -236,8 +257,11 @@ export const useLive = defineStore('live', () => {
     ws = null
     prev?.close() // never more than one socket: the one in `ws`, which stop() closes
     const from = new URLSearchParams()
-    if (framesUpTo) from.set('frames_after', framesUpTo)
-    if (pairsUpTo) from.set('pairs_after', pairsUpTo)
+    for (const [name, p] of [['frames', framesFrom], ['pairs', pairsFrom]] as const) {
+      if (!p.id) continue
+      from.set(`${name}_after`, p.id)
+      if (p.added !== null) from.set(`${name}_added`, String(p.added))
+    }
     const query = String(from) ? `?${from}` : ''
     const sock = new WebSocket(`${proto}://${location.host}/api/v1/telemetry/${encodeURIComponent(appliance.value)}/live${query}`)
     ws = sock

@@ -23,14 +23,17 @@ const frame = (ms: number): FrameEntry => ({
 })
 
 // GET .../frames|pairs?count=N[&after=id] as telemetry.history() answers it: without `after` the
-// newest `count` entries, with it the first `count` entries after that id.
+// newest `count` entries, with it the first `count` entries after that id; `entries_added` (the
+// entries the stream was ever given, none trimmed here: its length) when the page reached its end.
 function answer(url: string): Response {
   const u = new URL(url, 'http://controller')
   const stream: { id: string }[] = u.pathname.endsWith('/frames') ? frameStream : pairStream
   const count = Number(u.searchParams.get('count') ?? 100)
   const after = u.searchParams.get('after')
   const entries = after === null ? stream.slice(-count) : stream.filter((e) => idMs(e.id) > idMs(after)).slice(0, count)
-  return new Response(JSON.stringify({ entries, last_id: entries.length ? entries[entries.length - 1].id : after }),
+  const lastId = entries.length ? entries[entries.length - 1].id : after
+  const atEnd = stream.length > 0 && lastId === stream[stream.length - 1].id
+  return new Response(JSON.stringify({ entries, last_id: lastId, entries_added: atEnd ? stream.length : null }),
     { status: 200 })
 }
 
@@ -84,5 +87,41 @@ it('reads the last minutes of history when the browser clock is ahead of the con
   await live.start('lab')
   expect(live.pairs.get('ap1/sta1')?.length).toBe(60)
   expect(live.frames.length).toBe(60)
+  live.stop()
+})
+
+it('opens the feed with the count of entries its history read up to, so a trimmed start id is no loss', async () => {
+  const t0 = Date.now() - 60_000
+  for (let k = 0; k < 10; k++) frameStream.push(frame(t0 + k * 1000))
+  for (let k = 0; k < 12; k++) pairStream.push(pair(t0 + k * 1000, 'ap1/sta1'))
+  const live = useLive()
+  await live.start('lab')
+  const q = new URL(sockets[0].url).searchParams
+  expect([q.get('frames_after'), q.get('frames_added')]).toEqual([frameStream[9].id, '10'])
+  expect([q.get('pairs_after'), q.get('pairs_added')]).toEqual([pairStream[11].id, '12'])
+  live.stop()
+})
+
+it('sends no count with a start id its history read did not return it for', async () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  const t0 = Date.now() - 60_000
+  for (let k = 0; k < 10; k++) {
+    frameStream.push(frame(t0 + k * 1000))
+    pairStream.push(pair(t0 + k * 1000, 'ap1/sta1'))
+  }
+  const live = useLive()
+  await live.start('lab')
+  // The socket brings newer entries, then drops, and the history read of the reconnect fails:
+  // the next socket starts after what the socket brought, whose count the store never read.
+  const f = frame(t0 + 10_000)
+  const p = pair(t0 + 10_000, 'ap1/sta1')
+  sockets[0].onmessage!({ data: JSON.stringify({ type: 'telemetry', frames: [f], pairs: [p] }) })
+  vi.stubGlobal('fetch', async () => new Response('{}', { status: 503 }))
+  sockets[0].onclose!({ code: 1006 })
+  await vi.advanceTimersByTimeAsync(5000)
+  expect(sockets).toHaveLength(2)
+  const q = new URL(sockets[1].url).searchParams
+  expect([q.get('frames_after'), q.get('frames_added')]).toEqual([f.id, null])
+  expect([q.get('pairs_after'), q.get('pairs_added')]).toEqual([p.id, null])
   live.stop()
 })
