@@ -128,10 +128,11 @@ class FabricStatus(BaseModel):
                                   "why; the flows keep following `version`. Null once a version is followed, and "
                                   "from managers that predate the field")
     ovs_error: OvsFailure | None = Field(
-        default=None, description="The manager runs but cannot program Open vSwitch (e.g. ovs-vswitchd down): `mode` "
-                                  "is then the table it last installed, not necessarily what OVS does, and a switch "
-                                  "it could not make is tried again at every poll. Null once a table goes in again, "
-                                  "and from managers that predate the field")
+        default=None, description="The manager runs but cannot program Open vSwitch (e.g. ovs-vswitchd down, seen at "
+                                  "the next poll): `mode` is then the table it last installed, not necessarily what "
+                                  "OVS does, and a switch it could not make is tried again at every poll. Null once "
+                                  "vswitchd answers or a table goes in again with nothing failing, and from managers "
+                                  "that predate the field")
     switches: int | None = Field(default=None, description="Mode changes since the manager started")
     dp_pid: int | None = Field(default=None, description="Dataplane pid the liveness judge last saw")
     bridge: str | None = Field(default=None, description="Open vSwitch bridge")

@@ -51,7 +51,10 @@ PX 3000, refreshed every second) for the controller and dashboard, and logs
 every event as a JSON line on stdout. A poll whose OVS (or `ip`) command
 fails still writes it: `ovs_error` then says what failed and since when, and
 `mode` is the table last installed, not what the manager wants (a failed
-switch is tried again at every poll), until a poll writes a table again. When it stops, the flows stay as they
+switch is tried again at every poll), until a poll with nothing failing writes
+a table or finds vswitchd answering. That last is asked at every poll (one
+OpenFlow hello, ovs.py), since a write comes only at a switch or every
+`resync_s`: a dead vswitchd is in the status within a poll. When it stops, the flows stay as they
 are: OVS and the dataplane keep forwarding without it.
 """
 
@@ -142,6 +145,7 @@ class FabricManager:
         self.ovs_error: dict[str, Any] | None = None
         self._ovs_failure: str | None = None  # this poll's failure
         self._ovs_wrote = False  # this poll wrote a table
+        self._vswitchd_answered = True  # the last check of ovs-vswitchd (logged when that changes)
 
     def key(self, what: str) -> str:
         return keys.appliance(self.appliance_id, what)
@@ -319,6 +323,19 @@ class FabricManager:
 
     # ------------------------------------------------------------ the watchdog
 
+    def _check_vswitchd(self) -> None:
+        """Ask ovs-vswitchd whether it is there at every poll: a write shows it only at a switch or at the rewrite
+        every `resync_s`, and the status must not say OVS is fine for seconds after vswitchd died."""
+        try:
+            self.ovs.check_vswitchd()
+        except OvsError as exc:
+            if self._vswitchd_answered:  # one line when it stops answering, not one per poll
+                self.log("ovs_unavailable", what="ovs-vswitchd check", error=str(exc))
+            self._ovs_failure = str(exc)  # a write failing later in this poll says more, and replaces it
+            self._vswitchd_answered = False
+            return
+        self._vswitchd_answered = True
+
     def _keep_ovs_in_step(self, now: int) -> None:
         pid = self.ovs.vswitchd_pid()
         restarted = pid is not None and pid != self._vswitchd_pid
@@ -358,13 +375,14 @@ class FabricManager:
 
     def _settle_ovs_error(self, now: int) -> None:
         """The status's `ovs_error` from this poll: its failure (since the first poll of a run of failing ones), or
-        none once a table went in with nothing failing. A poll that wrote nothing proves nothing and keeps it."""
+        none once a poll had nothing failing and either wrote a table or had ovs-vswitchd answer (every write that
+        failed is tried again at the next poll, so a poll with none failing has none left owing)."""
         if self._ovs_failure is not None:
             if self.ovs_error is None or self.ovs_error["error"] != self._ovs_failure:
                 since = self.ovs_error["since_ns"] if self.ovs_error is not None else now
                 self.ovs_error = {"error": self._ovs_failure, "since_ns": since}
                 self._status_due_ns = 0
-        elif self._ovs_wrote and self.ovs_error is not None:
+        elif (self._ovs_wrote or self._vswitchd_answered) and self.ovs_error is not None:
             self.ovs_error = None
             self.log("ovs_available")
             self._status_due_ns = 0
@@ -373,6 +391,7 @@ class FabricManager:
         self._ovs_failure, self._ovs_wrote = None, False
         verdict, redis_ok = self._observe()
         now = time.time_ns()
+        self._check_vswitchd()
         self._keep_ovs_in_step(now)
         self._decide(now, verdict)
         self._settle_ovs_error(now)

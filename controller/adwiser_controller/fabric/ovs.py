@@ -6,11 +6,17 @@ management socket `<run_dir>/<bridge>.mgmt`. The bridge uses the userspace
 datapath (`datapath_type=netdev`, SPEC §7: no OVS kernel module here),
 `fail_mode=secure` (no controller means no flows of OVS's own making), and
 OpenFlow 1.4 so a flow table can be replaced in one atomic bundle.
+
+Whether ovs-vswitchd is there at all is asked without starting a process
+(the manager asks at every poll): one OpenFlow hello exchanged on the
+bridge's management socket, the first step of every ovs-ofctl session.
 """
 
 from __future__ import annotations
 
 import os
+import socket
+import struct
 import subprocess
 import tempfile
 from pathlib import Path
@@ -18,6 +24,8 @@ from pathlib import Path
 OFCTL_PROTO = "OpenFlow14"  # bundles need OpenFlow 1.4
 BRIDGE_PROTOCOLS = "OpenFlow10,OpenFlow13,OpenFlow14"
 TIMEOUT_S = 5
+CHECK_TIMEOUT_S = 0.25  # ovs-vswitchd's hello, at every poll of the manager: bounded well below a 5 s command
+OFP14_HELLO = struct.pack("!BBHI", 0x05, 0, 8, 0)  # version 1.4, OFPT_HELLO, length 8, xid 0
 
 
 class OvsError(RuntimeError):
@@ -93,5 +101,36 @@ class Ovs:
         except (OSError, ValueError):
             return None
 
+    def check_vswitchd(self, timeout_s: float = CHECK_TIMEOUT_S) -> None:
+        """Raise OvsError unless ovs-vswitchd answers a hello on the bridge's management socket within `timeout_s`.
+        A killed vswitchd leaves the socket file behind (connection refused), a stopped one removes it; the hello
+        both ways (not a bare connect) is what ovs-ofctl does, so vswitchd logs the close as an ordinary one."""
+        path = self.mgmt.removeprefix("unix:")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout_s)
+            try:
+                s.connect(path)
+                s.sendall(OFP14_HELLO)
+                # All of its hello (a version bitmap follows the header): a byte left unread makes the close a
+                # reset, which vswitchd logs as a dropped connection, once per poll.
+                hello = _recv_exactly(s, 8)
+                _recv_exactly(s, max(0, struct.unpack("!H", hello[2:4])[0] - 8))
+            except TimeoutError:
+                raise OvsError(f"ovs-vswitchd did not answer on {path} within {timeout_s * 1000:.0f} ms") from None
+            except OSError as exc:
+                raise OvsError(f"ovs-vswitchd unreachable on {path}: {exc.strerror or exc}") from None
+            except EOFError:
+                raise OvsError(f"ovs-vswitchd closed {path} before its hello") from None
+
     def dump_flows(self) -> str:
         return self.ofctl("dump-flows", "--names")
+
+
+def _recv_exactly(s: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = s.recv(n - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data

@@ -213,9 +213,14 @@ class FakeOvs:
         self.requests: dict[str, int] = {}  # ofport_request of each port on the bridge
         self.removed: list[str] = []
         self.flows: list[str] = []
+        self.unreachable: str | None = None  # why ovs-vswitchd does not answer on the management socket
 
     def vswitchd_pid(self) -> int:
         return 1
+
+    def check_vswitchd(self) -> None:
+        if self.unreachable is not None:
+            raise OvsError(self.unreachable)
 
     def ensure_bridge(self) -> None:
         pass
@@ -652,6 +657,7 @@ def vswitchd_down(host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
         raise OvsError("ovs-ofctl: adw0.mgmt: failed to connect to socket (Connection refused)")
 
     monkeypatch.setattr(host.ovs, "replace_flows", refused)
+    host.ovs.unreachable = "ovs-vswitchd unreachable on adw0.mgmt: Connection refused"
 
 
 def test_a_switch_ovs_refuses_is_in_the_status_and_retried(host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -671,6 +677,7 @@ def test_a_switch_ovs_refuses_is_in_the_status_and_retried(host: FakeHost, monke
     m.poll()
     assert FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")]).ovs_error.since_ns == since
     monkeypatch.setattr(host.ovs, "replace_flows", replace)  # vswitchd answers again
+    host.ovs.unreachable = None
     m.poll()
     status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
     assert status.mode == "bypass" and status.reason == "no heartbeat in Redis" and status.ovs_error is None
@@ -690,3 +697,31 @@ def test_an_ovs_that_cannot_be_programmed_shows_in_the_status_though_nothing_swi
     status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
     assert status.mode == "steered" and status.ovs_error is not None
     assert status.ovs_error.error.startswith("flow table rewrite failed: ovs-ofctl")
+
+
+def test_a_dead_vswitchd_shows_in_the_status_at_the_next_poll_though_nothing_is_written(
+        host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, ovs-vswitchd dying was seen only by the next write to OVS: with the dataplane healthy and the
+    # periodic rewrite 5 s away, the status said `ovs_error` null for up to 5 s while OVS was gone.
+    m = host.steered_manager()
+    m.opts.status_every_s = 0
+    replace = host.ovs.replace_flows
+    vswitchd_down(host, monkeypatch)
+    host.beat(m)
+    m.poll()
+    status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
+    assert status.mode == "steered" and status.ovs_error is not None
+    assert status.ovs_error.error == "ovs-vswitchd unreachable on adw0.mgmt: Connection refused"
+    since = status.ovs_error.since_ns
+    for _ in range(3):  # one line when it starts, not one per poll
+        host.beat(m)
+        m.poll()
+    assert [kw for event, kw in host.events if event == "ovs_unavailable"] == [
+        {"what": "ovs-vswitchd check", "error": "ovs-vswitchd unreachable on adw0.mgmt: Connection refused"}]
+    assert FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")]).ovs_error.since_ns == since
+    monkeypatch.setattr(host.ovs, "replace_flows", replace)  # vswitchd answers again (same pid: not restarted)
+    host.ovs.unreachable = None
+    host.beat(m)
+    m.poll()
+    assert FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")]).ovs_error is None
+    assert ("ovs_available", {}) in host.events
