@@ -8,7 +8,11 @@ when the verdict changes:
 - steered -> bypass at the first unhealthy verdict, so the interruption is
   the detection time (one poll for a killed or stopped process, stall_ms
   for a hung one, stale_ms after the last beat where the process cannot be
-  seen) plus one bundle replace;
+  seen) plus one bundle replace; and at a healthy verdict whose heartbeat
+  names another process than the one the traffic was steered to, running
+  another version than `active` names: a dataplane that died and came back
+  between two polls is never judged unhealthy, yet it is a restarted one,
+  on its --config file (one already on the active version keeps the traffic);
 - bypass -> steered after `healthy_polls` healthy verdicts in a row; after a
   stall (frames in, none out) only once the dataplane restarted (new pid) or
   `stall_holddown_s` passed, so a broken dataplane is not flapped in and out;
@@ -128,6 +132,7 @@ class FabricManager:
         self._active: int | None = None  # `active` as last read (None: absent or not a number)
         self._dp_version: int | None = None  # the version the last heartbeat read says the dataplane runs
         self._waits_for: tuple[int, int] | None = None  # (dataplane's, active) version a steer-back waits on
+        self._steered_pid: int | None = None  # the dataplane process the traffic was last steered to
         self.mode: Mode = "bypass"
         self.mode_since_ns = time.time_ns()
         self.reason = "starting"
@@ -220,6 +225,8 @@ class FabricManager:
         if changed or first:
             self.reason = reason
             self.mode_since_ns = time.time_ns()
+            if mode == "steered":
+                self._steered_pid = self.judge.last_pid
         self._installed = True
         self.mode = mode
         if changed:
@@ -441,7 +448,9 @@ class FabricManager:
             self.log("verdict", healthy=verdict.healthy, reason=verdict.reason, mode=self.mode)
             self._last_verdict_reason = kind
         self._healthy_streak = self._healthy_streak + 1 if verdict.healthy else 0
-        if self.mode == "steered" and not verdict.healthy:
+        if self.mode == "steered" and verdict.healthy and self.judge.last_pid != self._steered_pid:
+            self._steered_to_another_process()
+        elif self.mode == "steered" and not verdict.healthy:
             if verdict.stall:
                 self._holddown_until_ns = now + int(self.opts.stall_holddown_s * 1e9)
                 self._holddown_pid = self.judge.last_pid
@@ -464,6 +473,17 @@ class FabricManager:
                 return
             self._waits_for = None
             self._switch("steered", f"dataplane healthy (pid {self.judge.last_pid})")
+
+    def _steered_to_another_process(self) -> None:
+        """A dataplane that died and came back between two polls is never judged unhealthy, yet it is a restarted
+        one: it runs its --config file until it has swapped in `desired`. Unless it already runs the version
+        `active` names, it gets bypass like any restarted dataplane, and is steered back the same way."""
+        if self._dataplane_behind() is None:
+            self._steered_pid = self.judge.last_pid  # it knows every STA the flows steer to it
+            return
+        self._healthy_streak = 1  # the healthy polls before steering back are this process's
+        self._switch("bypass", f"dataplane restarted (pid {self.judge.last_pid}, was {self._steered_pid}) and runs "
+                               f"version {self._dp_version}, not active version {self._active}")
 
     def _switch(self, mode: Mode, reason: str) -> None:
         """Install `mode`'s table; if OVS refuses, the mode stays and the next poll's verdict tries again."""

@@ -725,3 +725,50 @@ def test_a_dead_vswitchd_shows_in_the_status_at_the_next_poll_though_nothing_is_
     m.poll()
     assert FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")]).ovs_error is None
     assert ("ovs_available", {}) in host.events
+
+
+def test_a_dataplane_restarted_between_two_polls_while_steered_is_bypassed_until_it_runs_the_active_version(
+        host: FakeHost) -> None:
+    # Before, only the way back from bypass waited for the version: a dataplane that died and came back between
+    # two polls (a new pid, healthy at once) was never seen unhealthy, so the flows stayed steered and sent
+    # version 2's STAs into a new instance still running its --config file (version 0).
+    m = host.steered_manager()
+    m.opts.status_every_s = 0
+    host.activate(m, 2, without_ap1(load(LAB).model_dump(mode="json")))
+    host.beat(m, version=2)
+    m.poll()
+    assert m.mode == "steered"
+    successor = subprocess.Popen(["sleep", "30"])
+    try:
+        predecessor, host.pid = host.pid, successor.pid
+        host.beat(m, version=0)  # the new instance's first beat, on its file
+        m.poll()
+        assert m.mode == "bypass"
+        status = FabricStatus.model_validate_json(host.redis.kv[m.key("fabric")])
+        assert status.reason == (f"dataplane restarted (pid {successor.pid}, was {predecessor}) and runs version 0, "
+                                 "not active version 2")
+        for _ in range(3):
+            host.beat(m, version=0)
+            m.poll()
+        assert m.mode == "bypass"
+        host.beat(m, version=2)  # it has swapped in the active version
+        m.poll()
+        assert m.mode == "steered" and m.reason == f"dataplane healthy (pid {successor.pid})"
+    finally:
+        successor.kill()
+        successor.wait()
+
+
+def test_a_dataplane_restarted_between_two_polls_already_on_the_active_version_stays_steered(host: FakeHost) -> None:
+    m = host.steered_manager()
+    host.activate(m, 2, without_ap1(load(LAB).model_dump(mode="json")))
+    successor = subprocess.Popen(["sleep", "30"])
+    try:
+        host.pid = successor.pid
+        for _ in range(2):
+            host.beat(m, version=2)
+            m.poll()
+        assert m.mode == "steered" and m.switches == 0
+    finally:
+        successor.kill()
+        successor.wait()
