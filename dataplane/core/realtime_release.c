@@ -81,6 +81,33 @@ static void release_pair(struct adw_sched *s, struct adw_pair_state *ps, uint64_
     ps->rt_listed = false;
 }
 
+uint64_t adw_rt_guard_until(const struct adw_plan *p, uint32_t pkts, uint64_t now_ns)
+{
+    return now_ns + guard_ns(p, pkts);
+}
+
+/* A removed pair's real-time packets went to its AP at the swap (sched.c, release_removed_pairs_held), and no pair of
+ * the version in force conflicts with it to take the guard release_pair starts: the pairs that wait for its drain
+ * (gone_*, the lists adw_gone_drains_silent_at goes by) take it. A voice packet leaves no drain to wait for (no TCP),
+ * so without this the new version's first batch to a conflicting AP went in the same instant and collided with it. */
+void adw_rt_guard_behind_gone_voice(struct adw_sched *s)
+{
+    const struct adw_plan *p = s->plan;
+    for (uint16_t q = 0; q < p->cfg->n_stas; q++) {
+        struct adw_pair_state *ps = &s->slots[p->slot_of_pair[q]];
+        uint16_t ap = p->cfg->stas[q].ap;
+        for (uint32_t k = p->gone_held_off[ap]; k < p->gone_held_off[ap + 1]; k++)
+            if (ps->rt_guard_until_ns < s->slots[p->gone_held_slot[k]].rt_guard_until_ns)
+                ps->rt_guard_until_ns = s->slots[p->gone_held_slot[k]].rt_guard_until_ns;
+        for (uint32_t i = p->conflict_off[q]; i < p->conflict_off[q + 1]; i++) {
+            uint16_t b = p->cfg->stas[p->conflict_list[i]].ap;
+            for (uint32_t k = p->gone_at_off[b]; k < p->gone_at_off[b + 1]; k++)
+                if (ps->rt_guard_until_ns < s->slots[p->gone_at_slot[k]].rt_guard_until_ns)
+                    ps->rt_guard_until_ns = s->slots[p->gone_at_slot[k]].rt_guard_until_ns;
+        }
+    }
+}
+
 void adw_rt_release_at_slice_start(struct adw_sched *s, uint64_t start_ns, uint64_t duration_ns, uint64_t now_ns)
 {
     uint64_t until = start_ns + (uint64_t)(s->plan->cfg->policies.realtime.hold_max_fraction * (double)duration_ns);

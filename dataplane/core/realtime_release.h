@@ -33,4 +33,11 @@ uint64_t adw_rt_hold_until_ns(const struct adw_sched *s);
  * (0 if there never were any). */
 uint64_t adw_rt_batch_free_at(const struct adw_sched *s, uint16_t pair);
 
+/* When the guard after pkts real-time packets released at now_ns ends, under plan p's policies. */
+uint64_t adw_rt_guard_until(const struct adw_plan *p, uint32_t pkts, uint64_t now_ns);
+/* At a swap, after the new plan is in force: every pair that waits for a gone pair's drain (struct adw_plan, gone_*)
+ * waits at least to that gone slot's rt_guard_until_ns, the end of the guard after the real-time packets it held,
+ * released to its AP at the swap (0: none). */
+void adw_rt_guard_behind_gone_voice(struct adw_sched *s);
+
 #endif

@@ -188,12 +188,17 @@ static void carry_moved_packets(struct adw_sched *s, const struct adw_plan *old,
  * Handed out with nothing tracking them, they reached the AP at the frame boundary, as the new version's first
  * batches went to the AP they conflict with: hidden from each other, both APs sent at once (SPEC §3.1, 004 §5).
  * Nothing of the STA is heard any more (it is no pair's), so the drain counts as over a frame after this release,
- * the bound of any drain whose ACKs stopped. */
-static void release_removed_pairs_held(struct adw_sched *s, struct adw_pair_state *ps, uint64_t now_ns)
+ * the bound of any drain whose ACKs stopped. Its real-time packets (UDP) are nothing a drain waits for: the guard after
+ * them (realtime_release.c, SPEC §3.4) is kept in the slot (rt_guard_until_ns), for the pairs that wait for its drain
+ * to take once neu is in force (adw_rt_guard_behind_gone_voice). */
+static void release_removed_pairs_held(struct adw_sched *s, struct adw_pair_state *ps, const struct adw_plan *neu,
+                                       uint64_t now_ns)
 {
     uint32_t n = adw_pair_queued(ps);
     if (n == 0)
         return;
+    if (ps->q_rt.len > 0)
+        ps->rt_guard_until_ns = adw_rt_guard_until(neu, ps->q_rt.len, now_ns);
     struct adw_drain *d = &ps->drain;
     if (!d->open)
         adw_drain_begin(d, now_ns);
@@ -212,6 +217,7 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
     struct adw_plan *old = s->plan, *neu = s->staged;
     restamp_due(s, old->cfg, neu->cfg); /* before removed pairs' packets join s->due, stamped for neu already */
     uint8_t *keep = s->in_slice; /* scratch, all zero between slice starts */
+    bool gone_voice = false;     /* a removed pair's real-time packets went to its AP */
     for (uint16_t q = 0; q < neu->cfg->n_stas; q++)
         keep[neu->slot_of_pair[q]] = 1;
     for (uint16_t q = 0; q < old->cfg->n_stas; q++) {
@@ -221,14 +227,17 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
         struct adw_pair_state *ps = &s->slots[slot];
         ps->active = false;
         ps->rt_listed = false;
+        ps->rt_guard_until_ns = 0; /* a gone slot's: the guard after its voice released now (none yet) */
         if (adw_pair_by_mac(&neu->table, old->cfg->stas[q].mac) != ADW_PAIR_NONE)
             continue; /* its STA has a pair in neu, under another AP: carry_moved_packets */
         /* Removed pair: its held packets go to its AP if the AP remains, else are handed out as drops. */
         uint16_t port = port_of_ap(neu->cfg, old->cfg->aps[old->cfg->stas[q].ap].id);
         if (port == ADW_PORT_DROP)
             s->st.drops_config += adw_pair_queued(ps);
-        else
-            release_removed_pairs_held(s, ps, now_ns);
+        else {
+            gone_voice = gone_voice || ps->q_rt.len > 0;
+            release_removed_pairs_held(s, ps, neu, now_ns);
+        }
         struct adw_fifo *qs[3] = {&ps->q_rt, &ps->q_ack, &ps->q_data};
         for (unsigned k = 0; k < 3; k++) {
             stamp_port(s, qs[k], port);
@@ -261,6 +270,8 @@ void adw_swap_plan(struct adw_sched *s, uint64_t now_ns)
             s->rt_pending[s->n_rt_pending++] = slot;
         }
     }
+    if (gone_voice)
+        adw_rt_guard_behind_gone_voice(s);
     carry_moved_packets(s, old, neu);
     adw_plan_free(old);
     s->st.config_swaps++;

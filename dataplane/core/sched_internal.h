@@ -90,7 +90,9 @@ struct adw_pair_state {
     struct adw_fifo q_rt;                    /* real-time */
     bool rt_listed;                          /* on the rt_pending list */
     uint64_t rt_guard_until_ns;              /* its batches wait until then: real-time packets of a conflicting
-                                                pair were just released (realtime_release.c) */
+                                                pair were just released (realtime_release.c); in the slot of a pair
+                                                a swap removed, the end of the guard after its own, released to its
+                                                AP then (sched.c), which the pairs that wait for it take */
     struct adw_tsabr tsabr;
     struct adw_astar astar;
     struct adw_pacer pacer;                  /* paced mode (SPEC §3.7) when its rate is set */

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "adwiser/config.h"
 #include "adwiser/sched.h"
 #include "lab_config.h"
 #include "sched_fixture.h"
 
 #define MS 1000000ull
+#define GUARD (ADW_RT_GUARD_US_DEFAULT * 1000ull)
 
 /* The lab as version 2 with slice 0 of s0_ms and slice 1 of s1_ms; the caller frees it. */
 static struct adw_config *lab_v2(unsigned s0_ms, unsigned s1_ms)
@@ -316,6 +318,38 @@ static void test_a_removed_pairs_held_packets_hold_back_its_conflicting_pairs(vo
     assert_int_equal(sched_stats(f->s).slice_deferrals_expired, 1);
 }
 
+/* STA2's voice packet (30 ms) is held for STA1's batch of frame 0, still being acknowledged (004 §6.4,
+ * realtime_release.c), when version 2 without STA2's pair comes in at 40 ms: AP2 stays, so the voice goes to it at the
+ * swap, a removed pair's held packet, as it would have gone at STA1's slice start. STA1's batch, which conflicted with
+ * STA2 under version 1, waits the real-time guard after it, as after any conflicting voice released (one frame
+ * exchange at AP2), so the voice is on the air alone; sent at once, AP1's batch collided with it at STA2, hidden from
+ * AP1. The voice leaves nothing a drain waits for (no TCP), so the guard is all that holds AP1 back. */
+static void test_a_removed_pairs_held_voice_holds_back_conflicting_batches_by_the_guard(void **state)
+{
+    struct sched_fixture *f = *state;
+    lab_queue_segments(f->s, 0, 1, 100, 0);
+    assert_int_equal(sched_dequeue_all(f->s, 0), 40);
+    lab_sta_acks(f->s, 0, 20, 5 * MS);
+    assert_int_equal(sched_dequeue_all(f->s, 20 * MS), 0); /* STA2's slice: nothing queued */
+    struct adw_pkt v = lab_voice_pkt(1);
+    assert_int_equal(sched_enqueue1(f->s, &v, 30 * MS), ADW_QUEUED);
+    assert_int_equal(sched_dequeue_all(f->s, 30 * MS), 0); /* STA1's drain still open */
+    struct adw_config *c2 = lab_v2_without_sta2();
+    assert_int_equal(adw_sched_set_config(f->s, c2, 31 * MS, NULL, 0), 0);
+    free(c2);
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS), 1);
+    assert_int_equal(adw_sched_active_version(f->s), 2);
+    assert_ptr_equal(sched_out[0].cookie, v.cookie);
+    assert_int_equal(sched_out[0].out_port, 2);
+    assert_int_equal(sched_stats(f->s).released_config, 1);
+    assert_int_equal(adw_sched_next_event_ns(f->s, 40 * MS), 40 * MS + GUARD);
+    assert_int_equal(sched_dequeue_all(f->s, 40 * MS + GUARD - 1), 0);
+    unsigned n = sched_dequeue_all(f->s, 40 * MS + GUARD);
+    assert_true(n > 0);
+    sched_assert_out_to(n, 1);
+    assert_int_equal(sched_stats(f->s).rt_batch_waits, 1);
+}
+
 /* Version 2 with STA2 moved to AP1 (pair ap1/sta2), sharing STA1's one 40 ms slice, no conflicts listed: STA2's
  * batch released to AP2 under version 1 is still on AP2's air, and AP1's pairs conflicted with it there, STA1's
  * and now STA2's own at AP1: both wait for it. */
@@ -414,6 +448,7 @@ int main(void)
         LAB_TEST(test_a_removed_pairs_drain_still_on_the_air_holds_back_its_conflicting_pairs),
         LAB_TEST(test_a_moved_stas_drain_at_its_old_ap_holds_back_the_pairs_of_the_aps_it_conflicted_with),
         LAB_TEST(test_a_removed_pairs_held_packets_hold_back_its_conflicting_pairs),
+        LAB_TEST(test_a_removed_pairs_held_voice_holds_back_conflicting_batches_by_the_guard),
         LAB_TEST(test_an_early_batch_of_a_removed_pair_holds_back_the_new_slice_0s_conflicting_pair),
         LAB_TEST(test_a_removed_pairs_drain_still_on_the_air_holds_back_its_conflicting_pairs_voice),
         LAB_TEST(test_voice_held_for_a_removed_pairs_drain_stays_held_at_the_new_versions_slice_start),
