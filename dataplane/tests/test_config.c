@@ -4,8 +4,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "adwiser/config.h"
@@ -192,6 +194,60 @@ static void test_aggregation_target_out_of_bounds_is_refused_naming_the_field(vo
     assert_int_equal(adw_config_check(c, err, sizeof(err)), 0);
 }
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/*
+ * A document at the schema's capacity, which the controller accepts: 4096 pairs, 16384 conflicts (each of pairs
+ * 0..127 with each of 128..255), 64 slices each holding the 3840 pairs 256.. and a few of the conflicting ones.
+ * The check runs twice on a change (the loader's, then the plan's on the packet loop's thread): comparing every
+ * conflict with every pair of every slice took 4e9 steps, seconds of a stalled loop (13 s here under ASan; now
+ * ~0.25 s, most of it the STAs' pairwise duplicate check).
+ */
+static void test_a_document_at_capacity_is_checked_in_bounded_time(void **state)
+{
+    struct adw_config *c = *state;
+    c->n_aps = 8;
+    for (unsigned i = 0; i < c->n_aps; i++) {
+        snprintf(c->aps[i].id, ADW_ID_LEN, "a%u", i);
+        snprintf(c->aps[i].port, ADW_PORT_NAME_LEN, "p%u", i);
+    }
+    c->n_stas = ADW_MAX_STAS;
+    for (unsigned k = 0; k < ADW_MAX_STAS; k++) {
+        struct adw_sta_cfg *s = &c->stas[k];
+        snprintf(s->id, ADW_ID_LEN, "s%u", k);
+        memcpy(s->mac, (uint8_t[6]){2, 0, 0, 0, (uint8_t)(k >> 8), (uint8_t)k}, 6);
+        s->n_addrs = 0;
+        s->ap = (uint16_t)(k % c->n_aps);
+    }
+    c->n_conflicts = ADW_MAX_CONFLICTS;
+    for (unsigned i = 0; i < 128; i++)
+        for (unsigned j = 0; j < 128; j++)
+            c->conflicts[i * 128 + j] = (struct adw_conflict_cfg){(uint16_t)i, (uint16_t)(128 + j)};
+    c->n_slices = ADW_MAX_SLICES;
+    for (unsigned s = 0; s < ADW_MAX_SLICES; s++) {
+        struct adw_slice_cfg *sl = &c->slices[s];
+        sl->duration_ns = 15000000ull;
+        sl->n_pairs = 0;
+        for (unsigned i = s % 32; i < 128; i += 32)   /* one side of the conflicts only */
+            sl->pairs[sl->n_pairs++] = (uint16_t)(s < 32 ? i : 128 + i);
+        for (unsigned k = 256; k < ADW_MAX_STAS; k++)
+            sl->pairs[sl->n_pairs++] = (uint16_t)k;
+    }
+    double t0 = now_ms();
+    assert_int_equal(adw_config_check(c, err, sizeof(err)), 0);
+    double took = now_ms() - t0;
+    if (took >= 2000)
+        fail_msg("adw_config_check took %.0f ms", took);
+    /* The same document with one conflicting pair in the wrong slice is still refused, naming both. */
+    c->slices[63].pairs[c->slices[63].n_pairs++] = 31;
+    expect_error(c, "slice_map.slices[63]: pairs a7/s31 and a");
+}
+
 static void test_wrong_schema_version_is_refused(void **state)
 {
     struct adw_config *c = *state;
@@ -217,6 +273,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_aggregation_target_out_of_bounds_is_refused_naming_the_field, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_wrong_schema_version_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_document_at_capacity_is_checked_in_bounded_time, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
