@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from enum import Enum
@@ -104,6 +105,13 @@ class AuthError(Exception):
         self.field = field
 
 
+def is_username(name: str) -> bool:
+    """Whether a user could have this name. Any other name is no user and must not reach Redis as a user's key:
+    `alice:tokens` is the key of alice's set of tokens, which HGET refuses (WRONGTYPE, a 503), so a login with it
+    told whether alice exists."""
+    return re.fullmatch(USERNAME_PATTERN, name) is not None
+
+
 def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -140,6 +148,8 @@ class Auth:
                     continue
 
     async def get_user(self, username: str) -> User | None:
+        if not is_username(username):
+            return None
         h = await self.r.hgetall(keys.user(username))
         if not h or "role" not in h:
             return None
@@ -229,7 +239,7 @@ class Auth:
         await self.revoke_all(username)
 
     async def check_password(self, username: str, password: str) -> User | None:
-        stored = await self.r.hget(keys.user(username), "password")
+        stored = await self.r.hget(keys.user(username), "password") if is_username(username) else None
         if not await verify_password(stored, password):
             return None
         user = await self.get_user(username)
