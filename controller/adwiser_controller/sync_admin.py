@@ -17,7 +17,7 @@ from redis.exceptions import RedisError
 
 from . import redis_client
 from .audit import Audit
-from .auth import USERNAME_PATTERN, Auth, Role
+from .auth import USERNAME_PATTERN, Auth, Role, is_username
 from .models import AdwiserConfig
 from .store import Store
 
@@ -98,9 +98,7 @@ def apply(redis_url: str, version: int, author: str) -> str:
 
 
 def create_admin(redis_url: str, username: str, password: str) -> None:
-    import re
-
-    if not re.match(USERNAME_PATTERN, username):
+    if not is_username(username):
         raise ValueError(f"username: must match {USERNAME_PATTERN}")
 
     async def go(r: aioredis.Redis) -> None:
