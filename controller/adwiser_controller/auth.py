@@ -4,8 +4,8 @@
   user still costs one verification, so timing does not reveal user names.
 - A session is a random cookie value; Redis keeps only its SHA-256, with the
   user, a CSRF token (to be echoed in `X-CSRF-Token` on writes made with the
-  cookie) and a sliding expiry. It also keeps the user's stamp when it was
-  opened: the user's id (random, new for every user made, so a session of a
+  cookie) and a sliding expiry. It also keeps the user's stamp as it was read
+  with the password hash the login checked: the user's id (random, new for every user made, so a session of a
   deleted user never passes for a new user of the same name) and the user's
   session epoch (raised by a password change or by disabling the user, which
   ends every session opened before).
@@ -30,6 +30,7 @@ import hmac
 import re
 import secrets
 import time
+from dataclasses import dataclass
 from enum import Enum
 
 from collections.abc import Callable
@@ -87,6 +88,16 @@ class TokenInfo(BaseModel):
     role: Role
     created_at: str
     expires_at: float | None = Field(description="Expiry, Unix seconds; null = never.")
+
+
+@dataclass(frozen=True)
+class CheckedLogin:
+    """A user whose password was checked, with their stamp (Auth._stamp) as it was read with the hash checked: the
+    session it opens is stamped with it, so a reset, or the user's replacement, during the check ends it."""
+
+    user: User
+    uid: str
+    epoch: str
 
 
 class LastAdmin(Exception):
@@ -238,12 +249,14 @@ class Auth:
         await self._change_keeping_an_admin(username, True, change)
         await self.revoke_all(username)
 
-    async def check_password(self, username: str, password: str) -> User | None:
-        stored = await self.r.hget(keys.user(username), "password") if is_username(username) else None
+    async def check_password(self, username: str, password: str) -> CheckedLogin | None:
+        stored = uid = epoch = None
+        if is_username(username):
+            stored, uid, epoch = await self.r.hmget(keys.user(username), "password", "uid", "epoch")
         if not await verify_password(stored, password):
             return None
         user = await self.get_user(username)
-        return user if user and not user.disabled else None
+        return CheckedLogin(user, uid or "", epoch or "0") if user and not user.disabled else None
 
     # ------------------------------------------------------------ sessions
     async def _stamp(self, username: str) -> tuple[str, str]:
@@ -251,15 +264,14 @@ class Auth:
         uid, epoch = await self.r.hmget(keys.user(username), "uid", "epoch")
         return uid or "", epoch or "0"
 
-    async def open_session(self, user: User, client: str) -> tuple[str, str]:
+    async def open_session(self, checked: CheckedLogin, client: str) -> tuple[str, str]:
         """Returns (cookie value, CSRF token)."""
         secret = secrets.token_urlsafe(32)
         csrf = secrets.token_urlsafe(24)
         key = keys.session(digest(secret))
-        uid, epoch = await self._stamp(user.username)
         pipe = self.r.pipeline(transaction=True)   # with its expiry or not at all: never a session for good
-        pipe.hset(key, mapping={"username": user.username, "csrf": csrf, "created_at": now_rfc3339(),
-                                "client": client, "uid": uid, "epoch": epoch})
+        pipe.hset(key, mapping={"username": checked.user.username, "csrf": csrf, "created_at": now_rfc3339(),
+                                "client": client, "uid": checked.uid, "epoch": checked.epoch})
         pipe.expire(key, self.session_ttl_s)
         await pipe.execute()
         return secret, csrf

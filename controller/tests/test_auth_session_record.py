@@ -31,12 +31,14 @@ def test_a_login_cut_off_by_a_lost_connection_leaves_no_session_that_never_expir
         r = aioredis.from_url(redis_server.url, decode_responses=True)
         try:
             auth = Auth(r, 3600)
-            user = await auth.create_user("sess1", "first password", Role.viewer)
+            await auth.create_user("sess1", "first password", Role.viewer)
+            checked = await auth.check_password("sess1", "first password")
+            assert checked is not None
             before = set(await r.keys(keys.session("*")))
             with monkeypatch.context() as m:
                 m.setattr(Connection, "send_packed_command", drops_the_expiry)
                 try:
-                    await auth.open_session(user, "test")
+                    await auth.open_session(checked, "test")
                 except RedisConnectionError:
                     pass
             assert lost, "the failure was not injected"

@@ -32,8 +32,10 @@ def _run(url: str, scenario: Callable[[Auth, str], Awaitable[Principal | None]])
 
 
 async def _logged_in(auth: Auth, name: str, role: Role) -> Principal:
-    user = await auth.create_user(name, "first password", role)
-    cookie, _ = await auth.open_session(user, "test")
+    await auth.create_user(name, "first password", role)
+    checked = await auth.check_password(name, "first password")
+    assert checked is not None
+    cookie, _ = await auth.open_session(checked, "test")
     return await auth.session_principal(cookie)
 
 

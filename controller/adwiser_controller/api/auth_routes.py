@@ -77,12 +77,13 @@ async def login(body: LoginRequest, request: Request, response: Response,
                                detail={"reason": "too many failed logins"})
         raise ProblemException(429, f"too many failed logins: try again in {retry_after} s", "username",
                                headers={"Retry-After": str(retry_after)})
-    user = await svc.auth.check_password(body.username, body.password)
-    if user is None:
+    checked = await svc.auth.check_password(body.username, body.password)
+    if checked is None:
         await svc.audit.record(body.username, "", client_of(request), "auth.login", f"user:{body.username}", "denied")
         raise ProblemException(401, "wrong user name or password", "password")
     await svc.login_limit.succeeded(body.username, client)
-    secret, csrf = await svc.auth.open_session(user, client_of(request))
+    user = checked.user
+    secret, csrf = await svc.auth.open_session(checked, client_of(request))
     set_session_cookie(response, secret, svc.settings)
     await svc.audit.record(user.username, user.role.value, client_of(request), "auth.login", f"user:{user.username}")
     return Me(username=user.username, role=user.role, via="session", csrf_token=csrf)
