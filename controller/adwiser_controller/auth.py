@@ -104,6 +104,10 @@ class LastAdmin(Exception):
     """409: the change would leave no active admin."""
 
 
+class PasswordChangedMeanwhile(Exception):
+    """403: the password a change was allowed by is no longer the user's (reset, or the user replaced, since)."""
+
+
 class NoSuchUser(LookupError):
     """404: the user is not (or no longer) there."""
 
@@ -176,11 +180,12 @@ class Auth:
         return out
 
     async def _change_keeping_an_admin(self, username: str, removes_admin: bool,
-                                       change: Callable[[Pipeline, bool], None], session_key: str | None = None) -> None:
+                                       change: Callable[[Pipeline, bool], None], session_key: str | None = None,
+                                       checked: CheckedLogin | None = None) -> None:
         """Queues `change` in a MULTI, refused with LastAdmin if `removes_admin` and `username` is the only
-        active admin, and with NoSuchUser if `username` is not a user (any more). Every user's record is
-        WATCHed, so a concurrent change to any of them re-runs the checks; `session_key` too, and `change` is
-        told whether it exists."""
+        active admin, with NoSuchUser if `username` is not a user (any more), and with PasswordChangedMeanwhile
+        if the user's stamp is no longer the one of `checked`. Every user's record is WATCHed, so a concurrent
+        change to any of them re-runs the checks; `session_key` too, and `change` is told whether it exists."""
         while True:
             async with self.r.pipeline(transaction=True) as pipe:
                 try:
@@ -192,6 +197,10 @@ class Auth:
                     # would be a record outside the index (one that logs in if it got a password).
                     if username not in names or not await pipe.hexists(keys.user(username), "role"):
                         raise NoSuchUser(f"no user {username!r}")
+                    if checked is not None:
+                        uid, epoch = await pipe.hmget(keys.user(username), "uid", "epoch")
+                        if (uid or "", epoch or "0") != (checked.uid, checked.epoch):
+                            raise PasswordChangedMeanwhile(f"{username!r}: the password checked is no longer theirs")
                     if removes_admin:
                         active_admins = set()
                         for n in names:
@@ -208,10 +217,13 @@ class Auth:
                     continue
 
     async def update_user(self, username: str, role: Role | None, disabled: bool | None,
-                          password: str | None, keep_session: str | None = None) -> User:
+                          password: str | None, keep_session: str | None = None,
+                          checked: CheckedLogin | None = None) -> User:
         """A password change or disabling ends the user's sessions (the epoch) and revokes their tokens, but
         for the session whose cookie is `keep_session` (the user changing their own password): its epoch is
-        raised in the same transaction as the user's, so no request on it ever sees the two differ."""
+        raised in the same transaction as the user's, so no request on it ever sees the two differ.
+        `checked`: the check of the user's password that allows the change (their own); the change is
+        refused if the password was reset (or the user replaced) since it read the hash."""
         mapping: dict[str, str] = {}
         if role is not None:
             mapping["role"] = role.value
@@ -234,7 +246,7 @@ class Auth:
                     pipe.hincrby(kept, "epoch", 1)
 
         await self._change_keeping_an_admin(username, (role is not None and role != Role.admin) or bool(disabled),
-                                            change, kept)
+                                            change, kept, checked)
         if ends_sessions:
             await self.revoke_all(username)
         user = await self.get_user(username)

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
-from ..auth import (PASSWORD_MIN, USERNAME_PATTERN, AuthError, LastAdmin, NoSuchUser, Principal, Role, TokenInfo,
-                    User)
+from ..auth import (PASSWORD_MIN, USERNAME_PATTERN, AuthError, LastAdmin, NoSuchUser, PasswordChangedMeanwhile,
+                    Principal, Role, TokenInfo, User)
 from ..json_int import OptionalJsonInt
 from ..problems import ProblemException, responses
 from .body import Body, StrictJsonRoute
@@ -119,12 +119,16 @@ async def change_password(body: PasswordChange, request: Request, who: Principal
     if retry_after is not None:
         raise ProblemException(429, f"too many wrong passwords: try again in {retry_after} s", "current_password",
                                headers={"Retry-After": str(retry_after)})
-    if await svc.auth.check_password(who.username, body.current_password) is None:
+    checked = await svc.auth.check_password(who.username, body.current_password)
+    if checked is None:
         raise ProblemException(403, "current password is wrong", "current_password")
     await svc.login_limit.succeeded(who.username, client)
     try:
         await svc.auth.update_user(who.username, None, None, body.new_password,
-                                   keep_session=cookie if who.via == "session" else None)
+                                   keep_session=cookie if who.via == "session" else None, checked=checked)
+    except PasswordChangedMeanwhile:   # an admin's reset landed while it was checked: the reset stands
+        raise ProblemException(403, "current password is no longer yours: it was reset while it was checked",
+                               "current_password") from None
     except NoSuchUser:   # deleted since this request was authenticated
         raise ProblemException(401, "your user was deleted", "cookie.adwiser_session" if who.via == "session"
                                else "header.Authorization") from None
