@@ -1,6 +1,6 @@
 /*
  * big_alloc.h — zeroed memory for the core's large arrays that the packet path
- * reads at random (the per-pair state, 18 MB for ADW_MAX_PAIRS pairs, and the
+ * reads at random (the per-pair state, 37.5 MB for its ADW_MAX_SLOTS slots, and the
  * packet node pool), on transparent huge pages where the kernel offers them.
  *
  * With 4 KB pages each packet of a pair whose state was not touched lately

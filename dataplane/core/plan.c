@@ -40,7 +40,7 @@ static uint16_t find_pair(const struct adw_config *cfg, const uint16_t *idx, con
 static int assign_slots(struct adw_plan *p, const struct adw_plan *current)
 {
     const struct adw_config *c = p->cfg;
-    bool *taken = calloc(ADW_MAX_PAIRS, sizeof(bool));
+    bool *taken = calloc(ADW_MAX_SLOTS, sizeof(bool));
     uint16_t *idx = malloc(NAME_SLOTS * sizeof(uint16_t));
     if (taken == NULL || idx == NULL) {
         free(taken);
@@ -68,14 +68,15 @@ static int assign_slots(struct adw_plan *p, const struct adw_plan *current)
             if (old != ADW_PAIR_NONE)
                 p->slot_of_pair[q] = current->slot_of_pair[old];
         }
-    /* New pairs take slots nobody holds now (slots of removed pairs are cleared at the swap, never reused here). */
+    /* New pairs take slots no pair of the plan in force holds (ADW_MAX_SLOTS says why there is always one): the slot
+     * of a pair this plan removes stays its own past the swap. */
     uint16_t next_free = 0;
     for (uint16_t q = 0; q < c->n_stas; q++) {
         if (p->slot_of_pair[q] != ADW_SLOT_NONE)
             continue;
-        while (next_free < ADW_MAX_PAIRS && taken[next_free])
+        while (next_free < ADW_MAX_SLOTS && taken[next_free])
             next_free++;
-        if (next_free == ADW_MAX_PAIRS) {
+        if (next_free == ADW_MAX_SLOTS) {
             free(taken);
             free(idx);
             return -1;
@@ -143,7 +144,7 @@ static int build_gone_conflicts(struct adw_plan *p, const struct adw_plan *cur)
     if (cur == NULL)
         return 0;
     const struct adw_config *oc = cur->cfg;
-    bool *kept = calloc(ADW_MAX_PAIRS, sizeof(bool));
+    bool *kept = calloc(ADW_MAX_SLOTS, sizeof(bool));
     bool *on_ap = calloc(ADW_MAX_APS, sizeof(bool)); /* APs of p already listed for the gone pair */
     uint16_t *ap_of = malloc(sizeof(uint16_t) * (oc->n_aps ? oc->n_aps : 1u)); /* AP of cur -> AP of p */
     uint32_t *fill_held = calloc(n_aps, sizeof(uint32_t)), *fill_at = calloc(n_aps, sizeof(uint32_t));
@@ -244,7 +245,7 @@ struct adw_plan *adw_plan_build(const struct adw_config *cfg, const struct adw_p
     if (adw_pair_table_build(&p->table, p->cfg) != 0 || build_conflicts(p) != 0 || assign_slots(p, current) != 0
         || build_gone_conflicts(p, current) != 0 || build_names(p) != 0) {
         adw_plan_free(p);
-        snprintf(err, errlen, "out of memory (or more than %u pairs across versions)", ADW_MAX_PAIRS);
+        snprintf(err, errlen, "out of memory");
         return NULL;
     }
     const struct adw_config *c = p->cfg;

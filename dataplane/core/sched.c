@@ -61,11 +61,11 @@ struct adw_sched *adw_sched_create(const struct adw_sched_params *p, const struc
         adw_sched_free(s);
         return NULL;
     }
-    s->slots = adw_big_calloc(ADW_MAX_PAIRS, sizeof(*s->slots));
-    s->rt_pending = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
-    s->in_slice = calloc(ADW_MAX_PAIRS, 1);
-    s->paced = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
-    s->deferred = calloc(ADW_MAX_PAIRS, sizeof(uint16_t));
+    s->slots = adw_big_calloc(ADW_MAX_SLOTS, sizeof(*s->slots));
+    s->rt_pending = calloc(ADW_MAX_SLOTS, sizeof(uint16_t)); /* lists of slots */
+    s->in_slice = calloc(ADW_MAX_SLOTS, 1);                  /* by pair, and by slot at the swap (keep) */
+    s->paced = calloc(ADW_MAX_SLOTS, sizeof(uint16_t));
+    s->deferred = calloc(ADW_MAX_SLOTS, sizeof(uint16_t));
     s->ring = calloc(s->params.report_frames, sizeof(*s->ring));
     if (s->slots == NULL || s->rt_pending == NULL || s->in_slice == NULL || s->paced == NULL || s->deferred == NULL ||
         s->ring == NULL ||
@@ -80,7 +80,7 @@ struct adw_sched *adw_sched_create(const struct adw_sched_params *p, const struc
             set_err(err, errlen, "out of memory");
             return NULL;
         }
-    for (uint32_t i = 0; i < ADW_MAX_PAIRS; i++) {
+    for (uint32_t i = 0; i < ADW_MAX_SLOTS; i++) {
         adw_fifo_init(&s->slots[i].q_data);
         adw_fifo_init(&s->slots[i].q_ack);
         adw_fifo_init(&s->slots[i].q_rt);

@@ -30,6 +30,19 @@
 #include "tsabr.h"
 
 #define ADW_SLOT_NONE 0xffff
+
+/* State slots: a new version's pairs take theirs when it is staged (set_config, the control path: the swap at a frame
+ * boundary allocates nothing), while every pair of the version in force still holds its own, and a pair the new
+ * version removes keeps its slot past the swap (its drain, and the held packets released to its AP then, hold back the
+ * pairs it conflicted with: struct adw_plan, gone_*). So one change can need a slot for each pair of both versions:
+ * with ADW_MAX_PAIRS slots, a version at capacity that only renamed or replaced one STA was refused, a valid document
+ * (the controller and --check-config take it) refused depending on what ran. Twice ADW_MAX_PAIRS takes every valid
+ * version whatever is in force, for about 19 MB more memory at create (ordinary pages, big_alloc.h; not the hugepages
+ * reserved for DPDK). The gone slots of the plan in force are free for the next one: its gone_* lists end with it,
+ * and their drains count as over a frame after its swap, by the first boundary that can swap another in. */
+#define ADW_MAX_SLOTS (2u * ADW_MAX_PAIRS)
+_Static_assert(ADW_MAX_SLOTS < ADW_SLOT_NONE, "slot indices are uint16_t, ADW_SLOT_NONE excluded");
+
 #define ADW_TPUT_EWMA 0.2        /* weight of one frame in the per-pair throughput EWMA */
 /* Marks of struct adw_sched.in_slice while a slice starts (0: not one of its pairs). */
 #define ADW_IN_SLICE_IDLE 1      /* one of its pairs, nothing queued at the slice start */
@@ -141,7 +154,7 @@ struct adw_sched {
     struct adw_plan *plan;                   /* in force */
     struct adw_plan *staged;                 /* waiting for the next frame boundary, or NULL */
     struct adw_pool pool;
-    struct adw_pair_state *slots;            /* ADW_MAX_PAIRS */
+    struct adw_pair_state *slots;            /* ADW_MAX_SLOTS */
     struct adw_fifo due;                     /* released, waiting to be handed out by dequeue */
     uint16_t *rt_pending;                    /* slots with real-time backlog */
     uint32_t n_rt_pending;

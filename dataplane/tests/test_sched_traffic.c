@@ -1,7 +1,7 @@
 /*
  * test_sched_traffic.c — classification and release through the public API: IPv6 and VLAN-tagged frames,
  * ACK isolation (SPEC §3.6), uplink-transfer drain inference, and the full scale (4096 STAs, 512 APs,
- * 64 slices per frame).
+ * 64 slices per frame), new versions at that scale included.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -502,6 +502,104 @@ static void test_full_scale_every_pair_released_in_its_own_slice(void **st)
     free(c);
 }
 
+/* A segment of 500 bytes from the server to STA i of c, arriving at now: the test fails unless it is queued. */
+static void queue_to_sta(struct adw_sched *s, const struct adw_config *c, unsigned i, uint64_t now)
+{
+    struct fb_tcp t = {.ip_version = 4, .sport = 80, .dport = 40000, .seq = 1, .flags = ADW_TCP_ACK,
+                       .payload_len = 500};
+    memcpy(t.src_mac, LAB_SRV_MAC, 6);
+    memcpy(t.dst_mac, c->stas[i].mac, 6);
+    memcpy(t.src_ip, LAB_SRV_IP, 4);
+    memcpy(t.dst_ip, c->stas[i].addrs[0].addr, 4);
+    struct adw_pkt p = pkt_of(&t, 0);
+    assert_int_equal(enq(s, &p, now), ADW_QUEUED);
+}
+
+/* STA i of c acknowledges the segment of queue_to_sta at now: its drain is over. */
+static void sta_acks(struct adw_sched *s, const struct adw_config *c, unsigned i, uint64_t now)
+{
+    struct fb_tcp ack = {.ip_version = 4, .sport = 40000, .dport = 80, .ack = 1 + 500, .flags = ADW_TCP_ACK};
+    memcpy(ack.src_mac, c->stas[i].mac, 6);
+    memcpy(ack.dst_mac, LAB_SRV_MAC, 6);
+    memcpy(ack.src_ip, c->stas[i].addrs[0].addr, 4);
+    memcpy(ack.dst_ip, LAB_SRV_IP, 4);
+    struct adw_pkt a = pkt_of(&ack, (uint16_t)(c->stas[i].ap + 1));
+    assert_int_equal(enq(s, &a, now), ADW_PASS);
+}
+
+/* At capacity (4096 pairs, the schema's limit, which the controller and --check-config accept), a version that
+ * renames one STA is a valid document like any other: the operator replacing a STA must not be refused because the
+ * pair it replaces still has its state until the swap. The segment held for the old name at the swap follows the
+ * STA (same MAC) to its new pair and goes in its slice of frame 1, to its AP. */
+static void test_a_version_replacing_one_sta_at_capacity_is_taken(void **st)
+{
+    (void)st;
+    struct adw_config *c = full_scale();
+    char err[256] = "";
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, err, sizeof(err));
+    assert_non_null(s);
+    nb = 0;
+    assert_int_equal(drain_out(s, 945 * MS), 0); /* up to slice 63 of frame 0 */
+    queue_to_sta(s, c, 4095, 950 * MS);          /* held for STA 4095's next slice */
+    c->version = 2;
+    snprintf(c->stas[4095].id, ADW_ID_LEN, "sta4095-replaced");
+    int rc = adw_sched_set_config(s, c, 951 * MS, err, sizeof(err));
+    assert_string_equal(err, "");
+    assert_int_equal(rc, 0);
+    assert_int_equal(drain_out(s, 960 * MS), 0);
+    assert_int_equal(adw_sched_active_version(s), 2);
+    assert_int_equal(drain_out(s, 1905 * MS - 1), 0);
+    assert_int_equal(drain_out(s, 1905 * MS), 1); /* slice 63 of frame 1 */
+    assert_int_equal(out[0].out_port, 512);
+    assert_int_equal(sched_stats(s).drops_config, 0);
+    adw_sched_free(s);
+    free(c);
+}
+
+/* The most one version change can ask: at capacity, every STA replaced by another (new names, MACs and addresses),
+ * and then the next version back to the first STAs. Each is taken and swapped in, and each new pair's segment goes
+ * in its slice to its AP. */
+static void test_a_version_replacing_every_sta_at_capacity_is_taken(void **st)
+{
+    (void)st;
+    struct adw_config *c = full_scale();
+    char err[256] = "";
+    struct adw_sched *s = adw_sched_create(NULL, c, 0, err, sizeof(err));
+    assert_non_null(s);
+    struct adw_config *c2 = full_scale();
+    c2->version = 2;
+    for (unsigned i = 0; i < ADW_MAX_STAS; i++) {
+        snprintf(c2->stas[i].id, ADW_ID_LEN, "new%u", i);
+        c2->stas[i].mac[1] = 1;
+        c2->stas[i].addrs[0].addr[1] = 19;
+    }
+    for (uint32_t v = 2; v <= 3; v++) {
+        struct adw_config *next = v == 2 ? c2 : c;
+        next->version = v;
+        uint64_t frame_start = (2 * (v - 2) + 1) * 960 * MS; /* v2 at frame 1, v3 at frame 3 */
+        int rc = adw_sched_set_config(s, next, frame_start - 10 * MS, err, sizeof(err));
+        assert_string_equal(err, "");
+        assert_int_equal(rc, 0);
+        assert_int_equal(drain_out(s, frame_start), 0);
+        assert_int_equal(adw_sched_active_version(s), v);
+        nb = 0;
+        for (unsigned i = 0; i < ADW_MAX_STAS; i++)
+            queue_to_sta(s, next, i, frame_start + 1 * MS); /* slice 0's segments wait for the next frame */
+        for (unsigned k = 1; k <= ADW_MAX_SLICES; k++) { /* k = 64: slice 0 of the next frame */
+            unsigned n = drain_out(s, frame_start + k * 15 * MS);
+            assert_int_equal(n, 64);
+            for (unsigned i = 0; i < n; i++)
+                assert_int_equal((out[i].out_port - 1) / 8, k % ADW_MAX_SLICES);
+            /* the slice's first pair conflicts with the next slice's: its drain is over before that slice */
+            sta_acks(s, next, (k % ADW_MAX_SLICES) * 64, frame_start + k * 15 * MS + 7500000);
+        }
+    }
+    assert_int_equal(sched_stats(s).drops_config, 0);
+    adw_sched_free(s);
+    free(c2);
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +617,8 @@ int main(void)
         cmocka_unit_test(test_a_data_batch_never_acknowledged_takes_the_close_time),
         LAB_TEST(test_every_packet_is_counted_exactly_once),
         cmocka_unit_test(test_full_scale_every_pair_released_in_its_own_slice),
+        cmocka_unit_test(test_a_version_replacing_one_sta_at_capacity_is_taken),
+        cmocka_unit_test(test_a_version_replacing_every_sta_at_capacity_is_taken),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,7 +108,9 @@ uint64_t adw_sched_next_event_ns(const struct adw_sched *s, uint64_t now_ns);
  * the removed one wait for them as for its drain), otherwise handed out with ADW_PORT_DROP (counted as drops_config).
  * Packets released before the boundary and not yet handed out go to their AP's port in the new version (APs matched
  * by id, so a reordered aps[] renumbers them), ADW_PORT_DROP (drops_config) if that AP is gone. A later set_config
- * before the boundary replaces the staged one. */
+ * before the boundary replaces the staged one. A configuration adw_config_check takes is taken whatever version is in
+ * force: at capacity too, a version may replace every pair (the state of both versions' pairs fits; only running out of
+ * memory refuses it). */
 int adw_sched_set_config(struct adw_sched *s, const struct adw_config *cfg, uint64_t now_ns, char *err,
                          size_t errlen);
 /* Version number of the configuration in force (cfg->version). */
