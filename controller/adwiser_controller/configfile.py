@@ -107,6 +107,14 @@ _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:float", _float_one_meaning)
 _UniqueKeyLoader.add_constructor("tag:yaml.org,2002:bool", _bool_one_meaning)
 
 
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_text(text: str, source: str) -> Any:
     """The document in text: JSON read as JSON, anything else as YAML.
 
@@ -114,6 +122,12 @@ def parse_text(text: str, source: str) -> Any:
     unless it has a point and a signed exponent (1e3, 1E+3 and 1.0e3 are strings, 1.0e+3 is a number), and no
     numeric field takes a string, while the schema, the API and adwiser-dp read the same file as the number.
     Read strictly, as adwiser-dp reads it (strict_json)."""
+    if text.startswith("\ufeff") and _is_json(text[1:]):
+        # The YAML reader skips the mark and would take the JSON after it, which adwiser-dp refuses ("'[' or '{'
+        # expected"): a file called valid here that the appliance does not start on.
+        raise ConfigInvalid(source, [FieldError(field="(document)", message="not valid JSON: it begins with a UTF-8 "
+                                                "byte-order mark, which adwiser-dp does not read; save it without one",
+                                                type="json")])
     try:
         return strict_json.loads(text)
     except strict_json.NotStrictJson as exc:

@@ -487,3 +487,16 @@ def test_cli_validate_refuses_a_file_nested_too_deeply_without_a_traceback(tmp_p
     assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
     assert f"{name}: (document): " in res.stderr and "nested too deeply" in res.stderr, res.stderr
     assert "lab-2ap-2sta.yaml: valid" in res.stdout
+
+
+def test_json_after_a_byte_order_mark_is_refused_as_adwiser_dp_refuses_it():
+    """adwiser-dp reads a JSON file with a UTF-8 byte-order mark as no JSON ("'[' or '{' expected"): the YAML reader,
+    which skips the mark, would take what the dataplane refuses, a file the controller calls valid and the
+    appliance does not start on."""
+    text = "\ufeff" + configfile.render_json(configfile.load(LAB))
+    with pytest.raises(ConfigInvalid) as info:
+        configfile.parse_text(text, "test")
+    err = info.value.errors[0]
+    assert err.field == "(document)" and "byte-order mark" in err.message, err
+    # YAML may begin with one (YAML 1.2 5.2); adwiser-dp reads no YAML.
+    assert configfile.parse_text("\ufeff" + LAB.read_text(encoding="utf-8"), "test")["schema_version"] == 1
