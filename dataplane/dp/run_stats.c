@@ -52,7 +52,8 @@ static void with_tx_backlog(json_t *counters, const struct dp_counters *c)
 static json_t *core_stats_json(const struct adw_stats *s)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
-                     " s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                     " s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+                     " s:I}",
                      "rx_pkts", (json_int_t)s->rx_pkts, "rx_bytes", (json_int_t)s->rx_bytes,
                      "malformed", (json_int_t)s->malformed, "pass_uplink", (json_int_t)s->pass_uplink,
                      "pass_broadcast", (json_int_t)s->pass_broadcast, "pass_unknown", (json_int_t)s->pass_unknown,
@@ -74,7 +75,8 @@ static json_t *core_stats_json(const struct adw_stats *s)
                      "reassignments", (json_int_t)s->reassignments, "config_swaps", (json_int_t)s->config_swaps,
                      "config_rejected", (json_int_t)s->config_rejected,
                      "reports_overwritten", (json_int_t)s->reports_overwritten, "pool_size", (json_int_t)s->pool_size,
-                     "pool_in_use", (json_int_t)s->pool_in_use);
+                     "pool_in_use", (json_int_t)s->pool_in_use,
+                     "drain_flows_untracked", (json_int_t)s->drain_flows_untracked);
 }
 
 void run_stats_write(const struct dp_engine *e, const char *path)
