@@ -49,6 +49,8 @@ struct dp_counters {
     uint64_t drained_pkts;     /* NFQUEUE shutdown: queued but not yet read, accepted unscheduled before the unbind */
     uint64_t unscheduled_pkts; /* NFQUEUE: read while running and accepted without the core (from an interface that
                                   is none of the ports, or no payload or memory to hold it): in tx_pkts, not rx_pkts */
+    uint64_t routed_elsewhere_pkts; /* NFQUEUE: passed floods the kernel routed out of an interface that is none of
+                                       the ports (a management one): in tx_pkts, on no port */
     uint64_t verdicts_retried; /* NFQUEUE: verdicts the kernel refused at first and took when given again */
     uint64_t fail_open_pkts;   /* NFQUEUE: accepted by the kernel itself, unscheduled, our socket being full (the
                                   ids it skipped; nfq_fail_open.h) */

@@ -100,7 +100,7 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
     h->id = id;
     h->len = ETH_HLEN_SYNTH + (uint32_t)len;
     int route = nfq_port_of(c->ifindex, c->n_ports, nfq_get_outdev(nfa), nfq_get_physoutdev(nfa));
-    h->route_port = route < 0 ? NFQ_NO_PORT : (uint16_t)route;
+    h->route_port = route < 0 ? NFQ_ELSEWHERE : (uint16_t)route;
     memset(h->frame, 0, 12);
     struct nfqnl_msg_packet_hw *hw = nfq_get_packet_hw(nfa);
     if (hw && ntohs(hw->hw_addrlen) == 6)

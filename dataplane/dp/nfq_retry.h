@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 #define NFQ_NO_PORT UINT16_MAX   /* a verdict counted on no port (a drop, a packet drained at shutdown) */
+/* An accepted packet that leaves on no port either, routed by the kernel out of an interface that is none of them:
+ * counted apart (routed_elsewhere_pkts), so that the ports' tx_pkts still add up (dp/README.md, --stats). */
+#define NFQ_ELSEWHERE (UINT16_MAX - 1)
 #define NFQ_RETRY_MAX 4096u   /* refused verdicts kept at once; beyond it one is given up (the unbind drops it) */
 
 struct nfq_refused {

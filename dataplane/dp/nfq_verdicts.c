@@ -13,6 +13,8 @@ static void count_given(struct nfq_verdicts *v, uint32_t verdict, uint16_t port)
     v->e->c.tx_pkts++;
     if (port < v->n_ports)
         v->e->port_tx[port]++;
+    else if (port == NFQ_ELSEWHERE)
+        v->e->c.routed_elsewhere_pkts++;
 }
 
 /* Gives the refused verdicts again, oldest first, until the kernel refuses one: 1 if none is left waiting. */

@@ -25,7 +25,7 @@
 struct nfq_held {
     uint32_t id;        /* nfqueue packet id for the verdict */
     uint32_t len;       /* bytes in frame */
-    uint16_t route_port;   /* port of the kernel's output device (NFQ_NO_PORT: none of ours); a flood's count */
+    uint16_t route_port;   /* port of the kernel's output device (NFQ_ELSEWHERE: none of ours); a flood's count */
     uint8_t frame[];    /* Ethernet header + IP packet */
 };
 

@@ -33,6 +33,7 @@ static void with_telemetry_losses(json_t *counters, const struct dp_counters *c)
 {
     json_object_set_new(counters, "fail_open_pkts", json_integer((json_int_t)c->fail_open_pkts));
     json_object_set_new(counters, "unscheduled_pkts", json_integer((json_int_t)c->unscheduled_pkts));
+    json_object_set_new(counters, "routed_elsewhere_pkts", json_integer((json_int_t)c->routed_elsewhere_pkts));
     json_object_set_new(counters, "verdicts_retried", json_integer((json_int_t)c->verdicts_retried));
     json_object_set_new(counters, "telemetry_file_lost", json_integer((json_int_t)c->telemetry_file_lost));
     json_object_set_new(counters, "telemetry_redis_lost", json_integer((json_int_t)c->telemetry_redis_lost));

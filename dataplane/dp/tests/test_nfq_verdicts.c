@@ -238,6 +238,32 @@ static void test_a_passed_flood_is_counted_on_the_port_the_kernel_routes_it_to(v
 }
 
 /*
+ * A flood the kernel routes out of an interface that is none of the ports (a management interface of the appliance)
+ * is counted in tx_pkts on no port, and apart (routed_elsewhere_pkts), so that the ports still add up to the total
+ * less what the README lists: counted on no port and nowhere else, the per-port sum fell short of it.
+ */
+static void test_a_flood_routed_out_of_no_port_keeps_the_ports_adding_up(void **state)
+{
+    (void)state;
+    struct nfq_lab l;
+    nfq_lab_start(&l, 1024, NULL);
+    static const uint8_t ZERO_MAC[6] = {0}, UNKNOWN_IP[4] = {198, 18, 0, 99};
+    uint8_t buf[256];
+    uint32_t n = fb_udp4(buf, sizeof(buf), SERVER_MAC, ZERO_MAC, SERVER_IP, UNKNOWN_IP, 0, 5004, 5004, 20);
+    assert_true(n > 0);
+    struct adw_pkt p = held(1, buf, n);
+    ((struct nfq_held *)p.cookie)->route_port = NFQ_ELSEWHERE; /* the kernel's output device is none of ours */
+    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
+    nfq_verdicts_burst(&l.v, &p, 1, now, &due);
+    assert_int_equal(l.e.c.passed_pkts, 1);
+    assert_int_equal(l.e.c.tx_pkts, 1);
+    assert_int_equal(l.e.c.routed_elsewhere_pkts, 1);
+    uint64_t port_tx = l.e.port_tx[0] + l.e.port_tx[1] + l.e.port_tx[2];
+    assert_int_equal(port_tx, l.e.c.tx_pkts - l.e.c.drained_pkts - l.e.c.unscheduled_pkts - l.e.c.routed_elsewhere_pkts);
+    dp_engine_finish(&l.e);
+}
+
+/*
  * A packet from an interface that is none of the ports (or one that could not be held) is accepted without the
  * core: it is counted in tx_pkts on no port, and apart (unscheduled_pkts), so that what left still adds up to what
  * came in, in total and per port (test_e2e_nfqueue.sh), beside a scheduled packet from the uplink.
@@ -320,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_a_verdict_still_refused_at_shutdown_is_counted_lost),
         cmocka_unit_test(test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost),
         cmocka_unit_test(test_a_passed_flood_is_counted_on_the_port_the_kernel_routes_it_to),
+        cmocka_unit_test(test_a_flood_routed_out_of_no_port_keeps_the_ports_adding_up),
         cmocka_unit_test(test_a_packet_accepted_without_the_core_keeps_the_counters_balanced),
         cmocka_unit_test(test_a_slice_start_during_a_bursts_verdicts_is_released_then),
     };
