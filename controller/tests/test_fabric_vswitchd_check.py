@@ -4,6 +4,7 @@ answers."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import struct
@@ -93,3 +94,31 @@ def test_a_vswitchd_that_never_answers_costs_the_poll_the_timeout_only(run_dir: 
     finally:
         srv.close()
     assert time.monotonic() - t0 < 0.5
+
+
+def test_a_vswitchd_whose_socket_path_is_longer_than_a_sockaddr_takes_is_there(run_dir: Path) -> None:
+    """OVS reaches a socket whose path is longer than sockaddr_un's 108 bytes through its directory
+    (/proc/self/fd/<dir fd>/<name>, lib/socket-util-unix.c): ovs-vswitchd listens there and ovs-ofctl connects,
+    so a --run-dir that deep works for every OVS command, and the check must not call it unreachable."""
+    deep = run_dir / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    assert len(str(deep / "br-t.mgmt")) > 108
+    dfd = os.open(deep, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        srv = listening(Path(f"/proc/self/fd/{dfd}/br-t.mgmt"))
+    finally:
+        os.close(dfd)
+
+    def vswitchd() -> None:
+        conn, _ = srv.accept()
+        with conn:
+            conn.sendall(struct.pack("!BBHI", 0x05, 0, 8, 7))
+            conn.recv(8)
+
+    t = threading.Thread(target=vswitchd, daemon=True)  # still in accept() if the check never connected
+    t.start()
+    try:
+        Ovs(deep, "br-t").check_vswitchd()
+    finally:
+        t.join(2)
+        srv.close()

@@ -109,7 +109,7 @@ class Ovs:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(timeout_s)
             try:
-                s.connect(path)
+                _connect_unix(s, path)
                 s.sendall(OFP14_HELLO)
                 # All of its hello (a version bitmap follows the header): a byte left unread makes the close a
                 # reset, which vswitchd logs as a dropped connection, once per poll.
@@ -124,6 +124,25 @@ class Ovs:
 
     def dump_flows(self) -> str:
         return self.ofctl("dump-flows", "--names")
+
+
+# The longest path a sockaddr_un holds (108 bytes with its terminating NUL).
+UNIX_PATH_MAX = 107
+
+
+def _connect_unix(s: socket.socket, path: str) -> None:
+    """Connect to the unix socket at `path`; one longer than a sockaddr_un takes through its directory, as OVS does
+    (lib/socket-util-unix.c): vswitchd listens on such a path and ovs-ofctl reaches it, so a deep --run-dir works
+    for every OVS command, and refused here it read as vswitchd unreachable at every poll."""
+    if len(os.fsencode(path)) <= UNIX_PATH_MAX:
+        s.connect(path)
+        return
+    head, name = os.path.split(path)
+    dfd = os.open(head, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        s.connect(f"/proc/self/fd/{dfd}/{name}")
+    finally:
+        os.close(dfd)
 
 
 def _recv_exactly(s: socket.socket, n: int) -> bytes:
