@@ -233,8 +233,8 @@ static uint32_t backlog_push(struct tx_port *tp, struct rte_mbuf **pkts, uint32_
  * backlog is lost (tx_stall_drops), and until the ring takes a frame again what it refuses is lost at once rather
  * than kept (backlog_in). Kept, a dead port's backlog would hold its mbufs out of the core's budget for as long as
  * the link stays down: two dead AP ports at the defaults took the whole budget, and the core refused every packet
- * for the other APs (drops_pool); within the backlogs' share (backlog_push) one would still keep up to half of it
- * from the core. At shutdown the rest of the exit no longer waits for the port either.
+ * for the other APs (drops_pool); within the backlogs' half of the budget (backlog_push) one would still keep up to
+ * that half from the core. At shutdown the rest of the exit no longer waits for the port either.
  */
 static bool peer_still_takes(struct tx_port *tp)
 {
