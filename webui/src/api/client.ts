@@ -42,6 +42,14 @@ export function setUnauthorizedHandler(fn: (() => void) | null): void {
   onUnauthorized = fn
 }
 
+let onRoleRefused: (() => void) | null = null
+
+/** Called on every 403 naming `role` (API.md): the user's role is lower than the page was shown for,
+ *  e.g. an admin made them a viewer meanwhile. The session store installs it, to read the role again. */
+export function setRoleRefusedHandler(fn: (() => void) | null): void {
+  onRoleRefused = fn
+}
+
 export type Query = Record<string, string | number | undefined>
 
 function url(path: string, query?: Query): string {
@@ -77,6 +85,7 @@ export async function request<T>(method: string, path: string, body?: unknown, q
   if (!res.ok) {
     if (res.status === 401 && path !== '/auth/login') onUnauthorized?.()
     const p = (data ?? {}) as Partial<Problem>
+    if (res.status === 403 && p.field === 'role') onRoleRefused?.()
     throw new ApiError(res.status, p.detail || `${res.status} ${res.statusText}`, p.field ?? null, p.errors ?? [])
   }
   return data as T

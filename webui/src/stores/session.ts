@@ -3,7 +3,7 @@
 // controller enforces the same rule; the UI just does not offer what would be refused).
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
-import { api, ApiError, setCsrfToken, setUnauthorizedHandler } from '../api/client'
+import { api, ApiError, setCsrfToken, setRoleRefusedHandler, setUnauthorizedHandler } from '../api/client'
 import type { Me } from '../api/types'
 
 export const useSession = defineStore('session', () => {
@@ -29,6 +29,9 @@ export const useSession = defineStore('session', () => {
     expired.value = true
   }
   setUnauthorizedHandler(expire)
+  // A request refused for the role: the role is read again, so the pages stop offering what it may not do
+  // (a viewer's pages are read-only) and keep what was typed, shown read-only.
+  setRoleRefusedHandler(() => void restore().catch(() => null))
 
   /** Resume an existing session cookie (page reload); null when not logged in. */
   async function restore(): Promise<Me | null> {
