@@ -432,6 +432,37 @@ describe('dashboard against the real controller', { skip: missing ?? false }, ()
     await page.getByTestId('frame-ms').filter({ hasText: '40 ms' }).waitFor()
   })
 
+  test('applying the version loaded here once a newer one was saved elsewhere asks first; declined, nothing is applied', async () => {
+    const cur = (await admin('GET', '/slice-maps?appliance=lab')).body
+    const loaded = await admin('PUT', '/slice-maps?appliance=lab', { slice_map: cur.slice_map, comment: 'loaded here', base_version: cur.version })
+    assert.equal(loaded.status, 201, JSON.stringify(loaded.body))
+    await go('/slice-maps')
+    await page.reload() // the page was on this route already: loaded again, with the version just saved
+    await page.getByTestId('base-version').filter({ hasText: String(loaded.body.version) }).waitFor()
+    const desired = (await admin('GET', '/appliances/lab')).body.desired
+    const newer = await admin('PUT', '/slice-maps?appliance=lab', { slice_map: cur.slice_map, comment: 'saved elsewhere', base_version: loaded.body.version })
+    assert.equal(newer.status, 201, JSON.stringify(newer.body))
+    // The appliances' poll (every 3 s) brings the newer head to the page.
+    await page.waitForResponse(async (r) => r.url().endsWith('/api/v1/appliances') && r.ok()
+      && (await r.json()).some((a) => a.id === 'lab' && a.head === newer.body.version), { timeout: 10000 })
+    const sent = []
+    const record = (req) => void sent.push(`${req.method()} ${new URL(req.url()).pathname}`)
+    page.on('request', record)
+    try {
+      const asked = page.waitForEvent('dialog', { timeout: 5000 })
+      await page.getByTestId('apply').click()
+      assert.match((await asked).message(), new RegExp(`Version ${newer.body.version} has been saved since version ${loaded.body.version}`))
+      // A request the page makes after the question: an apply sent anyway would have gone before it.
+      const diff = page.waitForResponse((r) => /\/versions\/\d+\/diff/.test(r.url()))
+      await page.getByRole('button', { name: 'Diff against active' }).click()
+      await diff
+    } finally {
+      page.off('request', record)
+    }
+    assert.deepEqual(sent.filter((r) => /\/apply$/.test(r)), [], 'the declined apply was sent')
+    assert.equal((await admin('GET', '/appliances/lab')).body.desired, desired)
+  })
+
   test('with dynamic slicing on, the Live page shows the idle pair\'s slice given to the other pair', async () => {
     const pol = (await admin('GET', '/policies?appliance=lab')).body
     pol.policies.dynamic_slicing.enabled = true
