@@ -130,21 +130,30 @@ static int bind_and_start(const char *const names[N_PORTS], const uint16_t vlans
 
 /*
  * Three net_ring ports on rings r[] and t[] (tag names them), bound as uplink, ap1 and ap2 by port number into *pm,
- * with the VLAN ids vlans[] (0: untagged), and started; ap1's TX ring holds ap1_tx_size - 1 frames.
+ * with the VLAN ids vlans[] (0: untagged), and started; port i's TX ring holds tx_sizes[i] - 1 frames.
  */
-static int tagged_ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t, unsigned ap1_tx_size,
-                                const uint16_t vlans[N_PORTS], struct dpdk_port_map *pm)
+static int sized_ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t,
+                               const unsigned tx_sizes[N_PORTS], const uint16_t vlans[N_PORTS],
+                               struct dpdk_port_map *pm)
 {
     char ids[N_PORTS][12];
     const char *names[N_PORTS];
     for (unsigned i = 0; i < N_PORTS; i++) {
-        int pid = ring_port(tag, i, i == 1 ? ap1_tx_size : RING_SIZE, &r[i], &t[i]);
+        int pid = ring_port(tag, i, tx_sizes[i], &r[i], &t[i]);
         if (pid < 0)
             return -1;
         snprintf(ids[i], sizeof(ids[i]), "%d", pid);
         names[i] = ids[i];
     }
     return bind_and_start(names, vlans, pm);
+}
+
+/* As sized_ring_ports_up, ap1's TX ring holding ap1_tx_size - 1 frames and the others RING_SIZE - 1. */
+static int tagged_ring_ports_up(const char *tag, struct rte_ring **r, struct rte_ring **t, unsigned ap1_tx_size,
+                                const uint16_t vlans[N_PORTS], struct dpdk_port_map *pm)
+{
+    const unsigned sizes[N_PORTS] = {RING_SIZE, ap1_tx_size, RING_SIZE};
+    return sized_ring_ports_up(tag, r, t, sizes, vlans, pm);
 }
 
 /* As tagged_ring_ports_up, every port untagged. */
@@ -651,6 +660,23 @@ static void *steady_frames_put(void *arg)
     return NULL;
 }
 
+/* Runs the loop while peers a and b take frames slowly and f's frames come; returns the loop's result once f is
+ * done, both peers stopped. */
+static int run_with_slow_peers(struct dp_engine *e, struct dpdk_port_map *pm, struct slow_peer *a, struct slow_peer *b,
+                               struct steady_frames *f)
+{
+    pthread_t th[3];
+    assert_int_equal(pthread_create(&th[0], NULL, slow_peer_run, a), 0);
+    assert_int_equal(pthread_create(&th[1], NULL, slow_peer_run, b), 0);
+    assert_int_equal(pthread_create(&th[2], NULL, steady_frames_put, f), 0);
+    int rc = dpdk_loop_run(e, pm, pool);
+    pthread_join(th[2], NULL);
+    a->stop = b->stop = 1;
+    pthread_join(th[0], NULL);
+    pthread_join(th[1], NULL);
+    return rc;
+}
+
 /*
  * Ports whose peers are slow but not gone (an AP on a slow wired link: its ring takes a frame every few ms, well
  * within 100 ms) do not keep the core's hold budget from a healthy AP: the TX backlogs of all ports together take
@@ -666,30 +692,15 @@ static void test_slow_ports_do_not_keep_the_hold_budget_from_a_healthy_ap(void *
     (void)state;
     static struct dpdk_port_map pm;
     struct rte_ring *r[N_PORTS], *t[N_PORTS];
-    char ids[N_PORTS][12];
-    const char *names[N_PORTS];
-    for (unsigned i = 0; i < N_PORTS; i++) {
-        int pid = ring_port("slowap", i, i < 2 ? 16 : RING_SIZE, &r[i], &t[i]);
-        assert_true(pid >= 0);
-        snprintf(ids[i], sizeof(ids[i]), "%d", pid);
-        names[i] = ids[i];
-    }
+    static const unsigned sizes[N_PORTS] = {16, 16, RING_SIZE};
     static const uint16_t untagged[N_PORTS] = {0, 0, 0};
-    assert_int_equal(bind_and_start(names, untagged, &pm), 0);
+    assert_int_equal(sized_ring_ports_up("slowap", r, t, sizes, untagged, &pm), 0);
     static struct dp_engine e;
     static struct dp_options o = {.burst = 32, .hold_pkts = 60, .tx_backlog = 30, .run_ms = 400};
     lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
     struct slow_peer uplink_peer = {.ring = t[0], .gap_us = 5000}, ap1_peer = {.ring = t[1], .gap_us = 5000};
     struct steady_frames f = {.uplink_rx = r[0], .ap1_rx = r[1], .run_ms = 300, .after_ms = 150, .tcp_to_sta2 = 30};
-    pthread_t th[3];
-    assert_int_equal(pthread_create(&th[0], NULL, slow_peer_run, &uplink_peer), 0);
-    assert_int_equal(pthread_create(&th[1], NULL, slow_peer_run, &ap1_peer), 0);
-    assert_int_equal(pthread_create(&th[2], NULL, steady_frames_put, &f), 0);
-    int rc = dpdk_loop_run(&e, &pm, pool);
-    pthread_join(th[2], NULL);
-    uplink_peer.stop = ap1_peer.stop = 1;
-    pthread_join(th[0], NULL);
-    pthread_join(th[1], NULL);
+    int rc = run_with_slow_peers(&e, &pm, &uplink_peer, &ap1_peer, &f);
     unsigned at_ap2 = empty_ring(t[2]);
     struct adw_stats st;
     adw_sched_stats_read(e.sched, &st);
@@ -724,30 +735,15 @@ static void test_slow_port_cannot_take_a_healthy_ports_backlog_share(void **stat
     (void)state;
     static struct dpdk_port_map pm;
     struct rte_ring *r[N_PORTS], *t[N_PORTS];
-    char ids[N_PORTS][12];
-    const char *names[N_PORTS];
-    for (unsigned i = 0; i < N_PORTS; i++) {
-        int pid = ring_port("share", i, i > 0 ? 16 : RING_SIZE, &r[i], &t[i]);
-        assert_true(pid >= 0);
-        snprintf(ids[i], sizeof(ids[i]), "%d", pid);
-        names[i] = ids[i];
-    }
+    static const unsigned sizes[N_PORTS] = {RING_SIZE, 16, 16};
     static const uint16_t untagged[N_PORTS] = {0, 0, 0};
-    assert_int_equal(bind_and_start(names, untagged, &pm), 0);
+    assert_int_equal(sized_ring_ports_up("share", r, t, sizes, untagged, &pm), 0);
     static struct dp_engine e;
     static struct dp_options o = {.burst = 32, .hold_pkts = 60, .tx_backlog = 60, .run_ms = 400};
     lab_engine_start(&e, &o, N_PORTS, "dpdk", dpdk_clock_ns());
     struct slow_peer ap1_peer = {.ring = t[1], .gap_us = 5000}, ap2_peer = {.ring = t[2], .gap_us = 200};
     struct steady_frames f = {.uplink_rx = r[0], .ap1_rx = r[1], .run_ms = 300, .after_ms = 150, .tcp_to_sta2 = 25};
-    pthread_t th[3];
-    assert_int_equal(pthread_create(&th[0], NULL, slow_peer_run, &ap1_peer), 0);
-    assert_int_equal(pthread_create(&th[1], NULL, slow_peer_run, &ap2_peer), 0);
-    assert_int_equal(pthread_create(&th[2], NULL, steady_frames_put, &f), 0);
-    int rc = dpdk_loop_run(&e, &pm, pool);
-    pthread_join(th[2], NULL);
-    ap1_peer.stop = ap2_peer.stop = 1;
-    pthread_join(th[0], NULL);
-    pthread_join(th[1], NULL);
+    int rc = run_with_slow_peers(&e, &pm, &ap1_peer, &ap2_peer, &f);
     unsigned at_ap2 = ap2_peer.taken + empty_ring(t[2]);
     uint64_t queued = e.c.queued_pkts, backlog_drops = e.c.tx_backlog_drops, stall_drops = e.c.tx_stall_drops;
     uint64_t ap2_lost = e.port_tx_lost[2], ap1_lost = e.port_tx_lost[1];

@@ -211,6 +211,23 @@ static void test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost(vo
 }
 
 /*
+ * UDP from the server to a host the configuration does not know (the NFQUEUE backend gives it a zero destination
+ * MAC), which the core passes as a flood, handed to the backend in one burst as the kernel queued it to go out of
+ * route_port (the queue's output device).
+ */
+static void pass_a_flood_routed_to(struct nfq_lab *l, uint16_t route_port)
+{
+    static const uint8_t ZERO_MAC[6] = {0}, UNKNOWN_IP[4] = {198, 18, 0, 99};
+    uint8_t buf[256];
+    uint32_t n = fb_udp4(buf, sizeof(buf), SERVER_MAC, ZERO_MAC, SERVER_IP, UNKNOWN_IP, 0, 5004, 5004, 20);
+    assert_true(n > 0);
+    struct adw_pkt p = held(1, buf, n);
+    ((struct nfq_held *)p.cookie)->route_port = route_port;
+    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
+    nfq_verdicts_burst(&l->v, &p, 1, now, &due);
+}
+
+/*
  * A packet to a host the configuration does not know (the NFQUEUE backend gives it a zero destination MAC) is
  * passed by the core as a flood; routed, the kernel sends it out of one interface, the queue's output device, and
  * it is counted on that port, so the ports add up to the total (test_e2e_nfqueue.sh, "every packet is counted
@@ -221,14 +238,7 @@ static void test_a_passed_flood_is_counted_on_the_port_the_kernel_routes_it_to(v
     (void)state;
     struct nfq_lab l;
     nfq_lab_start(&l, 1024, NULL);
-    static const uint8_t ZERO_MAC[6] = {0}, UNKNOWN_IP[4] = {198, 18, 0, 99};
-    uint8_t buf[256];
-    uint32_t n = fb_udp4(buf, sizeof(buf), SERVER_MAC, ZERO_MAC, SERVER_IP, UNKNOWN_IP, 0, 5004, 5004, 20);
-    assert_true(n > 0);
-    struct adw_pkt p = held(1, buf, n);
-    ((struct nfq_held *)p.cookie)->route_port = 2;
-    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
-    nfq_verdicts_burst(&l.v, &p, 1, now, &due);
+    pass_a_flood_routed_to(&l, 2);
     assert_int_equal(l.e.c.passed_pkts, 1);
     assert_int_equal(l.g.n, 1);
     assert_int_equal(l.e.c.tx_pkts, 1);
@@ -247,14 +257,7 @@ static void test_a_flood_routed_out_of_no_port_keeps_the_ports_adding_up(void **
     (void)state;
     struct nfq_lab l;
     nfq_lab_start(&l, 1024, NULL);
-    static const uint8_t ZERO_MAC[6] = {0}, UNKNOWN_IP[4] = {198, 18, 0, 99};
-    uint8_t buf[256];
-    uint32_t n = fb_udp4(buf, sizeof(buf), SERVER_MAC, ZERO_MAC, SERVER_IP, UNKNOWN_IP, 0, 5004, 5004, 20);
-    assert_true(n > 0);
-    struct adw_pkt p = held(1, buf, n);
-    ((struct nfq_held *)p.cookie)->route_port = NFQ_ELSEWHERE; /* the kernel's output device is none of ours */
-    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
-    nfq_verdicts_burst(&l.v, &p, 1, now, &due);
+    pass_a_flood_routed_to(&l, NFQ_ELSEWHERE); /* the kernel's output device is none of ours */
     assert_int_equal(l.e.c.passed_pkts, 1);
     assert_int_equal(l.e.c.tx_pkts, 1);
     assert_int_equal(l.e.c.routed_elsewhere_pkts, 1);
