@@ -33,6 +33,9 @@ struct redis_link {
     char id[ADW_ID_LEN];
     char backend[16];
     char pacing_chan[KEY_LEN];             /* adwiser:appliance:<id>:pacing (channel and hash) */
+    uint64_t started_ns;                   /* wall-clock time this link (the dataplane instance) started, Unix ns:
+                                              with the pid, the heartbeat's identity of the instance, since a
+                                              restart in a container often gets its predecessor's pid back */
     char *password;                        /* $ADWISER_REDIS_PASSWORD at start, whole (Redis bounds none); "" = Redis
                                               asks for none */
     char connect_error[256];               /* the last refusal of a connection attempt logged; thread only */
@@ -442,8 +445,8 @@ static void heartbeat(struct redis_link *l)
     pthread_mutex_lock(&l->mu);
     uint64_t v = l->active_version;
     pthread_mutex_unlock(&l->mu);
-    json_t *j = json_pack("{s:I, s:I, s:I, s:s}", "ts_ns", (json_int_t)wall_ns(), "pid", (json_int_t)getpid(),
-                          "version", (json_int_t)v, "backend", l->backend);
+    json_t *j = json_pack("{s:I, s:I, s:I, s:I, s:s}", "ts_ns", (json_int_t)wall_ns(), "pid", (json_int_t)getpid(),
+                          "started_ns", (json_int_t)l->started_ns, "version", (json_int_t)v, "backend", l->backend);
     set_json(l, "heartbeat", j, 3000);
 }
 
@@ -696,6 +699,7 @@ struct redis_link *redis_link_start(const char *addr, const char *appliance_id, 
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    l->started_ns = wall_ns();
     snprintf(l->addr, sizeof(l->addr), "%s", addr);
     snprintf(l->id, sizeof(l->id), "%s", appliance_id);
     snprintf(l->backend, sizeof(l->backend), "%s", backend);

@@ -9,8 +9,9 @@
  *   - a SIGHUP reload of --config is the operator's override
  *     (redis_link_file_runs): `active` and the heartbeat say 0, and `desired`
  *     is not applied again until a config message names a version;
- *   - heartbeat: SET ...:heartbeat {"ts_ns","pid","version","backend"} PX 3000
- *     every 200 ms;
+ *   - heartbeat: SET ...:heartbeat {"ts_ns","pid","started_ns","version","backend"} PX 3000
+ *     every 200 ms (started_ns: when redis_link_start ran, one value per
+ *     dataplane instance, so a restart that reuses the pid is told apart);
  *   - telemetry: XADD ...:tm:frame / ...:tm:pair MAXLEN ~ 20000;
  *   - pacing (SPEC §3.7): subscribes to adwiser:appliance:<id>:pacing and reads
  *     HGETALL of the hash of that name at start, after every reconnect and on

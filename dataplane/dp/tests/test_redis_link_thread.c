@@ -37,6 +37,41 @@ static struct redis_link *start_link(struct server *s)
     return l;
 }
 
+/* The heartbeat's integer field `name`, or -1 if there is no heartbeat or no such integer in it. */
+static long long heartbeat_field(struct server *s, const char *name)
+{
+    char *hb = wait_get(s, "adwiser:appliance:lab:heartbeat");
+    json_error_t je;
+    json_t *j = hb ? json_loads(hb, 0, &je) : NULL;
+    json_t *v = json_object_get(j, name);
+    long long n = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+    json_decref(j);
+    free(hb);
+    return n;
+}
+
+/*
+ * A dataplane in a container is often pid 1 at every start, so the pid alone does not tell the fabric manager that
+ * the dataplane restarted (controller/REDIS.md, Liveness). The heartbeat also names when this instance started: a
+ * link started again in the same process (the same pid, as a restart in a container) writes another started_ns.
+ */
+static void test_the_heartbeat_names_when_this_dataplane_instance_started(void **state)
+{
+    struct server *s = *state;
+    struct redis_link *l = start_link(s);
+    long long started = heartbeat_field(s, "started_ns"), beat = heartbeat_field(s, "ts_ns");
+    assert_true(started > 0);
+    assert_true(started <= beat);
+    sleep_ms(250);   /* the next beat keeps it */
+    assert_int_equal(heartbeat_field(s, "started_ns"), started);
+    redis_link_stop(l);
+    l = start_link(s);
+    long long restarted = heartbeat_field(s, "started_ns");
+    assert_true(restarted > started);
+    assert_int_equal(heartbeat_field(s, "pid"), (long long)getpid());
+    redis_link_stop(l);
+}
+
 /* Waits for the thread to hand over a configuration; its version, or 0 if none came. */
 static uint64_t take_version(struct redis_link *l)
 {
@@ -716,6 +751,8 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);   /* as adwiser-dp does: a write to a connection Redis closed fails, not kills */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_an_ack_and_a_refusal_given_together_are_both_written, start_server,
+                                        stop_server),
+        cmocka_unit_test_setup_teardown(test_the_heartbeat_names_when_this_dataplane_instance_started, start_server,
                                         stop_server),
         cmocka_unit_test_setup_teardown(test_an_ack_whose_write_lost_the_connection_is_written_after_reconnecting,
                                         start_server, stop_server),
