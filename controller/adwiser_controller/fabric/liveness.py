@@ -43,6 +43,13 @@ class Heartbeat:
     pid: int | None  # dataplane process id
     version: int | None  # configuration version it runs
     backend: str  # "dpdk", "nfqueue", ...
+    started_ns: int | None = None  # wall-clock time this dataplane process started, Unix epoch ns (None: older dp)
+
+    @property
+    def instance(self) -> tuple[int | None, int | None]:
+        """Which dataplane process wrote the beat. The pid alone is not enough: in a container or pid namespace a
+        restarted dataplane often gets its predecessor's pid (1, or another small number) back."""
+        return (self.pid, self.started_ns)
 
 
 class HeartbeatInvalid(ValueError):
@@ -65,7 +72,10 @@ def parse_heartbeat(raw: bytes | str) -> Heartbeat:
     version = doc.get("version")
     if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
         version = None
-    return Heartbeat(ts_ns=ts, pid=pid, version=version, backend=str(doc.get("backend", "")))
+    started = doc.get("started_ns")
+    if started is not None and (not isinstance(started, int) or isinstance(started, bool)):
+        started = None  # no identity beyond the pid, as from a dataplane that predates the field
+    return Heartbeat(ts_ns=ts, pid=pid, version=version, backend=str(doc.get("backend", "")), started_ns=started)
 
 
 def process_state(pid: int) -> str | None:
@@ -111,7 +121,7 @@ class Verdict:
 
 
 class LivenessJudge:
-    """Keeps what one verdict needs from the previous polls (last pid, stall clock)."""
+    """Keeps what one verdict needs from the previous polls (last pid and instance, stall clock)."""
 
     def __init__(self, stale_ms: float = 600, stall_ms: float = 600, check_pid: bool = True,
                  redis_grace_ms: float = 3000, stale_ms_local: float = 2000):
@@ -121,6 +131,7 @@ class LivenessJudge:
         self.check_pid = check_pid
         self._redis_failed_ns: int | None = None
         self.last_pid: int | None = None
+        self.last_instance: tuple[int | None, int | None] | None = None  # Heartbeat.instance of the last pid read
         self._last_beat_ns: int | None = None  # ts_ns of the newest heartbeat read
         self._last_out: int | None = None
         self._into_at_last_out = 0
@@ -140,7 +151,7 @@ class LivenessJudge:
 
     def judge(self, now_ns: int, heartbeat: Heartbeat | None, redis_ok: bool, ports: PortSample) -> Verdict:
         """`heartbeat` is None when the key is absent (or unreadable: then `redis_ok` is False)."""
-        if heartbeat is not None and heartbeat.pid is not None and heartbeat.pid != self.last_pid:
+        if heartbeat is not None and heartbeat.pid is not None and heartbeat.instance != self.last_instance:
             # A new dataplane process: the frames its dead predecessor never sent on are not its stall.
             self._last_out = None
         stalled = self._stalled(now_ns, ports)
@@ -158,6 +169,7 @@ class LivenessJudge:
                     beat_problem = f"heartbeat stale ({age_ms:.0f} ms old)"
                 if heartbeat.pid is not None:
                     self.last_pid = heartbeat.pid
+                    self.last_instance = heartbeat.instance
                 self._last_beat_ns = max(self._last_beat_ns or 0, heartbeat.ts_ns)
             if beat_problem is not None and not redis_excuse:
                 return Verdict(False, beat_problem)

@@ -14,13 +14,17 @@ when the verdict changes:
   between two polls is never judged unhealthy, yet it is a restarted one,
   on its --config file (one already on the active version keeps the traffic);
 - bypass -> steered after `healthy_polls` healthy verdicts in a row; after a
-  stall (frames in, none out) only once the dataplane restarted (new pid) or
+  stall (frames in, none out) only once the dataplane restarted (a new instance) or
   `stall_holddown_s` passed, so a broken dataplane is not flapped in and out;
   and only once the heartbeat's `version` is the one `active` names: a
   restarted dataplane runs its --config file (version 0) until it has swapped
   in `desired`, while `active` still names its predecessor's version, and the
   flows of that version would send it STAs it does not know yet. The status's
   reason says so while the manager waits (logged `steer_back_waits`).
+
+"Another process" and "restarted" mean another dataplane instance, the
+heartbeat's pid and `started_ns` together (LivenessJudge.last_instance): a
+dataplane in a container often comes back with its predecessor's pid.
 
 The topology followed is the configuration the dataplane acknowledged
 (`adwiser:appliance:<id>:active`, controller/REDIS.md), since the dataplane
@@ -88,7 +92,7 @@ STATUS_TTL_MS = 3000
 class ManagerOptions:
     poll_ms: float = 100  # watchdog period, ms
     healthy_polls: int = 3  # healthy verdicts in a row before steering back
-    stall_holddown_s: float = 5.0  # after a stall, wait this long (or for a new pid) before steering back
+    stall_holddown_s: float = 5.0  # after a stall, wait this long (or for a new dataplane instance) before steering back
     status_every_s: float = 1.0  # refresh period of the fabric status key, s
     resync_s: float = 5.0  # period of the idempotent rewrite of the flow table, s
 
@@ -132,7 +136,8 @@ class FabricManager:
         self._active: int | None = None  # `active` as last read (None: absent or not a number)
         self._dp_version: int | None = None  # the version the last heartbeat read says the dataplane runs
         self._waits_for: tuple[int, int] | None = None  # (dataplane's, active) version a steer-back waits on
-        self._steered_pid: int | None = None  # the dataplane process the traffic was last steered to
+        # The dataplane instance (pid, started_ns) the traffic was last steered to.
+        self._steered_instance: tuple[int | None, int | None] | None = None
         self.mode: Mode = "bypass"
         self.mode_since_ns = time.time_ns()
         self.reason = "starting"
@@ -140,7 +145,7 @@ class FabricManager:
         self._healthy_streak = 0
         self._last_verdict_reason: str | None = None
         self._holddown_until_ns = 0
-        self._holddown_pid: int | None = None
+        self._holddown_instance: tuple[int | None, int | None] | None = None
         self._status_due_ns = 0
         self._resync_due_ns = 0
         self._vswitchd_pid: int | None = None
@@ -226,7 +231,7 @@ class FabricManager:
             self.reason = reason
             self.mode_since_ns = time.time_ns()
             if mode == "steered":
-                self._steered_pid = self.judge.last_pid
+                self._steered_instance = self.judge.last_instance
         self._installed = True
         self.mode = mode
         if changed:
@@ -448,19 +453,19 @@ class FabricManager:
             self.log("verdict", healthy=verdict.healthy, reason=verdict.reason, mode=self.mode)
             self._last_verdict_reason = kind
         self._healthy_streak = self._healthy_streak + 1 if verdict.healthy else 0
-        if self.mode == "steered" and verdict.healthy and self.judge.last_pid != self._steered_pid:
+        if self.mode == "steered" and verdict.healthy and self.judge.last_instance != self._steered_instance:
             self._steered_to_another_process()
         elif self.mode == "steered" and not verdict.healthy:
             if verdict.stall:
                 self._holddown_until_ns = now + int(self.opts.stall_holddown_s * 1e9)
-                self._holddown_pid = self.judge.last_pid
+                self._holddown_instance = self.judge.last_instance
             self._switch("bypass", verdict.reason)
         elif self.mode == "bypass" and not verdict.healthy and self._waits_for is not None:
             self._waits_for = None  # the reason said the dataplane was healthy: it no longer is
             self.reason = verdict.reason
             self._status_due_ns = 0
         elif self.mode == "bypass" and self._healthy_streak >= self.opts.healthy_polls:
-            if now < self._holddown_until_ns and self.judge.last_pid == self._holddown_pid:
+            if now < self._holddown_until_ns and self.judge.last_instance == self._holddown_instance:
                 return
             behind = self._dataplane_behind()
             if behind is not None:
@@ -479,10 +484,11 @@ class FabricManager:
         one: it runs its --config file until it has swapped in `desired`. Unless it already runs the version
         `active` names, it gets bypass like any restarted dataplane, and is steered back the same way."""
         if self._dataplane_behind() is None:
-            self._steered_pid = self.judge.last_pid  # it knows every STA the flows steer to it
+            self._steered_instance = self.judge.last_instance  # it knows every STA the flows steer to it
             return
         self._healthy_streak = 1  # the healthy polls before steering back are this process's
-        self._switch("bypass", f"dataplane restarted (pid {self.judge.last_pid}, was {self._steered_pid}) and runs "
+        was = self._steered_instance[0] if self._steered_instance is not None else None
+        self._switch("bypass", f"dataplane restarted (pid {self.judge.last_pid}, was {was}) and runs "
                                f"version {self._dp_version}, not active version {self._active}")
 
     def _switch(self, mode: Mode, reason: str) -> None:

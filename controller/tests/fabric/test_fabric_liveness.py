@@ -131,6 +131,19 @@ def test_a_restarted_dataplane_is_not_blamed_for_its_dead_predecessors_stall(chi
     assert v.healthy, v.reason
 
 
+def test_a_dataplane_restarted_with_its_predecessors_pid_is_not_blamed_for_its_stall(child: int) -> None:
+    # In a container the dataplane is often pid 1 at every start: only the heartbeat's started_ns tells the
+    # restarted one from its predecessor, whose unforwarded frames were counted as the new one's stall.
+    j = LivenessJudge(stall_ms=600)
+    assert j.judge(T0, Heartbeat(T0, child, 1, "dpdk", started_ns=T0 - 5000 * MS), True, ports(100, 90)).healthy
+    for k, into in enumerate(range(110, 200, 10), start=1):
+        t = T0 + k * 100 * MS
+        j.judge(t, Heartbeat(t, child, 1, "dpdk", started_ns=T0 - 5000 * MS), True, ports(into, 90))
+    t = T0 + 20 * 100 * MS
+    v = j.judge(t, Heartbeat(t, child, 1, "dpdk", started_ns=t - 50 * MS), True, ports(200, 90))
+    assert v.healthy, v.reason
+
+
 def test_an_idle_dataplane_is_not_stalled(child: int) -> None:
     j = LivenessJudge(stall_ms=600)
     for k in range(20):
@@ -194,8 +207,15 @@ def test_malformed_heartbeat_is_refused_with_the_reason(raw: bytes, message: str
 
 
 def test_heartbeat_of_redis_md_is_parsed() -> None:
+    hb = parse_heartbeat(json.dumps({"ts_ns": T0, "pid": 42, "started_ns": T0 - 1, "version": 7,
+                                     "backend": "nfqueue"}))
+    assert hb == Heartbeat(ts_ns=T0, pid=42, version=7, backend="nfqueue", started_ns=T0 - 1)
+    assert hb.instance == (42, T0 - 1)
+
+
+def test_a_heartbeat_without_started_ns_is_told_apart_by_its_pid_alone() -> None:
     hb = parse_heartbeat(json.dumps({"ts_ns": T0, "pid": 42, "version": 7, "backend": "nfqueue"}))
-    assert hb == Heartbeat(ts_ns=T0, pid=42, version=7, backend="nfqueue")
+    assert hb.started_ns is None and hb.instance == (42, None)
 
 
 # ------------------------------------------------------------ the manager following the topology
@@ -277,6 +297,7 @@ class FakeHost:
         self.ovs = FakeOvs()
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.pid = pid
+        self.started_ns: int | None = None  # the dataplane's start time; None: left out, as by an older dataplane
         monkeypatch.setattr(links, "ensure_link", lambda lk: self.ifs.update({lk.fabric_if, lk.dp_if}))
         monkeypatch.setattr(links, "delete_link", self._delete)
         monkeypatch.setattr(links, "exists", lambda name: name in self.ifs)
@@ -291,6 +312,8 @@ class FakeHost:
     def beat(self, m: FabricManager, version: int | None = None) -> None:
         """A heartbeat; `version` (what the dataplane runs) is left out unless given, as by an older dataplane."""
         doc: dict[str, Any] = {"ts_ns": time.time_ns(), "pid": self.pid, "backend": "dpdk"}
+        if self.started_ns is not None:
+            doc["started_ns"] = self.started_ns
         if version is not None:
             doc["version"] = version
         self.redis.kv[m.key("heartbeat")] = json.dumps(doc).encode()
@@ -772,3 +795,47 @@ def test_a_dataplane_restarted_between_two_polls_already_on_the_active_version_s
     finally:
         successor.kill()
         successor.wait()
+
+
+def test_a_dataplane_restarted_between_two_polls_with_its_predecessors_pid_is_bypassed_until_it_runs_the_active_version(
+        host: FakeHost) -> None:
+    # In a container or pid namespace the dataplane is often pid 1, or another small number, at every start. The
+    # manager told a restarted dataplane by its new pid only: one restarted between two polls with the same pid
+    # was taken for its predecessor and kept version 2's flows while it ran its --config file (version 0).
+    host.started_ns = time.time_ns() - 60 * 1_000_000_000
+    m = host.steered_manager()
+    host.activate(m, 2, without_ap1(load(LAB).model_dump(mode="json")))
+    host.beat(m, version=2)
+    m.poll()
+    assert m.mode == "steered"
+    host.started_ns = time.time_ns()  # the same pid, a new instance on its file
+    host.beat(m, version=0)
+    m.poll()
+    assert m.mode == "bypass", m.reason
+    assert m.reason == f"dataplane restarted (pid {host.pid}, was {host.pid}) and runs version 0, not active version 2"
+    for _ in range(2):  # it has swapped in the active version: steered back after its healthy polls
+        host.beat(m, version=2)
+        m.poll()
+    assert m.mode == "steered"
+
+
+def test_a_dataplane_restarted_with_its_predecessors_pid_after_a_stall_is_steered_back_without_the_holddown(
+        host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The hold-down after a stall ends early when the dataplane restarted; with the pid alone, a restart that
+    # reused the pid (a container's pid 1) kept the traffic in bypass for the whole hold-down.
+    host.started_ns = time.time_ns() - 60 * 1_000_000_000
+    m = host.steered_manager()
+    m.opts.stall_holddown_s = 3600
+    m.judge.stall_ns = 0  # the stall is seen at the second poll with frames pending
+    sent = {"into": 0}
+    monkeypatch.setattr(manager_mod, "sample_ports", lambda ifs: PortSample(True, (), sent["into"], 0))
+    for into in (10, 20, 30):
+        sent["into"] = into
+        host.beat(m)
+        m.poll()
+    assert m.mode == "bypass" and m.reason.startswith("dataplane stalled")
+    host.started_ns = time.time_ns()  # restarted, the same pid
+    for _ in range(3):
+        host.beat(m)
+        m.poll()
+    assert m.mode == "steered", m.reason
