@@ -54,6 +54,9 @@ struct dp_counters {
     uint64_t verdicts_retried; /* NFQUEUE: verdicts the kernel refused at first and took when given again */
     uint64_t fail_open_pkts;   /* NFQUEUE: accepted by the kernel itself, unscheduled, our socket being full (the
                                   ids it skipped; nfq_fail_open.h) */
+    uint64_t shutdown_lost_pkts; /* NFQUEUE: queued in the kernel and never read when the queue was unbound at
+                                    shutdown (the drain timed out, or queueing could not be stopped): dropped by the
+                                    unbind, unscheduled (nfq_fail_open.h) */
     uint64_t telemetry_file_lost;  /* frames whose records the --telemetry file refused (write or flush failed) */
     uint64_t telemetry_redis_lost; /* frames of telemetry the Redis thread never sent (lagging or disconnected), or
                                       with a record Redis refused (an error reply) */

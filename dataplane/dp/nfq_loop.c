@@ -148,17 +148,19 @@ static int stop_queueing(int fd, uint16_t queue_num)
 }
 
 /*
- * Ids the kernel gave after the last packet read: the socket was full when they came and no later packet showed
- * the gap (nfq_fail_open.h).  Called once the queue no longer gives ids, before the unbind.
+ * Ids the kernel gave after the last packet read, right before the unbind: still queued (the drain timed out, or
+ * queueing could not be stopped), the unbind drops them; otherwise the socket was full when they came and no later
+ * packet showed the gap (nfq_fail_open.h).
  */
-static void count_trailing_fail_open(struct nfq_ctx *c, uint16_t queue_num)
+static void count_trailing_ids(struct nfq_ctx *c, uint16_t queue_num)
 {
     FILE *f = fopen("/proc/net/netfilter/nfnetlink_queue", "r");
-    uint32_t given;
+    struct nfq_queue_line l;
     if (!f)
         return;
-    if (nfq_ids_given(f, queue_num, &given) == 0)
-        c->e->c.fail_open_pkts += nfq_ids_skipped(&c->last_id, given + 1u);
+    if (nfq_queue_line_read(f, queue_num, &l) == 0)
+        nfq_trailing_ids(&c->last_id, &l, nfq_verdicts_unanswered(&c->v), &c->e->c.fail_open_pkts,
+                         &c->e->c.shutdown_lost_pkts);
     fclose(f);
 }
 
@@ -252,8 +254,11 @@ int nfq_loop_run(struct dp_engine *e, const char *const *roles, const char *cons
         fprintf(stderr, "adwiser-dp: shutdown: %llu queued packets read and accepted before the unbind (%llu after "
                 "queueing stopped)\n", (unsigned long long)e->c.drained_pkts,
                 (unsigned long long)(e->c.drained_pkts - read_queueing));
-    count_trailing_fail_open(&c, (uint16_t)e->opt->queue_num);
-    e->c.tx_drops += nfq_verdicts_lost(&c.v);
+    e->c.tx_drops += nfq_verdicts_lost(&c.v);   /* first: its last try may answer packets still queued */
+    count_trailing_ids(&c, (uint16_t)e->opt->queue_num);
+    if (e->c.shutdown_lost_pkts)
+        fprintf(stderr, "adwiser-dp: shutdown: %llu queued packets never read, dropped by the unbind\n",
+                (unsigned long long)e->c.shutdown_lost_pkts);
     rc = 0;
 out_queue:
     nfq_destroy_queue(c.qh);

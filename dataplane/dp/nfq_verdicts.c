@@ -36,8 +36,12 @@ void nfq_verdicts_give(struct nfq_verdicts *v, uint32_t id, uint32_t verdict, ui
     /* Behind a refused verdict this one waits too, so that packets leave in the order their verdicts were given. */
     if (retry(v) && v->send(v->arg, id, verdict) == 0)
         count_given(v, verdict, port);
-    else if (nfq_retry_push(&v->refused, id, verdict, port) != 0 && verdict == NF_ACCEPT)
-        v->errors++;   /* a given-up NF_DROP is no loss: the unbind drops the packet, as asked */
+    else if (nfq_retry_push(&v->refused, id, verdict, port) != 0) {
+        if (verdict == NF_ACCEPT)
+            v->errors++;
+        else
+            v->drops_given_up++;   /* no loss: the unbind drops the packet, as asked */
+    }
 }
 
 void nfq_verdicts_pass_unscheduled(struct nfq_verdicts *v, uint32_t id)
@@ -136,6 +140,11 @@ void nfq_verdicts_burst(struct nfq_verdicts *v, struct adw_pkt *pkts, unsigned n
             break;
         }
     }
+}
+
+uint64_t nfq_verdicts_unanswered(const struct nfq_verdicts *v)
+{
+    return v->refused.n + v->errors + v->drops_given_up;
 }
 
 uint64_t nfq_verdicts_lost(struct nfq_verdicts *v)

@@ -40,6 +40,7 @@ struct nfq_verdicts {
     uint64_t (*clock)(void);    /* CLOCK_MONOTONIC ns, read between a burst's verdicts; NULL: only its start counts */
     struct nfq_retry refused;   /* verdicts the kernel refused, given again before any later one */
     uint64_t errors;    /* refused NF_ACCEPTs given up, NFQ_RETRY_MAX waiting already (the unbind drops the packet) */
+    uint64_t drops_given_up;   /* refused NF_DROPs given up likewise (still queued in the kernel until the unbind) */
 };
 
 /*
@@ -77,5 +78,8 @@ unsigned nfq_verdicts_flush(struct nfq_verdicts *v);
  * refused NF_DROP is not lost (the unbind drops its packet).
  */
 uint64_t nfq_verdicts_lost(struct nfq_verdicts *v);
+
+/* Packets read whose verdict the kernel has not taken (waiting, or given up): still in its queue. */
+uint64_t nfq_verdicts_unanswered(const struct nfq_verdicts *v);
 
 #endif

@@ -27,11 +27,12 @@ static json_t *with_realtime_stats(json_t *core, const struct adw_stats *s)
     return core;
 }
 
-/* Frames of telemetry a sink lost (dp_engine.h); NFQUEUE: packets the kernel passed unscheduled, those the loop
- * accepted without the core, verdicts retried. */
+/* Frames of telemetry a sink lost (dp_engine.h); NFQUEUE: packets the kernel passed unscheduled, those its unbind
+ * dropped unread at shutdown, those the loop accepted without the core, verdicts retried. */
 static void with_telemetry_losses(json_t *counters, const struct dp_counters *c)
 {
     json_object_set_new(counters, "fail_open_pkts", json_integer((json_int_t)c->fail_open_pkts));
+    json_object_set_new(counters, "shutdown_lost_pkts", json_integer((json_int_t)c->shutdown_lost_pkts));
     json_object_set_new(counters, "unscheduled_pkts", json_integer((json_int_t)c->unscheduled_pkts));
     json_object_set_new(counters, "routed_elsewhere_pkts", json_integer((json_int_t)c->routed_elsewhere_pkts));
     json_object_set_new(counters, "verdicts_retried", json_integer((json_int_t)c->verdicts_retried));

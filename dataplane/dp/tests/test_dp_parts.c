@@ -524,7 +524,8 @@ static void test_nfqueue_ids_skipped_are_packets_the_kernel_accepted_itself(void
     assert_int_equal(nfq_ids_skipped(&last, 3), 0);
 }
 
-/* The ids the queue gave are read from /proc/net/netfilter/nfnetlink_queue, on the queue's own line. */
+/* The queue's entries and the ids it gave are read from /proc/net/netfilter/nfnetlink_queue, on the queue's own
+ * line. */
 static void test_nfqueue_ids_given_are_read_from_the_queues_line(void **state)
 {
     (void)state;
@@ -532,12 +533,37 @@ static void test_nfqueue_ids_given_are_read_from_the_queues_line(void **state)
                   "    3   5678    12 2 65531     0     0    30010  1\n";
     FILE *f = fmemopen(text, strlen(text), "r");
     assert_non_null(f);
-    uint32_t seq = 0;
-    assert_int_equal(nfq_ids_given(f, 3, &seq), 0);
-    assert_int_equal(seq, 30010);
+    struct nfq_queue_line l = {0};
+    assert_int_equal(nfq_queue_line_read(f, 3, &l), 0);
+    assert_int_equal(l.id_sequence, 30010);
+    assert_int_equal(l.queue_total, 12);
     rewind(f);
-    assert_int_equal(nfq_ids_given(f, 4, &seq), -1);
+    assert_int_equal(nfq_queue_line_read(f, 4, &l), -1);
     fclose(f);
+}
+
+/* Ids given after the last one read: those still in the queue at the unbind (a shutdown drain that timed out, or
+ * queueing that could not be stopped) are dropped by it, lost; only the others the kernel accepted itself. The queue's
+ * entries also hold the packets read whose verdict the kernel never took: those are not unread ones. */
+static void test_nfqueue_ids_still_queued_at_the_unbind_are_lost_not_fail_open(void **state)
+{
+    (void)state;
+    uint32_t last = 100;
+    uint64_t fail_open = 0, lost = 0;
+    /* 30 ids after the last read; 25 entries queued, 5 of them read packets without a verdict: 20 unread dropped. */
+    nfq_trailing_ids(&last, &(struct nfq_queue_line){.queue_total = 25, .id_sequence = 130}, 5, &fail_open, &lost);
+    assert_int_equal(lost, 20);
+    assert_int_equal(fail_open, 10);
+    /* The drain emptied the queue: every id after the last read was accepted by the kernel. */
+    last = 100, fail_open = lost = 0;
+    nfq_trailing_ids(&last, &(struct nfq_queue_line){.queue_total = 3, .id_sequence = 104}, 3, &fail_open, &lost);
+    assert_int_equal(lost, 0);
+    assert_int_equal(fail_open, 4);
+    /* Never more lost than ids unread (entries queued after the line was read cannot make it more). */
+    last = 100, fail_open = lost = 0;
+    nfq_trailing_ids(&last, &(struct nfq_queue_line){.queue_total = 50, .id_sequence = 110}, 0, &fail_open, &lost);
+    assert_int_equal(lost, 10);
+    assert_int_equal(fail_open, 0);
 }
 
 /* The socket reader's clock: each message handled costs MSG_NS of it (about what one costs the NFQUEUE loop). */
@@ -633,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_nfqueue_bridged_packet_is_its_bridge_ports),
         cmocka_unit_test(test_nfqueue_ids_skipped_are_packets_the_kernel_accepted_itself),
         cmocka_unit_test(test_nfqueue_ids_given_are_read_from_the_queues_line),
+        cmocka_unit_test(test_nfqueue_ids_still_queued_at_the_unbind_are_lost_not_fail_open),
         cmocka_unit_test(test_nfqueue_reading_stops_at_the_next_slice_start),
         cmocka_unit_test(test_lateness_quantiles_from_the_histogram),
         cmocka_unit_test(test_lateness_p99_of_100_events_is_the_99th_not_the_largest),

@@ -161,6 +161,6 @@ echo "   $OVERFLOW datagrams, ${queued:-?} queued to the stopped daemon, ids giv
 [ "${queued:-$OVERFLOW}" -lt "$OVERFLOW" ] || fail "the socket took the whole burst: nothing overflowed"
 [ "$(s3 counters.fail_open_pkts)" -gt 0 ] || fail "packets the kernel accepted itself are not counted"
 [ "$(( $(s3 counters.rx_pkts) + $(s3 counters.drained_pkts) + $(s3 counters.unscheduled_pkts) \
-       + $(s3 counters.fail_open_pkts) ))" -eq "${ids:-0}" ] \
-    || fail "rx_pkts + drained_pkts + unscheduled_pkts + fail_open_pkts is not the ids the kernel gave"
+       + $(s3 counters.fail_open_pkts) + $(s3 counters.shutdown_lost_pkts) ))" -eq "${ids:-0}" ] \
+    || fail "rx_pkts + drained_pkts + unscheduled_pkts + fail_open_pkts + shutdown_lost_pkts is not the ids given"
 echo "PASS: test_e2e_nfqueue"

@@ -211,6 +211,31 @@ static void test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost(vo
 }
 
 /*
+ * A packet read whose verdict (NF_ACCEPT or NF_DROP) the kernel still refuses at shutdown is in the kernel's queue
+ * until the unbind, beside the unread ones: the loop takes these out of the queue's entries, so that only unread
+ * packets are counted in shutdown_lost_pkts (nfq_trailing_ids).
+ */
+static void test_packets_read_whose_verdict_is_refused_are_still_queued_in_the_kernel(void **state)
+{
+    (void)state;
+    struct nfq_lab l;
+    nfq_lab_start(&l, 1, NULL);
+    l.g.refuse = 100;
+    uint8_t buf[256];
+    uint32_t n = tcp_to_sta2(buf, sizeof(buf));
+    assert_true(n > 0);
+    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
+    struct adw_pkt burst[2] = {held(1, buf, n), held(2, buf, n)};
+    nfq_verdicts_burst(&l.v, burst, 2, now, &due);
+    assert_int_equal(nfq_verdicts_flush(&l.v), 1);
+    assert_int_equal(nfq_verdicts_unanswered(&l.v), 2);
+    l.g.refuse = 0;
+    nfq_verdicts_lost(&l.v);
+    assert_int_equal(nfq_verdicts_unanswered(&l.v), 0);
+    dp_engine_finish(&l.e);
+}
+
+/*
  * UDP from the server to a host the configuration does not know (the NFQUEUE backend gives it a zero destination
  * MAC), which the core passes as a flood, handed to the backend in one burst as the kernel queued it to go out of
  * route_port (the queue's output device).
@@ -348,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_a_verdict_the_kernel_refuses_is_given_again_before_the_next_one),
         cmocka_unit_test(test_a_verdict_still_refused_at_shutdown_is_counted_lost),
         cmocka_unit_test(test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost),
+        cmocka_unit_test(test_packets_read_whose_verdict_is_refused_are_still_queued_in_the_kernel),
         cmocka_unit_test(test_a_passed_flood_is_counted_on_the_port_the_kernel_routes_it_to),
         cmocka_unit_test(test_a_flood_routed_out_of_no_port_keeps_the_ports_adding_up),
         cmocka_unit_test(test_a_packet_accepted_without_the_core_keeps_the_counters_balanced),
