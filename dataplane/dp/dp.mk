@@ -123,9 +123,11 @@ $(DP_TEST_DPDK_LOOP): dp/tests/test_dpdk_loop.c tests/frame_builder.c $(DP_LAB_E
 DP_TEST_STA_IP_MAP := $(BUILD)/san/dp/test_sta_ip_map
 DP_BUILD += $(if $(DP_CORE_HAS_SCHED),$(DP_TEST_STA_IP_MAP))
 
-$(DP_TEST_STA_IP_MAP): dp/tests/test_sta_ip_map.c $(DP_LAB_ENGINE) $(DP_ENGINE_SRCS) $(DP_HEADERS) $(CORE_LIB_SAN)
+$(DP_TEST_STA_IP_MAP): dp/tests/test_sta_ip_map.c tests/frame_builder.c $(DP_LAB_ENGINE) $(DP_ENGINE_SRCS) $(DP_HEADERS) \
+    $(CORE_LIB_SAN)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp $< dp/tests/lab_engine.c $(DP_ENGINE_SRCS) \
+	$(CC) $(CFLAGS_COMMON) -D_GNU_SOURCE $(SAN_FLAGS) $(CORE_INCLUDE) -Idp -Itests $< tests/frame_builder.c \
+	    dp/tests/lab_engine.c $(DP_ENGINE_SRCS) \
 	    $(CORE_LIB_SAN) $(shell pkg-config --cflags --libs jansson hiredis) -lcmocka -lpthread -lm -o $@
 
 dp-test-unit: $(DP_TEST_CONFIG) $(DP_TEST_PARTS) $(DP_TEST_PACING) $(DP_TEST_REDIS) $(DP_LAB_JSON) \

@@ -205,8 +205,12 @@ static int apply_config(struct dp_engine *e, struct adw_config *next, uint64_t n
         e->frame_cfg = e->cfg;
     }
     e->cfg = next;
-    sta_ip_map_free(e->cfg_ips);
-    e->cfg_ips = ips;
+    /* The core classifies by the configuration before next until its frame boundary: so does the map. A staged map
+     * next replaces was never in force. */
+    dp_engine_follow_core(e);
+    sta_ip_map_free(e->staged_ips);
+    e->staged_ips = ips;
+    e->ips_swaps_seen = st.config_swaps;
     e->cfg_first_frame = st.frames + 1;   /* the core swaps it in as the next frame starts */
     e->c.reloads_applied++;
     return 0;
@@ -325,6 +329,19 @@ static void pacing_tick(struct dp_engine *e, uint64_t now_ns)
         dp_engine_apply_pacing(e, now_ns);
 }
 
+void dp_engine_follow_core(struct dp_engine *e)
+{
+    if (!e->staged_ips)
+        return;
+    struct adw_stats st;
+    adw_sched_stats_read(e->sched, &st);
+    if (st.config_swaps == e->ips_swaps_seen)
+        return;
+    sta_ip_map_free(e->cfg_ips);
+    e->cfg_ips = e->staged_ips;
+    e->staged_ips = NULL;
+}
+
 void dp_engine_note_due(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns)
 {
     /* Only events that were in the future when the core named them are slice starts; "due now" is backlog. */
@@ -345,6 +362,7 @@ void dp_engine_expect(struct dp_engine *e, uint64_t now_ns)
 void dp_engine_tick(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns)
 {
     dp_engine_note_due(e, now_ns, due_ns);
+    dp_engine_follow_core(e);
     frame_telemetry_poll(e);
     if (dp_reload_requested) {
         dp_reload_requested = 0;
@@ -389,6 +407,8 @@ void dp_engine_finish(struct dp_engine *e)
     e->cfg = NULL;
     sta_ip_map_free(e->cfg_ips);
     e->cfg_ips = NULL;
+    sta_ip_map_free(e->staged_ips);
+    e->staged_ips = NULL;
     free(e->frame_cfg);
     e->frame_cfg = NULL;
 }

@@ -70,9 +70,12 @@ struct dp_engine {
     const struct dp_options *opt;  /* command line (not owned) */
     struct adw_config *cfg;        /* configuration last handed to the core (owned); in force from the frame
                                       cfg_first_frame on */
-    struct sta_ip_map *cfg_ips;    /* cfg's STA IPv4 addresses -> MAC (owned), built with it and swapped with it, so
-                                      the NFQUEUE backend's per-packet lookup answers for cfg (sta_ip_map.h); NULL
-                                      under DPDK, which reads the MAC from the frame */
+    /* The NFQUEUE backend's per-packet lookup of a destination STA's MAC (sta_ip_map.h) must answer for the
+     * configuration the core classifies by: a reload's map waits until the core swaps the reload in, at its frame
+     * boundary (dp_engine_follow_core). NULL under DPDK, which reads the MAC from the frame. */
+    struct sta_ip_map *cfg_ips;    /* STA IPv4 addresses -> MAC of the configuration the core runs (owned) */
+    struct sta_ip_map *staged_ips; /* cfg's, while the core has not swapped it in yet (owned); NULL = none */
+    uint64_t ips_swaps_seen;       /* core's config_swaps when staged_ips was staged */
     /* Frame telemetry names a frame's slices from the configuration it ran under.  A reload reaches the core at
      * its next frame boundary, and the frame running meanwhile is reported after that boundary: until a report
      * of frame cfg_first_frame is taken, the frames before it ran under frame_cfg.  Frames are counted from 1 in
@@ -141,6 +144,10 @@ void dp_engine_tick(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns);
  */
 void dp_engine_expect(struct dp_engine *e, uint64_t now_ns);
 void dp_engine_note_due(struct dp_engine *e, uint64_t now_ns, uint64_t due_ns);
+
+/* Makes e->cfg_ips the map of the configuration the core runs, once it has swapped a reload in: the backend calls it
+ * after anything that may cross a frame boundary (adw_sched_dequeue_burst), before it reads more packets. */
+void dp_engine_follow_core(struct dp_engine *e);
 
 /* Sets every pair's pacing rate from e->pacing (absent = not paced), at once (SPEC §3.7). */
 void dp_engine_apply_pacing(struct dp_engine *e, uint64_t now_ns);

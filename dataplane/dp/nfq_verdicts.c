@@ -80,6 +80,8 @@ unsigned nfq_verdicts_release_due(struct nfq_verdicts *v, uint64_t now_ns)
             release(v, &out[i]);
         total += k;
     }
+    /* A frame boundary crossed here may have put a reload in force: the next packets read are looked up in its map. */
+    dp_engine_follow_core(v->e);
     return total;
 }
 

@@ -6,7 +6,8 @@
  * only).  A linear scan of the configuration's STAs cost 0.4 µs a packet at
  * 360 STAs and ~4 µs at the 4096-STA limit, most of the loop's ~5.5 µs
  * (dp/README.md has the figures); the map is built once per configuration
- * loaded, and kept beside it (dp_engine.h), so a reload swaps both together.
+ * loaded, and kept beside it (dp_engine.h), put in use when the core swaps
+ * that configuration in (its frame boundary, not the reload's apply).
  */
 #ifndef ADW_DP_STA_IP_MAP_H
 #define ADW_DP_STA_IP_MAP_H

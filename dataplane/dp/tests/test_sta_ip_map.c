@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "dp_engine.h"
+#include "frame_builder.h"
 #include "lab_engine.h"
 #include "sta_ip_map.h"
 
@@ -159,9 +160,9 @@ static void test_an_address_two_stas_list_maps_to_the_first(void **state)
     free(cfg);
 }
 
-/* Reloads the lab document with sta1 moved to 198.18.0.99 and 198.18.0.98 added to sta2 (SIGHUP, as a reload
- * comes). */
-static void reload_with_stas_readdressed(struct dp_engine *e, struct dp_options *o)
+/* Reloads the lab document with sta1 moved to 198.18.0.99 and sta2_more added to sta2 (SIGHUP at 1.001 s, as a
+ * reload comes). */
+static void reload_with_stas_readdressed(struct dp_engine *e, struct dp_options *o, const char *sta2_more)
 {
     json_error_t je;
     json_t *doc = json_load_file(o->config_path, 0, &je);
@@ -169,7 +170,7 @@ static void reload_with_stas_readdressed(struct dp_engine *e, struct dp_options 
         fail_msg("%s: %s", o->config_path, je.text);
     json_t *stas = json_object_get(json_object_get(doc, "topology"), "stas");
     json_object_set_new(json_array_get(stas, 0), "ips", json_pack("[s]", "198.18.0.99"));
-    json_array_append_new(json_object_get(json_array_get(stas, 1), "ips"), json_string("198.18.0.98"));
+    json_array_append_new(json_object_get(json_array_get(stas, 1), "ips"), json_string(sta2_more));
     char path[] = "/tmp/test_sta_ip_map.XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -193,8 +194,57 @@ static void start_as(struct dp_engine *e, struct dp_options *o, enum dp_backend 
     lab_engine_start(e, o, 3, b == DP_BACKEND_NFQUEUE ? "nfqueue" : "dpdk", 1000000000ull);
 }
 
-/* A reload that moves the lab's sta1 to 198.18.0.99 and adds 198.18.0.98 to sta2: the engine's map, which the
- * NFQUEUE backend asks for every packet, answers for the new addresses and no longer for the old one. */
+/* The loop's iterations up to 1.041 s: the lab's frames are 40 ms, so the core swaps a reload of 1.001 s in at 1.04 s
+ * (adw_sched_dequeue_burst, as the NFQUEUE loop's release calls it). */
+static void go_past_the_frame_boundary(struct dp_engine *e)
+{
+    struct adw_pkt out[16];
+    for (uint64_t t = 1002000000ull; t <= 1041000000ull; t += 1000000ull) {
+        while (adw_sched_dequeue_burst(e->sched, out, 16, t) > 0)
+            ;
+        dp_engine_tick(e, t, adw_sched_next_event_ns(e->sched, t));
+    }
+}
+
+/*
+ * A reload that moves 198.18.0.11 from sta1 to sta2 goes live at the core's next frame boundary; until then the core
+ * runs the configuration before it, and the map the NFQUEUE backend gives each packet its destination MAC from must
+ * answer for that one: a packet to 198.18.0.11 read meanwhile is sta1's, held for sta1 (out of AP1's port), not
+ * scheduled for sta2 in the frame still running without it.  From the boundary on the map answers for the reload.
+ */
+static void test_the_engines_map_follows_the_configuration_the_core_runs_from_its_frame_boundary(void **state)
+{
+    (void)state;
+    static struct dp_engine e;
+    static struct dp_options o;
+    start_as(&e, &o, DP_BACKEND_NFQUEUE);
+    uint8_t sta1[6], sta2[6];
+    memcpy(sta1, e.cfg->stas[0].mac, 6);
+    memcpy(sta2, e.cfg->stas[1].mac, 6);
+
+    reload_with_stas_readdressed(&e, &o, "198.18.0.11");
+    assert_maps_to(e.cfg_ips, 0xc612000bu, sta1);   /* the core still runs the configuration before the reload */
+    /* A downlink TCP segment to 198.18.0.11 as the NFQUEUE loop puts it together (nfq_loop.c). */
+    struct fb_tcp t = {.ip_version = 4, .sport = 5001, .dport = 40000, .flags = 0x18 /* PSH, ACK */,
+                       .payload_len = 100, .src_ip = {198, 18, 1, 1}, .dst_ip = {198, 18, 0, 11}};
+    sta_ip_map_mac(e.cfg_ips, 0xc612000bu, t.dst_mac);
+    uint8_t buf[256];
+    struct adw_pkt p = {.data = buf, .len = fb_tcp(buf, sizeof(buf), &t), .in_port = 0};
+    enum adw_verdict v;
+    adw_sched_enqueue_burst(e.sched, &p, &v, 1, 1002000000ull);
+    assert_int_equal(v, ADW_QUEUED);
+    struct adw_pkt out;
+    assert_int_equal(adw_sched_flush(e.sched, &out, 1), 1);
+    assert_int_equal(out.out_port, 1);   /* AP1: sta1's */
+
+    go_past_the_frame_boundary(&e);
+    assert_maps_to(e.cfg_ips, 0xc612000bu, sta2);
+    assert_maps_to(e.cfg_ips, 0xc6120063u, sta1);
+    dp_engine_finish(&e);
+}
+
+/* A reload that moves the lab's sta1 to 198.18.0.99 and adds 198.18.0.98 to sta2: once the core runs it, the engine's
+ * map, which the NFQUEUE backend asks for every packet, answers for the new addresses and no longer for the old one. */
 static void test_the_engines_map_answers_for_the_configuration_a_reload_swapped_in(void **state)
 {
     (void)state;
@@ -203,7 +253,8 @@ static void test_the_engines_map_answers_for_the_configuration_a_reload_swapped_
     start_as(&e, &o, DP_BACKEND_NFQUEUE);
     assert_maps_to(e.cfg_ips, 0xc612000bu, e.cfg->stas[0].mac);   /* 198.18.0.11: sta1 */
 
-    reload_with_stas_readdressed(&e, &o);
+    reload_with_stas_readdressed(&e, &o, "198.18.0.98");
+    go_past_the_frame_boundary(&e);
     assert_maps_to(e.cfg_ips, 0xc6120063u, e.cfg->stas[0].mac);   /* 198.18.0.99: sta1 now */
     assert_maps_to(e.cfg_ips, 0xc6120062u, e.cfg->stas[1].mac);   /* 198.18.0.98: sta2's second */
     assert_maps_to(e.cfg_ips, 0xc612000cu, e.cfg->stas[1].mac);   /* 198.18.0.12: still sta2 */
@@ -219,7 +270,8 @@ static void test_the_dpdk_engine_builds_no_address_map(void **state)
     static struct dp_options o;
     start_as(&e, &o, DP_BACKEND_DPDK);
     assert_null(e.cfg_ips);
-    reload_with_stas_readdressed(&e, &o);
+    reload_with_stas_readdressed(&e, &o, "198.18.0.98");
+    go_past_the_frame_boundary(&e);
     assert_null(e.cfg_ips);
     dp_engine_finish(&e);
 }
@@ -231,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_every_sta_ipv4_of_the_largest_configuration_maps_to_its_mac_and_other_addresses_to_none),
         cmocka_unit_test(test_an_address_two_stas_list_maps_to_the_first),
         cmocka_unit_test(test_the_engines_map_answers_for_the_configuration_a_reload_swapped_in),
+        cmocka_unit_test(test_the_engines_map_follows_the_configuration_the_core_runs_from_its_frame_boundary),
         cmocka_unit_test(test_the_dpdk_engine_builds_no_address_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
