@@ -33,6 +33,17 @@ def localhost_play(tasks: list[dict], **play: object) -> list[dict]:
              **play, "tasks": tasks}]
 
 
+def write_redis_conf(playbook: Run, path: Path, password: str) -> None:
+    """What role redis writes to its redis.conf when the vault's Redis password is `password` (its template), at
+    `path`: the file the upgrade's password checks read on the controller host."""
+    write = localhost_play([{"name": "Write", "ansible.builtin.template": {
+        "src": str(ANSIBLE / "roles/redis/templates/redis.conf.j2"), "dest": str(path), "mode": "0600"}}],
+        vars={"redis_password": password, "redis_sta_agent_password": "", "redis_bind_addresses": ["127.0.0.1"],
+              "redis_port": 6379, "redis_unixsocket": "/run/redis/redis-server.sock", "redis_dir": "/var/lib/redis",
+              "redis_maxmemory_mb": 1024, "redis_appendfsync": "everysec"})
+    assert playbook(write).returncode == 0
+
+
 def recap(stdout: str, host: str = "localhost") -> dict[str, int]:
     """The PLAY RECAP counts of `host`."""
     line = re.search(rf"^{re.escape(host)}\s+:(.*)$", stdout, re.M)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ANSIBLE, Run, localhost_play
+from conftest import ANSIBLE, Run, write_redis_conf
 
 CHECK = "Check the controller host's Redis password before anything changes"
 INSTALLED = "the-installed-redis-password"
@@ -26,25 +26,16 @@ def _check_play() -> dict:
     return {k: v for k, v in copy.deepcopy(found[0]).items() if k != "become"}
 
 
-def _redis_conf(playbook: Run, path: Path, password: str) -> None:
-    write = localhost_play([{"name": "Write", "ansible.builtin.template": {
-        "src": str(ANSIBLE / "roles/redis/templates/redis.conf.j2"), "dest": str(path), "mode": "0600"}}],
-        vars={"redis_password": password, "redis_sta_agent_password": "", "redis_bind_addresses": ["127.0.0.1"],
-              "redis_port": 6379, "redis_unixsocket": "/run/redis/redis-server.sock", "redis_dir": "/var/lib/redis",
-              "redis_maxmemory_mb": 1024, "redis_appendfsync": "everysec"})
-    assert playbook(write).returncode == 0
-
-
 @pytest.mark.parametrize("check_mode", [False, True], ids=["run", "check"])
 @pytest.mark.parametrize("where", ["group_vars", "host_vars"])
 @pytest.mark.parametrize(("password", "refused"), [(INSTALLED, False), ("a-new-password-for-redis", True)])
 def test_the_appliances_check_reads_the_redis_config_the_controller_hosts_inventory_names(
         playbook: Run, tmp_path: Path, password: str, refused: bool, where: str, check_mode: bool) -> None:
     conf = tmp_path / "controller-redis.conf"
-    _redis_conf(playbook, conf, INSTALLED)
+    write_redis_conf(playbook, conf, INSTALLED)
     # What an appliance's own variables would name: a file of the other password, so that reading it shows.
     decoy = tmp_path / "appliance-redis.conf"
-    _redis_conf(playbook, decoy, "a-new-password-for-redis" if not refused else password)
+    write_redis_conf(playbook, decoy, "a-new-password-for-redis" if not refused else password)
     controller_vars = {"redis_config_file": str(conf)}
     controllers: dict = ({"vars": controller_vars, "hosts": {"controller": {}}} if where == "group_vars"
                          else {"hosts": {"controller": controller_vars}})
@@ -64,7 +55,7 @@ def test_the_appliances_check_reads_the_redis_config_the_controller_hosts_invent
 
 def test_the_appliances_check_compares_each_appliances_own_redis_password(playbook: Run, tmp_path: Path) -> None:
     conf = tmp_path / "controller-redis.conf"
-    _redis_conf(playbook, conf, INSTALLED)
+    write_redis_conf(playbook, conf, INSTALLED)
     hosts = tmp_path / "hosts.yml"
     hosts.write_text(yaml.safe_dump({"all": {
         "vars": {"ansible_connection": "local", "adwiser_controller_host": "controller"},

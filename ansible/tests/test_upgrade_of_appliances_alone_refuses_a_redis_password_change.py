@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ANSIBLE, Run, localhost_play
+from conftest import ANSIBLE, Run, write_redis_conf
 
 CHECK = "Check the controller host's Redis password before anything changes"
 INSTALLED = "the-installed-redis-password"
@@ -49,12 +49,7 @@ def test_the_password_check_runs_on_the_controller_host_before_anything_changes(
 def test_an_upgrade_limited_to_appliances_refuses_a_redis_password_redis_was_not_configured_with(
         playbook: Run, tmp_path: Path, password: str, refused: bool) -> None:
     conf = tmp_path / "redis.conf"
-    write = localhost_play([{"name": "Write", "ansible.builtin.template": {
-        "src": str(ANSIBLE / "roles/redis/templates/redis.conf.j2"), "dest": str(conf), "mode": "0600"}}],
-        vars={"redis_password": INSTALLED, "redis_sta_agent_password": "", "redis_bind_addresses": ["127.0.0.1"],
-              "redis_port": 6379, "redis_unixsocket": "/run/redis/redis-server.sock", "redis_dir": "/var/lib/redis",
-              "redis_maxmemory_mb": 1024, "redis_appendfsync": "everysec"})
-    assert playbook(write).returncode == 0
+    write_redis_conf(playbook, conf, INSTALLED)
     hosts = tmp_path / "hosts.yml"
     hosts.write_text(yaml.safe_dump({"all": {
         "vars": {"ansible_connection": "local", "adwiser_controller_host": "controller",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ANSIBLE, Run, localhost_play, play_tasks
+from conftest import ANSIBLE, Run, localhost_play, play_tasks, write_redis_conf
 
 CONTROLLER = "Upgrade the controller"
 CHECK = "Refuse a Redis password other than Redis's"
@@ -38,13 +38,7 @@ def test_the_password_check_runs_before_the_controller_play_writes_anything() ->
 def test_upgrade_refuses_a_redis_password_redis_was_not_configured_with(
         playbook: Run, tmp_path: Path, password: str, refused: bool) -> None:
     conf = tmp_path / "redis.conf"
-    # What role redis wrote when the password was INSTALLED.
-    write = localhost_play([{"name": "Write", "ansible.builtin.template": {
-        "src": str(ANSIBLE / "roles/redis/templates/redis.conf.j2"), "dest": str(conf), "mode": "0600"}}],
-        vars={"redis_password": INSTALLED, "redis_sta_agent_password": "", "redis_bind_addresses": ["127.0.0.1"],
-              "redis_port": 6379, "redis_unixsocket": "/run/redis/redis-server.sock", "redis_dir": "/var/lib/redis",
-              "redis_maxmemory_mb": 1024, "redis_appendfsync": "everysec"})
-    assert playbook(write).returncode == 0
+    write_redis_conf(playbook, conf, INSTALLED)
     run = playbook(localhost_play(_pre_tasks(), vars={"adwiser_redis_password": password,
                                                      "redis_config_file": str(conf)}))
     assert (run.returncode != 0) == refused, run.stdout
