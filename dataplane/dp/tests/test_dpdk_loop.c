@@ -660,6 +660,18 @@ static void *steady_frames_put(void *arg)
     return NULL;
 }
 
+/* After run_with_slow_peers: what is left in the uplink's and ap1's rings freed (ap2's the test has read), the engine
+ * finished and the ports stopped. */
+static void slow_peers_rig_down(struct dp_engine *e, struct dpdk_port_map *pm, struct rte_ring **r, struct rte_ring **t)
+{
+    for (unsigned i = 0; i < 2; i++) {
+        empty_ring(r[i]);
+        empty_ring(t[i]);
+    }
+    dp_engine_finish(e);
+    dpdk_ports_stop(pm);
+}
+
 /* Runs the loop while peers a and b take frames slowly and f's frames come; returns the loop's result once f is
  * done, both peers stopped. */
 static int run_with_slow_peers(struct dp_engine *e, struct dpdk_port_map *pm, struct slow_peer *a, struct slow_peer *b,
@@ -705,12 +717,7 @@ static void test_slow_ports_do_not_keep_the_hold_budget_from_a_healthy_ap(void *
     struct adw_stats st;
     adw_sched_stats_read(e.sched, &st);
     uint64_t queued = e.c.queued_pkts, backlog_drops = e.c.tx_backlog_drops, stall_drops = e.c.tx_stall_drops;
-    for (unsigned i = 0; i < 2; i++) {
-        empty_ring(r[i]);
-        empty_ring(t[i]);
-    }
-    dp_engine_finish(&e);
-    dpdk_ports_stop(&pm);
+    slow_peers_rig_down(&e, &pm, r, t);
     assert_int_equal(rc, 0);
     assert_int_equal(st.drops_pool, 0);
     assert_int_equal(queued, 30);
@@ -747,12 +754,7 @@ static void test_slow_port_cannot_take_a_healthy_ports_backlog_share(void **stat
     unsigned at_ap2 = ap2_peer.taken + empty_ring(t[2]);
     uint64_t queued = e.c.queued_pkts, backlog_drops = e.c.tx_backlog_drops, stall_drops = e.c.tx_stall_drops;
     uint64_t ap2_lost = e.port_tx_lost[2], ap1_lost = e.port_tx_lost[1];
-    for (unsigned i = 0; i < 2; i++) {
-        empty_ring(r[i]);
-        empty_ring(t[i]);
-    }
-    dp_engine_finish(&e);
-    dpdk_ports_stop(&pm);
+    slow_peers_rig_down(&e, &pm, r, t);
     assert_int_equal(rc, 0);
     assert_int_equal(queued, 25);
     assert_int_equal(ap2_lost, 0);

@@ -185,6 +185,22 @@ static void test_a_verdict_still_refused_at_shutdown_is_counted_lost(void **stat
 }
 
 /*
+ * Two TCP segments to sta2 in one burst on a backend holding at most one packet (the first held, the second
+ * dropped by the core, pool full), with the kernel refusing every verdict from then on.
+ */
+static void two_segments_to_sta2_every_verdict_refused(struct nfq_lab *l)
+{
+    nfq_lab_start(l, 1, NULL);
+    l->g.refuse = 100;
+    uint8_t buf[256];
+    uint32_t n = tcp_to_sta2(buf, sizeof(buf));
+    assert_true(n > 0);
+    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
+    struct adw_pkt burst[2] = {held(1, buf, n), held(2, buf, n)};
+    nfq_verdicts_burst(&l->v, burst, 2, now, &due);
+}
+
+/*
  * A packet the core dropped (pool full) gets NF_DROP; refused until shutdown, the unbind drops it, which is its
  * verdict: it is not lost, so it is counted once, in dropped_pkts, not again in tx_drops (every packet has one
  * outcome: tx_pkts + tx_drops = rx_pkts - dropped_pkts, test_e2e_nfqueue.sh).  The held one is lost.
@@ -193,14 +209,7 @@ static void test_a_drop_verdict_still_refused_at_shutdown_is_not_counted_lost(vo
 {
     (void)state;
     struct nfq_lab l;
-    nfq_lab_start(&l, 1, NULL);
-    l.g.refuse = 100;
-    uint8_t buf[256];
-    uint32_t n = tcp_to_sta2(buf, sizeof(buf));
-    assert_true(n > 0);
-    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
-    struct adw_pkt burst[2] = {held(1, buf, n), held(2, buf, n)};
-    nfq_verdicts_burst(&l.v, burst, 2, now, &due);
+    two_segments_to_sta2_every_verdict_refused(&l);
     assert_int_equal(l.e.c.queued_pkts, 1);
     assert_int_equal(l.e.c.dropped_pkts, 1);
     assert_int_equal(nfq_verdicts_flush(&l.v), 1);
@@ -219,14 +228,7 @@ static void test_packets_read_whose_verdict_is_refused_are_still_queued_in_the_k
 {
     (void)state;
     struct nfq_lab l;
-    nfq_lab_start(&l, 1, NULL);
-    l.g.refuse = 100;
-    uint8_t buf[256];
-    uint32_t n = tcp_to_sta2(buf, sizeof(buf));
-    assert_true(n > 0);
-    uint64_t now = 1000000000ull + 1000, due = 1000000000ull + 20000000ull;
-    struct adw_pkt burst[2] = {held(1, buf, n), held(2, buf, n)};
-    nfq_verdicts_burst(&l.v, burst, 2, now, &due);
+    two_segments_to_sta2_every_verdict_refused(&l);
     assert_int_equal(nfq_verdicts_flush(&l.v), 1);
     assert_int_equal(nfq_verdicts_unanswered(&l.v), 2);
     l.g.refuse = 0;
