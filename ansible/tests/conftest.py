@@ -44,6 +44,30 @@ def write_redis_conf(playbook: Run, path: Path, password: str) -> None:
     assert playbook(write).returncode == 0
 
 
+# The schema's check of the configuration document, run on the control node for each appliance.
+VALIDATION = "Validate the configuration document on the control node"
+
+
+def runs_with_backend(task: dict, backend: str) -> bool:
+    """Whether a compiled task (play_tasks) runs on an appliance of `backend`, as far as its conditions on the backend
+    say."""
+    return all(eval(c, {}, {"adwiser_backend": backend})  # noqa: S307 (the playbooks' own conditions)
+               for c in task["when"] if isinstance(c, str) and "adwiser_backend" in c)
+
+
+def checks_on_the_appliance(task: dict) -> bool:
+    """Whether a compiled task is adwiser-dp's check of a file on the appliance (a `validate`, or --check-config)."""
+    return "validate" in task["args"] or (task["action"] == "ansible.builtin.command"
+                                          and "--check-config" in json.dumps(task["args"]))
+
+
+def refuses_the_appliance(task: dict, roles: tuple[str, ...]) -> bool:
+    """Whether a compiled task of one of `roles` refuses what the inventory asks of the appliance: an assert, the
+    schema's check on the control node, or adwiser-dp's on the appliance."""
+    return task["role"] in roles and (task["action"] == "ansible.builtin.assert" or task["name"] == VALIDATION
+                                      or checks_on_the_appliance(task))
+
+
 def recap(stdout: str, host: str = "localhost") -> dict[str, int]:
     """The PLAY RECAP counts of `host`."""
     line = re.search(rf"^{re.escape(host)}\s+:(.*)$", stdout, re.M)

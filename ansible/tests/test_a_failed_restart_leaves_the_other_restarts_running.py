@@ -10,7 +10,6 @@ check that fails on the restarts that failed."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pytest
 import yaml

@@ -9,17 +9,14 @@ with the tasks that run on an appliance of each backend."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from conftest import play_tasks
+from conftest import checks_on_the_appliance, play_tasks, refuses_the_appliance, runs_with_backend
 
 APPLIANCE_PLAYS = {"site.yml": "Appliances (bridge, DPDK, dataplane)",
                    "upgrade.yml": "Upgrade the appliances, one at a time"}
 SYSTEMD = ("ansible.builtin.systemd", "ansible.builtin.systemd_service")
 WRITES = ("ansible.builtin.copy", "ansible.builtin.template")
-VALIDATION = "Validate the configuration document on the control node"
 # The roles whose asserts refuse what the inventory asks of the appliance.
 REFUSING_ROLES = ("dataplane", "dpdk")
 # What a unit runs or reads, now or at boot (the roles' defaults for the dataplane's paths).
@@ -33,22 +30,6 @@ TAKES_EFFECT = {
 }
 
 
-def _runs_with(task: dict, backend: str) -> bool:
-    """Whether `task` runs on an appliance of `backend`, as far as its conditions on the backend say."""
-    return all(eval(c, {}, {"adwiser_backend": backend})  # noqa: S307 (the playbooks' own conditions)
-               for c in task["when"] if isinstance(c, str) and "adwiser_backend" in c)
-
-
-def _checks_on_the_appliance(task: dict) -> bool:
-    return "validate" in task["args"] or (task["action"] == "ansible.builtin.command"
-                                          and "--check-config" in json.dumps(task["args"]))
-
-
-def _refuses(task: dict) -> bool:
-    return task["role"] in REFUSING_ROLES and (task["action"] == "ansible.builtin.assert" or task["name"] == VALIDATION
-                                               or _checks_on_the_appliance(task))
-
-
 def _takes_effect(task: dict) -> bool:
     args = task["args"]
     return ((task["action"] in WRITES and args.get("dest") in TAKES_EFFECT)
@@ -58,9 +39,9 @@ def _takes_effect(task: dict) -> bool:
 @pytest.mark.parametrize("book", sorted(APPLIANCE_PLAYS))
 @pytest.mark.parametrize("backend", ["dpdk", "nfqueue"])
 def test_every_appliance_refusal_comes_before_anything_that_runs_or_boots_changes(book: str, backend: str) -> None:
-    play = [t for t in play_tasks(book)[APPLIANCE_PLAYS[book]] if _runs_with(t, backend)]
-    refusals = [i for i, t in enumerate(play) if _refuses(t)]
-    assert sum(_checks_on_the_appliance(play[i]) for i in refusals) >= 2, [play[i]["name"] for i in refusals]
+    play = [t for t in play_tasks(book)[APPLIANCE_PLAYS[book]] if runs_with_backend(t, backend)]
+    refusals = [i for i, t in enumerate(play) if refuses_the_appliance(t, REFUSING_ROLES)]
+    assert sum(checks_on_the_appliance(play[i]) for i in refusals) >= 2, [play[i]["name"] for i in refusals]
     first = next(i for i, t in enumerate(play) if _takes_effect(t))
     late = [f"{play[i]['name']} ({play[i]['role']})" for i in refusals if i > first]
     assert late == [], f"after {play[first]['name']!r} ({play[first]['role']}): {late}"

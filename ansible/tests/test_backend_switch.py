@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Run, localhost_play, play_tasks, recap
+from conftest import Run, localhost_play, play_tasks, recap, runs_with_backend
 from rollback_play import fake_systemctl, systemctl_calls, unit_states
 
 BACKENDS = ("dpdk", "nfqueue")
@@ -19,22 +19,16 @@ SYSTEMD = ("ansible.builtin.systemd", "ansible.builtin.systemd_service")
 BIND = "adwiser-dpdk-bind.service"
 
 
-def _runs_with(task: dict, backend: str) -> bool:
-    """Whether `task` runs on an appliance of `backend`, as far as its conditions on the backend say."""
-    return all(eval(c, {}, {"adwiser_backend": backend})  # noqa: S307 (the playbooks' own conditions)
-               for c in task["when"] if isinstance(c, str) and "adwiser_backend" in c)
-
-
 def _only_for(tasks: list[dict], backend: str) -> list[dict]:
     other = next(b for b in BACKENDS if b != backend)
-    return [t for t in tasks if _runs_with(t, backend) and not _runs_with(t, other)]
+    return [t for t in tasks if runs_with_backend(t, backend) and not runs_with_backend(t, other)]
 
 
 @pytest.mark.parametrize("book", sorted(APPLIANCE_PLAYS))
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_each_backend_retires_what_the_roles_install_only_for_the_other(book: str, backend: str) -> None:
     play = play_tasks(book)[APPLIANCE_PLAYS[book]]
-    tasks = [t for t in play if _runs_with(t, backend)]
+    tasks = [t for t in play if runs_with_backend(t, backend)]
     theirs = _only_for(play, next(b for b in BACKENDS if b != backend))
     enabled = {t["args"]["name"] for t in theirs if t["action"] in SYSTEMD and t["args"].get("enabled") is True}
     written = {t["args"]["dest"] for t in theirs if t["action"] in ("ansible.builtin.copy", "ansible.builtin.template")}

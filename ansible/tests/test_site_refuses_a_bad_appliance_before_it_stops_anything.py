@@ -13,18 +13,11 @@ import json
 
 import pytest
 
-from conftest import play_tasks
+from conftest import VALIDATION, play_tasks, runs_with_backend
 
 APPLIANCES = "Appliances (bridge, DPDK, dataplane)"
 SYSTEMD = ("ansible.builtin.systemd", "ansible.builtin.systemd_service")
-VALIDATION = "Validate the configuration document on the control node"
 START_CHECK = "Check the staged program, document and ACK model together"
-
-
-def _runs_with(task: dict, backend: str) -> bool:
-    """Whether `task` runs on an appliance of `backend`, as far as its conditions on the backend say."""
-    return all(eval(c, {}, {"adwiser_backend": backend})  # noqa: S307 (the playbooks' own conditions)
-               for c in task["when"] if isinstance(c, str) and "adwiser_backend" in c)
 
 
 def _refuses(task: dict) -> bool:
@@ -44,7 +37,7 @@ def _takes_a_port_off_the_bridge(task: dict) -> bool:
 
 @pytest.mark.parametrize("backend", ["dpdk", "nfqueue"])
 def test_every_dataplane_check_runs_before_the_first_stop(backend: str) -> None:
-    play = [t for t in play_tasks("site.yml")[APPLIANCES] if _runs_with(t, backend)]
+    play = [t for t in play_tasks("site.yml")[APPLIANCES] if runs_with_backend(t, backend)]
     checks = {t["name"] for t in play if _refuses(t)}
     assert {VALIDATION, START_CHECK} <= checks and len(checks) > 5, checks
     first_stop = next(i for i, t in enumerate(play) if _stops(t))
@@ -53,7 +46,7 @@ def test_every_dataplane_check_runs_before_the_first_stop(backend: str) -> None:
 
 
 def test_every_dataplane_check_runs_before_a_port_leaves_the_bridge() -> None:
-    play = [t for t in play_tasks("site.yml")[APPLIANCES] if _runs_with(t, "nfqueue")]
+    play = [t for t in play_tasks("site.yml")[APPLIANCES] if runs_with_backend(t, "nfqueue")]
     checks = {t["name"] for t in play if _refuses(t)}
     assert {VALIDATION, START_CHECK} <= checks, checks
     first_removal = next(i for i, t in enumerate(play) if _takes_a_port_off_the_bridge(t))

@@ -9,11 +9,9 @@ it, with the tasks that run on an appliance of each backend."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from conftest import play_tasks
+from conftest import checks_on_the_appliance, play_tasks, refuses_the_appliance, runs_with_backend
 
 PLAY = "Appliances (bridge, DPDK, dataplane)"
 APT = ("ansible.builtin.apt",)
@@ -21,32 +19,16 @@ APT = ("ansible.builtin.apt",)
 META = ("meta", "ansible.builtin.meta")
 # The roles whose asserts refuse what the inventory asks of the appliance (role openvswitch: the bridge's variables).
 REFUSING_ROLES = ("dataplane", "dpdk", "openvswitch")
-VALIDATION = "Validate the configuration document on the control node"
-
-
-def _runs_with(task: dict, backend: str) -> bool:
-    return all(eval(c, {}, {"adwiser_backend": backend})  # noqa: S307 (the playbooks' own conditions)
-               for c in task["when"] if isinstance(c, str) and "adwiser_backend" in c)
-
-
-def _checks_on_the_appliance(task: dict) -> bool:
-    return "validate" in task["args"] or (task["action"] == "ansible.builtin.command"
-                                          and "--check-config" in json.dumps(task["args"]))
-
-
-def _refuses(task: dict) -> bool:
-    return task["role"] in REFUSING_ROLES and (task["action"] == "ansible.builtin.assert" or task["name"] == VALIDATION
-                                               or _checks_on_the_appliance(task))
 
 
 def _play(backend: str) -> list[dict]:
-    return [t for t in play_tasks("site.yml")[PLAY] if _runs_with(t, backend)]
+    return [t for t in play_tasks("site.yml")[PLAY] if runs_with_backend(t, backend)]
 
 
 @pytest.mark.parametrize("backend", ["dpdk", "nfqueue"])
 def test_every_appliance_refusal_comes_before_role_common_changes_the_appliance(backend: str) -> None:
     play = _play(backend)
-    last = max(i for i, t in enumerate(play) if _refuses(t))
+    last = max(i for i, t in enumerate(play) if refuses_the_appliance(t, REFUSING_ROLES))
     early = [t["name"] for t in play[:last] if t["role"] == "common" and t["action"] not in APT + META]
     assert early == [], f"before {play[last]['name']!r}: {early}"
 
@@ -54,7 +36,7 @@ def test_every_appliance_refusal_comes_before_role_common_changes_the_appliance(
 @pytest.mark.parametrize("backend", ["dpdk", "nfqueue"])
 def test_the_packages_the_appliance_checks_need_come_before_them(backend: str) -> None:
     play = _play(backend)
-    first = next(i for i, t in enumerate(play) if _checks_on_the_appliance(t))
+    first = next(i for i, t in enumerate(play) if checks_on_the_appliance(t))
     packages = [t for t in play[:first] if t["role"] == "common" and t["action"] in APT]
     assert any(t["args"].get("update_cache") and "python3-jsonschema" in t["args"].get("name", [])
                for t in packages), [t["name"] for t in play[:first]]
