@@ -134,17 +134,24 @@ static void rig_start(struct rig *r, const char *redis_addr)
     rig_start_engine(r);
 }
 
-/* Counter `name` of the --stats document at path; -1 if it has none. */
-static json_int_t stats_counter(const char *path, const char *name)
+/* Counter `name` of the --stats document's object `object` ("counters": the backend's, "core": the core's) at path;
+ * -1 if it has none. */
+static json_int_t stats_object_counter(const char *path, const char *object, const char *name)
 {
     json_error_t je;
     json_t *doc = json_load_file(path, 0, &je);
     if (!doc)
         fail_msg("cannot read --stats %s: %s", path, je.text);
-    json_t *v = json_object_get(json_object_get(doc, "counters"), name);
+    json_t *v = json_object_get(json_object_get(doc, object), name);
     json_int_t n = json_is_integer(v) ? json_integer_value(v) : -1;
     json_decref(doc);
     return n;
+}
+
+/* Counter `name` of the --stats document at path; -1 if it has none. */
+static json_int_t stats_counter(const char *path, const char *name)
+{
+    return stats_object_counter(path, "counters", name);
 }
 
 /* The records of the telemetry file whose "type" is `type`, in file order, as a JSON array (the caller's to free); a
@@ -488,19 +495,6 @@ static unsigned queue_downlink_data(struct rig *r, unsigned sta, unsigned n)
     return queued;
 }
 
-/* Counter `name` of the --stats document's core object at path; -1 if it has none. */
-static json_int_t stats_core_counter(const char *path, const char *name)
-{
-    json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
-    if (!doc)
-        fail_msg("cannot read --stats %s: %s", path, je.text);
-    json_t *v = json_object_get(json_object_get(doc, "core"), name);
-    json_int_t n = json_is_integer(v) ? json_integer_value(v) : -1;
-    json_decref(doc);
-    return n;
-}
-
 /*
  * --stats shows how many packets the core still held when it was written (pool_in_use: 0 after a shutdown that gave
  * every held packet its verdict) and how many TCP flows drain inference could not track (drain_flows_untracked).  The
@@ -516,8 +510,8 @@ static void test_stats_count_the_packets_the_core_still_holds(void **state)
     unsigned held = queue_downlink_data(&r, 2, 10);
     assert_int_equal(held, 10);
     dp_engine_finish(&r.e);   /* no flush: the core still holds them */
-    json_int_t in_use = stats_core_counter(r.stats, "pool_in_use");
-    json_int_t untracked = stats_core_counter(r.stats, "drain_flows_untracked");
+    json_int_t in_use = stats_object_counter(r.stats, "core", "pool_in_use");
+    json_int_t untracked = stats_object_counter(r.stats, "core", "drain_flows_untracked");
     rig_remove(&r);
     assert_int_equal(in_use, held);
     assert_int_equal(untracked, 0);
