@@ -11,7 +11,8 @@ import struct
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,43 +36,44 @@ def listening(path: Path) -> socket.socket:
     return s
 
 
+@contextmanager
+def vswitchd_on(srv: socket.socket, answer: Callable[[socket.socket], None]) -> Iterator[None]:
+    """A stand-in ovs-vswitchd: the first connection to srv is answered by `answer`, in a thread (still in accept()
+    if the check never connected); srv is closed at the end."""
+    def run() -> None:
+        conn, _ = srv.accept()
+        with conn:
+            answer(conn)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        t.join(2)
+        srv.close()
+
+
 def test_a_vswitchd_that_says_hello_is_there_and_is_greeted_as_by_ovs_ofctl(run_dir: Path) -> None:
     srv = listening(run_dir / "br-t.mgmt")
     got: list[bytes] = []
 
-    def vswitchd() -> None:
-        conn, _ = srv.accept()
-        with conn:
-            # OVS's hello: the header and a version bitmap element (OpenFlow 1.0, 1.3, 1.4)
-            conn.sendall(struct.pack("!BBHI", 0x05, 0, 16, 7) + struct.pack("!HHI", 1, 8, 0b110010))
-            got.append(conn.recv(8))
-            got.append(conn.recv(1))  # the check has read the whole hello before it closes: no reset
+    def hello(conn: socket.socket) -> None:
+        # OVS's hello: the header and a version bitmap element (OpenFlow 1.0, 1.3, 1.4)
+        conn.sendall(struct.pack("!BBHI", 0x05, 0, 16, 7) + struct.pack("!HHI", 1, 8, 0b110010))
+        got.append(conn.recv(8))
+        got.append(conn.recv(1))  # the check has read the whole hello before it closes: no reset
 
-    t = threading.Thread(target=vswitchd)
-    t.start()
-    try:
+    with vswitchd_on(srv, hello):
         Ovs(run_dir, "br-t").check_vswitchd()
-    finally:
-        t.join(2)
-        srv.close()
     assert got == [struct.pack("!BBHI", 0x05, 0, 8, 0), b""]  # an OpenFlow 1.4 hello, not a bare connect
 
 
 def test_a_vswitchd_that_closes_before_its_hello_is_unreachable(run_dir: Path) -> None:
     srv = listening(run_dir / "br-t.mgmt")
-    def vswitchd() -> None:
-        conn, _ = srv.accept()
-        with conn:
-            conn.recv(8)
-
-    t = threading.Thread(target=vswitchd)
-    t.start()
-    try:
+    with vswitchd_on(srv, lambda conn: conn.recv(8)):
         with pytest.raises(OvsError, match=r"closed .*br-t\.mgmt before its hello"):
             Ovs(run_dir, "br-t").check_vswitchd()
-    finally:
-        t.join(2)
-        srv.close()
 
 
 def test_a_killed_vswitchd_whose_socket_file_is_left_is_unreachable(run_dir: Path) -> None:
@@ -109,16 +111,9 @@ def test_a_vswitchd_whose_socket_path_is_longer_than_a_sockaddr_takes_is_there(r
     finally:
         os.close(dfd)
 
-    def vswitchd() -> None:
-        conn, _ = srv.accept()
-        with conn:
-            conn.sendall(struct.pack("!BBHI", 0x05, 0, 8, 7))
-            conn.recv(8)
+    def hello(conn: socket.socket) -> None:
+        conn.sendall(struct.pack("!BBHI", 0x05, 0, 8, 7))
+        conn.recv(8)
 
-    t = threading.Thread(target=vswitchd, daemon=True)  # still in accept() if the check never connected
-    t.start()
-    try:
+    with vswitchd_on(srv, hello):
         Ovs(deep, "br-t").check_vswitchd()
-    finally:
-        t.join(2)
-        srv.close()
