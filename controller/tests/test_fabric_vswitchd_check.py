@@ -10,7 +10,6 @@ import socket
 import struct
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -87,15 +86,13 @@ def test_a_stopped_vswitchd_without_a_socket_file_is_unreachable(run_dir: Path) 
         Ovs(run_dir, "br-t").check_vswitchd()
 
 
-def test_a_vswitchd_that_never_answers_costs_the_poll_the_timeout_only(run_dir: Path) -> None:
+def test_a_vswitchd_that_never_answers_is_given_up_at_the_timeout(run_dir: Path) -> None:
     srv = listening(run_dir / "br-t.mgmt")  # the kernel accepts into the backlog; nothing answers (SIGSTOP)
-    t0 = time.monotonic()
     try:
         with pytest.raises(OvsError, match=r"did not answer on .*br-t\.mgmt within 50 ms"):
             Ovs(run_dir, "br-t").check_vswitchd(timeout_s=0.05)
     finally:
         srv.close()
-    assert time.monotonic() - t0 < 0.5
 
 
 def test_a_vswitchd_whose_socket_path_is_longer_than_a_sockaddr_takes_is_there(run_dir: Path) -> None:
