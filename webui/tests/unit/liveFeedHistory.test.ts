@@ -49,13 +49,18 @@ afterEach(() => {
   vi.unstubAllGlobals()
 })
 
-it('a reconnect does not add the points it already had again', async () => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
-  const t0 = Date.now() - 60_000
-  for (let k = 0; k < 10; k++) {
+/** One frame and one ap1/sta1 pair entry a second for `n` seconds from t0, in the controller's streams. */
+function secondsOfHistory(t0: number, n: number): void {
+  for (let k = 0; k < n; k++) {
     frameStream.push(frame(t0 + k * 1000))
     pairStream.push(pair(t0 + k * 1000, 'ap1/sta1'))
   }
+}
+
+it('a reconnect does not add the points it already had again', async () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  const t0 = Date.now() - 60_000
+  secondsOfHistory(t0, 10)
   const live = useLive()
   await live.start('lab')
   expect(live.pairs.get('ap1/sta1')!.length).toBe(10)
@@ -105,10 +110,7 @@ it('opens the feed with the count of entries its history read up to, so a trimme
 it('sends no count with a start id its history read did not return it for', async () => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
   const t0 = Date.now() - 60_000
-  for (let k = 0; k < 10; k++) {
-    frameStream.push(frame(t0 + k * 1000))
-    pairStream.push(pair(t0 + k * 1000, 'ap1/sta1'))
-  }
+  secondsOfHistory(t0, 10)
   const live = useLive()
   await live.start('lab')
   // The socket brings newer entries, then drops, and the history read of the reconnect fails:
